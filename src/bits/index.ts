@@ -1,0 +1,3 @@
+export { BitReader } from './bit-reader.js';
+export { BitWriter } from './bit-writer.js';
+export { bitsRequired, bitsRequired64 } from './bits-required.js';

@@ -1,0 +1,111 @@
+/**
+ * UTF-8 by hand: the stream layer needs the byte length before it writes (no allocation), writes
+ * straight into its own buffer, and validates strictly on read without throwing, none of which
+ * TextEncoder / TextDecoder(fatal) do without allocating or throwing.
+ */
+
+/** UTF-8 byte length of `text`; -1 if it holds a lone surrogate (not encodable). */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdfff) {
+      const next = text.charCodeAt(i + 1);
+      if (c > 0xdbff || !(next >= 0xdc00 && next <= 0xdfff)) return -1;
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** Encodes `text` (already checked by {@link utf8Length}) into `out` at `offset`. */
+export function utf8Encode(text: string, out: Uint8Array, offset: number): void {
+  let o = offset;
+  for (let i = 0; i < text.length; i++) {
+    let c = text.charCodeAt(i);
+    if (c < 0x80) out[o++] = c;
+    else if (c < 0x800) {
+      out[o++] = 0xc0 | (c >> 6);
+      out[o++] = 0x80 | (c & 0x3f);
+    } else if (c >= 0xd800 && c <= 0xdbff) {
+      c = 0x10000 + ((c - 0xd800) << 10) + (text.charCodeAt(++i) - 0xdc00);
+      out[o++] = 0xf0 | (c >> 18);
+      out[o++] = 0x80 | ((c >> 12) & 0x3f);
+      out[o++] = 0x80 | ((c >> 6) & 0x3f);
+      out[o++] = 0x80 | (c & 0x3f);
+    } else {
+      out[o++] = 0xe0 | (c >> 12);
+      out[o++] = 0x80 | ((c >> 6) & 0x3f);
+      out[o++] = 0x80 | (c & 0x3f);
+    }
+  }
+}
+
+/** True when bytes[start, end) is well-formed UTF-8 (no overlongs, surrogates or values > U+10FFFF). */
+export function utf8Valid(bytes: Uint8Array, start: number, end: number): boolean {
+  let i = start;
+  while (i < end) {
+    const b = bytes[i];
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    let need: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      if (b === 0xe0) lo = 0xa0;
+      else if (b === 0xed) hi = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      if (b === 0xf0) lo = 0x90;
+      else if (b === 0xf4) hi = 0x8f;
+    } else return false;
+    if (i + need >= end) return false; // truncated sequence
+    const b1 = bytes[i + 1];
+    if (b1 < lo || b1 > hi) return false;
+    for (let k = 2; k <= need; k++) {
+      const bk = bytes[i + k];
+      if (bk < 0x80 || bk > 0xbf) return false;
+    }
+    i += need + 1;
+  }
+  return true;
+}
+
+const decoder = typeof TextDecoder === 'function' ? new TextDecoder() : undefined;
+
+/** Decodes well-formed UTF-8 (see {@link utf8Valid}) from bytes[start, end). */
+export function utf8Decode(bytes: Uint8Array, start: number, end: number): string {
+  // Short strings (names, chat) decode faster by hand than through TextDecoder's call overhead.
+  if (end - start > 64 && decoder !== undefined) return decoder.decode(bytes.subarray(start, end));
+  let out = '';
+  let i = start;
+  while (i < end) {
+    const b = bytes[i];
+    if (b < 0x80) {
+      out += String.fromCharCode(b);
+      i += 1;
+    } else if (b < 0xe0) {
+      out += String.fromCharCode(((b & 0x1f) << 6) | (bytes[i + 1] & 0x3f));
+      i += 2;
+    } else if (b < 0xf0) {
+      out += String.fromCharCode(((b & 0x0f) << 12) | ((bytes[i + 1] & 0x3f) << 6) | (bytes[i + 2] & 0x3f));
+      i += 3;
+    } else {
+      out += String.fromCodePoint(
+        ((b & 0x07) << 18) |
+          ((bytes[i + 1] & 0x3f) << 12) |
+          ((bytes[i + 2] & 0x3f) << 6) |
+          (bytes[i + 3] & 0x3f),
+      );
+      i += 4;
+    }
+  }
+  return out;
+}
