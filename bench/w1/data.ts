@@ -1,0 +1,59 @@
+/**
+ * The W1 game-state workload (../shared/workloads/W1.md): 1000 entities drawn from xorshift32
+ * seeded 0x12345678, in the fixed order the reference generator draws them.
+ */
+export interface Entity {
+  id: number;
+  position: number[];
+  orientationLargest: number;
+  orientation: number[];
+  velocity: number[];
+  health: number;
+  flags: boolean[];
+}
+
+export interface GameState {
+  entities: Entity[];
+}
+
+export const W1_ENTITIES = 1000;
+export const W1_SEED = 0x12345678;
+
+export function generateW1(count = W1_ENTITIES, seed = W1_SEED): GameState {
+  let x = seed >>> 0;
+  const next = (): number => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x;
+  };
+  const float = (a: number, b: number): number => Math.fround(a + (b - a) * (next() / 2 ** 32));
+  const entities: Entity[] = [];
+  for (let i = 0; i < count; i++) {
+    const id = next() % 4096;
+    const position = [float(-512, 512), float(-512, 512), float(-512, 512)];
+    const orientationLargest = next() % 4;
+    const orientation = [float(-0.7071, 0.7071), float(-0.7071, 0.7071), float(-0.7071, 0.7071)];
+    const velocity = [float(-32, 32), float(-32, 32), float(-32, 32)];
+    const health = next() % 101;
+    const bits = next();
+    const flags = [(bits & 1) !== 0, (bits & 2) !== 0, (bits & 4) !== 0, (bits & 8) !== 0];
+    entities.push({ id, position, orientationLargest, orientation, velocity, health, flags });
+  }
+  return { entities };
+}
+
+/** An entity with every field present, for decoding into. */
+export function emptyEntity(): Entity {
+  return {
+    id: 0,
+    position: [0, 0, 0],
+    orientationLargest: 0,
+    orientation: [0, 0, 0],
+    velocity: [0, 0, 0],
+    health: 0,
+    flags: [false, false, false, false],
+  };
+}
