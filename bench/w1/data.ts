@@ -4,12 +4,12 @@
  */
 export interface Entity {
   id: number;
-  position: number[];
+  position: [number, number, number];
   orientationLargest: number;
-  orientation: number[];
-  velocity: number[];
+  orientation: [number, number, number];
+  velocity: [number, number, number];
   health: number;
-  flags: boolean[];
+  flags: [boolean, boolean, boolean, boolean];
 }
 
 export interface GameState {
@@ -33,13 +33,13 @@ export function generateW1(count = W1_ENTITIES, seed = W1_SEED): GameState {
   const entities: Entity[] = [];
   for (let i = 0; i < count; i++) {
     const id = next() % 4096;
-    const position = [float(-512, 512), float(-512, 512), float(-512, 512)];
+    const position: Entity['position'] = [float(-512, 512), float(-512, 512), float(-512, 512)];
     const orientationLargest = next() % 4;
-    const orientation = [float(-0.7071, 0.7071), float(-0.7071, 0.7071), float(-0.7071, 0.7071)];
-    const velocity = [float(-32, 32), float(-32, 32), float(-32, 32)];
+    const orientation: Entity['orientation'] = [float(-0.7071, 0.7071), float(-0.7071, 0.7071), float(-0.7071, 0.7071)];
+    const velocity: Entity['velocity'] = [float(-32, 32), float(-32, 32), float(-32, 32)];
     const health = next() % 101;
     const bits = next();
-    const flags = [(bits & 1) !== 0, (bits & 2) !== 0, (bits & 4) !== 0, (bits & 8) !== 0];
+    const flags: Entity['flags'] = [(bits & 1) !== 0, (bits & 2) !== 0, (bits & 4) !== 0, (bits & 8) !== 0];
     entities.push({ id, position, orientationLargest, orientation, velocity, health, flags });
   }
   return { entities };

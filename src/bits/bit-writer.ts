@@ -9,6 +9,9 @@ assertLittleEndianHost();
  *
  * The writer is the trusted side: it masks each value to its width and throws only when the
  * buffer would overflow. Range checks on values belong to the stream layer above it.
+ *
+ * Generated schema code (src/schema/generate.ts) reads and writes the private state fields by
+ * name to keep them in locals: rename them there too.
  */
 export class BitWriter {
   private readonly words: Uint32Array;

@@ -1,0 +1,468 @@
+import { bitsRequired } from '../bits/bits-required.js';
+import type { SchemaNode } from './schema.js';
+import { ALIGN_WORST_CASE, fixedBits } from './size.js';
+
+/**
+ * Generates JavaScript specialised to one schema (the counterpart of C++ template
+ * specialisation of a serialize function): ranges, widths and float constants become literals,
+ * loops over fixed-size items check the input length once, and nothing is dispatched at run time.
+ * The output is the source of a factory `(k, h) => ({ write, read, measure })` where `k` holds
+ * constants (enum values, bigint bounds) and `h` the helper functions.
+ *
+ * The generated write and read keep the bit state (scratch word, its bit count, word index) in
+ * local variables, as a C++ compiler keeps the inlined BitWriter's members in registers, and hand
+ * it back to the BitWriter / BitReader (whose field names they rely on) around out-of-line calls
+ * and at the end. Capacity and input length are checked once per fixed-size subtree.
+ */
+export interface GeneratedSource {
+  readonly source: string;
+  readonly constants: unknown[];
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+class Emitter {
+  readonly lines: string[] = [];
+  readonly constants: unknown[] = [];
+  private next = 0;
+  private depth = 1;
+
+  local(prefix: string): string {
+    return `${prefix}${this.next++}`;
+  }
+
+  constant(value: unknown): string {
+    this.constants.push(value);
+    return `k[${this.constants.length - 1}]`;
+  }
+
+  line(text: string): void {
+    this.lines.push('  '.repeat(this.depth) + text);
+  }
+
+  open(text: string): void {
+    this.line(text);
+    this.depth++;
+  }
+
+  close(text = '}'): void {
+    this.depth--;
+    this.line(text);
+  }
+}
+
+/** A number as an exact JavaScript literal (shortest round-tripping form). */
+const num = (x: number): string => (Object.is(x, -0) ? '-0' : x < 0 ? `(${x})` : String(x));
+const str = (text: string): string => JSON.stringify(text);
+const member = (object: string, key: string): string =>
+  IDENTIFIER.test(key) ? `${object}.${key}` : `${object}[${str(key)}]`;
+/** Appends a path segment to a path expression (evaluated only when an error is raised). */
+const pathOf = (path: string, segment: string): string =>
+  path === "''" ? str(segment) : `${path} + ${str(segment)}`;
+const indexPath = (path: string, index: string): string =>
+  `${path === "''" ? '' : `${path} + `}'[' + ${index} + ']'`;
+
+const SYNC_WRITER = 'w.scratch = scratch; w.scratchBits = sb; w.wordIndex = wi;';
+const LOAD_WRITER = 'scratch = w.scratch; sb = w.scratchBits; wi = w.wordIndex;';
+const SYNC_READER = 'r.scratch = scratch; r.scratchBits = sb; r.wordIndex = wi; r.bitsRead = wi * 32 - sb;';
+const LOAD_READER = 'scratch = r.scratch; sb = r.scratchBits; wi = r.wordIndex;';
+
+/** Packs `value` (already known to fit in `bits` bits, 1..32) into the local scratch word. */
+function emitPack(g: Emitter, value: string, bits: number): void {
+  const v = g.local('p');
+  g.line(`const ${v} = ${value};`);
+  g.line(`scratch |= ${v} << sb;`);
+  g.line(`sb += ${bits};`);
+  // The carry is the top (sb - 32) bits of v; for 32-bit values with nothing carried `v >>> 32` would be v.
+  const carry = bits === 32 ? `sb === 0 ? 0 : ${v} >>> (32 - sb)` : `${v} >>> (${bits} - sb)`;
+  g.line(`if (sb >= 32) { words[wi++] = scratch; sb -= 32; scratch = ${carry}; }`);
+}
+
+/** Reserves capacity for `bits` more bits (an expression), throwing like BitWriter on overflow. */
+function emitReserve(g: Emitter, bits: string): void {
+  g.line(`if (wi * 32 + sb + ${bits} > cap) h.overflow(w, wi * 32 + sb, ${bits});`);
+}
+
+function emitWrite(g: Emitter, n: SchemaNode, expr: string, path: string, reserved: boolean): void {
+  const fixed = fixedBits(n);
+  if (!reserved && fixed > 0) {
+    emitReserve(g, String(fixed));
+    reserved = true;
+  }
+  switch (n.kind) {
+    case 'bool': {
+      const x = g.local('b');
+      g.line(`const ${x} = ${expr};`);
+      g.line(
+        `if (${x} !== true && ${x} !== false) h.bad(${path}, 'expected a boolean, got ' + typeof ${x});`,
+      );
+      emitPack(g, `${x} ? 1 : 0`, 1);
+      return;
+    }
+    case 'int': {
+      const x = g.local('x');
+      const u = g.local('u');
+      const range = n.max - n.min;
+      g.line(`const ${x} = ${expr};`);
+      g.line(`const ${u} = ${n.min === 0 ? x : `${x} - ${num(n.min)}`};`);
+      g.line(
+        `if (!(${u} >= 0 && ${u} <= ${range} && Number.isInteger(${u}))) h.bad(${path}, 'int ' + ${x} + ' is outside [${n.min}, ${n.max}] or not an integer');`,
+      );
+      if (range !== 0) emitPack(g, u, bitsRequired(n.min, n.max));
+      return;
+    }
+    case 'float': {
+      const x = g.local('x');
+      const q = g.local('q');
+      const { spec } = n;
+      g.line(`const ${x} = ${expr};`);
+      g.line(`if (typeof ${x} !== 'number') h.bad(${path}, 'expected a number, got ' + typeof ${x});`);
+      // serialize STANDARD compressed float, every step rounded to float32 (see compressed-float.ts).
+      g.line(
+        `let ${q} = Math.fround(Math.fround(Math.fround(${x}) - ${num(spec.min)}) / ${num(spec.delta)});`,
+      );
+      g.line(`if (!(${q} >= 0)) ${q} = 0; else if (${q} > 1) ${q} = 1;`);
+      emitPack(g, `Math.floor(Math.fround(Math.fround(${q} * ${num(spec.maxIntegerF32)}) + 0.5))`, spec.bits);
+      return;
+    }
+    case 'float32': {
+      const x = g.local('x');
+      g.line(`const ${x} = ${expr};`);
+      g.line(`if (typeof ${x} !== 'number') h.bad(${path}, 'expected a number, got ' + typeof ${x});`);
+      emitPack(g, `h.float32ToBits(${x})`, 32);
+      return;
+    }
+    case 'enum': {
+      const i = g.local('e');
+      g.line(`const ${i} = ${g.constant(n.values)}.indexOf(${expr});`);
+      g.line(`if (${i} < 0) h.bad(${path}, String(${expr}) + ' is not one of the enum values');`);
+      const bits = bitsRequired(0, n.values.length - 1);
+      if (bits > 0) emitPack(g, i, bits);
+      return;
+    }
+    case 'object': {
+      const o = g.local('o');
+      g.line(`const ${o} = ${expr};`);
+      g.line(`if (typeof ${o} !== 'object' || ${o} === null) h.bad(${path}, 'expected an object');`);
+      for (const [key, field] of Object.entries(n.fields)) {
+        emitWrite(g, field, member(o, key), pathOf(path, `.${key}`), reserved);
+      }
+      return;
+    }
+    case 'array':
+    case 'tuple': {
+      const a = g.local('a');
+      const count = g.local('n');
+      g.line(`const ${a} = ${expr};`);
+      if (n.kind === 'array') {
+        g.line(
+          `if (!Array.isArray(${a}) || ${a}.length > ${n.maxLength}) h.bad(${path}, 'expected an array of at most ${n.maxLength} items');`,
+        );
+        g.line(`const ${count} = ${a}.length;`);
+        const bits = bitsRequired(0, n.maxLength);
+        if (bits > 0) {
+          emitReserve(g, String(bits));
+          emitPack(g, count, bits);
+        }
+        const itemBits = fixedBits(n.item);
+        if (itemBits > 0) {
+          // Fixed-size items: reserve the whole array once instead of once per item.
+          emitReserve(g, `${count} * ${itemBits}`);
+          reserved = true;
+        }
+      } else {
+        g.line(
+          `if (!(Array.isArray(${a}) || ArrayBuffer.isView(${a})) || ${a}.length !== ${n.length}) h.bad(${path}, 'expected an array of exactly ${n.length} items');`,
+        );
+        if (n.length <= 4) {
+          // Short tuples (vectors, quaternions) unrolled: no loop, constant indices.
+          for (let i = 0; i < n.length; i++)
+            emitWrite(g, n.item, `${a}[${i}]`, pathOf(path, `[${i}]`), reserved);
+          return;
+        }
+        g.line(`const ${count} = ${n.length};`);
+      }
+      const i = g.local('i');
+      g.open(`for (let ${i} = 0; ${i} < ${count}; ${i}++) {`);
+      emitWrite(g, n.item, `${a}[${i}]`, indexPath(path, i), reserved);
+      g.close();
+      return;
+    }
+    case 'optional': {
+      const o = g.local('o');
+      g.line(`const ${o} = ${expr};`);
+      emitReserve(g, '1');
+      g.line(`const ${o}p = ${o} !== undefined && ${o} !== null;`);
+      emitPack(g, `${o}p ? 1 : 0`, 1);
+      g.open(`if (${o}p) {`);
+      emitWrite(g, n.inner, o, path, false);
+      g.close();
+      return;
+    }
+    default:
+      // Rare or variable-width kinds go through the stream's own checked method.
+      g.line(SYNC_WRITER);
+      g.line(`try { h.node(ws, ${g.constant(n)}, ${expr}); } catch (error) { h.rethrow(${path}, error); }`);
+      g.line(LOAD_WRITER);
+  }
+}
+
+/** Unpacks `bits` bits (1..32) from the local scratch word into a new local; returns its name. */
+function emitUnpack(g: Emitter, bits: number): string {
+  const u = g.local('u');
+  if (bits === 32) {
+    // The scratch word holds 0..31 bits, so 32 bits always take one new word; sb stays the same.
+    g.line(`const ${u}w = words[wi++];`);
+    g.line(`const ${u} = (scratch | (${u}w << sb)) >>> 0;`);
+    g.line(`scratch = sb === 0 ? 0 : ${u}w >>> (32 - sb);`);
+    return u;
+  }
+  const mask = 2 ** bits - 1;
+  g.line(`let ${u};`);
+  g.line(`if (sb >= ${bits}) { ${u} = scratch & ${mask}; scratch >>>= ${bits}; sb -= ${bits}; }`);
+  g.line(
+    `else { const word = words[wi++]; ${u} = (scratch | (word << sb)) & ${mask}; scratch = word >>> (${bits} - sb); sb += ${32 - bits}; }`,
+  );
+  return u;
+}
+
+/** Rejects the input: hands the bit state back (so the error names the right bit) and returns null. */
+const reject = (path: string, reason: string): string =>
+  `{ ${SYNC_READER} return h.fail(rs, ${path}, ${reason}); }`;
+
+function emitNeed(g: Emitter, bits: string, path: string): void {
+  g.line(`if (end - wi * 32 + sb < ${bits}) ${reject(path, "'read past the end'")}`);
+}
+
+/** Emits reading `n`; returns the local holding the value. `checked`: the bits are known to be there. */
+function emitRead(g: Emitter, n: SchemaNode, target: string, path: string, checked: boolean): string {
+  const fixed = fixedBits(n);
+  if (!checked && fixed > 0) {
+    emitNeed(g, String(fixed), path);
+    checked = true;
+  }
+  const v = g.local('v');
+  switch (n.kind) {
+    case 'bool':
+      g.line(`const ${v} = ${emitUnpack(g, 1)} === 1;`);
+      return v;
+    case 'int': {
+      const range = n.max - n.min;
+      if (range === 0) {
+        g.line(`const ${v} = ${num(n.min)};`);
+        return v;
+      }
+      const bits = bitsRequired(n.min, n.max);
+      const u = emitUnpack(g, bits);
+      if (range !== 2 ** bits - 1) {
+        g.line(`if (${u} > ${range}) ${reject(path, `'int out of range [${n.min}, ${n.max}]'`)}`);
+      }
+      g.line(`const ${v} = ${n.min === 0 ? u : `${num(n.min)} + ${u}`};`);
+      return v;
+    }
+    case 'float': {
+      const { spec } = n;
+      const q = emitUnpack(g, spec.bits);
+      if (spec.maxInteger !== 2 ** spec.bits - 1) {
+        g.line(`if (${q} > ${spec.maxInteger}) ${reject(path, "'compressed float out of range'")}`);
+      }
+      g.line(
+        `const ${v} = Math.fround(Math.fround(Math.fround(Math.fround(${q}) / ${num(spec.maxIntegerF32)}) * ${num(spec.delta)}) + ${num(spec.min)});`,
+      );
+      return v;
+    }
+    case 'float32':
+      g.line(`const ${v} = h.bitsToFloat32(${emitUnpack(g, 32)});`);
+      return v;
+    case 'enum': {
+      const bits = bitsRequired(0, n.values.length - 1);
+      const values = g.constant(n.values);
+      if (bits === 0) {
+        g.line(`const ${v} = ${values}[0];`);
+        return v;
+      }
+      const u = emitUnpack(g, bits);
+      if (n.values.length !== 2 ** bits) {
+        g.line(`if (${u} >= ${n.values.length}) ${reject(path, "'enum index out of range'")}`);
+      }
+      g.line(`const ${v} = ${values}[${u}];`);
+      return v;
+    }
+    case 'object': {
+      const o = g.local('o');
+      const defaults = Object.keys(n.fields)
+        .map((key) => `${str(key)}: ${defaultValue(n.fields[key])}`)
+        .join(', ');
+      // A fresh object is created with every field in schema order so all share one hidden class.
+      g.line(`let ${o} = ${target};`);
+      g.line(`if (typeof ${o} !== 'object' || ${o} === null) ${o} = { ${defaults} };`);
+      for (const [key, field] of Object.entries(n.fields)) {
+        const slot = member(o, key);
+        const x = emitRead(g, field, slot, pathOf(path, `.${key}`), checked);
+        g.line(`${slot} = ${x};`);
+      }
+      g.line(`const ${v} = ${o};`);
+      return v;
+    }
+    case 'array':
+    case 'tuple': {
+      const a = g.local('a');
+      const count = g.local('n');
+      const itemBits = fixedBits(n.item);
+      if (n.kind === 'array') {
+        const bits = bitsRequired(0, n.maxLength);
+        if (!checked && bits > 0) emitNeed(g, String(bits), path);
+        g.line(`const ${count} = ${bits > 0 ? emitUnpack(g, bits) : '0'};`);
+        if (n.maxLength !== 2 ** bits - 1) {
+          g.line(`if (${count} > ${n.maxLength}) ${reject(path, `'array longer than ${n.maxLength}'`)}`);
+        }
+        g.line(`let ${a} = ${target};`);
+        g.line(
+          `if (!Array.isArray(${a})) ${a} = []; else if (${a}.length > ${count}) ${a}.length = ${count};`,
+        );
+        if (!checked && itemBits > 0) {
+          // Fixed-size items: one length check for the whole array instead of one per item.
+          emitNeed(g, `${count} * ${itemBits}`, path);
+        }
+      } else {
+        g.line(`const ${count} = ${n.length};`);
+        g.line(`let ${a} = ${target};`);
+        g.line(
+          `if (!(Array.isArray(${a}) || ArrayBuffer.isView(${a})) || ${a}.length !== ${n.length}) ${a} = [];`,
+        );
+        if (n.length <= 4) {
+          for (let i = 0; i < n.length; i++) {
+            const x = emitRead(g, n.item, `${a}[${i}]`, pathOf(path, `[${i}]`), checked || itemBits > 0);
+            g.line(`${a}[${i}] = ${x};`);
+          }
+          g.line(`const ${v} = ${a};`);
+          return v;
+        }
+      }
+      const i = g.local('i');
+      g.open(`for (let ${i} = 0; ${i} < ${count}; ${i}++) {`);
+      const x = emitRead(g, n.item, `${a}[${i}]`, indexPath(path, i), checked || itemBits > 0);
+      g.line(`${a}[${i}] = ${x};`);
+      g.close();
+      g.line(`const ${v} = ${a};`);
+      return v;
+    }
+    case 'optional': {
+      if (!checked) emitNeed(g, '1', path);
+      g.line(`let ${v};`);
+      g.open(`if (${emitUnpack(g, 1)} === 1) {`);
+      const x = emitRead(g, n.inner, target, path, false);
+      g.line(`${v} = ${x};`);
+      g.close();
+      return v;
+    }
+    default:
+      g.line(SYNC_READER);
+      g.line(`const ${v} = h.node(rs, ${g.constant(n)}, ${target});`);
+      g.line('if (!rs.ok) return null;');
+      g.line(LOAD_READER);
+      return v;
+  }
+}
+
+function defaultValue(n: SchemaNode): string {
+  switch (n.kind) {
+    case 'bool':
+      return 'false';
+    case 'int':
+    case 'float':
+    case 'float32':
+    case 'float64':
+      return '0';
+    case 'int64':
+      return '0n';
+    case 'string':
+      return "''";
+    case 'optional':
+      return 'undefined';
+    default:
+      return 'null';
+  }
+}
+
+/** Emits adding the node's measured bits to `bits`. */
+function emitMeasure(g: Emitter, n: SchemaNode, expr: string): void {
+  const fixed = fixedBits(n);
+  if (fixed >= 0) {
+    if (fixed > 0) g.line(`bits += ${fixed};`);
+    return;
+  }
+  switch (n.kind) {
+    case 'string': {
+      const l = g.local('l');
+      g.line(`const ${l} = h.utf8Length(${expr});`);
+      g.line(`if (${l} < 0) h.bad('', 'string holds a lone surrogate');`);
+      g.line(`bits += ${bitsRequired(0, n.maxBytes) + ALIGN_WORST_CASE} + ${l} * 8;`);
+      return;
+    }
+    case 'bytes':
+      g.line(`bits += ${bitsRequired(0, n.maxLength) + ALIGN_WORST_CASE} + ${expr}.length * 8;`);
+      return;
+    case 'object': {
+      const o = g.local('o');
+      g.line(`const ${o} = ${expr};`);
+      for (const [key, field] of Object.entries(n.fields)) emitMeasure(g, field, member(o, key));
+      return;
+    }
+    case 'array':
+    case 'tuple': {
+      const a = g.local('a');
+      g.line(`const ${a} = ${expr};`);
+      if (n.kind === 'array') {
+        const bits = bitsRequired(0, n.maxLength);
+        if (bits > 0) g.line(`bits += ${bits};`);
+      }
+      const itemBits = fixedBits(n.item);
+      if (itemBits >= 0) {
+        g.line(`bits += ${a}.length * ${itemBits};`);
+        return;
+      }
+      const i = g.local('i');
+      g.open(`for (let ${i} = 0; ${i} < ${a}.length; ${i}++) {`);
+      emitMeasure(g, n.item, `${a}[${i}]`);
+      g.close();
+      return;
+    }
+    case 'optional': {
+      const o = g.local('o');
+      g.line(`const ${o} = ${expr};`);
+      g.line('bits += 1;');
+      g.open(`if (${o} !== undefined && ${o} !== null) {`);
+      emitMeasure(g, n.inner, o);
+      g.close();
+      return;
+    }
+    default:
+      g.line(`bits += h.measureNode(${g.constant(n)}, ${expr});`);
+  }
+}
+
+export function generate(root: SchemaNode): GeneratedSource {
+  const g = new Emitter();
+  g.lines.push(
+    'function write(ws, value) {',
+    '  const w = ws.writer, words = w.words, cap = w.capacityBits;',
+    '  let scratch = w.scratch, sb = w.scratchBits, wi = w.wordIndex;',
+  );
+  emitWrite(g, root, 'value', "''", false);
+  g.line(SYNC_WRITER);
+  g.lines.push(
+    '}',
+    'function read(rs, target) {',
+    '  const r = rs.reader, words = r.words, end = r.totalBits;',
+    '  let scratch = r.scratch, sb = r.scratchBits, wi = r.wordIndex;',
+  );
+  const result = emitRead(g, root, 'target', "''", false);
+  g.line(SYNC_READER);
+  g.line(`return ${result};`);
+  g.lines.push('}', 'function measure(value) {', '  let bits = 0;');
+  emitMeasure(g, root, 'value');
+  g.line('return bits;');
+  g.lines.push('}', 'return { write, read, measure };');
+  return { source: g.lines.join('\n'), constants: g.constants };
+}
