@@ -289,19 +289,19 @@ function emitRead(g: Emitter, n: SchemaNode, target: string, path: string, check
       return v;
     }
     case 'object': {
+      // Fill the caller's object in place; otherwise read every field into locals and build one
+      // literal, so a fresh object is allocated once, with its final values, in schema order.
       const o = g.local('o');
-      const defaults = Object.keys(n.fields)
-        .map((key) => `${str(key)}: ${defaultValue(n.fields[key])}`)
-        .join(', ');
-      // A fresh object is created with every field in schema order so all share one hidden class.
-      g.line(`let ${o} = ${target};`);
-      g.line(`if (typeof ${o} !== 'object' || ${o} === null) ${o} = { ${defaults} };`);
+      g.line(`const ${o}t = ${target};`);
+      g.line(`const ${o} = typeof ${o}t === 'object' && ${o}t !== null ? ${o}t : null;`);
+      const values: [string, string][] = [];
       for (const [key, field] of Object.entries(n.fields)) {
-        const slot = member(o, key);
-        const x = emitRead(g, field, slot, pathOf(path, `.${key}`), checked);
-        g.line(`${slot} = ${x};`);
+        const slot = `(${o} === null ? undefined : ${member(o, key)})`;
+        values.push([key, emitRead(g, field, slot, pathOf(path, `.${key}`), checked)]);
       }
-      g.line(`const ${v} = ${o};`);
+      g.line(`let ${v};`);
+      g.line(`if (${o} === null) ${v} = { ${values.map(([key, x]) => `${str(key)}: ${x}`).join(', ')} };`);
+      g.line(`else { ${values.map(([key, x]) => `${member(o, key)} = ${x};`).join(' ')} ${v} = ${o}; }`);
       return v;
     }
     case 'array':
@@ -325,19 +325,22 @@ function emitRead(g: Emitter, n: SchemaNode, target: string, path: string, check
           emitNeed(g, `${count} * ${itemBits}`, path);
         }
       } else {
-        g.line(`const ${count} = ${n.length};`);
         g.line(`let ${a} = ${target};`);
-        g.line(
-          `if (!(Array.isArray(${a}) || ArrayBuffer.isView(${a})) || ${a}.length !== ${n.length}) ${a} = [];`,
-        );
+        g.line(`if (!(Array.isArray(${a}) || ArrayBuffer.isView(${a})) || ${a}.length !== ${n.length}) ${a} = null;`);
         if (n.length <= 4) {
+          // Short tuples unrolled; a fresh one is built as one literal once its items are read.
+          const items: string[] = [];
           for (let i = 0; i < n.length; i++) {
-            const x = emitRead(g, n.item, `${a}[${i}]`, pathOf(path, `[${i}]`), checked || itemBits > 0);
-            g.line(`${a}[${i}] = ${x};`);
+            const slot = `(${a} === null ? undefined : ${a}[${i}])`;
+            items.push(emitRead(g, n.item, slot, pathOf(path, `[${i}]`), checked || itemBits > 0));
           }
+          g.line(`if (${a} === null) ${a} = [${items.join(', ')}];`);
+          g.line(`else { ${items.map((x, i) => `${a}[${i}] = ${x};`).join(' ')} }`);
           g.line(`const ${v} = ${a};`);
           return v;
         }
+        g.line(`if (${a} === null) ${a} = [];`);
+        g.line(`const ${count} = ${n.length};`);
       }
       const i = g.local('i');
       g.open(`for (let ${i} = 0; ${i} < ${count}; ${i}++) {`);
@@ -365,25 +368,6 @@ function emitRead(g: Emitter, n: SchemaNode, target: string, path: string, check
   }
 }
 
-function defaultValue(n: SchemaNode): string {
-  switch (n.kind) {
-    case 'bool':
-      return 'false';
-    case 'int':
-    case 'float':
-    case 'float32':
-    case 'float64':
-      return '0';
-    case 'int64':
-      return '0n';
-    case 'string':
-      return "''";
-    case 'optional':
-      return 'undefined';
-    default:
-      return 'null';
-  }
-}
 
 /** Emits adding the node's measured bits to `bits`. */
 function emitMeasure(g: Emitter, n: SchemaNode, expr: string): void {
