@@ -130,7 +130,7 @@ export class ReadStream implements Stream {
       this.fail(`int64 out of range [${min}, ${max}]`);
       return min;
     }
-    return BigInt.asIntN(64, min + offset);
+    return min + offset;
   }
 
   uint64(_value: bigint): bigint {
