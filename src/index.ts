@@ -1,0 +1,20 @@
+/**
+ * ghostwire: a game network protocol stack. This entry point is browser-safe (no `node:` imports);
+ * Node-only transports live in their own entry points.
+ */
+export { BitReader, BitWriter, bitsRequired, bitsRequired64 } from './bits/index.js';
+export { prng } from './random/prng.js';
+export {
+  type Codec,
+  type CodecOptions,
+  codegenAvailable,
+  compile,
+  type DecodeResult,
+  fixedBits,
+  type Infer,
+  maxBits,
+  type Schema,
+  SchemaValueError,
+  t,
+} from './schema/index.js';
+export * from './serialize/index.js';

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+// The compiled test lives in dist/test; the sources are two folders up.
+const src = fileURLToPath(new URL('../../src/', import.meta.url));
+
+/** Layers from the bottom up: a file may import its own layer or any layer below it. */
+const LAYERS = ['random', 'bits', 'serialize', 'schema'];
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sources(join(dir, entry.name))
+      : entry.name.endsWith('.ts')
+        ? [join(dir, entry.name)]
+        : [],
+  );
+}
+
+const files = sources(src).map((path) => ({
+  path: path.slice(src.length),
+  imports: [...readFileSync(path, 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]),
+}));
+
+describe('architecture', () => {
+  it('finds the sources', () => assert.ok(files.length > 10));
+
+  it('core layers import nothing from node: (they run in browsers)', () => {
+    const offenders = files.filter((f) => f.imports.some((i) => i.startsWith('node:')));
+    assert.deepEqual(
+      offenders.map((f) => f.path),
+      [],
+    );
+  });
+
+  it('imports point down the layers only', () => {
+    for (const file of files) {
+      const layer = LAYERS.indexOf(file.path.split('/')[0]);
+      if (layer < 0) continue;
+      for (const spec of file.imports.filter((i) => i.startsWith('../'))) {
+        const target = LAYERS.indexOf(spec.split('/')[1]);
+        assert.ok(target >= 0 && target <= layer, `${file.path} imports ${spec}, which is not below it`);
+      }
+    }
+  });
+});
