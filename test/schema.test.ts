@@ -66,8 +66,12 @@ describe('schemas', () => {
       assert.deepEqual(v.inventory, player().inventory);
       assert.equal(v.clock, 1234.5678);
       assert.deepEqual(v.velocity, [0.5, -2, Math.fround(1e-3)]);
-      v.position.forEach((x, i) => assert.ok(Math.abs(x - player().position[i]) <= 0.005 + 1e-6));
-      v.rotation.forEach((x, i) => assert.ok(Math.abs(x - player().rotation[i]) < 0.003));
+      v.position.forEach((x, i) => {
+        assert.ok(Math.abs(x - player().position[i]) <= 0.005 + 1e-6);
+      });
+      v.rotation.forEach((x, i) => {
+        assert.ok(Math.abs(x - player().rotation[i]) < 0.003);
+      });
     }
   });
 

@@ -35,7 +35,9 @@ export function generateW1(count = W1_ENTITIES, seed = W1_SEED): GameState {
     const id = next() % 4096;
     const position: Entity['position'] = [float(-512, 512), float(-512, 512), float(-512, 512)];
     const orientationLargest = next() % 4;
-    const orientation: Entity['orientation'] = [float(-0.7071, 0.7071), float(-0.7071, 0.7071), float(-0.7071, 0.7071)];
+    // biome-ignore lint/suspicious/noApproximativeNumericConstant: W1.md specifies 0.7071 exactly, not Math.SQRT1_2
+    const q = 0.7071;
+    const orientation: Entity['orientation'] = [float(-q, q), float(-q, q), float(-q, q)];
     const velocity: Entity['velocity'] = [float(-32, 32), float(-32, 32), float(-32, 32)];
     const health = next() % 101;
     const bits = next();

@@ -30,13 +30,17 @@ export function serializeEntity(s: Stream, e: Entity): void {
   f[3] = s.bool(f[3]);
 }
 
-/** Reading fills `state` in place, growing or shrinking its entity list to the count read. */
+/**
+ * Reading fills `state` in place, resizing its entity list to the count read. The list grows one
+ * entity at a time as entities are actually read, so a hostile count costs nothing once the
+ * input runs out or fails a check.
+ */
 export function serializeGameState(s: Stream, state: GameState): void {
   const entities = state.entities;
   const count = s.int(entities.length, 0, W1_ENTITIES);
-  if (s.isReading) {
-    while (entities.length < count) entities.push(emptyEntity());
-    entities.length = count;
+  for (let i = 0; i < count && s.ok; i++) {
+    if (i === entities.length) entities.push(emptyEntity());
+    serializeEntity(s, entities[i]);
   }
-  for (let i = 0; i < count && s.ok; i++) serializeEntity(s, entities[i]);
+  if (s.isReading && s.ok) entities.length = count;
 }

@@ -326,7 +326,9 @@ function emitRead(g: Emitter, n: SchemaNode, target: string, path: string, check
         }
       } else {
         g.line(`let ${a} = ${target};`);
-        g.line(`if (!(Array.isArray(${a}) || ArrayBuffer.isView(${a})) || ${a}.length !== ${n.length}) ${a} = null;`);
+        g.line(
+          `if (!(Array.isArray(${a}) || ArrayBuffer.isView(${a})) || ${a}.length !== ${n.length}) ${a} = null;`,
+        );
         if (n.length <= 4) {
           // Short tuples unrolled; a fresh one is built as one literal once its items are read.
           const items: string[] = [];
@@ -367,7 +369,6 @@ function emitRead(g: Emitter, n: SchemaNode, target: string, path: string, check
       return v;
   }
 }
-
 
 /** Emits adding the node's measured bits to `bits`. */
 function emitMeasure(g: Emitter, n: SchemaNode, expr: string): void {

@@ -1,6 +1,11 @@
 export { type CompressedFloat, compressedFloat, dequantize, quantize } from './compressed-float.js';
 export { crc32 } from './crc32.js';
-export { ENVELOPE_OVERHEAD_BYTES, type EnvelopeOptions, type EnvelopeReadResult, PacketEnvelope } from './envelope.js';
+export {
+  ENVELOPE_OVERHEAD_BYTES,
+  type EnvelopeOptions,
+  type EnvelopeReadResult,
+  PacketEnvelope,
+} from './envelope.js';
 export { MeasureStream } from './measure-stream.js';
 export {
   type Quaternion,
