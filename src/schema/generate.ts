@@ -23,6 +23,11 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 class Emitter {
   readonly lines: string[] = [];
+  /** Write side: values queued to be packed together (their bits sum to at most 32). */
+  readonly pending: { value: string; bits: number }[] = [];
+  pendingBits = 0;
+  /** Read side: the leaf widths of the fused run being read, and where the reading is in it. */
+  plan: ReadPlan | null = null;
   readonly constants: unknown[] = [];
   private next = 0;
   private depth = 1;
@@ -51,6 +56,8 @@ class Emitter {
   }
 }
 
+/** `/ d`, or the exact and cheaper `* (1 / d)` when d is a power of two. */
+const divideBy = (d: number): string => (Number.isInteger(Math.log2(d)) ? `* ${num(1 / d)}` : `/ ${num(d)}`);
 /** A number as an exact JavaScript literal (shortest round-tripping form). */
 const num = (x: number): string => (Object.is(x, -0) ? '-0' : x < 0 ? `(${x})` : String(x));
 const str = (text: string): string => JSON.stringify(text);
@@ -67,8 +74,35 @@ const LOAD_WRITER = 'scratch = w.scratch; sb = w.scratchBits; wi = w.wordIndex;'
 const SYNC_READER = 'r.scratch = scratch; r.scratchBits = sb; r.wordIndex = wi; r.bitsRead = wi * 32 - sb;';
 const LOAD_READER = 'scratch = r.scratch; sb = r.scratchBits; wi = r.wordIndex;';
 
-/** Packs `value` (already known to fit in `bits` bits, 1..32) into the local scratch word. */
+/**
+ * Queues `value` (already known to fit in `bits` bits, 1..32) for packing. Adjacent values of a
+ * straight run are fused into one pack of at most 32 bits: the layout is LSB-first, so packing
+ * `a | b << bitsOfA` in bitsOfA + bitsOfB bits writes exactly what two packs would.
+ */
 function emitPack(g: Emitter, value: string, bits: number): void {
+  if (g.pendingBits + bits > 32) flushPacks(g);
+  const v = g.local('p');
+  g.line(`const ${v} = ${value};`);
+  g.pending.push({ value: v, bits });
+  g.pendingBits += bits;
+}
+
+/** Writes the queued values; called before anything that is not straight-line packing. */
+function flushPacks(g: Emitter): void {
+  if (g.pending.length === 0) return;
+  let shift = 0;
+  const parts = g.pending.map(({ value, bits }) => {
+    const part = shift === 0 ? value : `(${value} << ${shift})`;
+    shift += bits;
+    return part;
+  });
+  const bits = g.pendingBits;
+  g.pending.length = 0;
+  g.pendingBits = 0;
+  emitPackNow(g, parts.join(' | '), bits);
+}
+
+function emitPackNow(g: Emitter, value: string, bits: number): void {
   const v = g.local('p');
   g.line(`const ${v} = ${value};`);
   g.line(`scratch |= ${v} << sb;`);
@@ -80,6 +114,7 @@ function emitPack(g: Emitter, value: string, bits: number): void {
 
 /** Reserves capacity for `bits` more bits (an expression), throwing like BitWriter on overflow. */
 function emitReserve(g: Emitter, bits: string): void {
+  flushPacks(g);
   g.line(`if (wi * 32 + sb + ${bits} > cap) h.overflow(w, wi * 32 + sb, ${bits});`);
 }
 
@@ -119,7 +154,7 @@ function emitWrite(g: Emitter, n: SchemaNode, expr: string, path: string, reserv
       g.line(`if (typeof ${x} !== 'number') h.bad(${path}, 'expected a number, got ' + typeof ${x});`);
       // serialize STANDARD compressed float, every step rounded to float32 (see compressed-float.ts).
       g.line(
-        `let ${q} = Math.fround(Math.fround(Math.fround(${x}) - ${num(spec.min)}) / ${num(spec.delta)});`,
+        `let ${q} = Math.fround(Math.fround(Math.fround(${x}) - ${num(spec.min)}) ${divideBy(spec.delta)});`,
       );
       g.line(`if (!(${q} >= 0)) ${q} = 0; else if (${q} > 1) ${q} = 1;`);
       emitPack(g, `Math.floor(Math.fround(Math.fround(${q} * ${num(spec.maxIntegerF32)}) + 0.5))`, spec.bits);
@@ -183,8 +218,10 @@ function emitWrite(g: Emitter, n: SchemaNode, expr: string, path: string, reserv
         g.line(`const ${count} = ${n.length};`);
       }
       const i = g.local('i');
+      flushPacks(g);
       g.open(`for (let ${i} = 0; ${i} < ${count}; ${i}++) {`);
       emitWrite(g, n.item, `${a}[${i}]`, indexPath(path, i), reserved);
+      flushPacks(g);
       g.close();
       return;
     }
@@ -194,13 +231,16 @@ function emitWrite(g: Emitter, n: SchemaNode, expr: string, path: string, reserv
       emitReserve(g, '1');
       g.line(`const ${o}p = ${o} !== undefined && ${o} !== null;`);
       emitPack(g, `${o}p ? 1 : 0`, 1);
+      flushPacks(g);
       g.open(`if (${o}p) {`);
       emitWrite(g, n.inner, o, path, false);
+      flushPacks(g);
       g.close();
       return;
     }
     default:
       // Rare or variable-width kinds go through the stream's own checked method.
+      flushPacks(g);
       g.line(SYNC_WRITER);
       g.line(`try { h.node(ws, ${g.constant(n)}, ${expr}); } catch (error) { h.rethrow(${path}, error); }`);
       g.line(LOAD_WRITER);
@@ -226,6 +266,73 @@ function emitUnpack(g: Emitter, bits: number): string {
   return u;
 }
 
+interface ReadPlan {
+  readonly widths: number[];
+  cursor: number;
+  group: string;
+  groupBits: number;
+  groupEnd: number;
+  offset: number;
+}
+
+/** Leaf widths of a fixed-size, loop-free subtree made only of kinds read inline, or null. */
+function fusableWidths(n: SchemaNode, out: number[] = []): number[] | null {
+  switch (n.kind) {
+    case 'bool':
+      out.push(1);
+      return out;
+    case 'int':
+    case 'enum': {
+      const bits = n.kind === 'int' ? bitsRequired(n.min, n.max) : bitsRequired(0, n.values.length - 1);
+      if (bits > 0) out.push(bits);
+      return out;
+    }
+    case 'float':
+      out.push(n.spec.bits);
+      return out;
+    case 'float32':
+      out.push(32);
+      return out;
+    case 'object':
+      for (const field of Object.values(n.fields)) if (fusableWidths(field, out) === null) return null;
+      return out;
+    case 'tuple':
+      if (n.length > 4) return null;
+      for (let i = 0; i < n.length; i++) if (fusableWidths(n.item, out) === null) return null;
+      return out;
+    default:
+      return null;
+  }
+}
+
+/**
+ * The raw bits of the next leaf. Inside a fused run the leaves are read a group at a time (as
+ * many consecutive leaves as fit in 32 bits, one unpack) and split with shifts and masks.
+ */
+function takeRaw(g: Emitter, bits: number): string {
+  const plan = g.plan;
+  if (plan === null) return emitUnpack(g, bits);
+  if (plan.widths[plan.cursor] !== bits) throw new Error('generate: read plan out of step with the schema');
+  if (plan.cursor === plan.groupEnd) {
+    let total = 0;
+    let end = plan.cursor;
+    while (end < plan.widths.length && total + plan.widths[end] <= 32) total += plan.widths[end++];
+    plan.group = emitUnpack(g, total);
+    plan.groupBits = total;
+    plan.groupEnd = end;
+    plan.offset = 0;
+  }
+  const { group, offset, groupBits } = plan;
+  plan.cursor++;
+  plan.offset += bits;
+  if (bits === groupBits) return group;
+  const shifted = offset === 0 ? group : `(${group} >>> ${offset})`;
+  if (offset + bits === groupBits) return shifted;
+  const x = g.local('f');
+  g.line(`const ${x} = ${shifted} & ${2 ** bits - 1};`);
+  return x;
+}
+
 /** Rejects the input: hands the bit state back (so the error names the right bit) and returns null. */
 const reject = (path: string, reason: string): string =>
   `{ ${SYNC_READER} return h.fail(rs, ${path}, ${reason}); }`;
@@ -241,10 +348,20 @@ function emitRead(g: Emitter, n: SchemaNode, target: string, path: string, check
     emitNeed(g, String(fixed), path);
     checked = true;
   }
+  if (g.plan === null && fixed > 0 && (n.kind === 'object' || n.kind === 'tuple')) {
+    const widths = fusableWidths(n);
+    if (widths !== null) {
+      g.plan = { widths, cursor: 0, group: '', groupBits: 0, groupEnd: 0, offset: 0 };
+      const value = emitRead(g, n, target, path, checked);
+      if (g.plan.cursor !== widths.length) throw new Error('generate: read plan not fully consumed');
+      g.plan = null;
+      return value;
+    }
+  }
   const v = g.local('v');
   switch (n.kind) {
     case 'bool':
-      g.line(`const ${v} = ${emitUnpack(g, 1)} === 1;`);
+      g.line(`const ${v} = ${takeRaw(g, 1)} === 1;`);
       return v;
     case 'int': {
       const range = n.max - n.min;
@@ -253,7 +370,7 @@ function emitRead(g: Emitter, n: SchemaNode, target: string, path: string, check
         return v;
       }
       const bits = bitsRequired(n.min, n.max);
-      const u = emitUnpack(g, bits);
+      const u = takeRaw(g, bits);
       if (range !== 2 ** bits - 1) {
         g.line(`if (${u} > ${range}) ${reject(path, `'int out of range [${n.min}, ${n.max}]'`)}`);
       }
@@ -262,7 +379,7 @@ function emitRead(g: Emitter, n: SchemaNode, target: string, path: string, check
     }
     case 'float': {
       const { spec } = n;
-      const q = emitUnpack(g, spec.bits);
+      const q = takeRaw(g, spec.bits);
       if (spec.maxInteger !== 2 ** spec.bits - 1) {
         g.line(`if (${q} > ${spec.maxInteger}) ${reject(path, "'compressed float out of range'")}`);
       }
@@ -272,7 +389,7 @@ function emitRead(g: Emitter, n: SchemaNode, target: string, path: string, check
       return v;
     }
     case 'float32':
-      g.line(`const ${v} = h.bitsToFloat32(${emitUnpack(g, 32)});`);
+      g.line(`const ${v} = h.bitsToFloat32(${takeRaw(g, 32)});`);
       return v;
     case 'enum': {
       const bits = bitsRequired(0, n.values.length - 1);
@@ -281,7 +398,7 @@ function emitRead(g: Emitter, n: SchemaNode, target: string, path: string, check
         g.line(`const ${v} = ${values}[0];`);
         return v;
       }
-      const u = emitUnpack(g, bits);
+      const u = takeRaw(g, bits);
       if (n.values.length !== 2 ** bits) {
         g.line(`if (${u} >= ${n.values.length}) ${reject(path, "'enum index out of range'")}`);
       }
@@ -435,6 +552,7 @@ export function generate(root: SchemaNode): GeneratedSource {
     '  let scratch = w.scratch, sb = w.scratchBits, wi = w.wordIndex;',
   );
   emitWrite(g, root, 'value', "''", false);
+  flushPacks(g);
   g.line(SYNC_WRITER);
   g.lines.push(
     '}',
