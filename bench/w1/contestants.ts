@@ -328,7 +328,15 @@ function colyseus(): W1Contestant {
 // =================================================================================================
 export const W1_CONTESTANTS: (() => W1Contestant)[] = [
   schemaCodecContestant('ghostwire schema', gameStateCodec),
-  schemaCodecContestant('ghostwire schema (interpreted)', gameStateInterpreted),
+  // Decoding into fresh objects every time, as every peer below does: what a reused target saves.
+  schemaCodecContestant(
+    'ghostwire schema, fresh objects',
+    { encode: (state) => gameStateCodec.encode(state), decode: (bytes) => gameStateCodec.decode(bytes) },
+    { description: 'compiled schema codec: encode(state), decode(bytes) allocating a new state each time' },
+  ),
+  schemaCodecContestant('ghostwire schema (interpreted)', gameStateInterpreted, {
+    description: 'compile(schema, { codegen: false }): the interpreter used where eval is not allowed',
+  }),
   ghostwireStream,
   json,
   msgpackr(
