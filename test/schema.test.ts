@@ -173,6 +173,12 @@ describe('schemas', () => {
     }
   });
 
+  it('refuses field names an object would inherit (an absent one would read the prototype)', () => {
+    for (const name of ['__proto__', 'toString', 'constructor', 'valueOf', 'hasOwnProperty']) {
+      assert.throws(() => t.object({ [name]: t.optional(t.bool()) }), /may not be named/, name);
+    }
+  });
+
   it('writing past the stream capacity throws a RangeError from generated code', () => {
     const ws = new WriteStream(8);
     assert.throws(() => codecs[0].write(ws, player()), /BitWriter overflow/);

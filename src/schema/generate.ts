@@ -157,7 +157,13 @@ function emitWrite(g: Emitter, n: SchemaNode, expr: string, path: string, reserv
         `let ${q} = Math.fround(Math.fround(Math.fround(${x}) - ${num(spec.min)}) ${divideBy(spec.delta)});`,
       );
       g.line(`if (!(${q} >= 0)) ${q} = 0; else if (${q} > 1) ${q} = 1;`);
-      emitPack(g, `Math.floor(Math.fround(Math.fround(${q} * ${num(spec.maxIntegerF32)}) + 0.5))`, spec.bits);
+      const quantized = `Math.floor(Math.fround(Math.fround(${q} * ${num(spec.maxIntegerF32)}) + 0.5))`;
+      // Below 2^23 steps the rounding cannot pass maxInteger (see quantize); above, clamp like it.
+      emitPack(
+        g,
+        spec.maxInteger < 2 ** 23 ? quantized : `Math.min(${quantized}, ${spec.maxInteger})`,
+        spec.bits,
+      );
       return;
     }
     case 'float32': {

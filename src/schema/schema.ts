@@ -110,7 +110,8 @@ export const t = {
     node({ kind: 'smallestThree', bits: checkCount('t.smallestThree bits', bits, 16) }),
   object: <F extends Fields>(fields: F): Schema<ObjectOf<F>> => {
     for (const name of Object.keys(fields)) {
-      if (name === '__proto__') throw new RangeError('t.object: a field may not be named __proto__');
+      // An absent field named like an Object.prototype member would read the inherited member.
+      if (name in Object.prototype) throw new RangeError(`t.object: a field may not be named ${name}`);
     }
     return node({ kind: 'object', fields: Object.freeze({ ...fields }) });
   },

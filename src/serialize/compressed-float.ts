@@ -49,7 +49,9 @@ export function quantize(value: number, spec: CompressedFloat): number {
   // NaN fails both comparisons and lands on 0, like the reference's clamp.
   if (!(normalized >= 0)) normalized = 0;
   else if (normalized > 1) normalized = 1;
-  return Math.floor(f32(f32(normalized * spec.maxIntegerF32) + 0.5));
+  // From 2^23 steps up, float32 rounding can carry the top value one step past maxInteger (the
+  // reference writes that step, which its own range cannot hold); clamp so every write reads back.
+  return Math.min(Math.floor(f32(f32(normalized * spec.maxIntegerF32) + 0.5)), spec.maxInteger);
 }
 
 /** The float a quantized integer decodes to. */

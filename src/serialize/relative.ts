@@ -44,10 +44,12 @@ export function serializeSequenceRelative(s: Stream, sequence1: number, sequence
     throw new RangeError(`sequenceRelative needs 16-bit sequences, got ${sequence1}, ${sequence2}`);
   }
   let value = serializeIntRelative(s, sequence1, sequence2 + (sequence1 > sequence2 ? 65536 : 0));
-  if (value >= 65536) value -= 65536;
-  if (value > 0xffff) {
-    s.fail('relative sequence out of range');
+  // A writer sends a value in (sequence1, sequence1 + 65536); from sequence1 + 65536 on it would
+  // wrap to a sequence at or past sequence1, which no writer can send.
+  if (value >= sequence1 + 65536) {
+    s.fail('relative sequence wraps past sequence1');
     return 0;
   }
+  if (value >= 65536) value -= 65536;
   return value;
 }

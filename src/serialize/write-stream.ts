@@ -37,7 +37,11 @@ export class WriteStream implements Stream {
   }
 
   bits(value: number, bits: number): number {
-    if (!(bits >= 1 && bits <= 32) || value >>> 0 !== value || (bits < 32 && value >>> bits !== 0)) {
+    if (
+      !(bits >= 1 && bits <= 32 && (bits | 0) === bits) ||
+      value >>> 0 !== value ||
+      (bits < 32 && value >>> bits !== 0)
+    ) {
       throw new RangeError(`bits: ${value} does not fit in ${bits} bits (bits must be 1..32)`);
     }
     this.writer.writeBits(value, bits);

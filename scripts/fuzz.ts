@@ -1,0 +1,198 @@
+/**
+ * `npm run fuzz`: random and mutated buffers into every reader of hostile input (see
+ * scripts/fuzz-core.ts for the targets, the mutations and the semantic checks).
+ *
+ *   node --expose-gc dist/scripts/fuzz.js [--iterations N] [--seed S] [--target name[,name]]
+ *
+ * N is per target (default 1,000,000). The seed defaults to GW_SEED, else a fresh one; it is
+ * printed, and a seed with a target and an iteration count replays a run exactly. Exits non-zero on
+ * an exception escaping a reader (printed with its seed, target and input), on any failed semantic
+ * check, or when the heap grew without bound.
+ */
+import { pathToFileURL } from 'node:url';
+import {
+  createTarget,
+  formatCrash,
+  formatFailures,
+  type Progress,
+  runTarget,
+  TARGET_NAMES,
+  type TargetReport,
+} from './fuzz-core.js';
+
+const DEFAULT_ITERATIONS = 1_000_000;
+/** Heap growth between the 10% mark and the end (both after a GC) that counts as unbounded. */
+const HEAP_GROWTH_LIMIT = 32 * 1024 * 1024;
+
+interface Args {
+  iterations: number;
+  seed: number;
+  targets: string[];
+}
+
+function usage(): string {
+  return `usage: node --expose-gc dist/scripts/fuzz.js [--iterations N] [--seed S] [--target name[,name...]]
+  targets: ${TARGET_NAMES.join(', ')} (default: all)
+  N: inputs per target (default ${DEFAULT_ITERATIONS.toLocaleString('en-US')})
+  S: uint32 seed (default: GW_SEED, else fresh)`;
+}
+
+function parseArgs(argv: string[]): Args {
+  let iterations = DEFAULT_ITERATIONS;
+  let seed: number | undefined = process.env.GW_SEED === undefined ? undefined : Number(process.env.GW_SEED);
+  const targets: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const [flag, inline] = arg.includes('=')
+      ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+      : [arg, undefined];
+    const value = () => {
+      const v = inline ?? argv[++i];
+      if (v === undefined) throw new Error(`${flag} needs a value`);
+      return v;
+    };
+    switch (flag) {
+      case '--iterations':
+      case '-n':
+        iterations = Number(value().replaceAll('_', ''));
+        if (!Number.isSafeInteger(iterations) || iterations < 1)
+          throw new Error('--iterations must be a positive integer');
+        break;
+      case '--seed':
+        seed = Number(value());
+        break;
+      case '--target':
+        targets.push(
+          ...value()
+            .split(',')
+            .filter((x) => x !== ''),
+        );
+        break;
+      case '--help':
+      case '-h':
+        console.log(usage());
+        process.exit(0);
+        break;
+      default:
+        throw new Error(`unknown argument ${arg}\n${usage()}`);
+    }
+  }
+  if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff)) {
+    throw new Error('--seed / GW_SEED must be an integer in [0, 2^32)');
+  }
+  for (const name of targets) {
+    if (!(TARGET_NAMES as readonly string[]).includes(name)) {
+      throw new Error(`unknown target ${name} (known: ${TARGET_NAMES.join(', ')})`);
+    }
+  }
+  return {
+    iterations,
+    seed: seed ?? (Date.now() ^ (process.pid << 16)) >>> 0,
+    targets: targets.length > 0 ? targets : [...TARGET_NAMES],
+  };
+}
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
+const pct = (part: number, whole: number) => (whole === 0 ? '0%' : `${((100 * part) / whole).toFixed(1)}%`);
+
+function progressPrinter(): (p: Progress) => void {
+  const tty = process.stdout.isTTY === true;
+  let nextDecile = 1;
+  return (p) => {
+    const line = `  ${p.target}: ${int(p.done)} / ${int(p.total)} (${pct(p.done, p.total)}), ${int(p.perSecond)} inputs/s`;
+    if (tty) process.stdout.write(`\r${line}   `);
+    else if (p.done >= (nextDecile * p.total) / 10) {
+      console.log(line);
+      nextDecile = Math.floor((10 * p.done) / p.total) + 1;
+    }
+  };
+}
+
+function heapBounded(report: TargetReport): boolean {
+  return !report.gcUsed || report.heapAtEnd - report.heapAtTenPercent <= HEAP_GROWTH_LIMIT;
+}
+
+function printReport(report: TargetReport): void {
+  const seconds = report.elapsedMs / 1000;
+  console.log(
+    `target ${report.target}: ${report.description}\n` +
+      `  ${int(report.iterations)} inputs (${int(report.randomInputs)} random, ${int(report.mutatedInputs)} mutated; corpus ${report.corpusSize}) in ${seconds.toFixed(1)} s, ${int(report.iterations / seconds)} inputs/s`,
+  );
+  for (const r of report.readers) {
+    console.log(
+      `  ${r.name.padEnd(18)} accepted ${int(r.accepted).padStart(9)} (random ${int(r.acceptedRandom)}, mutated ${int(r.acceptedMutated)} = ${pct(r.acceptedMutated, report.mutatedInputs)} of mutated)  rejected ${int(r.rejected).padStart(9)}`,
+    );
+    const top = [...r.reasons].sort((a, b) => b[1] - a[1]).slice(0, 4);
+    for (const [reason, count] of top) console.log(`      ${int(count).padStart(9)}  ${reason}`);
+  }
+  console.log(
+    `  semantic checks ${int(report.semanticChecks)}, failures ${int(report.semanticFailures)}; heap after 10% ${mb(report.heapAtTenPercent)}, at end ${mb(report.heapAtEnd)}${report.gcUsed ? ' (after GC)' : ' (no --expose-gc: not settled)'}${heapBounded(report) ? '' : ' UNBOUNDED'}`,
+  );
+  if (report.semanticFailures > 0) console.log(formatFailures(report));
+  if (report.crash !== null) console.log(formatCrash(report.crash));
+}
+
+function main(): number {
+  const args = parseArgs(process.argv.slice(2));
+  const gc = typeof globalThis.gc === 'function' ? () => globalThis.gc?.() : undefined;
+  console.log(
+    `fuzz: seed ${args.seed} (replay with --seed ${args.seed} or GW_SEED=${args.seed}), ${int(args.iterations)} inputs per target, targets ${args.targets.join(', ')}, node ${process.version}${gc ? '' : ' (run with --expose-gc for settled heap figures)'}`,
+  );
+  const started = performance.now();
+  const reports: TargetReport[] = [];
+  const onProgress = progressPrinter();
+  for (const name of args.targets) {
+    const setup = performance.now();
+    const target = createTarget(name, args.seed);
+    const setupMs = performance.now() - setup;
+    console.log(
+      `${name}: corpus of ${target.corpus.length} valid encodings built and checked in ${(setupMs / 1000).toFixed(1)} s`,
+    );
+    const report = runTarget(target, { iterations: args.iterations, seed: args.seed, onProgress, gc });
+    if (process.stdout.isTTY) process.stdout.write('\r\x1b[K');
+    printReport(report);
+    reports.push(report);
+    if (report.crash !== null) break;
+  }
+
+  const total = reports.reduce((sum, r) => sum + r.iterations, 0);
+  const crashes = reports.filter((r) => r.crash !== null).length;
+  const failures = reports.reduce((sum, r) => sum + r.semanticFailures, 0);
+  const unbounded = reports.filter((r) => !heapBounded(r)).map((r) => r.target);
+  const peakRss = Math.max(...reports.map((r) => r.peakRss));
+  const peakHeap = Math.max(...reports.map((r) => r.peakHeapUsed));
+  const seconds = (performance.now() - started) / 1000;
+  console.log('\nsummary');
+  console.log(
+    `  ${'target'.padEnd(10)} ${'reader'.padEnd(18)} ${'inputs'.padStart(10)} ${'accepted'.padStart(10)} ${'rejected'.padStart(10)}`,
+  );
+  for (const r of reports) {
+    for (const reader of r.readers) {
+      console.log(
+        `  ${r.target.padEnd(10)} ${reader.name.padEnd(18)} ${int(r.iterations).padStart(10)} ${int(reader.accepted).padStart(10)} ${int(reader.rejected).padStart(10)}`,
+      );
+    }
+  }
+  console.log(`  inputs ${int(total)} in ${seconds.toFixed(1)} s (${int(total / seconds)} inputs/s overall)`);
+  console.log(`  unexpected exceptions: ${crashes}`);
+  console.log(`  semantic check failures: ${failures}`);
+  console.log(`  peak RSS ${mb(peakRss)}, peak heap used ${mb(peakHeap)} (sampled every 2048 inputs)`);
+  console.log(
+    `  heap (after 10% -> end, per target): ${reports.map((r) => `${r.target} ${mb(r.heapAtTenPercent)} -> ${mb(r.heapAtEnd)}`).join(', ')}${gc ? '' : ' (not settled: no --expose-gc)'}`,
+  );
+  console.log(`  heap bounded: ${unbounded.length === 0 ? 'yes' : `NO (${unbounded.join(', ')})`}`);
+  const ok = crashes === 0 && failures === 0 && unbounded.length === 0;
+  console.log(`  seed ${args.seed}: ${ok ? 'PASS' : 'FAIL'}`);
+  return ok ? 0 : 1;
+}
+
+// Run only as the entry point, so importing this file (for a test, say) runs nothing.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  try {
+    process.exitCode = main();
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : error);
+    process.exitCode = 2;
+  }
+}
