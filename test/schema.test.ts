@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { type GameState, generateW1 } from '../bench/w1/data.js';
 import { GameStateSchema, gameStateCodec, gameStateInterpreted } from '../bench/w1/schema.js';
 import { serializeGameState } from '../bench/w1/stream.js';
+import { BitWriterOverflowError } from '../src/bits/index.js';
 import { codegenAvailable, compile, type Infer, SchemaValueError, t } from '../src/schema/index.js';
 import { ReadStream, WriteStream } from '../src/serialize/index.js';
 import { readSharedBytes, sharedSkip } from './support/shared.js';
@@ -176,6 +177,75 @@ describe('schemas', () => {
   it('refuses field names an object would inherit (an absent one would read the prototype)', () => {
     for (const name of ['__proto__', 'toString', 'constructor', 'valueOf', 'hasOwnProperty']) {
       assert.throws(() => t.object({ [name]: t.optional(t.bool()) }), /may not be named/, name);
+    }
+  });
+
+  it('refuses array-index field names (JavaScript would put them first, out of declared order)', () => {
+    for (const name of ['0', '1', '12', '4294967294']) {
+      assert.throws(() => t.object({ b: t.bool(), [name]: t.bool() }), /array index/, name);
+    }
+    assert.doesNotThrow(() => t.object({ '01': t.bool(), '-1': t.bool(), '1.5': t.bool() }));
+  });
+
+  it('refuses schemas whose misuse would otherwise show up only later', () => {
+    assert.throws(() => t.array(t.object({}), 10), /at least one bit/);
+    assert.throws(() => t.array(t.int(3, 3), 10), /at least one bit/);
+    assert.throws(() => t.array(t.string(0), 10), /at least one bit/);
+    assert.doesNotThrow(() => t.array(t.string(1), 10));
+    assert.throws(() => t.bits(0), /1\.\.32/);
+    assert.throws(() => t.bits(33), /1\.\.32/);
+    assert.throws(() => t.smallestThree(1), /2\.\.16/);
+    assert.throws(() => t.float(-1e6, 1e6, 1e-6), /2\^32 steps/);
+  });
+
+  it('both modes refuse non-integers and non-numbers for an int, and non-arrays for an array', () => {
+    const schema = t.object({ n: t.int(-10, 10), z: t.int(0, 10), list: t.array(t.uint8(), 4) });
+    const good = { n: 1, z: 1, list: [1] };
+    for (const codec of [compile(schema), compile(schema, { codegen: false })]) {
+      for (const bad of [null, '5', true, [7], 1.5]) {
+        assert.throws(
+          () => codec.encode({ ...good, n: bad as number }),
+          SchemaValueError,
+          `n = ${String(bad)}`,
+        );
+        assert.throws(
+          () => codec.encode({ ...good, z: bad as number }),
+          SchemaValueError,
+          `z = ${String(bad)}`,
+        );
+      }
+      assert.throws(
+        () => codec.encode({ ...good, list: new Uint8Array(1) as unknown as number[] }),
+        SchemaValueError,
+      );
+      // biome-ignore lint/suspicious/noExplicitAny: a malformed value, as untyped callers send
+      assert.throws(() => codec.encode(undefined as any), SchemaValueError);
+      // biome-ignore lint/suspicious/noExplicitAny: a malformed value, as untyped callers send
+      assert.throws(() => codec.measure({} as any), SchemaValueError);
+    }
+  });
+
+  it('a value far past its bounds is refused without sizing a buffer for it', () => {
+    const codec = compile(t.object({ blob: t.bytes(16) }));
+    const big = new Uint8Array(64 * 1024 * 1024);
+    const before = process.memoryUsage().arrayBuffers;
+    assert.throws(() => codec.encode({ blob: big }), /maxLength 16/);
+    // No second buffer of the value's size was allocated (or kept) for the attempt.
+    assert.ok(process.memoryUsage().arrayBuffers - before < 1024 * 1024);
+  });
+
+  it('input that is not a Uint8Array is rejected, never read as the previous packet', () => {
+    const codec = compile(t.object({ id: t.uint16() }));
+    assert.ok(codec.decode(codec.encode({ id: 4242 }).slice()).ok);
+    for (const bad of [new ArrayBuffer(2), [1, 2], 'ab', null, undefined]) {
+      const result = codec.decode(bad as unknown as Uint8Array);
+      assert.deepEqual(result, { ok: false, error: 'input is not a Uint8Array at bit 0' });
+    }
+  });
+
+  it('writing past the stream capacity throws a BitWriterOverflowError in both modes', () => {
+    for (const codec of codecs) {
+      assert.throws(() => codec.write(new WriteStream(8), player()), BitWriterOverflowError);
     }
   });
 

@@ -138,3 +138,24 @@ describe('serialize_vectors.json (reference serialize 1.11.0)', { skip }, () => 
     });
   }
 });
+
+describe('relative encodings on hostile input', () => {
+  it('a failed intRelative read still returns a value after previous, so loops advance', () => {
+    const r = new ReadStream();
+    r.reset(new Uint8Array(0));
+    let previous = 0;
+    for (let i = 0; i < 5; i++) {
+      const next = r.intRelative(previous, 0);
+      assert.ok(next > previous);
+      previous = next;
+    }
+    assert.equal(r.ok, false);
+  });
+
+  it('intRelative rejects a +1 past uint32 and a difference past it', () => {
+    const r = new ReadStream();
+    r.reset(new Uint8Array([1])); // the +1 flag
+    r.intRelative(0xffffffff, 0);
+    assert.match(r.error ?? '', /past uint32/);
+  });
+});

@@ -2,6 +2,20 @@ import { assertLittleEndianHost } from './endianness.js';
 
 assertLittleEndianHost();
 
+/** Writing past a writer's capacity: a message too big for its buffer, always the caller's to fix. */
+export class BitWriterOverflowError extends RangeError {
+  constructor(
+    readonly bits: number,
+    readonly at: number,
+    readonly capacityBytes: number,
+  ) {
+    super(
+      `BitWriter overflow: writing ${bits} bits at bit ${at} exceeds the ${capacityBytes}-byte buffer; create the writer with a larger capacity`,
+    );
+    this.name = 'BitWriterOverflowError';
+  }
+}
+
 /**
  * Packs unsigned integers of 1..32 bits into a buffer, in the serialize STANDARD layout: bits fill a
  * scratch word from the least significant end, full words are stored little-endian, so a value of
@@ -126,8 +140,6 @@ export class BitWriter {
   }
 
   private overflow(bits: number): never {
-    throw new RangeError(
-      `BitWriter overflow: writing ${bits} bits at bit ${this.bitsWritten} exceeds the ${this.capacityBits >>> 3}-byte buffer; create the writer with a larger capacity`,
-    );
+    throw new BitWriterOverflowError(bits, this.bitsWritten, this.capacityBits >>> 3);
   }
 }

@@ -1,3 +1,4 @@
+import { BitWriterOverflowError } from '../bits/bit-writer.js';
 import { bitsToFloat32, float32ToBits } from '../serialize/float-bits.js';
 import { MeasureStream } from '../serialize/measure-stream.js';
 import { ReadStream } from '../serialize/read-stream.js';
@@ -66,8 +67,6 @@ export function codegenAvailable(): boolean {
   return evalAllowed;
 }
 
-const measurer = new MeasureStream();
-
 /** Helpers the generated code calls (cold paths and kinds left to the interpreter). */
 const helpers = {
   float32ToBits,
@@ -78,22 +77,16 @@ const helpers = {
     throw new SchemaValueError(path, detail);
   },
   rethrow(path: string, error: unknown): never {
+    if (error instanceof BitWriterOverflowError) throw error;
     if (error instanceof SchemaValueError) throw new SchemaValueError(path + error.path, error.detail);
     throw new SchemaValueError(path, error instanceof Error ? error.message : String(error));
   },
   overflow(w: { capacityBytes: number }, at: number, bits: number): never {
-    throw new RangeError(
-      `BitWriter overflow: writing ${bits} bits at bit ${at} exceeds the ${w.capacityBytes}-byte buffer; create the writer with a larger capacity`,
-    );
+    throw new BitWriterOverflowError(bits, at, w.capacityBytes);
   },
   fail(rs: ReadStream, path: string, reason: string): null {
     rs.fail(path === '' ? reason : `${path}: ${reason}`);
     return null;
-  },
-  measureNode(n: SchemaNode, value: unknown): number {
-    measurer.reset();
-    serializeNode(measurer, n, value);
-    return measurer.bitsProcessed;
   },
 };
 
@@ -152,7 +145,14 @@ class SchemaCodec<T> implements Codec<T> {
   }
 
   measure(value: T): number {
-    return this.impl.measure(value);
+    try {
+      return this.impl.measure(value);
+    } catch (error) {
+      // Generated measuring checks only what it needs to count; on a malformed value let the
+      // interpreter, which checks every type, report it with its path.
+      if (this.compiled) interpreted(this.schema).measure(value);
+      throw error;
+    }
   }
 
   serialize(stream: Stream, value: T): T {
@@ -165,7 +165,8 @@ class SchemaCodec<T> implements Codec<T> {
   }
 
   encode(value: T): Uint8Array {
-    const bytes = (this.impl.measure(value) + 7) >>> 3;
+    // A value past the schema's bounds measures past maxBits; the write below then rejects it.
+    const bytes = (Math.min(this.measure(value), this.maxBits) + 7) >>> 3;
     if (this.writeStream === null || this.writeStream.writer.capacityBytes < bytes) {
       this.writeStream = new WriteStream(Math.max(bytes, 64));
     }

@@ -1,6 +1,7 @@
 import { bitsRequired } from '../bits/bits-required.js';
+import { ALIGN_WORST_CASE } from '../serialize/measure-stream.js';
 import type { SchemaNode } from './schema.js';
-import { ALIGN_WORST_CASE, fixedBits } from './size.js';
+import { fixedBits } from './size.js';
 
 /**
  * Generates JavaScript specialised to one schema (the counterpart of C++ template
@@ -141,7 +142,7 @@ function emitWrite(g: Emitter, n: SchemaNode, expr: string, path: string, reserv
       g.line(`const ${x} = ${expr};`);
       g.line(`const ${u} = ${n.min === 0 ? x : `${x} - ${num(n.min)}`};`);
       g.line(
-        `if (!(${u} >= 0 && ${u} <= ${range} && Number.isInteger(${u}))) h.bad(${path}, 'int ' + ${x} + ' is outside [${n.min}, ${n.max}] or not an integer');`,
+        `if (!(${u} >= 0 && ${u} <= ${range} && Number.isInteger(${x}))) h.bad(${path}, 'int ' + ${x} + ' is outside [${n.min}, ${n.max}] or not an integer');`,
       );
       if (range !== 0) emitPack(g, u, bitsRequired(n.min, n.max));
       return;
@@ -546,7 +547,7 @@ function emitMeasure(g: Emitter, n: SchemaNode, expr: string): void {
       return;
     }
     default:
-      g.line(`bits += h.measureNode(${g.constant(n)}, ${expr});`);
+      throw new Error(`generate: no measure for variable-size kind ${n.kind}`);
   }
 }
 

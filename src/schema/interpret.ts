@@ -1,3 +1,4 @@
+import { BitWriterOverflowError } from '../bits/bit-writer.js';
 import { serializeQuaternion, serializeSmallestThree } from '../serialize/quaternion.js';
 import type { Stream } from '../serialize/stream.js';
 import type { SchemaNode } from './schema.js';
@@ -16,6 +17,7 @@ export class SchemaValueError extends RangeError {
 }
 
 function withPath(error: unknown, segment: string): never {
+  if (error instanceof BitWriterOverflowError) throw error;
   if (error instanceof SchemaValueError) throw new SchemaValueError(segment + error.path, error.detail);
   if (error instanceof Error) throw new SchemaValueError(segment, error.message);
   throw error;
@@ -97,7 +99,11 @@ export function serializeNode(s: Stream, n: SchemaNode, value: any): any {
     case 'tuple': {
       const fixed = n.kind === 'tuple';
       const limit = fixed ? n.length : n.maxLength;
-      if (writing && !(isVector(value) && (fixed ? value.length === limit : value.length <= limit))) {
+      // A tuple may be a typed array (vectors); a variable array is a plain Array in both modes.
+      const shaped = fixed
+        ? isVector(value) && value.length === limit
+        : Array.isArray(value) && value.length <= limit;
+      if (writing && !shaped) {
         throw new SchemaValueError(
           '',
           fixed

@@ -1,4 +1,5 @@
 import { type CompressedFloat, compressedFloat } from '../serialize/compressed-float.js';
+import { minBits } from './size.js';
 
 /**
  * Schemas are plain values describing a wire layout; their TypeScript type is inferred (no
@@ -76,7 +77,11 @@ export const t = {
   bool: (): Schema<boolean> => node({ kind: 'bool' }),
   int,
   /** An unsigned integer of `bits` bits (1..32). */
-  bits: (bits: number): Schema<number> => int(0, 2 ** checkCount('t.bits width', bits, 32) - 1),
+  bits: (bits: number): Schema<number> => {
+    if (!(Number.isInteger(bits) && bits >= 1 && bits <= 32))
+      throw new RangeError(`t.bits width must be 1..32, got ${bits}`);
+    return int(0, 2 ** bits - 1);
+  },
   uint8: (): Schema<number> => int(0, 0xff),
   uint16: (): Schema<number> => int(0, 0xffff),
   uint32: (): Schema<number> => int(0, 0xffffffff),
@@ -106,18 +111,29 @@ export const t = {
   /** A quaternion [x, y, z, w] as four float32. */
   quaternion: (): Schema<[number, number, number, number]> => node({ kind: 'quaternion' }),
   /** A unit quaternion [x, y, z, w] in smallest-three form: 2 + 3 × `bits` bits (29 at 9). */
-  smallestThree: (bits = 9): Schema<[number, number, number, number]> =>
-    node({ kind: 'smallestThree', bits: checkCount('t.smallestThree bits', bits, 16) }),
+  smallestThree: (bits = 9): Schema<[number, number, number, number]> => {
+    if (!(Number.isInteger(bits) && bits >= 2 && bits <= 16)) {
+      throw new RangeError(`t.smallestThree bits per component must be 2..16, got ${bits}`);
+    }
+    return node({ kind: 'smallestThree', bits });
+  },
   object: <F extends Fields>(fields: F): Schema<ObjectOf<F>> => {
     for (const name of Object.keys(fields)) {
       // An absent field named like an Object.prototype member would read the inherited member.
       if (name in Object.prototype) throw new RangeError(`t.object: a field may not be named ${name}`);
+      // JavaScript orders array-index keys first, so the wire order would not be the declared one.
+      if (/^(0|[1-9][0-9]*)$/.test(name)) {
+        throw new RangeError(`t.object: a field may not be named like an array index (${name})`);
+      }
     }
     return node({ kind: 'object', fields: Object.freeze({ ...fields }) });
   },
   /** 0..maxLength items. */
-  array: <T>(item: Schema<T>, maxLength: number): Schema<T[]> =>
-    node({ kind: 'array', item, maxLength: checkCount('t.array maxLength', maxLength) }),
+  array: <T>(item: Schema<T>, maxLength: number): Schema<T[]> => {
+    // Items that can take no bits would let a few bytes of input claim maxLength of them.
+    if (minBits(item) === 0) throw new RangeError('t.array: an item must take at least one bit on the wire');
+    return node({ kind: 'array', item, maxLength: checkCount('t.array maxLength', maxLength) });
+  },
   /** Exactly `length` items, no count on the wire. */
   tuple: <T, N extends number>(item: Schema<T>, length: N): Schema<TupleOf<T, N>> =>
     node({ kind: 'tuple', item, length: checkCount('t.tuple length', length, 0xffff) }),

@@ -1,8 +1,6 @@
 import { bitsRequired, bitsRequired64 } from '../bits/bits-required.js';
+import { ALIGN_WORST_CASE } from '../serialize/measure-stream.js';
 import type { SchemaNode } from './schema.js';
-
-/** Worst-case padding of an align, as MeasureStream charges it. */
-export const ALIGN_WORST_CASE = 7;
 
 /** Bits a node always takes, or -1 when its size depends on the value. */
 export function fixedBits(n: SchemaNode): number {
@@ -40,6 +38,29 @@ export function fixedBits(n: SchemaNode): number {
     }
     default:
       return -1;
+  }
+}
+
+/** The fewest bits any value of the node can take (an align may cost nothing). */
+export function minBits(n: SchemaNode): number {
+  switch (n.kind) {
+    case 'string':
+      return bitsRequired(0, n.maxBytes);
+    case 'bytes':
+      return bitsRequired(0, n.maxLength);
+    case 'array':
+      return bitsRequired(0, n.maxLength);
+    case 'tuple':
+      return n.length * minBits(n.item);
+    case 'optional':
+      return 1;
+    case 'object': {
+      let total = 0;
+      for (const field of Object.values(n.fields)) total += minBits(field);
+      return total;
+    }
+    default:
+      return fixedBits(n);
   }
 }
 

@@ -30,7 +30,14 @@ export function compressedFloat(min: number, max: number, resolution: number): C
     );
   }
   const delta = f32(fmax - fmin);
-  const values = Math.min(Math.max(f32(delta / fres), 1), 4294967040);
+  const steps = f32(delta / fres);
+  // The reference clamps to 2^32 - 256 steps, silently coarsening the resolution: refuse instead.
+  if (steps > 4294967040) {
+    throw new RangeError(
+      `compressedFloat: [${min}, ${max}] @ ${resolution} needs more than 2^32 steps; use a coarser resolution`,
+    );
+  }
+  const values = Math.max(steps, 1);
   const maxInteger = Math.ceil(values);
   return Object.freeze({
     min: fmin,

@@ -1,3 +1,4 @@
+import { BitWriterOverflowError } from '../bits/bit-writer.js';
 import { crc32 } from './crc32.js';
 import { ReadStream } from './read-stream.js';
 import { WriteStream } from './write-stream.js';
@@ -28,6 +29,7 @@ const TOO_LONG: EnvelopeReadResult = Object.freeze({
   reason: 'packet longer than maxPacketBytes',
 });
 const BAD_CRC: EnvelopeReadResult = Object.freeze({ ok: false, reason: 'CRC32 mismatch' });
+const NOT_BYTES: EnvelopeReadResult = Object.freeze({ ok: false, reason: 'input is not a Uint8Array' });
 
 /**
  * Fiedler's packet envelope. Wire layout:
@@ -87,7 +89,7 @@ export class PacketEnvelope {
       s.check();
     } catch (error) {
       // The writer's own overflow message speaks of its buffer; name the envelope's limit instead.
-      if (error instanceof RangeError && error.message.startsWith('BitWriter overflow')) {
+      if (error instanceof BitWriterOverflowError) {
         throw new RangeError(
           `PacketEnvelope: packet exceeds maxPacketBytes (${this.maxPacketBytes}, including ${ENVELOPE_OVERHEAD_BYTES} bytes of envelope)`,
           { cause: error },
@@ -109,6 +111,7 @@ export class PacketEnvelope {
    * callback's output is partial and must be discarded.
    */
   read(data: Uint8Array, serialize: (s: ReadStream) => void): EnvelopeReadResult {
+    if (!(data instanceof Uint8Array)) return NOT_BYTES;
     const length = data.length;
     if (length < ENVELOPE_OVERHEAD_BYTES) return TOO_SHORT;
     if (length > this.maxPacketBytes) return TOO_LONG;

@@ -1,11 +1,11 @@
-import { bitsRequired64 } from '../bits/bits-required.js';
+import { bitsRequired, bitsRequired64 } from '../bits/bits-required.js';
 import type { CompressedFloat } from './compressed-float.js';
 import { serializeIntRelative, serializeSequenceRelative } from './relative.js';
 import type { Stream } from './stream.js';
 import { utf8Length } from './utf8.js';
 
 /** Worst-case padding an align can cost: the measure does not know where the writer will be. */
-const ALIGN_WORST_CASE = 7;
+export const ALIGN_WORST_CASE = 7;
 
 /**
  * Counts the bits a {@link WriteStream} would write, without writing: a conservative upper bound
@@ -43,7 +43,7 @@ export class MeasureStream implements Stream {
   }
 
   int(value: number, min: number, max: number): number {
-    if (max !== min) this.count += 32 - Math.clz32(max - min);
+    this.count += bitsRequired(min, max);
     return value;
   }
 
@@ -104,7 +104,7 @@ export class MeasureStream implements Stream {
   string(value: string, maxBytes: number): string {
     const length = utf8Length(value);
     if (length < 0) throw new RangeError('string: text holds a lone surrogate, which UTF-8 cannot encode');
-    this.count += 32 - Math.clz32(maxBytes) + ALIGN_WORST_CASE + length * 8;
+    this.count += bitsRequired(0, maxBytes) + ALIGN_WORST_CASE + length * 8;
     return value;
   }
 

@@ -1,16 +1,13 @@
 import type { CompressedFloat } from './compressed-float.js';
 import type { Stream } from './stream.js';
+import { checkLength } from './vector.js';
 
 /** A quaternion as a plain mutable array in the order x, y, z, w; readers fill it in place. */
 export type Quaternion = number[];
 
-function checkLength(q: number[], what: string): void {
-  if (q.length !== 4) throw new RangeError(`${what}: expected an array of length 4, got length ${q.length}`);
-}
-
 /** Four raw float32s, x, y, z, w (128 bits). */
 export function serializeQuaternion(s: Stream, q: Quaternion): Quaternion {
-  checkLength(q, 'serializeQuaternion');
+  checkLength(q, 4, 'serializeQuaternion');
   q[0] = s.float32(q[0]);
   q[1] = s.float32(q[1]);
   q[2] = s.float32(q[2]);
@@ -20,7 +17,7 @@ export function serializeQuaternion(s: Stream, q: Quaternion): Quaternion {
 
 /** Four compressed floats, x, y, z, w, sharing one range spec (4 * spec.bits bits). */
 export function serializeCompressedQuaternion(s: Stream, q: Quaternion, spec: CompressedFloat): Quaternion {
-  checkLength(q, 'serializeCompressedQuaternion');
+  checkLength(q, 4, 'serializeCompressedQuaternion');
   q[0] = s.compressedFloat(q[0], spec);
   q[1] = s.compressedFloat(q[1], spec);
   q[2] = s.compressedFloat(q[2], spec);
@@ -97,7 +94,7 @@ export function smallestThree(bitsPerComponent: number): SmallestThree {
  * every bit pattern maps into range. After a failed read `q` is set to the identity (0, 0, 0, 1).
  */
 export function serializeSmallestThree(s: Stream, q: Quaternion, bitsPerComponent = 9): Quaternion {
-  checkLength(q, 'serializeSmallestThree');
+  checkLength(q, 4, 'serializeSmallestThree');
   const spec = smallestThree(bitsPerComponent);
   const bound = SMALLEST_THREE_BOUND;
   let largest = 0;

@@ -1,5 +1,5 @@
 import { BitReader } from '../bits/bit-reader.js';
-import { bitsRequired64 } from '../bits/bits-required.js';
+import { bitsRequired, bitsRequired64 } from '../bits/bits-required.js';
 import { type CompressedFloat, dequantize } from './compressed-float.js';
 import { bitsToFloat32, bitsToFloat64 } from './float-bits.js';
 import { serializeIntRelative, serializeSequenceRelative } from './relative.js';
@@ -26,11 +26,13 @@ export class ReadStream implements Stream {
     this.reader = new BitReader(initialCapacityBytes);
   }
 
-  /** Starts reading `data` (copied into the stream's own buffer). */
+  /** Starts reading `data` (copied into the stream's own buffer); anything but bytes fails at once. */
   reset(data: Uint8Array): void {
-    this.reader.reset(data);
+    const bytes = data instanceof Uint8Array;
+    this.reader.reset(bytes ? data : EMPTY);
     this.failure = null;
     this.failureBit = 0;
+    if (!bytes) this.fail('input is not a Uint8Array');
   }
 
   get ok(): boolean {
@@ -85,6 +87,9 @@ export class ReadStream implements Stream {
   }
 
   bits(_value: number, bits: number): number {
+    // The width is the caller's, not the input's: a bad one is misuse and fails loudly.
+    if (!(bits >= 1 && bits <= 32 && (bits | 0) === bits))
+      throw new RangeError(`bits: width must be 1..32, got ${bits}`);
     return this.take(bits);
   }
 
@@ -95,7 +100,7 @@ export class ReadStream implements Stream {
   int(_value: number, min: number, max: number): number {
     const range = max - min;
     if (range === 0) return min;
-    const offset = this.take(32 - Math.clz32(range));
+    const offset = this.take(bitsRequired(min, max));
     if (offset > range) {
       this.fail(`int out of range [${min}, ${max}]`);
       return min;

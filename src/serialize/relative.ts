@@ -17,17 +17,18 @@ export function serializeIntRelative(s: Stream, previous: number, current: numbe
     }
     difference = current - previous;
   }
-  if (s.bool(difference === 1)) return previous + 1;
-  for (let t = 0; t < TIER_MAX.length; t++) {
-    if (s.bool(difference <= TIER_MAX[t])) {
-      const value = previous + s.int(difference, TIER_MIN[t], TIER_MAX[t]);
-      if (value > 0xffffffff) s.fail('relative value past uint32');
-      return value;
-    }
+  let value: number;
+  if (s.bool(difference === 1)) value = previous + 1;
+  else {
+    let t = 0;
+    while (t < TIER_MAX.length && !s.bool(difference <= TIER_MAX[t])) t++;
+    value = t < TIER_MAX.length ? previous + s.int(difference, TIER_MIN[t], TIER_MAX[t]) : s.uint32(current);
   }
-  const absolute = s.uint32(current);
-  if (s.isReading && absolute <= previous && s.ok) s.fail('relative value not after previous');
-  return absolute;
+  if (!s.isReading) return current;
+  if (value <= previous) s.fail('relative value not after previous');
+  else if (value > 0xffffffff) s.fail('relative value past uint32');
+  // After a failure the value is still after `previous`, so a caller's loop keeps advancing.
+  return s.ok ? value : previous + 1;
 }
 
 /** yojimbo's serialize_sequence_relative: sequence2 as an intRelative from sequence1 across the 16-bit wrap. */

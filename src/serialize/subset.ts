@@ -1,3 +1,4 @@
+import { bitsRequired } from '../bits/bits-required.js';
 import { MeasureStream } from './measure-stream.js';
 import type { Stream } from './stream.js';
 
@@ -21,17 +22,12 @@ export const SUBSET_TAG_INDICES = 1;
 export const SUBSET_TAG_SENTINEL = 2;
 export const SUBSET_TAG_RELATIVE = 3;
 
-/** Width of an integer in [0, max]; 0 when max is 0. */
-function widthOf(max: number): number {
-  return 32 - Math.clz32(max);
-}
-
 /**
  * An integer in [min, max] exactly as `s.int` lays it out, but a read out of range fails with
  * the caller's reason rather than a generic one.
  */
 function boundedInt(s: Stream, value: number, min: number, max: number, reason: string): number {
-  const width = widthOf(max - min);
+  const width = bitsRequired(min, max);
   if (width === 0) return min;
   const offset = s.bits(value - min, width);
   if (offset > max - min) {

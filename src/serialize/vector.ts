@@ -7,7 +7,7 @@ import type { Stream } from './stream.js';
  */
 export type Vector3 = number[];
 
-function checkLength(v: number[], length: number, what: string): void {
+export function checkLength(v: number[], length: number, what: string): void {
   // Caller misuse in every mode: a reader must not grow or shrink the caller's array.
   if (v.length !== length) {
     throw new RangeError(`${what}: expected an array of length ${length}, got length ${v.length}`);

@@ -56,7 +56,15 @@ export class WriteStream implements Stream {
   int(value: number, min: number, max: number): number {
     const range = max - min;
     const offset = value - min;
-    if (!(offset >= 0 && offset <= range && range <= 0xffffffff && Number.isInteger(offset))) {
+    if (
+      !(
+        offset >= 0 &&
+        offset <= range &&
+        range <= 0xffffffff &&
+        Number.isInteger(value) &&
+        Number.isInteger(min)
+      )
+    ) {
       throw new RangeError(
         `int: ${value} is outside [${min}, ${max}] or not an integer (max - min must be < 2^32)`,
       );
