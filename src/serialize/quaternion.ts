@@ -1,28 +1,18 @@
 import type { CompressedFloat } from './compressed-float.js';
 import type { Stream } from './stream.js';
-import { checkLength } from './vector.js';
+import { checkLength, serializeCompressedFloats, serializeFloat32s } from './vector.js';
 
 /** A quaternion as a plain mutable array in the order x, y, z, w; readers fill it in place. */
 export type Quaternion = number[];
 
 /** Four raw float32s, x, y, z, w (128 bits). */
 export function serializeQuaternion(s: Stream, q: Quaternion): Quaternion {
-  checkLength(q, 4, 'serializeQuaternion');
-  q[0] = s.float32(q[0]);
-  q[1] = s.float32(q[1]);
-  q[2] = s.float32(q[2]);
-  q[3] = s.float32(q[3]);
-  return q;
+  return serializeFloat32s(s, q, 4, 'serializeQuaternion');
 }
 
 /** Four compressed floats, x, y, z, w, sharing one range spec (4 * spec.bits bits). */
 export function serializeCompressedQuaternion(s: Stream, q: Quaternion, spec: CompressedFloat): Quaternion {
-  checkLength(q, 4, 'serializeCompressedQuaternion');
-  q[0] = s.compressedFloat(q[0], spec);
-  q[1] = s.compressedFloat(q[1], spec);
-  q[2] = s.compressedFloat(q[2], spec);
-  q[3] = s.compressedFloat(q[3], spec);
-  return q;
+  return serializeCompressedFloats(s, q, 4, spec, 'serializeCompressedQuaternion');
 }
 
 /**

@@ -14,13 +14,29 @@ export function checkLength(v: number[], length: number, what: string): void {
   }
 }
 
+/** `length` raw float32s in order; reading updates `v` in place and returns it. */
+export function serializeFloat32s(s: Stream, v: number[], length: number, what: string): number[] {
+  checkLength(v, length, what);
+  for (let i = 0; i < length; i++) v[i] = s.float32(v[i]);
+  return v;
+}
+
+/** `length` compressed floats sharing one spec, in order; writing clamps each into the range. */
+export function serializeCompressedFloats(
+  s: Stream,
+  v: number[],
+  length: number,
+  spec: CompressedFloat,
+  what: string,
+): number[] {
+  checkLength(v, length, what);
+  for (let i = 0; i < length; i++) v[i] = s.compressedFloat(v[i], spec);
+  return v;
+}
+
 /** Three raw float32s, x then y then z (96 bits). Reading updates `v` in place and returns it. */
 export function serializeVector3(s: Stream, v: Vector3): Vector3 {
-  checkLength(v, 3, 'serializeVector3');
-  v[0] = s.float32(v[0]);
-  v[1] = s.float32(v[1]);
-  v[2] = s.float32(v[2]);
-  return v;
+  return serializeFloat32s(s, v, 3, 'serializeVector3');
 }
 
 /**
@@ -28,9 +44,5 @@ export function serializeVector3(s: Stream, v: Vector3): Vector3 {
  * component into the spec's range, as {@link Stream.compressedFloat} does.
  */
 export function serializeCompressedVector3(s: Stream, v: Vector3, spec: CompressedFloat): Vector3 {
-  checkLength(v, 3, 'serializeCompressedVector3');
-  v[0] = s.compressedFloat(v[0], spec);
-  v[1] = s.compressedFloat(v[1], spec);
-  v[2] = s.compressedFloat(v[2], spec);
-  return v;
+  return serializeCompressedFloats(s, v, 3, spec, 'serializeCompressedVector3');
 }
