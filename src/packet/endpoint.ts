@@ -1,0 +1,499 @@
+import { type ReliableConfig, reliableConfig } from './config.js';
+import {
+  FRAGMENT_HEADER_BYTES,
+  type FragmentHeader,
+  MAX_PACKET_HEADER_BYTES,
+  type PacketHeader,
+  readFragmentHeader,
+  readPacketHeader,
+  writeFragmentHeader,
+  writePacketHeader,
+} from './header.js';
+import { SequenceBuffer } from './sequence-buffer.js';
+
+/**
+ * What a ReliableEndpoint calls. Byte arguments are views of the endpoint's own buffers or of
+ * the caller's input, valid only during the call (copy to keep). `R` is the upper layer's
+ * per-packet record (the book's TransmissionData): the endpoint stores it with the sent packet
+ * and hands it back with the packet's one outcome, without knowing its type.
+ */
+export interface ReliableHandler<R> {
+  /** Send data[0, length) to the peer. */
+  transmit(sequence: number, data: Uint8Array, length: number): void;
+  /** A new packet's payload is data[offset, offset + length). Return false to refuse it (it is then not acked). */
+  process(sequence: number, data: Uint8Array, offset: number, length: number): boolean;
+  /** The peer reported receiving this packet. Called once per packet, never after onLost. */
+  onAcked?(sequence: number, record: R | undefined): void;
+  /** No ack within ackTimeout (or the packet left the sent buffer first). Called once, never after onAcked. */
+  onLost?(sequence: number, record: R | undefined): void;
+}
+
+/** Event counters; every dropped input is counted under its reason. */
+export interface ReliableCounters {
+  packetsSent: number;
+  packetsReceived: number;
+  packetsAcked: number;
+  packetsLost: number;
+  /** Acks that arrived after their packet had been reported lost (ignored). */
+  lateAcks: number;
+  packetsStale: number;
+  packetsDuplicate: number;
+  packetsInvalid: number;
+  packetsTooLargeToReceive: number;
+  /** Packets the handler's process() refused. */
+  packetsRefused: number;
+  fragmentsSent: number;
+  fragmentsReceived: number;
+  fragmentsInvalid: number;
+  fragmentsDuplicate: number;
+}
+
+class SentPacket<R> {
+  time = 0;
+  bytes = 0;
+  acked = false;
+  resolved = false;
+  record: R | undefined = undefined;
+}
+
+class ReceivedPacket {
+  time = 0;
+  bytes = 0;
+}
+
+class Reassembly {
+  received = new Uint8Array(256);
+  numReceived = 0;
+  numTotal = 0;
+  /** Payload bytes once the last fragment is in. */
+  payloadBytes = 0;
+  headerBytes = 0;
+  /** [MAX_PACKET_HEADER_BYTES of room for the header][fragments]; grown once, then reused. */
+  buffer = new Uint8Array(0);
+}
+
+function zeroCounters(): ReliableCounters {
+  return {
+    packetsSent: 0,
+    packetsReceived: 0,
+    packetsAcked: 0,
+    packetsLost: 0,
+    lateAcks: 0,
+    packetsStale: 0,
+    packetsDuplicate: 0,
+    packetsInvalid: 0,
+    packetsTooLargeToReceive: 0,
+    packetsRefused: 0,
+    fragmentsSent: 0,
+    fragmentsReceived: 0,
+    fragmentsInvalid: 0,
+    fragmentsDuplicate: 0,
+  };
+}
+
+/**
+ * Packet-level reliability without retransmission (reliable 1.4.0, wire-compatible): every packet
+ * carries a 16-bit sequence, the newest sequence received (ack) and 32 ack bits, so each ack is
+ * repeated in up to 32 packets; every sent packet gets exactly one outcome, acked or lost; packets
+ * above `fragmentAbove` travel as fragments and are reassembled in bounded memory. It measures
+ * RTT, jitter, loss and bandwidth the way the reference does.
+ *
+ * A pure state machine: it never reads a clock or a socket. Drive it with `update(now)` once per
+ * tick (seconds), `receivePacket` for each datagram, and `sendPacket` for each payload.
+ */
+export class ReliableEndpoint<R = unknown> {
+  readonly config: ReliableConfig;
+  readonly counters: ReliableCounters = zeroCounters();
+  /** Smoothed round-trip time, ms. */
+  rtt = 0;
+  rttMin = 0;
+  rttMax = 0;
+  rttAvg = 0;
+  jitterAvgVsMinRtt = 0;
+  jitterMaxVsMinRtt = 0;
+  jitterStddevVsAvgRtt = 0;
+  /** Smoothed percentage of sent packets not acked. */
+  packetLoss = 0;
+  sentKbps = 0;
+  receivedKbps = 0;
+  ackedKbps = 0;
+
+  private time: number;
+  private sequence = 0;
+  private oldestUnresolved = 0;
+  private readonly sent: SequenceBuffer<SentPacket<R>>;
+  private readonly received: SequenceBuffer<ReceivedPacket>;
+  private readonly reassembly: SequenceBuffer<Reassembly>;
+  private readonly rttHistory: Float32Array;
+  private readonly transmitBuffer: Uint8Array;
+  private readonly header: PacketHeader = { sequence: 0, ack: 0, ackBits: 0 };
+  private readonly fragment: FragmentHeader = {
+    sequence: 0,
+    ack: 0,
+    ackBits: 0,
+    fragmentId: 0,
+    numFragments: 0,
+    fragmentBytes: 0,
+    headerBytes: 0,
+  };
+
+  constructor(
+    private readonly handler: ReliableHandler<R>,
+    config: Partial<ReliableConfig> = {},
+    now = 0,
+  ) {
+    this.config = reliableConfig(config);
+    this.time = now;
+    const c = this.config;
+    this.sent = new SequenceBuffer(c.sentPacketsBufferSize, () => new SentPacket<R>());
+    this.received = new SequenceBuffer(c.receivedPacketsBufferSize, () => new ReceivedPacket());
+    this.reassembly = new SequenceBuffer(c.fragmentReassemblyBufferSize, () => new Reassembly());
+    this.rttHistory = new Float32Array(c.rttHistorySize).fill(-1);
+    this.transmitBuffer = new Uint8Array(
+      Math.max(
+        MAX_PACKET_HEADER_BYTES + Math.min(c.maxPacketSize, c.fragmentAbove),
+        FRAGMENT_HEADER_BYTES + MAX_PACKET_HEADER_BYTES + c.fragmentSize,
+      ),
+    );
+  }
+
+  /** The sequence the next sendPacket will use. */
+  get nextSequence(): number {
+    return this.sequence;
+  }
+
+  /**
+   * Sends data[0, length) as one packet (fragmented above fragmentAbove) and returns its
+   * sequence; `record` comes back with the packet's outcome. A payload over maxPacketSize throws.
+   */
+  sendPacket(data: Uint8Array, length = data.length, record?: R): number {
+    const c = this.config;
+    if (!(Number.isInteger(length) && length >= 1 && length <= data.length)) {
+      throw new RangeError(
+        `sendPacket: length ${length} is not within the ${data.length}-byte payload (at least 1 byte)`,
+      );
+    }
+    if (length > c.maxPacketSize) {
+      throw new RangeError(
+        `sendPacket: a ${length}-byte packet exceeds maxPacketSize ${c.maxPacketSize}; raise ReliableConfig.maxPacketSize (and maxFragments)`,
+      );
+    }
+    const sequence = this.sequence;
+    this.sequence = (sequence + 1) & 0xffff;
+
+    // The slot this packet takes held the packet sent `size` sequences ago: if that one never
+    // got an outcome, it can no longer be acked, so it is lost now.
+    const evicted = (sequence - this.sent.size) & 0xffff;
+    const old = this.sent.find(evicted);
+    if (old !== undefined && !old.resolved) this.resolveLost(evicted, old);
+
+    const entry = this.sent.insert(sequence)!;
+    entry.time = this.time;
+    entry.bytes = c.packetHeaderSize + length;
+    entry.acked = false;
+    entry.resolved = false;
+    entry.record = record;
+
+    const ack = (this.received.sequence - 1) & 0xffff;
+    const ackBits = this.ackBits(ack);
+    const out = this.transmitBuffer;
+    if (length <= c.fragmentAbove) {
+      const headerBytes = writePacketHeader(out, 0, sequence, ack, ackBits);
+      out.set(data.subarray(0, length), headerBytes);
+      this.handler.transmit(sequence, out, headerBytes + length);
+    } else {
+      const numFragments = Math.ceil(length / c.fragmentSize);
+      for (let id = 0, q = 0; id < numFragments; id++) {
+        let p = writeFragmentHeader(out, 0, sequence, id, numFragments);
+        if (id === 0) p += writePacketHeader(out, p, sequence, ack, ackBits);
+        const bytes = Math.min(c.fragmentSize, length - q);
+        out.set(data.subarray(q, q + bytes), p);
+        q += bytes;
+        this.handler.transmit(sequence, out, p + bytes);
+        this.counters.fragmentsSent++;
+      }
+    }
+    this.counters.packetsSent++;
+    return sequence;
+  }
+
+  /** Ack bits for `ack`: bit i set when sequence ack - i was received (bit 0 is ack itself). */
+  private ackBits(ack: number): number {
+    let bits = 0;
+    for (let i = 0; i < 32; i++) if (this.received.exists((ack - i) & 0xffff)) bits |= 1 << i;
+    return bits >>> 0;
+  }
+
+  /** Handles one datagram from the peer: data[offset, offset + length). Never throws on bad input. */
+  receivePacket(data: Uint8Array, offset = 0, length = data.length - offset): void {
+    if (
+      !(data instanceof Uint8Array) ||
+      !(Number.isInteger(offset) && Number.isInteger(length) && offset >= 0 && length >= 1 && offset + length <= data.length)
+    ) {
+      this.counters.packetsInvalid++;
+      return;
+    }
+    const c = this.config;
+    if (length > c.maxPacketSize + MAX_PACKET_HEADER_BYTES + FRAGMENT_HEADER_BYTES) {
+      this.counters.packetsTooLargeToReceive++;
+      return;
+    }
+    if ((data[offset] & 1) === 0) this.receiveRegular(data, offset, length);
+    else this.receiveFragment(data, offset, length);
+  }
+
+  private receiveRegular(data: Uint8Array, offset: number, length: number): void {
+    const c = this.config;
+    this.counters.packetsReceived++;
+    const h = this.header;
+    const headerBytes = readPacketHeader(data, offset, length, h);
+    if (headerBytes < 0) {
+      this.counters.packetsInvalid++;
+      return;
+    }
+    const payloadBytes = length - headerBytes;
+    if (payloadBytes > c.maxPacketSize) {
+      this.counters.packetsTooLargeToReceive++;
+      return;
+    }
+    const { sequence, ack } = h;
+    let ackBits = h.ackBits;
+    if (!this.received.canInsert(sequence)) {
+      this.counters.packetsStale++;
+      return;
+    }
+    if (this.received.exists(sequence)) {
+      this.counters.packetsDuplicate++;
+      return;
+    }
+    if (!this.handler.process(sequence, data, offset + headerBytes, payloadBytes)) {
+      this.counters.packetsRefused++;
+      return;
+    }
+    const entry = this.received.insert(sequence)!;
+    entry.time = this.time;
+    entry.bytes = c.packetHeaderSize + length;
+    this.reassembly.advance(sequence);
+
+    for (let i = 0; i < 32 && ackBits !== 0; i++, ackBits >>>= 1) {
+      if ((ackBits & 1) === 0) continue;
+      const acked = (ack - i) & 0xffff;
+      const sent = this.sent.find(acked);
+      if (sent === undefined) continue;
+      if (sent.resolved) {
+        if (!sent.acked) this.counters.lateAcks++;
+        continue;
+      }
+      sent.acked = true;
+      sent.resolved = true;
+      this.counters.packetsAcked++;
+      const rtt = (this.time - sent.time) * 1000;
+      this.rttHistory[acked % this.rttHistory.length] = rtt;
+      if ((this.rtt === 0 && rtt > 0) || Math.abs(this.rtt - rtt) < 0.00001) this.rtt = rtt;
+      else this.rtt += (rtt - this.rtt) * c.rttSmoothingFactor;
+      const record = sent.record;
+      sent.record = undefined;
+      this.handler.onAcked?.(acked, record);
+    }
+  }
+
+  private receiveFragment(data: Uint8Array, offset: number, length: number): void {
+    const c = this.config;
+    const f = this.fragment;
+    if (!readFragmentHeader(data, offset, length, c.maxFragments, c.fragmentSize, f)) {
+      this.counters.fragmentsInvalid++;
+      return;
+    }
+    const { sequence, fragmentId, numFragments } = f;
+    if (this.received.exists(sequence)) {
+      this.counters.fragmentsDuplicate++;
+      return;
+    }
+    let slot = this.reassembly.find(sequence);
+    if (slot === undefined) {
+      slot = this.reassembly.insert(sequence);
+      if (slot === undefined) {
+        this.counters.fragmentsInvalid++;
+        return;
+      }
+      this.received.advance(sequence);
+      slot.numReceived = 0;
+      slot.numTotal = numFragments;
+      slot.payloadBytes = 0;
+      slot.headerBytes = 0;
+      slot.received.fill(0, 0, numFragments);
+      const need = MAX_PACKET_HEADER_BYTES + numFragments * c.fragmentSize;
+      // Grown to the largest packet seen, then reused: at most fragmentReassemblyBufferSize
+      // buffers of maxFragments * fragmentSize, however many sequences a peer starts.
+      if (slot.buffer.length < need) slot.buffer = new Uint8Array(need);
+    }
+    if (numFragments !== slot.numTotal) {
+      this.counters.fragmentsInvalid++;
+      return;
+    }
+    if (slot.received[fragmentId] !== 0) {
+      this.counters.fragmentsDuplicate++;
+      return;
+    }
+    slot.received[fragmentId] = 1;
+    slot.numReceived++;
+    const payloadStart = offset + f.headerBytes;
+    if (fragmentId === 0) {
+      // Keep the packet header just before the payload, so the whole packet is one contiguous run.
+      slot.headerBytes = writePacketHeader(
+        slot.buffer,
+        MAX_PACKET_HEADER_BYTES - f.headerBytes + FRAGMENT_HEADER_BYTES,
+        sequence,
+        f.ack,
+        f.ackBits,
+      );
+    }
+    if (fragmentId === numFragments - 1)
+      slot.payloadBytes = (numFragments - 1) * c.fragmentSize + f.fragmentBytes;
+    slot.buffer.set(
+      data.subarray(payloadStart, payloadStart + f.fragmentBytes),
+      MAX_PACKET_HEADER_BYTES + fragmentId * c.fragmentSize,
+    );
+    this.counters.fragmentsReceived++;
+    if (slot.numReceived === slot.numTotal) {
+      const start = MAX_PACKET_HEADER_BYTES - slot.headerBytes;
+      this.receiveRegular(slot.buffer, start, slot.headerBytes + slot.payloadBytes);
+      this.reassembly.remove(sequence);
+    }
+  }
+
+  private resolveLost(sequence: number, entry: SentPacket<R>): void {
+    entry.resolved = true;
+    this.counters.packetsLost++;
+    const record = entry.record;
+    entry.record = undefined;
+    this.handler.onLost?.(sequence, record);
+  }
+
+  /** Advances time to `now` (seconds): reports packets lost by timeout and refreshes the statistics. */
+  update(now: number): void {
+    this.time = now;
+    this.expireUnacked();
+    this.updateStats();
+  }
+
+  private expireUnacked(): void {
+    const size = this.sent.size;
+    // Everything more than `size` behind was evicted (and reported) when its slot was reused.
+    if (((this.sequence - this.oldestUnresolved) & 0xffff) > size)
+      this.oldestUnresolved = (this.sequence - size) & 0xffff;
+    const deadline = this.time - this.config.ackTimeout;
+    while (this.oldestUnresolved !== this.sequence) {
+      const s = this.oldestUnresolved;
+      const entry = this.sent.find(s);
+      if (entry !== undefined && !entry.resolved) {
+        if (entry.time > deadline) break;
+        this.resolveLost(s, entry);
+      }
+      this.oldestUnresolved = (s + 1) & 0xffff;
+    }
+  }
+
+  private updateStats(): void {
+    const c = this.config;
+    // RTT over the history window.
+    let min = Number.POSITIVE_INFINITY;
+    let max = 0;
+    let sum = 0;
+    let count = 0;
+    const history = this.rttHistory;
+    for (let i = 0; i < history.length; i++) {
+      const rtt = history[i];
+      if (rtt < 0) continue;
+      if (rtt < min) min = rtt;
+      if (rtt > max) max = rtt;
+      sum += rtt;
+      count++;
+    }
+    this.rttMin = count > 0 ? min : 0;
+    this.rttMax = max;
+    this.rttAvg = count > 0 ? sum / count : 0;
+    let jitterSum = 0;
+    let jitterMax = 0;
+    let deviation = 0;
+    for (let i = 0; i < history.length; i++) {
+      const rtt = history[i];
+      if (rtt < 0) continue;
+      const d = rtt - this.rttMin;
+      jitterSum += d;
+      if (d > jitterMax) jitterMax = d;
+      deviation += (rtt - this.rttAvg) * (rtt - this.rttAvg);
+    }
+    this.jitterAvgVsMinRtt = count > 0 ? jitterSum / count : 0;
+    this.jitterMaxVsMinRtt = jitterMax;
+    this.jitterStddevVsAvgRtt = count > 0 ? Math.sqrt(deviation / count) : 0;
+
+    // Loss, sent and acked bandwidth over the older half of the sent window (the newer half may
+    // still be in flight); received bandwidth over the older half of the received window.
+    const sentBase = (this.sent.sequence - this.sent.size + 1 + 0xffff) & 0xffff;
+    const samples = this.sent.size >>> 1;
+    let numSent = 0;
+    let numDropped = 0;
+    for (let i = 0; i < samples; i++) {
+      const entry = this.sent.find((sentBase + i) & 0xffff);
+      if (entry === undefined) continue;
+      numSent++;
+      if (!entry.acked) numDropped++;
+    }
+    if (numSent > 0) {
+      const loss = (numDropped / numSent) * 100;
+      this.packetLoss = smooth(this.packetLoss, loss, c.packetLossSmoothingFactor);
+    } else this.packetLoss = 0;
+    this.sentKbps = this.bandwidth(this.sent, sentBase, samples, false, this.sentKbps);
+    this.ackedKbps = this.bandwidth(this.sent, sentBase, samples, true, this.ackedKbps);
+    const receivedBase = (this.received.sequence - this.received.size + 1 + 0xffff) & 0xffff;
+    this.receivedKbps = this.bandwidth(
+      this.received,
+      receivedBase,
+      this.received.size >>> 1,
+      false,
+      this.receivedKbps,
+    );
+  }
+
+  private bandwidth(
+    buffer: SequenceBuffer<{ time: number; bytes: number; acked?: boolean }>,
+    base: number,
+    samples: number,
+    ackedOnly: boolean,
+    previous: number,
+  ): number {
+    let bytes = 0;
+    let start = Number.POSITIVE_INFINITY;
+    let finish = 0;
+    for (let i = 0; i < samples; i++) {
+      const entry = buffer.find((base + i) & 0xffff);
+      if (entry === undefined || (ackedOnly && !entry.acked)) continue;
+      bytes += entry.bytes;
+      if (entry.time < start) start = entry.time;
+      if (entry.time > finish) finish = entry.time;
+    }
+    if (start === Number.POSITIVE_INFINITY || !(finish > start)) return previous;
+    return smooth(previous, ((bytes / (finish - start)) * 8) / 1000, this.config.bandwidthSmoothingFactor);
+  }
+
+  /** Forgets every packet and statistic, as a fresh endpoint at time `now` (records are dropped unreported). */
+  reset(now = this.time): void {
+    this.time = now;
+    this.sequence = 0;
+    this.oldestUnresolved = 0;
+    this.sent.reset();
+    this.received.reset();
+    this.reassembly.reset();
+    this.rttHistory.fill(-1);
+    Object.assign(this.counters, zeroCounters());
+    this.rtt = this.rttMin = this.rttMax = this.rttAvg = 0;
+    this.jitterAvgVsMinRtt = this.jitterMaxVsMinRtt = this.jitterStddevVsAvgRtt = 0;
+    this.packetLoss = this.sentKbps = this.receivedKbps = this.ackedKbps = 0;
+  }
+}
+
+/** Exponential smoothing as the reference does it: snap when already within 1e-5. */
+function smooth(current: number, sample: number, factor: number): number {
+  return Math.abs(current - sample) > 0.00001 ? current + (sample - current) * factor : sample;
+}
