@@ -68,7 +68,7 @@ export function reliableConfig(overrides: Partial<ReliableConfig> = {}): Reliabl
   const config: ReliableConfig = { ...DEFAULT_RELIABLE_CONFIG, ...overrides };
   integer(config, 'maxPacketSize', 1, 256 * 65536);
   integer(config, 'fragmentSize', 1, 65536);
-  integer(config, 'fragmentAbove', 0, config.maxPacketSize);
+  integer(config, 'fragmentAbove', 0, 256 * 65536); // at or above maxPacketSize: never fragment
   integer(config, 'maxFragments', 1, 256);
   integer(config, 'sentPacketsBufferSize', 2, 65536);
   integer(config, 'receivedPacketsBufferSize', 2, 65536);

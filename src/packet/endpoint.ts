@@ -157,6 +157,13 @@ export class ReliableEndpoint<R = unknown> {
     );
   }
 
+  /** Bytes held by fragment reassembly: capped at fragmentReassemblyBufferSize × (maxFragments × fragmentSize + 9). */
+  get reassemblyBytes(): number {
+    let total = 0;
+    for (let i = 0; i < this.reassembly.size; i++) total += this.reassembly.entryAt(i).buffer.length;
+    return total;
+  }
+
   /** The sequence the next sendPacket will use. */
   get nextSequence(): number {
     return this.sequence;
@@ -228,7 +235,13 @@ export class ReliableEndpoint<R = unknown> {
   receivePacket(data: Uint8Array, offset = 0, length = data.length - offset): void {
     if (
       !(data instanceof Uint8Array) ||
-      !(Number.isInteger(offset) && Number.isInteger(length) && offset >= 0 && length >= 1 && offset + length <= data.length)
+      !(
+        Number.isInteger(offset) &&
+        Number.isInteger(length) &&
+        offset >= 0 &&
+        length >= 1 &&
+        offset + length <= data.length
+      )
     ) {
       this.counters.packetsInvalid++;
       return;
