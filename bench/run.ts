@@ -22,6 +22,7 @@ import {
 import { runBitpacker } from './suites/bitpacker.js';
 import { runCrc32 } from './suites/crc32.js';
 import { runMeasure } from './suites/measure.js';
+import { runPacket } from './suites/packet.js';
 import { runReject } from './suites/reject.js';
 import { runW1 } from './suites/w1.js';
 
@@ -30,6 +31,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void> = {
   bitpacker: runBitpacker,
   crc32: runCrc32,
   reject: runReject,
+  packet: runPacket,
   measure: runMeasure,
 };
 

@@ -206,7 +206,8 @@ export class ReliableEndpoint<R = unknown> {
     const out = this.transmitBuffer;
     if (length <= c.fragmentAbove) {
       const headerBytes = writePacketHeader(out, 0, sequence, ack, ackBits);
-      out.set(data.subarray(0, length), headerBytes);
+      // A whole-array copy needs no view: the common case sends without allocating.
+      out.set(length === data.length ? data : data.subarray(0, length), headerBytes);
       this.handler.transmit(sequence, out, headerBytes + length);
     } else {
       const numFragments = Math.ceil(length / c.fragmentSize);
