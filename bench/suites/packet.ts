@@ -23,7 +23,6 @@ function pair(payloadBytes: number) {
     acked++;
   };
   const config = { maxPacketSize: 16 * 1024 };
-  // biome-ignore lint/style/useConst: assigned after b is created, used by a's transmit
   let b: ReliableEndpoint;
   const a: ReliableEndpoint = new ReliableEndpoint(
     { transmit: (_s, data, length) => b.receivePacket(data, 0, length), process, onAcked },
