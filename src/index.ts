@@ -3,6 +3,17 @@
  * Node-only transports live in their own entry points.
  */
 export { BitReader, BitWriter, bitsRequired, bitsRequired64 } from './bits/index.js';
+export {
+  DEFAULT_RELIABLE_CONFIG,
+  type ReliableConfig,
+  type ReliableCounters,
+  ReliableEndpoint,
+  type ReliableHandler,
+  reliableConfig,
+  SequenceBuffer,
+  sequenceGreaterThan,
+  sequenceLessThan,
+} from './packet/index.js';
 export { prng } from './random/prng.js';
 export {
   type Codec,
