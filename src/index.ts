@@ -29,3 +29,4 @@ export {
   t,
 } from './schema/index.js';
 export * from './serialize/index.js';
+export * from './transport/index.js';

@@ -1,0 +1,37 @@
+/**
+ * Datagram transports, browser-safe: the interface, the in-memory network and the network
+ * simulator. The UDP transport needs node:dgram; import it from './udp-transport.js'.
+ */
+export {
+  type Address,
+  formatAddress,
+  isAddress,
+  isIPv6,
+  type ParsedAddress,
+  parseAddress,
+  parseHost,
+  toAddress,
+} from './address.js';
+export {
+  MemoryNetwork,
+  type MemoryNetworkOptions,
+  MemoryTransport,
+  type MemoryTransportOptions,
+} from './memory-transport.js';
+export {
+  type BurstLoss,
+  type LinkConditions,
+  type LinkCounters,
+  type LinkDirection,
+  NetworkSimulator,
+  type NetworkSimulatorOptions,
+  type ResolvedLinkConditions,
+} from './simulator.js';
+export {
+  type DatagramHandler,
+  DatagramQueue,
+  type DatagramTransport,
+  PooledDatagram,
+  TransportCounters,
+  type TransportStats,
+} from './transport.js';
