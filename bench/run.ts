@@ -24,14 +24,16 @@ import { runCrc32 } from './suites/crc32.js';
 import { runMeasure } from './suites/measure.js';
 import { runPacket } from './suites/packet.js';
 import { runReject } from './suites/reject.js';
+import { runUdp } from './suites/udp.js';
 import { runW1 } from './suites/w1.js';
 
-const SUITES: Record<string, (ctx: SuiteContext) => void> = {
+const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   w1: runW1,
   bitpacker: runBitpacker,
   crc32: runCrc32,
   reject: runReject,
   packet: runPacket,
+  udp: runUdp,
   measure: runMeasure,
 };
 
@@ -57,7 +59,7 @@ function parseArgs(argv: string[]): { quick: boolean; only: string | null; json:
   return { quick, only, json };
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const options = args.quick ? QUICK_OPTIONS : FULL_OPTIONS;
   const machine = machineInfo();
@@ -85,7 +87,7 @@ function main(): void {
     collectAllGarbage();
     const suiteStart = performance.now();
     try {
-      run(createSuiteContext(options, report));
+      await run(createSuiteContext(options, report));
     } catch (error) {
       const message =
         error instanceof BenchFailure ? error.message : String((error as Error)?.stack ?? error);
@@ -109,4 +111,4 @@ function main(): void {
   }
 }
 
-main();
+await main();
