@@ -196,6 +196,35 @@ describe(`ReliableEndpoint (seed ${SEED})`, () => {
     assert.equal(victim.counters.fragmentsReceived, 5000);
   });
 
+  it('cleans up a partial reassembly once newer packets pass it; a straggler cannot complete it', () => {
+    const captured: Uint8Array[] = [];
+    const sender = new ReliableEndpoint({
+      transmit: (_s, d, n) => captured.push(d.slice(0, n)),
+      process: () => true,
+    });
+    const delivered: number[] = [];
+    const receiver = new ReliableEndpoint({
+      transmit: () => {},
+      process: (sequence) => {
+        delivered.push(sequence);
+        return true;
+      },
+    });
+    sender.sendPacket(new Uint8Array(3000)); // sequence 0: three fragments
+    const [first, second, last] = captured.splice(0);
+    receiver.receivePacket(first);
+    receiver.receivePacket(second);
+    for (let i = 0; i < 100; i++) sender.sendPacket(new Uint8Array([i])); // sequences 1..100
+    for (const packet of captured) receiver.receivePacket(packet);
+    receiver.receivePacket(last); // sequence 0's final fragment, far too late
+    assert.deepEqual(
+      delivered,
+      [...Array(100).keys()].map((i) => i + 1),
+      'sequence 0 never delivered',
+    );
+    assert.ok(receiver.counters.fragmentsInvalid >= 1, 'the straggler is refused');
+  });
+
   it('sequence numbers roll over past 65536 with acks intact', () => {
     const link = linkedPair(SEED, {}, { rttHistorySize: 8 });
     for (let i = 0; i < 70_000; i++) {

@@ -76,7 +76,6 @@ async function exchange(host: string): Promise<void> {
       b.pump(now());
       if (id % 10 === 9) await sleep(1);
     }
-    // Keep acks flowing until everything arrived and every packet has an outcome.
     // Until every packet has its outcome: a lost one needs ackTimeout (1 s) after its send, so
     // allow several seconds of wall time for a loaded machine.
     const outcomes = (side: typeof a) => [...side.acked, ...side.lost].filter((id) => id < 200).length;
