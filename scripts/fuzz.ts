@@ -1,6 +1,8 @@
 /**
  * `npm run fuzz`: random and mutated buffers into every reader of hostile input (see
- * scripts/fuzz-core.ts for the targets, the mutations and the semantic checks).
+ * scripts/fuzz-core.ts for the targets, the mutations and the semantic checks), then the `packet`
+ * target: two ReliableEndpoints under loss, corruption and injected datagrams (see
+ * scripts/packet-fuzz-core.ts; there N counts datagrams, each fed to two readers).
  *
  *   node --expose-gc dist/scripts/fuzz.js [--iterations N] [--seed S] [--target name[,name]]
  *
@@ -19,6 +21,14 @@ import {
   TARGET_NAMES,
   type TargetReport,
 } from './fuzz-core.js';
+import {
+  formatPacketDetails,
+  PACKET_TARGET,
+  type PacketFuzzReport,
+  runPacketFuzz,
+} from './packet-fuzz-core.js';
+
+const ALL_TARGETS: readonly string[] = [...TARGET_NAMES, PACKET_TARGET];
 
 const DEFAULT_ITERATIONS = 1_000_000;
 /** Heap growth between the 10% mark and the end (both after a GC) that counts as unbounded. */
@@ -32,8 +42,8 @@ interface Args {
 
 function usage(): string {
   return `usage: node --expose-gc dist/scripts/fuzz.js [--iterations N] [--seed S] [--target name[,name...]]
-  targets: ${TARGET_NAMES.join(', ')} (default: all)
-  N: inputs per target (default ${DEFAULT_ITERATIONS.toLocaleString('en-US')})
+  targets: ${ALL_TARGETS.join(', ')} (default: all)
+  N: inputs per target (default ${DEFAULT_ITERATIONS.toLocaleString('en-US')}; for ${PACKET_TARGET}, datagrams)
   S: uint32 seed (default: GW_SEED, else fresh)`;
 }
 
@@ -81,14 +91,14 @@ function parseArgs(argv: string[]): Args {
     throw new Error('--seed / GW_SEED must be an integer in [0, 2^32)');
   }
   for (const name of targets) {
-    if (!(TARGET_NAMES as readonly string[]).includes(name)) {
-      throw new Error(`unknown target ${name} (known: ${TARGET_NAMES.join(', ')})`);
+    if (!ALL_TARGETS.includes(name)) {
+      throw new Error(`unknown target ${name} (known: ${ALL_TARGETS.join(', ')})`);
     }
   }
   return {
     iterations,
     seed: seed ?? (Date.now() ^ (process.pid << 16)) >>> 0,
-    targets: targets.length > 0 ? targets : [...TARGET_NAMES],
+    targets: targets.length > 0 ? targets : [...ALL_TARGETS],
   };
 }
 
@@ -113,11 +123,23 @@ function heapBounded(report: TargetReport): boolean {
   return !report.gcUsed || report.heapAtEnd - report.heapAtTenPercent <= HEAP_GROWTH_LIMIT;
 }
 
+function isPacketReport(report: TargetReport): report is PacketFuzzReport {
+  return report.target === PACKET_TARGET && 'readerInputs' in report;
+}
+
+/** Inputs reader `k` saw: every input for the reader targets; its share of the datagrams for packet. */
+function readerInputs(report: TargetReport, k: number): number {
+  return isPacketReport(report) ? report.readerInputs[k] : report.iterations;
+}
+
 function printReport(report: TargetReport): void {
   const seconds = report.elapsedMs / 1000;
+  const corpus = isPacketReport(report)
+    ? `corpus: the last ${report.corpusSize / 2} datagrams each side sent`
+    : `corpus ${report.corpusSize}`;
   console.log(
     `target ${report.target}: ${report.description}\n` +
-      `  ${int(report.iterations)} inputs (${int(report.randomInputs)} random, ${int(report.mutatedInputs)} mutated; corpus ${report.corpusSize}) in ${seconds.toFixed(1)} s, ${int(report.iterations / seconds)} inputs/s`,
+      `  ${int(report.iterations)} inputs (${int(report.randomInputs)} random, ${int(report.mutatedInputs)} mutated; ${corpus}) in ${seconds.toFixed(1)} s, ${int(report.iterations / seconds)} inputs/s`,
   );
   for (const r of report.readers) {
     console.log(
@@ -126,6 +148,7 @@ function printReport(report: TargetReport): void {
     const top = [...r.reasons].sort((a, b) => b[1] - a[1]).slice(0, 4);
     for (const [reason, count] of top) console.log(`      ${int(count).padStart(9)}  ${reason}`);
   }
+  if (isPacketReport(report)) for (const line of formatPacketDetails(report)) console.log(line);
   console.log(
     `  semantic checks ${int(report.semanticChecks)}, failures ${int(report.semanticFailures)}; heap after 10% ${mb(report.heapAtTenPercent)}, at end ${mb(report.heapAtEnd)}${report.gcUsed ? ' (after GC)' : ' (no --expose-gc: not settled)'}${heapBounded(report) ? '' : ' UNBOUNDED'}`,
   );
@@ -144,12 +167,17 @@ function main(): number {
   const onProgress = progressPrinter();
   for (const name of args.targets) {
     const setup = performance.now();
-    const target = createTarget(name, args.seed);
-    const setupMs = performance.now() - setup;
-    console.log(
-      `${name}: corpus of ${target.corpus.length} valid encodings built and checked in ${(setupMs / 1000).toFixed(1)} s`,
-    );
-    const report = runTarget(target, { iterations: args.iterations, seed: args.seed, onProgress, gc });
+    let report: TargetReport;
+    if (name === PACKET_TARGET) {
+      report = runPacketFuzz({ seed: args.seed, datagrams: args.iterations, onProgress, gc });
+    } else {
+      const target = createTarget(name, args.seed);
+      const setupMs = performance.now() - setup;
+      console.log(
+        `${name}: corpus of ${target.corpus.length} valid encodings built and checked in ${(setupMs / 1000).toFixed(1)} s`,
+      );
+      report = runTarget(target, { iterations: args.iterations, seed: args.seed, onProgress, gc });
+    }
     if (process.stdout.isTTY) process.stdout.write('\r\x1b[K');
     printReport(report);
     reports.push(report);
@@ -168,11 +196,11 @@ function main(): number {
     `  ${'target'.padEnd(10)} ${'reader'.padEnd(18)} ${'inputs'.padStart(10)} ${'accepted'.padStart(10)} ${'rejected'.padStart(10)}`,
   );
   for (const r of reports) {
-    for (const reader of r.readers) {
+    r.readers.forEach((reader, k) => {
       console.log(
-        `  ${r.target.padEnd(10)} ${reader.name.padEnd(18)} ${int(r.iterations).padStart(10)} ${int(reader.accepted).padStart(10)} ${int(reader.rejected).padStart(10)}`,
+        `  ${r.target.padEnd(10)} ${reader.name.padEnd(18)} ${int(readerInputs(r, k)).padStart(10)} ${int(reader.accepted).padStart(10)} ${int(reader.rejected).padStart(10)}`,
       );
-    }
+    });
   }
   console.log(`  inputs ${int(total)} in ${seconds.toFixed(1)} s (${int(total / seconds)} inputs/s overall)`);
   console.log(`  unexpected exceptions: ${crashes}`);

@@ -233,9 +233,14 @@ export class ReliableEndpoint<R = unknown> {
   }
 
   /** Handles one datagram from the peer: data[offset, offset + length). Never throws on bad input. */
-  receivePacket(data: Uint8Array, offset = 0, length = data.length - offset): void {
+  receivePacket(data: Uint8Array, offset = 0, length?: number): void {
+    // The default length is taken only after the type check: `data` may be anything at all.
+    if (!(data instanceof Uint8Array)) {
+      this.counters.packetsInvalid++;
+      return;
+    }
+    length ??= data.length - offset;
     if (
-      !(data instanceof Uint8Array) ||
       !(
         Number.isInteger(offset) &&
         Number.isInteger(length) &&
