@@ -27,6 +27,7 @@
  * Everything is a function of the seed: a run is replayed by its seed and datagram count.
  */
 import {
+  emptyReliableCounters,
   FRAGMENT_HEADER_BYTES,
   MAX_PACKET_HEADER_BYTES,
   type ReliableConfig,
@@ -255,25 +256,6 @@ interface Side {
   victimCounters: ReliableCounters;
 }
 
-function zeroCounters(): ReliableCounters {
-  return {
-    packetsSent: 0,
-    packetsReceived: 0,
-    packetsAcked: 0,
-    packetsLost: 0,
-    lateAcks: 0,
-    packetsStale: 0,
-    packetsDuplicate: 0,
-    packetsInvalid: 0,
-    packetsTooLargeToReceive: 0,
-    packetsRefused: 0,
-    fragmentsSent: 0,
-    fragmentsReceived: 0,
-    fragmentsInvalid: 0,
-    fragmentsDuplicate: 0,
-  };
-}
-
 function addCounters(into: ReliableCounters, from: ReliableCounters): void {
   for (const key of Object.keys(into) as (keyof ReliableCounters)[]) into[key] += from[key];
 }
@@ -426,7 +408,7 @@ class PacketFuzz {
         victimProcessed: 0,
         victimRefused: 0,
         victimEmpty: 0,
-        victimCounters: zeroCounters(),
+        victimCounters: emptyReliableCounters(),
       } as Side;
     });
     const [a, b] = this.sides;

@@ -72,7 +72,8 @@ class Reassembly {
   buffer = new Uint8Array(0);
 }
 
-function zeroCounters(): ReliableCounters {
+/** A counters record with every count at zero. */
+export function emptyReliableCounters(): ReliableCounters {
   return {
     packetsSent: 0,
     packetsReceived: 0,
@@ -103,7 +104,7 @@ function zeroCounters(): ReliableCounters {
  */
 export class ReliableEndpoint<R = unknown> {
   readonly config: ReliableConfig;
-  readonly counters: ReliableCounters = zeroCounters();
+  readonly counters: ReliableCounters = emptyReliableCounters();
   /** Smoothed round-trip time, ms. */
   rtt = 0;
   rttMin = 0;
@@ -505,7 +506,7 @@ export class ReliableEndpoint<R = unknown> {
     this.received.reset();
     this.reassembly.reset();
     this.rttHistory.fill(-1);
-    Object.assign(this.counters, zeroCounters());
+    Object.assign(this.counters, emptyReliableCounters());
     this.rtt = this.rttMin = this.rttMax = this.rttAvg = 0;
     this.jitterAvgVsMinRtt = this.jitterMaxVsMinRtt = this.jitterStddevVsAvgRtt = 0;
     this.packetLoss = this.sentKbps = this.receivedKbps = this.ackedKbps = 0;

@@ -1,5 +1,10 @@
 export { DEFAULT_RELIABLE_CONFIG, type ReliableConfig, reliableConfig } from './config.js';
-export { type ReliableCounters, ReliableEndpoint, type ReliableHandler } from './endpoint.js';
+export {
+  emptyReliableCounters,
+  type ReliableCounters,
+  ReliableEndpoint,
+  type ReliableHandler,
+} from './endpoint.js';
 export {
   FRAGMENT_HEADER_BYTES,
   type FragmentHeader,
