@@ -19,6 +19,7 @@ import {
   type SuiteReport,
   sinkChecksum,
 } from './harness.js';
+import { runAead } from './suites/aead.js';
 import { runBitpacker } from './suites/bitpacker.js';
 import { runCrc32 } from './suites/crc32.js';
 import { runMeasure } from './suites/measure.js';
@@ -35,6 +36,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   packet: runPacket,
   udp: runUdp,
   measure: runMeasure,
+  aead: runAead,
 };
 
 function usage(message: string): never {

@@ -1,6 +1,12 @@
 /**
- * `ghostwire/node`: everything in the browser-safe entry point plus the transports that need
- * Node's modules (UDP sockets).
+ * `ghostwire/node`: everything in the browser-safe entry point plus what needs Node's modules:
+ * UDP sockets, and node:crypto's native ChaCha20-Poly1305, registered here as the default AEAD.
  */
+import { registerDefaultAead } from './connection/aead.js';
+import { nodeAead } from './connection/aead-node.js';
+
+registerDefaultAead(nodeAead);
+
+export { nodeAead } from './connection/aead-node.js';
 export * from './index.js';
 export { UdpTransport, type UdpTransportOptions } from './transport/udp-transport.js';

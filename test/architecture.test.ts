@@ -8,10 +8,10 @@ import { fileURLToPath } from 'node:url';
 const src = fileURLToPath(new URL('../../src/', import.meta.url));
 
 /** Layers from the bottom up: a file may import its own layer or any layer below it. */
-const LAYERS = ['random', 'transport', 'bits', 'serialize', 'schema', 'packet'];
+const LAYERS = ['random', 'transport', 'bits', 'serialize', 'schema', 'packet', 'connection'];
 
-/** The only sources that may use Node's modules: transports over Node sockets. */
-const NODE_ONLY = new Set(['transport/udp-transport.ts']);
+/** The only sources that may use Node's modules: the UDP transport and the native AEAD. */
+const NODE_ONLY = new Set(['transport/udp-transport.ts', 'connection/aead-node.ts']);
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>

@@ -102,15 +102,8 @@ function formatIPv6Groups(groups: number[]): string {
   return `${hex(0, bestStart)}::${hex(bestStart + bestLength, 8)}`;
 }
 
-/** Canonical IPv6 text (zone included), or null when `text` is not an IPv6 address. */
-function canonicalIPv6(text: string): string | null {
-  let zone = '';
-  const percent = text.indexOf('%');
-  if (percent >= 0) {
-    zone = text.slice(percent + 1);
-    if (zone.length === 0 || zone.length > MAX_ZONE || !ZONE_PATTERN.test(zone)) return null;
-    text = text.slice(0, percent);
-  }
+/** The eight 16-bit groups of an IPv6 address text without a zone, or null when it is not one. */
+export function ipv6Groups(text: string): number[] | null {
   const halves = text.split('::');
   if (halves.length > 2) return null;
   const groups: number[] = [];
@@ -126,6 +119,25 @@ function canonicalIPv6(text: string): string | null {
     for (let i = 0; i < zeros; i++) groups.push(0);
     for (const g of tail) groups.push(g);
   }
+  return groups;
+}
+
+/** The canonical (RFC 5952) text of eight 16-bit groups. */
+export function ipv6Text(groups: readonly number[]): string {
+  return formatIPv6Groups(groups as number[]);
+}
+
+/** Canonical IPv6 text (zone included), or null when `text` is not an IPv6 address. */
+function canonicalIPv6(text: string): string | null {
+  let zone = '';
+  const percent = text.indexOf('%');
+  if (percent >= 0) {
+    zone = text.slice(percent + 1);
+    if (zone.length === 0 || zone.length > MAX_ZONE || !ZONE_PATTERN.test(zone)) return null;
+    text = text.slice(0, percent);
+  }
+  const groups = ipv6Groups(text);
+  if (groups === null) return null;
   const canonical = formatIPv6Groups(groups);
   return zone === '' ? canonical : `${canonical}%${zone}`;
 }
