@@ -10,6 +10,7 @@ import {
   VERSION_INFO,
   VERSION_INFO_BYTES,
 } from './constants.js';
+import type { ReplayProtection } from './replay-protection.js';
 
 /**
  * netcode 1.02 packets. The connection request travels in the clear (its token is sealed for
@@ -212,6 +213,7 @@ export class PacketCodec {
     key: Uint8Array,
     allowed: number,
     view: PacketView,
+    replay?: ReplayProtection,
   ): boolean {
     if (length < 1) return this.reject(view, 'empty packet');
     const prefix = data[0];
@@ -232,6 +234,13 @@ export class PacketCodec {
       if (i < 4) low += data[1 + i] * 2 ** (8 * i);
       else high += data[1 + i] * 2 ** (8 * (i - 4));
     }
+    const sequence = high * 0x100000000 + low;
+    // Keep-alive, payload and disconnect are replay-protected: a repeat costs no decryption, and
+    // the window only moves for packets that authenticate.
+    const protectedType = type >= PacketType.KeepAlive;
+    if (replay !== undefined && protectedType && replay.alreadyReceived(sequence)) {
+      return this.reject(view, 'replayed packet');
+    }
     const nonce = this.nonce;
     nonce.fill(0);
     for (let i = 0; i < bytes; i++) nonce[4 + i] = data[1 + i];
@@ -239,10 +248,11 @@ export class PacketCodec {
     if (!this.aead.decrypt(data, bodyOffset, bodyBytes + MAC_BYTES, this.ad, nonce, key)) {
       return this.reject(view, 'packet failed authentication');
     }
+    if (replay !== undefined && protectedType) replay.advance(sequence);
     view.type = type;
     view.sequenceLow = low;
     view.sequenceHigh = high;
-    view.sequence = high * 0x100000000 + low;
+    view.sequence = sequence;
     if (type === PacketType.ConnectionChallenge || type === PacketType.ConnectionResponse) {
       view.challengeSequence = readU64(data, bodyOffset);
       view.challengeTokenOffset = bodyOffset + 8;

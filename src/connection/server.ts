@@ -1,0 +1,507 @@
+import type { ReliableConfig } from '../packet/config.js';
+import { ReliableEndpoint } from '../packet/endpoint.js';
+import type { Address } from '../transport/address.js';
+import type { DatagramTransport } from '../transport/transport.js';
+import { type Aead, defaultAead } from './aead.js';
+import { readU64 } from './bytes.js';
+import { readChallengeToken, writeChallengeToken } from './challenge-token.js';
+import {
+  decryptConnectTokenPrivate,
+  privateAssociatedData,
+  readConnectTokenPrivate,
+} from './connect-token.js';
+import {
+  CONNECT_TOKEN_NONCE_BYTES,
+  CONNECT_TOKEN_PRIVATE_BYTES,
+  KEY_BYTES,
+  MAC_BYTES,
+  MAX_PACKET_BYTES,
+  NUM_DISCONNECT_PACKETS,
+  PACKET_SEND_RATE,
+  PacketType,
+} from './constants.js';
+import { PacketCodec, packetView, typeMask } from './packets.js';
+import { ReplayProtection } from './replay-protection.js';
+
+/** Why the server dropped a client. */
+export type ServerDisconnectReason = 'timed out' | 'client disconnected' | 'kicked' | 'server shut down';
+
+export interface ServerOptions {
+  protocolId: bigint;
+  /** The 32-byte key shared with the backend that issues connect tokens. */
+  privateKey: Uint8Array;
+  /**
+   * The addresses clients use to reach this server, as written in connect tokens; a request is
+   * accepted only if its token names one of them. One transport per address, in the same order.
+   */
+  publicAddresses: Address[];
+  transports: DatagramTransport[];
+  /** Client slots (default 256). */
+  maxClients?: number;
+  aead?: Aead;
+  /** Configuration of each connection's ReliableEndpoint. */
+  reliable?: Partial<ReliableConfig>;
+  /** Unix time in seconds, for connect token expiry (default: the system clock). */
+  unixTime?: () => number;
+  /** Datagrams taken from each transport per update (default 1024): a flood cannot stall the loop. */
+  maxDatagramsPerUpdate?: number;
+  onConnect?(clientIndex: number, clientId: bigint, userData: Uint8Array): void;
+  onDisconnect?(clientIndex: number, clientId: bigint, reason: ServerDisconnectReason): void;
+  /** A packet from a client: data[offset, offset + length), valid during the call. */
+  onPacket?(clientIndex: number, data: Uint8Array, offset: number, length: number): void;
+  /** Delivery notification for packets sent with a record. */
+  onAcked?(clientIndex: number, sequence: number, record: unknown): void;
+  onLost?(clientIndex: number, sequence: number, record: unknown): void;
+}
+
+/** What the server counts about traffic it refused, by reason. */
+export interface ServerCounters {
+  requestsAccepted: number;
+  requestsInvalid: number;
+  requestsExpired: number;
+  requestsBadToken: number;
+  requestsWrongServer: number;
+  requestsAlreadyConnected: number;
+  requestsTokenReused: number;
+  requestsNoRoom: number;
+  deniedFull: number;
+  responsesInvalid: number;
+  unknownAddress: number;
+  rejectedPackets: number;
+  replayedPackets: number;
+}
+
+/** An address that presented a valid token: its keys, until it connects or the entry expires. */
+interface EncryptionMapping {
+  sendKey: Uint8Array;
+  receiveKey: Uint8Array;
+  timeout: number;
+  expireTime: number;
+  lastAccess: number;
+  transport: number;
+}
+
+class ClientSlot {
+  connected = false;
+  confirmed = false;
+  clientId = 0n;
+  address = '' as Address;
+  transport = 0;
+  sendKey: Uint8Array = new Uint8Array(KEY_BYTES);
+  receiveKey: Uint8Array = new Uint8Array(KEY_BYTES);
+  sequence = 0;
+  timeout = 0;
+  lastSend = 0;
+  lastReceive = 0;
+  userData: Uint8Array = new Uint8Array(0);
+  readonly replay = new ReplayProtection();
+  endpoint: ReliableEndpoint<unknown> | null = null;
+}
+
+const FROM_CLIENT = typeMask(PacketType.KeepAlive, PacketType.Payload, PacketType.Disconnect);
+const RESPONSE = typeMask(PacketType.ConnectionResponse);
+
+/**
+ * A netcode 1.02 dedicated server: accepts clients holding connect tokens issued for it, keeps
+ * per-client keys, sequences and replay protection, sends keep-alives at 10 Hz, times clients
+ * out, and carries a ReliableEndpoint inside each connection's payload packets (acks, delivery
+ * notification, fragments, statistics). A pure state machine over transports: drive it with
+ * `update(now)`, `now` in seconds.
+ */
+export class Server {
+  readonly maxClients: number;
+  readonly counters: ServerCounters = {
+    requestsAccepted: 0,
+    requestsInvalid: 0,
+    requestsExpired: 0,
+    requestsBadToken: 0,
+    requestsWrongServer: 0,
+    requestsAlreadyConnected: 0,
+    requestsTokenReused: 0,
+    requestsNoRoom: 0,
+    deniedFull: 0,
+    responsesInvalid: 0,
+    unknownAddress: 0,
+    rejectedPackets: 0,
+    replayedPackets: 0,
+  };
+  private readonly options: ServerOptions;
+  private readonly aead: Aead;
+  private readonly codec: PacketCodec;
+  private readonly slots: ClientSlot[];
+  private readonly byAddress = new Map<Address, number>();
+  private readonly mappings = new Map<Address, EncryptionMapping>();
+  private readonly maxMappings: number;
+  /** Connect tokens seen, by MAC, with the address that used them (a token serves one address). */
+  private readonly tokensUsed = new Map<string, Address>();
+  private readonly maxTokensUsed: number;
+  private readonly challengeKey: Uint8Array;
+  private challengeSequence = 0;
+  /** For packets to addresses not connected (challenge, denied): from 2^63, so a restarted
+   * server never reuses a nonce a client key already saw from per-client sequences. */
+  private globalSequence = 1n << 63n;
+  private numConnected = 0;
+  private time = 0;
+  private running = true;
+  private readonly buffer = new Uint8Array(MAX_PACKET_BYTES + 64);
+  private readonly scratch = new Uint8Array(MAX_PACKET_BYTES + 64);
+  private readonly view = packetView();
+
+  constructor(options: ServerOptions) {
+    this.options = options;
+    this.maxClients = options.maxClients ?? 256;
+    if (!Number.isInteger(this.maxClients) || this.maxClients < 1 || this.maxClients > 4096) {
+      throw new RangeError(`Server: maxClients must be an integer in [1, 4096], got ${this.maxClients}`);
+    }
+    if (!(options.privateKey instanceof Uint8Array) || options.privateKey.length !== KEY_BYTES) {
+      throw new RangeError(`Server: privateKey must be ${KEY_BYTES} bytes`);
+    }
+    if (options.publicAddresses.length < 1 || options.publicAddresses.length !== options.transports.length) {
+      throw new RangeError('Server: give one transport per public address (at least one)');
+    }
+    this.aead = options.aead ?? defaultAead();
+    this.codec = new PacketCodec(options.protocolId, this.aead);
+    this.slots = Array.from({ length: this.maxClients }, () => new ClientSlot());
+    this.maxMappings = this.maxClients * 4;
+    this.maxTokensUsed = this.maxClients * 8;
+    // A fresh key per server run: challenge tokens from an earlier run no longer open.
+    const challengeKey = new Uint8Array(KEY_BYTES);
+    globalThis.crypto.getRandomValues(challengeKey);
+    this.challengeKey = challengeKey;
+  }
+
+  get connectedClients(): number {
+    return this.numConnected;
+  }
+
+  isConnected(clientIndex: number): boolean {
+    return this.slots[clientIndex]?.connected === true;
+  }
+
+  clientId(clientIndex: number): bigint {
+    return this.connectedSlot(clientIndex).clientId;
+  }
+
+  clientAddress(clientIndex: number): Address {
+    return this.connectedSlot(clientIndex).address;
+  }
+
+  clientUserData(clientIndex: number): Uint8Array {
+    return this.connectedSlot(clientIndex).userData;
+  }
+
+  /** The connection's ReliableEndpoint: RTT, loss, bandwidth, counters. */
+  endpoint(clientIndex: number): ReliableEndpoint<unknown> {
+    return this.connectedSlot(clientIndex).endpoint!;
+  }
+
+  private connectedSlot(clientIndex: number): ClientSlot {
+    const slot = this.slots[clientIndex];
+    if (slot === undefined || !slot.connected)
+      throw new RangeError(`Server: client ${clientIndex} is not connected`);
+    return slot;
+  }
+
+  /** Sends data[0, length) to a connected client through its ReliableEndpoint; returns the packet's sequence. */
+  send(clientIndex: number, data: Uint8Array, length = data.length, record?: unknown): number {
+    return this.connectedSlot(clientIndex).endpoint!.sendPacket(data, length, record);
+  }
+
+  /** Kicks a client: ten disconnect packets, then its slot is free. */
+  disconnect(clientIndex: number): void {
+    this.connectedSlot(clientIndex);
+    this.disconnectSlot(clientIndex, 'kicked', true);
+  }
+
+  /** Disconnects every client and stops accepting connections. */
+  stop(): void {
+    for (let i = 0; i < this.maxClients; i++)
+      if (this.slots[i].connected) this.disconnectSlot(i, 'server shut down', true);
+    this.running = false;
+  }
+
+  update(now: number): void {
+    this.time = now;
+    const max = this.options.maxDatagramsPerUpdate ?? 1024;
+    const transports = this.options.transports;
+    for (let t = 0; t < transports.length; t++) {
+      transports[t].update(now);
+      transports[t].receive((from, data) => this.receive(t, from, data), max);
+    }
+    for (let i = 0; i < this.maxClients; i++) {
+      const slot = this.slots[i];
+      if (!slot.connected) continue;
+      slot.endpoint!.update(now);
+      if (!slot.connected) continue; // a handler may have kicked it
+      if (slot.lastSend + 1 / PACKET_SEND_RATE <= now) this.sendKeepAlive(i);
+      if (slot.timeout > 0 && slot.lastReceive + slot.timeout < now)
+        this.disconnectSlot(i, 'timed out', false);
+    }
+  }
+
+  private receive(transport: number, from: Address, data: Uint8Array): void {
+    if (!this.running) return;
+    const length = data.length;
+    if (length < 1 || length > MAX_PACKET_BYTES) {
+      this.counters.rejectedPackets++;
+      return;
+    }
+    if (data[0] === PacketType.ConnectionRequest) {
+      this.receiveRequest(transport, from, data);
+      return;
+    }
+    const index = this.byAddress.get(from);
+    // Decrypt into our own buffer: the transport's stays untouched.
+    const packet = this.scratch;
+    packet.set(data);
+    const view = this.view;
+    if (index !== undefined) {
+      const slot = this.slots[index];
+      if (!this.codec.readEncrypted(packet, length, slot.receiveKey, FROM_CLIENT, view, slot.replay)) {
+        if (view.reason === 'replayed packet') this.counters.replayedPackets++;
+        else this.counters.rejectedPackets++;
+        return;
+      }
+      slot.lastReceive = this.time;
+      if (view.type === PacketType.Disconnect) {
+        this.disconnectSlot(index, 'client disconnected', false);
+        return;
+      }
+      slot.confirmed = true;
+      if (view.type === PacketType.Payload)
+        slot.endpoint!.receivePacket(packet, view.payloadOffset, view.payloadLength);
+      return;
+    }
+    // Not connected: only a challenge response from an address that presented a valid token,
+    // and no decryption at all for anyone else.
+    const mapping = this.mappings.get(from);
+    if (mapping === undefined || this.expired(mapping)) {
+      this.counters.unknownAddress++;
+      return;
+    }
+    if (!this.codec.readEncrypted(packet, length, mapping.receiveKey, RESPONSE, view)) {
+      this.counters.responsesInvalid++;
+      return;
+    }
+    mapping.lastAccess = this.time;
+    this.receiveResponse(from, mapping, packet);
+  }
+
+  private expired(m: EncryptionMapping): boolean {
+    return (
+      (m.timeout > 0 && m.lastAccess + m.timeout < this.time) ||
+      (m.expireTime >= 0 && m.expireTime < this.time)
+    );
+  }
+
+  private receiveRequest(transport: number, from: Address, data: Uint8Array): void {
+    const c = this.counters;
+    const expireAt = this.codec.readConnectionRequest(data, data.length);
+    if (expireAt < 0) {
+      c.requestsInvalid++;
+      return;
+    }
+    const expireTimestamp = readU64(data, expireAt);
+    const unixNow = (this.options.unixTime ?? (() => Math.floor(Date.now() / 1000)))();
+    if (expireTimestamp <= unixNow) {
+      c.requestsExpired++;
+      return;
+    }
+    // The one decryption an unknown address can cause: a forged token fails here, with no state kept.
+    const sealed = this.scratch;
+    const tokenNonce = data.subarray(expireAt + 8, expireAt + 8 + CONNECT_TOKEN_NONCE_BYTES);
+    sealed.set(data.subarray(expireAt + 8 + CONNECT_TOKEN_NONCE_BYTES), 0);
+    const privateData = sealed.subarray(0, CONNECT_TOKEN_PRIVATE_BYTES);
+    const ad = privateAssociatedData(this.options.protocolId, expireTimestamp);
+    if (!decryptConnectTokenPrivate(privateData, ad, tokenNonce, this.options.privateKey, this.aead)) {
+      c.requestsBadToken++;
+      return;
+    }
+    const token = readConnectTokenPrivate(privateData);
+    if (token === null) {
+      c.requestsBadToken++;
+      return;
+    }
+    if (!token.serverAddresses.some((a) => this.options.publicAddresses.includes(a))) {
+      c.requestsWrongServer++;
+      return;
+    }
+    if (this.byAddress.has(from) || this.findClient(token.clientId) >= 0) {
+      c.requestsAlreadyConnected++;
+      return;
+    }
+    // A token serves one address: the same token from another address is refused.
+    const mac = data.subarray(data.length - MAC_BYTES);
+    let macKey = '';
+    for (let i = 0; i < MAC_BYTES; i++) macKey += String.fromCharCode(mac[i]);
+    const usedBy = this.tokensUsed.get(macKey);
+    if (usedBy !== undefined && usedBy !== from) {
+      c.requestsTokenReused++;
+      return;
+    }
+    if (usedBy === undefined) {
+      if (this.tokensUsed.size >= this.maxTokensUsed)
+        this.tokensUsed.delete(this.tokensUsed.keys().next().value!);
+      this.tokensUsed.set(macKey, from);
+    }
+    if (this.numConnected >= this.maxClients) {
+      c.deniedFull++;
+      this.sendGlobal(transport, from, token.serverToClientKey, (out, seq, key) =>
+        this.codec.writeDenied(out, seq, key),
+      );
+      return;
+    }
+    if (
+      !this.addMapping(
+        from,
+        transport,
+        token.serverToClientKey,
+        token.clientToServerKey,
+        token.timeoutSeconds,
+      )
+    ) {
+      c.requestsNoRoom++;
+      return;
+    }
+    c.requestsAccepted++;
+    const challenge = this.scratch.subarray(CONNECT_TOKEN_PRIVATE_BYTES, CONNECT_TOKEN_PRIVATE_BYTES + 300);
+    const sequence = this.challengeSequence++;
+    writeChallengeToken(challenge, 0, token.clientId, token.userData, sequence, this.challengeKey, this.aead);
+    this.sendGlobal(transport, from, token.serverToClientKey, (out, seq, key) =>
+      this.codec.writeChallengeOrResponse(out, PacketType.ConnectionChallenge, seq, key, sequence, challenge),
+    );
+  }
+
+  private addMapping(
+    address: Address,
+    transport: number,
+    sendKey: Uint8Array,
+    receiveKey: Uint8Array,
+    timeout: number,
+  ): boolean {
+    const existing = this.mappings.get(address);
+    if (existing === undefined && this.mappings.size >= this.maxMappings) {
+      for (const [a, m] of this.mappings) if (this.expired(m)) this.mappings.delete(a);
+      if (this.mappings.size >= this.maxMappings) return false;
+    }
+    this.mappings.set(address, {
+      sendKey,
+      receiveKey,
+      timeout,
+      expireTime: timeout >= 0 ? this.time + timeout : -1,
+      lastAccess: this.time,
+      transport,
+    });
+    return true;
+  }
+
+  private receiveResponse(from: Address, mapping: EncryptionMapping, packet: Uint8Array): void {
+    const view = this.view;
+    const challenge = readChallengeToken(
+      packet,
+      view.challengeTokenOffset,
+      view.challengeSequence,
+      this.challengeKey,
+      this.aead,
+    );
+    if (challenge === null) {
+      this.counters.responsesInvalid++;
+      return;
+    }
+    if (this.findClient(challenge.clientId) >= 0) return;
+    if (this.numConnected >= this.maxClients) {
+      this.counters.deniedFull++;
+      this.sendGlobal(mapping.transport, from, mapping.sendKey, (out, seq, key) =>
+        this.codec.writeDenied(out, seq, key),
+      );
+      return;
+    }
+    let index = 0;
+    while (this.slots[index].connected) index++;
+    const slot = this.slots[index];
+    slot.connected = true;
+    slot.confirmed = false;
+    slot.clientId = challenge.clientId;
+    slot.address = from;
+    slot.transport = mapping.transport;
+    slot.sendKey = mapping.sendKey;
+    slot.receiveKey = mapping.receiveKey;
+    slot.sequence = 0;
+    slot.timeout = mapping.timeout;
+    slot.lastSend = this.time;
+    slot.lastReceive = this.time;
+    slot.userData = challenge.userData;
+    slot.replay.reset();
+    slot.endpoint = this.createEndpoint(index);
+    this.mappings.delete(from);
+    this.byAddress.set(from, index);
+    this.numConnected++;
+    this.sendKeepAlive(index);
+    this.options.onConnect?.(index, slot.clientId, slot.userData);
+  }
+
+  private createEndpoint(index: number): ReliableEndpoint<unknown> {
+    const o = this.options;
+    return new ReliableEndpoint<unknown>(
+      {
+        transmit: (_sequence, data, length) => this.sendPayload(index, data, length),
+        process: (_sequence, data, offset, length) => {
+          o.onPacket?.(index, data, offset, length);
+          return true;
+        },
+        onAcked: (sequence, record) => o.onAcked?.(index, sequence, record),
+        onLost: (sequence, record) => o.onLost?.(index, sequence, record),
+      },
+      o.reliable,
+      this.time,
+    );
+  }
+
+  private sendPayload(index: number, data: Uint8Array, length: number): void {
+    const slot = this.slots[index];
+    if (!slot.connected) return;
+    // Until the client has answered, each payload is preceded by a keep-alive that tells it its slot.
+    if (!slot.confirmed) this.sendKeepAlive(index);
+    const n = this.codec.writePayload(this.buffer, slot.sequence++, slot.sendKey, data, 0, length);
+    this.options.transports[slot.transport].send(slot.address, this.buffer.subarray(0, n));
+    slot.lastSend = this.time;
+  }
+
+  private sendKeepAlive(index: number): void {
+    const slot = this.slots[index];
+    const n = this.codec.writeKeepAlive(this.buffer, slot.sequence++, slot.sendKey, index, this.maxClients);
+    this.options.transports[slot.transport].send(slot.address, this.buffer.subarray(0, n));
+    slot.lastSend = this.time;
+  }
+
+  private sendGlobal(
+    transport: number,
+    to: Address,
+    key: Uint8Array,
+    write: (out: Uint8Array, sequence: bigint, key: Uint8Array) => number,
+  ): void {
+    const n = write(this.buffer, this.globalSequence++, key);
+    this.options.transports[transport].send(to, this.buffer.subarray(0, n));
+  }
+
+  private findClient(clientId: bigint): number {
+    for (let i = 0; i < this.maxClients; i++)
+      if (this.slots[i].connected && this.slots[i].clientId === clientId) return i;
+    return -1;
+  }
+
+  private disconnectSlot(index: number, reason: ServerDisconnectReason, notify: boolean): void {
+    const slot = this.slots[index];
+    if (notify) {
+      for (let i = 0; i < NUM_DISCONNECT_PACKETS; i++) {
+        const n = this.codec.writeDisconnect(this.buffer, slot.sequence++, slot.sendKey);
+        this.options.transports[slot.transport].send(slot.address, this.buffer.subarray(0, n));
+      }
+    }
+    slot.connected = false;
+    slot.endpoint = null;
+    this.byAddress.delete(slot.address);
+    this.numConnected--;
+    this.options.onDisconnect?.(index, slot.clientId, reason);
+  }
+}
