@@ -96,6 +96,37 @@ describe('netcode client and server', () => {
     assert.equal(s.server.connectedClients, 0);
   });
 
+  it('every client error state: invalid token, response timed out, token expired', () => {
+    const network = new MemoryNetwork();
+    const clock = new Clock();
+    const s = makeServer(network, clock, [SERVER]);
+
+    const invalid = makeClient(network);
+    invalid.client.connect(new Uint8Array(2048).fill(7), clock.now);
+    assert.equal(invalid.client.state, ClientState.InvalidConnectToken);
+    invalid.client.connect(new Uint8Array(100), clock.now);
+    assert.equal(invalid.client.state, ClientState.InvalidConnectToken);
+
+    // The server answers requests, but the client's responses never arrive.
+    const mute = makeClient(network);
+    const send = mute.transport.send.bind(mute.transport);
+    mute.transport.send = (to, data) => {
+      if ((data[0] & 0xf) !== 3) send(to, data);
+    };
+    mute.client.connect(token(clock, 11n, [toAddress(SERVER)], { timeoutSeconds: 2 }), clock.now);
+    run(clock, 4, [s.server, mute.client]);
+    assert.equal(mute.client.state, ClientState.ConnectionResponseTimedOut);
+
+    // Nobody answers and the token's 2 s lifetime ends before its 10 s timeout.
+    const late = makeClient(network);
+    late.client.connect(
+      token(clock, 12n, [toAddress('10.0.0.250:9')], { expireSeconds: 2, timeoutSeconds: 10 }),
+      clock.now,
+    );
+    run(clock, 3, [late.client]);
+    assert.equal(late.client.state, ClientState.ConnectTokenExpired);
+  });
+
   it('tries each server in the token in turn', () => {
     const network = new MemoryNetwork();
     const clock = new Clock();
