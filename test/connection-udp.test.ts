@@ -74,3 +74,14 @@ describe('netcode client and server over real UDP', () => {
   it('IPv4 loopback: connect, exchange, disconnect', () => session('127.0.0.1'));
   it('IPv6 loopback: connect, exchange, disconnect', () => session('[::1]'));
 });
+
+describe('docs/connection.md example (tools/connection-example.ts)', () => {
+  it('a backend token, a server and a client complete the documented flow', async () => {
+    const { runExample } = await import('../tools/connection-example.js');
+    const lines: string[] = [];
+    assert.equal(await runExample((line) => lines.push(line)), true, lines.join('\n'));
+    assert.ok(lines.includes('client: connected'));
+    assert.ok(lines.some((l) => l.startsWith('server: client 1234 connected')));
+    assert.ok(lines.some((l) => l.includes('left: client disconnected')));
+  });
+});

@@ -1,6 +1,6 @@
 import type { Address } from '../transport/address.js';
 import { readNetcodeAddress, writeNetcodeAddress } from './address-codec.js';
-import type { Aead } from './aead.js';
+import { type Aead, defaultAead } from './aead.js';
 import { readU32, readU64, readU64Big, writeU32, writeU64 } from './bytes.js';
 import {
   CONNECT_TOKEN_BYTES,
@@ -242,7 +242,8 @@ export interface GenerateConnectTokenOptions {
   timeoutSeconds?: number;
   /** 256 bytes for the server (default zeros). */
   userData?: Uint8Array;
-  aead: Aead;
+  /** Default: the registered default backend (node:crypto under ghostwire/node). */
+  aead?: Aead;
   /** Random bytes (default crypto.getRandomValues); tests pass a fixed source. */
   randomBytes?: (length: number) => Uint8Array;
   /** Fixed values instead of random ones (tests and vectors). */
@@ -288,7 +289,7 @@ export function generateConnectToken(options: GenerateConnectTokenOptions): Uint
     expireTimestamp,
     nonce,
     options.privateKey,
-    options.aead,
+    options.aead ?? defaultAead(),
   );
   return writeConnectToken({
     protocolId: options.protocolId,
