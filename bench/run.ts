@@ -22,9 +22,11 @@ import {
 import { runAead } from './suites/aead.js';
 import { runBitpacker } from './suites/bitpacker.js';
 import { runCrc32 } from './suites/crc32.js';
+import { runHandshake } from './suites/handshake.js';
 import { runMeasure } from './suites/measure.js';
 import { runPacket } from './suites/packet.js';
 import { runReject } from './suites/reject.js';
+import { runServerLoad } from './suites/server-load.js';
 import { runUdp } from './suites/udp.js';
 import { runW1 } from './suites/w1.js';
 
@@ -37,6 +39,8 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   udp: runUdp,
   measure: runMeasure,
   aead: runAead,
+  handshake: runHandshake,
+  serverload: runServerLoad,
 };
 
 function usage(message: string): never {

@@ -2,7 +2,10 @@
  * `npm run fuzz`: random and mutated buffers into every reader of hostile input (see
  * scripts/fuzz-core.ts for the targets, the mutations and the semantic checks), then the `packet`
  * target: two ReliableEndpoints under loss, corruption and injected datagrams (see
- * scripts/packet-fuzz-core.ts; there N counts datagrams, each fed to two readers).
+ * scripts/packet-fuzz-core.ts; there N counts datagrams, each fed to two readers), then the
+ * `netcode` target: random, mutated and replayed datagrams into a netcode Server and a connected
+ * Client while real traffic flows (see scripts/netcode-fuzz-core.ts; there N counts injected
+ * datagrams, each read by the server or the client).
  *
  *   node --expose-gc dist/scripts/fuzz.js [--iterations N] [--seed S] [--target name[,name]]
  *
@@ -22,13 +25,19 @@ import {
   type TargetReport,
 } from './fuzz-core.js';
 import {
+  formatNetcodeDetails,
+  NETCODE_TARGET,
+  type NetcodeFuzzReport,
+  runNetcodeFuzz,
+} from './netcode-fuzz-core.js';
+import {
   formatPacketDetails,
   PACKET_TARGET,
   type PacketFuzzReport,
   runPacketFuzz,
 } from './packet-fuzz-core.js';
 
-const ALL_TARGETS: readonly string[] = [...TARGET_NAMES, PACKET_TARGET];
+const ALL_TARGETS: readonly string[] = [...TARGET_NAMES, PACKET_TARGET, NETCODE_TARGET];
 
 const DEFAULT_ITERATIONS = 1_000_000;
 /** Heap growth between the 10% mark and the end (both after a GC) that counts as unbounded. */
@@ -43,7 +52,7 @@ interface Args {
 function usage(): string {
   return `usage: node --expose-gc dist/scripts/fuzz.js [--iterations N] [--seed S] [--target name[,name...]]
   targets: ${ALL_TARGETS.join(', ')} (default: all)
-  N: inputs per target (default ${DEFAULT_ITERATIONS.toLocaleString('en-US')}; for ${PACKET_TARGET}, datagrams)
+  N: inputs per target (default ${DEFAULT_ITERATIONS.toLocaleString('en-US')}; for ${PACKET_TARGET} and ${NETCODE_TARGET}, datagrams)
   S: uint32 seed (default: GW_SEED, else fresh)`;
 }
 
@@ -127,16 +136,25 @@ function isPacketReport(report: TargetReport): report is PacketFuzzReport {
   return report.target === PACKET_TARGET && 'readerInputs' in report;
 }
 
-/** Inputs reader `k` saw: every input for the reader targets; its share of the datagrams for packet. */
+function isNetcodeReport(report: TargetReport): report is NetcodeFuzzReport {
+  return report.target === NETCODE_TARGET && 'readerInputs' in report;
+}
+
+/**
+ * Inputs reader `k` saw: every input for the reader targets; its share of the datagrams for packet
+ * and netcode.
+ */
 function readerInputs(report: TargetReport, k: number): number {
-  return isPacketReport(report) ? report.readerInputs[k] : report.iterations;
+  return isPacketReport(report) || isNetcodeReport(report) ? report.readerInputs[k] : report.iterations;
 }
 
 function printReport(report: TargetReport): void {
   const seconds = report.elapsedMs / 1000;
   const corpus = isPacketReport(report)
     ? `corpus: the last ${report.corpusSize / 2} datagrams each side sent`
-    : `corpus ${report.corpusSize}`;
+    : isNetcodeReport(report)
+      ? `corpus: ${report.corpusSize / 7} captured packets of each of the 7 types`
+      : `corpus ${report.corpusSize}`;
   console.log(
     `target ${report.target}: ${report.description}\n` +
       `  ${int(report.iterations)} inputs (${int(report.randomInputs)} random, ${int(report.mutatedInputs)} mutated; ${corpus}) in ${seconds.toFixed(1)} s, ${int(report.iterations / seconds)} inputs/s`,
@@ -149,6 +167,7 @@ function printReport(report: TargetReport): void {
     for (const [reason, count] of top) console.log(`      ${int(count).padStart(9)}  ${reason}`);
   }
   if (isPacketReport(report)) for (const line of formatPacketDetails(report)) console.log(line);
+  if (isNetcodeReport(report)) for (const line of formatNetcodeDetails(report)) console.log(line);
   console.log(
     `  semantic checks ${int(report.semanticChecks)}, failures ${int(report.semanticFailures)}; heap after 10% ${mb(report.heapAtTenPercent)}, at end ${mb(report.heapAtEnd)}${report.gcUsed ? ' (after GC)' : ' (no --expose-gc: not settled)'}${heapBounded(report) ? '' : ' UNBOUNDED'}`,
   );
@@ -170,6 +189,8 @@ function main(): number {
     let report: TargetReport;
     if (name === PACKET_TARGET) {
       report = runPacketFuzz({ seed: args.seed, datagrams: args.iterations, onProgress, gc });
+    } else if (name === NETCODE_TARGET) {
+      report = runNetcodeFuzz({ seed: args.seed, datagrams: args.iterations, onProgress, gc });
     } else {
       const target = createTarget(name, args.seed);
       const setupMs = performance.now() - setup;

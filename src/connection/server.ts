@@ -133,7 +133,7 @@ export class Server {
   private readonly mappings = new Map<Address, EncryptionMapping>();
   private readonly maxMappings: number;
   /** Connect tokens seen, by MAC, with the address that used them (a token serves one address). */
-  private readonly tokensUsed = new Map<string, Address>();
+  private readonly tokensUsed = new Map<string, { address: Address; expires: number }>();
   private readonly maxTokensUsed: number;
   private readonly challengeKey: Uint8Array;
   private challengeSequence = 0;
@@ -307,6 +307,8 @@ export class Server {
       c.requestsExpired++;
       return;
     }
+    // The token's remaining life on the server's clock: nothing kept for it outlives it.
+    const tokenExpires = this.time + (expireTimestamp - unixNow);
     // The one decryption an unknown address can cause: a forged token fails here, with no state kept.
     const sealed = this.scratch;
     const tokenNonce = data.subarray(expireAt + 8, expireAt + 8 + CONNECT_TOKEN_NONCE_BYTES);
@@ -335,14 +337,21 @@ export class Server {
     let macKey = '';
     for (let i = 0; i < MAC_BYTES; i++) macKey += String.fromCharCode(mac[i]);
     const usedBy = this.tokensUsed.get(macKey);
-    if (usedBy !== undefined && usedBy !== from) {
+    if (usedBy !== undefined && usedBy.expires >= this.time && usedBy.address !== from) {
       c.requestsTokenReused++;
       return;
     }
-    if (usedBy === undefined) {
-      if (this.tokensUsed.size >= this.maxTokensUsed)
-        this.tokensUsed.delete(this.tokensUsed.keys().next().value!);
-      this.tokensUsed.set(macKey, from);
+    if (usedBy === undefined || usedBy.expires < this.time) {
+      if (this.tokensUsed.size >= this.maxTokensUsed) {
+        for (const [key, entry] of this.tokensUsed)
+          if (entry.expires < this.time) this.tokensUsed.delete(key);
+        // Full of live tokens: forgetting one would let it be replayed from another address.
+        if (this.tokensUsed.size >= this.maxTokensUsed) {
+          c.requestsNoRoom++;
+          return;
+        }
+      }
+      this.tokensUsed.set(macKey, { address: from, expires: tokenExpires });
     }
     if (this.numConnected >= this.maxClients) {
       c.deniedFull++;
@@ -358,6 +367,7 @@ export class Server {
         token.serverToClientKey,
         token.clientToServerKey,
         token.timeoutSeconds,
+        tokenExpires,
       )
     ) {
       c.requestsNoRoom++;
@@ -378,6 +388,7 @@ export class Server {
     sendKey: Uint8Array,
     receiveKey: Uint8Array,
     timeout: number,
+    tokenExpires: number,
   ): boolean {
     const existing = this.mappings.get(address);
     if (existing === undefined && this.mappings.size >= this.maxMappings) {
@@ -388,7 +399,8 @@ export class Server {
       sendKey,
       receiveKey,
       timeout,
-      expireTime: timeout >= 0 ? this.time + timeout : -1,
+      // A pending handshake lasts its timeout, and never beyond its token (even with timeouts disabled).
+      expireTime: timeout >= 0 ? Math.min(this.time + timeout, tokenExpires) : tokenExpires,
       lastAccess: this.time,
       transport,
     });
@@ -408,7 +420,10 @@ export class Server {
       this.counters.responsesInvalid++;
       return;
     }
-    if (this.findClient(challenge.clientId) >= 0) return;
+    if (this.findClient(challenge.clientId) >= 0) {
+      this.counters.requestsAlreadyConnected++;
+      return;
+    }
     if (this.numConnected >= this.maxClients) {
       this.counters.deniedFull++;
       this.sendGlobal(mapping.transport, from, mapping.sendKey, (out, seq, key) =>
