@@ -135,7 +135,7 @@ export class Server {
   /** Connect tokens seen, by MAC, with the address that used them (a token serves one address). */
   private readonly tokensUsed = new Map<string, { address: Address; expires: number }>();
   private readonly maxTokensUsed: number;
-  private readonly challengeKey: Uint8Array;
+  private readonly challengeKey: Uint8Array<ArrayBuffer>;
   private challengeSequence = 0;
   /** For packets to addresses not connected (challenge, denied): from 2^63, so a restarted
    * server never reuses a nonce a client key already saw from per-client sequences. */
@@ -213,11 +213,30 @@ export class Server {
     this.disconnectSlot(clientIndex, 'kicked', true);
   }
 
-  /** Disconnects every client and stops accepting connections. */
+  /**
+   * Disconnects every client and stops accepting connections. As the standard asks of a
+   * restarted server, the global sequence goes back to 2^63 and a new challenge key is drawn, so
+   * nothing from the previous run (pending handshakes, challenge tokens) carries over.
+   */
   stop(): void {
-    for (let i = 0; i < this.maxClients; i++)
+    for (let i = 0; i < this.maxClients; i++) {
       if (this.slots[i].connected) this.disconnectSlot(i, 'server shut down', true);
+    }
     this.running = false;
+    this.globalSequence = 1n << 63n;
+    this.challengeSequence = 0;
+    globalThis.crypto.getRandomValues(this.challengeKey);
+    this.mappings.clear();
+    this.tokensUsed.clear();
+  }
+
+  /** Accepts connections again after `stop()`. */
+  start(): void {
+    this.running = true;
+  }
+
+  get isRunning(): boolean {
+    return this.running;
   }
 
   update(now: number): void {
