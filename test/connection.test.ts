@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ClientState } from '../src/connection/client.js';
+import { nobleAead } from '../src/connection/aead.js';
+import { Client, ClientState } from '../src/connection/client.js';
 import { CONNECTION_REQUEST_BYTES } from '../src/connection/constants.js';
 import { toAddress } from '../src/transport/address.js';
 import { Clock, MemoryNetwork, makeClient, makeServer, run, token } from './support/netcode-harness.js';
@@ -40,6 +41,31 @@ describe('netcode client and server', () => {
     assert.equal(c.packets.length, 20);
     assert.ok(s.server.endpoint(0).counters.packetsAcked >= 19);
     assert.ok(c.client.endpoint!.rtt > 0);
+  });
+
+  it('raw mode (reliable: false) carries netcode payloads as they are, as plain netcode peers expect', () => {
+    const network = new MemoryNetwork();
+    const clock = new Clock();
+    const s = makeServer(network, clock, [SERVER], { reliable: false });
+    const raw = network.createTransport('10.0.0.2:0');
+    const received: Uint8Array[] = [];
+    const client = new Client({
+      transport: raw,
+      aead: nobleAead,
+      reliable: false,
+      onPacket: (data, offset, length) => received.push(data.slice(offset, offset + length)),
+    });
+    client.connect(token(clock, 8n, [toAddress(SERVER)]), clock.now);
+    run(clock, 1, [s.server, client]);
+    const payload = Uint8Array.from({ length: 1200 }, (_, i) => i & 0xff);
+    client.send(payload);
+    s.server.send(0, payload.subarray(0, 10));
+    run(clock, 0.1, [s.server, client]);
+    assert.deepEqual(s.events.packets[0].bytes, payload, 'exactly the bytes sent, no reliable header');
+    assert.deepEqual(received[0], payload.subarray(0, 10));
+    assert.equal(client.endpoint, null);
+    assert.throws(() => s.server.endpoint(0), /raw payloads/);
+    assert.throws(() => client.send(new Uint8Array(1201)), /1\.\.1200/);
   });
 
   it('a large packet is fragmented by the reliable layer inside netcode payloads', () => {

@@ -88,7 +88,8 @@ describe(`ReliableEndpoint (seed ${SEED})`, () => {
     assertOutcomes(link.a.seen, link.b.seen, 2000, 'a->b');
     assertOutcomes(link.b.seen, link.a.seen, 2000, 'b->a');
     assert.ok(link.b.endpoint.counters.packetsDuplicate > 0, 'duplicates counted');
-    assert.ok(Math.abs(link.a.endpoint.packetLoss - 30) < 12, `packet loss ${link.a.endpoint.packetLoss}`);
+    // An estimate over the 128 older packets of the sent window: about 5 points of standard deviation.
+    assert.ok(Math.abs(link.a.endpoint.packetLoss - 30) < 20, `packet loss ${link.a.endpoint.packetLoss}`);
   });
 
   it('holds at 99% loss over several sequence wraps', () => {

@@ -61,8 +61,8 @@ export function describeClientState(state: ClientState): string {
 export interface ClientOptions {
   transport: DatagramTransport;
   aead?: Aead;
-  /** Configuration of the connection's ReliableEndpoint. */
-  reliable?: Partial<ReliableConfig>;
+  /** Configuration of the connection's ReliableEndpoint; `false` carries raw netcode payloads (see ServerOptions). */
+  reliable?: Partial<ReliableConfig> | false;
   /** Datagrams taken from the transport per update (default 256). */
   maxDatagramsPerUpdate?: number;
   onStateChange?(state: ClientState, previous: ClientState): void;
@@ -154,10 +154,13 @@ export class Client {
 
   /** Sends data[0, length) to the server through the ReliableEndpoint; throws unless connected. */
   send(data: Uint8Array, length = data.length, record?: unknown): number {
-    if (this.stateValue !== ClientState.Connected || this.endpointValue === null) {
+    if (this.stateValue !== ClientState.Connected) {
       throw new Error(`Client.send: not connected (${describeClientState(this.stateValue)})`);
     }
-    return this.endpointValue.sendPacket(data, length, record);
+    if (this.endpointValue !== null) return this.endpointValue.sendPacket(data, length, record);
+    const sequence = this.sequence;
+    this.sendPacket((out, s, k) => this.codec!.writePayload(out, s, k, data, 0, length));
+    return sequence;
   }
 
   /** Disconnects cleanly: ten disconnect packets, then Disconnected. */
@@ -224,7 +227,7 @@ export class Client {
           this.end(ClientState.ConnectionTimedOut);
           return;
         }
-        this.endpointValue!.update(now);
+        this.endpointValue?.update(now);
         if (this.stateValue === ClientState.Connected && this.lastSend + 1 / PACKET_SEND_RATE < now) {
           this.sendPacket((out, s, k) => this.codec!.writeKeepAlive(out, s, k, 0, 0));
         }
@@ -283,14 +286,16 @@ export class Client {
           this.clientIndex = view.clientIndex;
           this.maxClients = view.maxClients;
           this.lastReceive = this.time;
-          this.endpointValue = this.createEndpoint();
+          this.endpointValue = this.options.reliable === false ? null : this.createEndpoint();
           this.setState(ClientState.Connected);
         } else if (this.stateValue === ClientState.Connected) this.lastReceive = this.time;
         return;
       case PacketType.Payload:
         if (this.stateValue !== ClientState.Connected) return;
         this.lastReceive = this.time;
-        this.endpointValue!.receivePacket(packet, view.payloadOffset, view.payloadLength);
+        if (this.endpointValue !== null)
+          this.endpointValue.receivePacket(packet, view.payloadOffset, view.payloadLength);
+        else this.options.onPacket?.(packet, view.payloadOffset, view.payloadLength);
         return;
       case PacketType.Disconnect:
         if (this.stateValue === ClientState.Connected) this.end(ClientState.Disconnected);
@@ -311,7 +316,7 @@ export class Client {
         onAcked: (sequence, record) => o.onAcked?.(sequence, record),
         onLost: (sequence, record) => o.onLost?.(sequence, record),
       },
-      o.reliable,
+      o.reliable === false ? {} : o.reliable,
       this.time,
     );
   }

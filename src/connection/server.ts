@@ -39,8 +39,11 @@ export interface ServerOptions {
   /** Client slots (default 256). */
   maxClients?: number;
   aead?: Aead;
-  /** Configuration of each connection's ReliableEndpoint. */
-  reliable?: Partial<ReliableConfig>;
+  /**
+   * Configuration of each connection's ReliableEndpoint; `false` carries raw netcode payloads
+   * instead (1..1200 bytes, no acks), as plain netcode peers such as the C reference expect.
+   */
+  reliable?: Partial<ReliableConfig> | false;
   /** Unix time in seconds, for connect token expiry (default: the system clock). */
   unixTime?: () => number;
   /** Datagrams taken from each transport per update (default 1024): a flood cannot stall the loop. */
@@ -192,7 +195,10 @@ export class Server {
 
   /** The connection's ReliableEndpoint: RTT, loss, bandwidth, counters. */
   endpoint(clientIndex: number): ReliableEndpoint<unknown> {
-    return this.connectedSlot(clientIndex).endpoint!;
+    const endpoint = this.connectedSlot(clientIndex).endpoint;
+    if (endpoint === null)
+      throw new Error('Server.endpoint: this server carries raw payloads (reliable: false)');
+    return endpoint;
   }
 
   private connectedSlot(clientIndex: number): ClientSlot {
@@ -204,7 +210,11 @@ export class Server {
 
   /** Sends data[0, length) to a connected client through its ReliableEndpoint; returns the packet's sequence. */
   send(clientIndex: number, data: Uint8Array, length = data.length, record?: unknown): number {
-    return this.connectedSlot(clientIndex).endpoint!.sendPacket(data, length, record);
+    const slot = this.connectedSlot(clientIndex);
+    if (slot.endpoint !== null) return slot.endpoint.sendPacket(data, length, record);
+    const sequence = slot.sequence;
+    this.sendPayload(clientIndex, data, length);
+    return sequence;
   }
 
   /** Kicks a client: ten disconnect packets, then its slot is free. */
@@ -250,7 +260,7 @@ export class Server {
     for (let i = 0; i < this.maxClients; i++) {
       const slot = this.slots[i];
       if (!slot.connected) continue;
-      slot.endpoint!.update(now);
+      slot.endpoint?.update(now);
       if (!slot.connected) continue; // a handler may have kicked it
       if (slot.lastSend + 1 / PACKET_SEND_RATE <= now) this.sendKeepAlive(i);
       if (slot.timeout > 0 && slot.lastReceive + slot.timeout < now)
@@ -288,7 +298,9 @@ export class Server {
       }
       slot.confirmed = true;
       if (view.type === PacketType.Payload)
-        slot.endpoint!.receivePacket(packet, view.payloadOffset, view.payloadLength);
+        if (slot.endpoint !== null)
+          slot.endpoint.receivePacket(packet, view.payloadOffset, view.payloadLength);
+        else this.options.onPacket?.(index, packet, view.payloadOffset, view.payloadLength);
       return;
     }
     // Not connected: only a challenge response from an address that presented a valid token,
@@ -466,7 +478,7 @@ export class Server {
     slot.lastReceive = this.time;
     slot.userData = challenge.userData;
     slot.replay.reset();
-    slot.endpoint = this.createEndpoint(index);
+    slot.endpoint = this.options.reliable === false ? null : this.createEndpoint(index);
     this.mappings.delete(from);
     this.byAddress.set(from, index);
     this.numConnected++;
@@ -486,7 +498,7 @@ export class Server {
         onAcked: (sequence, record) => o.onAcked?.(index, sequence, record),
         onLost: (sequence, record) => o.onLost?.(index, sequence, record),
       },
-      o.reliable,
+      o.reliable === false ? {} : o.reliable,
       this.time,
     );
   }
