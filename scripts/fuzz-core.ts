@@ -37,6 +37,7 @@ import {
   serializeSubsetSentinel,
 } from '../src/serialize/subset.js';
 import { WriteStream } from '../src/serialize/write-stream.js';
+import { memoryProbe } from './memory-probe.js';
 
 const f32 = Math.fround;
 
@@ -1638,16 +1639,7 @@ export function runTarget(target: Target<unknown>, options: RunOptions): TargetR
     },
   };
 
-  const sampleMemory = () => {
-    const usage = process.memoryUsage();
-    if (usage.rss > report.peakRss) report.peakRss = usage.rss;
-    if (usage.heapUsed > report.peakHeapUsed) report.peakHeapUsed = usage.heapUsed;
-  };
-  const settledHeap = () => {
-    options.gc?.();
-    sampleMemory();
-    return process.memoryUsage().heapUsed;
-  };
+  const { sample: sampleMemory, settled: settledHeap } = memoryProbe(report, options.gc);
 
   const tenPercent = Math.max(1, Math.floor(iterations / 10));
   const start = performance.now();

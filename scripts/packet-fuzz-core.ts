@@ -57,6 +57,7 @@ import {
   sameBytes,
   type TargetReport,
 } from './fuzz-core.js';
+import { memoryProbe } from './memory-probe.js';
 import {
   DeliveryLog,
   int,
@@ -983,16 +984,7 @@ class PacketFuzz {
     const options = this.options;
     const report = this.report;
     const progressMs = options.progressMs ?? 500;
-    const sampleMemory = () => {
-      const usage = process.memoryUsage();
-      if (usage.rss > report.peakRss) report.peakRss = usage.rss;
-      if (usage.heapUsed > report.peakHeapUsed) report.peakHeapUsed = usage.heapUsed;
-    };
-    const settledHeap = () => {
-      options.gc?.();
-      sampleMemory();
-      return process.memoryUsage().heapUsed;
-    };
+    const { sample: sampleMemory, settled: settledHeap } = memoryProbe(report, options.gc);
     const tenPercent = Math.max(1, Math.floor(options.datagrams / 10));
     const start = performance.now();
     let lastProgress = start;

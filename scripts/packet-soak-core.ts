@@ -28,6 +28,7 @@ import {
   NetworkSimulator,
   type ResolvedLinkConditions,
 } from '../src/transport/index.js';
+import { memoryProbe } from './memory-probe.js';
 
 // ---------------------------------------------------------------------------------------------
 // Hashing and seeds
@@ -581,18 +582,8 @@ export function runSoak(options: SoakOptions): SoakReport {
   });
   const cap = reassemblyCap(config);
   let peakReassembly = 0;
-  let peakRss = 0;
-  let peakHeapUsed = 0;
-  const sampleMemory = () => {
-    const usage = process.memoryUsage();
-    if (usage.rss > peakRss) peakRss = usage.rss;
-    if (usage.heapUsed > peakHeapUsed) peakHeapUsed = usage.heapUsed;
-    return usage.heapUsed;
-  };
-  const settledHeap = () => {
-    options.gc?.();
-    return sampleMemory();
-  };
+  const peaks = { peakRss: 0, peakHeapUsed: 0 };
+  const { sample: sampleMemory, settled: settledHeap } = memoryProbe(peaks, options.gc);
 
   let tick = 0;
   let now = 0;
@@ -744,8 +735,8 @@ export function runSoak(options: SoakOptions): SoakReport {
     gcUsed,
     heapAfterWarmup,
     heapAtEnd,
-    peakRss,
-    peakHeapUsed,
+    peakRss: peaks.peakRss,
+    peakHeapUsed: peaks.peakHeapUsed,
     peakReassemblyBytes: peakReassembly,
     reassemblyCap: cap,
     violations,

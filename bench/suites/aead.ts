@@ -8,6 +8,7 @@
 import type { Aead } from '../../src/connection/aead.js';
 import { MAC_BYTES, nobleAead } from '../../src/connection/aead.js';
 import { nodeAead } from '../../src/connection/aead-node.js';
+import { prng, randomBytes } from '../../src/random/prng.js';
 import { check, fmt, measure, type Result, type SuiteContext, type Task } from '../harness.js';
 
 const BACKENDS: readonly Aead[] = [nobleAead, nodeAead];
@@ -17,17 +18,8 @@ const AD_BYTES = 22;
 const HEADER_BYTES = 3;
 const TOKEN_BYTES = 1024;
 
-function filled(length: number, seed: number): Uint8Array {
-  const bytes = new Uint8Array(length);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < length; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    bytes[i] = x & 0xff;
-  }
-  return bytes;
-}
+/** Fixed pseudo-random bytes for a given seed. */
+const filled = (length: number, seed: number): Uint8Array => randomBytes(prng(seed), length);
 
 const key = filled(32, 0x4b4559);
 const ad = filled(AD_BYTES, 0x4144);

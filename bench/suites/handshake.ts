@@ -27,6 +27,7 @@ import {
 import { PacketCodec } from '../../src/connection/packets.js';
 import { Server, type ServerCounters } from '../../src/connection/server.js';
 import { ReliableEndpoint } from '../../src/packet/endpoint.js';
+import { prng, randomBytes } from '../../src/random/prng.js';
 import { type Address, toAddress } from '../../src/transport/address.js';
 import { MemoryNetwork } from '../../src/transport/memory-transport.js';
 import {
@@ -46,17 +47,8 @@ const SERVER_ADDRESS = toAddress('10.0.0.1:40000');
 /** Clients per wave: the server's default capacity. */
 const WAVE = 256;
 
-function filled(length: number, seed: number): Uint8Array {
-  const bytes = new Uint8Array(length);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < length; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    bytes[i] = x & 0xff;
-  }
-  return bytes;
-}
+/** Fixed pseudo-random bytes for a given seed. */
+const filled = (length: number, seed: number): Uint8Array => randomBytes(prng(seed), length);
 
 // --- 1. full handshakes ---------------------------------------------------------------------------
 
