@@ -3,6 +3,7 @@
  * Node-only transports live in their own entry points.
  */
 export { BitReader, BitWriter, bitsRequired, bitsRequired64 } from './bits/index.js';
+export * from './channels/index.js';
 export * from './connection/index.js';
 export {
   DEFAULT_RELIABLE_CONFIG,

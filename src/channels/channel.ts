@@ -1,0 +1,64 @@
+import type { ReadStream } from '../serialize/read-stream.js';
+import type { WriteStream } from '../serialize/write-stream.js';
+import type { ResolvedChannelConfig } from './config.js';
+import type { MessageFactory, ReceivedMessage } from './message.js';
+
+/** A message serialized once at send time (type id, then body), resent by copying its bytes. */
+export interface EncodedMessage {
+  readonly bytes: Uint8Array;
+  readonly received?: undefined;
+}
+
+/** Bits the relative encoding of `to` after `from` (16-bit, wrap-aware) takes (yojimbo's sequence_relative). */
+export function relativeBits(from: number, to: number): number {
+  const d = (to - from) & 0xffff;
+  if (d === 1) return 1;
+  if (d <= 6) return 2 + 3;
+  if (d <= 23) return 3 + 5;
+  if (d <= 280) return 4 + 9;
+  if (d <= 4377) return 5 + 13;
+  return 6 + 17; // a 16-bit difference always fits the [4378, 69914] tier
+}
+
+/** Bits one message costs in a packet after its id: align (at most 7) and its bytes. */
+export const messageBits = (m: EncodedMessage): number => 7 + m.bytes.length * 8;
+
+/** Reads one message (align, type, body, align); null when the input is bad. */
+export function readMessage(rs: ReadStream, factory: MessageFactory): ReceivedMessage | null {
+  rs.align();
+  const typeId = rs.int(0, 0, factory.types.length - 1);
+  if (!rs.ok) return null;
+  const type = factory.types[typeId];
+  const value = type.codec.read(rs);
+  rs.align();
+  return rs.ok && value !== null ? { type, value } : null;
+}
+
+/** Writes one message's stored bytes at the next byte boundary. */
+export function writeMessage(ws: WriteStream, m: EncodedMessage): void {
+  ws.align();
+  ws.writer.writeBytes(m.bytes);
+}
+
+/** What a channel records about a packet, handed back when the packet is acked. */
+export type PacketRecord = number[];
+
+export interface Channel {
+  readonly config: ResolvedChannelConfig;
+  /** Queues a message; throws when the send queue is full. */
+  send(message: EncodedMessage): void;
+  /** Chooses what this channel would send now within `budgetBits` (its whole entry); returns the message count, writing nothing. */
+  select(now: number, budgetBits: number): number;
+  /** Writes the entry `select` chose (after the caller's channel header) and records its message ids. */
+  writeSelected(ws: WriteStream, now: number, record: PacketRecord): void;
+  /** Parses this channel's entry into `staged` without applying it; false when the input is bad. */
+  read(rs: ReadStream, factory: MessageFactory, staged: unknown[]): boolean;
+  /** Applies what `read` staged (the whole packet was valid). */
+  apply(staged: unknown[]): void;
+  /** The packet carrying `ids` (from this channel's part of a record) was acked. */
+  acked(record: PacketRecord, start: number, end: number): void;
+  receive(): ReceivedMessage | null;
+  /** Messages waiting to be sent / awaiting acks, and received but not yet taken. */
+  readonly sendQueueDepth: number;
+  readonly receiveQueueDepth: number;
+}

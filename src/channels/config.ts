@@ -1,0 +1,56 @@
+/** How a channel delivers. */
+export type ChannelKind = 'reliable-ordered' | 'unreliable-unordered' | 'unreliable-sequenced';
+
+export interface ChannelConfig {
+  kind: ChannelKind;
+  /** Higher first when packing a packet (default 0; ties keep the declared order). */
+  priority?: number;
+  /** Messages waiting to be sent (reliable: awaiting acks) before send() throws (default 1024). */
+  sendQueueSize?: number;
+  /** Messages received and not yet taken by receive() (reliable: the window; default 1024). */
+  receiveQueueSize?: number;
+  /** Reliable: seconds before an unacked message is included again (default 0.1). */
+  resendInterval?: number;
+  /** The most messages this channel puts in one packet (default 256). */
+  maxMessagesPerPacket?: number;
+  /** The largest serialized message, bytes (default: what fits in one packet). */
+  maxMessageBytes?: number;
+  /** The most bytes of a packet this channel may fill (default: the whole packet budget). */
+  budgetBytes?: number;
+}
+
+export type ResolvedChannelConfig = Required<ChannelConfig>;
+
+export function resolveChannel(
+  config: ChannelConfig,
+  index: number,
+  packetBudgetBytes: number,
+): ResolvedChannelConfig {
+  const c: ResolvedChannelConfig = {
+    priority: 0,
+    sendQueueSize: 1024,
+    receiveQueueSize: 1024,
+    resendInterval: 0.1,
+    maxMessagesPerPacket: 256,
+    maxMessageBytes: packetBudgetBytes - 16,
+    budgetBytes: packetBudgetBytes,
+    ...config,
+  };
+  const where = `channel ${index} (${c.kind})`;
+  if (!['reliable-ordered', 'unreliable-unordered', 'unreliable-sequenced'].includes(c.kind)) {
+    throw new RangeError(`${where}: unknown kind`);
+  }
+  const integer = (key: keyof ResolvedChannelConfig, min: number, max: number) => {
+    const v = c[key] as number;
+    if (!Number.isInteger(v) || v < min || v > max)
+      throw new RangeError(`${where}: ${key} must be an integer in [${min}, ${max}], got ${v}`);
+  };
+  integer('sendQueueSize', 1, 32768);
+  integer('receiveQueueSize', 1, 32768);
+  integer('maxMessagesPerPacket', 1, 4096);
+  integer('budgetBytes', 8, packetBudgetBytes);
+  integer('maxMessageBytes', 1, packetBudgetBytes - 16);
+  if (!(c.resendInterval >= 0)) throw new RangeError(`${where}: resendInterval must be >= 0 seconds`);
+  if (!Number.isFinite(c.priority)) throw new RangeError(`${where}: priority must be a number`);
+  return c;
+}

@@ -1,0 +1,204 @@
+import { BitWriterOverflowError } from '../bits/bit-writer.js';
+import { bitsRequired } from '../bits/bits-required.js';
+import { ReadStream } from '../serialize/read-stream.js';
+import { WriteStream } from '../serialize/write-stream.js';
+import type { Channel, PacketRecord } from './channel.js';
+import { type ChannelConfig, resolveChannel } from './config.js';
+import type { MessageFactory, MessageType, ReceivedMessage } from './message.js';
+import { ReliableOrderedChannel } from './reliable-ordered.js';
+import { UnreliableChannel } from './unreliable.js';
+
+export interface MessageConnectionOptions {
+  factory: MessageFactory;
+  /** The channels, in the same order on both ends. */
+  channels: ChannelConfig[];
+  /**
+   * Channel data per packet, bytes (default 1150: with the reliable header (9) and netcode's
+   * (25) a datagram stays within 1200 bytes).
+   */
+  packetBudgetBytes?: number;
+}
+
+/** Counters of a connection's message traffic. */
+export interface MessageCounters {
+  messagesSent: number;
+  messagesReceived: number;
+  packetsWritten: number;
+  packetsRead: number;
+  /** Packets refused whole (bad channel data): nothing in them was applied or acked. */
+  packetsRejected: number;
+}
+
+/**
+ * The channels of one connection: serializes each message once when it is sent, packs one packet
+ * per tick within the budget (channels by priority), and applies a received packet only if all of
+ * it is valid. Sits on a packet layer that reports acks with the record each packet was sent with.
+ *
+ * Packet layout: for each channel with messages, a 1 bit, its index, its entry; then a 0 bit.
+ */
+export class MessageConnection {
+  readonly factory: MessageFactory;
+  readonly channels: readonly Channel[];
+  readonly packetBudgetBytes: number;
+  readonly counters: MessageCounters = {
+    messagesSent: 0,
+    messagesReceived: 0,
+    packetsWritten: 0,
+    packetsRead: 0,
+    packetsRejected: 0,
+  };
+  private readonly order: number[];
+  private readonly channelBits: number;
+  private readonly packet: WriteStream;
+  private readonly encoder: WriteStream;
+  private readonly reader: ReadStream;
+  private readonly staged: unknown[][];
+  private readonly seen: Uint8Array;
+
+  constructor(options: MessageConnectionOptions) {
+    this.factory = options.factory;
+    this.packetBudgetBytes = options.packetBudgetBytes ?? 1150;
+    if (
+      !Number.isInteger(this.packetBudgetBytes) ||
+      this.packetBudgetBytes < 32 ||
+      this.packetBudgetBytes > 65536
+    ) {
+      throw new RangeError(
+        `MessageConnection: packetBudgetBytes must be an integer in [32, 65536], got ${this.packetBudgetBytes}`,
+      );
+    }
+    if (options.channels.length < 1 || options.channels.length > 64)
+      throw new RangeError('MessageConnection needs 1 to 64 channels');
+    this.channels = options.channels.map((config, i) => {
+      const resolved = resolveChannel(config, i, this.packetBudgetBytes);
+      return resolved.kind === 'reliable-ordered'
+        ? new ReliableOrderedChannel(resolved)
+        : new UnreliableChannel(resolved, resolved.kind === 'unreliable-sequenced');
+    });
+    this.order = this.channels
+      .map((_, i) => i)
+      .sort((a, b) => this.channels[b].config.priority - this.channels[a].config.priority || a - b);
+    this.channelBits = bitsRequired(0, this.channels.length - 1);
+    this.packet = new WriteStream(this.packetBudgetBytes);
+    this.encoder = new WriteStream(this.packetBudgetBytes);
+    this.reader = new ReadStream(this.packetBudgetBytes + 64);
+    this.staged = this.channels.map(() => []);
+    this.seen = new Uint8Array(this.channels.length);
+  }
+
+  private channel(index: number): Channel {
+    const channel = this.channels[index];
+    if (channel === undefined)
+      throw new RangeError(`channel ${index} does not exist (this connection has ${this.channels.length})`);
+    return channel;
+  }
+
+  /**
+   * Queues a message on a channel. It is serialized now, once; a message over the channel's
+   * maxMessageBytes, a full send queue, or a type the factory does not know throws here.
+   */
+  send<T>(channelIndex: number, type: MessageType<T>, value: T): void {
+    const channel = this.channel(channelIndex);
+    const id = this.factory.idOf(type);
+    const e = this.encoder;
+    e.reset();
+    if (this.factory.typeBits > 0) e.writer.writeBits(id, this.factory.typeBits);
+    try {
+      type.codec.write(e, value);
+    } catch (error) {
+      if (error instanceof BitWriterOverflowError) {
+        throw new RangeError(
+          `a ${type.name} message does not fit in a packet (${this.packetBudgetBytes} bytes); send large data as a block or raise packetBudgetBytes`,
+        );
+      }
+      throw error;
+    }
+    const bytes = e.finish();
+    if (bytes.length > channel.config.maxMessageBytes) {
+      throw new RangeError(
+        `a ${type.name} message of ${bytes.length} bytes exceeds channel ${channelIndex}'s maxMessageBytes (${channel.config.maxMessageBytes}); raise it or send the data as a block`,
+      );
+    }
+    channel.send({ bytes: bytes.slice() });
+    this.counters.messagesSent++;
+  }
+
+  /** The next message received on a channel, in the channel's order, or null. */
+  receive(channelIndex: number): ReceivedMessage | null {
+    const message = this.channel(channelIndex).receive();
+    if (message !== null) this.counters.messagesReceived++;
+    return message;
+  }
+
+  /**
+   * Packs the next packet (call once per tick; it is written even when empty, so acks keep
+   * flowing): returns its bytes (a view, valid until the next call) and the record to hand back
+   * to `acked` when the packet layer reports it delivered.
+   */
+  writePacket(now: number): { data: Uint8Array; record: PacketRecord } {
+    const ws = this.packet;
+    ws.reset();
+    const record: PacketRecord = [];
+    const budget = this.packetBudgetBytes * 8;
+    for (const index of this.order) {
+      const channel = this.channels[index];
+      const header = 1 + this.channelBits;
+      const room = budget - ws.bitsProcessed - header - 1 - 7; // header, terminator, final byte rounding
+      const channelBudget = Math.min(channel.config.budgetBytes * 8, room);
+      if (channelBudget <= 0 || channel.select(now, channelBudget) === 0) continue;
+      ws.bool(true);
+      if (this.channelBits > 0) ws.int(index, 0, this.channels.length - 1);
+      record.push(index, 0);
+      const countAt = record.length - 1;
+      channel.writeSelected(ws, now, record);
+      // Only channels with something to free on the ack keep their part of the record.
+      if (record.length === countAt + 1) record.length -= 2;
+      else record[countAt] = record.length - countAt - 1;
+    }
+    ws.bool(false);
+    this.counters.packetsWritten++;
+    return { data: ws.finish(), record };
+  }
+
+  /** Applies a received packet's channel data; false (nothing applied) when any of it is bad. */
+  readPacket(data: Uint8Array, offset: number, length: number): boolean {
+    const rs = this.reader;
+    rs.reset(data.subarray(offset, offset + length));
+    this.seen.fill(0);
+    for (const staged of this.staged) staged.length = 0;
+    let entries = 0;
+    while (rs.ok && entries <= this.channels.length && rs.bool(false)) {
+      const index = this.channelBits > 0 ? rs.int(0, 0, this.channels.length - 1) : 0;
+      if (!rs.ok || this.seen[index] !== 0) {
+        rs.fail('channel entry repeated');
+        break;
+      }
+      this.seen[index] = 1;
+      if (!this.channels[index].read(rs, this.factory, this.staged[index])) rs.fail('bad channel entry');
+      entries++;
+    }
+    if (!rs.ok || entries > this.channels.length || !rs.end()) {
+      this.counters.packetsRejected++;
+      return false;
+    }
+    for (let i = 0; i < this.channels.length; i++)
+      if (this.staged[i].length > 0) this.channels[i].apply(this.staged[i]);
+    this.counters.packetsRead++;
+    return true;
+  }
+
+  /** The packet sent with `record` was acked: frees the reliable messages it carried. */
+  acked(record: PacketRecord): void {
+    for (let k = 0; k < record.length; ) {
+      const index = record[k];
+      const count = record[k + 1];
+      this.channels[index]?.acked(record, k + 2, k + 2 + count);
+      k += 2 + count;
+    }
+  }
+
+  /** Messages waiting to be sent or acked, and received but not yet taken, per channel. */
+  queueDepths(): { send: number; receive: number }[] {
+    return this.channels.map((c) => ({ send: c.sendQueueDepth, receive: c.receiveQueueDepth }));
+  }
+}

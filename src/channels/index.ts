@@ -1,0 +1,10 @@
+export type { EncodedMessage, PacketRecord } from './channel.js';
+export type { ChannelConfig, ChannelKind } from './config.js';
+export { MessageConnection, type MessageConnectionOptions, type MessageCounters } from './connection.js';
+export {
+  type AnyMessageType,
+  defineMessage,
+  MessageFactory,
+  type MessageType,
+  type ReceivedMessage,
+} from './message.js';

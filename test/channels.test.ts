@@ -1,0 +1,186 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { defineMessage, MessageConnection, MessageFactory } from '../src/channels/index.js';
+import { prng, randomBytes } from '../src/random/prng.js';
+import { t } from '../src/schema/schema.js';
+import { messagePair } from './support/message-pair.js';
+import { testSeed } from './support/seed.js';
+
+const SEED = testSeed('channel tests');
+const Chat = defineMessage('chat', t.object({ n: t.uint32(), text: t.string(200) }));
+const Position = defineMessage(
+  'position',
+  t.object({ n: t.uint32(), x: t.float(-512, 512, 0.01), y: t.float(-512, 512, 0.01) }),
+);
+const Blob = defineMessage('blob', t.object({ n: t.uint32(), data: t.bytes(1000) }));
+const factory = new MessageFactory([Chat, Position, Blob]);
+const RELIABLE = 0;
+const UNRELIABLE = 1;
+const SEQUENCED = 2;
+const channels = [
+  { kind: 'reliable-ordered' as const, priority: 1 },
+  { kind: 'unreliable-unordered' as const },
+  { kind: 'unreliable-sequenced' as const, priority: 2 },
+];
+
+/** Drains a channel's received messages into an array. */
+function drain(connection: MessageConnection, channel: number): unknown[] {
+  const out: unknown[] = [];
+  for (let m = connection.receive(channel); m !== null; m = connection.receive(channel)) out.push(m.value);
+  return out;
+}
+
+const numbers = (messages: unknown[]) => messages.map((m) => (m as { n: number }).n);
+
+describe(`messages and channels (seed ${SEED})`, () => {
+  it('reliable-ordered: everything exactly once, in order, byte-identical, under loss, duplicates and latency', () => {
+    const pair = messagePair(SEED, factory, channels, { latency: 100, jitter: 50, loss: 25, duplicates: 25 });
+    const next = prng(SEED);
+    const sent: unknown[] = [];
+    const got: unknown[] = [];
+    for (let tick = 0; tick < 600; tick++) {
+      const burst = Math.floor(next() * 8);
+      for (let k = 0; k < burst; k++) {
+        const n = sent.length;
+        if (k % 3 === 2) {
+          const value = { n, data: randomBytes(next, Math.floor(next() * 300)) };
+          pair.a.connection.send(RELIABLE, Blob, value);
+          sent.push(value);
+        } else {
+          const value = { n, text: `message ${n} ${'é'.repeat(Math.floor(next() * 20))}` };
+          pair.a.connection.send(RELIABLE, Chat, value);
+          sent.push(value);
+        }
+      }
+      pair.step();
+      got.push(...drain(pair.b.connection, RELIABLE));
+    }
+    for (let tick = 0; tick < 600 && got.length < sent.length; tick++) {
+      pair.step();
+      got.push(...drain(pair.b.connection, RELIABLE));
+    }
+    assert.equal(got.length, sent.length);
+    assert.deepEqual(got, sent);
+    for (let tick = 0; tick < 120; tick++) pair.step(); // the last acks travel back
+    assert.equal(pair.a.connection.queueDepths()[RELIABLE].send, 0, 'every message acked and freed');
+  });
+
+  it('a reliable stream completes under 90% loss', () => {
+    const pair = messagePair(SEED ^ 1, factory, channels, { loss: 90 });
+    for (let n = 0; n < 50; n++) pair.a.connection.send(RELIABLE, Chat, { n, text: 'x' });
+    const got: unknown[] = [];
+    for (let tick = 0; tick < 60 * 60 && got.length < 50; tick++) {
+      pair.step();
+      got.push(...drain(pair.b.connection, RELIABLE));
+    }
+    assert.deepEqual(numbers(got), [...Array(50).keys()]);
+  });
+
+  it('unreliable-unordered: at most once; unreliable-sequenced: never older than what was delivered', () => {
+    const pair = messagePair(SEED ^ 2, factory, channels, {
+      latency: 50,
+      jitter: 40,
+      loss: 10,
+      duplicates: 20,
+      reorder: 20,
+    });
+    const unordered: number[] = [];
+    const sequenced: number[] = [];
+    for (let n = 0; n < 500; n++) {
+      pair.a.connection.send(UNRELIABLE, Chat, { n, text: '' });
+      pair.a.connection.send(SEQUENCED, Position, { n, x: n / 10, y: -n / 10 });
+      pair.step();
+      unordered.push(...numbers(drain(pair.b.connection, UNRELIABLE)));
+      sequenced.push(...numbers(drain(pair.b.connection, SEQUENCED)));
+    }
+    assert.equal(new Set(unordered).size, unordered.length, 'no duplicates');
+    assert.ok(unordered.length > 300 && unordered.length < 500, `${unordered.length} delivered`);
+    for (let i = 1; i < sequenced.length; i++)
+      assert.ok(sequenced[i] > sequenced[i - 1], 'sequenced never goes back');
+    assert.ok(sequenced.length > 200);
+  });
+
+  it('packs channels into one packet within the budget, by priority', () => {
+    const connection = new MessageConnection({ factory, channels, packetBudgetBytes: 200 });
+    for (let n = 0; n < 40; n++) connection.send(RELIABLE, Chat, { n, text: 'abcdefghij' });
+    connection.send(SEQUENCED, Position, { n: 1, x: 1, y: 2 });
+    const { data, record } = connection.writePacket(0);
+    assert.ok(data.length <= 200, `${data.length} bytes`);
+    // Only the reliable channel has ids to free on the ack.
+    assert.equal(record[0], RELIABLE);
+    const peer = new MessageConnection({ factory, channels });
+    assert.ok(peer.readPacket(data, 0, data.length));
+    assert.deepEqual(peer.receive(SEQUENCED)?.value, { n: 1, x: 1, y: 2 });
+    const reliable = drain(peer, RELIABLE);
+    assert.ok(reliable.length >= 5 && reliable.length < 40, `${reliable.length} of 40 fit`);
+  });
+
+  it('fails loudly at the call: message too large, full queue, unknown type, bad channel', () => {
+    const connection = new MessageConnection({
+      factory,
+      channels: [{ kind: 'reliable-ordered', sendQueueSize: 4, maxMessageBytes: 100 }],
+    });
+    assert.throws(
+      () => connection.send(0, Blob, { n: 0, data: new Uint8Array(200) }),
+      /exceeds channel 0's maxMessageBytes \(100\)/,
+    );
+    for (let n = 0; n < 4; n++) connection.send(0, Chat, { n, text: '' });
+    assert.throws(() => connection.send(0, Chat, { n: 5, text: '' }), /send queue is full \(4 messages/);
+    const Other = defineMessage('other', t.object({ a: t.bool() }));
+    assert.throws(() => connection.send(0, Other, { a: true }), /not registered/);
+    assert.throws(() => connection.send(3, Chat, { n: 0, text: '' }), /channel 3 does not exist/);
+    const small = new MessageConnection({
+      factory,
+      channels: [{ kind: 'reliable-ordered' }],
+      packetBudgetBytes: 64,
+    });
+    assert.throws(
+      () => small.send(0, Blob, { n: 0, data: new Uint8Array(900) }),
+      /does not fit in a packet|maxMessageBytes/,
+    );
+  });
+
+  it('invalid channel data is rejected whole and changes nothing', () => {
+    const pair = messagePair(SEED ^ 3, factory, channels);
+    const next = prng(SEED ^ 3);
+    const got: unknown[] = [];
+    let junkAccepted = 0;
+    let truncated = 0;
+    for (let n = 0; n < 200; n++) {
+      pair.a.connection.send(RELIABLE, Chat, { n, text: 'ok' });
+      // A real packet cut short is always invalid (its end is missing): it must change nothing.
+      const real = pair.a.connection.writePacket(pair.now).data.slice();
+      for (let cut = 1; cut < real.length; cut += 3) {
+        assert.equal(pair.b.connection.readPacket(real, 0, real.length - cut), false, `cut ${cut}`);
+        truncated++;
+      }
+      // Random junk is bad almost always; whatever parses is counted (integrity is the AEAD's job).
+      const junk = randomBytes(next, 1 + Math.floor(next() * 300));
+      if (pair.b.connection.readPacket(junk, 0, junk.length)) junkAccepted++;
+      pair.step();
+      got.push(...drain(pair.b.connection, RELIABLE));
+    }
+    for (let tick = 0; tick < 120; tick++) {
+      pair.step();
+      got.push(...drain(pair.b.connection, RELIABLE));
+    }
+    assert.ok(truncated > 200);
+    assert.ok(pair.b.connection.counters.packetsRejected >= truncated);
+    if (junkAccepted === 0) assert.deepEqual(numbers(got), [...Array(200).keys()]);
+    else assert.ok(junkAccepted < 5, `${junkAccepted} random packets parsed`);
+  });
+
+  it('sparse reliable traffic keeps working across packet sequence wrap (70,000 packets between messages)', () => {
+    const pair = messagePair(SEED ^ 4, factory, channels);
+    const got: unknown[] = [];
+    for (let round = 0; round < 3; round++) {
+      pair.a.connection.send(RELIABLE, Chat, { n: round, text: 'sparse' });
+      for (let tick = 0; tick < 35_000; tick++) {
+        pair.step();
+        got.push(...drain(pair.b.connection, RELIABLE));
+      }
+    }
+    assert.deepEqual(numbers(got), [0, 1, 2]);
+    assert.equal(pair.a.connection.queueDepths()[RELIABLE].send, 0);
+  });
+});
