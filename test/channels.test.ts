@@ -184,3 +184,89 @@ describe(`messages and channels (seed ${SEED})`, () => {
     assert.equal(pair.a.connection.queueDepths()[RELIABLE].send, 0);
   });
 });
+
+describe(`MessageServer and MessageClient over netcode (seed ${SEED})`, () => {
+  it('chat and positions between a server and three clients over a lossy link, reliable ones in order', async () => {
+    const { MessageClient, MessageServer } = await import('../src/channels/index.js');
+    const { nobleAead } = await import('../src/connection/aead.js');
+    const { generateConnectToken } = await import('../src/connection/connect-token.js');
+    const { MemoryNetwork } = await import('../src/transport/memory-transport.js');
+    const { NetworkSimulator } = await import('../src/transport/simulator.js');
+    const network = new MemoryNetwork();
+    const key = new Uint8Array(32).fill(3);
+    const serverSocket = network.createTransport('10.0.0.100:1');
+    let now = 0;
+    const server = new MessageServer({
+      protocolId: 1n,
+      privateKey: key,
+      publicAddresses: [serverSocket.localAddress],
+      transports: [serverSocket],
+      aead: nobleAead,
+      unixTime: () => 1_700_000_000 + Math.floor(now),
+      factory,
+      channels,
+    });
+    const clients = [0, 1, 2].map((i) => {
+      const transport = new NetworkSimulator(network.createTransport(`10.0.0.${i + 1}:1`), {
+        seed: SEED + i,
+        outgoing: { latency: 60, jitter: 30, loss: 5, duplicates: 5 },
+        incoming: { latency: 60, jitter: 30, loss: 5, duplicates: 5 },
+      });
+      const client = new MessageClient({ transport, aead: nobleAead, factory, channels });
+      const token = generateConnectToken({
+        protocolId: 1n,
+        privateKey: key,
+        clientId: BigInt(i + 1),
+        serverAddresses: [serverSocket.localAddress],
+        now: 1_700_000_000,
+        aead: nobleAead,
+      });
+      client.connect(token, now);
+      return client;
+    });
+    const tick = () => {
+      now += 1 / 60;
+      server.update(now);
+      for (const c of clients) c.update(now);
+    };
+    for (let i = 0; i < 120; i++) tick();
+    assert.ok(clients.every((c) => c.connected));
+    const received = clients.map(() => [] as number[]);
+    const atServer = clients.map(() => [] as number[]);
+    for (let n = 0; n < 200; n++) {
+      clients.forEach((c, i) => {
+        c.send(RELIABLE, Chat, { n, text: `from ${i}` });
+        c.send(SEQUENCED, Position, { n, x: i, y: n / 100 });
+        server.send(c.client.clientIndex, RELIABLE, Chat, { n, text: 'to you' });
+      });
+      tick();
+      clients.forEach((c, i) => {
+        received[i].push(...numbers(drain2(() => c.receive(RELIABLE))));
+        atServer[i].push(...numbers(drain2(() => server.receive(c.client.clientIndex, RELIABLE))));
+      });
+    }
+    for (let i = 0; i < 180; i++) {
+      tick();
+      clients.forEach((c, k) => {
+        received[k].push(...numbers(drain2(() => c.receive(RELIABLE))));
+        atServer[k].push(...numbers(drain2(() => server.receive(c.client.clientIndex, RELIABLE))));
+      });
+    }
+    for (let i = 0; i < 3; i++) {
+      assert.deepEqual(
+        received[i],
+        [...Array(200).keys()],
+        `client ${i} got every reliable message in order`,
+      );
+      assert.deepEqual(atServer[i], [...Array(200).keys()], `server got client ${i}'s in order`);
+    }
+    const s = server.stats(clients[0].client.clientIndex);
+    assert.ok(s.rtt > 100 && s.messages.messagesReceived >= 200);
+  });
+});
+
+function drain2(next: () => { value: unknown } | null): unknown[] {
+  const out: unknown[] = [];
+  for (let m = next(); m !== null; m = next()) out.push(m.value);
+  return out;
+}

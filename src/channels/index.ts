@@ -8,3 +8,9 @@ export {
   type MessageType,
   type ReceivedMessage,
 } from './message.js';
+export {
+  type ChannelOptions,
+  type ConnectionStats,
+  MessageClient,
+  MessageServer,
+} from './message-endpoints.js';

@@ -67,7 +67,8 @@ export interface ClientOptions {
   maxDatagramsPerUpdate?: number;
   onStateChange?(state: ClientState, previous: ClientState): void;
   /** A packet from the server: data[offset, offset + length), valid during the call. */
-  onPacket?(data: Uint8Array, offset: number, length: number): void;
+  /** Returning exactly false refuses the packet: it is then not acked. */
+  onPacket?(data: Uint8Array, offset: number, length: number): unknown;
   onAcked?(sequence: number, record: unknown): void;
   onLost?(sequence: number, record: unknown): void;
 }
@@ -310,8 +311,7 @@ export class Client {
         transmit: (_sequence, data, length) =>
           this.sendPacket((out, s, k) => this.codec!.writePayload(out, s, k, data, 0, length)),
         process: (_sequence, data, offset, length) => {
-          o.onPacket?.(data, offset, length);
-          return true;
+          return o.onPacket?.(data, offset, length) !== false;
         },
         onAcked: (sequence, record) => o.onAcked?.(sequence, record),
         onLost: (sequence, record) => o.onLost?.(sequence, record),

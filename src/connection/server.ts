@@ -51,7 +51,8 @@ export interface ServerOptions {
   onConnect?(clientIndex: number, clientId: bigint, userData: Uint8Array): void;
   onDisconnect?(clientIndex: number, clientId: bigint, reason: ServerDisconnectReason): void;
   /** A packet from a client: data[offset, offset + length), valid during the call. */
-  onPacket?(clientIndex: number, data: Uint8Array, offset: number, length: number): void;
+  /** Returning exactly false refuses the packet: it is then not acked (its sender will not count it delivered). */
+  onPacket?(clientIndex: number, data: Uint8Array, offset: number, length: number): unknown;
   /** Delivery notification for packets sent with a record. */
   onAcked?(clientIndex: number, sequence: number, record: unknown): void;
   onLost?(clientIndex: number, sequence: number, record: unknown): void;
@@ -492,8 +493,7 @@ export class Server {
       {
         transmit: (_sequence, data, length) => this.sendPayload(index, data, length),
         process: (_sequence, data, offset, length) => {
-          o.onPacket?.(index, data, offset, length);
-          return true;
+          return o.onPacket?.(index, data, offset, length) !== false;
         },
         onAcked: (sequence, record) => o.onAcked?.(index, sequence, record),
         onLost: (sequence, record) => o.onLost?.(index, sequence, record),

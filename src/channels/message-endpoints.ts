@@ -1,0 +1,174 @@
+import { Client, type ClientOptions, ClientState } from '../connection/client.js';
+import { Server, type ServerOptions } from '../connection/server.js';
+import type { ReliableConfig } from '../packet/config.js';
+import type { PacketRecord } from './channel.js';
+import type { ChannelConfig } from './config.js';
+import { MessageConnection, type MessageCounters } from './connection.js';
+import type { MessageFactory, MessageType, ReceivedMessage } from './message.js';
+
+/** What a connection's channels need: the factory and channel list both ends share. */
+export interface ChannelOptions {
+  factory: MessageFactory;
+  channels: ChannelConfig[];
+  /** Channel data per packet, bytes (default 1150: the datagram stays within 1200). */
+  packetBudgetBytes?: number;
+  /** The packet layer under the channels; packets are never fragmented (each fits the budget). */
+  reliable?: Partial<ReliableConfig>;
+}
+
+/** Statistics of one connection: the link (from its ReliableEndpoint) and its channels. */
+export interface ConnectionStats {
+  rtt: number;
+  packetLoss: number;
+  sentKbps: number;
+  receivedKbps: number;
+  messages: MessageCounters;
+  queues: { send: number; receive: number }[];
+}
+
+function endpointConfig(options: ChannelOptions): Partial<ReliableConfig> {
+  const budget = options.packetBudgetBytes ?? 1150;
+  return { maxPacketSize: budget, fragmentAbove: budget, ...options.reliable };
+}
+
+function stats(
+  connection: MessageConnection,
+  endpoint: { rtt: number; packetLoss: number; sentKbps: number; receivedKbps: number },
+): ConnectionStats {
+  return {
+    rtt: endpoint.rtt,
+    packetLoss: endpoint.packetLoss,
+    sentKbps: endpoint.sentKbps,
+    receivedKbps: endpoint.receivedKbps,
+    messages: { ...connection.counters },
+    queues: connection.queueDepths(),
+  };
+}
+
+/**
+ * A netcode Server whose connections carry channels: `send(client, channel, type, value)`,
+ * `receive(client, channel)`. One packet per connection per `update`, packed to the budget.
+ */
+export class MessageServer {
+  readonly server: Server;
+  private readonly connections: (MessageConnection | null)[];
+
+  constructor(options: Omit<ServerOptions, 'onPacket' | 'onAcked' | 'onLost' | 'reliable'> & ChannelOptions) {
+    const create = () =>
+      new MessageConnection({
+        factory: options.factory,
+        channels: options.channels,
+        packetBudgetBytes: options.packetBudgetBytes,
+      });
+    create(); // checks the channel configuration now, not at the first connection
+    this.connections = Array.from({ length: options.maxClients ?? 256 }, () => null);
+    this.server = new Server({
+      ...options,
+      reliable: endpointConfig(options),
+      onConnect: (index, clientId, userData) => {
+        this.connections[index] = create();
+        options.onConnect?.(index, clientId, userData);
+      },
+      onDisconnect: (index, clientId, reason) => {
+        this.connections[index] = null;
+        options.onDisconnect?.(index, clientId, reason);
+      },
+      onPacket: (index, data, offset, length) =>
+        this.connections[index]?.readPacket(data, offset, length) === true,
+      onAcked: (index, _sequence, record) => this.connections[index]?.acked(record as PacketRecord),
+    });
+  }
+
+  private connection(clientIndex: number): MessageConnection {
+    const c = this.connections[clientIndex];
+    if (c === null || c === undefined)
+      throw new RangeError(`MessageServer: client ${clientIndex} is not connected`);
+    return c;
+  }
+
+  update(now: number): void {
+    this.server.update(now);
+    for (let i = 0; i < this.connections.length; i++) {
+      const c = this.connections[i];
+      if (c === null || !this.server.isConnected(i)) continue;
+      const { data, record } = c.writePacket(now);
+      this.server.send(i, data, data.length, record);
+    }
+  }
+
+  send<T>(clientIndex: number, channel: number, type: MessageType<T>, value: T): void {
+    this.connection(clientIndex).send(channel, type, value);
+  }
+
+  receive(clientIndex: number, channel: number): ReceivedMessage | null {
+    return this.connection(clientIndex).receive(channel);
+  }
+
+  stats(clientIndex: number): ConnectionStats {
+    return stats(this.connection(clientIndex), this.server.endpoint(clientIndex));
+  }
+}
+
+/** A netcode Client whose connection carries channels. */
+export class MessageClient {
+  readonly client: Client;
+  private connection: MessageConnection | null = null;
+
+  constructor(options: Omit<ClientOptions, 'onPacket' | 'onAcked' | 'onLost' | 'reliable'> & ChannelOptions) {
+    const create = () =>
+      new MessageConnection({
+        factory: options.factory,
+        channels: options.channels,
+        packetBudgetBytes: options.packetBudgetBytes,
+      });
+    create();
+    this.client = new Client({
+      ...options,
+      reliable: endpointConfig(options),
+      onStateChange: (state, previous) => {
+        // A fresh set of channels for every connection.
+        this.connection = state === ClientState.Connected ? create() : null;
+        options.onStateChange?.(state, previous);
+      },
+      onPacket: (data, offset, length) => this.connection?.readPacket(data, offset, length) === true,
+      onAcked: (_sequence, record) => this.connection?.acked(record as PacketRecord),
+    });
+  }
+
+  get connected(): boolean {
+    return this.connection !== null;
+  }
+
+  connect(token: Uint8Array, now: number): void {
+    this.client.connect(token, now);
+  }
+
+  disconnect(): void {
+    this.client.disconnect();
+  }
+
+  update(now: number): void {
+    this.client.update(now);
+    if (this.connection !== null && this.client.state === ClientState.Connected) {
+      const { data, record } = this.connection.writePacket(now);
+      this.client.send(data, data.length, record);
+    }
+  }
+
+  private channels(): MessageConnection {
+    if (this.connection === null) throw new Error('MessageClient: not connected');
+    return this.connection;
+  }
+
+  send<T>(channel: number, type: MessageType<T>, value: T): void {
+    this.channels().send(channel, type, value);
+  }
+
+  receive(channel: number): ReceivedMessage | null {
+    return this.connection?.receive(channel) ?? null;
+  }
+
+  stats(): ConnectionStats {
+    return stats(this.channels(), this.client.endpoint!);
+  }
+}
