@@ -1,0 +1,238 @@
+/**
+ * `npm start`: a live session. A MessageServer and several bot MessageClients talk over real UDP
+ * on 127.0.0.1, each bot's link shaped by the network simulator; a table per client refreshes
+ * while they run, and a summary at the end checks that every reliable message arrived, once and
+ * in order, both ways.
+ *
+ * Flags: --clients N (4) --seconds S (10; 0 runs until Ctrl-C) --latency MS (50) --jitter MS (10)
+ *        --loss PERCENT (2) --duplicates PERCENT (1) --seed N
+ */
+import {
+  defineMessage,
+  generateConnectToken,
+  MessageClient,
+  MessageFactory,
+  MessageServer,
+  NetworkSimulator,
+  t,
+  UdpTransport,
+} from '../src/node.js';
+
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i += 2)
+  args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1] ?? '');
+const flag = (name: string, fallback: number): number => {
+  const value = Number(args.get(name) ?? fallback);
+  if (!Number.isFinite(value) || value < 0) throw new RangeError(`--${name} must be a non-negative number`);
+  return value;
+};
+const CLIENTS = Math.max(1, Math.min(64, Math.floor(flag('clients', 4))));
+const SECONDS = flag('seconds', 10);
+const conditions = {
+  latency: flag('latency', 50),
+  jitter: flag('jitter', 10),
+  loss: flag('loss', 2),
+  duplicates: flag('duplicates', 1),
+};
+const SEED = Math.floor(flag('seed', Date.now() % 1e9));
+
+// The game's messages and channels, the same on both ends.
+const Chat = defineMessage('chat', t.object({ n: t.uint32(), text: t.string(64) }));
+const Position = defineMessage(
+  'position',
+  t.object({ n: t.uint32(), x: t.float(-512, 512, 0.01), z: t.float(-512, 512, 0.01) }),
+);
+const Event = defineMessage(
+  'event',
+  t.object({ n: t.uint32(), kind: t.enum(['hit', 'miss', 'pickup'] as const) }),
+);
+const factory = new MessageFactory([Chat, Position, Event]);
+const RELIABLE = 0;
+const POSITIONS = 1;
+const EVENTS = 2;
+const channels = [
+  { kind: 'reliable-ordered' as const, priority: 1 },
+  { kind: 'unreliable-sequenced' as const, priority: 2 },
+  { kind: 'unreliable-unordered' as const },
+];
+
+const PROTOCOL_ID = 0x6768_6f73_7477_6972n;
+const privateKey = new Uint8Array(32);
+globalThis.crypto.getRandomValues(privateKey);
+
+interface Tally {
+  sent: number;
+  received: number;
+  /** The next reliable message number expected: reliable delivery is checked as it happens. */
+  nextReliable: number;
+  outOfOrder: number;
+}
+const tally = (): Tally => ({ sent: 0, received: 0, nextReliable: 0, outOfOrder: 0 });
+
+const serverSocket = await UdpTransport.open({ address: '127.0.0.1:0', receiveBufferSize: 4 << 20 });
+const atServer: Tally[] = [];
+const server = new MessageServer({
+  protocolId: PROTOCOL_ID,
+  privateKey,
+  publicAddresses: [serverSocket.localAddress],
+  transports: [serverSocket],
+  maxClients: 64,
+  factory,
+  channels,
+});
+
+const bots = await Promise.all(
+  Array.from({ length: CLIENTS }, async (_, i) => {
+    const socket = await UdpTransport.open({ address: '127.0.0.1:0', receiveBufferSize: 4 << 20 });
+    const link = new NetworkSimulator(socket, { seed: SEED + i, outgoing: conditions, incoming: conditions });
+    const client = new MessageClient({ transport: link, factory, channels });
+    const token = generateConnectToken({
+      protocolId: PROTOCOL_ID,
+      privateKey,
+      clientId: BigInt(1000 + i),
+      serverAddresses: [serverSocket.localAddress],
+      now: Math.floor(Date.now() / 1000),
+    });
+    return {
+      client,
+      socket,
+      token,
+      reliable: tally(),
+      unreliable: tally(),
+      sent: { chat: 0, position: 0, event: 0 },
+    };
+  }),
+);
+
+const start = performance.now();
+const now = () => (performance.now() - start) / 1000;
+for (const bot of bots) bot.client.connect(bot.token, now());
+
+let ticks = 0;
+let lastDraw = 0;
+let drawnLines = 0;
+const previous = bots.map(() => ({ time: 0, received: 0, sent: 0 }));
+const tty = process.stdout.isTTY === true;
+
+function checkReliable(t: Tally, n: number): void {
+  if (n !== t.nextReliable) t.outOfOrder++;
+  t.nextReliable = n + 1;
+  t.received++;
+}
+
+function tick(): void {
+  const time = now();
+  ticks++;
+  server.update(time);
+  for (const [i, bot] of bots.entries()) {
+    bot.client.update(time);
+    if (!bot.client.connected) continue;
+    const index = bot.client.client.clientIndex;
+    atServer[index] ??= tally();
+    // Bots: a reliable chat message 10 times a second, positions every tick, an event now and then.
+    if (ticks % 6 === i % 6)
+      bot.client.send(RELIABLE, Chat, { n: bot.sent.chat++, text: `bot ${i} says hi` });
+    bot.client.send(POSITIONS, Position, {
+      n: bot.sent.position++,
+      x: Math.sin(time + i) * 100,
+      z: Math.cos(time) * 100,
+    });
+    if (ticks % 20 === 0) bot.client.send(EVENTS, Event, { n: bot.sent.event++, kind: 'pickup' });
+    // The server answers each bot on the reliable channel 5 times a second.
+    if (ticks % 12 === i % 12) {
+      server.send(index, RELIABLE, Chat, { n: bot.reliable.sent++, text: 'server state' });
+    }
+    for (let m = bot.client.receive(RELIABLE); m !== null; m = bot.client.receive(RELIABLE))
+      checkReliable(bot.reliable, (m.value as { n: number }).n);
+    for (let m = server.receive(index, RELIABLE); m !== null; m = server.receive(index, RELIABLE))
+      checkReliable(atServer[index], (m.value as { n: number }).n);
+    for (let m = server.receive(index, POSITIONS); m !== null; m = server.receive(index, POSITIONS))
+      bot.unreliable.received++;
+    for (let m = server.receive(index, EVENTS); m !== null; m = server.receive(index, EVENTS))
+      bot.unreliable.received++;
+  }
+  if (time - lastDraw >= 0.5) {
+    draw(time);
+    lastDraw = time;
+  }
+}
+
+function draw(time: number): void {
+  const lines = [
+    `ghostwire live: ${bots.length} bots ↔ server ${serverSocket.localAddress} over UDP, link ${conditions.latency}±${conditions.jitter} ms, ${conditions.loss}% loss, ${conditions.duplicates}% duplicates (seed ${SEED})  t=${time.toFixed(1)} s`,
+    'bot  state      rtt ms  loss %  up kbps  down kbps  msgs/s out  msgs/s in  reliable in flight  reliable in order',
+  ];
+  bots.forEach((bot, i) => {
+    if (!bot.client.connected) {
+      lines.push(`${String(i).padStart(3)}  connecting…`);
+      return;
+    }
+    const s = bot.client.stats();
+    const p = previous[i];
+    const dt = time - p.time || 1;
+    const outRate = (s.messages.messagesSent - p.sent) / dt;
+    const inRate = (s.messages.messagesReceived - p.received) / dt;
+    previous[i] = { time, sent: s.messages.messagesSent, received: s.messages.messagesReceived };
+    const inOrder =
+      bot.reliable.outOfOrder === 0 && (atServer[bot.client.client.clientIndex]?.outOfOrder ?? 0) === 0;
+    lines.push(
+      `${String(i).padStart(3)}  connected ${s.rtt.toFixed(1).padStart(7)} ${s.packetLoss.toFixed(1).padStart(7)} ${s.sentKbps.toFixed(1).padStart(8)} ${s.receivedKbps.toFixed(1).padStart(10)} ${outRate.toFixed(0).padStart(11)} ${inRate.toFixed(0).padStart(10)} ${String(s.queues[RELIABLE].send).padStart(19)}  ${inOrder ? 'yes' : 'NO'}`,
+    );
+  });
+  if (tty) {
+    // Redraw in place: back up over the previous table, erase each line's tail.
+    if (drawnLines > 0) process.stdout.write(`\x1b[${drawnLines}A`);
+    process.stdout.write(`${lines.map((l) => `${l}\x1b[K`).join('\n')}\n`);
+  } else if (Math.round(time * 2) % 4 === 0) {
+    process.stdout.write(`${lines.join('\n')}\n`); // a log: a table every two seconds
+  }
+  drawnLines = lines.length;
+}
+
+const timer = setInterval(tick, 1000 / 60);
+let stopping = false;
+
+async function stop(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  clearInterval(timer);
+  // Let the last reliable messages arrive: a few round trips without new traffic.
+  const drainUntil = now() + 1 + (4 * (conditions.latency + conditions.jitter)) / 1000;
+  while (now() < drainUntil) {
+    const time = now();
+    server.update(time);
+    for (const bot of bots) {
+      bot.client.update(time);
+      if (!bot.client.connected) continue;
+      const index = bot.client.client.clientIndex;
+      for (let m = bot.client.receive(RELIABLE); m !== null; m = bot.client.receive(RELIABLE))
+        checkReliable(bot.reliable, (m.value as { n: number }).n);
+      for (let m = server.receive(index, RELIABLE); m !== null; m = server.receive(index, RELIABLE))
+        checkReliable(atServer[index], (m.value as { n: number }).n);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000 / 60));
+  }
+  let ok = true;
+  console.log('\nsummary');
+  for (const [i, bot] of bots.entries()) {
+    const index = bot.client.client.clientIndex;
+    const up = atServer[index] ?? tally();
+    const upOk = up.outOfOrder === 0 && up.received === bot.sent.chat;
+    const downOk = bot.reliable.outOfOrder === 0 && bot.reliable.received === bot.reliable.sent;
+    ok &&= upOk && downOk && bot.client.connected;
+    console.log(
+      `  bot ${i}: reliable up ${up.received}/${bot.sent.chat} ${upOk ? 'all, in order' : 'MISSING OR OUT OF ORDER'}; reliable down ${bot.reliable.received}/${bot.reliable.sent} ${downOk ? 'all, in order' : 'MISSING OR OUT OF ORDER'}; unreliable up ${bot.unreliable.received}/${bot.sent.position + bot.sent.event} (the rest lost or superseded, as unreliable may be)`,
+    );
+  }
+  console.log(
+    ok ? 'every reliable message arrived exactly once and in order, both ways.' : 'RELIABLE DELIVERY FAILED',
+  );
+  for (const bot of bots) bot.client.disconnect();
+  server.update(now());
+  serverSocket.close();
+  for (const bot of bots) bot.socket.close();
+  process.exitCode = ok ? 0 : 1;
+}
+
+process.on('SIGINT', () => void stop());
+if (SECONDS > 0) setTimeout(() => void stop(), SECONDS * 1000);
