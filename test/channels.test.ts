@@ -170,6 +170,72 @@ describe(`messages and channels (seed ${SEED})`, () => {
     else assert.ok(junkAccepted < 5, `${junkAccepted} random packets parsed`);
   });
 
+  it('blocks and messages mixed, in one order, byte-identical, under loss, duplicates and latency; progress both ends', () => {
+    const pair = messagePair(SEED ^ 5, factory, channels, {
+      latency: 80,
+      jitter: 20,
+      loss: 10,
+      duplicates: 10,
+    });
+    const next = prng(SEED ^ 5);
+    const expected: unknown[] = [];
+    const sendBlock = (size: number) => {
+      const data = randomBytes(next, size);
+      pair.a.connection.sendBlock(RELIABLE, data);
+      expected.push(data);
+    };
+    const sendChat = (n: number) => {
+      pair.a.connection.send(RELIABLE, Chat, { n, text: 'between blocks' });
+      expected.push({ n, text: 'between blocks' });
+    };
+    sendChat(0);
+    sendBlock(64 * 1024);
+    sendChat(1);
+    sendBlock(1);
+    sendBlock(256 * 1024); // the default maximum
+    sendChat(2);
+    const got: unknown[] = [];
+    const sendingProgress: number[] = [];
+    const receivingProgress: number[] = [];
+    for (let tick = 0; tick < 60 * 60 && got.length < expected.length; tick++) {
+      pair.step();
+      const progress = pair.a.connection.blockProgress(RELIABLE);
+      if (progress.sending) sendingProgress.push(progress.sending.ackedBytes / progress.sending.totalBytes);
+      const incoming = pair.b.connection.blockProgress(RELIABLE).receiving;
+      if (incoming) receivingProgress.push(incoming.receivedBytes / incoming.totalBytes);
+      for (let m = pair.b.connection.receive(RELIABLE); m !== null; m = pair.b.connection.receive(RELIABLE))
+        got.push(m.value);
+    }
+    assert.equal(got.length, expected.length);
+    assert.deepEqual(got, expected);
+    assert.ok(
+      sendingProgress.some((p) => p > 0 && p < 1),
+      'sender saw partial progress',
+    );
+    assert.ok(
+      receivingProgress.some((p) => p > 0 && p < 1),
+      'receiver saw partial progress',
+    );
+  });
+
+  it('block limits fail loudly: over maxBlockBytes, empty, or on a channel that is not reliable-ordered', () => {
+    const connection = new MessageConnection({
+      factory,
+      channels: [{ kind: 'reliable-ordered', maxBlockBytes: 4096 }, { kind: 'unreliable-unordered' }],
+    });
+    assert.throws(() => connection.sendBlock(0, new Uint8Array(4097)), /maxBlockBytes/);
+    assert.throws(() => connection.sendBlock(0, new Uint8Array(0)), /1 to 4096 bytes/);
+    assert.throws(() => connection.sendBlock(1, new Uint8Array(10)), /reliable-ordered/);
+    const big = new MessageConnection({
+      factory,
+      channels: [{ kind: 'reliable-ordered', maxBlockBytes: 4 * 1024 * 1024 }],
+    });
+    assert.doesNotThrow(
+      () => big.sendBlock(0, new Uint8Array(4 * 1024 * 1024)),
+      'several MB when configured',
+    );
+  });
+
   it('sparse reliable traffic keeps working across packet sequence wrap (70,000 packets between messages)', () => {
     const pair = messagePair(SEED ^ 4, factory, channels);
     const got: unknown[] = [];

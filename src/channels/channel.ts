@@ -40,6 +40,12 @@ export function writeMessage(ws: WriteStream, m: EncodedMessage): void {
   ws.writer.writeBytes(m.bytes);
 }
 
+/** How far a block has got: bytes acked of the one being sent, bytes received of the one arriving. */
+export interface BlockProgress {
+  sending: { ackedBytes: number; totalBytes: number } | null;
+  receiving: { receivedBytes: number; totalBytes: number } | null;
+}
+
 /** What a channel records about a packet, handed back when the packet is acked. */
 export type PacketRecord = number[];
 
@@ -48,7 +54,7 @@ export interface Channel {
   /** Queues a message; throws when the send queue is full. */
   send(message: EncodedMessage): void;
   /** Chooses what this channel would send now within `budgetBits` (its whole entry); returns the message count, writing nothing. */
-  select(now: number, budgetBits: number): number;
+  select(now: number, budgetBits: number, rttMs?: number): number;
   /** Writes the entry `select` chose (after the caller's channel header) and records its message ids. */
   writeSelected(ws: WriteStream, now: number, record: PacketRecord): void;
   /** Parses this channel's entry into `staged` without applying it; false when the input is bad. */
@@ -58,6 +64,9 @@ export interface Channel {
   /** The packet carrying `ids` (from this channel's part of a record) was acked. */
   acked(record: PacketRecord, start: number, end: number): void;
   receive(): ReceivedMessage | null;
+  /** Reliable-ordered channels only: queue a block, and see how far blocks have got. */
+  sendBlock?(data: Uint8Array): void;
+  blockProgress?(): BlockProgress;
   /** Messages waiting to be sent / awaiting acks, and received but not yet taken. */
   readonly sendQueueDepth: number;
   readonly receiveQueueDepth: number;

@@ -17,6 +17,10 @@ export interface ChannelConfig {
   maxMessageBytes?: number;
   /** The most bytes of a packet this channel may fill (default: the whole packet budget). */
   budgetBytes?: number;
+  /** Reliable-ordered: the largest block, bytes (default 256 KiB; several MB are fine). */
+  maxBlockBytes?: number;
+  /** Reliable-ordered: bytes of block data per fragment (default 1024). */
+  blockFragmentBytes?: number;
 }
 
 export type ResolvedChannelConfig = Required<ChannelConfig>;
@@ -34,6 +38,8 @@ export function resolveChannel(
     maxMessagesPerPacket: 256,
     maxMessageBytes: packetBudgetBytes - 16,
     budgetBytes: packetBudgetBytes,
+    maxBlockBytes: 256 * 1024,
+    blockFragmentBytes: Math.max(1, Math.min(1024, packetBudgetBytes - 64)),
     ...config,
   };
   const where = `channel ${index} (${c.kind})`;
@@ -50,6 +56,8 @@ export function resolveChannel(
   integer('maxMessagesPerPacket', 1, 4096);
   integer('budgetBytes', 8, packetBudgetBytes);
   integer('maxMessageBytes', 1, packetBudgetBytes - 16);
+  integer('maxBlockBytes', 1, 64 * 1024 * 1024);
+  integer('blockFragmentBytes', 1, Math.max(1, packetBudgetBytes - 64));
   if (!(c.resendInterval >= 0)) throw new RangeError(`${where}: resendInterval must be >= 0 seconds`);
   if (!Number.isFinite(c.priority)) throw new RangeError(`${where}: priority must be a number`);
   return c;

@@ -2,7 +2,7 @@ import { BitWriterOverflowError } from '../bits/bit-writer.js';
 import { bitsRequired } from '../bits/bits-required.js';
 import { ReadStream } from '../serialize/read-stream.js';
 import { WriteStream } from '../serialize/write-stream.js';
-import type { Channel, PacketRecord } from './channel.js';
+import type { BlockProgress, Channel, PacketRecord } from './channel.js';
 import { type ChannelConfig, resolveChannel } from './config.js';
 import type { MessageFactory, MessageType, ReceivedMessage } from './message.js';
 import { ReliableOrderedChannel } from './reliable-ordered.js';
@@ -123,6 +123,25 @@ export class MessageConnection {
     this.counters.messagesSent++;
   }
 
+  /**
+   * Queues a block (large data, up to the channel's maxBlockBytes) on a reliable-ordered channel:
+   * sent as fragments, each acked and resent on its own, delivered in order as a `Block` message.
+   */
+  sendBlock(channelIndex: number, data: Uint8Array): void {
+    const channel = this.channel(channelIndex);
+    if (channel.sendBlock === undefined)
+      throw new RangeError(
+        `channel ${channelIndex} is ${channel.config.kind}: blocks need a reliable-ordered channel`,
+      );
+    channel.sendBlock(data);
+    this.counters.messagesSent++;
+  }
+
+  /** Progress of the block being sent and the one being received on a reliable-ordered channel. */
+  blockProgress(channelIndex: number): BlockProgress {
+    return this.channel(channelIndex).blockProgress?.() ?? { sending: null, receiving: null };
+  }
+
   /** The next message received on a channel, in the channel's order, or null. */
   receive(channelIndex: number): ReceivedMessage | null {
     const message = this.channel(channelIndex).receive();
@@ -135,7 +154,7 @@ export class MessageConnection {
    * flowing): returns its bytes (a view, valid until the next call) and the record to hand back
    * to `acked` when the packet layer reports it delivered.
    */
-  writePacket(now: number): { data: Uint8Array; record: PacketRecord } {
+  writePacket(now: number, rttMs = 0): { data: Uint8Array; record: PacketRecord } {
     const ws = this.packet;
     ws.reset();
     const record: PacketRecord = [];
@@ -145,7 +164,7 @@ export class MessageConnection {
       const header = 1 + this.channelBits;
       const room = budget - ws.bitsProcessed - header - 1 - 7; // header, terminator, final byte rounding
       const channelBudget = Math.min(channel.config.budgetBytes * 8, room);
-      if (channelBudget <= 0 || channel.select(now, channelBudget) === 0) continue;
+      if (channelBudget <= 0 || channel.select(now, channelBudget, rttMs) === 0) continue;
       ws.bool(true);
       if (this.channelBits > 0) ws.int(index, 0, this.channels.length - 1);
       record.push(index, 0);

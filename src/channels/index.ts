@@ -1,8 +1,9 @@
-export type { EncodedMessage, PacketRecord } from './channel.js';
+export type { BlockProgress, EncodedMessage, PacketRecord } from './channel.js';
 export type { ChannelConfig, ChannelKind } from './config.js';
 export { MessageConnection, type MessageConnectionOptions, type MessageCounters } from './connection.js';
 export {
   type AnyMessageType,
+  Block,
   defineMessage,
   MessageFactory,
   type MessageType,

@@ -1,7 +1,7 @@
 import { Client, type ClientOptions, ClientState } from '../connection/client.js';
 import { Server, type ServerOptions } from '../connection/server.js';
 import type { ReliableConfig } from '../packet/config.js';
-import type { PacketRecord } from './channel.js';
+import type { BlockProgress, PacketRecord } from './channel.js';
 import type { ChannelConfig } from './config.js';
 import { MessageConnection, type MessageCounters } from './connection.js';
 import type { MessageFactory, MessageType, ReceivedMessage } from './message.js';
@@ -91,7 +91,7 @@ export class MessageServer {
     for (let i = 0; i < this.connections.length; i++) {
       const c = this.connections[i];
       if (c === null || !this.server.isConnected(i)) continue;
-      const { data, record } = c.writePacket(now);
+      const { data, record } = c.writePacket(now, this.server.endpoint(i).rtt);
       this.server.send(i, data, data.length, record);
     }
   }
@@ -102,6 +102,14 @@ export class MessageServer {
 
   receive(clientIndex: number, channel: number): ReceivedMessage | null {
     return this.connection(clientIndex).receive(channel);
+  }
+
+  sendBlock(clientIndex: number, channel: number, data: Uint8Array): void {
+    this.connection(clientIndex).sendBlock(channel, data);
+  }
+
+  blockProgress(clientIndex: number, channel: number): BlockProgress {
+    return this.connection(clientIndex).blockProgress(channel);
   }
 
   stats(clientIndex: number): ConnectionStats {
@@ -150,7 +158,7 @@ export class MessageClient {
   update(now: number): void {
     this.client.update(now);
     if (this.connection !== null && this.client.state === ClientState.Connected) {
-      const { data, record } = this.connection.writePacket(now);
+      const { data, record } = this.connection.writePacket(now, this.client.endpoint?.rtt ?? 0);
       this.client.send(data, data.length, record);
     }
   }
@@ -166,6 +174,14 @@ export class MessageClient {
 
   receive(channel: number): ReceivedMessage | null {
     return this.connection?.receive(channel) ?? null;
+  }
+
+  sendBlock(channel: number, data: Uint8Array): void {
+    this.channels().sendBlock(channel, data);
+  }
+
+  blockProgress(channel: number): BlockProgress {
+    return this.connection?.blockProgress(channel) ?? { sending: null, receiving: null };
   }
 
   stats(): ConnectionStats {

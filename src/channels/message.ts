@@ -1,6 +1,6 @@
 import { bitsRequired } from '../bits/bits-required.js';
 import { type Codec, compile } from '../schema/codec.js';
-import type { Schema } from '../schema/schema.js';
+import { type Schema, t } from '../schema/schema.js';
 
 /** A message type: a name for errors and logs, and the codec of its schema. */
 export interface MessageType<T = unknown> {
@@ -16,6 +16,9 @@ export function defineMessage<T>(name: string, schema: Schema<T>): MessageType<T
 /** Any message type (a type's codec both reads and writes its values, so types are invariant). */
 // biome-ignore lint/suspicious/noExplicitAny: a registry of heterogeneous message types
 export type AnyMessageType = MessageType<any>;
+
+/** The type a received block carries: `if (m.type === Block) use(m.value)` (a Uint8Array). */
+export const Block: MessageType<Uint8Array> = Object.freeze({ name: 'block', codec: compile(t.bytes(1)) });
 
 /** A message as the receiver gets it. */
 export interface ReceivedMessage<T = unknown> {

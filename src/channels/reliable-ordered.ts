@@ -4,6 +4,7 @@ import { SequenceBuffer } from '../packet/sequence-buffer.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
 import {
+  type BlockProgress,
   type Channel,
   type EncodedMessage,
   messageBits,
@@ -13,16 +14,27 @@ import {
   writeMessage,
 } from './channel.js';
 import type { ResolvedChannelConfig } from './config.js';
-import type { MessageFactory, ReceivedMessage } from './message.js';
+import { Block, type MessageFactory, type ReceivedMessage } from './message.js';
 
+/** A queued message, or a block with its per-fragment state. */
 class Outgoing {
   message: EncodedMessage | null = null;
   lastSent = Number.NEGATIVE_INFINITY;
+  block: Uint8Array | null = null;
+  fragmentAcked = new Uint8Array(0);
+  fragmentSent = new Float64Array(0);
+  fragmentsAcked = 0;
 }
 
 class Incoming {
   message: ReceivedMessage | null = null;
 }
+
+/** Record markers: what follows in this channel's part of a packet record. */
+const RECORD_MESSAGES = 0;
+const RECORD_BLOCK = 1;
+/** Most fragments of one block in one packet. */
+const MAX_FRAGMENTS_PER_PACKET = 64;
 
 /**
  * Fiedler's reliable-ordered messages: each message gets a 16-bit id and waits in a send queue;
@@ -31,6 +43,14 @@ class Incoming {
  * carried (the packet layer hands back this channel's record of them); the receiver buffers
  * arrivals inside its window and delivers strictly in order, exactly once. No packet is resent as
  * such: a message simply rides again in a later packet until one carrying it is acked.
+ *
+ * Blocks (large data) take an id in the same ordered stream. When a block is the oldest unacked
+ * item, the channel sends its fragments, each acked on its own and sent again after
+ * max(100 ms, 1.25 × RTT); later messages may travel ahead and wait in the receiver's window.
+ *
+ * Entry wire: isBlock bit; messages: count, then per message its id (first 16 bits, then
+ * relative), align, its bytes; block: id (16 bits), total bytes, count, then per fragment its
+ * index, align, its bytes (fragmentBytes each, the remainder in the last).
  */
 export class ReliableOrderedChannel implements Channel {
   private readonly sendQueue: SequenceBuffer<Outgoing>;
@@ -39,12 +59,25 @@ export class ReliableOrderedChannel implements Channel {
   private oldestUnacked = 0;
   private nextReceiveId = 0;
   private readonly countBits: number;
+  private readonly blockTotalBits: number;
+  private readonly fragmentCountBits: number;
   private readonly candidates: number[] = [];
+  private selectedBlock = -1;
+  /** The block being received: one at a time per channel, at most maxBlockBytes. */
+  private incomingBlock: {
+    id: number;
+    data: Uint8Array;
+    got: Uint8Array;
+    count: number;
+    bytes: number;
+  } | null = null;
 
   constructor(readonly config: ResolvedChannelConfig) {
     this.sendQueue = new SequenceBuffer(config.sendQueueSize, () => new Outgoing());
     this.receiveQueue = new SequenceBuffer(config.receiveQueueSize, () => new Incoming());
     this.countBits = bitsRequired(1, config.maxMessagesPerPacket);
+    this.blockTotalBits = bitsRequired(1, config.maxBlockBytes);
+    this.fragmentCountBits = bitsRequired(1, MAX_FRAGMENTS_PER_PACKET);
   }
 
   get sendQueueDepth(): number {
@@ -59,29 +92,94 @@ export class ReliableOrderedChannel implements Channel {
     return n;
   }
 
-  send(message: EncodedMessage): void {
+  private enqueue(): Outgoing {
     if (this.sendQueueDepth >= this.config.sendQueueSize) {
       throw new RangeError(
         `reliable channel send queue is full (${this.config.sendQueueSize} messages awaiting acks); raise sendQueueSize or send less`,
       );
     }
     const entry = this.sendQueue.insert(this.nextSendId)!;
-    entry.message = message;
+    entry.message = null;
+    entry.block = null;
     entry.lastSent = Number.NEGATIVE_INFINITY;
     this.nextSendId = (this.nextSendId + 1) & 0xffff;
+    return entry;
   }
 
-  select(now: number, budgetBits: number): number {
+  send(message: EncodedMessage): void {
+    this.enqueue().message = message;
+  }
+
+  sendBlock(data: Uint8Array): void {
+    const c = this.config;
+    if (!(data instanceof Uint8Array) || data.length < 1 || data.length > c.maxBlockBytes) {
+      throw new RangeError(
+        `a block must be 1 to ${c.maxBlockBytes} bytes (maxBlockBytes), got ${data?.length}; raise maxBlockBytes for larger blocks`,
+      );
+    }
+    const entry = this.enqueue();
+    const fragments = Math.ceil(data.length / c.blockFragmentBytes);
+    entry.block = data.slice();
+    entry.fragmentAcked = new Uint8Array(fragments);
+    entry.fragmentSent = new Float64Array(fragments).fill(Number.NEGATIVE_INFINITY);
+    entry.fragmentsAcked = 0;
+  }
+
+  blockProgress(): BlockProgress {
+    const head = this.sendQueue.find(this.oldestUnacked);
+    let sending: BlockProgress['sending'] = null;
+    for (let i = 0; i < this.sendQueueDepth; i++) {
+      const entry = this.sendQueue.find((this.oldestUnacked + i) & 0xffff);
+      if (entry?.block) {
+        const acked = entry === head ? this.ackedBytes(entry) : 0;
+        sending = { ackedBytes: acked, totalBytes: entry.block.length };
+        break;
+      }
+    }
+    const b = this.incomingBlock;
+    return { sending, receiving: b === null ? null : { receivedBytes: b.bytes, totalBytes: b.data.length } };
+  }
+
+  private ackedBytes(entry: Outgoing): number {
+    const c = this.config;
+    let bytes = 0;
+    for (let f = 0; f < entry.fragmentAcked.length; f++) {
+      if (entry.fragmentAcked[f])
+        bytes += Math.min(c.blockFragmentBytes, entry.block!.length - f * c.blockFragmentBytes);
+    }
+    return bytes;
+  }
+
+  select(now: number, budgetBits: number, rttMs = 0): number {
     const c = this.config;
     const chosen = this.candidates;
     chosen.length = 0;
-    let used = this.countBits;
+    this.selectedBlock = -1;
+    const head = this.sendQueue.find(this.oldestUnacked);
+    if (head?.block) {
+      // The oldest item is a block: send fragments not acked and not sent within the resend delay.
+      const delay = Math.max(0.1, (1.25 * rttMs) / 1000);
+      let used = 1 + 16 + this.blockTotalBits + this.fragmentCountBits;
+      const fragmentIdBits = bitsRequired(0, head.fragmentAcked.length - 1);
+      for (let f = 0; f < head.fragmentAcked.length && chosen.length < MAX_FRAGMENTS_PER_PACKET; f++) {
+        if (head.fragmentAcked[f] || head.fragmentSent[f] + delay > now) continue;
+        const bytes = Math.min(c.blockFragmentBytes, head.block.length - f * c.blockFragmentBytes);
+        const cost = fragmentIdBits + 7 + bytes * 8;
+        if (used + cost > budgetBits) break;
+        used += cost;
+        chosen.push(f);
+      }
+      if (chosen.length > 0) this.selectedBlock = this.oldestUnacked;
+      return chosen.length;
+    }
+    let used = 1 + this.countBits;
     let previous = -1;
     // Only ids the receiver can hold: oldest unacked + its window.
     const window = Math.min(this.sendQueueDepth, c.receiveQueueSize);
     for (let i = 0; i < window && chosen.length < c.maxMessagesPerPacket; i++) {
       const id = (this.oldestUnacked + i) & 0xffff;
       const entry = this.sendQueue.find(id);
+      // A block travels as fragments once it is the oldest; messages behind it may go ahead.
       if (entry === undefined || entry.message === null || entry.lastSent + c.resendInterval > now) continue;
       const cost = (previous < 0 ? 16 : relativeBits(previous, id)) + messageBits(entry.message);
       if (used + cost > budgetBits) continue;
@@ -94,7 +192,28 @@ export class ReliableOrderedChannel implements Channel {
 
   writeSelected(ws: WriteStream, now: number, record: PacketRecord): void {
     const chosen = this.candidates;
+    if (this.selectedBlock >= 0) {
+      const id = this.selectedBlock;
+      const entry = this.sendQueue.find(id)!;
+      const block = entry.block!;
+      const size = this.config.blockFragmentBytes;
+      ws.bool(true);
+      ws.bits(id, 16);
+      ws.int(block.length, 1, this.config.maxBlockBytes);
+      ws.int(chosen.length, 1, MAX_FRAGMENTS_PER_PACKET);
+      record.push(RECORD_BLOCK, id);
+      for (const f of chosen) {
+        ws.int(f, 0, entry.fragmentAcked.length - 1);
+        ws.align();
+        ws.writer.writeBytes(block, f * size, Math.min(size, block.length - f * size));
+        entry.fragmentSent[f] = now;
+        record.push(f);
+      }
+      return;
+    }
+    ws.bool(false);
     ws.int(chosen.length, 1, this.config.maxMessagesPerPacket);
+    record.push(RECORD_MESSAGES);
     for (let k = 0; k < chosen.length; k++) {
       const id = chosen[k];
       if (k === 0) ws.bits(id, 16);
@@ -107,7 +226,23 @@ export class ReliableOrderedChannel implements Channel {
   }
 
   read(rs: ReadStream, factory: MessageFactory, staged: unknown[]): boolean {
+    if (rs.bool(false)) {
+      const c = this.config;
+      const id = rs.bits(0, 16);
+      const total = rs.int(0, 1, c.maxBlockBytes);
+      const fragments = Math.ceil(total / c.blockFragmentBytes);
+      const count = rs.int(0, 1, MAX_FRAGMENTS_PER_PACKET);
+      staged.push(RECORD_BLOCK, id, total);
+      for (let k = 0; k < count && rs.ok; k++) {
+        const f = rs.int(0, 0, fragments - 1);
+        const length = Math.min(c.blockFragmentBytes, total - f * c.blockFragmentBytes);
+        const bytes = rs.bytes(new Uint8Array(0), length);
+        staged.push(f, bytes);
+      }
+      return rs.ok;
+    }
     const count = rs.int(0, 1, this.config.maxMessagesPerPacket);
+    staged.push(RECORD_MESSAGES);
     let previous = 0;
     for (let k = 0; k < count && rs.ok; k++) {
       const id = k === 0 ? rs.bits(0, 16) : rs.sequenceRelative(previous, 0);
@@ -119,23 +254,72 @@ export class ReliableOrderedChannel implements Channel {
     return rs.ok;
   }
 
+  /** True when `id` is one this receiver still waits for, inside its window. */
+  private wanted(id: number): boolean {
+    return (
+      !sequenceLessThan(id, this.nextReceiveId) &&
+      ((id - this.nextReceiveId) & 0xffff) < this.config.receiveQueueSize &&
+      !this.receiveQueue.exists(id)
+    );
+  }
+
   apply(staged: unknown[]): void {
-    for (let k = 0; k < staged.length; k += 2) {
+    if (staged[0] === RECORD_BLOCK) {
+      const id = staged[1] as number;
+      const total = staged[2] as number;
+      if (!this.wanted(id)) return; // already complete (a resend), or a stray
+      let b = this.incomingBlock;
+      if (b === null || b.id !== id || b.data.length !== total) {
+        const fragments = Math.ceil(total / this.config.blockFragmentBytes);
+        b = { id, data: new Uint8Array(total), got: new Uint8Array(fragments), count: 0, bytes: 0 };
+        this.incomingBlock = b;
+      }
+      for (let k = 3; k < staged.length; k += 2) {
+        const f = staged[k] as number;
+        if (b.got[f]) continue;
+        const bytes = staged[k + 1] as Uint8Array;
+        b.data.set(bytes, f * this.config.blockFragmentBytes);
+        b.got[f] = 1;
+        b.count++;
+        b.bytes += bytes.length;
+      }
+      if (b.count === b.got.length) {
+        this.receiveQueue.insert(id)!.message = { type: Block, value: b.data };
+        this.incomingBlock = null;
+      }
+      return;
+    }
+    for (let k = 1; k < staged.length; k += 2) {
       const id = staged[k] as number;
       // Already delivered, outside the window, or already here: a resend or a stray.
-      if (sequenceLessThan(id, this.nextReceiveId)) continue;
-      if (((id - this.nextReceiveId) & 0xffff) >= this.config.receiveQueueSize) continue;
-      if (this.receiveQueue.exists(id)) continue;
+      if (!this.wanted(id)) continue;
       this.receiveQueue.insert(id)!.message = staged[k + 1] as ReceivedMessage;
     }
   }
 
   acked(record: PacketRecord, start: number, end: number): void {
-    for (let k = start; k < end; k++) {
-      const entry = this.sendQueue.find(record[k]);
-      if (entry !== undefined) {
-        entry.message = null;
-        this.sendQueue.remove(record[k]);
+    if (record[start] === RECORD_BLOCK) {
+      const id = record[start + 1];
+      const entry = this.sendQueue.find(id);
+      if (entry?.block) {
+        for (let k = start + 2; k < end; k++) {
+          const f = record[k];
+          if (entry.fragmentAcked[f]) continue;
+          entry.fragmentAcked[f] = 1;
+          entry.fragmentsAcked++;
+        }
+        if (entry.fragmentsAcked === entry.fragmentAcked.length) {
+          entry.block = null;
+          this.sendQueue.remove(id);
+        }
+      }
+    } else {
+      for (let k = start + 1; k < end; k++) {
+        const entry = this.sendQueue.find(record[k]);
+        if (entry !== undefined && entry.message !== null) {
+          entry.message = null;
+          this.sendQueue.remove(record[k]);
+        }
       }
     }
     while (this.oldestUnacked !== this.nextSendId && !this.sendQueue.exists(this.oldestUnacked)) {
