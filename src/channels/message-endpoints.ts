@@ -26,9 +26,14 @@ export interface ConnectionStats {
   queues: { send: number; receive: number }[];
 }
 
+/**
+ * The packet layer under channels: packets never fragmented (each fits the budget), and a long ack
+ * timeout: channels resend on their own timer and only use acks to free messages, so an ack that
+ * arrives after a round trip of several seconds must still count rather than be ignored as late.
+ */
 function endpointConfig(options: ChannelOptions): Partial<ReliableConfig> {
   const budget = options.packetBudgetBytes ?? 1150;
-  return { maxPacketSize: budget, fragmentAbove: budget, ...options.reliable };
+  return { maxPacketSize: budget, fragmentAbove: budget, ackTimeout: 10, ...options.reliable };
 }
 
 function stats(

@@ -1,0 +1,34 @@
+/**
+ * `npm run soak` (second part): the channel soak (see channel-soak-core.ts).
+ *   node --expose-gc dist/scripts/channel-soak.js [--messages N] [--seed S]
+ * Exits 1 on any violation; the seed is printed and replays the run.
+ */
+import { runChannelSoak, SOAK_CONDITIONS } from './channel-soak-core.js';
+
+const argv = process.argv.slice(2);
+const flag = (name: string): number | undefined => {
+  const i = argv.indexOf(`--${name}`);
+  return i < 0 ? undefined : Number(argv[i + 1]);
+};
+const messages = flag('messages') ?? 100_000;
+const seed =
+  flag('seed') ?? (process.env.GW_SEED !== undefined ? Number(process.env.GW_SEED) : Date.now() >>> 0);
+const gc = (globalThis as { gc?: () => void }).gc;
+const c = SOAK_CONDITIONS;
+console.log(
+  `channel soak: ${messages.toLocaleString('en-US')} reliable messages each way in bursts of 0-64 plus blocks up to 64 KiB, over ${c.latency} ms latency, ${c.jitter} ms jitter, ${c.loss}% loss, ${c.duplicates}% duplicates (seed ${seed})`,
+);
+const report = runChannelSoak({ seed, messages, gc, progress: (line) => console.log(line) });
+console.log(
+  `  delivered ${report.messagesDelivered.toLocaleString('en-US')} messages and ${report.blocksDelivered} blocks (${(report.blockBytesDelivered / 1024).toFixed(0)} KiB) in ${report.simulatedSeconds.toFixed(0)} s simulated, ${report.wallSeconds.toFixed(1)} s wall`,
+);
+console.log(
+  `  heap after warm-up ${(report.heapAfterWarmup / 1048576).toFixed(1)} MB, at end ${(report.heapAtEnd / 1048576).toFixed(1)} MB${gc ? ' (after GC)' : ''}`,
+);
+for (const v of report.violations.slice(0, 10)) console.log(`  VIOLATION ${v}`);
+console.log(
+  report.violations.length === 0
+    ? `  every message and block exactly once, in order, byte-identical: PASS (seed ${seed})`
+    : `  FAIL (seed ${seed})`,
+);
+process.exitCode = report.violations.length === 0 ? 0 : 1;
