@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { defineMessage, MessageClient, MessageFactory, MessageServer } from '../src/channels/index.js';
+import { nobleAead } from '../src/connection/aead.js';
+import { generateConnectToken } from '../src/connection/connect-token.js';
+import { PacketCodec } from '../src/connection/packets.js';
+import { writePacketHeader } from '../src/packet/header.js';
+import { prng, randomBytes } from '../src/random/prng.js';
+import { t } from '../src/schema/schema.js';
+import { MemoryNetwork } from '../src/transport/memory-transport.js';
+import { testSeed } from './support/seed.js';
+
+const SEED = testSeed('channel fuzz');
+const Chat = defineMessage('chat', t.object({ n: t.uint32(), text: t.string(50) }));
+const factory = new MessageFactory([Chat]);
+const channels = [{ kind: 'reliable-ordered' as const }, { kind: 'unreliable-unordered' as const }];
+
+describe(`channel contents under valid encryption (seed ${SEED})`, () => {
+  it('random and mutated channel data in authenticated packets is refused and disturbs nothing', () => {
+    const network = new MemoryNetwork();
+    const key = new Uint8Array(32).fill(9);
+    const socket = network.createTransport('10.0.0.100:1');
+    let now = 0;
+    const server = new MessageServer({
+      protocolId: 5n,
+      privateKey: key,
+      publicAddresses: [socket.localAddress],
+      transports: [socket],
+      aead: nobleAead,
+      unixTime: () => 1_700_000_000,
+      factory,
+      channels,
+    });
+    const clientSocket = network.createTransport('10.0.0.1:1');
+    const client = new MessageClient({ transport: clientSocket, aead: nobleAead, factory, channels });
+    client.connect(
+      generateConnectToken({
+        protocolId: 5n,
+        privateKey: key,
+        clientId: 1n,
+        serverAddresses: [socket.localAddress],
+        now: 1_700_000_000,
+        aead: nobleAead,
+      }),
+      0,
+    );
+    const tick = () => {
+      now += 1 / 60;
+      server.update(now);
+      client.update(now);
+    };
+    for (let i = 0; i < 30; i++) tick();
+    assert.ok(client.connected);
+    // The client's keys and counters, to forge packets only a real client could send.
+    const internals = client.client as unknown as {
+      token: { clientToServerKey: Uint8Array };
+      sequence: number;
+    };
+    const endpoint = client.client.endpoint!;
+    const codec = new PacketCodec(5n, nobleAead);
+    const next = prng(SEED);
+    const out = new Uint8Array(1400);
+    const reliable = new Uint8Array(1200);
+    const index = client.client.clientIndex;
+    const got: number[] = [];
+    let injected = 0;
+    let realPacket: Uint8Array = new Uint8Array(0);
+    for (let n = 0; n < 300; n++) {
+      client.send(0, Chat, { n, text: `message ${n}` });
+      if (n % 10 === 0) client.send(1, Chat, { n, text: 'unreliable' });
+      for (let k = 0; k < 20; k++) {
+        // A valid reliable header carrying the endpoint's next real sequence, then bad channel data.
+        const h = writePacketHeader(reliable, 0, endpoint.nextSequence, 0, 0);
+        let body: Uint8Array;
+        if (k % 2 === 0 || realPacket.length === 0) body = randomBytes(next, 1 + Math.floor(next() * 400));
+        else {
+          body = realPacket.slice();
+          body[Math.floor(next() * body.length)] ^= 1 << Math.floor(next() * 8);
+          if (next() < 0.5) body = body.subarray(0, Math.max(1, body.length - 1 - Math.floor(next() * 4)));
+        }
+        reliable.set(body, h);
+        const length = codec.writePayload(
+          out,
+          internals.sequence++,
+          internals.token.clientToServerKey,
+          reliable,
+          0,
+          h + body.length,
+        );
+        clientSocket.send(socket.localAddress, out.subarray(0, length));
+        injected++;
+      }
+      tick();
+      for (let m = server.receive(index, 0); m !== null; m = server.receive(index, 0))
+        got.push((m.value as { n: number }).n);
+      // Keep a recent real channel packet of this client to mutate.
+      realPacket = Uint8Array.from(
+        (
+          client as unknown as { connection: { writePacket(now: number): { data: Uint8Array } } }
+        ).connection.writePacket(now).data,
+      );
+    }
+    for (let i = 0; i < 120; i++) {
+      tick();
+      for (let m = server.receive(index, 0); m !== null; m = server.receive(index, 0))
+        got.push((m.value as { n: number }).n);
+    }
+    const rejected = server.stats(index).messages;
+    assert.ok(client.connected && server.server.connectedClients === 1, 'the connection stays up');
+    // Mutated real packets may parse (they are a real client's bytes); random ones nearly never do.
+    assert.deepEqual(got, [...Array(300).keys()], 'the reliable stream is intact: once each, in order');
+    assert.ok(
+      rejected.packetsRejected > injected * 0.5,
+      `${rejected.packetsRejected} of ${injected} refused`,
+    );
+  });
+});
