@@ -5,7 +5,9 @@
  * scripts/packet-fuzz-core.ts; there N counts datagrams, each fed to two readers), then the
  * `netcode` target: random, mutated and replayed datagrams into a netcode Server and a connected
  * Client while real traffic flows (see scripts/netcode-fuzz-core.ts; there N counts injected
- * datagrams, each read by the server or the client).
+ * datagrams, each read by the server or the client), then the `channels` target: hostile channel
+ * data into a MessageConnection beside a checked real stream of messages and blocks (see
+ * scripts/channel-fuzz-core.ts).
  *
  *   node --expose-gc dist/scripts/fuzz.js [--iterations N] [--seed S] [--target name[,name]]
  *
@@ -15,6 +17,7 @@
  * check, or when the heap grew without bound.
  */
 import { pathToFileURL } from 'node:url';
+import { CHANNEL_TARGET, formatChannelDetails, runChannelFuzz } from './channel-fuzz-core.js';
 import {
   createTarget,
   formatCrash,
@@ -37,7 +40,7 @@ import {
   runPacketFuzz,
 } from './packet-fuzz-core.js';
 
-const ALL_TARGETS: readonly string[] = [...TARGET_NAMES, PACKET_TARGET, NETCODE_TARGET];
+const ALL_TARGETS: readonly string[] = [...TARGET_NAMES, PACKET_TARGET, NETCODE_TARGET, CHANNEL_TARGET];
 
 const DEFAULT_ITERATIONS = 1_000_000;
 /** Heap growth between the 10% mark and the end (both after a GC) that counts as unbounded. */
@@ -168,6 +171,7 @@ function printReport(report: TargetReport): void {
   }
   if (isPacketReport(report)) for (const line of formatPacketDetails(report)) console.log(line);
   if (isNetcodeReport(report)) for (const line of formatNetcodeDetails(report)) console.log(line);
+  if (report.target === CHANNEL_TARGET) for (const line of formatChannelDetails(report)) console.log(line);
   console.log(
     `  semantic checks ${int(report.semanticChecks)}, failures ${int(report.semanticFailures)}; heap after 10% ${mb(report.heapAtTenPercent)}, at end ${mb(report.heapAtEnd)}${report.gcUsed ? ' (after GC)' : ' (no --expose-gc: not settled)'}${heapBounded(report) ? '' : ' UNBOUNDED'}`,
   );
@@ -191,6 +195,8 @@ function main(): number {
       report = runPacketFuzz({ seed: args.seed, datagrams: args.iterations, onProgress, gc });
     } else if (name === NETCODE_TARGET) {
       report = runNetcodeFuzz({ seed: args.seed, datagrams: args.iterations, onProgress, gc });
+    } else if (name === CHANNEL_TARGET) {
+      report = runChannelFuzz({ seed: args.seed, inputs: args.iterations, onProgress, gc });
     } else {
       const target = createTarget(name, args.seed);
       const setupMs = performance.now() - setup;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { runChannelFuzz } from '../scripts/channel-fuzz-core.js';
 import {
   defineMessage,
   MessageClient,
@@ -133,5 +134,17 @@ describe(`channel contents under valid encryption (seed ${SEED})`, () => {
     );
     // Random bodies (half the injections) nearly never parse.
     assert.ok(accepted < injected * 0.5, `${rejected.packetsRejected} of ${injected} refused`);
+  });
+});
+
+describe(`channel fuzz, short run (seed ${SEED}; npm run fuzz -- --target channels for the long one)`, () => {
+  it('hostile channel data never throws, is refused with a reason, and leaves the real stream intact', () => {
+    const report = runChannelFuzz({ seed: SEED, inputs: 40_000 });
+    assert.equal(report.crash, null, report.crash?.error);
+    assert.equal(report.iterations, 40_000);
+    assert.equal(report.semanticFailures, 0, JSON.stringify([...report.failures.values()]));
+    const [victim, receiver] = report.readers;
+    assert.ok(victim.rejected > 0 && victim.reasons.size > 0, 'hostile inputs refused, with reasons');
+    assert.ok(receiver.accepted > 1000 && receiver.rejected === 0, 'every real packet accepted');
   });
 });

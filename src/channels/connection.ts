@@ -55,6 +55,8 @@ export class MessageConnection {
   private readonly staged: unknown[][];
   private readonly seen: Uint8Array;
 
+  private rejection: string | null = null;
+
   constructor(options: MessageConnectionOptions) {
     this.factory = options.factory;
     this.packetBudgetBytes = options.packetBudgetBytes ?? 1150;
@@ -179,6 +181,11 @@ export class MessageConnection {
     return { data: ws.finish(), record };
   }
 
+  /** Why the last packet `readPacket` refused was refused (null before any was). */
+  get lastRejection(): string | null {
+    return this.rejection;
+  }
+
   /** Applies a received packet's channel data; false (nothing applied) when any of it is bad. */
   readPacket(data: Uint8Array, offset: number, length: number): boolean {
     const rs = this.reader;
@@ -198,6 +205,7 @@ export class MessageConnection {
     }
     if (!rs.ok || entries > this.channels.length || !rs.end()) {
       this.counters.packetsRejected++;
+      this.rejection = rs.error ?? 'more channel entries than channels';
       return false;
     }
     for (let i = 0; i < this.channels.length; i++)

@@ -1,0 +1,306 @@
+/**
+ * The channel-layer fuzz, shared by `npm run fuzz` (target `channels` in scripts/fuzz.ts) and the
+ * short seeded run in `npm test` (test/channel-fuzz.test.ts).
+ *
+ * A sender MessageConnection streams reliable messages, blocks (up to 16 KiB) and unreliable and
+ * sequenced messages to a receiver over a lossy link (10% of packets lost, 5% of acks lost). Each
+ * real packet also goes to a victim connection, and between them the victim is fed hostile
+ * channel data: random bytes and mutations of the last real packets (bit flips, truncation,
+ * extension, byte overwrites, splices of two packets). Checks:
+ *
+ * - the victim's readPacket never throws; a refused packet names its reason; its receive queues
+ *   stay within their configured size (it is drained each tick, as an application would);
+ * - the receiver accepts every real packet, and gets every reliable message and block once, in
+ *   order, with its exact contents (checked again after the run, once the link is made clean and
+ *   the sender has nothing left in flight).
+ *
+ * Hostile bytes go only to the victim: at this layer there is no integrity check (the netcode
+ * layer's AEAD is it), so a parseable mutation is legitimate input, and would legitimately change
+ * what a receiver delivers. Everything is a function of the seed.
+ */
+import {
+  Block,
+  defineMessage,
+  MessageConnection,
+  MessageFactory,
+  type PacketRecord,
+} from '../src/channels/index.js';
+import { prng, randomInt } from '../src/random/prng.js';
+import { t } from '../src/schema/schema.js';
+import {
+  hex,
+  InputMaker,
+  normalizeReason,
+  type Progress,
+  type ReaderStats,
+  type TargetReport,
+} from './fuzz-core.js';
+import { memoryProbe } from './memory-probe.js';
+
+export const CHANNEL_TARGET = 'channels';
+
+const Chat = defineMessage('chat', t.object({ n: t.uint32(), text: t.string(40) }));
+const Position = defineMessage('position', t.object({ tick: t.uint32(), x: t.float(-512, 512, 0.01) }));
+const factory = new MessageFactory([Chat, Position]);
+const RECEIVE_QUEUE = 256;
+const channels = [
+  { kind: 'reliable-ordered' as const, maxBlockBytes: 16 * 1024, receiveQueueSize: RECEIVE_QUEUE },
+  { kind: 'unreliable-unordered' as const, receiveQueueSize: RECEIVE_QUEUE },
+  { kind: 'unreliable-sequenced' as const, receiveQueueSize: RECEIVE_QUEUE },
+];
+const CORPUS = 64;
+/** Hostile inputs to the victim per real packet. */
+const INJECTED_PER_PACKET = 8;
+
+export interface ChannelFuzzOptions {
+  readonly seed: number;
+  /** Packets the victim reads (real and hostile). */
+  readonly inputs: number;
+  readonly onProgress?: (progress: Progress) => void;
+  readonly gc?: () => void;
+}
+
+/** The bytes of block `k`: a function of k only, so the receiver can check them. */
+function blockBytes(k: number): Uint8Array {
+  const next = prng(0x9e3779b9 ^ k);
+  const bytes = new Uint8Array(1 + randomInt(next, 16 * 1024));
+  for (let i = 0; i < bytes.length; i++) bytes[i] = (next() * 256) | 0;
+  return bytes;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
+  const { seed, inputs } = options;
+  if (!(Number.isSafeInteger(inputs) && inputs >= 1))
+    throw new RangeError('inputs must be a positive integer');
+  const next = prng(seed);
+  const sender = new MessageConnection({ factory, channels });
+  const receiver = new MessageConnection({ factory, channels });
+  let victim = new MessageConnection({ factory, channels });
+  const victimStats: ReaderStats = {
+    name: 'victim',
+    accepted: 0,
+    acceptedRandom: 0,
+    acceptedMutated: 0,
+    rejected: 0,
+    reasons: new Map(),
+  };
+  const receiverStats: ReaderStats = {
+    name: 'receiver (real)',
+    accepted: 0,
+    acceptedRandom: 0,
+    acceptedMutated: 0,
+    rejected: 0,
+    reasons: new Map(),
+  };
+  const report: TargetReport = {
+    target: CHANNEL_TARGET,
+    description: 'hostile channel data into a MessageConnection beside a checked real stream',
+    seed,
+    iterations: 0,
+    randomInputs: 0,
+    mutatedInputs: 0,
+    readers: [victimStats, receiverStats],
+    semanticChecks: 0,
+    semanticFailures: 0,
+    failures: new Map(),
+    crash: null,
+    elapsedMs: 0,
+    corpusSize: CORPUS,
+    heapAtTenPercent: 0,
+    heapAtEnd: 0,
+    gcUsed: options.gc !== undefined,
+    peakRss: 0,
+    peakHeapUsed: 0,
+  };
+  const probe = memoryProbe(report, options.gc);
+  const fail = (check: string, detail: string, input: Uint8Array) => {
+    report.semanticFailures++;
+    const list = report.failures.get(check) ?? [];
+    if (list.length < 3) list.push({ check, detail, iteration: report.iterations, inputHex: hex(input) });
+    report.failures.set(check, list);
+  };
+  const corpus: Uint8Array[] = [];
+  const maker = new InputMaker(2048);
+  let sentMessages = 0;
+  let sentBlocks = 0;
+  let expectedMessage = 0;
+  let expectedBlock = 0;
+  let now = 0;
+  let tick = 0;
+  const inFlight: PacketRecord[] = [];
+
+  const receiveReal = () => {
+    for (let m = receiver.receive(0); m !== null; m = receiver.receive(0)) {
+      report.semanticChecks++;
+      if (m.type === Block) {
+        if (!sameBytes(m.value as Uint8Array, blockBytes(expectedBlock)))
+          fail('block delivered intact, in order', `block ${expectedBlock}`, m.value as Uint8Array);
+        expectedBlock++;
+      } else {
+        const n = (m.value as { n: number }).n;
+        if (n !== expectedMessage)
+          fail('reliable message once, in order', `got ${n}, expected ${expectedMessage}`, new Uint8Array(0));
+        expectedMessage = n + 1;
+      }
+    }
+    for (let c = 1; c < channels.length; c++) while (receiver.receive(c) !== null) {}
+  };
+
+  const step = (lossy: boolean) => {
+    now += 1 / 60;
+    tick++;
+    if (sender.queueDepths()[0].send < 200) {
+      sender.send(0, Chat, { n: sentMessages, text: `message ${sentMessages}` });
+      sentMessages++;
+      if (sentMessages % 97 === 0) sender.sendBlock(0, blockBytes(sentBlocks++));
+    }
+    sender.send(1, Position, { tick, x: 1 });
+    sender.send(2, Position, { tick, x: -1 });
+    const { data, record } = sender.writePacket(now, 50);
+    const packet = Uint8Array.from(data);
+    if (corpus.length < CORPUS) corpus.push(packet);
+    else corpus[tick % CORPUS] = packet;
+    if (!lossy || next() >= 0.1) {
+      if (receiver.readPacket(packet, 0, packet.length)) {
+        receiverStats.accepted++;
+        if (!lossy || next() >= 0.05) inFlight.push(record);
+      } else {
+        receiverStats.rejected++;
+        fail('real packet accepted', receiver.lastRejection ?? 'no reason', packet);
+      }
+      receiveReal();
+    }
+    // Acks arrive a little later than the packets, as over a real link.
+    while (inFlight.length > 3) sender.acked(inFlight.shift()!);
+  };
+
+  const feedVictim = (input: Uint8Array, origin: 'real' | 'random' | 'mutated') => {
+    let ok: boolean;
+    try {
+      ok = victim.readPacket(input, 0, input.length);
+    } catch (error) {
+      report.crash = {
+        target: CHANNEL_TARGET,
+        reader: 'victim',
+        seed,
+        iteration: report.iterations,
+        mutated: origin === 'mutated',
+        inputHex: hex(input),
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      };
+      return;
+    }
+    report.iterations++;
+    if (ok) {
+      victimStats.accepted++;
+      if (origin === 'mutated') victimStats.acceptedMutated++;
+      else if (origin === 'random') victimStats.acceptedRandom++;
+    } else {
+      victimStats.rejected++;
+      const reason = victim.lastRejection;
+      report.semanticChecks++;
+      if (reason === null) fail('refusal names a reason', 'lastRejection is null', input);
+      else {
+        const key = normalizeReason(reason);
+        victimStats.reasons.set(key, (victimStats.reasons.get(key) ?? 0) + 1);
+      }
+    }
+    for (let c = 0; c < channels.length; c++) {
+      let drained = 0;
+      while (victim.receive(c) !== null && drained <= RECEIVE_QUEUE) drained++;
+      report.semanticChecks++;
+      if (drained > RECEIVE_QUEUE) fail('victim receive queue bounded', `channel ${c}`, input);
+    }
+  };
+
+  const mutate = (): Uint8Array => {
+    const a = corpus[randomInt(next, corpus.length)];
+    const kind = randomInt(next, 5);
+    let out: Uint8Array;
+    if (kind === 0) {
+      out = a.slice();
+      const flips = 1 + randomInt(next, 3);
+      for (let i = 0; i < flips && out.length > 0; i++)
+        out[randomInt(next, out.length)] ^= 1 << randomInt(next, 8);
+    } else if (kind === 1) out = a.slice(0, randomInt(next, a.length + 1));
+    else if (kind === 2) {
+      out = new Uint8Array(a.length + 1 + randomInt(next, 16));
+      out.set(a);
+      out.set(maker.random(next, out.length - a.length), a.length);
+    } else if (kind === 3) {
+      out = a.slice();
+      if (out.length > 0) out[randomInt(next, out.length)] = randomInt(next, 256);
+    } else {
+      const b = corpus[randomInt(next, corpus.length)];
+      const cut = randomInt(next, a.length + 1);
+      out = new Uint8Array(cut + b.length - Math.min(cut, b.length));
+      out.set(a.subarray(0, cut));
+      out.set(b.subarray(Math.min(cut, b.length)), cut);
+    }
+    return out;
+  };
+
+  const started = performance.now();
+  let lastProgress = started;
+  const tenPercent = Math.ceil(inputs / 10);
+  while (report.iterations < inputs && report.crash === null) {
+    step(true);
+    const packet = corpus[tick % CORPUS] ?? corpus[corpus.length - 1];
+    feedVictim(packet, 'real');
+    for (let k = 0; k < INJECTED_PER_PACKET && report.iterations < inputs && report.crash === null; k++) {
+      if (next() < 0.4) {
+        report.randomInputs++;
+        feedVictim(maker.random(next, randomInt(next, 1200)), 'random');
+      } else {
+        report.mutatedInputs++;
+        feedVictim(mutate(), 'mutated');
+      }
+    }
+    // A fresh victim now and then: an accepted far-ahead message id can leave one waiting forever.
+    if (tick % 4096 === 0) victim = new MessageConnection({ factory, channels });
+    if (report.iterations >= tenPercent && report.heapAtTenPercent === 0)
+      report.heapAtTenPercent = probe.settled();
+    if ((report.iterations & 2047) === 0) probe.sample();
+    const t1 = performance.now();
+    if (options.onProgress !== undefined && t1 - lastProgress > 500) {
+      lastProgress = t1;
+      options.onProgress({
+        target: CHANNEL_TARGET,
+        done: report.iterations,
+        total: inputs,
+        perSecond: (report.iterations * 1000) / (t1 - started),
+      });
+    }
+  }
+  // Drain: a clean link until the sender has nothing in flight, then every message must be in.
+  for (let i = 0; i < 20_000 && (expectedMessage < sentMessages || expectedBlock < sentBlocks); i++) {
+    now += 1 / 60;
+    const { data, record } = sender.writePacket(now, 50);
+    if (receiver.readPacket(data, 0, data.length)) sender.acked(record);
+    receiveReal();
+  }
+  report.semanticChecks++;
+  if (expectedMessage !== sentMessages || expectedBlock !== sentBlocks)
+    fail(
+      'stream complete after the link is clean',
+      `messages ${expectedMessage}/${sentMessages}, blocks ${expectedBlock}/${sentBlocks}`,
+      new Uint8Array(0),
+    );
+  report.elapsedMs = performance.now() - started;
+  report.heapAtEnd = probe.settled();
+  if (report.heapAtTenPercent === 0) report.heapAtTenPercent = report.heapAtEnd;
+  return report;
+}
+
+export function formatChannelDetails(report: TargetReport): string[] {
+  const receiver = report.readers[1];
+  return [
+    `  real packets accepted by the receiver ${receiver.accepted.toLocaleString('en-US')}, refused ${receiver.rejected}`,
+  ];
+}
