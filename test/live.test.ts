@@ -14,7 +14,11 @@ describe('npm start (tools/live.ts)', () => {
       [live, '--seconds', '2', '--clients', '3', '--loss', '5'],
       { timeout: 30_000 },
     );
-    assert.match(stdout, /every reliable message arrived exactly once and in order, both ways\./);
+    assert.match(
+      stdout,
+      /every reliable message arrived exactly once and in order, both ways, and every map intact\./,
+    );
+    assert.match(stdout, /bot 0: .* maps [1-9]\d*\/[1-9]\d* intact/);
     assert.equal(stdout.match(/bot \d: reliable up/g)?.length, 3);
   });
 });

@@ -2,12 +2,14 @@
  * `npm start`: a live session. A MessageServer and several bot MessageClients talk over real UDP
  * on 127.0.0.1, each bot's link shaped by the network simulator; a table per client refreshes
  * while they run, and a summary at the end checks that every reliable message arrived, once and
- * in order, both ways.
+ * in order, both ways. The server also sends each bot a 48 KiB block (a "map") on connecting and
+ * every 5 s after, on the reliable channel; each one's bytes are checked on arrival.
  *
  * Flags: --clients N (4) --seconds S (10; 0 runs until Ctrl-C) --latency MS (50) --jitter MS (10)
  *        --loss PERCENT (2) --duplicates PERCENT (1) --seed N
  */
 import {
+  Block,
   defineMessage,
   generateConnectToken,
   MessageClient,
@@ -57,6 +59,21 @@ const channels = [
 ];
 
 const PROTOCOL_ID = 0x6768_6f73_7477_6972n;
+const MAP_BYTES = 48 * 1024;
+const MAP_EVERY_TICKS = 300;
+
+/** Map `k` for bot `i`: a function of both, so the bot can check every byte it receives. */
+function mapBytes(i: number, k: number): Uint8Array {
+  const bytes = new Uint8Array(MAP_BYTES);
+  for (let b = 0; b < bytes.length; b++) bytes[b] = (b * 31 + i * 7 + k * 13) & 0xff;
+  return bytes;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 const privateKey = new Uint8Array(32);
 globalThis.crypto.getRandomValues(privateKey);
 
@@ -100,6 +117,7 @@ const bots = await Promise.all(
       reliable: tally(),
       unreliable: tally(),
       sent: { chat: 0, position: 0, event: 0 },
+      maps: { sent: 0, received: 0, corrupt: 0, connectedTick: -1 },
     };
   }),
 );
@@ -120,6 +138,16 @@ function checkReliable(t: Tally, n: number): void {
   t.received++;
 }
 
+/** Everything the bot got on the reliable channel: the server's numbered messages and its maps. */
+function receiveAtBot(bot: (typeof bots)[number], i: number): void {
+  for (let m = bot.client.receive(RELIABLE); m !== null; m = bot.client.receive(RELIABLE)) {
+    if (m.type === Block) {
+      if (!sameBytes(m.value as Uint8Array, mapBytes(i, bot.maps.received))) bot.maps.corrupt++;
+      bot.maps.received++;
+    } else checkReliable(bot.reliable, (m.value as { n: number }).n);
+  }
+}
+
 function tick(): void {
   const time = now();
   ticks++;
@@ -138,12 +166,15 @@ function tick(): void {
       z: Math.cos(time) * 100,
     });
     if (ticks % 20 === 0) bot.client.send(EVENTS, Event, { n: bot.sent.event++, kind: 'pickup' });
-    // The server answers each bot on the reliable channel 5 times a second.
+    // The server answers each bot on the reliable channel 5 times a second, and sends it a map on
+    // connecting and every 5 s after.
     if (ticks % 12 === i % 12) {
       server.send(index, RELIABLE, Chat, { n: bot.reliable.sent++, text: 'server state' });
     }
-    for (let m = bot.client.receive(RELIABLE); m !== null; m = bot.client.receive(RELIABLE))
-      checkReliable(bot.reliable, (m.value as { n: number }).n);
+    if (bot.maps.connectedTick < 0) bot.maps.connectedTick = ticks;
+    if ((ticks - bot.maps.connectedTick) % MAP_EVERY_TICKS === 0)
+      server.sendBlock(index, RELIABLE, mapBytes(i, bot.maps.sent++));
+    receiveAtBot(bot, i);
     for (let m = server.receive(index, RELIABLE); m !== null; m = server.receive(index, RELIABLE))
       checkReliable(atServer[index], (m.value as { n: number }).n);
     for (let m = server.receive(index, POSITIONS); m !== null; m = server.receive(index, POSITIONS))
@@ -160,7 +191,7 @@ function tick(): void {
 function draw(time: number): void {
   const lines = [
     `ghostwire live: ${bots.length} bots ↔ server ${serverSocket.localAddress} over UDP, link ${conditions.latency}±${conditions.jitter} ms, ${conditions.loss}% loss, ${conditions.duplicates}% duplicates (seed ${SEED})  t=${time.toFixed(1)} s`,
-    'bot  state      rtt ms  loss %  up kbps  down kbps  msgs/s out  msgs/s in  reliable in flight  reliable in order',
+    'bot  state      rtt ms  loss %  up kbps  down kbps  msgs/s out  msgs/s in  reliable in flight  maps in  map progress  reliable in order',
   ];
   bots.forEach((bot, i) => {
     if (!bot.client.connected) {
@@ -174,9 +205,14 @@ function draw(time: number): void {
     const inRate = (s.messages.messagesReceived - p.received) / dt;
     previous[i] = { time, sent: s.messages.messagesSent, received: s.messages.messagesReceived };
     const inOrder =
-      bot.reliable.outOfOrder === 0 && (atServer[bot.client.client.clientIndex]?.outOfOrder ?? 0) === 0;
+      bot.reliable.outOfOrder === 0 &&
+      bot.maps.corrupt === 0 &&
+      (atServer[bot.client.client.clientIndex]?.outOfOrder ?? 0) === 0;
+    const receiving = bot.client.blockProgress(RELIABLE).receiving;
+    const progress =
+      receiving === null ? '-' : `${Math.floor((100 * receiving.receivedBytes) / receiving.totalBytes)}%`;
     lines.push(
-      `${String(i).padStart(3)}  connected ${s.rtt.toFixed(1).padStart(7)} ${s.packetLoss.toFixed(1).padStart(7)} ${s.sentKbps.toFixed(1).padStart(8)} ${s.receivedKbps.toFixed(1).padStart(10)} ${outRate.toFixed(0).padStart(11)} ${inRate.toFixed(0).padStart(10)} ${String(s.queues[RELIABLE].send).padStart(19)}  ${inOrder ? 'yes' : 'NO'}`,
+      `${String(i).padStart(3)}  connected ${s.rtt.toFixed(1).padStart(7)} ${s.packetLoss.toFixed(1).padStart(7)} ${s.sentKbps.toFixed(1).padStart(8)} ${s.receivedKbps.toFixed(1).padStart(10)} ${outRate.toFixed(0).padStart(11)} ${inRate.toFixed(0).padStart(10)} ${String(s.queues[RELIABLE].send).padStart(19)} ${`${bot.maps.received}/${bot.maps.sent}`.padStart(8)} ${progress.padStart(13)}  ${inOrder ? 'yes' : 'NO'}`,
     );
   });
   if (tty) {
@@ -196,17 +232,27 @@ async function stop(): Promise<void> {
   if (stopping) return;
   stopping = true;
   clearInterval(timer);
-  // Let the last reliable messages arrive: a few round trips without new traffic.
-  const drainUntil = now() + 1 + (4 * (conditions.latency + conditions.jitter)) / 1000;
-  while (now() < drainUntil) {
+  // Let the last reliable messages and maps arrive, without new traffic: until all are in, or for
+  // at most 10 s plus a few round trips (a lost reliable message is never given up on, but the
+  // session ends).
+  const drainUntil = now() + 10 + (4 * (conditions.latency + conditions.jitter)) / 1000;
+  const allIn = () =>
+    bots.every((bot) => {
+      const up = bot.client.connected ? atServer[bot.client.client.clientIndex] : undefined;
+      return (
+        bot.maps.received === bot.maps.sent &&
+        bot.reliable.received === bot.reliable.sent &&
+        (up?.received ?? 0) === bot.sent.chat
+      );
+    });
+  while (now() < drainUntil && !allIn()) {
     const time = now();
     server.update(time);
-    for (const bot of bots) {
+    for (const [i, bot] of bots.entries()) {
       bot.client.update(time);
       if (!bot.client.connected) continue;
       const index = bot.client.client.clientIndex;
-      for (let m = bot.client.receive(RELIABLE); m !== null; m = bot.client.receive(RELIABLE))
-        checkReliable(bot.reliable, (m.value as { n: number }).n);
+      receiveAtBot(bot, i);
       for (let m = server.receive(index, RELIABLE); m !== null; m = server.receive(index, RELIABLE))
         checkReliable(atServer[index], (m.value as { n: number }).n);
     }
@@ -219,13 +265,16 @@ async function stop(): Promise<void> {
     const up = atServer[index] ?? tally();
     const upOk = up.outOfOrder === 0 && up.received === bot.sent.chat;
     const downOk = bot.reliable.outOfOrder === 0 && bot.reliable.received === bot.reliable.sent;
-    ok &&= upOk && downOk && bot.client.connected;
+    const mapsOk = bot.maps.corrupt === 0 && bot.maps.received === bot.maps.sent;
+    ok &&= upOk && downOk && mapsOk && bot.client.connected;
     console.log(
-      `  bot ${i}: reliable up ${up.received}/${bot.sent.chat} ${upOk ? 'all, in order' : 'MISSING OR OUT OF ORDER'}; reliable down ${bot.reliable.received}/${bot.reliable.sent} ${downOk ? 'all, in order' : 'MISSING OR OUT OF ORDER'}; unreliable up ${bot.unreliable.received}/${bot.sent.position + bot.sent.event} (the rest lost or superseded, as unreliable may be)`,
+      `  bot ${i}: reliable up ${up.received}/${bot.sent.chat} ${upOk ? 'all, in order' : 'MISSING OR OUT OF ORDER'}; reliable down ${bot.reliable.received}/${bot.reliable.sent} ${downOk ? 'all, in order' : 'MISSING OR OUT OF ORDER'}; maps ${bot.maps.received}/${bot.maps.sent} ${mapsOk ? 'intact' : 'MISSING OR CORRUPT'}; unreliable up ${bot.unreliable.received}/${bot.sent.position + bot.sent.event} (the rest lost or superseded, as unreliable may be)`,
     );
   }
   console.log(
-    ok ? 'every reliable message arrived exactly once and in order, both ways.' : 'RELIABLE DELIVERY FAILED',
+    ok
+      ? 'every reliable message arrived exactly once and in order, both ways, and every map intact.'
+      : 'RELIABLE DELIVERY FAILED',
   );
   for (const bot of bots) bot.client.disconnect();
   server.update(now());
