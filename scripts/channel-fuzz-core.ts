@@ -33,6 +33,7 @@ import {
   normalizeReason,
   type Progress,
   type ReaderStats,
+  sameBytes,
   type TargetReport,
 } from './fuzz-core.js';
 import { memoryProbe } from './memory-probe.js';
@@ -66,12 +67,6 @@ function blockBytes(k: number): Uint8Array {
   const bytes = new Uint8Array(1 + randomInt(next, 16 * 1024));
   for (let i = 0; i < bytes.length; i++) bytes[i] = (next() * 256) | 0;
   return bytes;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {

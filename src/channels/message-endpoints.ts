@@ -50,6 +50,15 @@ function stats(
   };
 }
 
+/** A MessageConnection with the endpoint's channel options (also checks them when called). */
+function connectionFor(options: ChannelOptions): MessageConnection {
+  return new MessageConnection({
+    factory: options.factory,
+    channels: options.channels,
+    packetBudgetBytes: options.packetBudgetBytes,
+  });
+}
+
 /**
  * A netcode Server whose connections carry channels: `send(client, channel, type, value)`,
  * `receive(client, channel)`. One packet per connection per `update`, packed to the budget.
@@ -59,12 +68,7 @@ export class MessageServer {
   private readonly connections: (MessageConnection | null)[];
 
   constructor(options: Omit<ServerOptions, 'onPacket' | 'onAcked' | 'onLost' | 'reliable'> & ChannelOptions) {
-    const create = () =>
-      new MessageConnection({
-        factory: options.factory,
-        channels: options.channels,
-        packetBudgetBytes: options.packetBudgetBytes,
-      });
+    const create = () => connectionFor(options);
     create(); // checks the channel configuration now, not at the first connection
     this.connections = Array.from({ length: options.maxClients ?? 256 }, () => null);
     this.server = new Server({
@@ -128,12 +132,7 @@ export class MessageClient {
   private connection: MessageConnection | null = null;
 
   constructor(options: Omit<ClientOptions, 'onPacket' | 'onAcked' | 'onLost' | 'reliable'> & ChannelOptions) {
-    const create = () =>
-      new MessageConnection({
-        factory: options.factory,
-        channels: options.channels,
-        packetBudgetBytes: options.packetBudgetBytes,
-      });
+    const create = () => connectionFor(options);
     create();
     this.client = new Client({
       ...options,
