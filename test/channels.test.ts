@@ -76,6 +76,32 @@ describe(`messages and channels (seed ${SEED})`, () => {
     assert.deepEqual(numbers(got), [...Array(50).keys()]);
   });
 
+  it('a full receive queue holds the sender back and loses nothing; unreliable ones over it are dropped and counted', () => {
+    const small = [
+      { kind: 'reliable-ordered' as const, receiveQueueSize: 32, sendQueueSize: 4096 },
+      { kind: 'unreliable-unordered' as const, receiveQueueSize: 8 },
+    ];
+    const pair = messagePair(SEED ^ 7, factory, small, { latency: 30, jitter: 10, loss: 5 });
+    for (let n = 0; n < 2000; n++) pair.a.connection.send(RELIABLE, Chat, { n, text: 'x' });
+    // The receiving application does not drain for 5 s: the queue fills and stays full.
+    for (let tick = 0; tick < 300; tick++) {
+      pair.a.connection.send(UNRELIABLE, Position, { n: tick, x: 0, y: 0 });
+      pair.step();
+    }
+    assert.equal(pair.b.connection.queueDepths()[RELIABLE].receive, 32, 'the receive queue is full');
+    assert.equal(pair.b.connection.queueDepths()[UNRELIABLE].receive, 8);
+    assert.ok(
+      pair.b.connection.counters.messagesDropped > 0,
+      'unreliable messages over the limit are counted',
+    );
+    const got: unknown[] = [];
+    for (let tick = 0; tick < 60 * 60 && got.length < 2000; tick++) {
+      pair.step();
+      got.push(...drain(pair.b.connection, RELIABLE));
+    }
+    assert.deepEqual(numbers(got), [...Array(2000).keys()], 'every reliable message, once, in order');
+  });
+
   it('unreliable-unordered: at most once; unreliable-sequenced: never older than what was delivered', () => {
     const pair = messagePair(SEED ^ 2, factory, channels, {
       latency: 50,

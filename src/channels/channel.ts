@@ -70,4 +70,6 @@ export interface Channel {
   /** Messages waiting to be sent / awaiting acks, and received but not yet taken. */
   readonly sendQueueDepth: number;
   readonly receiveQueueDepth: number;
+  /** Received messages dropped: unreliable ones over a full receive queue, or stale sequenced ones. */
+  readonly dropped: number;
 }

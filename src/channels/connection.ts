@@ -27,6 +27,8 @@ export interface MessageCounters {
   packetsRead: number;
   /** Packets refused whole (bad channel data): nothing in them was applied or acked. */
   packetsRejected: number;
+  /** Unreliable messages dropped on arrival: over a full receive queue, or sequenced and stale. */
+  messagesDropped: number;
 }
 
 /**
@@ -46,6 +48,7 @@ export class MessageConnection {
     packetsWritten: 0,
     packetsRead: 0,
     packetsRejected: 0,
+    messagesDropped: 0,
   };
   private readonly order: number[];
   private readonly channelBits: number;
@@ -208,8 +211,12 @@ export class MessageConnection {
       this.rejection = rs.error ?? 'more channel entries than channels';
       return false;
     }
-    for (let i = 0; i < this.channels.length; i++)
+    let dropped = 0;
+    for (let i = 0; i < this.channels.length; i++) {
       if (this.staged[i].length > 0) this.channels[i].apply(this.staged[i]);
+      dropped += this.channels[i].dropped;
+    }
+    this.counters.messagesDropped = dropped;
     this.counters.packetsRead++;
     return true;
   }

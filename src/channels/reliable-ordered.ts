@@ -1,5 +1,5 @@
 import { bitsRequired } from '../bits/bits-required.js';
-import { sequenceLessThan } from '../packet/sequence.js';
+import { sequenceGreaterThan, sequenceLessThan } from '../packet/sequence.js';
 import { SequenceBuffer } from '../packet/sequence-buffer.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
@@ -83,6 +83,9 @@ export class ReliableOrderedChannel implements Channel {
   get sendQueueDepth(): number {
     return (this.nextSendId - this.oldestUnacked) & 0xffff;
   }
+
+  /** Never drops: what does not fit is refused unacked, and resent. */
+  readonly dropped = 0;
 
   get receiveQueueDepth(): number {
     let n = 0;
@@ -229,6 +232,7 @@ export class ReliableOrderedChannel implements Channel {
     if (rs.bool(false)) {
       const c = this.config;
       const id = rs.bits(0, 16);
+      if (rs.ok && this.beyondWindow(id)) return this.refuseBeyondWindow(rs);
       const total = rs.int(0, 1, c.maxBlockBytes);
       const fragments = Math.ceil(total / c.blockFragmentBytes);
       const count = rs.int(0, 1, MAX_FRAGMENTS_PER_PACKET);
@@ -246,12 +250,27 @@ export class ReliableOrderedChannel implements Channel {
     let previous = 0;
     for (let k = 0; k < count && rs.ok; k++) {
       const id = k === 0 ? rs.bits(0, 16) : rs.sequenceRelative(previous, 0);
+      if (rs.ok && this.beyondWindow(id)) return this.refuseBeyondWindow(rs);
       const message = readMessage(rs, factory);
       if (message === null) return false;
       staged.push(id, message);
       previous = id;
     }
     return rs.ok;
+  }
+
+  /**
+   * True when `id` is past the receive window: the application has not taken enough of what was
+   * delivered. The packet is then refused, so not acked, and the sender resends it until there is
+   * room: a full receive queue holds the sender back and loses nothing.
+   */
+  private beyondWindow(id: number): boolean {
+    return sequenceGreaterThan(id, (this.nextReceiveId + this.config.receiveQueueSize - 1) & 0xffff);
+  }
+
+  private refuseBeyondWindow(rs: ReadStream): false {
+    rs.fail('reliable message beyond the receive window (receive queue full: take messages with receive())');
+    return false;
   }
 
   /** True when `id` is one this receiver still waits for, inside its window. */
