@@ -24,6 +24,7 @@ import { runBitpacker } from './suites/bitpacker.js';
 import { runCrc32 } from './suites/crc32.js';
 import { runHandshake } from './suites/handshake.js';
 import { runMeasure } from './suites/measure.js';
+import { runMessages } from './suites/messages.js';
 import { runPacket } from './suites/packet.js';
 import { runReject } from './suites/reject.js';
 import { runServerLoad } from './suites/server-load.js';
@@ -41,6 +42,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   aead: runAead,
   handshake: runHandshake,
   serverload: runServerLoad,
+  messages: runMessages,
 };
 
 function usage(message: string): never {

@@ -14,6 +14,13 @@ import {
   writeMessage,
 } from './channel.js';
 import type { ResolvedChannelConfig } from './config.js';
+
+/**
+ * Slack in resend timing: ticks add up floating-point time, so six ticks of 1/60 s can fall a hair
+ * short of a 0.1 s interval, and the resend would wait a whole extra tick.
+ */
+const TIME_EPSILON = 1e-6;
+
 import { Block, type MessageFactory, type ReceivedMessage } from './message.js';
 
 /** A queued message, or a block with its per-fragment state. */
@@ -165,7 +172,7 @@ export class ReliableOrderedChannel implements Channel {
       let used = 1 + 16 + this.blockTotalBits + this.fragmentCountBits;
       const fragmentIdBits = bitsRequired(0, head.fragmentAcked.length - 1);
       for (let f = 0; f < head.fragmentAcked.length && chosen.length < MAX_FRAGMENTS_PER_PACKET; f++) {
-        if (head.fragmentAcked[f] || head.fragmentSent[f] + delay > now) continue;
+        if (head.fragmentAcked[f] || head.fragmentSent[f] + delay > now + TIME_EPSILON) continue;
         const bytes = Math.min(c.blockFragmentBytes, head.block.length - f * c.blockFragmentBytes);
         const cost = fragmentIdBits + 7 + bytes * 8;
         if (used + cost > budgetBits) break;
@@ -179,13 +186,24 @@ export class ReliableOrderedChannel implements Channel {
     let previous = -1;
     // Only ids the receiver can hold: oldest unacked + its window.
     const window = Math.min(this.sendQueueDepth, c.receiveQueueSize);
-    for (let i = 0; i < window && chosen.length < c.maxMessagesPerPacket; i++) {
+    // Smaller messages further on may still fit a nearly full packet, but only a few are tried:
+    // scanning a deep queue to its end for every packet would cost more than the space is worth.
+    let misfits = 0;
+    for (let i = 0; i < window && chosen.length < c.maxMessagesPerPacket && misfits < 16; i++) {
       const id = (this.oldestUnacked + i) & 0xffff;
       const entry = this.sendQueue.find(id);
       // A block travels as fragments once it is the oldest; messages behind it may go ahead.
-      if (entry === undefined || entry.message === null || entry.lastSent + c.resendInterval > now) continue;
+      if (
+        entry === undefined ||
+        entry.message === null ||
+        entry.lastSent + c.resendInterval > now + TIME_EPSILON
+      )
+        continue;
       const cost = (previous < 0 ? 16 : relativeBits(previous, id)) + messageBits(entry.message);
-      if (used + cost > budgetBits) continue;
+      if (used + cost > budgetBits) {
+        misfits++;
+        continue;
+      }
       used += cost;
       chosen.push(id);
       previous = id;
