@@ -357,6 +357,78 @@ describe(`MessageServer and MessageClient over netcode (seed ${SEED})`, () => {
   });
 });
 
+describe(`disconnect with queued messages (seed ${SEED})`, () => {
+  it('a disconnect drops the queues on both ends; a reconnect starts fresh channels', async () => {
+    const { MessageClient, MessageServer } = await import('../src/channels/index.js');
+    const { nobleAead } = await import('../src/connection/aead.js');
+    const { generateConnectToken } = await import('../src/connection/connect-token.js');
+    const { MemoryNetwork } = await import('../src/transport/memory-transport.js');
+    const network = new MemoryNetwork();
+    const key = new Uint8Array(32).fill(4);
+    const serverSocket = network.createTransport('10.0.0.100:1');
+    let now = 0;
+    const disconnects: string[] = [];
+    const server = new MessageServer({
+      protocolId: 2n,
+      privateKey: key,
+      publicAddresses: [serverSocket.localAddress],
+      transports: [serverSocket],
+      aead: nobleAead,
+      unixTime: () => 1_700_000_000 + Math.floor(now),
+      factory,
+      channels,
+      onDisconnect: (_index, _id, reason) => disconnects.push(reason),
+    });
+    const client = new MessageClient({
+      transport: network.createTransport('10.0.0.1:1'),
+      aead: nobleAead,
+      factory,
+      channels,
+    });
+    const token = () =>
+      generateConnectToken({
+        protocolId: 2n,
+        privateKey: key,
+        clientId: 7n,
+        serverAddresses: [serverSocket.localAddress],
+        now: 1_700_000_000 + Math.floor(now),
+        aead: nobleAead,
+      });
+    const tick = () => {
+      now += 1 / 60;
+      server.update(now);
+      client.update(now);
+    };
+    assert.throws(() => client.send(RELIABLE, Chat, { n: 0, text: 'too early' }), /not connected/);
+    client.connect(token(), now);
+    for (let i = 0; i < 30; i++) tick();
+    assert.ok(client.connected);
+    const index = client.client.clientIndex;
+    // Queued both ways, never sent: the client and the server disconnect before the next update.
+    for (let n = 0; n < 50; n++) {
+      client.send(RELIABLE, Chat, { n, text: 'queued' });
+      server.send(index, RELIABLE, Chat, { n, text: 'queued' });
+    }
+    client.disconnect();
+    for (let i = 0; i < 10; i++) tick();
+    assert.deepEqual(disconnects, ['client disconnected']);
+    assert.equal(client.connected, false);
+    assert.equal(client.receive(RELIABLE), null);
+    assert.throws(() => client.send(RELIABLE, Chat, { n: 0, text: 'after' }), /not connected/);
+    assert.throws(() => server.send(index, RELIABLE, Chat, { n: 0, text: 'after' }), /not connected/);
+    client.connect(token(), now);
+    for (let i = 0; i < 30; i++) tick();
+    assert.ok(client.connected);
+    const again = client.client.clientIndex;
+    client.send(RELIABLE, Chat, { n: 1000, text: 'fresh' });
+    server.send(again, RELIABLE, Chat, { n: 2000, text: 'fresh' });
+    for (let i = 0; i < 30; i++) tick();
+    assert.deepEqual(numbers(drain2(() => server.receive(again, RELIABLE))), [1000], 'none of the old queue');
+    assert.deepEqual(numbers(drain2(() => client.receive(RELIABLE))), [2000]);
+    assert.deepEqual(server.stats(again).queues[RELIABLE], { send: 0, receive: 0 });
+  });
+});
+
 function drain2(next: () => { value: unknown } | null): unknown[] {
   const out: unknown[] = [];
   for (let m = next(); m !== null; m = next()) out.push(m.value);
