@@ -14,22 +14,15 @@
  * updated at those moments, which also drains what the server sent it. Exits on quit, when stdin
  * closes (the parent went away), or after --max-seconds whatever happens.
  */
-import { createInterface } from 'node:readline';
 import { nodeAead } from '../src/connection/aead-node.js';
 import { Client, ClientState, describeClientState } from '../src/connection/client.js';
 import { readConnectToken } from '../src/connection/connect-token.js';
 import { toAddress } from '../src/transport/address.js';
 import { UdpTransport } from '../src/transport/udp-transport.js';
+import { argumentReader, emit, exitAfter, readCommands } from './support/child-main.js';
+import { cpuSample } from './support/process-stats.js';
 
-function argument(name: string, fallback?: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  const value = i >= 0 ? process.argv[i + 1] : fallback;
-  if (value === undefined) {
-    process.stderr.write(`load-clients: --${name} is required\n`);
-    process.exit(2);
-  }
-  return value;
-}
+const argument = argumentReader('load-clients');
 
 const serverAddress = toAddress(argument('server'));
 const rate = Number(argument('rate', '60'));
@@ -55,20 +48,12 @@ let ticker: NodeJS.Timeout | undefined;
 const start = performance.now();
 const clock = () => (performance.now() - start) / 1000;
 
-function emit(message: Record<string, unknown>): void {
-  process.stdout.write(`${JSON.stringify(message)}\n`);
-}
-
 function exit(code: number): never {
   for (const t of transports) t.close();
   process.exit(code);
 }
 
-// Whatever the parent does, this process ends.
-setTimeout(() => {
-  process.stderr.write(`load-clients: still running after ${maxSeconds} s, exiting\n`);
-  exit(3);
-}, maxSeconds * 1000);
+exitAfter('load-clients', maxSeconds, exit);
 
 async function begin(tokens: Uint8Array[]): Promise<void> {
   for (const token of tokens) {
@@ -169,13 +154,11 @@ function mark(id: unknown): void {
     queueDrops += t.stats.dropped;
     undeliverable += t.stats.undeliverable;
   }
-  const cpu = process.cpuUsage();
   emit({
     type: 'mark',
     id,
     time: clock(),
-    cpuUser: cpu.user,
-    cpuSystem: cpu.system,
+    ...cpuSample(),
     sent,
     received,
     bytesReceived,
@@ -188,15 +171,7 @@ function mark(id: unknown): void {
   });
 }
 
-const lines = createInterface({ input: process.stdin });
-lines.on('line', (line) => {
-  let message: { type?: string; id?: unknown; tokens?: string[] };
-  try {
-    message = JSON.parse(line);
-  } catch {
-    process.stderr.write(`load-clients: not JSON: ${line.slice(0, 80)}\n`);
-    exit(2);
-  }
+readCommands<{ type?: string; id?: unknown; tokens?: string[] }>('load-clients', exit, (message) => {
   switch (message.type) {
     case 'tokens':
       begin((message.tokens ?? []).map((t) => new Uint8Array(Buffer.from(t, 'base64')))).catch((error) => {
@@ -218,4 +193,3 @@ lines.on('line', (line) => {
       process.stderr.write(`load-clients: unknown message ${String(message.type)}\n`);
   }
 });
-lines.on('close', () => exit(0));

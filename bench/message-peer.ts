@@ -16,7 +16,6 @@
  * empty packet ends the burst, and the next update then waits for a datagram to arrive or 1 ms.
  * Exits on quit, when stdin closes (the parent went away), or after --max-seconds whatever happens.
  */
-import { createInterface } from 'node:readline';
 import { MessageClient } from '../src/channels/message-endpoints.js';
 import { nodeAead } from '../src/connection/aead-node.js';
 import { ClientState, describeClientState } from '../src/connection/client.js';
@@ -29,16 +28,10 @@ import {
   QUEUE_SIZE,
   type Words,
 } from './suites/messages.js';
+import { argumentReader, emit, exitAfter, readCommands } from './support/child-main.js';
+import { cpuSample } from './support/process-stats.js';
 
-function argument(name: string, fallback?: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  const value = i >= 0 ? process.argv[i + 1] : fallback;
-  if (value === undefined) {
-    process.stderr.write(`message-peer: --${name} is required\n`);
-    process.exit(2);
-  }
-  return value;
-}
+const argument = argumentReader('message-peer');
 
 const serverAddress = argument('server');
 const fill = Math.min(QUEUE_SIZE, Math.max(1, Number(argument('fill', String(QUEUE_SIZE)))));
@@ -49,21 +42,13 @@ const sentBuffer = Number(argument('sent-buffer', '256'));
 const EMPTY_PACKET_BYTES = 64;
 const BURST = 64;
 
-function emit(message: Record<string, unknown>): void {
-  process.stdout.write(`${JSON.stringify(message)}\n`);
-}
-
 let transport: UdpTransport | null = null;
 function exit(code: number): never {
   transport?.close();
   process.exit(code);
 }
 
-// Whatever the parent does, this process ends.
-setTimeout(() => {
-  process.stderr.write(`message-peer: still running after ${maxSeconds} s, exiting\n`);
-  exit(3);
-}, maxSeconds * 1000);
+exitAfter('message-peer', maxSeconds, exit);
 
 transport = await UdpTransport.open({
   address: '127.0.0.1:0',
@@ -131,15 +116,14 @@ function turn(): void {
 }
 
 function mark(id: unknown): void {
-  const cpu = process.cpuUsage();
+  const cpu = cpuSample();
   const stats = client.connected ? client.stats() : null;
   emit({
     type: 'mark',
     id,
     time: clock(),
     sent,
-    cpuUser: cpu.user,
-    cpuSystem: cpu.system,
+    ...cpu,
     datagrams: socket.stats.sent,
     bytes: socket.stats.bytesSent,
     fullPackets,
@@ -151,15 +135,7 @@ function mark(id: unknown): void {
   });
 }
 
-const lines = createInterface({ input: process.stdin });
-lines.on('line', (line) => {
-  let message: { type?: string; id?: unknown; token?: string };
-  try {
-    message = JSON.parse(line);
-  } catch {
-    process.stderr.write(`message-peer: not JSON: ${line.slice(0, 80)}\n`);
-    exit(2);
-  }
+readCommands<{ type?: string; id?: unknown; token?: string }>('message-peer', exit, (message) => {
   switch (message.type) {
     case 'token':
       client.connect(new Uint8Array(Buffer.from(message.token ?? '', 'base64')), clock());
@@ -182,7 +158,6 @@ lines.on('line', (line) => {
       process.stderr.write(`message-peer: unknown message ${String(message.type)}\n`);
   }
 });
-lines.on('close', () => exit(0));
 
 emit({ type: 'ready', address: socket.localAddress, server: serverAddress });
 turn();

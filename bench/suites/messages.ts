@@ -22,10 +22,6 @@
  *
  * To profile the child: GHOSTWIRE_PEER_NODE_ARGS="--cpu-prof --cpu-prof-dir=prof" (node flags for it).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import os from 'node:os';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { ChannelConfig } from '../../src/channels/config.js';
 import { MessageConnection } from '../../src/channels/connection.js';
@@ -41,6 +37,17 @@ import { NetworkSimulator } from '../../src/transport/simulator.js';
 import type { DatagramHandler, DatagramTransport, TransportStats } from '../../src/transport/transport.js';
 import { UdpTransport } from '../../src/transport/udp-transport.js';
 import { check, fail, fmt, measure, type SuiteContext } from '../harness.js';
+import { JsonLineChild, sleep, withDeadline } from '../support/child-process.js';
+import {
+  type CpuSample,
+  cores,
+  cpuPercent,
+  cpuSample,
+  kernelUdpErrors,
+  kernelUdpErrorsSince,
+  machineCpu,
+  machineCpuPercent,
+} from '../support/process-stats.js';
 
 // --- shared with the child process (bench/message-peer.ts) ---------------------------------------
 
@@ -78,9 +85,7 @@ export function wordsMatch(value: readonly number[], n: number): boolean {
 
 // --- helpers ---------------------------------------------------------------------------------------
 
-const cores = os.cpus().length;
 const CHILD = fileURLToPath(new URL('../message-peer.js', import.meta.url));
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const unixNow = () => Math.floor(Date.now() / 1000);
 
 /** Checks one received message against the next expected number; returns the number after it. */
@@ -371,122 +376,9 @@ function runInMemory(ctx: SuiteContext): Record<string, number> {
 
 // --- 2. throughput over UDP, separate processes ---------------------------------------------------
 
-/** The child process and its JSON-line messages, with waits that time out. */
-class Peer {
-  readonly process: ChildProcess;
-  private readonly messages: Record<string, unknown>[] = [];
-  private readonly waiters: (() => void)[] = [];
-  private stderr = '';
-  private exited: string | null = null;
-
-  constructor(args: string[]) {
-    // GHOSTWIRE_PEER_NODE_ARGS: extra node flags for the child, e.g. "--cpu-prof --cpu-prof-dir=prof".
-    const nodeArgs = (process.env.GHOSTWIRE_PEER_NODE_ARGS ?? '').split(/\s+/).filter((a) => a !== '');
-    this.process = spawn(process.execPath, [...nodeArgs, CHILD, ...args], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    createInterface({ input: this.process.stdout! }).on('line', (line) => {
-      try {
-        this.messages.push(JSON.parse(line));
-      } catch {
-        this.stderr += `(stdout) ${line}\n`;
-      }
-      this.wake();
-    });
-    this.process.stderr!.on('data', (chunk: Buffer) => {
-      this.stderr += chunk.toString();
-    });
-    this.process.on('exit', (code, signal) => {
-      this.exited = `exited (${signal ?? code})`;
-      this.wake();
-    });
-    this.process.on('error', (error) => {
-      this.exited = `could not start: ${error.message}`;
-      this.wake();
-    });
-    this.process.stdin!.on('error', () => {});
-  }
-
-  private wake(): void {
-    for (const w of this.waiters.splice(0)) w();
-  }
-
-  get running(): boolean {
-    return this.exited === null && this.process.exitCode === null && this.process.signalCode === null;
-  }
-
-  send(message: Record<string, unknown>): void {
-    if (this.running) this.process.stdin!.write(`${JSON.stringify(message)}\n`);
-  }
-
-  async next(type: string, timeoutMs: number, what: string): Promise<Record<string, unknown>> {
-    const deadline = performance.now() + timeoutMs;
-    for (;;) {
-      const failed = this.messages.find((m) => m.type === 'failed');
-      if (failed !== undefined)
-        fail(`messages: message-peer failed: ${JSON.stringify(failed)}\n${this.stderr}`);
-      const i = this.messages.findIndex((m) => m.type === type);
-      if (i >= 0) return this.messages.splice(i, 1)[0];
-      if (this.exited !== null) fail(`messages: message-peer ${this.exited} while ${what}\n${this.stderr}`);
-      const left = deadline - performance.now();
-      if (left <= 0) fail(`messages: timed out after ${timeoutMs} ms ${what}\n${this.stderr}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-  }
-
-  async stop(ms: number): Promise<void> {
-    if (!this.running) return;
-    this.send({ type: 'quit' });
-    const deadline = performance.now() + ms;
-    while (this.running && performance.now() < deadline) await sleep(10);
-    this.kill();
-  }
-
-  kill(): void {
-    if (this.running) this.process.kill('SIGKILL');
-  }
-}
-
-function kernelUdpErrors(): Record<string, number> | null {
-  try {
-    const lines = readFileSync('/proc/net/snmp', 'utf8')
-      .split('\n')
-      .filter((l) => l.startsWith('Udp:'));
-    const names = lines[0].split(/\s+/).slice(1);
-    const values = lines[1].split(/\s+/).slice(1).map(Number);
-    const all = Object.fromEntries(names.map((n, i) => [n, values[i]]));
-    return {
-      InErrors: all.InErrors ?? 0,
-      RcvbufErrors: all.RcvbufErrors ?? 0,
-      SndbufErrors: all.SndbufErrors ?? 0,
-    };
-  } catch {
-    return null;
-  }
-}
-
-/** Whole-machine CPU time from /proc/stat (Linux), in clock ticks, or null elsewhere. */
-function machineCpu(): { busy: number; total: number } | null {
-  try {
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
-    return { busy: total - fields[3] - fields[4], total };
-  } catch {
-    return null;
-  }
-}
-
-interface PeerMark {
+interface PeerMark extends CpuSample {
   time: number;
   sent: number;
-  cpuUser: number;
-  cpuSystem: number;
   datagrams: number;
   bytes: number;
   fullPackets: number;
@@ -593,23 +485,30 @@ async function runUdp(
     }
   };
   const kernelBefore = kernelUdpErrors();
-  const peer = new Peer([
-    '--server',
-    transport.localAddress,
-    '--fill',
-    String(fill),
-    '--sent-buffer',
-    String(sentBuffer),
-    '--max-seconds',
-    String(Math.ceil(windowSeconds + warmupSeconds + 30)),
-  ]);
+  const peer = new JsonLineChild({
+    script: CHILD,
+    args: [
+      '--server',
+      transport.localAddress,
+      '--fill',
+      String(fill),
+      '--sent-buffer',
+      String(sentBuffer),
+      '--max-seconds',
+      String(Math.ceil(windowSeconds + warmupSeconds + 30)),
+    ],
+    // GHOSTWIRE_PEER_NODE_ARGS: extra node flags for the child, e.g. "--cpu-prof --cpu-prof-dir=prof".
+    nodeArgs: (process.env.GHOSTWIRE_PEER_NODE_ARGS ?? '').split(/\s+/).filter((a) => a !== ''),
+    suite: 'messages',
+    name: 'message-peer',
+  });
   const mark = async (id: number) => {
     const s = {
       time: clock(),
       received,
       updates,
       datagrams: transport.stats.received,
-      cpu: process.cpuUsage(),
+      cpu: cpuSample(),
       machine: machineCpu(),
     };
     peer.send({ type: 'mark', id });
@@ -647,7 +546,6 @@ async function runUdp(
     check(received === sent, `messages: UDP: ${received} of ${sent} messages delivered after a 5 s drain`);
     const wall = m2.s.time - m1.s.time;
     const childWall = m2.c.time - m1.c.time;
-    const cpu = (a: NodeJS.CpuUsage, b: NodeJS.CpuUsage) => (b.user - a.user + b.system - a.system) / 1e6;
     const datagrams = m2.c.datagrams - m1.c.datagrams;
     const kernelAfter = kernelUdpErrors();
     return {
@@ -655,8 +553,8 @@ async function runUdp(
       windowSeconds: wall,
       delivered: received,
       sent,
-      serverCpu: (cpu(m1.s.cpu, m2.s.cpu) / wall) * 100,
-      clientCpu: ((m2.c.cpuUser + m2.c.cpuSystem - m1.c.cpuUser - m1.c.cpuSystem) / 1e6 / childWall) * 100,
+      serverCpu: cpuPercent(m1.s.cpu, m2.s.cpu, wall),
+      clientCpu: cpuPercent(m1.c, m2.c, childWall),
       clientDatagramsPerSecond: datagrams / childWall,
       messagesPerDatagram: (m2.s.received - m1.s.received) / Math.max(1, datagrams),
       bytesPerDatagram: (m2.c.bytes - m1.c.bytes) / Math.max(1, datagrams),
@@ -668,16 +566,8 @@ async function runUdp(
       rtt: m2.c.rtt,
       queue: m2.c.queue,
       drops: transport.stats.dropped,
-      machineBusy:
-        m1.s.machine === null || m2.s.machine === null
-          ? null
-          : ((m2.s.machine.busy - m1.s.machine.busy) / (m2.s.machine.total - m1.s.machine.total)) *
-            100 *
-            cores,
-      kernel:
-        kernelBefore === null || kernelAfter === null
-          ? null
-          : Object.fromEntries(Object.keys(kernelAfter).map((k) => [k, kernelAfter[k] - kernelBefore[k]])),
+      machineBusy: machineCpuPercent(m1.s.machine, m2.s.machine)?.busyPercent ?? null,
+      kernel: kernelUdpErrorsSince(kernelBefore, kernelAfter),
     };
   } finally {
     running = false;
@@ -693,19 +583,6 @@ async function runUdp(
  * ack header covers.
  */
 const SERVER_BATCH = 16;
-
-/** Never longer than `ms`: a stuck run fails instead of hanging the bench. */
-async function withDeadline<T>(ms: number, what: string, run: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`messages: ${what} took over ${ms / 1000} s`)), ms);
-  });
-  try {
-    return await Promise.race([run, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 // --- 3. latency under loss ------------------------------------------------------------------------
 
@@ -964,7 +841,7 @@ export async function runMessages(ctx: SuiteContext): Promise<void> {
   for (const { fill, sentBuffer } of runs) {
     const r = await withDeadline(
       (windowSeconds + warmupSeconds + 40) * 1000,
-      `UDP run (fill ${fill}, sent buffer ${sentBuffer})`,
+      `messages: UDP run (fill ${fill}, sent buffer ${sentBuffer})`,
       runUdp(windowSeconds, warmupSeconds, fill, sentBuffer),
     );
     ctx.note(

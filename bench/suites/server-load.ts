@@ -11,11 +11,7 @@
  * delay, whole-machine CPU (the box may be shared) and the kernel's UDP drop counters. The child
  * is killed however the run ends, and exits by itself if this process goes; every wait has a timeout.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Aead } from '../../src/connection/aead.js';
 import { nobleAead } from '../../src/connection/aead.js';
@@ -23,21 +19,28 @@ import { nodeAead } from '../../src/connection/aead-node.js';
 import { generateConnectToken } from '../../src/connection/connect-token.js';
 import { Server } from '../../src/connection/server.js';
 import { UdpTransport } from '../../src/transport/udp-transport.js';
-import { check, fail, fmt, type SuiteContext } from '../harness.js';
+import { check, fmt, type SuiteContext } from '../harness.js';
+import { JsonLineChild, sleep, withDeadline } from '../support/child-process.js';
+import {
+  type CpuSample,
+  cpuPercent,
+  cpuSample,
+  kernelUdpErrors,
+  kernelUdpErrorsSince,
+  machineCpu,
+  machineCpuPercent,
+} from '../support/process-stats.js';
 
 const CLIENTS = 256;
 const RATE = 60;
 const PAYLOAD_BYTES = 100;
 const PROTOCOL_ID = 0x6768_6f73_7477_6972n;
-const cores = os.cpus().length;
 const CHILD = fileURLToPath(new URL('../load-clients.js', import.meta.url));
 
 /** A child's `mark` reply. */
-interface ChildMark {
+interface ChildMark extends CpuSample {
   id: number;
   time: number;
-  cpuUser: number;
-  cpuSystem: number;
   sent: number;
   received: number;
   lost: number;
@@ -50,7 +53,7 @@ interface ChildMark {
 
 interface ServerMark {
   wall: number;
-  cpu: NodeJS.CpuUsage;
+  cpu: CpuSample;
   sent: number;
   received: number;
   lost: number;
@@ -58,113 +61,6 @@ interface ServerMark {
   ticks: number;
   tickMs: number;
   maxTickMs: number;
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** System-wide UDP counters from /proc/net/snmp (Linux), or null elsewhere. */
-function kernelUdp(): Record<string, number> | null {
-  try {
-    const lines = readFileSync('/proc/net/snmp', 'utf8')
-      .split('\n')
-      .filter((l) => l.startsWith('Udp:'));
-    const names = lines[0].split(/\s+/).slice(1);
-    const values = lines[1].split(/\s+/).slice(1).map(Number);
-    return Object.fromEntries(names.map((n, i) => [n, values[i]]));
-  } catch {
-    return null;
-  }
-}
-
-/** Whole-machine CPU time from /proc/stat (Linux), in clock ticks, or null elsewhere. */
-function machineCpu(): { busy: number; total: number; steal: number } | null {
-  try {
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    // user nice system idle iowait irq softirq steal …
-    const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
-    return { busy: total - fields[3] - fields[4], total, steal: fields[7] ?? 0 };
-  } catch {
-    return null;
-  }
-}
-
-/** The child process and its messages, with waits that time out. */
-class Child {
-  readonly process: ChildProcess;
-  private readonly messages: Record<string, unknown>[] = [];
-  private readonly waiters: (() => void)[] = [];
-  private stderr = '';
-  private exited: string | null = null;
-
-  constructor(args: string[]) {
-    this.process = spawn(process.execPath, [CHILD, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-    createInterface({ input: this.process.stdout! }).on('line', (line) => {
-      try {
-        this.messages.push(JSON.parse(line));
-      } catch {
-        this.stderr += `(stdout) ${line}\n`;
-      }
-      this.wake();
-    });
-    this.process.stderr!.on('data', (chunk: Buffer) => {
-      this.stderr += chunk.toString();
-    });
-    this.process.on('exit', (code, signal) => {
-      this.exited = `exited (${signal ?? code})`;
-      this.wake();
-    });
-    this.process.on('error', (error) => {
-      this.exited = `could not run: ${error.message}`;
-      this.wake();
-    });
-    this.process.stdin!.on('error', () => {}); // a closed pipe shows up as the exit above
-  }
-
-  private wake(): void {
-    for (const w of this.waiters.splice(0)) w();
-  }
-
-  get running(): boolean {
-    return this.process.exitCode === null && this.process.signalCode === null && this.exited === null;
-  }
-
-  send(message: Record<string, unknown>): void {
-    if (this.running) this.process.stdin!.write(`${JSON.stringify(message)}\n`);
-  }
-
-  /** The next message of `type` (a `failed` message or the child's exit fails the run). */
-  async next(type: string, timeoutMs: number, what: string): Promise<Record<string, unknown>> {
-    const deadline = performance.now() + timeoutMs;
-    for (;;) {
-      const failedMessage = this.messages.find((m) => m.type === 'failed');
-      if (failedMessage !== undefined) fail(`serverload: a client failed: ${JSON.stringify(failedMessage)}`);
-      const i = this.messages.findIndex((m) => m.type === type);
-      if (i >= 0) return this.messages.splice(i, 1)[0];
-      if (this.exited !== null) fail(`serverload: load-clients ${this.exited} while ${what}\n${this.stderr}`);
-      const left = deadline - performance.now();
-      if (left <= 0) fail(`serverload: timed out after ${timeoutMs} ms ${what}\n${this.stderr}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-  }
-
-  /** Asks it to quit; kills it if it has not gone within `ms`. */
-  async stop(ms: number): Promise<void> {
-    if (!this.running) return;
-    this.send({ type: 'quit' });
-    const deadline = performance.now() + ms;
-    while (this.running && performance.now() < deadline) await sleep(20);
-    this.kill();
-  }
-
-  kill(): void {
-    if (this.running) this.process.kill('SIGKILL');
-  }
 }
 
 interface LoadResult {
@@ -267,7 +163,7 @@ async function runLoad(aead: Aead, windowSeconds: number, warmupSeconds: number)
     }
     const m = {
       wall: performance.now(),
-      cpu: process.cpuUsage(),
+      cpu: cpuSample(),
       sent,
       received,
       lost,
@@ -279,18 +175,23 @@ async function runLoad(aead: Aead, windowSeconds: number, warmupSeconds: number)
     maxTickMs = 0;
     return m;
   };
-  const kernelBefore = kernelUdp();
+  const kernelBefore = kernelUdpErrors();
 
-  const child = new Child([
-    '--server',
-    transport.localAddress,
-    '--rate',
-    String(RATE),
-    '--bytes',
-    String(PAYLOAD_BYTES),
-    '--max-seconds',
-    String(Math.ceil(windowSeconds + warmupSeconds + 60)),
-  ]);
+  const child = new JsonLineChild({
+    script: CHILD,
+    args: [
+      '--server',
+      transport.localAddress,
+      '--rate',
+      String(RATE),
+      '--bytes',
+      String(PAYLOAD_BYTES),
+      '--max-seconds',
+      String(Math.ceil(windowSeconds + warmupSeconds + 60)),
+    ],
+    suite: 'serverload',
+    name: 'load-clients',
+  });
   const markBoth = async (id: number): Promise<[ServerMark, ChildMark]> => {
     const s = serverMark();
     child.send({ type: 'mark', id });
@@ -328,15 +229,15 @@ async function runLoad(aead: Aead, windowSeconds: number, warmupSeconds: number)
       `serverload: clients dropped (server ${server.connectedClients}, clients ${c3.connected})`,
     );
     const wallUs = (s2.wall - s1.wall) * 1000;
-    const user = s2.cpu.user - s1.cpu.user;
-    const system = s2.cpu.system - s1.cpu.system;
+    const user = s2.cpu.cpuUser - s1.cpu.cpuUser;
+    const system = s2.cpu.cpuSystem - s1.cpu.cpuSystem;
     const childWallUs = (c2.time - c1.time) * 1e6;
-    const kernelAfter = kernelUdp();
+    const kernelAfter = kernelUdpErrors();
     return {
       serverCpuPercent: ((user + system) / wallUs) * 100,
       userPercent: (user / wallUs) * 100,
       systemPercent: (system / wallUs) * 100,
-      clientCpuPercent: ((c2.cpuUser + c2.cpuSystem - c1.cpuUser - c1.cpuSystem) / childWallUs) * 100,
+      clientCpuPercent: cpuPercent(c1, c2, c2.time - c1.time),
       windowSeconds: wallUs / 1e6,
       clientToServerPerSecond: (s2.received - s1.received) / (wallUs / 1e6),
       serverToClientPerSecond: (c2.received - c1.received) / (childWallUs / 1e6),
@@ -354,23 +255,8 @@ async function runLoad(aead: Aead, windowSeconds: number, warmupSeconds: number)
         skipped: c2.skipped - c1.skipped,
       },
       loopDelay: { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
-      machine:
-        machine1 === null || machine2 === null
-          ? null
-          : {
-              busyPercent:
-                ((machine2.busy - machine1.busy) / (machine2.total - machine1.total)) * 100 * cores,
-              stealPercent:
-                ((machine2.steal - machine1.steal) / (machine2.total - machine1.total)) * 100 * cores,
-            },
-      kernel:
-        kernelBefore === null || kernelAfter === null
-          ? null
-          : Object.fromEntries(
-              ['InErrors', 'RcvbufErrors', 'SndbufErrors']
-                .filter((k) => k in kernelAfter)
-                .map((k) => [k, kernelAfter[k] - kernelBefore[k]]),
-            ),
+      machine: machineCpuPercent(machine1, machine2),
+      kernel: kernelUdpErrorsSince(kernelBefore, kernelAfter),
     };
   } finally {
     if (timer !== undefined) clearTimeout(timer);
@@ -378,19 +264,6 @@ async function runLoad(aead: Aead, windowSeconds: number, warmupSeconds: number)
     await child.stop(3000).catch(() => child.kill());
     child.kill();
     transport.close();
-  }
-}
-
-/** Never longer than `ms`: a stuck run fails instead of hanging the bench. */
-async function withDeadline<T>(ms: number, what: string, run: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`serverload: ${what} took over ${ms / 1000} s`)), ms);
-  });
-  try {
-    return await Promise.race([run, deadline]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
@@ -418,7 +291,7 @@ export async function runServerLoad(ctx: SuiteContext): Promise<void> {
     for (const aead of backends) {
       const r = await withDeadline(
         (windowSeconds + warmupSeconds + 60) * 1000,
-        aead.name,
+        `serverload: ${aead.name}`,
         runLoad(aead, windowSeconds, warmupSeconds),
       );
       cpu.get(aead.name)!.push(r.serverCpuPercent);
