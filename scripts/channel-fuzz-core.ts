@@ -30,13 +30,13 @@ import { t } from '../src/schema/schema.js';
 import {
   hex,
   InputMaker,
+  newTargetReport,
   normalizeReason,
   type Progress,
-  type ReaderStats,
+  runMeter,
   sameBytes,
   type TargetReport,
 } from './fuzz-core.js';
-import { memoryProbe } from './memory-probe.js';
 
 export const CHANNEL_TARGET = 'channels';
 
@@ -77,43 +77,16 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
   const sender = new MessageConnection({ factory, channels });
   const receiver = new MessageConnection({ factory, channels });
   let victim = new MessageConnection({ factory, channels });
-  const victimStats: ReaderStats = {
-    name: 'victim',
-    accepted: 0,
-    acceptedRandom: 0,
-    acceptedMutated: 0,
-    rejected: 0,
-    reasons: new Map(),
-  };
-  const receiverStats: ReaderStats = {
-    name: 'receiver (real)',
-    accepted: 0,
-    acceptedRandom: 0,
-    acceptedMutated: 0,
-    rejected: 0,
-    reasons: new Map(),
-  };
-  const report: TargetReport = {
+  const report = newTargetReport({
     target: CHANNEL_TARGET,
     description: 'hostile channel data into a MessageConnection beside a checked real stream',
     seed,
-    iterations: 0,
-    randomInputs: 0,
-    mutatedInputs: 0,
-    readers: [victimStats, receiverStats],
-    semanticChecks: 0,
-    semanticFailures: 0,
-    failures: new Map(),
-    crash: null,
-    elapsedMs: 0,
+    readers: ['victim', 'receiver (real)'],
     corpusSize: CORPUS,
-    heapAtTenPercent: 0,
-    heapAtEnd: 0,
-    gcUsed: options.gc !== undefined,
-    peakRss: 0,
-    peakHeapUsed: 0,
-  };
-  const probe = memoryProbe(report, options.gc);
+    gc: options.gc,
+  });
+  const [victimStats, receiverStats] = report.readers;
+  const meter = runMeter(report, inputs, options);
   const fail = (check: string, detail: string, input: Uint8Array) => {
     report.semanticFailures++;
     const list = report.failures.get(check) ?? [];
@@ -241,9 +214,6 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
     return out;
   };
 
-  const started = performance.now();
-  let lastProgress = started;
-  const tenPercent = Math.ceil(inputs / 10);
   while (report.iterations < inputs && report.crash === null) {
     step(true);
     const packet = corpus[tick % CORPUS] ?? corpus[corpus.length - 1];
@@ -259,19 +229,7 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
     }
     // A fresh victim now and then: an accepted far-ahead message id can leave one waiting forever.
     if (tick % 4096 === 0) victim = new MessageConnection({ factory, channels });
-    if (report.iterations >= tenPercent && report.heapAtTenPercent === 0)
-      report.heapAtTenPercent = probe.settled();
-    if ((report.iterations & 2047) === 0) probe.sample();
-    const t1 = performance.now();
-    if (options.onProgress !== undefined && t1 - lastProgress > 500) {
-      lastProgress = t1;
-      options.onProgress({
-        target: CHANNEL_TARGET,
-        done: report.iterations,
-        total: inputs,
-        perSecond: (report.iterations * 1000) / (t1 - started),
-      });
-    }
+    if ((tick & 15) === 0) meter.update(report.iterations);
   }
   // Drain: a clean link until the sender has nothing in flight, then every message must be in.
   for (let i = 0; i < 20_000 && (expectedMessage < sentMessages || expectedBlock < sentBlocks); i++) {
@@ -287,9 +245,7 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
       `messages ${expectedMessage}/${sentMessages}, blocks ${expectedBlock}/${sentBlocks}`,
       new Uint8Array(0),
     );
-  report.elapsedMs = performance.now() - started;
-  report.heapAtEnd = probe.settled();
-  if (report.heapAtTenPercent === 0) report.heapAtTenPercent = report.heapAtEnd;
+  meter.finish();
   return report;
 }
 

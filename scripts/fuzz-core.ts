@@ -1511,6 +1511,88 @@ export interface RunOptions {
   readonly gc?: () => void;
 }
 
+/** What `newTargetReport` needs to know; everything else in a report starts at zero. */
+export interface TargetReportFields {
+  readonly target: string;
+  readonly description: string;
+  readonly seed: number;
+  readonly readers: readonly string[];
+  readonly corpusSize: number;
+  readonly gc?: () => void;
+}
+
+/** A report with every count at zero, for one target's run. */
+export function newTargetReport(fields: TargetReportFields): TargetReport {
+  return {
+    target: fields.target,
+    description: fields.description,
+    seed: fields.seed,
+    iterations: 0,
+    randomInputs: 0,
+    mutatedInputs: 0,
+    readers: fields.readers.map((name) => ({
+      name,
+      accepted: 0,
+      acceptedRandom: 0,
+      acceptedMutated: 0,
+      rejected: 0,
+      reasons: new Map(),
+    })),
+    semanticChecks: 0,
+    semanticFailures: 0,
+    failures: new Map(),
+    crash: null,
+    elapsedMs: 0,
+    corpusSize: fields.corpusSize,
+    heapAtTenPercent: 0,
+    heapAtEnd: 0,
+    gcUsed: fields.gc !== undefined,
+    peakRss: 0,
+    peakHeapUsed: 0,
+  };
+}
+
+/**
+ * The bookkeeping of every fuzz loop: memory peaks, the heap once a tenth of the inputs are in
+ * (settled by a GC when one can be forced), a progress call about every `progressMs`, and the time
+ * and final heap at the end.
+ */
+export function runMeter(
+  report: TargetReport,
+  total: number,
+  options: Pick<RunOptions, 'onProgress' | 'progressMs' | 'gc'>,
+) {
+  const probe = memoryProbe(report, options.gc);
+  const progressMs = options.progressMs ?? 500;
+  const tenPercent = Math.max(1, Math.floor(total / 10));
+  const start = performance.now();
+  let lastProgress = start;
+  probe.sample();
+  return {
+    /** `done` of `total` inputs are in. Samples memory: call it every few inputs, not every one. */
+    update(done: number): void {
+      if (report.heapAtTenPercent === 0 && done >= tenPercent) report.heapAtTenPercent = probe.settled();
+      probe.sample();
+      if (options.onProgress === undefined) return;
+      const now = performance.now();
+      if (now - lastProgress < progressMs) return;
+      lastProgress = now;
+      options.onProgress({
+        target: report.target,
+        done: Math.min(done, total),
+        total,
+        perSecond: (done * 1000) / (now - start),
+      });
+    },
+    finish(): void {
+      report.elapsedMs = performance.now() - start;
+      report.heapAtEnd = probe.settled();
+      // A run that ended before its first tenth was measured: the end stands for it.
+      if (report.heapAtTenPercent === 0) report.heapAtTenPercent = report.heapAtEnd;
+    },
+  };
+}
+
 const MAX_REASONS = 200;
 const MAX_FAILURE_KINDS = 50;
 const MAX_EXAMPLES = 3;
@@ -1548,40 +1630,20 @@ function pickerFor(corpus: readonly CorpusEntry<unknown>[]): (rng: () => number)
 export function runTarget(target: Target<unknown>, options: RunOptions): TargetReport {
   const { iterations, seed } = options;
   const randomShare = options.randomShare ?? 0.2;
-  const progressMs = options.progressMs ?? 500;
   const rng = prng(deriveSeed(seed, `${target.name}/inputs`));
   let largest = 0;
   for (const entry of target.corpus) largest = Math.max(largest, entry.bytes.length);
   const maker = new InputMaker(2 * largest + 64);
   const pick = pickerFor(target.corpus);
 
-  const report: TargetReport = {
+  const report = newTargetReport({
     target: target.name,
     description: target.description,
     seed,
-    iterations: 0,
-    randomInputs: 0,
-    mutatedInputs: 0,
-    readers: target.readers.map((name) => ({
-      name,
-      accepted: 0,
-      acceptedRandom: 0,
-      acceptedMutated: 0,
-      rejected: 0,
-      reasons: new Map(),
-    })),
-    semanticChecks: 0,
-    semanticFailures: 0,
-    failures: new Map(),
-    crash: null,
-    elapsedMs: 0,
+    readers: target.readers,
     corpusSize: target.corpus.length,
-    heapAtTenPercent: 0,
-    heapAtEnd: 0,
-    gcUsed: options.gc !== undefined,
-    peakRss: 0,
-    peakHeapUsed: 0,
-  };
+    gc: options.gc,
+  });
 
   let iteration = 0;
   let mutated = false;
@@ -1639,12 +1701,7 @@ export function runTarget(target: Target<unknown>, options: RunOptions): TargetR
     },
   };
 
-  const { sample: sampleMemory, settled: settledHeap } = memoryProbe(report, options.gc);
-
-  const tenPercent = Math.max(1, Math.floor(iterations / 10));
-  const start = performance.now();
-  let lastProgress = start;
-  sampleMemory();
+  const meter = runMeter(report, iterations, options);
   for (iteration = 0; iteration < iterations; iteration++) {
     const base = pick(rng);
     mutated = rng() >= randomShare;
@@ -1672,24 +1729,10 @@ export function runTarget(target: Target<unknown>, options: RunOptions): TargetR
       iteration++;
       break;
     }
-    if ((iteration & 2047) === 0) sampleMemory();
-    if (iteration + 1 === tenPercent) report.heapAtTenPercent = settledHeap();
-    if ((iteration & 255) === 255 && options.onProgress !== undefined) {
-      const now = performance.now();
-      if (now - lastProgress >= progressMs) {
-        lastProgress = now;
-        options.onProgress({
-          target: target.name,
-          done: iteration + 1,
-          total: iterations,
-          perSecond: ((iteration + 1) * 1000) / (now - start),
-        });
-      }
-    }
+    if ((iteration & 2047) === 2047) meter.update(iteration + 1);
   }
   report.iterations = iteration;
-  report.elapsedMs = performance.now() - start;
-  report.heapAtEnd = settledHeap();
+  meter.finish();
   return report;
 }
 

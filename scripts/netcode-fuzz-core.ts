@@ -66,15 +66,16 @@ import {
 import {
   hex,
   InputMaker,
+  newTargetReport,
   normalizeReason,
   type Progress,
   ReaderCrash,
   type ReaderStats,
+  runMeter,
   type SemanticFailure,
   sameBytes,
   type TargetReport,
 } from './fuzz-core.js';
-import { memoryProbe } from './memory-probe.js';
 import { int, packetHash, pct, subSeed } from './packet-soak-core.js';
 
 export const NETCODE_TARGET = 'netcode';
@@ -639,32 +640,15 @@ class NetcodeFuzz {
     this.captureRoles = Array.from({ length: 7 }, () => new Int8Array(CAPTURE_SLOTS));
 
     this.report = {
-      target: NETCODE_TARGET,
-      description:
-        'netcode Server and a connected Client fed random, mutated and replayed datagrams from spoofed and real addresses while real traffic flows: nothing escapes update, the real client stays connected, payloads intact and once, no client connects without a handshake, counters and maps bounded',
-      seed,
-      iterations: 0,
-      randomInputs: 0,
-      mutatedInputs: 0,
-      readers: NETCODE_READERS.map((name) => ({
-        name,
-        accepted: 0,
-        acceptedRandom: 0,
-        acceptedMutated: 0,
-        rejected: 0,
-        reasons: new Map(),
-      })),
-      semanticChecks: 0,
-      semanticFailures: 0,
-      failures: new Map(),
-      crash: null,
-      elapsedMs: 0,
-      corpusSize: 7 * CAPTURE_SLOTS,
-      heapAtTenPercent: 0,
-      heapAtEnd: 0,
-      gcUsed: options.gc !== undefined,
-      peakRss: 0,
-      peakHeapUsed: 0,
+      ...newTargetReport({
+        target: NETCODE_TARGET,
+        description:
+          'netcode Server and a connected Client fed random, mutated and replayed datagrams from spoofed and real addresses while real traffic flows: nothing escapes update, the real client stays connected, payloads intact and once, no client connects without a handshake, counters and maps bounded',
+        seed,
+        readers: NETCODE_READERS,
+        corpusSize: 7 * CAPTURE_SLOTS,
+        gc: options.gc,
+      }),
       readerInputs: [0, 0, 0, 0],
     };
 
@@ -1690,32 +1674,13 @@ class NetcodeFuzz {
   run(): Omit<NetcodeFuzzReport, 'stats'> {
     const options = this.options;
     const report = this.report;
-    const progressMs = options.progressMs ?? 500;
-    const { sample: sampleMemory, settled: settledHeap } = memoryProbe(report, options.gc);
-    const tenPercent = Math.max(1, Math.floor(options.datagrams / 10));
-    const start = performance.now();
-    let lastProgress = start;
-    sampleMemory();
+    const meter = runMeter(report, options.datagrams, options);
     try {
       this.prologue();
       this.main = true;
       while (report.iterations < options.datagrams) {
         this.step(true);
-        if (report.heapAtTenPercent === 0 && report.iterations >= tenPercent)
-          report.heapAtTenPercent = settledHeap();
-        if ((this.tick & 15) === 0) {
-          sampleMemory();
-          const t = performance.now();
-          if (options.onProgress !== undefined && t - lastProgress >= progressMs) {
-            lastProgress = t;
-            options.onProgress({
-              target: NETCODE_TARGET,
-              done: Math.min(report.iterations, options.datagrams),
-              total: options.datagrams,
-              perSecond: (report.iterations * 1000) / (t - start),
-            });
-          }
-        }
+        if ((this.tick & 15) === 0) meter.update(report.iterations);
       }
       // Drain: no more sends or injections; every payload in flight arrives, every input is read.
       for (let i = 0; i < 90; i++) this.step(false);
@@ -1740,8 +1705,7 @@ class NetcodeFuzz {
         }, tick ${this.tick})`,
       };
     }
-    report.elapsedMs = performance.now() - start;
-    report.heapAtEnd = settledHeap();
+    meter.finish();
     return report;
   }
 

@@ -49,15 +49,16 @@ import {
   ENVELOPE_PROTOCOL_ID,
   hex,
   InputMaker,
+  newTargetReport,
   normalizeReason,
   type Progress,
   ReaderCrash,
   type ReaderStats,
+  runMeter,
   type SemanticFailure,
   sameBytes,
   type TargetReport,
 } from './fuzz-core.js';
-import { memoryProbe } from './memory-probe.js';
 import {
   DeliveryLog,
   int,
@@ -322,32 +323,15 @@ class PacketFuzz {
     this.payload = new Uint8Array(this.pattern.sizes.max);
 
     this.report = {
-      target: PACKET_TARGET,
-      description:
-        'ReliableEndpoint pair over NetworkSimulators with corruption and injected datagrams: behind a CRC32, acks only for packets received; raw victims never throw, count every input, stay bounded',
-      seed,
-      iterations: 0,
-      randomInputs: 0,
-      mutatedInputs: 0,
-      readers: PACKET_READERS.map((name) => ({
-        name,
-        accepted: 0,
-        acceptedRandom: 0,
-        acceptedMutated: 0,
-        rejected: 0,
-        reasons: new Map(),
-      })),
-      semanticChecks: 0,
-      semanticFailures: 0,
-      failures: new Map(),
-      crash: null,
-      elapsedMs: 0,
-      corpusSize: 2 * CAPTURE_SLOTS,
-      heapAtTenPercent: 0,
-      heapAtEnd: 0,
-      gcUsed: options.gc !== undefined,
-      peakRss: 0,
-      peakHeapUsed: 0,
+      ...newTargetReport({
+        target: PACKET_TARGET,
+        description:
+          'ReliableEndpoint pair over NetworkSimulators with corruption and injected datagrams: behind a CRC32, acks only for packets received; raw victims never throw, count every input, stay bounded',
+        seed,
+        readers: PACKET_READERS,
+        corpusSize: 2 * CAPTURE_SLOTS,
+        gc: options.gc,
+      }),
       readerInputs: [0, 0, 0, 0],
     };
     this.stats = {
@@ -983,30 +967,11 @@ class PacketFuzz {
   run(): Omit<PacketFuzzReport, 'stats'> {
     const options = this.options;
     const report = this.report;
-    const progressMs = options.progressMs ?? 500;
-    const { sample: sampleMemory, settled: settledHeap } = memoryProbe(report, options.gc);
-    const tenPercent = Math.max(1, Math.floor(options.datagrams / 10));
-    const start = performance.now();
-    let lastProgress = start;
-    sampleMemory();
+    const meter = runMeter(report, options.datagrams, options);
     try {
       while (report.iterations < options.datagrams) {
         this.step(true);
-        if (report.heapAtTenPercent === 0 && report.iterations >= tenPercent)
-          report.heapAtTenPercent = settledHeap();
-        if ((this.tick & 15) === 0) {
-          sampleMemory();
-          const t = performance.now();
-          if (options.onProgress !== undefined && t - lastProgress >= progressMs) {
-            lastProgress = t;
-            options.onProgress({
-              target: PACKET_TARGET,
-              done: Math.min(report.iterations, options.datagrams),
-              total: options.datagrams,
-              perSecond: (report.iterations * 1000) / (t - start),
-            });
-          }
-        }
+        if ((this.tick & 15) === 0) meter.update(report.iterations);
       }
       // Drain: no more sends or injections; past every delivery delay and the ack timeout.
       this.injecting = false;
@@ -1025,8 +990,7 @@ class PacketFuzz {
         error: `${crash.message}\n(input: ${KIND_NAMES[this.kind]}, tick ${this.tick})`,
       };
     }
-    report.elapsedMs = performance.now() - start;
-    report.heapAtEnd = settledHeap();
+    meter.finish();
     for (const side of this.sides) side.sim.close();
     return report;
   }
