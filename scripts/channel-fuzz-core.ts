@@ -3,10 +3,11 @@
  * short seeded run in `npm test` (test/channel-fuzz.test.ts).
  *
  * A sender MessageConnection streams reliable messages, blocks (up to 16 KiB) and unreliable and
- * sequenced messages to a receiver over a lossy link (10% of packets lost, 5% of acks lost). Each
- * real packet also goes to a victim connection, and between them the victim is fed hostile
- * channel data: random bytes and mutations of the last real packets (bit flips, truncation,
- * extension, byte overwrites, splices of two packets). Checks:
+ * sequenced messages to a receiver over a lossy link (10% of packets lost, 5% of acks lost). A twin
+ * sender streams the same kinds of traffic to a victim connection, acked by what the victim
+ * accepts so that the victim's receive window keeps moving, and between the twin's packets the
+ * victim is fed hostile channel data: random bytes and mutations of the twin's last packets (bit
+ * flips, truncation, extension, byte overwrites, splices of two packets). Checks:
  *
  * - the victim's readPacket never throws; a refused packet names its reason; its receive queues
  *   stay within their configured size (it is drained each tick, as an application would);
@@ -76,6 +77,8 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
   const next = prng(seed);
   const sender = new MessageConnection({ factory, channels });
   const receiver = new MessageConnection({ factory, channels });
+  // The victim's own sender, acked by what the victim accepts, so its receive window keeps moving.
+  let twin = new MessageConnection({ factory, channels });
   let victim = new MessageConnection({ factory, channels });
   const report = newTargetReport({
     target: CHANNEL_TARGET,
@@ -130,10 +133,14 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
     }
     sender.send(1, Position, { tick, x: 1 });
     sender.send(2, Position, { tick, x: -1 });
+    if (twin.queueDepths()[0].send < 200) {
+      twin.send(0, Chat, { n: tick, text: `message ${tick}` });
+      if (tick % 97 === 0) twin.sendBlock(0, blockBytes(tick));
+    }
+    twin.send(1, Position, { tick, x: 1 });
+    twin.send(2, Position, { tick, x: -1 });
     const { data, record } = sender.writePacket(now, 50);
     const packet = Uint8Array.from(data);
-    if (corpus.length < CORPUS) corpus.push(packet);
-    else corpus[tick % CORPUS] = packet;
     if (!lossy || next() >= 0.1) {
       if (receiver.readPacket(packet, 0, packet.length)) {
         receiverStats.accepted++;
@@ -148,7 +155,8 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
     while (inFlight.length > 3) sender.acked(inFlight.shift()!);
   };
 
-  const feedVictim = (input: Uint8Array, origin: 'real' | 'random' | 'mutated') => {
+  /** Feeds the victim one input; true when it accepted it. */
+  const feedVictim = (input: Uint8Array, origin: 'real' | 'random' | 'mutated'): boolean => {
     let ok: boolean;
     try {
       ok = victim.readPacket(input, 0, input.length);
@@ -162,7 +170,7 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
         inputHex: hex(input),
         error: error instanceof Error ? (error.stack ?? error.message) : String(error),
       };
-      return;
+      return false;
     }
     report.iterations++;
     if (ok) {
@@ -185,6 +193,7 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
       report.semanticChecks++;
       if (drained > RECEIVE_QUEUE) fail('victim receive queue bounded', `channel ${c}`, input);
     }
+    return ok;
   };
 
   const mutate = (): Uint8Array => {
@@ -216,8 +225,12 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
 
   while (report.iterations < inputs && report.crash === null) {
     step(true);
-    const packet = corpus[tick % CORPUS] ?? corpus[corpus.length - 1];
-    feedVictim(packet, 'real');
+    const real = twin.writePacket(now, 0);
+    // The last real packets the victim saw are what mutations start from: ids in its window.
+    const copy = Uint8Array.from(real.data);
+    if (corpus.length < CORPUS) corpus.push(copy);
+    else corpus[tick % CORPUS] = copy;
+    if (feedVictim(copy, 'real')) twin.acked(real.record);
     for (let k = 0; k < INJECTED_PER_PACKET && report.iterations < inputs && report.crash === null; k++) {
       if (next() < 0.4) {
         report.randomInputs++;
@@ -227,8 +240,12 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
         feedVictim(mutate(), 'mutated');
       }
     }
-    // A fresh victim now and then: an accepted far-ahead message id can leave one waiting forever.
-    if (tick % 4096 === 0) victim = new MessageConnection({ factory, channels });
+    // A fresh victim and twin now and then: an accepted forgery can leave a victim waiting forever
+    // for a message its twin saw acked (a block restarted at a forged size, say).
+    if (tick % 4096 === 0) {
+      twin = new MessageConnection({ factory, channels });
+      victim = new MessageConnection({ factory, channels });
+    }
     if ((tick & 15) === 0) meter.update(report.iterations);
   }
   // Drain: a clean link until the sender has nothing in flight, then every message must be in.
