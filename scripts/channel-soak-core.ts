@@ -13,6 +13,7 @@ import { prng, randomBytes } from '../src/random/prng.js';
 import { t } from '../src/schema/schema.js';
 import { MemoryNetwork } from '../src/transport/memory-transport.js';
 import { type LinkConditions, NetworkSimulator } from '../src/transport/simulator.js';
+import { sameBytes } from './bytes.js';
 
 /** Two MessageConnections over ReliableEndpoints, joined by a seeded simulated link (both directions at A). */
 export function channelPair(
@@ -183,7 +184,7 @@ export function runChannelSoak(options: ChannelSoakOptions): ChannelSoakReport {
         }
         if (want.block) {
           const ok =
-            m.type === Block && equalBytes(m.value as Uint8Array, blockBytes(seed, dir, want.n, want.size));
+            m.type === Block && sameBytes(m.value as Uint8Array, blockBytes(seed, dir, want.n, want.size));
           if (!ok) violations.push(`direction ${dir}: item ${want.n} should be a ${want.size}-byte block`);
           d.blocks++;
           d.blockBytes += want.size;
@@ -222,10 +223,4 @@ export function runChannelSoak(options: ChannelSoakOptions): ChannelSoakReport {
     heapAfterWarmup,
     heapAtEnd: process.memoryUsage().heapUsed,
   };
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }

@@ -37,6 +37,7 @@ import {
   serializeSubsetSentinel,
 } from '../src/serialize/subset.js';
 import { WriteStream } from '../src/serialize/write-stream.js';
+import { sameBytes } from './bytes.js';
 import { memoryProbe } from './memory-probe.js';
 
 const f32 = Math.fround;
@@ -49,11 +50,7 @@ export function hex(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex');
 }
 
-export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
+export { sameBytes };
 
 function fnv1a32(text: string): number {
   let h = 0x811c9dc5;
