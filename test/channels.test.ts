@@ -262,6 +262,38 @@ describe(`messages and channels (seed ${SEED})`, () => {
     );
   });
 
+  it('resend timing: the first resend rides in resendCopies packets in a row, later resends once per interval', () => {
+    // Every packet is lost: record the ticks (60 Hz) whose packet carried the message.
+    const carried = (resendCopies: number, ticks: number) => {
+      const sender = new MessageConnection({
+        factory,
+        channels: [{ kind: 'reliable-ordered', resendInterval: 0.1, resendCopies }],
+      });
+      sender.send(0, Chat, { n: 7, text: 'again' });
+      const out: number[] = [];
+      for (let tick = 0; tick < ticks; tick++) {
+        if (sender.writePacket(tick / 60).data.length > 1) out.push(tick);
+      }
+      return { ticks: out, resent: sender.counters.messagesResent };
+    };
+    assert.deepEqual(carried(1, 25), { ticks: [0, 6, 12, 18, 24], resent: 4 });
+    assert.deepEqual(carried(2, 25), { ticks: [0, 6, 7, 12, 18, 24], resent: 5 });
+    assert.deepEqual(carried(3, 25), { ticks: [0, 6, 7, 8, 12, 18, 24], resent: 6 });
+    // The copy reaches the receiver when the resend before it is lost too.
+    const sender = new MessageConnection({ factory, channels: [{ kind: 'reliable-ordered' }] });
+    const receiver = new MessageConnection({ factory, channels: [{ kind: 'reliable-ordered' }] });
+    sender.send(0, Chat, { n: 8, text: 'copy' });
+    for (let tick = 0; tick <= 7; tick++) {
+      const { data } = sender.writePacket(tick / 60);
+      if (tick === 7) assert.ok(receiver.readPacket(data, 0, data.length));
+    }
+    assert.deepEqual(numbers(drain(receiver, 0)), [8]);
+    assert.throws(
+      () => new MessageConnection({ factory, channels: [{ kind: 'reliable-ordered', resendCopies: 0 }] }),
+      /resendCopies must be an integer in \[1, 8\]/,
+    );
+  });
+
   it('sparse reliable traffic keeps working across packet sequence wrap (70,000 packets between messages)', () => {
     const pair = messagePair(SEED ^ 4, factory, channels);
     const got: unknown[] = [];

@@ -72,4 +72,6 @@ export interface Channel {
   readonly receiveQueueDepth: number;
   /** Received messages dropped: unreliable ones over a full receive queue, or stale sequenced ones. */
   readonly dropped: number;
+  /** Reliable: messages and block fragments written again (resends and their copies). */
+  readonly resent: number;
 }

@@ -29,6 +29,8 @@ export interface MessageCounters {
   packetsRejected: number;
   /** Unreliable messages dropped on arrival: over a full receive queue, or sequenced and stale. */
   messagesDropped: number;
+  /** Reliable messages and block fragments written again: resends and their copies. */
+  messagesResent: number;
 }
 
 /**
@@ -49,6 +51,7 @@ export class MessageConnection {
     packetsRead: 0,
     packetsRejected: 0,
     messagesDropped: 0,
+    messagesResent: 0,
   };
   private readonly order: number[];
   private readonly channelBits: number;
@@ -180,6 +183,9 @@ export class MessageConnection {
       else record[countAt] = record.length - countAt - 1;
     }
     ws.bool(false);
+    let resent = 0;
+    for (let i = 0; i < this.channels.length; i++) resent += this.channels[i].resent;
+    this.counters.messagesResent = resent;
     this.counters.packetsWritten++;
     return { data: ws.finish(), record };
   }

@@ -27,6 +27,9 @@ import { Block, type MessageFactory, type ReceivedMessage } from './message.js';
 class Outgoing {
   message: EncodedMessage | null = null;
   lastSent = Number.NEGATIVE_INFINITY;
+  /** Times sent, and copies of the first resend still owed to the next packets. */
+  sends = 0;
+  copiesDue = 0;
   block: Uint8Array | null = null;
   fragmentAcked = new Uint8Array(0);
   fragmentSent = new Float64Array(0);
@@ -46,7 +49,8 @@ const MAX_FRAGMENTS_PER_PACKET = 64;
 /**
  * Fiedler's reliable-ordered messages: each message gets a 16-bit id and waits in a send queue;
  * every packet carries the oldest unacked messages not sent within the resend interval that fit,
- * never an id at or past oldest-unacked + the receive window. A packet's ack frees the messages it
+ * never an id at or past oldest-unacked + the receive window. The first resend of a message rides
+ * in `resendCopies` packets in a row (default 2), so losing it too costs a tick, not an interval. A packet's ack frees the messages it
  * carried (the packet layer hands back this channel's record of them); the receiver buffers
  * arrivals inside its window and delivers strictly in order, exactly once. No packet is resent as
  * such: a message simply rides again in a later packet until one carrying it is acked.
@@ -94,6 +98,8 @@ export class ReliableOrderedChannel implements Channel {
   /** Never drops: what does not fit is refused unacked, and resent. */
   readonly dropped = 0;
 
+  resent = 0;
+
   get receiveQueueDepth(): number {
     let n = 0;
     for (let id = this.nextReceiveId, i = 0; i < this.config.receiveQueueSize; i++, id = (id + 1) & 0xffff) {
@@ -112,6 +118,8 @@ export class ReliableOrderedChannel implements Channel {
     entry.message = null;
     entry.block = null;
     entry.lastSent = Number.NEGATIVE_INFINITY;
+    entry.sends = 0;
+    entry.copiesDue = 0;
     this.nextSendId = (this.nextSendId + 1) & 0xffff;
     return entry;
   }
@@ -196,7 +204,7 @@ export class ReliableOrderedChannel implements Channel {
       if (
         entry === undefined ||
         entry.message === null ||
-        entry.lastSent + c.resendInterval > now + TIME_EPSILON
+        (entry.copiesDue === 0 && entry.lastSent + c.resendInterval > now + TIME_EPSILON)
       )
         continue;
       const cost = (previous < 0 ? 16 : relativeBits(previous, id)) + messageBits(entry.message);
@@ -227,6 +235,7 @@ export class ReliableOrderedChannel implements Channel {
         ws.int(f, 0, entry.fragmentAcked.length - 1);
         ws.align();
         ws.writer.writeBytes(block, f * size, Math.min(size, block.length - f * size));
+        if (entry.fragmentSent[f] !== Number.NEGATIVE_INFINITY) this.resent++;
         entry.fragmentSent[f] = now;
         record.push(f);
       }
@@ -241,7 +250,14 @@ export class ReliableOrderedChannel implements Channel {
       else ws.sequenceRelative(chosen[k - 1], id);
       const entry = this.sendQueue.find(id)!;
       writeMessage(ws, entry.message!);
-      entry.lastSent = now;
+      if (entry.copiesDue > 0 && entry.lastSent + this.config.resendInterval > now + TIME_EPSILON) {
+        // A copy of the first resend: the interval still counts from the resend itself.
+        entry.copiesDue--;
+      } else {
+        entry.copiesDue = entry.sends === 1 ? this.config.resendCopies - 1 : 0;
+        entry.lastSent = now;
+      }
+      if (entry.sends++ > 0) this.resent++;
       record.push(id);
     }
   }

@@ -27,6 +27,8 @@ export class UnreliableChannel implements Channel {
   private readonly countBits: number;
   /** Messages dropped because the receive queue was full, or arrived older than one delivered. */
   dropped = 0;
+  /** Sent once, never again. */
+  readonly resent = 0;
 
   constructor(
     readonly config: ResolvedChannelConfig,
