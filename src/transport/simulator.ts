@@ -92,6 +92,12 @@ export interface NetworkSimulatorOptions {
 }
 
 const MAX_DELAY_MS = 3_600_000;
+/**
+ * A datagram due within this many seconds of `now` is due: send time + latency and a tick clock
+ * land on the same instant up to float rounding (1000/60 + 0.05 can exceed 1003/60 by an ulp),
+ * and a strict comparison would hold it a whole extra tick at random.
+ */
+const DUE_SLACK = 1e-6;
 /** Distinct addresses remembered as valid before the memo is cleared. */
 const ADDRESS_MEMO_LIMIT = 1024;
 
@@ -294,12 +300,12 @@ class Link {
     return true;
   }
 
-  /** The earliest datagram due at `now` (removed from the heap; `release` it after use), or null. */
+  /** The earliest datagram due at `now` (within DUE_SLACK; removed from the heap; `release` it after use), or null. */
   popDue(now: number): HeldDatagram | null {
     if (this.size === 0) return null;
     const heap = this.heap;
     const top = heap[0];
-    if (top.at > now) return null;
+    if (top.at > now + DUE_SLACK) return null;
     const last = heap[--this.size];
     if (this.size > 0) {
       // Sift down.
