@@ -235,6 +235,20 @@ describe('NetworkSimulator', () => {
     assert.ok(deliveries.filter((d) => d.at === d.sentAt).length > 500, 'clamped to zero delay often');
   });
 
+  it('a fixed latency lands on the same tick every time: 50 ms at 60 Hz is exactly 3 ticks', () => {
+    // Send time + latency and the tick clock agree only up to float rounding.
+    for (const side of ['outgoing', 'incoming'] as const) {
+      const { deliveries } = run({ [side]: { latency: 50 }, count: 20_000, interval: 1 / 60 });
+      assert.equal(deliveries.length, 20_000);
+      const late = deliveries.filter((d) => Math.round((d.at - d.sentAt) * 60) !== 3);
+      assert.deepEqual(
+        late.slice(0, 5),
+        [],
+        `${side}: ${late.length} datagrams not 3 ticks after their send`,
+      );
+    }
+  });
+
   it('burst loss loses datagrams in runs (Gilbert–Elliott)', () => {
     const count = 20_000;
     const runs = (deliveries: Delivery[]) => {
