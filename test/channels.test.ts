@@ -294,6 +294,46 @@ describe(`messages and channels (seed ${SEED})`, () => {
     );
   });
 
+  it('message types from unified serialize functions travel with schema ones; one that throws on read refuses the packet', () => {
+    const Hit = defineMessage('hit', {
+      create: () => ({ target: 0, damage: 0, critical: false }),
+      serialize: (s, m) => {
+        m.target = s.int(m.target, 0, 4095);
+        m.damage = s.int(m.damage, 0, 255);
+        m.critical = s.bool(m.critical);
+        // Code that trips over a value it did not expect, as user code may.
+        if (s.isReading && m.damage === 13) throw new Error('unlucky damage');
+      },
+    });
+    const mixed = new MessageFactory([Chat, Hit]);
+    const sender = new MessageConnection({ factory: mixed, channels: [{ kind: 'reliable-ordered' }] });
+    const receiver = new MessageConnection({ factory: mixed, channels: [{ kind: 'reliable-ordered' }] });
+    const strongest = { target: 4095, damage: 255, critical: true };
+    const chat = { n: 1, text: 'between' };
+    const weakest = { target: 0, damage: 0, critical: false };
+    sender.send(0, Hit, strongest);
+    sender.send(0, Chat, chat);
+    sender.send(0, Hit, weakest);
+    const first = sender.writePacket(0).data;
+    assert.ok(receiver.readPacket(first, 0, first.length), String(receiver.lastRejection));
+    assert.deepEqual(drain(receiver, 0), [strongest, chat, weakest]);
+    // A value out of range fails at the call.
+    assert.throws(() => sender.send(0, Hit, { target: 4096, damage: 0, critical: false }), RangeError);
+    // The reader's exception is caught: the packet is refused whole, with the reason.
+    sender.send(0, Hit, { target: 1, damage: 13, critical: false });
+    const second = sender.writePacket(1).data;
+    assert.equal(receiver.readPacket(second, 0, second.length), false);
+    assert.match(
+      String(receiver.lastRejection),
+      /message hit: serialize threw while reading \(unlucky damage\)/,
+    );
+    assert.deepEqual(drain(receiver, 0), []);
+    assert.throws(
+      () => defineMessage('broken', { serialize: () => {} } as never),
+      /a serialize function needs create\(\)/,
+    );
+  });
+
   it('sparse reliable traffic keeps working across packet sequence wrap (70,000 packets between messages)', () => {
     const pair = messagePair(SEED ^ 4, factory, channels);
     const got: unknown[] = [];

@@ -29,7 +29,7 @@ export function readMessage(rs: ReadStream, factory: MessageFactory): ReceivedMe
   const typeId = rs.int(0, 0, factory.types.length - 1);
   if (!rs.ok) return null;
   const type = factory.types[typeId];
-  const value = type.codec.read(rs);
+  const value = type.read(rs);
   rs.align();
   return rs.ok && value !== null ? { type, value } : null;
 }

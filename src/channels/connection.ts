@@ -112,7 +112,7 @@ export class MessageConnection {
     e.reset();
     if (this.factory.typeBits > 0) e.writer.writeBits(id, this.factory.typeBits);
     try {
-      type.codec.write(e, value);
+      type.write(e, value);
     } catch (error) {
       if (error instanceof BitWriterOverflowError) {
         throw new RangeError(

@@ -6,6 +6,7 @@ export {
   Block,
   defineMessage,
   MessageFactory,
+  type MessageSerializer,
   type MessageType,
   type ReceivedMessage,
 } from './message.js';

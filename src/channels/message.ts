@@ -1,16 +1,70 @@
 import { bitsRequired } from '../bits/bits-required.js';
-import { type Codec, compile } from '../schema/codec.js';
+import { compile } from '../schema/codec.js';
 import { type Schema, t } from '../schema/schema.js';
+import type { ReadStream } from '../serialize/read-stream.js';
+import type { Stream } from '../serialize/stream.js';
+import type { WriteStream } from '../serialize/write-stream.js';
 
-/** A message type: a name for errors and logs, and the codec of its schema. */
+/** A message type: a name for errors and logs, and how its values are written and read. */
 export interface MessageType<T = unknown> {
   readonly name: string;
-  readonly codec: Codec<T>;
+  /** Writes a value; a value out of range throws at the call. */
+  write(stream: WriteStream, value: T): void;
+  /** Reads a value, or null with the reason in `stream.error`; never throws. */
+  read(stream: ReadStream): T | null;
 }
 
-/** Declares a message type from a schema: `const Chat = defineMessage('chat', t.object({ text: t.string(200) }))`. */
-export function defineMessage<T>(name: string, schema: Schema<T>): MessageType<T> {
-  return Object.freeze({ name, codec: compile(schema) });
+/**
+ * A message written as a unified serialize function (one function writes, reads and measures):
+ * `create` gives the object a read fills in.
+ *
+ * ```ts
+ * const Hit = defineMessage('hit', {
+ *   create: () => ({ target: 0, damage: 0 }),
+ *   serialize: (s, m) => { m.target = s.int(m.target, 0, 4095); m.damage = s.int(m.damage, 0, 255); },
+ * });
+ * ```
+ */
+export interface MessageSerializer<T> {
+  create(): T;
+  serialize(stream: Stream, value: T): void;
+}
+
+/**
+ * Declares a message type from a schema (`defineMessage('chat', t.object({ text: t.string(200) }))`,
+ * compiled) or from a unified serialize function with a `create` for reads.
+ */
+export function defineMessage<T>(name: string, definition: Schema<T> | MessageSerializer<T>): MessageType<T> {
+  if (typeof (definition as MessageSerializer<T>).serialize === 'function') {
+    const { create, serialize } = definition as MessageSerializer<T>;
+    if (typeof create !== 'function')
+      throw new TypeError(
+        `message type ${name}: a serialize function needs create() to make the value a read fills`,
+      );
+    return Object.freeze({
+      name,
+      write: (stream: WriteStream, value: T) => serialize(stream, value),
+      read: (stream: ReadStream): T | null => {
+        const value = create();
+        try {
+          serialize(stream, value);
+        } catch (error) {
+          // User code met input it did not expect: the packet is refused, never thrown through.
+          stream.fail(
+            `message ${name}: serialize threw while reading (${(error as Error)?.message ?? error})`,
+          );
+          return null;
+        }
+        return stream.ok ? value : null;
+      },
+    });
+  }
+  const codec = compile(definition as Schema<T>);
+  return Object.freeze({
+    name,
+    write: (stream: WriteStream, value: T) => codec.write(stream, value),
+    read: (stream: ReadStream): T | null => codec.read(stream),
+  });
 }
 
 /** Any message type (a type's codec both reads and writes its values, so types are invariant). */
@@ -18,7 +72,7 @@ export function defineMessage<T>(name: string, schema: Schema<T>): MessageType<T
 export type AnyMessageType = MessageType<any>;
 
 /** The type a received block carries: `if (m.type === Block) use(m.value)` (a Uint8Array). */
-export const Block: MessageType<Uint8Array> = Object.freeze({ name: 'block', codec: compile(t.bytes(1)) });
+export const Block: MessageType<Uint8Array> = defineMessage('block', t.bytes(1));
 
 /** A message as the receiver gets it. */
 export interface ReceivedMessage<T = unknown> {
