@@ -115,8 +115,10 @@ export class MessageConnection {
       type.write(e, value);
     } catch (error) {
       if (error instanceof BitWriterOverflowError) {
+        // Measured only on this error path: the send path serializes once and keeps the bytes.
+        const bytes = Math.ceil((this.factory.typeBits + type.measure(value)) / 8);
         throw new RangeError(
-          `a ${type.name} message does not fit in a packet (${this.packetBudgetBytes} bytes); send large data as a block or raise packetBudgetBytes`,
+          `a ${type.name} message of about ${bytes} bytes does not fit in a packet (${this.packetBudgetBytes} bytes); send large data as a block or raise packetBudgetBytes`,
         );
       }
       throw error;

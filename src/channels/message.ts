@@ -1,6 +1,7 @@
 import { bitsRequired } from '../bits/bits-required.js';
 import { compile } from '../schema/codec.js';
 import { type Schema, t } from '../schema/schema.js';
+import { MeasureStream } from '../serialize/measure-stream.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { Stream } from '../serialize/stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
@@ -12,6 +13,8 @@ export interface MessageType<T = unknown> {
   write(stream: WriteStream, value: T): void;
   /** Reads a value, or null with the reason in `stream.error`; never throws. */
   read(stream: ReadStream): T | null;
+  /** Bits `write` takes for a value (at most; aligns counted at their worst), without writing. */
+  measure(value: T): number;
 }
 
 /**
@@ -57,6 +60,11 @@ export function defineMessage<T>(name: string, definition: Schema<T> | MessageSe
         }
         return stream.ok ? value : null;
       },
+      measure: (value: T): number => {
+        const stream = new MeasureStream();
+        serialize(stream, value);
+        return stream.bitsProcessed;
+      },
     });
   }
   const codec = compile(definition as Schema<T>);
@@ -64,6 +72,7 @@ export function defineMessage<T>(name: string, definition: Schema<T> | MessageSe
     name,
     write: (stream: WriteStream, value: T) => codec.write(stream, value),
     read: (stream: ReadStream): T | null => codec.read(stream),
+    measure: (value: T): number => codec.measure(value),
   });
 }
 
