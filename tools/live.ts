@@ -129,7 +129,7 @@ for (const bot of bots) bot.client.connect(bot.token, now());
 let ticks = 0;
 let lastDraw = 0;
 let drawnLines = 0;
-const previous = bots.map(() => ({ time: 0, received: 0, sent: 0 }));
+const previous = bots.map(() => ({ time: 0, received: 0, sent: 0, bytesUp: 0, bytesDown: 0 }));
 const tty = process.stdout.isTTY === true;
 
 function checkReliable(t: Tally, n: number): void {
@@ -203,7 +203,19 @@ function draw(time: number): void {
     const dt = time - p.time || 1;
     const outRate = (s.messages.messagesSent - p.sent) / dt;
     const inRate = (s.messages.messagesReceived - p.received) / dt;
-    previous[i] = { time, sent: s.messages.messagesSent, received: s.messages.messagesReceived };
+    // Bandwidth from the bot's UDP socket over the last refresh (what left and arrived, netcode
+    // datagrams whole), rather than the packet layer's figure, which averages half its 256-packet
+    // window and so reads 0 for the first seconds.
+    const udp = bot.socket.stats;
+    const upKbps = ((udp.bytesSent - p.bytesUp) * 8) / 1000 / dt;
+    const downKbps = ((udp.bytesReceived - p.bytesDown) * 8) / 1000 / dt;
+    previous[i] = {
+      time,
+      sent: s.messages.messagesSent,
+      received: s.messages.messagesReceived,
+      bytesUp: udp.bytesSent,
+      bytesDown: udp.bytesReceived,
+    };
     const inOrder =
       bot.reliable.outOfOrder === 0 &&
       bot.maps.corrupt === 0 &&
@@ -212,7 +224,7 @@ function draw(time: number): void {
     const progress =
       receiving === null ? '-' : `${Math.floor((100 * receiving.receivedBytes) / receiving.totalBytes)}%`;
     lines.push(
-      `${String(i).padStart(3)}  connected ${s.rtt.toFixed(1).padStart(7)} ${s.packetLoss.toFixed(1).padStart(7)} ${s.sentKbps.toFixed(1).padStart(8)} ${s.receivedKbps.toFixed(1).padStart(10)} ${outRate.toFixed(0).padStart(11)} ${inRate.toFixed(0).padStart(10)} ${String(s.queues[RELIABLE].send).padStart(19)} ${`${bot.maps.received}/${bot.maps.sent}`.padStart(8)} ${progress.padStart(13)}  ${inOrder ? 'yes' : 'NO'}`,
+      `${String(i).padStart(3)}  connected ${s.rtt.toFixed(1).padStart(7)} ${s.packetLoss.toFixed(1).padStart(7)} ${upKbps.toFixed(1).padStart(8)} ${downKbps.toFixed(1).padStart(10)} ${outRate.toFixed(0).padStart(11)} ${inRate.toFixed(0).padStart(10)} ${String(s.queues[RELIABLE].send).padStart(19)} ${`${bot.maps.received}/${bot.maps.sent}`.padStart(8)} ${progress.padStart(13)}  ${inOrder ? 'yes' : 'NO'}`,
     );
   });
   if (tty) {
