@@ -1,5 +1,8 @@
 import { assertLittleEndianHost } from './endianness.js';
 
+/** Up to this many bytes, reset() copies a range byte by byte rather than through a subarray view. */
+const SMALL_COPY = 128;
+
 assertLittleEndianHost();
 
 /**
@@ -27,15 +30,22 @@ export class BitReader {
     this.bytes = new Uint8Array(this.words.buffer);
   }
 
-  /** Starts reading `data` (copied; the caller may reuse its buffer straight away). */
-  reset(data: Uint8Array): void {
-    const length = data.length;
+  /**
+   * Starts reading `length` bytes of `data` from `offset` (default: all of it), copied: the caller
+   * may reuse its buffer straight away. The range must lie inside `data`.
+   */
+  reset(data: Uint8Array, offset = 0, length = data.length - offset): void {
     const wordsNeeded = (length + 3) >>> 2;
     if (wordsNeeded > this.words.length) {
       this.words = new Uint32Array(Math.max(wordsNeeded, this.words.length * 2));
       this.bytes = new Uint8Array(this.words.buffer);
     }
-    this.bytes.set(data);
+    if (offset === 0 && length === data.length) this.bytes.set(data);
+    else if (length <= SMALL_COPY) {
+      // A byte loop beats making a subarray view (an allocation) for small ranges.
+      const bytes = this.bytes;
+      for (let i = 0; i < length; i++) bytes[i] = data[offset + i];
+    } else this.bytes.set(data.subarray(offset, offset + length));
     // Zero the padding in the last word: bits past the end must read as zero.
     for (let i = length, end = wordsNeeded * 4; i < end; i++) this.bytes[i] = 0;
     this.numBits = length * 8;

@@ -31,6 +31,8 @@ export class BitWriter {
   private readonly words: Uint32Array;
   private readonly bytes: Uint8Array;
   private readonly capacityBits: number;
+  /** The view finish() returned last: handed out again while the length repeats (no allocation). */
+  private view: Uint8Array;
   private scratch = 0;
   private scratchBits = 0;
   private wordIndex = 0;
@@ -44,6 +46,7 @@ export class BitWriter {
     this.words = new Uint32Array(buffer);
     this.bytes = new Uint8Array(buffer);
     this.capacityBits = capacityBytes * 8;
+    this.view = this.bytes.subarray(0, 0);
   }
 
   /** Starts a new stream over the same buffer. */
@@ -140,7 +143,9 @@ export class BitWriter {
     const used = this.bytesWritten;
     const end = Math.min((used + 3) & ~3, this.bytes.length);
     for (let i = used; i < end; i++) this.bytes[i] = 0;
-    return this.bytes.subarray(0, used);
+    // Streams of one length recur (empty packets, fixed-size messages): reuse that view.
+    if (this.view.length !== used) this.view = this.bytes.subarray(0, used);
+    return this.view;
   }
 
   private overflow(bits: number): never {

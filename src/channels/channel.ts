@@ -2,6 +2,7 @@ import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
 import type { ResolvedChannelConfig } from './config.js';
 import type { MessageFactory, ReceivedMessage } from './message.js';
+import type { ScratchList } from './scratch-list.js';
 
 /** A message serialized once at send time (type id, then body), resent by copying its bytes. */
 export interface EncodedMessage {
@@ -56,11 +57,11 @@ export interface Channel {
   /** Chooses what this channel would send now within `budgetBits` (its whole entry); returns the message count, writing nothing. */
   select(now: number, budgetBits: number, rttMs?: number): number;
   /** Writes the entry `select` chose (after the caller's channel header) and records its message ids. */
-  writeSelected(ws: WriteStream, now: number, record: PacketRecord): void;
+  writeSelected(ws: WriteStream, now: number, record: ScratchList<number>): void;
   /** Parses this channel's entry into `staged` without applying it; false when the input is bad. */
-  read(rs: ReadStream, factory: MessageFactory, staged: unknown[]): boolean;
+  read(rs: ReadStream, factory: MessageFactory, staged: ScratchList<unknown>): boolean;
   /** Applies what `read` staged (the whole packet was valid). */
-  apply(staged: unknown[]): void;
+  apply(staged: ScratchList<unknown>): void;
   /** The packet carrying `ids` (from this channel's part of a record) was acked. */
   acked(record: PacketRecord, start: number, end: number): void;
   receive(): ReceivedMessage | null;

@@ -6,6 +6,7 @@ import type { BlockProgress, Channel, PacketRecord } from './channel.js';
 import { type ChannelConfig, resolveChannel } from './config.js';
 import type { MessageFactory, MessageType, ReceivedMessage } from './message.js';
 import { ReliableOrderedChannel } from './reliable-ordered.js';
+import { ScratchList } from './scratch-list.js';
 import { UnreliableChannel } from './unreliable.js';
 
 export interface MessageConnectionOptions {
@@ -40,6 +41,9 @@ export interface MessageCounters {
  *
  * Packet layout: for each channel with messages, a 1 bit, its index, its entry; then a 0 bit.
  */
+/** The record of a packet with no reliable content: shared, as acking it frees nothing. */
+const NOTHING_TO_FREE = Object.freeze([]) as unknown as PacketRecord;
+
 export class MessageConnection {
   readonly factory: MessageFactory;
   readonly channels: readonly Channel[];
@@ -58,10 +62,15 @@ export class MessageConnection {
   private readonly packet: WriteStream;
   private readonly encoder: WriteStream;
   private readonly reader: ReadStream;
-  private readonly staged: unknown[][];
+  private readonly staged: ScratchList<unknown>[];
   private readonly seen: Uint8Array;
 
   private rejection: string | null = null;
+  private readonly recordScratch = new ScratchList<number>();
+  private readonly written: { data: Uint8Array; record: PacketRecord } = {
+    data: new Uint8Array(0),
+    record: [],
+  };
 
   constructor(options: MessageConnectionOptions) {
     this.factory = options.factory;
@@ -90,7 +99,7 @@ export class MessageConnection {
     this.packet = new WriteStream(this.packetBudgetBytes);
     this.encoder = new WriteStream(this.packetBudgetBytes);
     this.reader = new ReadStream(this.packetBudgetBytes + 64);
-    this.staged = this.channels.map(() => []);
+    this.staged = this.channels.map(() => new ScratchList<unknown>());
     this.seen = new Uint8Array(this.channels.length);
   }
 
@@ -162,12 +171,14 @@ export class MessageConnection {
   /**
    * Packs the next packet (call once per tick; it is written even when empty, so acks keep
    * flowing): returns its bytes (a view, valid until the next call) and the record to hand back
-   * to `acked` when the packet layer reports it delivered.
+   * to `acked` when the packet layer reports it delivered. The returned object is reused by the
+   * next call: take both out of it at once.
    */
   writePacket(now: number, rttMs = 0): { data: Uint8Array; record: PacketRecord } {
     const ws = this.packet;
     ws.reset();
-    const record: PacketRecord = [];
+    const record = this.recordScratch;
+    record.clear();
     const budget = this.packetBudgetBytes * 8;
     for (const index of this.order) {
       const channel = this.channels[index];
@@ -177,19 +188,24 @@ export class MessageConnection {
       if (channelBudget <= 0 || channel.select(now, channelBudget, rttMs) === 0) continue;
       ws.bool(true);
       if (this.channelBits > 0) ws.int(index, 0, this.channels.length - 1);
-      record.push(index, 0);
+      record.push(index);
+      record.push(0);
       const countAt = record.length - 1;
       channel.writeSelected(ws, now, record);
       // Only channels with something to free on the ack keep their part of the record.
       if (record.length === countAt + 1) record.length -= 2;
-      else record[countAt] = record.length - countAt - 1;
+      else record.items[countAt] = record.length - countAt - 1;
     }
     ws.bool(false);
     let resent = 0;
     for (let i = 0; i < this.channels.length; i++) resent += this.channels[i].resent;
     this.counters.messagesResent = resent;
     this.counters.packetsWritten++;
-    return { data: ws.finish(), record };
+    // The record lives until the packet's ack: its own array only when it holds something to free.
+    const out = this.written;
+    out.data = ws.finish();
+    out.record = record.length === 0 ? NOTHING_TO_FREE : record.toArray();
+    return out;
   }
 
   /** Why the last packet `readPacket` refused was refused (null before any was). */
@@ -200,9 +216,9 @@ export class MessageConnection {
   /** Applies a received packet's channel data; false (nothing applied) when any of it is bad. */
   readPacket(data: Uint8Array, offset: number, length: number): boolean {
     const rs = this.reader;
-    rs.reset(data.subarray(offset, offset + length));
+    rs.reset(data, offset, length);
     this.seen.fill(0);
-    for (const staged of this.staged) staged.length = 0;
+    for (let i = 0; i < this.staged.length; i++) this.staged[i].clear();
     let entries = 0;
     while (rs.ok && entries <= this.channels.length && rs.bool(false)) {
       const index = this.channelBits > 0 ? rs.int(0, 0, this.channels.length - 1) : 0;

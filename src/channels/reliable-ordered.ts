@@ -14,6 +14,7 @@ import {
   writeMessage,
 } from './channel.js';
 import type { ResolvedChannelConfig } from './config.js';
+import { ScratchList } from './scratch-list.js';
 
 /**
  * Slack in resend timing: ticks add up floating-point time, so six ticks of 1/60 s can fall a hair
@@ -72,7 +73,7 @@ export class ReliableOrderedChannel implements Channel {
   private readonly countBits: number;
   private readonly blockTotalBits: number;
   private readonly fragmentCountBits: number;
-  private readonly candidates: number[] = [];
+  private readonly candidates = new ScratchList<number>();
   private selectedBlock = -1;
   /** The block being received: one at a time per channel, at most maxBlockBytes. */
   private incomingBlock: {
@@ -171,7 +172,7 @@ export class ReliableOrderedChannel implements Channel {
   select(now: number, budgetBits: number, rttMs = 0): number {
     const c = this.config;
     const chosen = this.candidates;
-    chosen.length = 0;
+    chosen.clear();
     this.selectedBlock = -1;
     const head = this.sendQueue.find(this.oldestUnacked);
     if (head?.block) {
@@ -219,8 +220,9 @@ export class ReliableOrderedChannel implements Channel {
     return chosen.length;
   }
 
-  writeSelected(ws: WriteStream, now: number, record: PacketRecord): void {
-    const chosen = this.candidates;
+  writeSelected(ws: WriteStream, now: number, record: ScratchList<number>): void {
+    const chosen = this.candidates.items;
+    const count = this.candidates.length;
     if (this.selectedBlock >= 0) {
       const id = this.selectedBlock;
       const entry = this.sendQueue.find(id)!;
@@ -229,9 +231,11 @@ export class ReliableOrderedChannel implements Channel {
       ws.bool(true);
       ws.bits(id, 16);
       ws.int(block.length, 1, this.config.maxBlockBytes);
-      ws.int(chosen.length, 1, MAX_FRAGMENTS_PER_PACKET);
-      record.push(RECORD_BLOCK, id);
-      for (const f of chosen) {
+      ws.int(count, 1, MAX_FRAGMENTS_PER_PACKET);
+      record.push(RECORD_BLOCK);
+      record.push(id);
+      for (let k = 0; k < count; k++) {
+        const f = chosen[k];
         ws.int(f, 0, entry.fragmentAcked.length - 1);
         ws.align();
         ws.writer.writeBytes(block, f * size, Math.min(size, block.length - f * size));
@@ -242,9 +246,9 @@ export class ReliableOrderedChannel implements Channel {
       return;
     }
     ws.bool(false);
-    ws.int(chosen.length, 1, this.config.maxMessagesPerPacket);
+    ws.int(count, 1, this.config.maxMessagesPerPacket);
     record.push(RECORD_MESSAGES);
-    for (let k = 0; k < chosen.length; k++) {
+    for (let k = 0; k < count; k++) {
       const id = chosen[k];
       if (k === 0) ws.bits(id, 16);
       else ws.sequenceRelative(chosen[k - 1], id);
@@ -262,7 +266,7 @@ export class ReliableOrderedChannel implements Channel {
     }
   }
 
-  read(rs: ReadStream, factory: MessageFactory, staged: unknown[]): boolean {
+  read(rs: ReadStream, factory: MessageFactory, staged: ScratchList<unknown>): boolean {
     if (rs.bool(false)) {
       const c = this.config;
       const id = rs.bits(0, 16);
@@ -270,12 +274,15 @@ export class ReliableOrderedChannel implements Channel {
       const total = rs.int(0, 1, c.maxBlockBytes);
       const fragments = Math.ceil(total / c.blockFragmentBytes);
       const count = rs.int(0, 1, MAX_FRAGMENTS_PER_PACKET);
-      staged.push(RECORD_BLOCK, id, total);
+      staged.push(RECORD_BLOCK);
+      staged.push(id);
+      staged.push(total);
       for (let k = 0; k < count && rs.ok; k++) {
         const f = rs.int(0, 0, fragments - 1);
         const length = Math.min(c.blockFragmentBytes, total - f * c.blockFragmentBytes);
         const bytes = rs.bytes(new Uint8Array(0), length);
-        staged.push(f, bytes);
+        staged.push(f);
+        staged.push(bytes);
       }
       return rs.ok;
     }
@@ -287,7 +294,8 @@ export class ReliableOrderedChannel implements Channel {
       if (rs.ok && this.beyondWindow(id)) return this.refuseBeyondWindow(rs);
       const message = readMessage(rs, factory);
       if (message === null) return false;
-      staged.push(id, message);
+      staged.push(id);
+      staged.push(message);
       previous = id;
     }
     return rs.ok;
@@ -316,7 +324,8 @@ export class ReliableOrderedChannel implements Channel {
     );
   }
 
-  apply(staged: unknown[]): void {
+  apply(list: ScratchList<unknown>): void {
+    const staged = list.items;
     if (staged[0] === RECORD_BLOCK) {
       const id = staged[1] as number;
       const total = staged[2] as number;
@@ -327,7 +336,7 @@ export class ReliableOrderedChannel implements Channel {
         b = { id, data: new Uint8Array(total), got: new Uint8Array(fragments), count: 0, bytes: 0 };
         this.incomingBlock = b;
       }
-      for (let k = 3; k < staged.length; k += 2) {
+      for (let k = 3; k < list.length; k += 2) {
         const f = staged[k] as number;
         if (b.got[f]) continue;
         const bytes = staged[k + 1] as Uint8Array;
@@ -342,7 +351,7 @@ export class ReliableOrderedChannel implements Channel {
       }
       return;
     }
-    for (let k = 1; k < staged.length; k += 2) {
+    for (let k = 1; k < list.length; k += 2) {
       const id = staged[k] as number;
       // Already delivered, outside the window, or already here: a resend or a stray.
       if (!this.wanted(id)) continue;

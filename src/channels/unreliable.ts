@@ -2,16 +2,11 @@ import { bitsRequired } from '../bits/bits-required.js';
 import { sequenceGreaterThan } from '../packet/sequence.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
-import {
-  type Channel,
-  type EncodedMessage,
-  messageBits,
-  type PacketRecord,
-  readMessage,
-  writeMessage,
-} from './channel.js';
+import { type Channel, type EncodedMessage, messageBits, readMessage, writeMessage } from './channel.js';
 import type { ResolvedChannelConfig } from './config.js';
 import type { MessageFactory, ReceivedMessage } from './message.js';
+import { RingQueue } from './ring-queue.js';
+import type { ScratchList } from './scratch-list.js';
 
 /**
  * Unreliable messages, sent once in the next packet with room and lost with it. Sequenced: each
@@ -19,9 +14,9 @@ import type { MessageFactory, ReceivedMessage } from './message.js';
  * delivered, so a late arrival never overwrites newer state (the "most recent state" class).
  */
 export class UnreliableChannel implements Channel {
-  private readonly outgoing: EncodedMessage[] = [];
-  private readonly outgoingSequence: number[] = [];
-  private readonly incoming: ReceivedMessage[] = [];
+  /** Queued messages; the k-th from the front has sequence nextSequence - length + k. */
+  private readonly outgoing: RingQueue<EncodedMessage>;
+  private readonly incoming: RingQueue<ReceivedMessage>;
   private nextSequence = 0;
   private newestDelivered = -1;
   private readonly countBits: number;
@@ -35,6 +30,8 @@ export class UnreliableChannel implements Channel {
     private readonly sequenced: boolean,
   ) {
     this.countBits = bitsRequired(1, config.maxMessagesPerPacket);
+    this.outgoing = new RingQueue(config.sendQueueSize);
+    this.incoming = new RingQueue(config.receiveQueueSize);
   }
 
   get sendQueueDepth(): number {
@@ -52,7 +49,6 @@ export class UnreliableChannel implements Channel {
       );
     }
     this.outgoing.push(message);
-    this.outgoingSequence.push(this.nextSequence);
     this.nextSequence = (this.nextSequence + 1) & 0xffff;
   }
 
@@ -64,7 +60,7 @@ export class UnreliableChannel implements Channel {
     let count = 0;
     // In order: stop at the first message that does not fit, so order is kept across packets.
     while (count < this.outgoing.length && count < c.maxMessagesPerPacket) {
-      const cost = (this.sequenced ? 16 : 0) + messageBits(this.outgoing[count]);
+      const cost = (this.sequenced ? 16 : 0) + messageBits(this.outgoing.at(count));
       if (used + cost > budgetBits) break;
       used += cost;
       count++;
@@ -73,31 +69,31 @@ export class UnreliableChannel implements Channel {
     return count;
   }
 
-  writeSelected(ws: WriteStream, _now: number, _record: PacketRecord): void {
+  writeSelected(ws: WriteStream, _now: number, _record: ScratchList<number>): void {
     const count = this.selected;
     ws.int(count, 1, this.config.maxMessagesPerPacket);
     for (let k = 0; k < count; k++) {
-      if (this.sequenced) ws.bits(this.outgoingSequence[k], 16);
-      writeMessage(ws, this.outgoing[k]);
+      if (this.sequenced) ws.bits((this.nextSequence - this.outgoing.length) & 0xffff, 16);
+      writeMessage(ws, this.outgoing.shift()!);
     }
-    this.outgoing.splice(0, count);
-    this.outgoingSequence.splice(0, count);
     this.selected = 0;
   }
 
-  read(rs: ReadStream, factory: MessageFactory, staged: unknown[]): boolean {
+  read(rs: ReadStream, factory: MessageFactory, staged: ScratchList<unknown>): boolean {
     const count = rs.int(0, 1, this.config.maxMessagesPerPacket);
     for (let k = 0; k < count && rs.ok; k++) {
       const sequence = this.sequenced ? rs.bits(0, 16) : 0;
       const message = readMessage(rs, factory);
       if (message === null) return false;
-      staged.push(sequence, message);
+      staged.push(sequence);
+      staged.push(message);
     }
     return rs.ok;
   }
 
-  apply(staged: unknown[]): void {
-    for (let k = 0; k < staged.length; k += 2) {
+  apply(list: ScratchList<unknown>): void {
+    const staged = list.items;
+    for (let k = 0; k < list.length; k += 2) {
       if (this.sequenced) {
         const sequence = staged[k] as number;
         if (this.newestDelivered >= 0 && !sequenceGreaterThan(sequence, this.newestDelivered)) {

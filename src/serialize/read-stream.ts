@@ -26,13 +26,25 @@ export class ReadStream implements Stream {
     this.reader = new BitReader(initialCapacityBytes);
   }
 
-  /** Starts reading `data` (copied into the stream's own buffer); anything but bytes fails at once. */
-  reset(data: Uint8Array): void {
-    const bytes = data instanceof Uint8Array;
-    this.reader.reset(bytes ? data : EMPTY);
+  /**
+   * Starts reading `data`, or `length` bytes of it from `offset` (copied into the stream's own
+   * buffer, so no view of a packet needs making); anything but bytes, or a range outside them,
+   * fails at once.
+   */
+  reset(data: Uint8Array, offset = 0, length = (data?.length ?? 0) - offset): void {
+    const valid =
+      data instanceof Uint8Array &&
+      Number.isInteger(offset) &&
+      Number.isInteger(length) &&
+      offset >= 0 &&
+      length >= 0 &&
+      offset + length <= data.length;
+    if (valid) this.reader.reset(data, offset, length);
+    else this.reader.reset(EMPTY);
     this.failure = null;
     this.failureBit = 0;
-    if (!bytes) this.fail('input is not a Uint8Array');
+    if (!valid)
+      this.fail(data instanceof Uint8Array ? 'range outside the input' : 'input is not a Uint8Array');
   }
 
   get ok(): boolean {
