@@ -20,6 +20,8 @@
  *     issue's setting) with the default resendCopies 2 and with 1 (the reference's policy), and
  *     resendInterval 0 for comparison.
  *  4. Bytes on the wire per message for packets of 1, 10, 100 messages and a full packet.
+ *  5. Allocation per step (a packet each way): channels alone, empty and with messages, and the
+ *     whole netcode path.
  *
  * To profile the child: GHOSTWIRE_PEER_NODE_ARGS="--cpu-prof --cpu-prof-dir=prof" (node flags for it).
  */
@@ -38,6 +40,7 @@ import { NetworkSimulator } from '../../src/transport/simulator.js';
 import type { DatagramHandler, DatagramTransport, TransportStats } from '../../src/transport/transport.js';
 import { UdpTransport } from '../../src/transport/udp-transport.js';
 import { check, fail, fmt, measure, type SuiteContext } from '../harness.js';
+import { allocatedPerIteration } from '../support/allocation.js';
 import { JsonLineChild, sleep, withDeadline } from '../support/child-process.js';
 import {
   type CpuSample,
@@ -829,6 +832,77 @@ function runOverhead(ctx: SuiteContext): void {
   );
 }
 
+// --- 5. allocation per packet --------------------------------------------------------------------
+
+async function runAllocation(ctx: SuiteContext): Promise<void> {
+  const iterations = ctx.options.quick ? 50_000 : 200_000;
+  const Position = defineMessage(
+    'position',
+    t.object({ x: t.float(-512, 512, 0.01), z: t.float(-512, 512, 0.01) }),
+  );
+  const factory = new MessageFactory([Bench32, Position]);
+  const channels: ChannelConfig[] = [{ kind: 'reliable-ordered' }, { kind: 'unreliable-sequenced' }];
+  const directPair = (messages: boolean) => {
+    const a = new MessageConnection({ factory, channels });
+    const b = new MessageConnection({ factory, channels });
+    const value = fillWords([0, 0, 0, 0, 0, 0, 0, 0], 0);
+    const position = { x: 1.5, z: -2.25 };
+    let tick = 0; // an integer: a captured double would be a new heap number per step
+    return (n: number) => {
+      for (let i = 0; i < n; i++) {
+        const now = ++tick / 60;
+        if (messages) {
+          a.send(0, Bench32, value);
+          a.send(1, Position, position);
+        }
+        const out = a.writePacket(now);
+        const record = out.record;
+        b.readPacket(out.data, 0, out.data.length);
+        a.acked(record);
+        while (b.receive(0) !== null);
+        while (b.receive(1) !== null);
+        const back = b.writePacket(now);
+        a.readPacket(back.data, 0, back.data.length);
+      }
+    };
+  };
+  const netcode = () => {
+    const p = netcodePair({});
+    return (n: number) => {
+      for (let i = 0; i < n; i++) {
+        p.now += 1 / 60;
+        p.client.update(p.now);
+        p.server.update(p.now);
+      }
+    };
+  };
+  const rows = [
+    ['two MessageConnections, empty packets', await allocatedPerIteration(directPair(false), iterations)],
+    [
+      'two MessageConnections, a 32-byte reliable + a sequenced message per packet',
+      await allocatedPerIteration(directPair(true), iterations),
+    ],
+    [
+      'MessageClient <-> MessageServer (netcode, node:crypto), empty packets',
+      await allocatedPerIteration(netcode(), iterations / 10),
+    ],
+  ] as const;
+  ctx.note('');
+  ctx.note(
+    'Allocation per step (one packet each way), sampled by V8 with collected objects counted (bench/support/allocation.ts):',
+  );
+  for (const [name, bytes] of rows) {
+    ctx.note(`  ${name}: ${fmt(Math.round(bytes))} bytes`);
+    ctx.record(`allocation: ${name}`, bytes);
+  }
+  ctx.note(
+    "  empty packets: the 16 bytes are the step's time, a double passed to a call and so boxed as a heap number (any game loop pays it once per tick);",
+  );
+  ctx.note(
+    '  with messages: each message keeps its serialized bytes until acked and arrives as a new value; the netcode row is node:crypto cipher objects and views.',
+  );
+}
+
 // --- the suite -------------------------------------------------------------------------------------
 
 export async function runMessages(ctx: SuiteContext): Promise<void> {
@@ -882,4 +956,5 @@ export async function runMessages(ctx: SuiteContext): Promise<void> {
 
   runLatency(ctx);
   runOverhead(ctx);
+  await runAllocation(ctx);
 }
