@@ -126,6 +126,32 @@ describe(`messages and channels (seed ${SEED})`, () => {
     assert.ok(sequenced.length > 200);
   });
 
+  it('unreliable queues wrap around their capacity many times, keeping order and sequence', () => {
+    const small = [
+      { kind: 'unreliable-unordered' as const, sendQueueSize: 3, receiveQueueSize: 3 },
+      { kind: 'unreliable-sequenced' as const, sendQueueSize: 3, receiveQueueSize: 3 },
+    ];
+    const sender = new MessageConnection({ factory, channels: small });
+    const receiver = new MessageConnection({ factory, channels: small });
+    const got: number[][] = [[], []];
+    let n = 0;
+    for (let tick = 0; tick < 200; tick++) {
+      const burst = tick % 4; // 0 to 3: the queues fill to capacity and drain, over and over
+      for (let k = 0; k < burst; k++, n++) {
+        sender.send(0, Chat, { n, text: '' });
+        sender.send(1, Chat, { n, text: '' });
+      }
+      if (burst === 3)
+        assert.throws(() => sender.send(0, Chat, { n, text: '' }), /send queue is full \(3 messages/);
+      const { data } = sender.writePacket(tick / 60);
+      assert.ok(receiver.readPacket(data, 0, data.length), String(receiver.lastRejection));
+      for (const channel of [0, 1]) got[channel].push(...numbers(drain(receiver, channel)));
+    }
+    const all = [...Array(n).keys()];
+    assert.deepEqual(got[0], all);
+    assert.deepEqual(got[1], all);
+  });
+
   it('packs channels into one packet within the budget, by priority', () => {
     const connection = new MessageConnection({ factory, channels, packetBudgetBytes: 200 });
     for (let n = 0; n < 40; n++) connection.send(RELIABLE, Chat, { n, text: 'abcdefghij' });

@@ -356,4 +356,32 @@ describe('stream properties over random op sequences', () => {
       }),
     );
   });
+
+  it('reset(data, offset, length) reads exactly that range, small (byte copy) or large; a range outside fails', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 1, maxLength: 600 }), fc.nat(), fc.nat(), (data, a, b) => {
+        const offset = a % data.length;
+        const length = b % (data.length - offset + 1);
+        const rs = new ReadStream(8);
+        rs.reset(data, offset, length);
+        const got = rs.bytes(new Uint8Array(0), length);
+        assert.ok(rs.ok && rs.end(), String(rs.error));
+        assert.deepEqual(got, data.subarray(offset, offset + length));
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+    const data = new Uint8Array(10);
+    for (const [offset, length] of [
+      [-1, 2],
+      [0, 11],
+      [8, 3],
+      [1.5, 2],
+      [0, Number.NaN],
+    ]) {
+      const rs = new ReadStream();
+      rs.reset(data, offset, length);
+      assert.equal(rs.ok, false, `offset ${offset}, length ${length}`);
+      assert.match(String(rs.error), /range outside the input/);
+    }
+  });
 });
