@@ -126,6 +126,7 @@ export class ReliableEndpoint<R = unknown> {
   private readonly received: SequenceBuffer<ReceivedPacket>;
   private readonly reassembly: SequenceBuffer<Reassembly>;
   private readonly rttHistory: Float32Array;
+  private rttHistoryChanged = false;
   private readonly transmitBuffer: Uint8Array;
   private readonly header: PacketHeader = { sequence: 0, ack: 0, ackBits: 0 };
   private readonly fragment: FragmentHeader = {
@@ -309,6 +310,7 @@ export class ReliableEndpoint<R = unknown> {
       this.counters.packetsAcked++;
       const rtt = (this.time - sent.time) * 1000;
       this.rttHistory[acked % this.rttHistory.length] = rtt;
+      this.rttHistoryChanged = true;
       if ((this.rtt === 0 && rtt > 0) || Math.abs(this.rtt - rtt) < 0.00001) this.rtt = rtt;
       else this.rtt += (rtt - this.rtt) * c.rttSmoothingFactor;
       const record = sent.record;
@@ -415,8 +417,16 @@ export class ReliableEndpoint<R = unknown> {
   }
 
   private updateStats(): void {
-    const c = this.config;
-    // RTT over the history window.
+    // RTT figures depend on the history alone: recomputed only after a new sample (a 512-entry
+    // pass per update was most of the statistics' cost on a busy server).
+    if (this.rttHistoryChanged) {
+      this.rttHistoryChanged = false;
+      this.updateRttStats();
+    }
+    this.updateWindowStats();
+  }
+
+  private updateRttStats(): void {
     let min = Number.POSITIVE_INFINITY;
     let max = 0;
     let sum = 0;
@@ -447,52 +457,62 @@ export class ReliableEndpoint<R = unknown> {
     this.jitterAvgVsMinRtt = count > 0 ? jitterSum / count : 0;
     this.jitterMaxVsMinRtt = jitterMax;
     this.jitterStddevVsAvgRtt = count > 0 ? Math.sqrt(deviation / count) : 0;
+  }
+
+  private updateWindowStats(): void {
+    const c = this.config;
 
     // Loss, sent and acked bandwidth over the older half of the sent window (the newer half may
     // still be in flight); received bandwidth over the older half of the received window.
     const sentBase = (this.sent.sequence - this.sent.size + 1 + 0xffff) & 0xffff;
     const samples = this.sent.size >>> 1;
+    // One pass for loss and both sent-side bandwidths.
     let numSent = 0;
     let numDropped = 0;
+    let sentBytes = 0;
+    let sentStart = Number.POSITIVE_INFINITY;
+    let sentFinish = 0;
+    let ackedBytes = 0;
+    let ackedStart = Number.POSITIVE_INFINITY;
+    let ackedFinish = 0;
     for (let i = 0; i < samples; i++) {
       const entry = this.sent.find((sentBase + i) & 0xffff);
       if (entry === undefined) continue;
       numSent++;
-      if (!entry.acked) numDropped++;
+      const time = entry.time;
+      sentBytes += entry.bytes;
+      if (time < sentStart) sentStart = time;
+      if (time > sentFinish) sentFinish = time;
+      if (!entry.acked) {
+        numDropped++;
+        continue;
+      }
+      ackedBytes += entry.bytes;
+      if (time < ackedStart) ackedStart = time;
+      if (time > ackedFinish) ackedFinish = time;
     }
     if (numSent > 0) {
       const loss = (numDropped / numSent) * 100;
       this.packetLoss = smooth(this.packetLoss, loss, c.packetLossSmoothingFactor);
     } else this.packetLoss = 0;
-    this.sentKbps = this.bandwidth(this.sent, sentBase, samples, false, this.sentKbps);
-    this.ackedKbps = this.bandwidth(this.sent, sentBase, samples, true, this.ackedKbps);
+    this.sentKbps = this.rate(sentBytes, sentStart, sentFinish, this.sentKbps);
+    this.ackedKbps = this.rate(ackedBytes, ackedStart, ackedFinish, this.ackedKbps);
     const receivedBase = (this.received.sequence - this.received.size + 1 + 0xffff) & 0xffff;
-    this.receivedKbps = this.bandwidth(
-      this.received,
-      receivedBase,
-      this.received.size >>> 1,
-      false,
-      this.receivedKbps,
-    );
+    let receivedBytes = 0;
+    let receivedStart = Number.POSITIVE_INFINITY;
+    let receivedFinish = 0;
+    for (let i = 0, n = this.received.size >>> 1; i < n; i++) {
+      const entry = this.received.find((receivedBase + i) & 0xffff);
+      if (entry === undefined) continue;
+      receivedBytes += entry.bytes;
+      if (entry.time < receivedStart) receivedStart = entry.time;
+      if (entry.time > receivedFinish) receivedFinish = entry.time;
+    }
+    this.receivedKbps = this.rate(receivedBytes, receivedStart, receivedFinish, this.receivedKbps);
   }
 
-  private bandwidth(
-    buffer: SequenceBuffer<{ time: number; bytes: number; acked?: boolean }>,
-    base: number,
-    samples: number,
-    ackedOnly: boolean,
-    previous: number,
-  ): number {
-    let bytes = 0;
-    let start = Number.POSITIVE_INFINITY;
-    let finish = 0;
-    for (let i = 0; i < samples; i++) {
-      const entry = buffer.find((base + i) & 0xffff);
-      if (entry === undefined || (ackedOnly && !entry.acked)) continue;
-      bytes += entry.bytes;
-      if (entry.time < start) start = entry.time;
-      if (entry.time > finish) finish = entry.time;
-    }
+  /** Smoothed kbps of `bytes` sent from `start` to `finish`; the previous figure when that span is empty. */
+  private rate(bytes: number, start: number, finish: number, previous: number): number {
     if (start === Number.POSITIVE_INFINITY || !(finish > start)) return previous;
     return smooth(previous, ((bytes / (finish - start)) * 8) / 1000, this.config.bandwidthSmoothingFactor);
   }
@@ -506,6 +526,7 @@ export class ReliableEndpoint<R = unknown> {
     this.received.reset();
     this.reassembly.reset();
     this.rttHistory.fill(-1);
+    this.rttHistoryChanged = true;
     Object.assign(this.counters, emptyReliableCounters());
     this.rtt = this.rttMin = this.rttMax = this.rttAvg = 0;
     this.jitterAvgVsMinRtt = this.jitterMaxVsMinRtt = this.jitterStddevVsAvgRtt = 0;
