@@ -20,6 +20,9 @@ export interface MessageConnectionOptions {
   packetBudgetBytes?: number;
 }
 
+/** The record of a packet with no reliable content: shared, as acking it frees nothing. */
+const NOTHING_TO_FREE = Object.freeze([]) as unknown as PacketRecord;
+
 /** Counters of a connection's message traffic. */
 export interface MessageCounters {
   messagesSent: number;
@@ -41,9 +44,6 @@ export interface MessageCounters {
  *
  * Packet layout: for each channel with messages, a 1 bit, its index, its entry; then a 0 bit.
  */
-/** The record of a packet with no reliable content: shared, as acking it frees nothing. */
-const NOTHING_TO_FREE = Object.freeze([]) as unknown as PacketRecord;
-
 export class MessageConnection {
   readonly factory: MessageFactory;
   readonly channels: readonly Channel[];

@@ -50,11 +50,12 @@ const MAX_FRAGMENTS_PER_PACKET = 64;
 /**
  * Fiedler's reliable-ordered messages: each message gets a 16-bit id and waits in a send queue;
  * every packet carries the oldest unacked messages not sent within the resend interval that fit,
- * never an id at or past oldest-unacked + the receive window. The first resend of a message rides
- * in `resendCopies` packets in a row (default 2), so losing it too costs a tick, not an interval. A packet's ack frees the messages it
- * carried (the packet layer hands back this channel's record of them); the receiver buffers
+ * never an id at or past oldest-unacked + the receive window. A packet's ack frees the messages
+ * it carried (the packet layer hands back this channel's record of them); the receiver buffers
  * arrivals inside its window and delivers strictly in order, exactly once. No packet is resent as
- * such: a message simply rides again in a later packet until one carrying it is acked.
+ * such: a message simply rides again in a later packet until one carrying it is acked. The first
+ * resend of a message rides in `resendCopies` packets in a row (default 2), so losing that one
+ * too costs a tick, not another interval.
  *
  * Blocks (large data) take an id in the same ordered stream. When a block is the oldest unacked
  * item, the channel sends its fragments, each acked on its own and sent again after
