@@ -1,18 +1,32 @@
 /**
  * `npm run soak` (second part): the channel soak (see channel-soak-core.ts).
  *   node --expose-gc dist/scripts/channel-soak.js [--messages N] [--seed S]
- * Exits 1 on any violation; the seed is printed and replays the run.
+ * Exits 1 on any violation, 2 on bad flags; the seed is printed and replays the run.
  */
 import { runChannelSoak, SOAK_CONDITIONS } from './channel-soak-core.js';
+import { parseFlags, positiveIntegerFlag, resolveSeed } from './cli.js';
 
-const argv = process.argv.slice(2);
-const flag = (name: string): number | undefined => {
-  const i = argv.indexOf(`--${name}`);
-  return i < 0 ? undefined : Number(argv[i + 1]);
-};
-const messages = flag('messages') ?? 100_000;
-const seed =
-  flag('seed') ?? (process.env.GW_SEED !== undefined ? Number(process.env.GW_SEED) : Date.now() >>> 0);
+let messages = 100_000;
+let seedFlag: string | undefined;
+let seed = 0;
+try {
+  parseFlags(
+    process.argv.slice(2),
+    {
+      '--messages': (v) => {
+        messages = positiveIntegerFlag('--messages', v);
+      },
+      '--seed': (v) => {
+        seedFlag = v;
+      },
+    },
+    'usage: node --expose-gc dist/scripts/channel-soak.js [--messages N (100,000)] [--seed S (GW_SEED, else fresh)]',
+  );
+  seed = resolveSeed(seedFlag);
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(2);
+}
 const gc = (globalThis as { gc?: () => void }).gc;
 const c = SOAK_CONDITIONS;
 console.log(

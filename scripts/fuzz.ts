@@ -18,6 +18,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { CHANNEL_TARGET, formatChannelDetails, runChannelFuzz } from './channel-fuzz-core.js';
+import { int, mb, parseFlags, pct, positiveIntegerFlag, resolveSeed } from './cli.js';
 import {
   createTarget,
   formatCrash,
@@ -61,47 +62,25 @@ function usage(): string {
 
 function parseArgs(argv: string[]): Args {
   let iterations = DEFAULT_ITERATIONS;
-  let seed: number | undefined = process.env.GW_SEED === undefined ? undefined : Number(process.env.GW_SEED);
+  let seed: string | undefined;
   const targets: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const [flag, inline] = arg.includes('=')
-      ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
-      : [arg, undefined];
-    const value = () => {
-      const v = inline ?? argv[++i];
-      if (v === undefined) throw new Error(`${flag} needs a value`);
-      return v;
-    };
-    switch (flag) {
-      case '--iterations':
-      case '-n':
-        iterations = Number(value().replaceAll('_', ''));
-        if (!Number.isSafeInteger(iterations) || iterations < 1)
-          throw new Error('--iterations must be a positive integer');
-        break;
-      case '--seed':
-        seed = Number(value());
-        break;
-      case '--target':
-        targets.push(
-          ...value()
-            .split(',')
-            .filter((x) => x !== ''),
-        );
-        break;
-      case '--help':
-      case '-h':
-        console.log(usage());
-        process.exit(0);
-        break;
-      default:
-        throw new Error(`unknown argument ${arg}\n${usage()}`);
-    }
-  }
-  if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff)) {
-    throw new Error('--seed / GW_SEED must be an integer in [0, 2^32)');
-  }
+  const setIterations = (v: string) => {
+    iterations = positiveIntegerFlag('--iterations', v);
+  };
+  parseFlags(
+    argv,
+    {
+      '--iterations': setIterations,
+      '-n': setIterations,
+      '--seed': (v) => {
+        seed = v;
+      },
+      '--target': (v) => {
+        targets.push(...v.split(',').filter((x) => x !== ''));
+      },
+    },
+    usage(),
+  );
   for (const name of targets) {
     if (!ALL_TARGETS.includes(name)) {
       throw new Error(`unknown target ${name} (known: ${ALL_TARGETS.join(', ')})`);
@@ -109,20 +88,16 @@ function parseArgs(argv: string[]): Args {
   }
   return {
     iterations,
-    seed: seed ?? (Date.now() ^ (process.pid << 16)) >>> 0,
+    seed: resolveSeed(seed),
     targets: targets.length > 0 ? targets : [...ALL_TARGETS],
   };
 }
-
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
-const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
-const pct = (part: number, whole: number) => (whole === 0 ? '0%' : `${((100 * part) / whole).toFixed(1)}%`);
 
 function progressPrinter(): (p: Progress) => void {
   const tty = process.stdout.isTTY === true;
   let nextDecile = 1;
   return (p) => {
-    const line = `  ${p.target}: ${int(p.done)} / ${int(p.total)} (${pct(p.done, p.total)}), ${int(p.perSecond)} inputs/s`;
+    const line = `  ${p.target}: ${int(p.done)} / ${int(p.total)} (${pct(p.done, p.total, 1)}), ${int(p.perSecond)} inputs/s`;
     if (tty) process.stdout.write(`\r${line}   `);
     else if (p.done >= (nextDecile * p.total) / 10) {
       console.log(line);
@@ -164,7 +139,7 @@ function printReport(report: TargetReport): void {
   );
   for (const r of report.readers) {
     console.log(
-      `  ${r.name.padEnd(18)} accepted ${int(r.accepted).padStart(9)} (random ${int(r.acceptedRandom)}, mutated ${int(r.acceptedMutated)} = ${pct(r.acceptedMutated, report.mutatedInputs)} of mutated)  rejected ${int(r.rejected).padStart(9)}`,
+      `  ${r.name.padEnd(18)} accepted ${int(r.accepted).padStart(9)} (random ${int(r.acceptedRandom)}, mutated ${int(r.acceptedMutated)} = ${pct(r.acceptedMutated, report.mutatedInputs, 1)} of mutated)  rejected ${int(r.rejected).padStart(9)}`,
     );
     const top = [...r.reasons].sort((a, b) => b[1] - a[1]).slice(0, 4);
     for (const [reason, count] of top) console.log(`      ${int(count).padStart(9)}  ${reason}`);

@@ -63,6 +63,7 @@ import {
   type TransportStats,
   toAddress,
 } from '../src/transport/index.js';
+import { int, pct } from './cli.js';
 import {
   hex,
   InputMaker,
@@ -76,7 +77,7 @@ import {
   sameBytes,
   type TargetReport,
 } from './fuzz-core.js';
-import { int, packetHash, pct, subSeed } from './packet-soak-core.js';
+import { packetHash, subSeed } from './packet-soak-core.js';
 
 export const NETCODE_TARGET = 'netcode';
 

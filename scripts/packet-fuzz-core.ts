@@ -45,6 +45,7 @@ import {
   MemoryNetwork,
   NetworkSimulator,
 } from '../src/transport/index.js';
+import { int, pct } from './cli.js';
 import {
   ENVELOPE_PROTOCOL_ID,
   hex,
@@ -61,10 +62,8 @@ import {
 } from './fuzz-core.js';
 import {
   DeliveryLog,
-  int,
   OutcomeLedger,
   PayloadPattern,
-  pct,
   reassemblyCap,
   subSeed,
   Violations,

@@ -28,6 +28,7 @@ import {
   NetworkSimulator,
   type ResolvedLinkConditions,
 } from '../src/transport/index.js';
+import { int, mb, pct } from './cli.js';
 import { memoryProbe } from './memory-probe.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -747,11 +748,6 @@ export function runSoak(options: SoakOptions): SoakReport {
 // ---------------------------------------------------------------------------------------------
 // Reporting
 // ---------------------------------------------------------------------------------------------
-
-export const int = (n: number) => Math.round(n).toLocaleString('en-US');
-export const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
-export const pct = (part: number, whole: number) =>
-  whole === 0 ? '0%' : `${((100 * part) / whole).toFixed(2)}%`;
 
 export function describeConditions(c: LinkConditions): string {
   return `latency ${c.latency ?? 0} ± ${c.jitter ?? 0} ms, loss ${c.loss ?? 0}%, duplicates ${c.duplicates ?? 0}% (+≤${c.duplicateDelay ?? 20} ms), reorder ${c.reorder ?? 0}% (+${c.reorderDelay ?? 50} ms)`;

@@ -10,13 +10,13 @@
  * packet without exactly one outcome, counters that do not add up, heap growth), 2 on bad flags.
  */
 import { pathToFileURL } from 'node:url';
+import { int, numberFlag, parseFlags, positiveIntegerFlag, resolveSeed } from './cli.js';
 import {
   DEFAULT_SOAK_CONDITIONS,
   DEFAULT_SOAK_PACKETS_PER_TICK,
   DEFAULT_SOAK_SMALL_SHARE,
   describeConditions,
   formatSoakReport,
-  int,
   runSoak,
   type SoakProgress,
 } from './packet-soak-core.js';
@@ -43,49 +43,29 @@ function parseArgs(argv: string[]): Args {
   let packets = DEFAULT_PACKETS;
   let loss = DEFAULT_SOAK_CONDITIONS.loss ?? 5;
   let perTick = DEFAULT_SOAK_PACKETS_PER_TICK;
-  let seed: number | undefined = process.env.GW_SEED === undefined ? undefined : Number(process.env.GW_SEED);
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const [flag, inline] = arg.includes('=')
-      ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
-      : [arg, undefined];
-    const value = () => {
-      const v = inline ?? argv[++i];
-      if (v === undefined) throw new Error(`${flag} needs a value`);
-      return Number(v.replaceAll('_', ''));
-    };
-    switch (flag) {
-      case '--packets':
-      case '-n':
-        packets = value();
-        if (!Number.isSafeInteger(packets) || packets < 1)
-          throw new Error('--packets must be a positive integer');
-        break;
-      case '--seed':
-        seed = value();
-        break;
-      case '--loss':
-        loss = value();
+  let seed: string | undefined;
+  const setPackets = (v: string) => {
+    packets = positiveIntegerFlag('--packets', v);
+  };
+  parseFlags(
+    argv,
+    {
+      '--packets': setPackets,
+      '-n': setPackets,
+      '--seed': (v) => {
+        seed = v;
+      },
+      '--loss': (v) => {
+        loss = numberFlag(v);
         if (!(loss >= 0 && loss <= 100)) throw new Error('--loss must be a percentage in [0, 100]');
-        break;
-      case '--per-tick':
-        perTick = value();
-        if (!Number.isSafeInteger(perTick) || perTick < 1)
-          throw new Error('--per-tick must be a positive integer');
-        break;
-      case '--help':
-      case '-h':
-        console.log(usage());
-        process.exit(0);
-        break;
-      default:
-        throw new Error(`unknown argument ${arg}\n${usage()}`);
-    }
-  }
-  if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff)) {
-    throw new Error('--seed / GW_SEED must be an integer in [0, 2^32)');
-  }
-  return { packets, loss, perTick, seed: seed ?? (Date.now() ^ (process.pid << 16)) >>> 0 };
+      },
+      '--per-tick': (v) => {
+        perTick = positiveIntegerFlag('--per-tick', v);
+      },
+    },
+    usage(),
+  );
+  return { packets, loss, perTick, seed: resolveSeed(seed) };
 }
 
 function progressPrinter(): (p: SoakProgress) => void {
