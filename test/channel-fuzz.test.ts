@@ -1,20 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { runChannelFuzz } from '../scripts/channel-fuzz-core.js';
-import {
-  defineMessage,
-  MessageClient,
-  MessageConnection,
-  MessageFactory,
-  MessageServer,
-} from '../src/channels/index.js';
+import { defineMessage, MessageConnection, MessageFactory } from '../src/channels/index.js';
 import { nobleAead } from '../src/connection/aead.js';
-import { generateConnectToken } from '../src/connection/connect-token.js';
 import { PacketCodec } from '../src/connection/packets.js';
 import { writePacketHeader } from '../src/packet/header.js';
 import { prng, randomBytes } from '../src/random/prng.js';
 import { t } from '../src/schema/schema.js';
-import { MemoryNetwork } from '../src/transport/memory-transport.js';
+import { messageSession } from './support/message-session.js';
 import { testSeed } from './support/seed.js';
 
 const SEED = testSeed('channel fuzz');
@@ -24,33 +17,12 @@ const channels = [{ kind: 'reliable-ordered' as const }, { kind: 'unreliable-uno
 
 describe(`channel contents under valid encryption (seed ${SEED})`, () => {
   it('random and mutated channel data in authenticated packets is refused and disturbs nothing', () => {
-    const network = new MemoryNetwork();
-    const key = new Uint8Array(32).fill(9);
-    const socket = network.createTransport('10.0.0.100:1');
+    const session = messageSession({ protocolId: 5n, factory, channels });
+    const { server, serverSocket: socket } = session;
     let now = 0;
-    const server = new MessageServer({
-      protocolId: 5n,
-      privateKey: key,
-      publicAddresses: [socket.localAddress],
-      transports: [socket],
-      aead: nobleAead,
-      unixTime: () => 1_700_000_000,
-      factory,
-      channels,
-    });
-    const clientSocket = network.createTransport('10.0.0.1:1');
-    const client = new MessageClient({ transport: clientSocket, aead: nobleAead, factory, channels });
-    client.connect(
-      generateConnectToken({
-        protocolId: 5n,
-        privateKey: key,
-        clientId: 1n,
-        serverAddresses: [socket.localAddress],
-        now: 1_700_000_000,
-        aead: nobleAead,
-      }),
-      0,
-    );
+    const clientSocket = session.network.createTransport('10.0.0.1:1');
+    const client = session.client(clientSocket);
+    client.connect(session.token(1n), 0);
     const tick = () => {
       now += 1 / 60;
       server.update(now);

@@ -3,7 +3,9 @@ import { describe, it } from 'node:test';
 import { defineMessage, MessageConnection, MessageFactory } from '../src/channels/index.js';
 import { prng, randomBytes } from '../src/random/prng.js';
 import { t } from '../src/schema/schema.js';
+import { NetworkSimulator } from '../src/transport/simulator.js';
 import { messagePair } from './support/message-pair.js';
+import { messageSession } from './support/message-session.js';
 import { testSeed } from './support/seed.js';
 
 const SEED = testSeed('channel tests');
@@ -377,48 +379,23 @@ describe(`messages and channels (seed ${SEED})`, () => {
 });
 
 describe(`MessageServer and MessageClient over netcode (seed ${SEED})`, () => {
-  it('chat and positions between a server and three clients over a lossy link, reliable ones in order', async () => {
-    const { MessageClient, MessageServer } = await import('../src/channels/index.js');
-    const { nobleAead } = await import('../src/connection/aead.js');
-    const { generateConnectToken } = await import('../src/connection/connect-token.js');
-    const { MemoryNetwork } = await import('../src/transport/memory-transport.js');
-    const { NetworkSimulator } = await import('../src/transport/simulator.js');
-    const network = new MemoryNetwork();
-    const key = new Uint8Array(32).fill(3);
-    const serverSocket = network.createTransport('10.0.0.100:1');
-    let now = 0;
-    const server = new MessageServer({
-      protocolId: 1n,
-      privateKey: key,
-      publicAddresses: [serverSocket.localAddress],
-      transports: [serverSocket],
-      aead: nobleAead,
-      unixTime: () => 1_700_000_000 + Math.floor(now),
-      factory,
-      channels,
-    });
+  it('chat and positions between a server and three clients over a lossy link, reliable ones in order', () => {
+    const session = messageSession({ protocolId: 1n, factory, channels });
+    const { network, server, clock } = session;
     const clients = [0, 1, 2].map((i) => {
       const transport = new NetworkSimulator(network.createTransport(`10.0.0.${i + 1}:1`), {
         seed: SEED + i,
         outgoing: { latency: 60, jitter: 30, loss: 5, duplicates: 5 },
         incoming: { latency: 60, jitter: 30, loss: 5, duplicates: 5 },
       });
-      const client = new MessageClient({ transport, aead: nobleAead, factory, channels });
-      const token = generateConnectToken({
-        protocolId: 1n,
-        privateKey: key,
-        clientId: BigInt(i + 1),
-        serverAddresses: [serverSocket.localAddress],
-        now: 1_700_000_000,
-        aead: nobleAead,
-      });
-      client.connect(token, now);
+      const client = session.client(transport);
+      client.connect(session.token(BigInt(i + 1)), clock.now);
       return client;
     });
     const tick = () => {
-      now += 1 / 60;
-      server.update(now);
-      for (const c of clients) c.update(now);
+      clock.now += 1 / 60;
+      server.update(clock.now);
+      for (const c of clients) c.update(clock.now);
     };
     for (let i = 0; i < 120; i++) tick();
     assert.ok(clients.every((c) => c.connected));
@@ -457,49 +434,24 @@ describe(`MessageServer and MessageClient over netcode (seed ${SEED})`, () => {
 });
 
 describe(`disconnect with queued messages (seed ${SEED})`, () => {
-  it('a disconnect drops the queues on both ends; a reconnect starts fresh channels', async () => {
-    const { MessageClient, MessageServer } = await import('../src/channels/index.js');
-    const { nobleAead } = await import('../src/connection/aead.js');
-    const { generateConnectToken } = await import('../src/connection/connect-token.js');
-    const { MemoryNetwork } = await import('../src/transport/memory-transport.js');
-    const network = new MemoryNetwork();
-    const key = new Uint8Array(32).fill(4);
-    const serverSocket = network.createTransport('10.0.0.100:1');
-    let now = 0;
+  it('a disconnect drops the queues on both ends; a reconnect starts fresh channels', () => {
     const disconnects: string[] = [];
-    const server = new MessageServer({
+    const session = messageSession({
       protocolId: 2n,
-      privateKey: key,
-      publicAddresses: [serverSocket.localAddress],
-      transports: [serverSocket],
-      aead: nobleAead,
-      unixTime: () => 1_700_000_000 + Math.floor(now),
       factory,
       channels,
       onDisconnect: (_index, _id, reason) => disconnects.push(reason),
     });
-    const client = new MessageClient({
-      transport: network.createTransport('10.0.0.1:1'),
-      aead: nobleAead,
-      factory,
-      channels,
-    });
-    const token = () =>
-      generateConnectToken({
-        protocolId: 2n,
-        privateKey: key,
-        clientId: 7n,
-        serverAddresses: [serverSocket.localAddress],
-        now: 1_700_000_000 + Math.floor(now),
-        aead: nobleAead,
-      });
+    const { server, clock } = session;
+    const client = session.client(session.network.createTransport('10.0.0.1:1'));
+    const token = () => session.token(7n);
     const tick = () => {
-      now += 1 / 60;
-      server.update(now);
-      client.update(now);
+      clock.now += 1 / 60;
+      server.update(clock.now);
+      client.update(clock.now);
     };
     assert.throws(() => client.send(RELIABLE, Chat, { n: 0, text: 'too early' }), /not connected/);
-    client.connect(token(), now);
+    client.connect(token(), clock.now);
     for (let i = 0; i < 30; i++) tick();
     assert.ok(client.connected);
     const index = client.client.clientIndex;
@@ -515,7 +467,7 @@ describe(`disconnect with queued messages (seed ${SEED})`, () => {
     assert.equal(client.receive(RELIABLE), null);
     assert.throws(() => client.send(RELIABLE, Chat, { n: 0, text: 'after' }), /not connected/);
     assert.throws(() => server.send(index, RELIABLE, Chat, { n: 0, text: 'after' }), /not connected/);
-    client.connect(token(), now);
+    client.connect(token(), clock.now);
     for (let i = 0; i < 30; i++) tick();
     assert.ok(client.connected);
     const again = client.client.clientIndex;

@@ -1,0 +1,59 @@
+/**
+ * A MessageServer on a MemoryNetwork, on a clock the test advances, with connect tokens for it and
+ * clients built the same way (the pure-JS AEAD, so no Node-only backend is needed).
+ */
+import {
+  type ChannelConfig,
+  MessageClient,
+  type MessageFactory,
+  MessageServer,
+} from '../../src/channels/index.js';
+import { nobleAead } from '../../src/connection/aead.js';
+import { generateConnectToken } from '../../src/connection/connect-token.js';
+import type { DatagramTransport } from '../../src/transport/index.js';
+import { MemoryNetwork } from '../../src/transport/memory-transport.js';
+
+const UNIX_START = 1_700_000_000;
+
+export function messageSession(options: {
+  protocolId: bigint;
+  factory: MessageFactory;
+  channels: ChannelConfig[];
+  onDisconnect?: (index: number, clientId: bigint, reason: string) => void;
+}) {
+  const { protocolId, factory, channels } = options;
+  const network = new MemoryNetwork();
+  const privateKey = new Uint8Array(32).fill(Number(protocolId & 0xffn));
+  const serverSocket = network.createTransport('10.0.0.100:1');
+  const clock = { now: 0 };
+  const server = new MessageServer({
+    protocolId,
+    privateKey,
+    publicAddresses: [serverSocket.localAddress],
+    transports: [serverSocket],
+    aead: nobleAead,
+    unixTime: () => UNIX_START + Math.floor(clock.now),
+    factory,
+    channels,
+    onDisconnect: options.onDisconnect,
+  });
+  return {
+    network,
+    server,
+    serverSocket,
+    clock,
+    /** A connect token for `clientId`, issued now. */
+    token: (clientId: bigint) =>
+      generateConnectToken({
+        protocolId,
+        privateKey,
+        clientId,
+        serverAddresses: [serverSocket.localAddress],
+        now: UNIX_START + Math.floor(clock.now),
+        aead: nobleAead,
+      }),
+    /** A client with the session's factory and channels on `transport`. */
+    client: (transport: DatagramTransport) =>
+      new MessageClient({ transport, aead: nobleAead, factory, channels }),
+  };
+}
