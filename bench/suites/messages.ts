@@ -141,7 +141,7 @@ class CountingTransport implements DatagramTransport {
 }
 
 /** A MessageServer and a connected MessageClient on an in-memory network (simulated clock). */
-export function netcodePair(
+function netcodePair(
   options: { simulate?: { latency: number; loss: number; seed: number }; channels?: ChannelConfig[] } = {},
 ) {
   const channels = options.channels ?? benchChannels;
@@ -600,7 +600,7 @@ const HZ = 60;
 const PER_TICK = 4;
 
 /** One simulated run: latencies (ms, sorted) of every message, and the simulator's counters. */
-export function latencyRun(resendInterval: number, resendCopies: number, seconds: number) {
+function latencyRun(resendInterval: number, resendCopies: number, seconds: number) {
   const channels: ChannelConfig[] = [{ ...benchChannels[0], resendInterval, resendCopies }];
   const p = netcodePair({ simulate: { latency: LATENCY_MS, loss: LOSS_PERCENT, seed: 0x5eed }, channels });
   const index = p.clientIndex;
