@@ -8,7 +8,17 @@ import { fileURLToPath } from 'node:url';
 const src = fileURLToPath(new URL('../../src/', import.meta.url));
 
 /** Layers from the bottom up: a file may import its own layer or any layer below it. */
-const LAYERS = ['random', 'transport', 'bits', 'serialize', 'schema', 'packet', 'connection', 'channels'];
+const LAYERS = [
+  'random',
+  'time',
+  'transport',
+  'bits',
+  'serialize',
+  'schema',
+  'packet',
+  'connection',
+  'channels',
+];
 
 /** The only sources that may use Node's modules: the UDP transport and the native AEAD. */
 const NODE_ONLY = new Set(['transport/udp-transport.ts', 'connection/aead-node.ts']);

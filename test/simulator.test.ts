@@ -425,7 +425,7 @@ describe('NetworkSimulator', () => {
     assert.throws(() => new NetworkSimulator(b, { seed: 1, maxInFlight: 0 }), /maxInFlight/);
     sim.update(1);
     assert.throws(() => sim.update(0.5), /time went backwards/);
-    assert.throws(() => sim.update(Number.NaN), /must be finite/);
+    assert.throws(() => sim.update(Number.NaN), /must be a finite/);
     assert.equal(sim.stats.sent, 0);
     // Sending to a valid address nobody holds is not misuse: it is counted by the wrapped transport.
     sim.send(toAddress('10.9.8.7:6'), new Uint8Array(1));

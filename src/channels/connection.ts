@@ -2,6 +2,7 @@ import { BitWriterOverflowError } from '../bits/bit-writer.js';
 import { bitsRequired } from '../bits/bits-required.js';
 import { ReadStream } from '../serialize/read-stream.js';
 import { WriteStream } from '../serialize/write-stream.js';
+import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import type { BlockProgress, Channel, PacketRecord } from './channel.js';
 import { type ChannelConfig, resolveChannel } from './config.js';
 import type { MessageFactory, MessageType, ReceivedMessage } from './message.js';
@@ -63,6 +64,7 @@ export class MessageConnection {
   private readonly encoder: WriteStream;
   private readonly reader: ReadStream;
   private readonly staged: ScratchList<unknown>[];
+  private lastWrite = NO_TIME_YET;
   private readonly seen: Uint8Array;
 
   private rejection: string | null = null;
@@ -175,6 +177,7 @@ export class MessageConnection {
    * next call: take both out of it at once.
    */
   writePacket(now: number, rttMs = 0): { data: Uint8Array; record: PacketRecord } {
+    this.lastWrite = checkTime('MessageConnection.writePacket', now, this.lastWrite);
     const ws = this.packet;
     ws.reset();
     const record = this.recordScratch;

@@ -1,5 +1,6 @@
 import type { ReliableConfig } from '../packet/config.js';
 import { ReliableEndpoint } from '../packet/endpoint.js';
+import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import type { Address } from '../transport/address.js';
 import type { DatagramTransport } from '../transport/transport.js';
 import { type Aead, defaultAead } from './aead.js';
@@ -93,6 +94,7 @@ export class Client {
   private serverIndex = 0;
   private sequence = 0;
   private time = 0;
+  private lastUpdate = NO_TIME_YET;
   private connectStart = 0;
   private lastSend = Number.NEGATIVE_INFINITY;
   private lastReceive = 0;
@@ -129,8 +131,9 @@ export class Client {
 
   /** Starts connecting with a 2048-byte connect token. */
   connect(tokenBytes: Uint8Array, now: number): void {
+    checkTime('Client.connect', now, this.lastUpdate);
     if (this.stateValue > ClientState.Disconnected) this.disconnect();
-    this.time = now;
+    this.lastUpdate = this.time = now;
     const read = readConnectToken(tokenBytes);
     if (!read.ok) {
       this.setState(ClientState.InvalidConnectToken);
@@ -174,7 +177,7 @@ export class Client {
   }
 
   update(now: number): void {
-    this.time = now;
+    this.lastUpdate = this.time = checkTime('Client.update', now, this.lastUpdate);
     if (this.stateValue <= ClientState.Disconnected) return;
     const transport = this.options.transport;
     transport.update(now);

@@ -1,5 +1,6 @@
 import type { ReliableConfig } from '../packet/config.js';
 import { ReliableEndpoint } from '../packet/endpoint.js';
+import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import type { Address } from '../transport/address.js';
 import type { DatagramTransport } from '../transport/transport.js';
 import { type Aead, defaultAead } from './aead.js';
@@ -146,6 +147,7 @@ export class Server {
   private globalSequence = 1n << 63n;
   private numConnected = 0;
   private time = 0;
+  private lastUpdate = NO_TIME_YET;
   private running = true;
   private readonly buffer = new Uint8Array(MAX_PACKET_BYTES + 64);
   private readonly scratch = new Uint8Array(MAX_PACKET_BYTES + 64);
@@ -251,7 +253,7 @@ export class Server {
   }
 
   update(now: number): void {
-    this.time = now;
+    this.lastUpdate = this.time = checkTime('Server.update', now, this.lastUpdate);
     const max = this.options.maxDatagramsPerUpdate ?? 1024;
     const transports = this.options.transports;
     for (let t = 0; t < transports.length; t++) {

@@ -1,3 +1,4 @@
+import { checkTime } from '../time/check-time.js';
 import { type ReliableConfig, reliableConfig } from './config.js';
 import {
   FRAGMENT_HEADER_BYTES,
@@ -145,7 +146,7 @@ export class ReliableEndpoint<R = unknown> {
     now = 0,
   ) {
     this.config = reliableConfig(config);
-    this.time = now;
+    this.time = checkTime('ReliableEndpoint', now, Number.NEGATIVE_INFINITY);
     const c = this.config;
     this.sent = new SequenceBuffer(c.sentPacketsBufferSize, () => new SentPacket<R>());
     this.received = new SequenceBuffer(c.receivedPacketsBufferSize, () => new ReceivedPacket());
@@ -394,7 +395,7 @@ export class ReliableEndpoint<R = unknown> {
 
   /** Advances time to `now` (seconds): reports packets lost by timeout and refreshes the statistics. */
   update(now: number): void {
-    this.time = now;
+    this.time = checkTime('ReliableEndpoint.update', now, this.time);
     this.expireUnacked();
     this.updateStats();
   }
@@ -519,7 +520,7 @@ export class ReliableEndpoint<R = unknown> {
 
   /** Forgets every packet and statistic, as a fresh endpoint at time `now` (records are dropped unreported). */
   reset(now = this.time): void {
-    this.time = now;
+    this.time = checkTime('ReliableEndpoint.reset', now, Number.NEGATIVE_INFINITY);
     this.sequence = 0;
     this.oldestUnresolved = 0;
     this.sent.reset();

@@ -1,3 +1,4 @@
+import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import { type Address, formatAddress, parseAddress } from './address.js';
 import {
   checkDatagram,
@@ -125,6 +126,7 @@ export class MemoryTransport implements DatagramTransport {
   private readonly counters = new TransportCounters();
   private readonly queue: DatagramQueue;
   private isClosed = false;
+  private lastUpdate = NO_TIME_YET;
 
   /** @internal Use `MemoryNetwork.createTransport`. */
   constructor(
@@ -178,7 +180,10 @@ export class MemoryTransport implements DatagramTransport {
     return this.queue.drain(handler, limit, 'MemoryTransport.receive');
   }
 
-  update(_now: number): void {}
+  /** Time plays no part here; `now` is still checked by the stack's one rule (see checkTime). */
+  update(now: number): void {
+    this.lastUpdate = checkTime('MemoryTransport.update', now, this.lastUpdate);
+  }
 
   close(): void {
     if (this.isClosed) return;

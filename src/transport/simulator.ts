@@ -1,4 +1,5 @@
 import { prng } from '../random/prng.js';
+import { checkTime } from '../time/check-time.js';
 import { type Address, parseAddress } from './address.js';
 import {
   checkDatagram,
@@ -406,10 +407,9 @@ export class NetworkSimulator implements DatagramTransport {
       1,
       Number.MAX_SAFE_INTEGER,
     );
-    if (!Number.isFinite(now)) throw new RangeError(`NetworkSimulator: now must be finite, got ${now}`);
     this.inner = inner;
     this.localAddress = inner.localAddress;
-    this.clock = now;
+    this.clock = checkTime('NetworkSimulator', now, Number.NEGATIVE_INFINITY);
     this.outgoing = new Link('outgoing', prng(seed), maxInFlight, outgoing);
     this.incoming = new Link('incoming', prng((seed ^ 0x9e3779b9) >>> 0), maxInFlight, incoming);
     this.counters = Object.freeze({ outgoing: this.outgoing.counters, incoming: this.incoming.counters });
@@ -517,12 +517,7 @@ export class NetworkSimulator implements DatagramTransport {
 
   /** Advances the clock to `now` (seconds; never backwards), sends what is due, updates the wrapped transport. */
   update(now: number): void {
-    if (!Number.isFinite(now))
-      throw new RangeError(`NetworkSimulator.update: now must be finite, got ${now}`);
-    if (now < this.clock) {
-      throw new RangeError(`NetworkSimulator.update: time went backwards (${now} < ${this.clock})`);
-    }
-    this.clock = now;
+    this.clock = checkTime('NetworkSimulator.update', now, this.clock);
     if (this.isClosed) return;
     if (this.inner.closed) {
       // Closed underneath us: nothing held can be sent any more.
