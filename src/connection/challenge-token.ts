@@ -10,7 +10,7 @@ import { CHALLENGE_TOKEN_BYTES, MAC_BYTES, USER_DATA_BYTES } from './constants.j
 const PLAINTEXT_BYTES = CHALLENGE_TOKEN_BYTES - MAC_BYTES;
 const NO_AD = new Uint8Array(0);
 
-export function challengeNonce(sequence: number | bigint, out = new Uint8Array(12)): Uint8Array {
+export function challengeNonce(sequence: number | bigint, out: Uint8Array = new Uint8Array(12)): Uint8Array {
   out.fill(0, 0, 4);
   writeU64(out, 4, sequence);
   return out;

@@ -110,7 +110,7 @@ export function readConnectTokenPrivate(data: Uint8Array): ConnectTokenPrivate |
 export function privateAssociatedData(
   protocolId: bigint,
   expireTimestamp: number | bigint,
-  out = new Uint8Array(VERSION_INFO_BYTES + 16),
+  out: Uint8Array = new Uint8Array(VERSION_INFO_BYTES + 16),
 ): Uint8Array {
   out.set(VERSION_INFO, 0);
   writeU64(out, VERSION_INFO_BYTES, protocolId);

@@ -1,5 +1,7 @@
 /** netcode 1.02 constants (STANDARD.md; the vectors' `protocol` section). */
-export const VERSION_INFO = new Uint8Array([...'NETCODE 1.02'].map((c) => c.charCodeAt(0)).concat(0));
+export const VERSION_INFO: Uint8Array = new Uint8Array(
+  [...'NETCODE 1.02'].map((c) => c.charCodeAt(0)).concat(0),
+);
 export const VERSION_INFO_BYTES = 13;
 export const CONNECT_TOKEN_BYTES = 2048;
 export const CONNECT_TOKEN_PRIVATE_BYTES = 1024;

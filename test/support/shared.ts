@@ -21,18 +21,31 @@ export const sharedDir: string | null = (() => {
 })();
 
 /**
+ * The switch `.ci/run` sets: with it the conformance vectors are required, and their absence fails
+ * the run instead of skipping. Deliberately not `CI` (every public CI service sets that, and a
+ * public fork has no ../shared).
+ */
+export const REQUIRE_VECTORS_ENV = 'GHOSTWIRE_REQUIRE_VECTORS';
+
+/** The reason every conformance suite gives when it is skipped (the closing summary groups by it). */
+export const NO_SHARED_REASON =
+  'conformance vectors absent: ../shared/vectors is not beside this checkout (a fresh clone); GHOSTWIRE_REQUIRE_VECTORS=1 makes this a failure';
+
+/**
  * Skip option for conformance tests: skipped (with a reason) where ../shared is absent, except
- * under CI=true, where its absence must fail the run rather than pass it silently.
+ * with GHOSTWIRE_REQUIRE_VECTORS=1, where its absence must fail the run rather than pass it silently.
  */
 export function sharedSkip(): string | false {
   if (sharedDir !== null) return false;
-  if (process.env.CI === 'true') return false;
-  return '../shared is absent (a fresh clone): conformance vectors not available';
+  if (process.env[REQUIRE_VECTORS_ENV] === '1') return false;
+  return NO_SHARED_REASON;
 }
 
 export function requireShared(): string {
   if (sharedDir === null)
-    throw new Error('../shared/vectors is missing; CI requires the conformance vectors');
+    throw new Error(
+      `../shared/vectors is missing; ${REQUIRE_VECTORS_ENV}=1 requires the conformance vectors`,
+    );
   return sharedDir;
 }
 
