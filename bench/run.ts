@@ -8,6 +8,7 @@
  * Prints timings; never fails on speed. A wrong decode or checksum exits non-zero.
  */
 import { writeFileSync } from 'node:fs';
+import { commandLine } from '../scripts/cli.js';
 import {
   BenchFailure,
   collectAllGarbage,
@@ -45,30 +46,26 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   messages: runMessages,
 };
 
-function usage(message: string): never {
-  console.error(
-    `${message}\nusage: run.js [--quick] [--only ${Object.keys(SUITES).join('|')}] [--json <file>]`,
-  );
-  process.exit(2);
-}
-
-function parseArgs(argv: string[]): { quick: boolean; only: string | null; json: string | null } {
-  let quick = false;
-  let only: string | null = null;
-  let json: string | null = null;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--quick') quick = true;
-    else if (arg === '--only') only = argv[++i] ?? usage('--only needs a suite name');
-    else if (arg === '--json') json = argv[++i] ?? usage('--json needs a file name');
-    else usage(`unknown argument: ${arg}`);
+function parseCommandLine(): { quick: boolean; only: string | null; json: string | null } {
+  const args = commandLine({
+    name: 'npm run bench --',
+    description: `Speed and size against peers measured in the same run, medians quoted (figures in BENCHMARKS.md).
+The full run takes about 15 minutes on a 2-core machine; --quick about 4; one suite alone 10 s to 4 minutes.`,
+    flags: {
+      quick: { kind: 'boolean', help: 'fewer rounds and shorter batches (figures are noisier)' },
+      only: { arg: 'SUITE', help: `run one suite: ${Object.keys(SUITES).join(', ')}` },
+      json: { arg: 'FILE', help: 'also write every figure to FILE as JSON' },
+    },
+  });
+  if (args.only !== undefined && !Object.hasOwn(SUITES, args.only)) {
+    console.error(`unknown suite: ${args.only} (known: ${Object.keys(SUITES).join(', ')})`);
+    process.exit(2);
   }
-  if (only !== null && !(only in SUITES)) usage(`unknown suite: ${only}`);
-  return { quick, only, json };
+  return { quick: args.quick, only: args.only ?? null, json: args.json ?? null };
 }
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+  const args = parseCommandLine();
   const options = args.quick ? QUICK_OPTIONS : FULL_OPTIONS;
   const machine = machineInfo();
   console.log('ghostwire bench');

@@ -9,7 +9,7 @@
  * data into a MessageConnection beside a checked real stream of messages and blocks (see
  * scripts/channel-fuzz-core.ts).
  *
- *   node --expose-gc dist/scripts/fuzz.js [--iterations N] [--seed S] [--target name[,name]]
+ *   npm run fuzz -- [--iterations N] [--seed S] [--target name[,name]]   (--help for all flags)
  *
  * N is per target (default 1,000,000). The seed defaults to GW_SEED, else a fresh one; it is
  * printed, and a seed with a target and an iteration count replays a run exactly. Exits non-zero on
@@ -18,7 +18,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { CHANNEL_TARGET, formatChannelDetails, runChannelFuzz } from './channel-fuzz-core.js';
-import { int, mb, parseFlags, pct, positiveIntegerFlag, resolveSeed } from './cli.js';
+import { commandLine, flagValue, int, mb, pct, positiveIntegerFlag, resolveSeed } from './cli.js';
 import {
   createTarget,
   formatCrash,
@@ -53,44 +53,38 @@ interface Args {
   targets: string[];
 }
 
-function usage(): string {
-  return `usage: node --expose-gc dist/scripts/fuzz.js [--iterations N] [--seed S] [--target name[,name...]]
-  targets: ${ALL_TARGETS.join(', ')} (default: all)
-  N: inputs per target (default ${DEFAULT_ITERATIONS.toLocaleString('en-US')}; for ${PACKET_TARGET} and ${NETCODE_TARGET}, datagrams)
-  S: uint32 seed (default: GW_SEED, else fresh)`;
-}
-
-function parseArgs(argv: string[]): Args {
-  let iterations = DEFAULT_ITERATIONS;
-  let seed: string | undefined;
-  const targets: string[] = [];
-  const setIterations = (v: string) => {
-    iterations = positiveIntegerFlag('--iterations', v);
-  };
-  parseFlags(
-    argv,
-    {
-      '--iterations': setIterations,
-      '-n': setIterations,
-      '--seed': (v) => {
-        seed = v;
+function parseCommandLine(): Args {
+  const args = commandLine({
+    name: 'npm run fuzz --',
+    description: `Random and mutated inputs into every reader of hostile input; exits non-zero on an escaped exception,
+a failed semantic check or unbounded heap growth. The seed is printed and replays the run.`,
+    flags: {
+      iterations: {
+        short: 'n',
+        arg: 'N',
+        help: `inputs per target (default ${DEFAULT_ITERATIONS.toLocaleString('en-US')}; for ${PACKET_TARGET} and ${NETCODE_TARGET}, datagrams)`,
       },
-      '--target': (v) => {
-        targets.push(...v.split(',').filter((x) => x !== ''));
+      target: {
+        arg: 'NAME[,NAME]',
+        multiple: true,
+        help: `targets to run (default all): ${ALL_TARGETS.join(', ')}`,
       },
+      seed: { arg: 'S', help: 'uint32 seed (default: GW_SEED, else fresh)' },
     },
-    usage(),
-  );
-  for (const name of targets) {
-    if (!ALL_TARGETS.includes(name)) {
-      throw new Error(`unknown target ${name} (known: ${ALL_TARGETS.join(', ')})`);
+  });
+  return flagValue(() => {
+    const targets = args.target.flatMap((v) => v.split(',')).filter((x) => x !== '');
+    for (const name of targets) {
+      if (!ALL_TARGETS.includes(name)) {
+        throw new Error(`unknown target ${name} (known: ${ALL_TARGETS.join(', ')})`);
+      }
     }
-  }
-  return {
-    iterations,
-    seed: resolveSeed(seed),
-    targets: targets.length > 0 ? targets : [...ALL_TARGETS],
-  };
+    return {
+      iterations: positiveIntegerFlag('--iterations', args.iterations, DEFAULT_ITERATIONS),
+      seed: resolveSeed(args.seed),
+      targets: targets.length > 0 ? targets : [...ALL_TARGETS],
+    };
+  });
 }
 
 function progressPrinter(): (p: Progress) => void {
@@ -155,7 +149,7 @@ function printReport(report: TargetReport): void {
 }
 
 function main(): number {
-  const args = parseArgs(process.argv.slice(2));
+  const args = parseCommandLine();
   const gc = typeof globalThis.gc === 'function' ? () => globalThis.gc?.() : undefined;
   console.log(
     `fuzz: seed ${args.seed} (replay with --seed ${args.seed} or GW_SEED=${args.seed}), ${int(args.iterations)} inputs per target, targets ${args.targets.join(', ')}, node ${process.version}${gc ? '' : ' (run with --expose-gc for settled heap figures)'}`,

@@ -1,16 +1,22 @@
 /**
- * `npm run soak`: two ReliableEndpoints over a MemoryNetwork wrapped in seeded NetworkSimulators,
- * both directions, until N packets each way have been sent and every one has its outcome (see
- * scripts/packet-soak-core.ts for the payload pattern and the checks).
+ * `npm run soak`: both soaks, each flag reaching the part it belongs to.
  *
- *   node --expose-gc dist/scripts/soak.js [--packets N] [--seed S] [--loss %] [--per-tick K]
+ * Packet part: two ReliableEndpoints over a MemoryNetwork wrapped in seeded NetworkSimulators,
+ * both directions, until N packets each way have been sent and every one has its outcome (see
+ * scripts/packet-soak-core.ts for the payload pattern and the checks). Channel part: reliable
+ * messages and blocks both ways through MessageServer / MessageClient over a hostile link (see
+ * scripts/channel-soak-core.ts).
+ *
+ *   npm run soak -- [--part packet|channel] [--packets N] [--loss %] [--per-tick K] [--messages M] [--seed S]
  *
  * The seed defaults to GW_SEED, else a fresh one; it is printed, and the seed with the same flags
  * replays a run exactly. Exits 1 on any violation (corrupted or repeated delivery, a false ack, a
- * packet without exactly one outcome, counters that do not add up, heap growth), 2 on bad flags.
+ * packet without exactly one outcome, counters that do not add up, heap growth, a message not
+ * delivered exactly once in order), 2 on bad flags.
  */
 import { pathToFileURL } from 'node:url';
-import { int, numberFlag, parseFlags, positiveIntegerFlag, resolveSeed } from './cli.js';
+import { runChannelSoak, SOAK_CONDITIONS } from './channel-soak-core.js';
+import { commandLine, flagValue, int, positiveIntegerFlag, rangeFlag, resolveSeed } from './cli.js';
 import {
   DEFAULT_SOAK_CONDITIONS,
   DEFAULT_SOAK_PACKETS_PER_TICK,
@@ -24,48 +30,58 @@ import {
 /** Per direction: about 32 s on the project's 2-core machine class (~125,000 packets/s both ways). */
 const DEFAULT_PACKETS = 2_000_000;
 
+const DEFAULT_MESSAGES = 100_000;
+const PARTS = ['packet', 'channel'] as const;
+
 interface Args {
+  parts: (typeof PARTS)[number][];
   packets: number;
   seed: number;
   loss: number;
   perTick: number;
+  messages: number;
 }
 
-function usage(): string {
-  return `usage: node --expose-gc dist/scripts/soak.js [--packets N] [--seed S] [--loss %] [--per-tick K]
-  N: packets per direction (default ${int(DEFAULT_PACKETS)})
-  S: uint32 seed (default: GW_SEED, else fresh)
-  %: datagram loss per direction, percent (default ${DEFAULT_SOAK_CONDITIONS.loss})
-  K: packets each side sends per 1/60 s tick (default ${DEFAULT_SOAK_PACKETS_PER_TICK})`;
-}
-
-function parseArgs(argv: string[]): Args {
-  let packets = DEFAULT_PACKETS;
-  let loss = DEFAULT_SOAK_CONDITIONS.loss ?? 5;
-  let perTick = DEFAULT_SOAK_PACKETS_PER_TICK;
-  let seed: string | undefined;
-  const setPackets = (v: string) => {
-    packets = positiveIntegerFlag('--packets', v);
-  };
-  parseFlags(
-    argv,
-    {
-      '--packets': setPackets,
-      '-n': setPackets,
-      '--seed': (v) => {
-        seed = v;
+function parseCommandLine(): Args {
+  const args = commandLine({
+    name: 'npm run soak --',
+    description: `The packet soak (about 30 s at the defaults on a 2-core machine), then the channel soak (about 5 s).
+Every payload, ack, message and block is checked; the seed is printed and replays the run.`,
+    flags: {
+      part: { arg: 'NAME', help: `run one part only: ${PARTS.join(' or ')} (default both)` },
+      packets: {
+        short: 'n',
+        arg: 'N',
+        help: `packet part: packets per direction (default ${int(DEFAULT_PACKETS)})`,
       },
-      '--loss': (v) => {
-        loss = numberFlag(v);
-        if (!(loss >= 0 && loss <= 100)) throw new Error('--loss must be a percentage in [0, 100]');
+      loss: {
+        arg: '%',
+        help: `packet part: datagram loss per direction (default ${DEFAULT_SOAK_CONDITIONS.loss})`,
       },
-      '--per-tick': (v) => {
-        perTick = positiveIntegerFlag('--per-tick', v);
+      'per-tick': {
+        arg: 'K',
+        help: `packet part: packets each side sends per 1/60 s tick (default ${DEFAULT_SOAK_PACKETS_PER_TICK})`,
       },
+      messages: {
+        arg: 'M',
+        help: `channel part: reliable messages each way (default ${int(DEFAULT_MESSAGES)})`,
+      },
+      seed: { arg: 'S', help: 'uint32 seed for both parts (default: GW_SEED, else fresh)' },
     },
-    usage(),
-  );
-  return { packets, loss, perTick, seed: resolveSeed(seed) };
+  });
+  return flagValue(() => {
+    const part = args.part;
+    if (part !== undefined && !(PARTS as readonly string[]).includes(part))
+      throw new Error(`--part must be ${PARTS.join(' or ')}, got ${part}`);
+    return {
+      parts: part === undefined ? [...PARTS] : [part as (typeof PARTS)[number]],
+      packets: positiveIntegerFlag('--packets', args.packets, DEFAULT_PACKETS),
+      loss: rangeFlag('--loss', args.loss, DEFAULT_SOAK_CONDITIONS.loss ?? 5, 0, 100),
+      perTick: positiveIntegerFlag('--per-tick', args['per-tick'], DEFAULT_SOAK_PACKETS_PER_TICK),
+      messages: positiveIntegerFlag('--messages', args.messages, DEFAULT_MESSAGES),
+      seed: resolveSeed(args.seed),
+    };
+  });
 }
 
 function progressPrinter(): (p: SoakProgress) => void {
@@ -77,11 +93,10 @@ function progressPrinter(): (p: SoakProgress) => void {
   };
 }
 
-function main(): number {
-  const args = parseArgs(process.argv.slice(2));
+function packetSoak(args: Args): number {
   const gc = typeof globalThis.gc === 'function' ? () => globalThis.gc?.() : undefined;
   const conditions = { ...DEFAULT_SOAK_CONDITIONS, loss: args.loss };
-  const replay = `node --expose-gc dist/scripts/soak.js --seed ${args.seed} --packets ${args.packets} --loss ${args.loss} --per-tick ${args.perTick}`;
+  const replay = `npm run soak -- --part packet --seed ${args.seed} --packets ${args.packets} --loss ${args.loss} --per-tick ${args.perTick}`;
   console.log(
     `soak: seed ${args.seed} (replay: ${replay}), ${int(args.packets)} packets per direction, ${args.perTick} per side per 1/60 s tick, node ${process.version}${gc ? '' : ' (run with --expose-gc for settled heap figures)'}`,
   );
@@ -101,6 +116,41 @@ function main(): number {
   console.log(formatSoakReport(report));
   if (!report.ok) console.log(`  replay: ${replay}`);
   return report.ok ? 0 : 1;
+}
+
+function channelSoak(args: Args): number {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const c = SOAK_CONDITIONS;
+  console.log(
+    `channel soak: ${int(args.messages)} reliable messages each way in bursts of 0-64 plus blocks up to 64 KiB, over ${c.latency} ms latency, ${c.jitter} ms jitter, ${c.loss}% loss, ${c.duplicates}% duplicates (seed ${args.seed}; replay: npm run soak -- --part channel --messages ${args.messages} --seed ${args.seed})`,
+  );
+  const report = runChannelSoak({
+    seed: args.seed,
+    messages: args.messages,
+    gc,
+    progress: (line) => console.log(line),
+  });
+  console.log(
+    `  delivered ${int(report.messagesDelivered)} messages and ${report.blocksDelivered} blocks (${(report.blockBytesDelivered / 1024).toFixed(0)} KiB) in ${report.simulatedSeconds.toFixed(0)} s simulated, ${report.wallSeconds.toFixed(1)} s wall`,
+  );
+  console.log(
+    `  heap after warm-up ${(report.heapAfterWarmup / 1048576).toFixed(1)} MB, at end ${(report.heapAtEnd / 1048576).toFixed(1)} MB${gc ? ' (after GC)' : ''}`,
+  );
+  for (const v of report.violations.slice(0, 10)) console.log(`  VIOLATION ${v}`);
+  console.log(
+    report.violations.length === 0
+      ? `  every message and block exactly once, in order, byte-identical: PASS (seed ${args.seed})`
+      : `  FAIL (seed ${args.seed})`,
+  );
+  return report.violations.length === 0 ? 0 : 1;
+}
+
+function main(): number {
+  const args = parseCommandLine();
+  let status = 0;
+  if (args.parts.includes('packet')) status = Math.max(status, packetSoak(args));
+  if (args.parts.includes('channel')) status = Math.max(status, channelSoak(args));
+  return status;
 }
 
 // Run only as the entry point, so importing this file runs nothing.

@@ -5,9 +5,10 @@
  * in order, both ways. The server also sends each bot a 48 KiB block (a "map") on connecting and
  * every 5 s after, on the reliable channel; each one's bytes are checked on arrival.
  *
- * Flags: --clients N (4) --seconds S (10; 0 runs until Ctrl-C) --latency MS (50) --jitter MS (10)
- *        --loss PERCENT (2) --duplicates PERCENT (1) --seed N
+ * Flags: `npm start -- --help`.
  */
+
+import { commandLine, flagValue, rangeFlag, resolveSeed } from '../scripts/cli.js';
 import {
   Block,
   defineMessage,
@@ -20,23 +21,29 @@ import {
   UdpTransport,
 } from '../src/node.js';
 
-const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2)
-  args.set(process.argv[i].replace(/^--/, ''), process.argv[i + 1] ?? '');
-const flag = (name: string, fallback: number): number => {
-  const value = Number(args.get(name) ?? fallback);
-  if (!Number.isFinite(value) || value < 0) throw new RangeError(`--${name} must be a non-negative number`);
-  return value;
-};
-const CLIENTS = Math.max(1, Math.min(64, Math.floor(flag('clients', 4))));
-const SECONDS = flag('seconds', 10);
-const conditions = {
-  latency: flag('latency', 50),
-  jitter: flag('jitter', 10),
-  loss: flag('loss', 2),
-  duplicates: flag('duplicates', 1),
-};
-const SEED = Math.floor(flag('seed', Date.now() % 1e9));
+const args = commandLine({
+  name: 'npm start --',
+  description:
+    'A live session: a server and bots over real UDP on 127.0.0.1, each link shaped by the network simulator;\na table per bot refreshes while they play, then a summary checks every reliable message and map.',
+  flags: {
+    clients: { arg: 'N', help: 'bots, 1 to 64 (default 4)' },
+    seconds: { arg: 'S', help: 'how long to play; 0 runs until Ctrl-C (default 10)' },
+    latency: { arg: 'MS', help: 'one-way latency each direction (default 50)' },
+    jitter: { arg: 'MS', help: 'latency jitter, ± (default 10)' },
+    loss: { arg: 'PERCENT', help: 'datagram loss each direction (default 2)' },
+    duplicates: { arg: 'PERCENT', help: 'duplicated datagrams each direction (default 1)' },
+    seed: { arg: 'N', help: "the simulator's uint32 seed (default: GW_SEED, else fresh)" },
+  },
+});
+const CLIENTS = flagValue(() => Math.floor(rangeFlag('--clients', args.clients, 4, 1, 64)));
+const SECONDS = flagValue(() => rangeFlag('--seconds', args.seconds, 10, 0, 1e9));
+const conditions = flagValue(() => ({
+  latency: rangeFlag('--latency', args.latency, 50, 0, 60_000),
+  jitter: rangeFlag('--jitter', args.jitter, 10, 0, 60_000),
+  loss: rangeFlag('--loss', args.loss, 2, 0, 100),
+  duplicates: rangeFlag('--duplicates', args.duplicates, 1, 0, 100),
+}));
+const SEED = flagValue(() => resolveSeed(args.seed));
 
 // The game's messages and channels, the same on both ends.
 const Chat = defineMessage('chat', t.object({ n: t.uint32(), text: t.string(64) }));
@@ -101,7 +108,11 @@ const server = new MessageServer({
 const bots = await Promise.all(
   Array.from({ length: CLIENTS }, async (_, i) => {
     const socket = await UdpTransport.open({ address: '127.0.0.1:0', receiveBufferSize: 4 << 20 });
-    const link = new NetworkSimulator(socket, { seed: SEED + i, outgoing: conditions, incoming: conditions });
+    const link = new NetworkSimulator(socket, {
+      seed: (SEED + i) >>> 0,
+      outgoing: conditions,
+      incoming: conditions,
+    });
     const client = new MessageClient({ transport: link, factory, channels });
     const token = generateConnectToken({
       protocolId: PROTOCOL_ID,
