@@ -131,8 +131,8 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
    * maxMessageBytes, a full send queue, or a type the factory does not know throws here.
    */
   send<K extends M>(channelIndex: number, type: K, value: MessageValue<K>): number {
-    this.channel('send', channelIndex);
-    return this.sendEncoded(channelIndex, this.encode(channelIndex, type, value));
+    const channel = this.channel('send', channelIndex);
+    return this.queue(channel, this.serialize(channel, channelIndex, type, value));
   }
 
   /**
@@ -141,7 +141,15 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
    * how a server broadcasts one serialization to every client.
    */
   encode<K extends M>(channelIndex: number, type: K, value: MessageValue<K>): EncodedMessage {
-    const channel = this.channel('encode', channelIndex);
+    return this.serialize(this.channel('encode', channelIndex), channelIndex, type, value);
+  }
+
+  private serialize<K extends M>(
+    channel: Channel,
+    channelIndex: number,
+    type: K,
+    value: MessageValue<K>,
+  ): EncodedMessage {
     const id = this.factory.idOf(type);
     const e = this.encoder;
     e.reset();
@@ -169,7 +177,11 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
 
   /** Queues a message `encode` made (its bytes are shared, never copied); returns its id. */
   sendEncoded(channelIndex: number, message: EncodedMessage): number {
-    const id = this.channel('sendEncoded', channelIndex).send(message);
+    return this.queue(this.channel('sendEncoded', channelIndex), message);
+  }
+
+  private queue(channel: Channel, message: EncodedMessage): number {
+    const id = channel.send(message);
     this.counters.messagesSent++;
     return id;
   }
