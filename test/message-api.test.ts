@@ -8,11 +8,13 @@ import { describe, it } from 'node:test';
 import {
   type ConnectionStats,
   defineMessage,
+  MessageClient,
   MessageConnection,
   MessageFactory,
   type MessageServer,
   type UndeliveredReport,
 } from '../src/channels/index.js';
+import { nobleAead } from '../src/connection/aead.js';
 import { ClientState } from '../src/connection/client.js';
 import { t } from '../src/schema/schema.js';
 import { messageSession } from './support/message-session.js';
@@ -228,6 +230,35 @@ describe('stats() over a connection’s life (issue 15)', () => {
     assert.equal(atServer.messages.messagesSent, 3);
     assert.ok(atServer.messages.packetsRead > 0);
     assert.equal(s.server.stats(index).state, 'disconnected');
+  });
+
+  it('the client’s onStateChange for the end also sees the final figures; its other state changes see zeros', () => {
+    const s = messageSession({ protocolId: 909n, factory, channels });
+    const seen: string[] = [];
+    const client: MessageClient<typeof Chat> = new MessageClient({
+      transport: s.network.createTransport('10.0.0.1:1'),
+      aead: nobleAead,
+      factory,
+      channels,
+      onStateChange: (state) => {
+        const stats = client.stats();
+        seen.push(`${state} ${stats.state} ${stats.messages.messagesSent}`);
+      },
+    });
+    client.connect(s.token(1n), s.clock.now);
+    for (let i = 0; i < 60 && !client.connected; i++) {
+      s.clock.now += 1 / 60;
+      s.server.update(s.clock.now);
+      client.update(s.clock.now);
+    }
+    client.send(RELIABLE, Chat, { text: 'one' });
+    client.disconnect();
+    assert.deepEqual(seen, [
+      `${ClientState.SendingConnectionRequest} connecting 0`,
+      `${ClientState.SendingConnectionResponse} connecting 0`,
+      `${ClientState.Connected} connected 0`,
+      `${ClientState.Disconnected} ended 1`,
+    ]);
   });
 });
 
