@@ -122,10 +122,15 @@ export type ReceivedMessageOf<M extends AnyMessageType> =
 
 /** The implementation: `name` and `is` live on the prototype, so a message holds two fields. */
 class Received<T, N extends string> implements ReceivedMessage<T, N> {
-  constructor(
-    readonly type: MessageType<T, N>,
-    readonly value: T,
-  ) {}
+  // Declared, not class fields: a field definition would set each to undefined before the
+  // constructor's assignment, on the receive path of every message.
+  declare readonly type: MessageType<T, N>;
+  declare readonly value: T;
+
+  constructor(type: MessageType<T, N>, value: T) {
+    this.type = type;
+    this.value = value;
+  }
 
   get name(): N {
     return this.type.name;
