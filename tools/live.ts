@@ -152,10 +152,10 @@ function checkReliable(t: Tally, n: number): void {
 /** Everything the bot got on the reliable channel: the server's numbered messages and its maps. */
 function receiveAtBot(bot: (typeof bots)[number], i: number): void {
   for (let m = bot.client.receive(RELIABLE); m !== null; m = bot.client.receive(RELIABLE)) {
-    if (m.type === Block) {
-      if (!sameBytes(m.value as Uint8Array, mapBytes(i, bot.maps.received))) bot.maps.corrupt++;
+    if (m.is(Block)) {
+      if (!sameBytes(m.value, mapBytes(i, bot.maps.received))) bot.maps.corrupt++;
       bot.maps.received++;
-    } else checkReliable(bot.reliable, (m.value as { n: number }).n);
+    } else checkReliable(bot.reliable, m.value.n); // every other type of the factory has an n
   }
 }
 

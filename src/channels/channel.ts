@@ -1,7 +1,7 @@
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
 import type { ResolvedChannelConfig } from './config.js';
-import type { MessageFactory, ReceivedMessage } from './message.js';
+import { type MessageFactory, type ReceivedMessage, receivedMessage } from './message.js';
 import type { ScratchList } from './scratch-list.js';
 
 /** A message serialized once at send time (type id, then body), resent by copying its bytes. */
@@ -32,7 +32,7 @@ export function readMessage(rs: ReadStream, factory: MessageFactory): ReceivedMe
   const type = factory.types[typeId];
   const value = type.read(rs);
   rs.align();
-  return rs.ok && value !== null ? { type, value } : null;
+  return rs.ok && value !== null ? receivedMessage(type, value) : null;
 }
 
 /** Writes one message's stored bytes at the next byte boundary. */
@@ -52,8 +52,11 @@ export type PacketRecord = number[];
 
 export interface Channel {
   readonly config: ResolvedChannelConfig;
-  /** Queues a message; throws when the send queue is full. */
-  send(message: EncodedMessage): void;
+  /**
+   * Queues a message (the same EncodedMessage may be queued on several connections: its bytes are
+   * only read); returns its 16-bit id in this channel (wraps). Throws when the send queue is full.
+   */
+  send(message: EncodedMessage): number;
   /** Chooses what this channel would send now within `budgetBits` (its whole entry); returns the message count, writing nothing. */
   select(now: number, budgetBits: number, rttMs?: number): number;
   /** Writes the entry `select` chose (after the caller's channel header) and records its message ids. */
@@ -65,9 +68,11 @@ export interface Channel {
   /** The packet carrying `ids` (from this channel's part of a record) was acked. */
   acked(record: PacketRecord, start: number, end: number): void;
   receive(): ReceivedMessage | null;
-  /** Reliable-ordered channels only: queue a block, and see how far blocks have got. */
-  sendBlock?(data: Uint8Array): void;
+  /** Reliable-ordered channels only: queue a block (returns its id), and see how far blocks have got. */
+  sendBlock?(data: Uint8Array): number;
   blockProgress?(): BlockProgress;
+  /** Reliable channels: appends the ids of messages and blocks accepted and not yet acked, oldest first. */
+  unacked?(messages: number[], blocks: number[]): void;
   /** Messages waiting to be sent / awaiting acks, and received but not yet taken. */
   readonly sendQueueDepth: number;
   readonly receiveQueueDepth: number;

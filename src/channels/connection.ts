@@ -3,15 +3,16 @@ import { bitsRequired } from '../bits/bits-required.js';
 import { ReadStream } from '../serialize/read-stream.js';
 import { WriteStream } from '../serialize/write-stream.js';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
-import type { BlockProgress, Channel, PacketRecord } from './channel.js';
+import type { BlockProgress, Channel, EncodedMessage, PacketRecord } from './channel.js';
+import { checkIndex } from './check-index.js';
 import { type ChannelConfig, resolveChannel } from './config.js';
-import type { MessageFactory, MessageType, ReceivedMessage } from './message.js';
+import type { AnyMessageType, Block, MessageFactory, MessageValue, ReceivedMessageOf } from './message.js';
 import { ReliableOrderedChannel } from './reliable-ordered.js';
 import { ScratchList } from './scratch-list.js';
 import { UnreliableChannel } from './unreliable.js';
 
-export interface MessageConnectionOptions {
-  factory: MessageFactory;
+export interface MessageConnectionOptions<M extends AnyMessageType = AnyMessageType> {
+  factory: MessageFactory<M>;
   /** The channels, in the same order on both ends. */
   channels: ChannelConfig[];
   /**
@@ -23,6 +24,21 @@ export interface MessageConnectionOptions {
 
 /** The record of a packet with no reliable content: shared, as acking it frees nothing. */
 const NOTHING_TO_FREE = Object.freeze([]) as unknown as PacketRecord;
+
+/**
+ * What a connection that ended had accepted and not delivered: per channel (by index), the ids
+ * `send` / `sendBlock` returned for reliable messages and blocks not yet acked, oldest first
+ * (empty for unreliable channels, which promise nothing). A game resends or resynchronizes them.
+ */
+export interface UndeliveredReport {
+  /** Reliable messages and blocks discarded, over all channels. */
+  readonly messages: number;
+  readonly blocks: number;
+  readonly channels: readonly {
+    readonly messageIds: readonly number[];
+    readonly blockIds: readonly number[];
+  }[];
+}
 
 /** Counters of a connection's message traffic. */
 export interface MessageCounters {
@@ -45,8 +61,8 @@ export interface MessageCounters {
  *
  * Packet layout: for each channel with messages, a 1 bit, its index, its entry; then a 0 bit.
  */
-export class MessageConnection {
-  readonly factory: MessageFactory;
+export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
+  readonly factory: MessageFactory<M>;
   readonly channels: readonly Channel[];
   readonly packetBudgetBytes: number;
   readonly counters: MessageCounters = {
@@ -74,7 +90,7 @@ export class MessageConnection {
     record: [],
   };
 
-  constructor(options: MessageConnectionOptions) {
+  constructor(options: MessageConnectionOptions<M>) {
     this.factory = options.factory;
     this.packetBudgetBytes = options.packetBudgetBytes ?? 1150;
     if (
@@ -105,19 +121,35 @@ export class MessageConnection {
     this.seen = new Uint8Array(this.channels.length);
   }
 
-  private channel(index: number): Channel {
-    const channel = this.channels[index];
-    if (channel === undefined)
-      throw new RangeError(`channel ${index} does not exist (this connection has ${this.channels.length})`);
-    return channel;
+  private channel(where: string, index: number): Channel {
+    return this.channels[checkIndex(where, 'channel', index, this.channels.length)];
   }
 
   /**
-   * Queues a message on a channel. It is serialized now, once; a message over the channel's
+   * Queues a message on a channel and returns its id in that channel (16-bit, wrapping; the ids an
+   * UndeliveredReport lists). It is serialized now, once; a message over the channel's
    * maxMessageBytes, a full send queue, or a type the factory does not know throws here.
    */
-  send<T>(channelIndex: number, type: MessageType<T>, value: T): void {
-    const channel = this.channel(channelIndex);
+  send<K extends M>(channelIndex: number, type: K, value: MessageValue<K>): number {
+    const channel = this.channel('send', channelIndex);
+    return this.queue(channel, this.serialize(channel, channelIndex, type, value));
+  }
+
+  /**
+   * Serializes a message for a channel without queueing it (what `send` does first); the result
+   * can be queued on any connection with the same factory and channels by `sendEncoded`, which is
+   * how a server broadcasts one serialization to every client.
+   */
+  encode<K extends M>(channelIndex: number, type: K, value: MessageValue<K>): EncodedMessage {
+    return this.serialize(this.channel('encode', channelIndex), channelIndex, type, value);
+  }
+
+  private serialize<K extends M>(
+    channel: Channel,
+    channelIndex: number,
+    type: K,
+    value: MessageValue<K>,
+  ): EncodedMessage {
     const id = this.factory.idOf(type);
     const e = this.encoder;
     e.reset();
@@ -140,34 +172,76 @@ export class MessageConnection {
         `a ${type.name} message of ${bytes.length} bytes exceeds channel ${channelIndex}'s maxMessageBytes (${channel.config.maxMessageBytes}); raise it or send the data as a block`,
       );
     }
-    channel.send({ bytes: bytes.slice() });
+    return { bytes: bytes.slice() };
+  }
+
+  /** Queues a message `encode` made (its bytes are shared, never copied); returns its id. */
+  sendEncoded(channelIndex: number, message: EncodedMessage): number {
+    return this.queue(this.channel('sendEncoded', channelIndex), message);
+  }
+
+  private queue(channel: Channel, message: EncodedMessage): number {
+    const id = channel.send(message);
     this.counters.messagesSent++;
+    return id;
+  }
+
+  /** True when a channel's send queue has room for one more message or block. */
+  hasRoom(channelIndex: number): boolean {
+    const channel = this.channel('hasRoom', channelIndex);
+    return channel.sendQueueDepth < channel.config.sendQueueSize;
   }
 
   /**
    * Queues a block (large data, up to the channel's maxBlockBytes) on a reliable-ordered channel:
    * sent as fragments, each acked and resent on its own, delivered in order as a `Block` message.
+   * Returns its id in the channel's id stream (shared with its messages).
    */
-  sendBlock(channelIndex: number, data: Uint8Array): void {
-    const channel = this.channel(channelIndex);
+  sendBlock(channelIndex: number, data: Uint8Array): number {
+    const channel = this.channel('sendBlock', channelIndex);
+    if (!(data instanceof Uint8Array))
+      throw new TypeError(
+        `sendBlock: data must be a Uint8Array, got ${data === null ? 'null' : typeof data}`,
+      );
     if (channel.sendBlock === undefined)
       throw new RangeError(
         `channel ${channelIndex} is ${channel.config.kind}: blocks need a reliable-ordered channel`,
       );
-    channel.sendBlock(data);
+    const id = channel.sendBlock(data);
     this.counters.messagesSent++;
+    return id;
   }
 
   /** Progress of the block being sent and the one being received on a reliable-ordered channel. */
   blockProgress(channelIndex: number): BlockProgress {
-    return this.channel(channelIndex).blockProgress?.() ?? { sending: null, receiving: null };
+    return (
+      this.channel('blockProgress', channelIndex).blockProgress?.() ?? { sending: null, receiving: null }
+    );
   }
 
-  /** The next message received on a channel, in the channel's order, or null. */
-  receive(channelIndex: number): ReceivedMessage | null {
-    const message = this.channel(channelIndex).receive();
+  /**
+   * The next message received on a channel, in the channel's order, or null. Typed as the union
+   * over the factory's types and `Block`: `m.is(Chat)` or `switch (m.name)` narrows `m.value`.
+   */
+  receive(channelIndex: number): ReceivedMessageOf<M | typeof Block> | null {
+    const message = this.channel('receive', channelIndex).receive();
     if (message !== null) this.counters.messagesReceived++;
-    return message;
+    return message as ReceivedMessageOf<M | typeof Block> | null;
+  }
+
+  /** What this connection accepted and has not had acked: the report a disconnect hands over. */
+  undelivered(): UndeliveredReport {
+    let messages = 0;
+    let blocks = 0;
+    const channels = this.channels.map((channel) => {
+      const messageIds: number[] = [];
+      const blockIds: number[] = [];
+      channel.unacked?.(messageIds, blockIds);
+      messages += messageIds.length;
+      blocks += blockIds.length;
+      return { messageIds, blockIds };
+    });
+    return { messages, blocks, channels };
   }
 
   /**

@@ -1,6 +1,12 @@
 export type { BlockProgress, EncodedMessage, PacketRecord } from './channel.js';
 export type { ChannelConfig, ChannelKind } from './config.js';
-export { MessageConnection, type MessageConnectionOptions, type MessageCounters } from './connection.js';
+export {
+  MessageConnection,
+  type MessageConnectionOptions,
+  type MessageCounters,
+  type UndeliveredReport,
+} from './connection.js';
+export type { ConnectionState, ConnectionStats } from './connection-stats.js';
 export {
   type AnyMessageType,
   Block,
@@ -8,11 +14,14 @@ export {
   MessageFactory,
   type MessageSerializer,
   type MessageType,
+  type MessageValue,
   type ReceivedMessage,
+  type ReceivedMessageOf,
 } from './message.js';
 export {
   type ChannelOptions,
-  type ConnectionStats,
   MessageClient,
+  type MessageClientOptions,
   MessageServer,
+  type MessageServerOptions,
 } from './message-endpoints.js';

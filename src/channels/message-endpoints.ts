@@ -1,14 +1,19 @@
 import { Client, type ClientOptions, ClientState } from '../connection/client.js';
-import { Server, type ServerOptions } from '../connection/server.js';
+import { Server, type ServerDisconnectReason, type ServerOptions } from '../connection/server.js';
 import type { ReliableConfig } from '../packet/config.js';
 import type { BlockProgress, PacketRecord } from './channel.js';
+import { checkIndex } from './check-index.js';
 import type { ChannelConfig } from './config.js';
-import { MessageConnection, type MessageCounters } from './connection.js';
-import type { MessageFactory, MessageType, ReceivedMessage } from './message.js';
+import { MessageConnection, type UndeliveredReport } from './connection.js';
+import { type ConnectionStats, connectionStats, emptyStats, type LinkFigures } from './connection-stats.js';
+import type { AnyMessageType, Block, MessageFactory, MessageValue, ReceivedMessageOf } from './message.js';
 
-/** What a connection's channels need: the factory and channel list both ends share. */
-export interface ChannelOptions {
-  factory: MessageFactory;
+/**
+ * What a connection's channels need: the factory and channel list both ends share. `M`, the
+ * factory's message types, is inferred from `factory` and types `send` and `receive`.
+ */
+export interface ChannelOptions<M extends AnyMessageType = AnyMessageType> {
+  factory: MessageFactory<M>;
   channels: ChannelConfig[];
   /** Channel data per packet, bytes (default 1150: the datagram stays within 1200). */
   packetBudgetBytes?: number;
@@ -16,14 +21,40 @@ export interface ChannelOptions {
   reliable?: Partial<ReliableConfig>;
 }
 
-/** Statistics of one connection: the link (from its ReliableEndpoint) and its channels. */
-export interface ConnectionStats {
-  rtt: number;
-  packetLoss: number;
-  sentKbps: number;
-  receivedKbps: number;
-  messages: MessageCounters;
-  queues: { send: number; receive: number }[];
+export interface MessageServerOptions<M extends AnyMessageType = AnyMessageType>
+  extends Omit<ServerOptions, 'onPacket' | 'onAcked' | 'onLost' | 'reliable' | 'onDisconnect'>,
+    ChannelOptions<M> {
+  /**
+   * A client's connection ended. `undelivered` lists the reliable messages and blocks sent to it
+   * and not acked, now discarded; `stats(clientIndex)` gives the connection's final figures
+   * during this call (and zeros after it).
+   */
+  onDisconnect?(
+    clientIndex: number,
+    clientId: bigint,
+    reason: ServerDisconnectReason,
+    undelivered: UndeliveredReport,
+  ): void;
+}
+
+export interface MessageClientOptions<M extends AnyMessageType = AnyMessageType>
+  extends Omit<ClientOptions, 'onPacket' | 'onAcked' | 'onLost' | 'reliable'>,
+    ChannelOptions<M> {
+  /**
+   * The connection ended (`state` says why; called before onStateChange). `undelivered` lists
+   * the reliable messages and blocks sent and not acked, now discarded; `stats()` gives the final
+   * figures during this call and onStateChange's.
+   */
+  onDisconnect?(undelivered: UndeliveredReport, state: ClientState): void;
+}
+
+/** The messages `receive` returns for a factory's types: a union narrowed by `is` or `name`. */
+type Received<M extends AnyMessageType> = ReceivedMessageOf<M | typeof Block>;
+
+/** A connection with its link, kept readable by stats() while its disconnect callbacks run. */
+interface Ended<M extends AnyMessageType> {
+  connection: MessageConnection<M>;
+  link: LinkFigures;
 }
 
 /**
@@ -36,22 +67,8 @@ function endpointConfig(options: ChannelOptions): Partial<ReliableConfig> {
   return { maxPacketSize: budget, fragmentAbove: budget, ackTimeout: 10, ...options.reliable };
 }
 
-function stats(
-  connection: MessageConnection,
-  endpoint: { rtt: number; packetLoss: number; sentKbps: number; receivedKbps: number },
-): ConnectionStats {
-  return {
-    rtt: endpoint.rtt,
-    packetLoss: endpoint.packetLoss,
-    sentKbps: endpoint.sentKbps,
-    receivedKbps: endpoint.receivedKbps,
-    messages: { ...connection.counters },
-    queues: connection.queueDepths(),
-  };
-}
-
 /** A MessageConnection with the endpoint's channel options (also checks them when called). */
-function connectionFor(options: ChannelOptions): MessageConnection {
+function connectionFor<M extends AnyMessageType>(options: ChannelOptions<M>): MessageConnection<M> {
   return new MessageConnection({
     factory: options.factory,
     channels: options.channels,
@@ -61,26 +78,43 @@ function connectionFor(options: ChannelOptions): MessageConnection {
 
 /**
  * A netcode Server whose connections carry channels: `send(client, channel, type, value)`,
- * `receive(client, channel)`. One packet per connection per `update`, packed to the budget.
+ * `receive(client, channel)`, `broadcast(channel, type, value)`. One packet per connection per
+ * `update`, packed to the budget. Every index argument is checked: a client index or channel
+ * that is not an integer in range throws (TypeError / RangeError naming the argument).
  */
-export class MessageServer {
+export class MessageServer<M extends AnyMessageType = AnyMessageType> {
   readonly server: Server;
-  private readonly connections: (MessageConnection | null)[];
+  private readonly connections: (MessageConnection<M> | null)[];
+  private readonly links: (LinkFigures | null)[];
+  /** Encodes broadcasts once for every connection (same factory and channels); never sends. */
+  private readonly encoder: MessageConnection<M>;
+  private readonly ended = new Map<number, Ended<M>>();
 
-  constructor(options: Omit<ServerOptions, 'onPacket' | 'onAcked' | 'onLost' | 'reliable'> & ChannelOptions) {
-    const create = () => connectionFor(options);
-    create(); // checks the channel configuration now, not at the first connection
+  constructor(options: MessageServerOptions<M>) {
+    // Built now: checks the channel configuration before the first connection.
+    this.encoder = connectionFor(options);
     this.connections = Array.from({ length: options.maxClients ?? 256 }, () => null);
+    this.links = this.connections.map(() => null);
     this.server = new Server({
       ...options,
       reliable: endpointConfig(options),
       onConnect: (index, clientId, userData) => {
-        this.connections[index] = create();
+        this.connections[index] = connectionFor(options);
+        this.links[index] = this.server.endpoint(index);
         options.onConnect?.(index, clientId, userData);
       },
       onDisconnect: (index, clientId, reason) => {
+        const connection = this.connections[index];
+        const link = this.links[index];
         this.connections[index] = null;
-        options.onDisconnect?.(index, clientId, reason);
+        this.links[index] = null;
+        if (connection === null || link === null) return;
+        this.ended.set(index, { connection, link });
+        try {
+          options.onDisconnect?.(index, clientId, reason, connection.undelivered());
+        } finally {
+          this.ended.delete(index);
+        }
       },
       onPacket: (index, data, offset, length) =>
         this.connections[index]?.readPacket(data, offset, length) === true,
@@ -88,10 +122,9 @@ export class MessageServer {
     });
   }
 
-  private connection(clientIndex: number): MessageConnection {
-    const c = this.connections[clientIndex];
-    if (c === null || c === undefined)
-      throw new RangeError(`MessageServer: client ${clientIndex} is not connected`);
+  private connection(where: string, clientIndex: number): MessageConnection<M> {
+    const c = this.connections[checkIndex(where, 'clientIndex', clientIndex, this.connections.length)];
+    if (c === null) throw new RangeError(`${where}: client ${clientIndex} is not connected`);
     return c;
   }
 
@@ -105,41 +138,103 @@ export class MessageServer {
     }
   }
 
-  send<T>(clientIndex: number, channel: number, type: MessageType<T>, value: T): void {
-    this.connection(clientIndex).send(channel, type, value);
+  /** Queues a message to a client; returns its id in the channel (see UndeliveredReport). */
+  send<K extends M>(clientIndex: number, channel: number, type: K, value: MessageValue<K>): number {
+    return this.connection('MessageServer.send', clientIndex).send(channel, type, value);
   }
 
-  receive(clientIndex: number, channel: number): ReceivedMessage | null {
-    return this.connection(clientIndex).receive(channel);
+  /**
+   * Queues one message to every connected client (but `except`, a client index) on a channel:
+   * serialized once, the same bytes queued on each connection. All or nothing: if any of those
+   * clients' send queue on the channel is full, it throws a RangeError naming the client and
+   * queues nothing, so no client misses a message the others got. Returns how many clients it
+   * was queued for (0 with nobody connected; the value is still checked). The ids differ per
+   * client: to match an UndeliveredReport, `send` to each client instead.
+   */
+  broadcast<K extends M>(channel: number, type: K, value: MessageValue<K>, except?: number): number {
+    const where = 'MessageServer.broadcast';
+    if (except !== undefined) checkIndex(where, 'except', except, this.connections.length);
+    const message = this.encoder.encode(channel, type, value);
+    const connections = this.connections;
+    for (let i = 0; i < connections.length; i++) {
+      const c = connections[i];
+      if (c !== null && i !== except && !c.hasRoom(channel)) {
+        throw new RangeError(
+          `${where}: client ${i}'s channel ${channel} send queue is full (sendQueueSize ${c.channels[channel].config.sendQueueSize}); nothing was queued to any client`,
+        );
+      }
+    }
+    let count = 0;
+    for (let i = 0; i < connections.length; i++) {
+      const c = connections[i];
+      if (c === null || i === except) continue;
+      c.sendEncoded(channel, message);
+      count++;
+    }
+    return count;
   }
 
-  sendBlock(clientIndex: number, channel: number, data: Uint8Array): void {
-    this.connection(clientIndex).sendBlock(channel, data);
+  receive(clientIndex: number, channel: number): Received<M> | null {
+    return this.connection('MessageServer.receive', clientIndex).receive(channel);
+  }
+
+  /** Queues a block to a client on a reliable-ordered channel; returns its id in the channel. */
+  sendBlock(clientIndex: number, channel: number, data: Uint8Array): number {
+    return this.connection('MessageServer.sendBlock', clientIndex).sendBlock(channel, data);
   }
 
   blockProgress(clientIndex: number, channel: number): BlockProgress {
-    return this.connection(clientIndex).blockProgress(channel);
+    return this.connection('MessageServer.blockProgress', clientIndex).blockProgress(channel);
   }
 
+  /**
+   * A slot's figures: live while a client is connected, final inside onDisconnect (`state:
+   * 'ended'`), zeros for an empty slot (`state: 'disconnected'`).
+   */
   stats(clientIndex: number): ConnectionStats {
-    return stats(this.connection(clientIndex), this.server.endpoint(clientIndex));
+    checkIndex('MessageServer.stats', 'clientIndex', clientIndex, this.connections.length);
+    const c = this.connections[clientIndex];
+    if (c !== null) return connectionStats('connected', c, this.links[clientIndex]!);
+    const ended = this.ended.get(clientIndex);
+    if (ended !== undefined) return connectionStats('ended', ended.connection, ended.link);
+    return emptyStats('disconnected', this.encoder.channels.length);
   }
 }
 
-/** A netcode Client whose connection carries channels. */
-export class MessageClient {
+/** A netcode Client whose connection carries channels; index arguments are checked as the server's. */
+export class MessageClient<M extends AnyMessageType = AnyMessageType> {
   readonly client: Client;
-  private connection: MessageConnection | null = null;
+  private connection: MessageConnection<M> | null = null;
+  private link: LinkFigures | null = null;
+  private ended: Ended<M> | null = null;
+  private report: UndeliveredReport | null = null;
+  private readonly channelCount: number;
 
-  constructor(options: Omit<ClientOptions, 'onPacket' | 'onAcked' | 'onLost' | 'reliable'> & ChannelOptions) {
-    const create = () => connectionFor(options);
-    create();
+  constructor(options: MessageClientOptions<M>) {
+    this.channelCount = connectionFor(options).channels.length; // checks the configuration now
     this.client = new Client({
       ...options,
       reliable: endpointConfig(options),
       onStateChange: (state, previous) => {
-        // A fresh set of channels for every connection.
-        this.connection = state === ClientState.Connected ? create() : null;
+        if (state === ClientState.Connected) {
+          // A fresh set of channels for every connection.
+          this.connection = connectionFor(options);
+          this.link = this.client.endpoint;
+          this.report = null;
+        } else if (this.connection !== null && this.link !== null) {
+          const ended = { connection: this.connection, link: this.link };
+          this.connection = null;
+          this.link = null;
+          this.ended = ended;
+          try {
+            this.report = ended.connection.undelivered();
+            options.onDisconnect?.(this.report, state);
+            options.onStateChange?.(state, previous);
+          } finally {
+            if (this.ended === ended) this.ended = null;
+          }
+          return;
+        }
         options.onStateChange?.(state, previous);
       },
       onPacket: (data, offset, length) => this.connection?.readPacket(data, offset, length) === true,
@@ -149,6 +244,14 @@ export class MessageClient {
 
   get connected(): boolean {
     return this.connection !== null;
+  }
+
+  /**
+   * What the last connection to end had sent and not had acked (the report onDisconnect got);
+   * null before any connection ended and once a new one is made.
+   */
+  get lastUndelivered(): UndeliveredReport | null {
+    return this.report;
   }
 
   connect(token: Uint8Array, now: number): void {
@@ -167,28 +270,44 @@ export class MessageClient {
     }
   }
 
-  private channels(): MessageConnection {
-    if (this.connection === null) throw new Error('MessageClient: not connected');
+  private channels(where: string, channel: number): MessageConnection<M> {
+    checkIndex(where, 'channel', channel, this.channelCount);
+    if (this.connection === null) throw new Error(`${where}: not connected`);
     return this.connection;
   }
 
-  send<T>(channel: number, type: MessageType<T>, value: T): void {
-    this.channels().send(channel, type, value);
+  /** Queues a message to the server; returns its id in the channel (see UndeliveredReport). */
+  send<K extends M>(channel: number, type: K, value: MessageValue<K>): number {
+    return this.channels('MessageClient.send', channel).send(channel, type, value);
   }
 
-  receive(channel: number): ReceivedMessage | null {
+  /** The next message on a channel, or null (always null when not connected). */
+  receive(channel: number): Received<M> | null {
+    checkIndex('MessageClient.receive', 'channel', channel, this.channelCount);
     return this.connection?.receive(channel) ?? null;
   }
 
-  sendBlock(channel: number, data: Uint8Array): void {
-    this.channels().sendBlock(channel, data);
+  /** Queues a block on a reliable-ordered channel; returns its id in the channel. */
+  sendBlock(channel: number, data: Uint8Array): number {
+    return this.channels('MessageClient.sendBlock', channel).sendBlock(channel, data);
   }
 
   blockProgress(channel: number): BlockProgress {
+    checkIndex('MessageClient.blockProgress', 'channel', channel, this.channelCount);
     return this.connection?.blockProgress(channel) ?? { sending: null, receiving: null };
   }
 
+  /**
+   * The connection's figures: live while connected, final inside onDisconnect and the
+   * onStateChange that ends it (`state: 'ended'`), zeros otherwise (`disconnected`, `connecting`).
+   */
   stats(): ConnectionStats {
-    return stats(this.channels(), this.client.endpoint!);
+    if (this.connection !== null && this.link !== null)
+      return connectionStats('connected', this.connection, this.link);
+    if (this.ended !== null) return connectionStats('ended', this.ended.connection, this.ended.link);
+    return emptyStats(
+      this.client.state > ClientState.Disconnected ? 'connecting' : 'disconnected',
+      this.channelCount,
+    );
   }
 }

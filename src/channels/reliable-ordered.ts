@@ -22,7 +22,7 @@ import { ScratchList } from './scratch-list.js';
  */
 const TIME_EPSILON = 1e-6;
 
-import { Block, type MessageFactory, type ReceivedMessage } from './message.js';
+import { Block, type MessageFactory, type ReceivedMessage, receivedMessage } from './message.js';
 
 /** A queued message, or a block with its per-fragment state. */
 class Outgoing {
@@ -126,23 +126,36 @@ export class ReliableOrderedChannel implements Channel {
     return entry;
   }
 
-  send(message: EncodedMessage): void {
+  send(message: EncodedMessage): number {
+    const id = this.nextSendId;
     this.enqueue().message = message;
+    return id;
   }
 
-  sendBlock(data: Uint8Array): void {
+  sendBlock(data: Uint8Array): number {
     const c = this.config;
     if (!(data instanceof Uint8Array) || data.length < 1 || data.length > c.maxBlockBytes) {
       throw new RangeError(
         `a block must be 1 to ${c.maxBlockBytes} bytes (maxBlockBytes), got ${data?.length}; raise maxBlockBytes for larger blocks`,
       );
     }
+    const id = this.nextSendId;
     const entry = this.enqueue();
     const fragments = Math.ceil(data.length / c.blockFragmentBytes);
     entry.block = data.slice();
     entry.fragmentAcked = new Uint8Array(fragments);
     entry.fragmentSent = new Float64Array(fragments).fill(Number.NEGATIVE_INFINITY);
     entry.fragmentsAcked = 0;
+    return id;
+  }
+
+  unacked(messages: number[], blocks: number[]): void {
+    for (let i = 0; i < this.sendQueueDepth; i++) {
+      const id = (this.oldestUnacked + i) & 0xffff;
+      const entry = this.sendQueue.find(id);
+      if (entry?.block) blocks.push(id);
+      else if (entry?.message) messages.push(id);
+    }
   }
 
   blockProgress(): BlockProgress {
@@ -347,7 +360,7 @@ export class ReliableOrderedChannel implements Channel {
         b.bytes += bytes.length;
       }
       if (b.count === b.got.length) {
-        this.receiveQueue.insert(id)!.message = { type: Block, value: b.data };
+        this.receiveQueue.insert(id)!.message = receivedMessage(Block, b.data);
         this.incomingBlock = null;
       }
       return;

@@ -42,14 +42,16 @@ export class UnreliableChannel implements Channel {
     return this.incoming.length;
   }
 
-  send(message: EncodedMessage): void {
+  send(message: EncodedMessage): number {
     if (this.outgoing.length >= this.config.sendQueueSize) {
       throw new RangeError(
         `unreliable channel send queue is full (${this.config.sendQueueSize} messages); raise sendQueueSize or send less`,
       );
     }
     this.outgoing.push(message);
-    this.nextSequence = (this.nextSequence + 1) & 0xffff;
+    const sequence = this.nextSequence;
+    this.nextSequence = (sequence + 1) & 0xffff;
+    return sequence;
   }
 
   private selected = 0;

@@ -3,10 +3,13 @@
  * clients built the same way (the pure-JS AEAD, so no Node-only backend is needed).
  */
 import {
+  type AnyMessageType,
   type ChannelConfig,
   MessageClient,
   type MessageFactory,
   MessageServer,
+  type MessageServerOptions,
+  type UndeliveredReport,
 } from '../../src/channels/index.js';
 import { nobleAead } from '../../src/connection/aead.js';
 import { generateConnectToken } from '../../src/connection/connect-token.js';
@@ -15,11 +18,12 @@ import { MemoryNetwork } from '../../src/transport/memory-transport.js';
 
 const UNIX_START = 1_700_000_000;
 
-export function messageSession(options: {
+export function messageSession<M extends AnyMessageType>(options: {
   protocolId: bigint;
-  factory: MessageFactory;
+  factory: MessageFactory<M>;
   channels: ChannelConfig[];
-  onDisconnect?: (index: number, clientId: bigint, reason: string) => void;
+  maxClients?: number;
+  onDisconnect?: MessageServerOptions<M>['onDisconnect'];
 }) {
   const { protocolId, factory, channels } = options;
   const network = new MemoryNetwork();
@@ -35,6 +39,7 @@ export function messageSession(options: {
     unixTime: () => UNIX_START + Math.floor(clock.now),
     factory,
     channels,
+    maxClients: options.maxClients,
     onDisconnect: options.onDisconnect,
   });
   return {
@@ -53,7 +58,9 @@ export function messageSession(options: {
         aead: nobleAead,
       }),
     /** A client with the session's factory and channels on `transport`. */
-    client: (transport: DatagramTransport) =>
-      new MessageClient({ transport, aead: nobleAead, factory, channels }),
+    client: (
+      transport: DatagramTransport,
+      onDisconnect?: (undelivered: UndeliveredReport, state: number) => void,
+    ) => new MessageClient({ transport, aead: nobleAead, factory, channels, onDisconnect }),
   };
 }

@@ -1,0 +1,66 @@
+import type { MessageConnection, MessageCounters } from './connection.js';
+
+/**
+ * Where the connection a stats() call describes stands: `disconnected` (no connection yet, or
+ * an empty server slot: every figure zero), `connecting` (a client's handshake: zeros),
+ * `connected` (live figures), `ended` (inside the disconnect callbacks of a connection that just
+ * ended: its final figures).
+ */
+export type ConnectionState = 'disconnected' | 'connecting' | 'connected' | 'ended';
+
+/** Statistics of one connection: the link (from its ReliableEndpoint) and its channels. */
+export interface ConnectionStats {
+  state: ConnectionState;
+  rtt: number;
+  packetLoss: number;
+  sentKbps: number;
+  receivedKbps: number;
+  messages: MessageCounters;
+  queues: { send: number; receive: number }[];
+}
+
+/** The link figures stats() reads from a ReliableEndpoint. */
+export interface LinkFigures {
+  readonly rtt: number;
+  readonly packetLoss: number;
+  readonly sentKbps: number;
+  readonly receivedKbps: number;
+}
+
+/** The figures of a connection (live, or final once it ended: its objects are kept, not reset). */
+export function connectionStats(
+  state: 'connected' | 'ended',
+  connection: MessageConnection,
+  link: LinkFigures,
+): ConnectionStats {
+  return {
+    state,
+    rtt: link.rtt,
+    packetLoss: link.packetLoss,
+    sentKbps: link.sentKbps,
+    receivedKbps: link.receivedKbps,
+    messages: { ...connection.counters },
+    queues: connection.queueDepths(),
+  };
+}
+
+/** Zeros with the shape of a connection's figures, for when there is no connection. */
+export function emptyStats(state: 'disconnected' | 'connecting', channels: number): ConnectionStats {
+  return {
+    state,
+    rtt: 0,
+    packetLoss: 0,
+    sentKbps: 0,
+    receivedKbps: 0,
+    messages: {
+      messagesSent: 0,
+      messagesReceived: 0,
+      packetsWritten: 0,
+      packetsRead: 0,
+      packetsRejected: 0,
+      messagesDropped: 0,
+      messagesResent: 0,
+    },
+    queues: Array.from({ length: channels }, () => ({ send: 0, receive: 0 })),
+  };
+}
