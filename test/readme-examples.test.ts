@@ -1,0 +1,70 @@
+/**
+ * Every TypeScript block in the README is real code: each one is, verbatim, a whole file under
+ * examples/ (the getting-started files, which test/getting-started.test.ts also runs) or a region
+ * of one (between `// #region readme` and `// #endregion`, with what the snippet leaves to the
+ * reader declared around it). `npm test` type-checks examples/ with the rest of the project, so a
+ * README edit not made in the example too, or an API change that breaks one, fails here or in tsc.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? tsFiles(join(dir, entry.name))
+      : entry.name.endsWith('.ts')
+        ? [join(dir, entry.name)]
+        : [],
+  );
+}
+
+/** The README's ```ts blocks, each with the line it starts on. */
+function readmeBlocks(): { line: number; code: string }[] {
+  const lines = readFileSync(join(root, 'README.md'), 'utf8').split('\n');
+  const blocks: { line: number; code: string }[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i] !== '```ts') continue;
+    const start = i + 1;
+    while (i + 1 < lines.length && lines[i + 1] !== '```') i++;
+    blocks.push({ line: start, code: lines.slice(start, i + 1).join('\n') });
+  }
+  return blocks;
+}
+
+/** Every example file, whole, and every `// #region readme` … `// #endregion` in one. */
+function exampleRegions(): Map<string, string> {
+  const regions = new Map<string, string>();
+  for (const file of tsFiles(join(root, 'examples'))) {
+    const text = readFileSync(file, 'utf8');
+    regions.set(text.trimEnd(), file.slice(root.length));
+    const lines = text.split('\n');
+    for (let i = 0; i < lines.length; i++) {
+      if (lines[i].trim() !== '// #region readme') continue;
+      const start = i + 1;
+      while (i + 1 < lines.length && lines[i + 1].trim() !== '// #endregion') i++;
+      regions.set(lines.slice(start, i + 1).join('\n'), file.slice(root.length));
+    }
+  }
+  return regions;
+}
+
+describe('README code', () => {
+  const blocks = readmeBlocks();
+  const regions = exampleRegions();
+
+  it('the README has TypeScript blocks to check', () => assert.ok(blocks.length >= 8, `${blocks.length}`));
+
+  for (const block of blocks) {
+    it(`the block at README.md line ${block.line} is an example (or a region of one) that tsc compiles`, () => {
+      assert.ok(
+        regions.has(block.code),
+        `README.md:${block.line} is neither an examples/ file nor a '// #region readme' of one:\n${block.code}`,
+      );
+    });
+  }
+});
