@@ -26,8 +26,8 @@
  * sent, arrives once, and (the link being lossless) all arrive; no random or mutated input
  * authenticates, no replayed keep-alive, payload or disconnect is accepted; the server connects
  * only a real client that has just sent its response from its own address (connectedClients is
- * the real count); the server's maps stay within their bounds and every encryption mapping can
- * expire; no queue overflows. The heap is measured after a GC at 10% and at the end.
+ * the real count); the server's pending handshakes and used tokens stay within their bounds and
+ * every pending handshake can expire; no queue overflows. The heap is measured after a GC at 10% and at the end.
  *
  * Everything is a function of the seed (token keys and nonces, the server's challenge key, every
  * choice): a run is replayed by its seed and input count.
@@ -106,8 +106,8 @@ export const NETCODE_CHECKS = {
   counted: 'every datagram the server refuses moves exactly one counter',
   countedResponse:
     'every datagram the server refuses moves exactly one counter: a response for a client connected already',
-  mapsBounded: "the server's mappings and tokensUsed stay within their bounds",
-  mappingsExpire: 'every encryption mapping expires',
+  mapsBounded: "the server's pending handshakes and used tokens stay within their bounds",
+  mappingsExpire: 'every pending handshake expires',
   noQueueDrops: 'no datagram to the server or the real client is dropped by a full queue',
   everyInputRead: 'every injected datagram reaches its reader',
   harness: 'harness bookkeeping',
@@ -269,7 +269,6 @@ const COUNTER_KEYS = [
   'requestsWrongServer',
   'requestsAlreadyConnected',
   'requestsTokenReused',
-  'requestsNoRoom',
   'deniedFull',
   'responsesInvalid',
   'unknownAddress',
@@ -281,11 +280,13 @@ const ACCEPTED_COUNTER = 0;
 /** The private fields the checks read (and the challenge key, seeded so runs replay byte for byte). */
 interface ServerInternals {
   readonly view: PacketView;
-  readonly mappings: Map<Address, { timeout: number; expireTime: number }>;
-  readonly tokensUsed: Map<string, Address>;
+  readonly pending: {
+    readonly size: number;
+    readonly capacity: number;
+    entries(): Iterable<[Address, { timeout: number; expireTime: number }]>;
+  };
+  readonly usedTokens: { readonly size: number; readonly capacity: number };
   readonly byAddress: Map<Address, number>;
-  readonly maxMappings: number;
-  readonly maxTokensUsed: number;
   readonly challengeKey: Uint8Array;
 }
 
@@ -503,8 +504,8 @@ export interface NetcodeFuzzStats {
   readonly serverCounters: ServerCounters;
   readonly realConnects: number;
   readonly ghostConnects: number;
-  readonly peakMappings: number;
-  readonly maxMappings: number;
+  readonly peakPending: number;
+  readonly maxPending: number;
   readonly peakTokensUsed: number;
   readonly maxTokensUsed: number;
   readonly peakNeverExpiring: number;
@@ -612,7 +613,7 @@ class NetcodeFuzz {
     companionEnds: [0, 0, 0, 0, 0],
     realConnects: 0,
     ghostConnects: 0,
-    peakMappings: 0,
+    peakPending: 0,
     peakTokensUsed: 0,
     peakNeverExpiring: 0,
     peakQueueBytes: 0,
@@ -1642,19 +1643,19 @@ class NetcodeFuzz {
       () =>
         `connectedClients ${server.connectedClients}, connections seen ${tracked}, byAddress ${internals.byAddress.size}`,
     );
-    const mappings = internals.mappings.size;
-    const tokens = internals.tokensUsed.size;
-    if (mappings > this.stats.peakMappings) this.stats.peakMappings = mappings;
+    const pending = internals.pending.size;
+    const tokens = internals.usedTokens.size;
+    if (pending > this.stats.peakPending) this.stats.peakPending = pending;
     if (tokens > this.stats.peakTokensUsed) this.stats.peakTokensUsed = tokens;
     this.check(
-      mappings <= internals.maxMappings && tokens <= internals.maxTokensUsed,
+      pending <= internals.pending.capacity && tokens <= internals.usedTokens.capacity,
       NETCODE_CHECKS.mapsBounded,
       () =>
-        `mappings ${mappings} (max ${internals.maxMappings}), tokensUsed ${tokens} (max ${internals.maxTokensUsed})`,
+        `pending handshakes ${pending} (max ${internals.pending.capacity}), used tokens ${tokens} (max ${internals.usedTokens.capacity})`,
     );
     if ((this.tick & 15) === 0) {
       let never = 0;
-      for (const [address, m] of internals.mappings) {
+      for (const [address, m] of internals.pending.entries()) {
         if (m.timeout > 0 || m.expireTime >= 0) continue;
         never++;
         if (!this.reportedStuck.has(address) && this.reportedStuck.size < 1024) {
@@ -1662,7 +1663,7 @@ class NetcodeFuzz {
           this.report.semanticChecks++;
           this.fail(
             NETCODE_CHECKS.mappingsExpire,
-            `the mapping for ${address} has timeout ${m.timeout} and expire time ${m.expireTime}: it never expires (requestsNoRoom so far ${server.counters.requestsNoRoom})`,
+            `the mapping for ${address} has timeout ${m.timeout} and expire time ${m.expireTime}: it never expires`,
           );
         }
       }
@@ -1755,10 +1756,10 @@ class NetcodeFuzz {
       serverCounters: { ...this.server.counters },
       realConnects: s.realConnects,
       ghostConnects: s.ghostConnects,
-      peakMappings: s.peakMappings,
-      maxMappings: this.internals.maxMappings,
+      peakPending: s.peakPending,
+      maxPending: this.internals.pending.capacity,
       peakTokensUsed: s.peakTokensUsed,
-      maxTokensUsed: this.internals.maxTokensUsed,
+      maxTokensUsed: this.internals.usedTokens.capacity,
       peakNeverExpiring: s.peakNeverExpiring,
       peakQueueBytes: s.peakQueueBytes,
       queueDrops: s.queueDrops,
@@ -1800,7 +1801,7 @@ export function formatNetcodeDetails(report: NetcodeFuzzReport): string[] {
     `  server counters: ${(Object.keys(c) as (keyof ServerCounters)[]).map((k) => `${k} ${int(c[k])}`).join(', ')}`,
   );
   lines.push(
-    `  server: ${int(s.realConnects)} connects after a real handshake, ${int(s.ghostConnects)} without; mappings peak ${s.peakMappings}/${s.maxMappings} (never expiring: peak ${s.peakNeverExpiring}), tokensUsed peak ${s.peakTokensUsed}/${s.maxTokensUsed}; receive queues peak ${int(s.peakQueueBytes)} bytes, ${int(s.queueDrops)} drops`,
+    `  server: ${int(s.realConnects)} connects after a real handshake, ${int(s.ghostConnects)} without; pending handshakes peak ${s.peakPending}/${s.maxPending} (never expiring: peak ${s.peakNeverExpiring}), used tokens peak ${s.peakTokensUsed}/${s.maxTokensUsed}; receive queues peak ${int(s.peakQueueBytes)} bytes, ${int(s.queueDrops)} drops`,
   );
   return lines;
 }

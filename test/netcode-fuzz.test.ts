@@ -99,7 +99,7 @@ describe(`netcode fuzz, ${DATAGRAMS} datagrams`, () => {
 
     // Companions came and went; the server's maps stayed bounded.
     assert.ok(s.companionConnects >= 5, `companions connected ${s.companionConnects}`);
-    assert.ok(s.peakMappings <= s.maxMappings && s.peakTokensUsed <= s.maxTokensUsed);
+    assert.ok(s.peakPending <= s.maxPending && s.peakTokensUsed <= s.maxTokensUsed);
     assert.equal(s.queueDrops, 0);
   });
 
@@ -119,7 +119,7 @@ describe(`netcode fuzz, ${DATAGRAMS} datagrams`, () => {
   });
 
   it('known src issues: no connect from a replayed handshake, every mapping expires, every refusal counted', () => {
-    // Many fresh tokens (evicting tokensUsed quickly), many whole-handshake replays, and tokens
+    // Many fresh tokens (each one a handshake), many whole-handshake replays, and tokens
     // with timeouts disabled.
     const report = runNetcodeFuzz({
       seed: SEED,
