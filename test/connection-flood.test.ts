@@ -64,7 +64,7 @@ function capturedClient(network: MemoryNetwork) {
   return { ...c, handshake };
 }
 
-describe('netcode server under a flood of valid tokens', () => {
+describe('netcode server: token tables under floods of valid tokens and replays', () => {
   for (const maxPendingHandshakes of [undefined, 8]) {
     const table =
       maxPendingHandshakes === undefined ? 'default table' : `${maxPendingHandshakes} pending handshakes`;
@@ -131,6 +131,68 @@ describe('netcode server under a flood of valid tokens', () => {
     }
     assert.equal(fresh.client.state, ClientState.Connected);
     assert.ok(s.server.counters.handshakesEvicted > 0, 'the table was full throughout');
+  });
+
+  it('a handshake the server answered with a denial, replayed from another address once there is room, does not connect', () => {
+    const network = new MemoryNetwork();
+    const clock = new Clock();
+    const s = makeServer(network, clock, [SERVER], { maxClients: 1 });
+    // Both are challenged; the filler's response arrives first and takes the only slot, so the
+    // victim's response (which an eavesdropper keeps) is answered with a denial and never
+    // completes: its token is in no used-token record once its handshake entry expires.
+    const filler = makeClient(network);
+    const victim = capturedClient(network);
+    filler.client.connect(token(clock, 1n, [SERVER_ADDRESS]), clock.now);
+    victim.client.connect(token(clock, 2n, [SERVER_ADDRESS]), clock.now);
+    run(clock, 0.5, [s.server, filler.client, victim.client]);
+    assert.equal(filler.client.state, ClientState.Connected);
+    assert.equal(victim.client.state, ClientState.ConnectionDenied);
+    assert.ok(victim.handshake.some((p) => (p[0] & 0xf) === PacketType.ConnectionResponse));
+    filler.client.disconnect();
+    run(clock, 6, [s.server]); // past the victim's handshake timeout (5 s)
+    assert.equal(s.server.connectedClients, 0);
+
+    const attacker = network.createTransport('10.9.9.9:5000');
+    for (const p of victim.handshake) {
+      attacker.send(SERVER_ADDRESS, p);
+      run(clock, 1 / 60, [s.server]);
+    }
+    assert.equal(s.server.connectedClients, 0, 'the replayed handshake connected');
+    assert.deepEqual(
+      s.events.connects.map((e) => e.clientId),
+      [1n],
+    );
+  });
+
+  it("a stale captured request spoofed from a client's own address mid-handshake does not overwrite its keys", () => {
+    const network = new MemoryNetwork();
+    const clock = new Clock();
+    const s = makeServer(network, clock, [SERVER], { maxClients: 1 });
+    // A token presented once, from elsewhere, to a full server: denied, never connected.
+    const filler = makeClient(network);
+    filler.client.connect(token(clock, 1n, [SERVER_ADDRESS]), clock.now);
+    run(clock, 0.5, [s.server, filler.client]);
+    const other = capturedClient(network);
+    other.client.connect(token(clock, 3n, [SERVER_ADDRESS]), clock.now);
+    run(clock, 0.5, [s.server, other.client]);
+    assert.equal(other.client.state, ClientState.ConnectionDenied);
+    const stale = other.handshake[0];
+    filler.client.disconnect();
+    run(clock, 6, [s.server]); // past any handshake entry of its own
+
+    // The victim connects while the attacker sends the stale request from the victim's address
+    // after every server update, ahead of the victim's own response.
+    const victim = makeClient(network);
+    victim.client.connect(token(clock, 2n, [SERVER_ADDRESS]), clock.now);
+    const reused = s.server.counters.requestsTokenReused;
+    for (let tick = 0; tick < 60 && victim.client.state !== ClientState.Connected; tick++) {
+      clock.now += 1 / 60;
+      s.server.update(clock.now);
+      network.route(victim.transport.localAddress, SERVER_ADDRESS, stale);
+      victim.client.update(clock.now);
+    }
+    assert.equal(victim.client.state, ClientState.Connected);
+    assert.ok(s.server.counters.requestsTokenReused > reused);
   });
 
   it('maxPendingHandshakes below 4 × maxClients, fractional or not a number throws naming it', () => {

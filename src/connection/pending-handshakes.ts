@@ -10,23 +10,21 @@ export interface PendingHandshake {
   expireTime: number;
   lastAccess: number;
   transport: number;
-  /** The token's MAC (as a string key) and its expiry on the server's clock, for the used-token record. */
+  /** The token's MAC (as a string key) and its expiry on the server's clock, for UsedTokens. */
   token: string;
   tokenExpires: number;
 }
 
 /**
- * Handshakes in progress, by address, with the token each one presented. Bounded by `capacity`
- * and never refusing: when full, the least recently active entry is dropped to make room. A
- * flood of requests that never answer their challenge therefore only pushes out other unanswered
- * requests; a client still trying resends its request at 10 Hz and comes back at the front. While
- * an entry lives, its token is tied to its address (`holder`), so the same request replayed from
- * elsewhere is refused; once the handshake completes, the server records the token in UsedTokens.
+ * Handshakes in progress, by address: the keys a challenge response from there must open with.
+ * Bounded by `capacity` and never refusing: when full, the least recently active entry is dropped
+ * to make room. A flood of requests that never answer their challenge therefore only pushes out
+ * other unanswered requests; a client still trying resends its request at 10 Hz, which renews its
+ * entry at the end.
  */
 export class PendingHandshakes {
   /** In order of last activity (a Map keeps insertion order; activity re-inserts). */
   private readonly byAddress = new Map<Address, PendingHandshake>();
-  private readonly byToken = new Map<string, Address>();
 
   constructor(readonly capacity: number) {}
 
@@ -45,13 +43,6 @@ export class PendingHandshakes {
     return entry;
   }
 
-  /** The address a live handshake with this token comes from, or undefined. */
-  holder(token: string, now: number): Address | undefined {
-    const address = this.byToken.get(token);
-    if (address === undefined) return undefined;
-    return this.get(address, now) === undefined ? undefined : address;
-  }
-
   /**
    * Records (or renews) `address`'s handshake, dropping the least recently active one when full;
    * true when the one dropped was still live.
@@ -65,20 +56,15 @@ export class PendingHandshakes {
       this.delete(oldest);
     }
     this.byAddress.set(address, entry);
-    this.byToken.set(entry.token, address);
     return evicted;
   }
 
   delete(address: Address): void {
-    const entry = this.byAddress.get(address);
-    if (entry === undefined) return;
     this.byAddress.delete(address);
-    if (this.byToken.get(entry.token) === address) this.byToken.delete(entry.token);
   }
 
   clear(): void {
     this.byAddress.clear();
-    this.byToken.clear();
   }
 
   entries(): IterableIterator<[Address, PendingHandshake]> {

@@ -79,7 +79,9 @@ export interface ServerCounters {
   requestsTokenReused: number;
   /** Handshakes in progress dropped, still live, to make room for newer requests (a flood of them). */
   handshakesEvicted: number;
-  /** Used tokens forgotten before they expired, to make room for newer completed handshakes. */
+  /** Records of presented tokens dropped before they expired, to make room for newer ones. */
+  seenTokensEvicted: number;
+  /** Records of completed tokens dropped before they expired, to make room for newer completions. */
   usedTokensEvicted: number;
   deniedFull: number;
   responsesInvalid: number;
@@ -126,6 +128,7 @@ export class Server {
     requestsAlreadyConnected: 0,
     requestsTokenReused: 0,
     handshakesEvicted: 0,
+    seenTokensEvicted: 0,
     usedTokensEvicted: 0,
     deniedFull: 0,
     responsesInvalid: 0,
@@ -140,7 +143,7 @@ export class Server {
   private readonly byAddress = new Map<Address, number>();
   /** Addresses that presented a valid token, with their keys, until they answer the challenge. */
   private readonly pending: PendingHandshakes;
-  /** Tokens that completed a handshake, with its address: a token serves one address. */
+  /** Tokens presented or connected, each with its first address: a token serves one address. */
   private readonly usedTokens: UsedTokens;
   private readonly challengeKey: Uint8Array<ArrayBuffer>;
   private challengeSequence = 0;
@@ -154,6 +157,9 @@ export class Server {
   private readonly buffer = new Uint8Array(MAX_PACKET_BYTES + 64);
   private readonly scratch = new Uint8Array(MAX_PACKET_BYTES + 64);
   private readonly view = packetView();
+  private readonly addressEncoder = new TextEncoder();
+  /** An address's text is at most ~60 bytes (IPv6 with a zone and port). */
+  private readonly addressScratch = new Uint8Array(128);
 
   constructor(options: ServerOptions) {
     this.options = options;
@@ -177,7 +183,7 @@ export class Server {
       );
     }
     this.pending = new PendingHandshakes(maxPending);
-    this.usedTokens = new UsedTokens(Math.max(1024, 8 * this.maxClients));
+    this.usedTokens = new UsedTokens(2 * maxPending, Math.max(1024, 8 * this.maxClients));
     // A fresh key per server run: challenge tokens from an earlier run no longer open.
     const challengeKey = new Uint8Array(KEY_BYTES);
     globalThis.crypto.getRandomValues(challengeKey);
@@ -367,19 +373,15 @@ export class Server {
       c.requestsAlreadyConnected++;
       return;
     }
-    // A token serves one address: the same token from another address is refused while a
-    // handshake with it is in progress, and after one completed until it expires.
+    // A token serves one address: the same token from another address is refused.
     const mac = data.subarray(data.length - MAC_BYTES);
     let tokenKey = '';
     for (let i = 0; i < MAC_BYTES; i++) tokenKey += String.fromCharCode(mac[i]);
-    const holder = this.pending.holder(tokenKey, this.time);
-    if (
-      (holder !== undefined && holder !== from) ||
-      this.usedTokens.heldElsewhere(tokenKey, from, this.time)
-    ) {
+    if (this.usedTokens.heldElsewhere(tokenKey, from, this.time)) {
       c.requestsTokenReused++;
       return;
     }
+    if (this.usedTokens.see(tokenKey, from, tokenExpires, this.time)) c.seenTokensEvicted++;
     if (this.numConnected >= this.maxClients) {
       c.deniedFull++;
       this.sendGlobal(transport, from, token.serverToClientKey, (out, seq, key) =>
@@ -403,7 +405,18 @@ export class Server {
     c.requestsAccepted++;
     const challenge = this.scratch.subarray(CONNECT_TOKEN_PRIVATE_BYTES, CONNECT_TOKEN_PRIVATE_BYTES + 300);
     const sequence = this.challengeSequence++;
-    writeChallengeToken(challenge, 0, token.clientId, token.userData, sequence, this.challengeKey, this.aead);
+    // Sealed to this address: a captured response replayed from another one does not open.
+    const bound = this.addressBytes(from);
+    writeChallengeToken(
+      challenge,
+      0,
+      token.clientId,
+      token.userData,
+      sequence,
+      this.challengeKey,
+      this.aead,
+      bound,
+    );
     this.sendGlobal(transport, from, token.serverToClientKey, (out, seq, key) =>
       this.codec.writeChallengeOrResponse(out, PacketType.ConnectionChallenge, seq, key, sequence, challenge),
     );
@@ -417,6 +430,7 @@ export class Server {
       view.challengeSequence,
       this.challengeKey,
       this.aead,
+      this.addressBytes(from),
     );
     if (challenge === null) {
       this.counters.responsesInvalid++;
@@ -451,12 +465,18 @@ export class Server {
     slot.replay.reset();
     slot.endpoint = this.options.reliable === false ? null : this.createEndpoint(index);
     this.pending.delete(from);
-    if (this.usedTokens.add(handshake.token, from, handshake.tokenExpires, this.time))
+    if (this.usedTokens.complete(handshake.token, from, handshake.tokenExpires, this.time))
       this.counters.usedTokensEvicted++;
     this.byAddress.set(from, index);
     this.numConnected++;
     this.sendKeepAlive(index);
     this.options.onConnect?.(index, slot.clientId, slot.userData);
+  }
+
+  /** The address as bytes (its text), for a challenge token's associated data; valid until the next call. */
+  private addressBytes(address: Address): Uint8Array {
+    const { written } = this.addressEncoder.encodeInto(address, this.addressScratch);
+    return this.addressScratch.subarray(0, written);
   }
 
   private createEndpoint(index: number): ReliableEndpoint<unknown> {

@@ -1,48 +1,101 @@
 import type { Address } from '../transport/address.js';
 
+interface TokenRecord {
+  address: Address;
+  /** Server time the token expires at: the record is void after it. */
+  expires: number;
+}
+
 /**
- * Connect tokens whose handshake completed, each tied to the address that completed it until the
- * token expires: a captured request and response replayed from another address are refused even
- * after the client has left. Only a completed handshake adds an entry (a request alone never
- * does), so a flood of requests cannot fill it. Bounded by `capacity`: when full, the oldest
- * entry is dropped (it then needs `capacity` newer completed handshakes, each one a valid token
- * taking a slot, to lose its protection).
+ * The connect tokens the server has accepted, by MAC, each tied to the first address that
+ * presented it: the same token from another address is refused until it expires. Two bounded
+ * tables, neither of which ever refuses a new token:
+ * - `seen`: every token whose request opened, until its handshake completes. When full, the least
+ *   recently presented record is dropped, so a flood of valid requests only pushes out others of
+ *   its kind (a client still trying presents its token again at 10 Hz and comes back to the end).
+ * - `completed`: tokens whose handshake connected. Only a completed handshake adds one, so a flood
+ *   of requests cannot push anything out; when full the oldest is dropped.
+ * A dropped record costs no connection: the challenge token is sealed to its address, so a
+ * captured handshake replayed from elsewhere still fails at the response.
  */
 export class UsedTokens {
+  /** In order of last presentation (a Map keeps insertion order; presenting again re-inserts). */
+  private readonly seen = new Map<string, TokenRecord>();
   /** In order of completion. */
-  private readonly byToken = new Map<string, { address: Address; expires: number }>();
+  private readonly completed = new Map<string, TokenRecord>();
 
-  constructor(readonly capacity: number) {}
+  constructor(
+    readonly seenCapacity: number,
+    readonly completedCapacity: number,
+  ) {}
 
   get size(): number {
-    return this.byToken.size;
+    return this.seen.size + this.completed.size;
   }
 
-  /** Whether `token` completed a handshake from an address other than `address` and has not expired. */
+  get capacity(): number {
+    return this.seenCapacity + this.completedCapacity;
+  }
+
+  /** Whether `token` is tied to an address other than `address` and has not expired. */
   heldElsewhere(token: string, address: Address, now: number): boolean {
-    const entry = this.byToken.get(token);
-    if (entry === undefined) return false;
-    if (entry.expires < now) {
-      this.byToken.delete(token);
-      return false;
-    }
-    return entry.address !== address;
+    return (
+      holdsElsewhere(this.completed, token, address, now) || holdsElsewhere(this.seen, token, address, now)
+    );
   }
 
-  /** Records `token` as used from `address`; true when the oldest entry, unexpired, was dropped for it. */
-  add(token: string, address: Address, expires: number, now: number): boolean {
-    this.byToken.delete(token);
-    let evicted = false;
-    if (this.byToken.size >= this.capacity) {
-      const [oldest, entry] = this.byToken.entries().next().value as [string, { expires: number }];
-      evicted = entry.expires >= now;
-      this.byToken.delete(oldest);
-    }
-    this.byToken.set(token, { address, expires });
-    return evicted;
+  /**
+   * Records `token` as presented from `address` (which must not be held elsewhere); true when a
+   * record of another token, unexpired, was dropped to make room.
+   */
+  see(token: string, address: Address, expires: number, now: number): boolean {
+    if (this.completed.has(token)) return false;
+    return put(this.seen, this.seenCapacity, token, address, expires, now);
+  }
+
+  /** Records that `token`'s handshake from `address` connected; true when an unexpired record was dropped for it. */
+  complete(token: string, address: Address, expires: number, now: number): boolean {
+    this.seen.delete(token);
+    return put(this.completed, this.completedCapacity, token, address, expires, now);
   }
 
   clear(): void {
-    this.byToken.clear();
+    this.seen.clear();
+    this.completed.clear();
   }
+}
+
+function holdsElsewhere(
+  records: Map<string, TokenRecord>,
+  token: string,
+  address: Address,
+  now: number,
+): boolean {
+  const record = records.get(token);
+  if (record === undefined) return false;
+  if (record.expires < now) {
+    records.delete(token);
+    return false;
+  }
+  return record.address !== address;
+}
+
+/** Puts `token` last, dropping the first record when full; true when that one had not expired. */
+function put(
+  records: Map<string, TokenRecord>,
+  capacity: number,
+  token: string,
+  address: Address,
+  expires: number,
+  now: number,
+): boolean {
+  records.delete(token);
+  let evicted = false;
+  if (records.size >= capacity) {
+    const [oldest, record] = records.entries().next().value as [string, TokenRecord];
+    evicted = record.expires >= now;
+    records.delete(oldest);
+  }
+  records.set(token, { address, expires });
+  return evicted;
 }
