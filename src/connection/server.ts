@@ -270,6 +270,8 @@ export class Server {
     this.lastUpdate = this.time = checkTime('Server.update', now, this.lastUpdate);
     const max = this.options.maxDatagramsPerUpdate ?? 1024;
     const transports = this.options.transports;
+    // Every endpoint reads `now` before this tick's datagrams arrive: acks in them are timed now.
+    for (let i = 0; i < this.maxClients; i++) this.slots[i].endpoint?.advanceTime(now);
     for (let t = 0; t < transports.length; t++) {
       transports[t].update(now);
       transports[t].receive((from, data) => this.receive(t, from, data), max);
