@@ -373,6 +373,6 @@ describe('netcode server security', () => {
     run(clock, 0.1, [s.server]);
     assert.equal(s.server.counters.requestsBadToken, 500);
     assert.equal(s.server.connectedClients, 0);
-    assert.equal((s.server as unknown as { mappings: Map<string, unknown> }).mappings.size, 0);
+    assert.equal((s.server as unknown as { pending: { size: number } }).pending.size, 0);
   });
 });

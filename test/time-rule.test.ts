@@ -57,6 +57,23 @@ describe('time rule: non-finite or backwards time throws at the call', () => {
     );
   });
 
+  it('ReliableEndpoint.advanceTime obeys the rule and only moves the clock: nothing is reported lost until update', () => {
+    const lost: number[] = [];
+    const endpoint = new ReliableEndpoint({
+      transmit: () => {},
+      process: () => true,
+      onLost: (s) => lost.push(s),
+    });
+    endpoint.update(1);
+    endpoint.sendPacket(new Uint8Array(8), 8);
+    obeysTheRule('ReliableEndpoint.advanceTime', (now) => endpoint.advanceTime(now), 2);
+    endpoint.advanceTime(100);
+    assert.deepEqual(lost, []);
+    assert.throws(() => endpoint.update(99), RangeError, 'advanceTime moved the clock');
+    endpoint.update(100);
+    assert.deepEqual(lost, [0]);
+  });
+
   it('Server.update(NaN) with a packet queued throws; the client still times out later', () => {
     const { clock, s, c } = connectedPair();
     c.client.send(new Uint8Array(4));

@@ -180,6 +180,8 @@ export class Client {
     this.lastUpdate = this.time = checkTime('Client.update', now, this.lastUpdate);
     if (this.stateValue <= ClientState.Disconnected) return;
     const transport = this.options.transport;
+    // The endpoint reads `now` before this tick's datagrams arrive: acks in them are timed now.
+    this.endpointValue?.advanceTime(now);
     transport.update(now);
     transport.receive((from, data) => this.receive(from, data), this.options.maxDatagramsPerUpdate ?? 256);
     if (this.stateValue <= ClientState.Disconnected) return;

@@ -22,7 +22,9 @@ import {
   PacketType,
 } from './constants.js';
 import { PacketCodec, packetView, typeMask } from './packets.js';
+import { type PendingHandshake, PendingHandshakes } from './pending-handshakes.js';
 import { ReplayProtection } from './replay-protection.js';
+import { UsedTokens } from './used-tokens.js';
 
 /** Why the server dropped a client. */
 export type ServerDisconnectReason = 'timed out' | 'client disconnected' | 'kicked' | 'server shut down';
@@ -49,6 +51,13 @@ export interface ServerOptions {
   unixTime?: () => number;
   /** Datagrams taken from each transport per update (default 1024): a flood cannot stall the loop. */
   maxDatagramsPerUpdate?: number;
+  /**
+   * Handshakes in progress kept at once (default max(1024, 4 × maxClients)): when full, the
+   * least recently active is dropped. Size it by the rate of valid-token requests to survive: a
+   * handshake completes under a flood of R such requests per second while its round trip is
+   * under maxPendingHandshakes / R seconds.
+   */
+  maxPendingHandshakes?: number;
   onConnect?(clientIndex: number, clientId: bigint, userData: Uint8Array): void;
   onDisconnect?(clientIndex: number, clientId: bigint, reason: ServerDisconnectReason): void;
   /** A packet from a client: data[offset, offset + length), valid during the call. */
@@ -68,22 +77,17 @@ export interface ServerCounters {
   requestsWrongServer: number;
   requestsAlreadyConnected: number;
   requestsTokenReused: number;
-  requestsNoRoom: number;
+  /** Handshakes in progress dropped, still live, to make room for newer requests (a flood of them). */
+  handshakesEvicted: number;
+  /** Records of presented tokens dropped before they expired, to make room for newer ones. */
+  seenTokensEvicted: number;
+  /** Records of completed tokens dropped before they expired, to make room for newer completions. */
+  usedTokensEvicted: number;
   deniedFull: number;
   responsesInvalid: number;
   unknownAddress: number;
   rejectedPackets: number;
   replayedPackets: number;
-}
-
-/** An address that presented a valid token: its keys, until it connects or the entry expires. */
-interface EncryptionMapping {
-  sendKey: Uint8Array;
-  receiveKey: Uint8Array;
-  timeout: number;
-  expireTime: number;
-  lastAccess: number;
-  transport: number;
 }
 
 class ClientSlot {
@@ -123,7 +127,9 @@ export class Server {
     requestsWrongServer: 0,
     requestsAlreadyConnected: 0,
     requestsTokenReused: 0,
-    requestsNoRoom: 0,
+    handshakesEvicted: 0,
+    seenTokensEvicted: 0,
+    usedTokensEvicted: 0,
     deniedFull: 0,
     responsesInvalid: 0,
     unknownAddress: 0,
@@ -135,11 +141,10 @@ export class Server {
   private readonly codec: PacketCodec;
   private readonly slots: ClientSlot[];
   private readonly byAddress = new Map<Address, number>();
-  private readonly mappings = new Map<Address, EncryptionMapping>();
-  private readonly maxMappings: number;
-  /** Connect tokens seen, by MAC, with the address that used them (a token serves one address). */
-  private readonly tokensUsed = new Map<string, { address: Address; expires: number }>();
-  private readonly maxTokensUsed: number;
+  /** Addresses that presented a valid token, with their keys, until they answer the challenge. */
+  private readonly pending: PendingHandshakes;
+  /** Tokens presented or connected, each with its first address: a token serves one address. */
+  private readonly usedTokens: UsedTokens;
   private readonly challengeKey: Uint8Array<ArrayBuffer>;
   private challengeSequence = 0;
   /** For packets to addresses not connected (challenge, denied): from 2^63, so a restarted
@@ -152,6 +157,9 @@ export class Server {
   private readonly buffer = new Uint8Array(MAX_PACKET_BYTES + 64);
   private readonly scratch = new Uint8Array(MAX_PACKET_BYTES + 64);
   private readonly view = packetView();
+  private readonly addressEncoder = new TextEncoder();
+  /** An address's text is at most ~60 bytes (IPv6 with a zone and port). */
+  private readonly addressScratch = new Uint8Array(128);
 
   constructor(options: ServerOptions) {
     this.options = options;
@@ -168,8 +176,14 @@ export class Server {
     this.aead = options.aead ?? defaultAead();
     this.codec = new PacketCodec(options.protocolId, this.aead);
     this.slots = Array.from({ length: this.maxClients }, () => new ClientSlot());
-    this.maxMappings = this.maxClients * 4;
-    this.maxTokensUsed = this.maxClients * 8;
+    const maxPending = options.maxPendingHandshakes ?? Math.max(1024, 4 * this.maxClients);
+    if (!Number.isInteger(maxPending) || maxPending < 4 * this.maxClients || maxPending > 1 << 20) {
+      throw new RangeError(
+        `Server: maxPendingHandshakes must be an integer in [4 × maxClients, 2^20], got ${maxPending}`,
+      );
+    }
+    this.pending = new PendingHandshakes(maxPending);
+    this.usedTokens = new UsedTokens(2 * maxPending, Math.max(1024, 8 * this.maxClients));
     // A fresh key per server run: challenge tokens from an earlier run no longer open.
     const challengeKey = new Uint8Array(KEY_BYTES);
     globalThis.crypto.getRandomValues(challengeKey);
@@ -239,8 +253,8 @@ export class Server {
     this.globalSequence = 1n << 63n;
     this.challengeSequence = 0;
     globalThis.crypto.getRandomValues(this.challengeKey);
-    this.mappings.clear();
-    this.tokensUsed.clear();
+    this.pending.clear();
+    this.usedTokens.clear();
   }
 
   /** Accepts connections again after `stop()`. */
@@ -256,6 +270,8 @@ export class Server {
     this.lastUpdate = this.time = checkTime('Server.update', now, this.lastUpdate);
     const max = this.options.maxDatagramsPerUpdate ?? 1024;
     const transports = this.options.transports;
+    // Every endpoint reads `now` before this tick's datagrams arrive: acks in them are timed now.
+    for (let i = 0; i < this.maxClients; i++) this.slots[i].endpoint?.advanceTime(now);
     for (let t = 0; t < transports.length; t++) {
       transports[t].update(now);
       transports[t].receive((from, data) => this.receive(t, from, data), max);
@@ -308,24 +324,17 @@ export class Server {
     }
     // Not connected: only a challenge response from an address that presented a valid token,
     // and no decryption at all for anyone else.
-    const mapping = this.mappings.get(from);
-    if (mapping === undefined || this.expired(mapping)) {
+    const pending = this.pending.get(from, this.time);
+    if (pending === undefined) {
       this.counters.unknownAddress++;
       return;
     }
-    if (!this.codec.readEncrypted(packet, length, mapping.receiveKey, RESPONSE, view)) {
+    if (!this.codec.readEncrypted(packet, length, pending.receiveKey, RESPONSE, view)) {
       this.counters.responsesInvalid++;
       return;
     }
-    mapping.lastAccess = this.time;
-    this.receiveResponse(from, mapping, packet);
-  }
-
-  private expired(m: EncryptionMapping): boolean {
-    return (
-      (m.timeout > 0 && m.lastAccess + m.timeout < this.time) ||
-      (m.expireTime >= 0 && m.expireTime < this.time)
-    );
+    pending.lastAccess = this.time;
+    this.receiveResponse(from, pending, packet);
   }
 
   private receiveRequest(transport: number, from: Address, data: Uint8Array): void {
@@ -368,25 +377,13 @@ export class Server {
     }
     // A token serves one address: the same token from another address is refused.
     const mac = data.subarray(data.length - MAC_BYTES);
-    let macKey = '';
-    for (let i = 0; i < MAC_BYTES; i++) macKey += String.fromCharCode(mac[i]);
-    const usedBy = this.tokensUsed.get(macKey);
-    if (usedBy !== undefined && usedBy.expires >= this.time && usedBy.address !== from) {
+    let tokenKey = '';
+    for (let i = 0; i < MAC_BYTES; i++) tokenKey += String.fromCharCode(mac[i]);
+    if (this.usedTokens.heldElsewhere(tokenKey, from, this.time)) {
       c.requestsTokenReused++;
       return;
     }
-    if (usedBy === undefined || usedBy.expires < this.time) {
-      if (this.tokensUsed.size >= this.maxTokensUsed) {
-        for (const [key, entry] of this.tokensUsed)
-          if (entry.expires < this.time) this.tokensUsed.delete(key);
-        // Full of live tokens: forgetting one would let it be replayed from another address.
-        if (this.tokensUsed.size >= this.maxTokensUsed) {
-          c.requestsNoRoom++;
-          return;
-        }
-      }
-      this.tokensUsed.set(macKey, { address: from, expires: tokenExpires });
-    }
+    if (this.usedTokens.see(tokenKey, from, tokenExpires, this.time)) c.seenTokensEvicted++;
     if (this.numConnected >= this.maxClients) {
       c.deniedFull++;
       this.sendGlobal(transport, from, token.serverToClientKey, (out, seq, key) =>
@@ -394,54 +391,40 @@ export class Server {
       );
       return;
     }
-    if (
-      !this.addMapping(
-        from,
-        transport,
-        token.serverToClientKey,
-        token.clientToServerKey,
-        token.timeoutSeconds,
-        tokenExpires,
-      )
-    ) {
-      c.requestsNoRoom++;
-      return;
-    }
+    const timeout = token.timeoutSeconds;
+    const handshake: PendingHandshake = {
+      sendKey: token.serverToClientKey,
+      receiveKey: token.clientToServerKey,
+      timeout,
+      // A handshake lasts its timeout, and never beyond its token (even with timeouts disabled).
+      expireTime: timeout >= 0 ? Math.min(this.time + timeout, tokenExpires) : tokenExpires,
+      lastAccess: this.time,
+      transport,
+      token: tokenKey,
+      tokenExpires,
+    };
+    if (this.pending.set(from, handshake, this.time)) c.handshakesEvicted++;
     c.requestsAccepted++;
     const challenge = this.scratch.subarray(CONNECT_TOKEN_PRIVATE_BYTES, CONNECT_TOKEN_PRIVATE_BYTES + 300);
     const sequence = this.challengeSequence++;
-    writeChallengeToken(challenge, 0, token.clientId, token.userData, sequence, this.challengeKey, this.aead);
+    // Sealed to this address: a captured response replayed from another one does not open.
+    const bound = this.addressBytes(from);
+    writeChallengeToken(
+      challenge,
+      0,
+      token.clientId,
+      token.userData,
+      sequence,
+      this.challengeKey,
+      this.aead,
+      bound,
+    );
     this.sendGlobal(transport, from, token.serverToClientKey, (out, seq, key) =>
       this.codec.writeChallengeOrResponse(out, PacketType.ConnectionChallenge, seq, key, sequence, challenge),
     );
   }
 
-  private addMapping(
-    address: Address,
-    transport: number,
-    sendKey: Uint8Array,
-    receiveKey: Uint8Array,
-    timeout: number,
-    tokenExpires: number,
-  ): boolean {
-    const existing = this.mappings.get(address);
-    if (existing === undefined && this.mappings.size >= this.maxMappings) {
-      for (const [a, m] of this.mappings) if (this.expired(m)) this.mappings.delete(a);
-      if (this.mappings.size >= this.maxMappings) return false;
-    }
-    this.mappings.set(address, {
-      sendKey,
-      receiveKey,
-      timeout,
-      // A pending handshake lasts its timeout, and never beyond its token (even with timeouts disabled).
-      expireTime: timeout >= 0 ? Math.min(this.time + timeout, tokenExpires) : tokenExpires,
-      lastAccess: this.time,
-      transport,
-    });
-    return true;
-  }
-
-  private receiveResponse(from: Address, mapping: EncryptionMapping, packet: Uint8Array): void {
+  private receiveResponse(from: Address, handshake: PendingHandshake, packet: Uint8Array): void {
     const view = this.view;
     const challenge = readChallengeToken(
       packet,
@@ -449,6 +432,7 @@ export class Server {
       view.challengeSequence,
       this.challengeKey,
       this.aead,
+      this.addressBytes(from),
     );
     if (challenge === null) {
       this.counters.responsesInvalid++;
@@ -460,7 +444,7 @@ export class Server {
     }
     if (this.numConnected >= this.maxClients) {
       this.counters.deniedFull++;
-      this.sendGlobal(mapping.transport, from, mapping.sendKey, (out, seq, key) =>
+      this.sendGlobal(handshake.transport, from, handshake.sendKey, (out, seq, key) =>
         this.codec.writeDenied(out, seq, key),
       );
       return;
@@ -472,21 +456,29 @@ export class Server {
     slot.confirmed = false;
     slot.clientId = challenge.clientId;
     slot.address = from;
-    slot.transport = mapping.transport;
-    slot.sendKey = mapping.sendKey;
-    slot.receiveKey = mapping.receiveKey;
+    slot.transport = handshake.transport;
+    slot.sendKey = handshake.sendKey;
+    slot.receiveKey = handshake.receiveKey;
     slot.sequence = 0;
-    slot.timeout = mapping.timeout;
+    slot.timeout = handshake.timeout;
     slot.lastSend = this.time;
     slot.lastReceive = this.time;
     slot.userData = challenge.userData;
     slot.replay.reset();
     slot.endpoint = this.options.reliable === false ? null : this.createEndpoint(index);
-    this.mappings.delete(from);
+    this.pending.delete(from);
+    if (this.usedTokens.complete(handshake.token, from, handshake.tokenExpires, this.time))
+      this.counters.usedTokensEvicted++;
     this.byAddress.set(from, index);
     this.numConnected++;
     this.sendKeepAlive(index);
     this.options.onConnect?.(index, slot.clientId, slot.userData);
+  }
+
+  /** The address as bytes (its text), for a challenge token's associated data; valid until the next call. */
+  private addressBytes(address: Address): Uint8Array {
+    const { written } = this.addressEncoder.encodeInto(address, this.addressScratch);
+    return this.addressScratch.subarray(0, written);
   }
 
   private createEndpoint(index: number): ReliableEndpoint<unknown> {

@@ -393,6 +393,15 @@ export class ReliableEndpoint<R = unknown> {
     this.handler.onLost?.(sequence, record);
   }
 
+  /**
+   * Advances the clock to `now` (seconds) and nothing else. A caller that hands this tick's
+   * datagrams in before `update(now)` calls it first, so their acks are timed at `now`, not at
+   * the previous tick (which read every RTT one tick short).
+   */
+  advanceTime(now: number): void {
+    this.time = checkTime('ReliableEndpoint.advanceTime', now, this.time);
+  }
+
   /** Advances time to `now` (seconds): reports packets lost by timeout and refreshes the statistics. */
   update(now: number): void {
     this.time = checkTime('ReliableEndpoint.update', now, this.time);
