@@ -139,7 +139,7 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
     }
     twin.send(1, Position, { tick, x: 1 });
     twin.send(2, Position, { tick, x: -1 });
-    const { data, record } = sender.writePacket(now, 50);
+    const { data, record } = sender.writePacket(now);
     const packet = Uint8Array.from(data);
     if (!lossy || next() >= 0.1) {
       if (receiver.readPacket(packet, 0, packet.length)) {
@@ -225,7 +225,7 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
 
   while (report.iterations < inputs && report.crash === null) {
     step(true);
-    const real = twin.writePacket(now, 0);
+    const real = twin.writePacket(now);
     // The last real packets the victim saw are what mutations start from: ids in its window.
     const copy = Uint8Array.from(real.data);
     if (corpus.length < CORPUS) corpus.push(copy);
@@ -251,7 +251,7 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
   // Drain: a clean link until the sender has nothing in flight, then every message must be in.
   for (let i = 0; i < 20_000 && (expectedMessage < sentMessages || expectedBlock < sentBlocks); i++) {
     now += 1 / 60;
-    const { data, record } = sender.writePacket(now, 50);
+    const { data, record } = sender.writePacket(now);
     if (receiver.readPacket(data, 0, data.length)) sender.acked(record);
     receiveReal();
   }

@@ -59,7 +59,7 @@ export function channelPair(
         s.transport.receive((_from, data) => s.endpoint.receivePacket(data), 1024);
       }
       for (const s of [A, B]) {
-        const { data, record } = s.connection.writePacket(now, s.endpoint.rtt);
+        const { data, record } = s.connection.writePacket(now);
         s.endpoint.sendPacket(data, data.length, record);
       }
     },

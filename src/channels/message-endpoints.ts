@@ -100,7 +100,7 @@ export class MessageServer {
     for (let i = 0; i < this.connections.length; i++) {
       const c = this.connections[i];
       if (c === null || !this.server.isConnected(i)) continue;
-      const { data, record } = c.writePacket(now, this.server.endpoint(i).rtt);
+      const { data, record } = c.writePacket(now);
       this.server.send(i, data, data.length, record);
     }
   }
@@ -162,7 +162,7 @@ export class MessageClient {
   update(now: number): void {
     this.client.update(now);
     if (this.connection !== null && this.client.state === ClientState.Connected) {
-      const { data, record } = this.connection.writePacket(now, this.client.endpoint?.rtt ?? 0);
+      const { data, record } = this.connection.writePacket(now);
       this.client.send(data, data.length, record);
     }
   }

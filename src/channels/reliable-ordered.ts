@@ -3,6 +3,8 @@ import { sequenceGreaterThan, sequenceLessThan } from '../packet/sequence.js';
 import { SequenceBuffer } from '../packet/sequence-buffer.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
+import { IncomingBlock } from './block-receiver.js';
+import { MAX_FRAGMENTS_PER_PACKET, OutgoingBlock, TIME_EPSILON } from './block-sender.js';
 import {
   type BlockProgress,
   type Channel,
@@ -14,15 +16,8 @@ import {
   writeMessage,
 } from './channel.js';
 import type { ResolvedChannelConfig } from './config.js';
-import { ScratchList } from './scratch-list.js';
-
-/**
- * Slack in resend timing: ticks add up floating-point time, so six ticks of 1/60 s can fall a hair
- * short of a 0.1 s interval, and the resend would wait a whole extra tick.
- */
-const TIME_EPSILON = 1e-6;
-
 import { Block, type MessageFactory, type ReceivedMessage } from './message.js';
+import { ScratchList } from './scratch-list.js';
 
 /** A queued message, or a block with its per-fragment state. */
 class Outgoing {
@@ -31,10 +26,7 @@ class Outgoing {
   /** Times sent, and copies of the first resend still owed to the next packets. */
   sends = 0;
   copiesDue = 0;
-  block: Uint8Array | null = null;
-  fragmentAcked = new Uint8Array(0);
-  fragmentSent = new Float64Array(0);
-  fragmentsAcked = 0;
+  block: OutgoingBlock | null = null;
 }
 
 class Incoming {
@@ -44,8 +36,6 @@ class Incoming {
 /** Record markers: what follows in this channel's part of a packet record. */
 const RECORD_MESSAGES = 0;
 const RECORD_BLOCK = 1;
-/** Most fragments of one block in one packet. */
-const MAX_FRAGMENTS_PER_PACKET = 64;
 
 /**
  * Fiedler's reliable-ordered messages: each message gets a 16-bit id and waits in a send queue;
@@ -58,8 +48,10 @@ const MAX_FRAGMENTS_PER_PACKET = 64;
  * too costs a tick, not another interval.
  *
  * Blocks (large data) take an id in the same ordered stream. When a block is the oldest unacked
- * item, the channel sends its fragments, each acked on its own and sent again after
- * max(100 ms, 1.25 × RTT); later messages may travel ahead and wait in the receiver's window.
+ * item, the channel sends its fragments, each acked on its own and resent by the same policy as
+ * messages (block-sender.ts); a packet with no fragment due carries the messages behind the block,
+ * which wait in the receiver's window. The block leaves the queue the moment its last fragment is
+ * acked. The receiver keeps one reused block buffer (block-receiver.ts).
  *
  * Entry wire: isBlock bit; messages: count, then per message its id (first 16 bits, then
  * relative), align, its bytes; block: id (16 bits), total bytes, count, then per fragment its
@@ -77,13 +69,7 @@ export class ReliableOrderedChannel implements Channel {
   private readonly candidates = new ScratchList<number>();
   private selectedBlock = -1;
   /** The block being received: one at a time per channel, at most maxBlockBytes. */
-  private incomingBlock: {
-    id: number;
-    data: Uint8Array;
-    got: Uint8Array;
-    count: number;
-    bytes: number;
-  } | null = null;
+  private readonly incomingBlock: IncomingBlock;
 
   constructor(readonly config: ResolvedChannelConfig) {
     this.sendQueue = new SequenceBuffer(config.sendQueueSize, () => new Outgoing());
@@ -91,6 +77,12 @@ export class ReliableOrderedChannel implements Channel {
     this.countBits = bitsRequired(1, config.maxMessagesPerPacket);
     this.blockTotalBits = bitsRequired(1, config.maxBlockBytes);
     this.fragmentCountBits = bitsRequired(1, MAX_FRAGMENTS_PER_PACKET);
+    this.incomingBlock = new IncomingBlock(config.blockFragmentBytes, config.maxBlockBytes);
+  }
+
+  /** Bytes this channel ever allocated for receiving blocks (bounded by about 2 × maxBlockBytes). */
+  get blockBytesAllocated(): number {
+    return this.incomingBlock.bytesAllocated;
   }
 
   get sendQueueDepth(): number {
@@ -137,12 +129,7 @@ export class ReliableOrderedChannel implements Channel {
         `a block must be 1 to ${c.maxBlockBytes} bytes (maxBlockBytes), got ${data?.length}; raise maxBlockBytes for larger blocks`,
       );
     }
-    const entry = this.enqueue();
-    const fragments = Math.ceil(data.length / c.blockFragmentBytes);
-    entry.block = data.slice();
-    entry.fragmentAcked = new Uint8Array(fragments);
-    entry.fragmentSent = new Float64Array(fragments).fill(Number.NEGATIVE_INFINITY);
-    entry.fragmentsAcked = 0;
+    this.enqueue().block = new OutgoingBlock(data.slice(), c.blockFragmentBytes);
   }
 
   blockProgress(): BlockProgress {
@@ -151,46 +138,38 @@ export class ReliableOrderedChannel implements Channel {
     for (let i = 0; i < this.sendQueueDepth; i++) {
       const entry = this.sendQueue.find((this.oldestUnacked + i) & 0xffff);
       if (entry?.block) {
-        const acked = entry === head ? this.ackedBytes(entry) : 0;
-        sending = { ackedBytes: acked, totalBytes: entry.block.length };
+        const acked = entry === head ? entry.block.ackedBytes : 0;
+        sending = { ackedBytes: acked, totalBytes: entry.block.data.length };
         break;
       }
     }
     const b = this.incomingBlock;
-    return { sending, receiving: b === null ? null : { receivedBytes: b.bytes, totalBytes: b.data.length } };
+    return {
+      sending,
+      receiving: b.id < 0 ? null : { receivedBytes: b.receivedBytes, totalBytes: b.totalBytes },
+    };
   }
 
-  private ackedBytes(entry: Outgoing): number {
-    const c = this.config;
-    let bytes = 0;
-    for (let f = 0; f < entry.fragmentAcked.length; f++) {
-      if (entry.fragmentAcked[f])
-        bytes += Math.min(c.blockFragmentBytes, entry.block!.length - f * c.blockFragmentBytes);
-    }
-    return bytes;
-  }
-
-  select(now: number, budgetBits: number, rttMs = 0): number {
+  select(now: number, budgetBits: number): number {
     const c = this.config;
     const chosen = this.candidates;
     chosen.clear();
     this.selectedBlock = -1;
     const head = this.sendQueue.find(this.oldestUnacked);
     if (head?.block) {
-      // The oldest item is a block: send fragments not acked and not sent within the resend delay.
-      const delay = Math.max(0.1, (1.25 * rttMs) / 1000);
-      let used = 1 + 16 + this.blockTotalBits + this.fragmentCountBits;
-      const fragmentIdBits = bitsRequired(0, head.fragmentAcked.length - 1);
-      for (let f = 0; f < head.fragmentAcked.length && chosen.length < MAX_FRAGMENTS_PER_PACKET; f++) {
-        if (head.fragmentAcked[f] || head.fragmentSent[f] + delay > now + TIME_EPSILON) continue;
-        const bytes = Math.min(c.blockFragmentBytes, head.block.length - f * c.blockFragmentBytes);
-        const cost = fragmentIdBits + 7 + bytes * 8;
-        if (used + cost > budgetBits) break;
-        used += cost;
-        chosen.push(f);
+      // The oldest item is a block: its fragments due now, by the channel's resend policy.
+      head.block.select(
+        now,
+        c.resendInterval,
+        1 + 16 + this.blockTotalBits + this.fragmentCountBits,
+        budgetBits,
+        chosen,
+      );
+      if (chosen.length > 0) {
+        this.selectedBlock = this.oldestUnacked;
+        return chosen.length;
       }
-      if (chosen.length > 0) this.selectedBlock = this.oldestUnacked;
-      return chosen.length;
+      // No fragment due: the messages behind the block go ahead and wait in the receiver's window.
     }
     let used = 1 + this.countBits;
     let previous = -1;
@@ -226,24 +205,24 @@ export class ReliableOrderedChannel implements Channel {
     const count = this.candidates.length;
     if (this.selectedBlock >= 0) {
       const id = this.selectedBlock;
-      const entry = this.sendQueue.find(id)!;
-      const block = entry.block!;
-      const size = this.config.blockFragmentBytes;
+      const c = this.config;
+      const block = this.sendQueue.find(id)!.block!;
+      const size = c.blockFragmentBytes;
       ws.bool(true);
       ws.bits(id, 16);
-      ws.int(block.length, 1, this.config.maxBlockBytes);
+      ws.int(block.data.length, 1, c.maxBlockBytes);
       ws.int(count, 1, MAX_FRAGMENTS_PER_PACKET);
       record.push(RECORD_BLOCK);
       record.push(id);
       for (let k = 0; k < count; k++) {
         const f = chosen[k];
-        ws.int(f, 0, entry.fragmentAcked.length - 1);
+        ws.int(f, 0, block.fragments - 1);
         ws.align();
-        ws.writer.writeBytes(block, f * size, Math.min(size, block.length - f * size));
-        if (entry.fragmentSent[f] !== Number.NEGATIVE_INFINITY) this.resent++;
-        entry.fragmentSent[f] = now;
+        ws.writer.writeBytes(block.data, f * size, block.fragmentLength(f));
+        if (block.sent(f, now, c.resendInterval, c.resendCopies)) this.resent++;
         record.push(f);
       }
+      block.advance(this.candidates);
       return;
     }
     ws.bool(false);
@@ -273,17 +252,32 @@ export class ReliableOrderedChannel implements Channel {
       const id = rs.bits(0, 16);
       if (rs.ok && this.beyondWindow(id)) return this.refuseBeyondWindow(rs);
       const total = rs.int(0, 1, c.maxBlockBytes);
+      if (!rs.ok) return false;
+      // Only a block still wanted can conflict: resends of a completed one are ignored as usual.
+      const conflict = this.wanted(id) ? this.incomingBlock.conflict(id, total) : null;
+      if (conflict !== null) {
+        rs.fail(conflict);
+        return false;
+      }
       const fragments = Math.ceil(total / c.blockFragmentBytes);
       const count = rs.int(0, 1, MAX_FRAGMENTS_PER_PACKET);
       staged.push(RECORD_BLOCK);
       staged.push(id);
       staged.push(total);
+      // The fragments stay in the reader's copy of the packet until apply copies them: no copy here.
+      staged.push(rs.reader.input);
       for (let k = 0; k < count && rs.ok; k++) {
         const f = rs.int(0, 0, fragments - 1);
         const length = Math.min(c.blockFragmentBytes, total - f * c.blockFragmentBytes);
-        const bytes = rs.bytes(new Uint8Array(0), length);
+        rs.align();
+        if (!rs.ok) break;
+        if (length * 8 > rs.bitsRemaining) {
+          rs.fail('block fragment past the end');
+          break;
+        }
         staged.push(f);
-        staged.push(bytes);
+        staged.push(rs.bitsProcessed >>> 3);
+        rs.reader.skipBytes(length);
       }
       return rs.ok;
     }
@@ -329,26 +323,16 @@ export class ReliableOrderedChannel implements Channel {
     const staged = list.items;
     if (staged[0] === RECORD_BLOCK) {
       const id = staged[1] as number;
-      const total = staged[2] as number;
       if (!this.wanted(id)) return; // already complete (a resend), or a stray
-      let b = this.incomingBlock;
-      if (b === null || b.id !== id || b.data.length !== total) {
-        const fragments = Math.ceil(total / this.config.blockFragmentBytes);
-        b = { id, data: new Uint8Array(total), got: new Uint8Array(fragments), count: 0, bytes: 0 };
-        this.incomingBlock = b;
-      }
-      for (let k = 3; k < list.length; k += 2) {
-        const f = staged[k] as number;
-        if (b.got[f]) continue;
-        const bytes = staged[k + 1] as Uint8Array;
-        b.data.set(bytes, f * this.config.blockFragmentBytes);
-        b.got[f] = 1;
-        b.count++;
-        b.bytes += bytes.length;
-      }
-      if (b.count === b.got.length) {
-        this.receiveQueue.insert(id)!.message = { type: Block, value: b.data };
-        this.incomingBlock = null;
+      const b = this.incomingBlock;
+      if (b.id < 0) b.start(id, staged[2] as number); // `read` refused any conflict with a block begun
+      const source = staged[3] as Uint8Array;
+      for (let k = 4; k < list.length; k += 2) {
+        const complete = b.add(staged[k] as number, source, staged[k + 1] as number);
+        if (complete !== null) {
+          this.receiveQueue.insert(id)!.message = { type: Block, value: complete };
+          break;
+        }
       }
       return;
     }
@@ -363,17 +347,13 @@ export class ReliableOrderedChannel implements Channel {
   acked(record: PacketRecord, start: number, end: number): void {
     if (record[start] === RECORD_BLOCK) {
       const id = record[start + 1];
-      const entry = this.sendQueue.find(id);
-      if (entry?.block) {
-        for (let k = start + 2; k < end; k++) {
-          const f = record[k];
-          if (entry.fragmentAcked[f]) continue;
-          entry.fragmentAcked[f] = 1;
-          entry.fragmentsAcked++;
-        }
-        if (entry.fragmentsAcked === entry.fragmentAcked.length) {
-          entry.block = null;
+      const block = this.sendQueue.find(id)?.block;
+      // The block leaves the moment its last fragment is acked: the next item goes in the next packet.
+      for (let k = start + 2; block && k < end; k++) {
+        if (block.ack(record[k])) {
+          this.sendQueue.find(id)!.block = null;
           this.sendQueue.remove(id);
+          break;
         }
       }
     } else {

@@ -1,0 +1,82 @@
+/**
+ * The receiving side of a reliable channel's blocks: one block at a time, in one buffer per channel
+ * that is reused for every block. The buffer grows (doubling, capped at maxBlockBytes) only when a
+ * block is larger than any before, so a connection allocates at most about 2 × maxBlockBytes for
+ * blocks over its whole life, whatever its peer declares.
+ *
+ * A block's id and size are fixed by the first fragment that arrives for it, until it completes.
+ * An honest sender never contradicts that (it sends one block at a time, and only moves on once
+ * every fragment was acked, that is, received), so a fragment declaring another size for the same
+ * id, or another block id while one is incomplete, is refused with a reason: before this rule, a
+ * peer alternating two sizes for one id made the receiver allocate a new buffer on every packet.
+ */
+export class IncomingBlock {
+  /** The id of the block being received, or -1 when none is. */
+  id = -1;
+  totalBytes = 0;
+  receivedBytes = 0;
+  /** Bytes ever allocated for block buffers (the fuzz checks it stays bounded). */
+  bytesAllocated = 0;
+  private fragments = 0;
+  private fragmentsReceived = 0;
+  private data = new Uint8Array(0);
+  private got = new Uint8Array(0);
+
+  constructor(
+    private readonly fragmentBytes: number,
+    private readonly maxBlockBytes: number,
+  ) {}
+
+  /**
+   * Why a fragment of block `id` declaring `totalBytes` must be refused while this block is
+   * incomplete, or null when it may be applied.
+   */
+  conflict(id: number, totalBytes: number): string | null {
+    if (this.id < 0) return null;
+    if (id !== this.id)
+      return `block ${id} while block ${this.id} is incomplete (one block at a time per channel)`;
+    if (totalBytes !== this.totalBytes)
+      return `block ${id} declared ${totalBytes} bytes; its first fragment said ${this.totalBytes}`;
+    return null;
+  }
+
+  /** Starts block `id` of `totalBytes` (the caller checked `conflict` and the size limit). */
+  start(id: number, totalBytes: number): void {
+    const fragments = Math.ceil(totalBytes / this.fragmentBytes);
+    if (this.data.length < totalBytes) {
+      const capacity = Math.min(this.maxBlockBytes, Math.max(totalBytes, this.data.length * 2));
+      this.data = new Uint8Array(capacity);
+      this.bytesAllocated += capacity;
+    }
+    if (this.got.length < fragments) {
+      // `got` is all zero outside a block (cleared on completion), so a new one can start as is.
+      const capacity = Math.ceil(this.data.length / this.fragmentBytes);
+      this.got = new Uint8Array(capacity);
+      this.bytesAllocated += capacity;
+    }
+    this.id = id;
+    this.totalBytes = totalBytes;
+    this.fragments = fragments;
+    this.fragmentsReceived = 0;
+    this.receivedBytes = 0;
+  }
+
+  /**
+   * Stores fragment `f` from `source[offset, offset + its length)`; returns the completed block
+   * (a copy the application keeps) when this was its last missing fragment, else null.
+   */
+  add(f: number, source: Uint8Array, offset: number): Uint8Array | null {
+    if (this.got[f]) return null;
+    const at = f * this.fragmentBytes;
+    const length = Math.min(this.fragmentBytes, this.totalBytes - at);
+    this.data.set(source.subarray(offset, offset + length), at);
+    this.got[f] = 1;
+    this.fragmentsReceived++;
+    this.receivedBytes += length;
+    if (this.fragmentsReceived < this.fragments) return null;
+    // Clearing costs one step per fragment, paid once the peer has sent every one of them.
+    this.got.fill(0, 0, this.fragments);
+    this.id = -1;
+    return this.data.slice(0, this.totalBytes);
+  }
+}
