@@ -1,15 +1,160 @@
-/** Blocks: their resend policy, and blocks from a hostile peer. */
+/**
+ * Reliable channels at Fiedler's extremes (10 s one way, ±2 s jitter, 25% loss, 50% duplicates)
+ * behind MessageServer / MessageClient with default settings, and blocks from a hostile peer.
+ *
+ * The sessions tick at 20 Hz to keep CPU time down: what these tests pin is the round trip against
+ * what the packet layer covers, and the old defaults (256 sent packets, 12.8 s at 20 Hz; a 10 s
+ * ack timeout) fall short of a 20-24 s round trip at 20 Hz just as at 60 Hz.
+ */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defineMessage, MessageConnection, MessageFactory } from '../src/channels/index.js';
+import {
+  Block,
+  defineMessage,
+  MessageConnection,
+  MessageFactory,
+  type ReceivedMessage,
+} from '../src/channels/index.js';
 import type { ReliableOrderedChannel } from '../src/channels/reliable-ordered.js';
+import type { ReliableConfig } from '../src/packet/config.js';
+import { prng, randomBytes } from '../src/random/prng.js';
 import { t } from '../src/schema/schema.js';
+import { type LinkConditions, NetworkSimulator } from '../src/transport/simulator.js';
 import { messageSession } from './support/message-session.js';
 import { testSeed } from './support/seed.js';
 
 const SEED = testSeed('channel extremes');
 const Chat = defineMessage('chat', t.object({ n: t.uint32(), text: t.string(40) }));
 const factory = new MessageFactory([Chat]);
+const EXTREMES: LinkConditions = { latency: 10_000, jitter: 2_000, loss: 25, duplicates: 50 };
+const TICK = 1 / 20;
+
+/** A server and one client connected over a clean link, which then turns to `conditions`. */
+function extremeSession(seed: number, conditions: LinkConditions, reliable?: Partial<ReliableConfig>) {
+  const lateAtServer: number[] = [];
+  const lateAtClient: number[] = [];
+  const session = messageSession({
+    protocolId: 9n,
+    factory,
+    channels: [{ kind: 'reliable-ordered' }],
+    reliable,
+    onLateAcks: (_index, n) => lateAtServer.push(n),
+  });
+  const { server, clock } = session;
+  const link = new NetworkSimulator(session.network.createTransport('10.0.0.1:1'), { seed });
+  const client = session.client(link, { reliable, onLateAcks: (n) => lateAtClient.push(n) });
+  // A connection timeout above the longest silence: the 10-12 s before the first packet comes through.
+  client.connect(session.token(1n, 60), clock.now);
+  const tick = () => {
+    clock.now += TICK;
+    server.update(clock.now);
+    client.update(clock.now);
+  };
+  for (let i = 0; i < 20; i++) tick();
+  assert.ok(client.connected, 'connected over the clean link');
+  link.setConditions('outgoing', conditions);
+  link.setConditions('incoming', conditions);
+  const index = client.client.clientIndex;
+  return { server, client, clock, tick, index, lateAtServer, lateAtClient };
+}
+
+/** Everything received so far on channel 0: chat numbers, and blocks as 'block:<length>'. */
+function drainInto(out: unknown[], next: () => ReceivedMessage | null): void {
+  for (let m = next(); m !== null; m = next()) {
+    out.push(m.type === Block ? `block:${(m.value as Uint8Array).length}` : (m.value as { n: number }).n);
+  }
+}
+
+describe(`reliable channels at 10 s ± 2 s one way, 25% loss, 50% duplicates (seed ${SEED})`, () => {
+  it('reliable messages and blocks keep flowing both ways with default settings: once, in order, every ack matched', () => {
+    const s = extremeSession(SEED, EXTREMES);
+    const next = prng(SEED);
+    const expected: unknown[][] = [[], []]; // [to the client, to the server]
+    const got: unknown[][] = [[], []];
+    const blocks: Uint8Array[][] = [[], []];
+    // Two minutes of traffic: a message each way every half second, and a 4 KiB block each way.
+    for (let tick = 0; tick * TICK < 120; tick++) {
+      if (tick % 10 === 0) {
+        const n = tick / 10;
+        s.server.send(s.index, 0, Chat, { n, text: 'to the client' });
+        s.client.send(0, Chat, { n, text: 'to the server' });
+        expected[0].push(n);
+        expected[1].push(n);
+      }
+      if (tick === 600 || tick === 1200) {
+        for (const dir of [0, 1]) {
+          const data = randomBytes(next, 4096);
+          if (dir === 0) s.server.sendBlock(s.index, 0, data);
+          else s.client.sendBlock(0, data);
+          expected[dir].push('block:4096');
+          blocks[dir].push(data);
+        }
+      }
+      s.tick();
+      drainInto(got[0], () => s.client.receive(0));
+      drainInto(got[1], () => s.server.receive(s.index, 0));
+    }
+    // Then until everything is in and acked (at most eight more minutes of simulated time).
+    const settled = () =>
+      got[0].length === expected[0].length &&
+      got[1].length === expected[1].length &&
+      s.server.stats(s.index).queues[0].send === 0 &&
+      s.client.stats().queues[0].send === 0;
+    for (let tick = 0; tick * TICK < 480 && !settled(); tick++) {
+      s.tick();
+      drainInto(got[0], () => s.client.receive(0));
+      drainInto(got[1], () => s.server.receive(s.index, 0));
+    }
+    assert.deepEqual(got[0], expected[0], 'server to client: every message and block once, in order');
+    assert.deepEqual(got[1], expected[1], 'client to server: every message and block once, in order');
+    assert.equal(s.server.stats(s.index).queues[0].send, 0, 'the server saw every item acked');
+    assert.equal(s.client.stats().queues[0].send, 0, 'the client saw every item acked');
+    assert.equal(s.server.stats(s.index).lateAcks, 0, 'no ack came too late to be matched');
+    assert.equal(s.client.stats().lateAcks, 0);
+    assert.deepEqual(s.lateAtServer, []);
+    assert.deepEqual(s.lateAtClient, []);
+  });
+
+  it('acks that come back too late to be matched are counted and reported loudly on both ends', () => {
+    // The old defaults: a 256-packet sent buffer and a 10 s ack timeout, short of a 20 s round trip.
+    const s = extremeSession(SEED ^ 3, EXTREMES, { sentPacketsBufferSize: 256, ackTimeout: 10 });
+    for (let tick = 0; tick * TICK < 60; tick++) {
+      if (tick % 20 === 0) {
+        s.server.send(s.index, 0, Chat, { n: tick, text: '' });
+        s.client.send(0, Chat, { n: tick, text: '' });
+      }
+      s.tick();
+      while (s.client.receive(0) !== null) {}
+      while (s.server.receive(s.index, 0) !== null) {}
+    }
+    const atServer = s.server.stats(s.index).lateAcks;
+    const atClient = s.client.stats().lateAcks;
+    assert.ok(atServer > 0 && atClient > 0, `late acks counted: server ${atServer}, client ${atClient}`);
+    assert.ok(s.lateAtServer.length > 0 && s.lateAtClient.length > 0, 'onLateAcks called on both ends');
+    // At most once a second, each report the count since the last one.
+    assert.ok(s.lateAtServer.length <= 60);
+    assert.ok(s.lateAtServer.reduce((a, b) => a + b, 0) <= atServer);
+    assert.ok(s.server.stats(s.index).queues[0].send > 0, 'and the messages stay unfreed');
+  });
+
+  it('a 1-byte block at the head leaves once acked and does not hold the messages behind it', () => {
+    const s = extremeSession(SEED ^ 5, EXTREMES);
+    s.server.sendBlock(s.index, 0, new Uint8Array([42]));
+    for (let n = 0; n < 10; n++) s.server.send(s.index, 0, Chat, { n, text: 'behind the block' });
+    const got: unknown[] = [];
+    let ackedAt = Number.POSITIVE_INFINITY;
+    const start = s.clock.now;
+    for (let tick = 0; tick * TICK < 90; tick++) {
+      s.tick();
+      drainInto(got, () => s.client.receive(0));
+      if (ackedAt === Number.POSITIVE_INFINITY && s.server.stats(s.index).queues[0].send === 0)
+        ackedAt = s.clock.now - start;
+    }
+    assert.deepEqual(got, ['block:1', ...Array(10).keys()]);
+    // A round trip is 20-24 s; a few more seconds find a packet whose ack is in the 32 ack bits.
+    assert.ok(ackedAt < 45, `block and messages all acked after ${ackedAt.toFixed(1)} s`);
+  });
+});
 
 describe(`blocks: resend policy (seed ${SEED})`, () => {
   it('block fragments follow resendInterval and resendCopies, and messages behind the block ride in between', () => {

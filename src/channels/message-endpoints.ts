@@ -22,29 +22,71 @@ export interface ConnectionStats {
   packetLoss: number;
   sentKbps: number;
   receivedKbps: number;
+  /**
+   * Packets whose ack came back too late to be matched (after ackTimeout, or after the sent buffer
+   * had reused their slot): what they carried was not freed by it. Rising: the round trip is beyond
+   * what the packet-layer settings cover (docs/channels.md, "Long round trips").
+   */
+  lateAcks: number;
   messages: MessageCounters;
   queues: { send: number; receive: number }[];
 }
 
 /**
- * The packet layer under channels: packets never fragmented (each fits the budget), and a long ack
- * timeout: channels resend on their own timer and only use acks to free messages, so an ack that
- * arrives after a round trip of several seconds must still count rather than be ignored as late.
+ * The packet layer under channels: packets never fragmented (each fits the budget), sized for long
+ * round trips. Channels resend on their own timer and use acks only to free what a packet carried,
+ * so an ack must still be matched after the longest round trip we support: Fiedler's extremes,
+ * 10 s ± 2 s each way, a 24 s round trip. An ack is matched only while its packet is within
+ * ackTimeout and still in the sent buffer: 30 s, and 2048 packets (34 s at 60 packets/s). The
+ * received buffer (512: 8.5 s at 60/s) bounds how late a reordered packet is still taken rather
+ * than dropped as stale: ±2 s of jitter reorders by 4 s. Cost: ~185 KB per connection instead of
+ * ~60 KB; statistics still walk 256 sequences per update. docs/channels.md, "Long round trips".
  */
+export const CHANNEL_RELIABLE_DEFAULTS: Readonly<Partial<ReliableConfig>> = Object.freeze({
+  ackTimeout: 30,
+  sentPacketsBufferSize: 2048,
+  receivedPacketsBufferSize: 512,
+});
+
 function endpointConfig(options: ChannelOptions): Partial<ReliableConfig> {
   const budget = options.packetBudgetBytes ?? 1150;
-  return { maxPacketSize: budget, fragmentAbove: budget, ackTimeout: 10, ...options.reliable };
+  return { maxPacketSize: budget, fragmentAbove: budget, ...CHANNEL_RELIABLE_DEFAULTS, ...options.reliable };
+}
+
+/**
+ * Reports rising late acks (see ConnectionStats.lateAcks) at most once a second per connection,
+ * with the number counted since the last report.
+ */
+class LateAckAlarm {
+  private reported = 0;
+  private at = Number.NEGATIVE_INFINITY;
+
+  check(lateAcks: number, now: number, report: (count: number) => void): void {
+    if (lateAcks < this.reported) this.reported = 0; // a fresh endpoint
+    if (lateAcks === this.reported || now - this.at < 1) return;
+    const count = lateAcks - this.reported;
+    this.reported = lateAcks;
+    this.at = now;
+    report(count);
+  }
 }
 
 function stats(
   connection: MessageConnection,
-  endpoint: { rtt: number; packetLoss: number; sentKbps: number; receivedKbps: number },
+  endpoint: {
+    rtt: number;
+    packetLoss: number;
+    sentKbps: number;
+    receivedKbps: number;
+    counters: { lateAcks: number };
+  },
 ): ConnectionStats {
   return {
     rtt: endpoint.rtt,
     packetLoss: endpoint.packetLoss,
     sentKbps: endpoint.sentKbps,
     receivedKbps: endpoint.receivedKbps,
+    lateAcks: endpoint.counters.lateAcks,
     messages: { ...connection.counters },
     queues: connection.queueDepths(),
   };
@@ -66,16 +108,27 @@ function connectionFor(options: ChannelOptions): MessageConnection {
 export class MessageServer {
   readonly server: Server;
   private readonly connections: (MessageConnection | null)[];
+  private readonly lateAckAlarms: LateAckAlarm[];
+  private readonly onLateAcks?: (clientIndex: number, lateAcks: number) => void;
 
-  constructor(options: Omit<ServerOptions, 'onPacket' | 'onAcked' | 'onLost' | 'reliable'> & ChannelOptions) {
+  constructor(
+    options: Omit<ServerOptions, 'onPacket' | 'onAcked' | 'onLost' | 'reliable'> &
+      ChannelOptions & {
+        /** Acks came back too late to be matched (ConnectionStats.lateAcks rose); at most once a second per client. */
+        onLateAcks?: (clientIndex: number, lateAcks: number) => void;
+      },
+  ) {
     const create = () => connectionFor(options);
     create(); // checks the channel configuration now, not at the first connection
     this.connections = Array.from({ length: options.maxClients ?? 256 }, () => null);
+    this.lateAckAlarms = this.connections.map(() => new LateAckAlarm());
+    this.onLateAcks = options.onLateAcks;
     this.server = new Server({
       ...options,
       reliable: endpointConfig(options),
       onConnect: (index, clientId, userData) => {
         this.connections[index] = create();
+        this.lateAckAlarms[index] = new LateAckAlarm();
         options.onConnect?.(index, clientId, userData);
       },
       onDisconnect: (index, clientId, reason) => {
@@ -100,6 +153,9 @@ export class MessageServer {
     for (let i = 0; i < this.connections.length; i++) {
       const c = this.connections[i];
       if (c === null || !this.server.isConnected(i)) continue;
+      const report = this.onLateAcks;
+      if (report !== undefined)
+        this.lateAckAlarms[i].check(this.server.endpoint(i).counters.lateAcks, now, (n) => report(i, n));
       const { data, record } = c.writePacket(now);
       this.server.send(i, data, data.length, record);
     }
@@ -130,10 +186,19 @@ export class MessageServer {
 export class MessageClient {
   readonly client: Client;
   private connection: MessageConnection | null = null;
+  private readonly lateAckAlarm = new LateAckAlarm();
+  private readonly onLateAcks?: (lateAcks: number) => void;
 
-  constructor(options: Omit<ClientOptions, 'onPacket' | 'onAcked' | 'onLost' | 'reliable'> & ChannelOptions) {
+  constructor(
+    options: Omit<ClientOptions, 'onPacket' | 'onAcked' | 'onLost' | 'reliable'> &
+      ChannelOptions & {
+        /** Acks came back too late to be matched (ConnectionStats.lateAcks rose); at most once a second. */
+        onLateAcks?: (lateAcks: number) => void;
+      },
+  ) {
     const create = () => connectionFor(options);
     create();
+    this.onLateAcks = options.onLateAcks;
     this.client = new Client({
       ...options,
       reliable: endpointConfig(options),
@@ -162,6 +227,9 @@ export class MessageClient {
   update(now: number): void {
     this.client.update(now);
     if (this.connection !== null && this.client.state === ClientState.Connected) {
+      const report = this.onLateAcks;
+      if (report !== undefined && this.client.endpoint)
+        this.lateAckAlarm.check(this.client.endpoint.counters.lateAcks, now, report);
       const { data, record } = this.connection.writePacket(now);
       this.client.send(data, data.length, record);
     }

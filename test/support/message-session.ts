@@ -10,6 +10,7 @@ import {
 } from '../../src/channels/index.js';
 import { nobleAead } from '../../src/connection/aead.js';
 import { generateConnectToken } from '../../src/connection/connect-token.js';
+import type { ReliableConfig } from '../../src/packet/config.js';
 import type { DatagramTransport } from '../../src/transport/index.js';
 import { MemoryNetwork } from '../../src/transport/memory-transport.js';
 
@@ -20,6 +21,8 @@ export function messageSession(options: {
   factory: MessageFactory;
   channels: ChannelConfig[];
   onDisconnect?: (index: number, clientId: bigint, reason: string) => void;
+  onLateAcks?: (index: number, lateAcks: number) => void;
+  reliable?: Partial<ReliableConfig>;
 }) {
   const { protocolId, factory, channels } = options;
   const network = new MemoryNetwork();
@@ -36,15 +39,18 @@ export function messageSession(options: {
     factory,
     channels,
     onDisconnect: options.onDisconnect,
+    onLateAcks: options.onLateAcks,
+    reliable: options.reliable,
   });
   return {
     network,
     server,
     serverSocket,
     clock,
-    /** A connect token for `clientId`, issued now. */
-    token: (clientId: bigint) =>
+    /** A connect token for `clientId`, issued now (timeoutSeconds default 5). */
+    token: (clientId: bigint, timeoutSeconds?: number) =>
       generateConnectToken({
+        timeoutSeconds,
         protocolId,
         privateKey,
         clientId,
@@ -53,7 +59,9 @@ export function messageSession(options: {
         aead: nobleAead,
       }),
     /** A client with the session's factory and channels on `transport`. */
-    client: (transport: DatagramTransport) =>
-      new MessageClient({ transport, aead: nobleAead, factory, channels }),
+    client: (
+      transport: DatagramTransport,
+      extra: { onLateAcks?: (lateAcks: number) => void; reliable?: Partial<ReliableConfig> } = {},
+    ) => new MessageClient({ transport, aead: nobleAead, factory, channels, ...extra }),
   };
 }
