@@ -1,8 +1,8 @@
 /**
  * The receiving side of a reliable channel's blocks: one block at a time, in one buffer per channel
- * that is reused for every block. The buffer grows (doubling, capped at maxBlockBytes) only when a
- * block is larger than any before, so a connection allocates at most about 2 × maxBlockBytes for
- * blocks over its whole life, whatever its peer declares.
+ * that is reused for every block. The buffer grows (doubling, then straight to maxBlockBytes) only
+ * when a block is larger than any before, so a connection allocates less than 2 × maxBlockBytes
+ * (and its fragment map) for blocks over its whole life, whatever its peer declares.
  *
  * A block's id and size are fixed by the first fragment that arrives for it, until it completes.
  * An honest sender never contradicts that (it sends one block at a time, and only moves on once
@@ -44,7 +44,10 @@ export class IncomingBlock {
   start(id: number, totalBytes: number): void {
     const fragments = Math.ceil(totalBytes / this.fragmentBytes);
     if (this.data.length < totalBytes) {
-      const capacity = Math.min(this.maxBlockBytes, Math.max(totalBytes, this.data.length * 2));
+      // At least doubling, and straight to the limit past half of it: the sizes below half the
+      // limit sum to less than the limit, so the allocations of a life stay under twice it.
+      let capacity = Math.max(totalBytes, this.data.length * 2);
+      if (capacity * 2 > this.maxBlockBytes) capacity = this.maxBlockBytes;
       this.data = new Uint8Array(capacity);
       this.bytesAllocated += capacity;
     }
