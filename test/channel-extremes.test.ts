@@ -151,8 +151,9 @@ describe(`reliable channels at 10 s ± 2 s one way, 25% loss, 50% duplicates (se
         ackedAt = s.clock.now - start;
     }
     assert.deepEqual(got, ['block:1', ...Array(10).keys()]);
-    // A round trip is 20-24 s; a few more seconds find a packet whose ack is in the 32 ack bits.
-    assert.ok(ackedAt < 45, `block and messages all acked after ${ackedAt.toFixed(1)} s`);
+    // The acks that count travel the fastest paths (8 s each way): measured 17-18.5 s over eight
+    // seeds; resent every 1.25 × RTT instead, the block held the channel for over 150 s.
+    assert.ok(ackedAt < 30, `block and messages all acked after ${ackedAt.toFixed(1)} s`);
   });
 });
 
