@@ -10,7 +10,7 @@
 import type { ChannelConfig } from '../src/channels/config.js';
 import { MessageConnection } from '../src/channels/connection.js';
 import { Block, defineMessage, MessageFactory } from '../src/channels/message.js';
-import { CHANNEL_RELIABLE_DEFAULTS } from '../src/channels/message-endpoints.js';
+import { CHANNEL_RELIABLE_DEFAULTS } from '../src/channels/packet-defaults.js';
 import { ReliableEndpoint } from '../src/packet/endpoint.js';
 import { prng, randomBytes } from '../src/random/prng.js';
 import { t } from '../src/schema/schema.js';

@@ -16,3 +16,4 @@ export {
   MessageClient,
   MessageServer,
 } from './message-endpoints.js';
+export { CHANNEL_RELIABLE_DEFAULTS } from './packet-defaults.js';

@@ -4,7 +4,9 @@ import type { ReliableConfig } from '../packet/config.js';
 import type { BlockProgress, PacketRecord } from './channel.js';
 import type { ChannelConfig } from './config.js';
 import { MessageConnection, type MessageCounters } from './connection.js';
+import { LateAckAlarm } from './late-ack-alarm.js';
 import type { MessageFactory, MessageType, ReceivedMessage } from './message.js';
+import { CHANNEL_RELIABLE_DEFAULTS } from './packet-defaults.js';
 
 /** What a connection's channels need: the factory and channel list both ends share. */
 export interface ChannelOptions {
@@ -32,43 +34,10 @@ export interface ConnectionStats {
   queues: { send: number; receive: number }[];
 }
 
-/**
- * The packet layer under channels: packets never fragmented (each fits the budget), sized for long
- * round trips. Channels resend on their own timer and use acks only to free what a packet carried,
- * so an ack must still be matched after the longest round trip we support: Fiedler's extremes,
- * 10 s ± 2 s each way, a 24 s round trip. An ack is matched only while its packet is within
- * ackTimeout and still in the sent buffer: 30 s, and 2048 packets (34 s at 60 packets/s). The
- * received buffer (512: 8.5 s at 60/s) bounds how late a reordered packet is still taken rather
- * than dropped as stale: ±2 s of jitter reorders by 4 s. Cost: ~185 KB per connection instead of
- * ~60 KB; statistics still walk 256 sequences per update. docs/channels.md, "Long round trips".
- */
-export const CHANNEL_RELIABLE_DEFAULTS: Readonly<Partial<ReliableConfig>> = Object.freeze({
-  ackTimeout: 30,
-  sentPacketsBufferSize: 2048,
-  receivedPacketsBufferSize: 512,
-});
-
+/** The packet layer under channels: packets never fragmented (each fits the budget), sized for long round trips. */
 function endpointConfig(options: ChannelOptions): Partial<ReliableConfig> {
   const budget = options.packetBudgetBytes ?? 1150;
   return { maxPacketSize: budget, fragmentAbove: budget, ...CHANNEL_RELIABLE_DEFAULTS, ...options.reliable };
-}
-
-/**
- * Reports rising late acks (see ConnectionStats.lateAcks) at most once a second per connection,
- * with the number counted since the last report.
- */
-class LateAckAlarm {
-  private reported = 0;
-  private at = Number.NEGATIVE_INFINITY;
-
-  check(lateAcks: number, now: number, report: (count: number) => void): void {
-    if (lateAcks < this.reported) this.reported = 0; // a fresh endpoint
-    if (lateAcks === this.reported || now - this.at < 1) return;
-    const count = lateAcks - this.reported;
-    this.reported = lateAcks;
-    this.at = now;
-    report(count);
-  }
 }
 
 function stats(
@@ -128,7 +97,7 @@ export class MessageServer {
       reliable: endpointConfig(options),
       onConnect: (index, clientId, userData) => {
         this.connections[index] = create();
-        this.lateAckAlarms[index] = new LateAckAlarm();
+        this.lateAckAlarms[index].reset();
         options.onConnect?.(index, clientId, userData);
       },
       onDisconnect: (index, clientId, reason) => {
@@ -205,6 +174,7 @@ export class MessageClient {
       onStateChange: (state, previous) => {
         // A fresh set of channels for every connection.
         this.connection = state === ClientState.Connected ? create() : null;
+        if (state === ClientState.Connected) this.lateAckAlarm.reset();
         options.onStateChange?.(state, previous);
       },
       onPacket: (data, offset, length) => this.connection?.readPacket(data, offset, length) === true,
