@@ -175,6 +175,27 @@ describe(`blocks: resend policy (seed ${SEED})`, () => {
     assert.deepEqual(messageTicks, [1, 8, 9, 14, 20], 'the message goes in the packets with no fragment due');
   });
 
+  it('unacked fragments go round-robin: every fragment once before any is resent, then each first resend twice', () => {
+    const fragmentsSent = (size: number, ticks: number) => {
+      const sender = new MessageConnection({ factory, channels: [{ kind: 'reliable-ordered' }] });
+      sender.sendBlock(0, new Uint8Array(size));
+      const out: number[] = [];
+      // Every packet is lost (a round trip longer than the run); one 1024-byte fragment per packet.
+      for (let tick = 0; tick < ticks; tick++) {
+        const { record } = sender.writePacket(tick / 60);
+        out.push(record.length === 0 ? -1 : record[4]); // [channel, count, block, id, fragment]
+      }
+      return out;
+    };
+    // Lowest-index-first would resend fragment 0 at tick 6, before fragments 6-9 were ever sent.
+    assert.deepEqual(fragmentsSent(10 * 1024, 22), [...Array(10).keys(), 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]);
+    // Five fragments: nothing due at tick 5; later resends go once per interval.
+    assert.deepEqual(
+      fragmentsSent(5 * 1024, 20),
+      [0, 1, 2, 3, 4, -1, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 0, 1, 2, 3],
+    );
+  });
+
   it('a fully acked block leaves at once: the next packet carries what follows it', () => {
     const sender = new MessageConnection({ factory, channels: [{ kind: 'reliable-ordered' }] });
     sender.sendBlock(0, new Uint8Array(3000)); // three fragments of 1024 bytes
