@@ -242,6 +242,15 @@ describe(`blocks from a hostile peer (seed ${SEED})`, () => {
     // One buffer of 256 KiB (and its fragment map), not one per packet.
     assert.ok(channel.blockBytesAllocated < 300 * 1024, `${channel.blockBytesAllocated} bytes allocated`);
     assert.deepEqual(receiver.blockProgress(0).receiving, { receivedBytes: 1024, totalBytes: 256 * 1024 });
+    // A message taking the incomplete block's id ends that block: the next block is taken.
+    const sender = new MessageConnection({ factory, channels });
+    sender.send(0, Chat, { n: 0, text: 'id 0' });
+    const message = sender.writePacket(0).data.slice();
+    assert.ok(receiver.readPacket(message, 0, message.length), String(receiver.lastRejection));
+    assert.deepEqual(receiver.receive(0)?.value, { n: 0, text: 'id 0' });
+    assert.ok(receiver.readPacket(second, 0, second.length), String(receiver.lastRejection));
+    assert.deepEqual(receiver.blockProgress(0).receiving, null, 'block 1 (10 bytes) complete');
+    assert.deepEqual(receiver.receive(0)?.value, new Uint8Array(10).fill(10));
   });
 
   it('an authenticated client alternating the declared size of one block id is refused and stays bounded', () => {

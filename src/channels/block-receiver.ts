@@ -65,6 +65,17 @@ export class IncomingBlock {
   }
 
   /**
+   * Drops the incomplete block: its id was taken by a message, or passed (only a hostile peer does
+   * that), so it could never complete and would refuse every later block. Costs one step per
+   * fragment, once per block the peer started.
+   */
+  abandon(): void {
+    if (this.id < 0) return;
+    this.got.fill(0, 0, this.fragments);
+    this.id = -1;
+  }
+
+  /**
    * Stores fragment `f` from `source[offset, offset + its length)`; returns the completed block
    * (a copy the application keeps) when this was its last missing fragment, else null.
    */

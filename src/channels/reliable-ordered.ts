@@ -253,6 +253,8 @@ export class ReliableOrderedChannel implements Channel {
       if (rs.ok && this.beyondWindow(id)) return this.refuseBeyondWindow(rs);
       const total = rs.int(0, 1, c.maxBlockBytes);
       if (!rs.ok) return false;
+      // A block begun under an id no longer wanted can never complete: it must not block the next.
+      if (this.incomingBlock.id >= 0 && !this.wanted(this.incomingBlock.id)) this.incomingBlock.abandon();
       // Only a block still wanted can conflict: resends of a completed one are ignored as usual.
       const conflict = this.wanted(id) ? this.incomingBlock.conflict(id, total) : null;
       if (conflict !== null) {
