@@ -67,7 +67,7 @@ const channels = [
   { kind: 'unreliable-sequenced' as const, receiveQueueSize: RECEIVE_QUEUE },
 ];
 /** What the block victim may allocate for blocks in its life: doubling to MAX_BLOCK, twice over. */
-const BLOCK_ALLOCATION_BOUND = 2 * (MAX_BLOCK + Math.ceil(MAX_BLOCK / FRAGMENT_BYTES) + 64);
+const BLOCK_ALLOCATION_BOUND = 2 * (MAX_BLOCK + 4 * Math.ceil(MAX_BLOCK / FRAGMENT_BYTES) + 64);
 const CORPUS = 64;
 /** Hostile inputs to the victim per real packet. */
 const INJECTED_PER_PACKET = 8;

@@ -2,7 +2,8 @@
  * The receiving side of a reliable channel's blocks: one block at a time, in one buffer per channel
  * that is reused for every block. The buffer grows (doubling, then straight to maxBlockBytes) only
  * when a block is larger than any before, so a connection allocates less than 2 × maxBlockBytes
- * (and its fragment map) for blocks over its whole life, whatever its peer declares.
+ * (and its fragment map, 4 bytes a fragment) for blocks over its whole life, whatever its peer
+ * declares.
  *
  * A block's id and size are fixed by the first fragment that arrives for it, until it completes.
  * An honest sender never contradicts that (it sends one block at a time, and only moves on once
@@ -20,7 +21,13 @@ export class IncomingBlock {
   private fragments = 0;
   private fragmentsReceived = 0;
   private data = new Uint8Array(0);
-  private got = new Uint8Array(0);
+  /**
+   * Fragment f of the current block is in when got[f] === generation: a new block starts with the
+   * next generation, so nothing is cleared (a peer that starts blocks it never finishes costs no
+   * more than the packets it sends).
+   */
+  private got = new Uint32Array(0);
+  private generation = 0;
 
   constructor(
     private readonly fragmentBytes: number,
@@ -52,10 +59,14 @@ export class IncomingBlock {
       this.bytesAllocated += capacity;
     }
     if (this.got.length < fragments) {
-      // `got` is all zero outside a block (cleared on completion), so a new one can start as is.
       const capacity = Math.ceil(this.data.length / this.fragmentBytes);
-      this.got = new Uint8Array(capacity);
-      this.bytesAllocated += capacity;
+      this.got = new Uint32Array(capacity);
+      this.bytesAllocated += capacity * 4;
+    }
+    this.generation = (this.generation + 1) >>> 0;
+    if (this.generation === 0) {
+      this.got.fill(0); // once in 2^32 blocks
+      this.generation = 1;
     }
     this.id = id;
     this.totalBytes = totalBytes;
@@ -66,12 +77,9 @@ export class IncomingBlock {
 
   /**
    * Drops the incomplete block: its id was taken by a message, or passed (only a hostile peer does
-   * that), so it could never complete and would refuse every later block. Costs one step per
-   * fragment, once per block the peer started.
+   * that), so it could never complete and would refuse every later block.
    */
   abandon(): void {
-    if (this.id < 0) return;
-    this.got.fill(0, 0, this.fragments);
     this.id = -1;
   }
 
@@ -80,16 +88,14 @@ export class IncomingBlock {
    * (a copy the application keeps) when this was its last missing fragment, else null.
    */
   add(f: number, source: Uint8Array, offset: number): Uint8Array | null {
-    if (this.got[f]) return null;
+    if (this.got[f] === this.generation) return null;
     const at = f * this.fragmentBytes;
     const length = Math.min(this.fragmentBytes, this.totalBytes - at);
     this.data.set(source.subarray(offset, offset + length), at);
-    this.got[f] = 1;
+    this.got[f] = this.generation;
     this.fragmentsReceived++;
     this.receivedBytes += length;
     if (this.fragmentsReceived < this.fragments) return null;
-    // Clearing costs one step per fragment, paid once the peer has sent every one of them.
-    this.got.fill(0, 0, this.fragments);
     this.id = -1;
     return this.data.slice(0, this.totalBytes);
   }
