@@ -237,7 +237,8 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
       const length = Math.min(FRAGMENT_BYTES, total - f * FRAGMENT_BYTES);
       for (let i = 0; i < length; i++) forge.writer.writeBits(i & 0xff, 8);
     }
-    forge.bool(false);
+    forge.bool(false); // no messages follow
+    forge.bool(false); // no more channel entries
     return Uint8Array.from(forge.finish());
   };
   const feedBlockVictim = () => {

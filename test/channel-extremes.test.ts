@@ -158,7 +158,7 @@ describe(`reliable channels at 10 s ± 2 s one way, 25% loss, 50% duplicates (se
 });
 
 describe(`blocks: resend policy (seed ${SEED})`, () => {
-  it('block fragments follow resendInterval and resendCopies, and messages behind the block ride in between', () => {
+  it('block fragments follow resendInterval and resendCopies, and the messages behind the block ride along', () => {
     const sender = new MessageConnection({ factory, channels: [{ kind: 'reliable-ordered' }] });
     sender.sendBlock(0, new Uint8Array([7]));
     sender.send(0, Chat, { n: 1, text: 'behind' });
@@ -168,11 +168,14 @@ describe(`blocks: resend policy (seed ${SEED})`, () => {
     for (let tick = 0; tick < 25; tick++) {
       const { record } = sender.writePacket(tick / 60);
       if (record.length === 0) continue;
-      // A record is [channel, count, kind (0 messages, 1 block), ...].
-      (record[2] === 1 ? blockTicks : messageTicks).push(tick);
+      // [channel, length, 1 (block), id, fragment count, fragments..., message ids...] or
+      // [channel, length, 0 (messages), message ids...]
+      const messagesAt = record[2] === 1 ? 5 + record[4] : 3;
+      if (record[2] === 1) blockTicks.push(tick);
+      if (record.length > messagesAt) messageTicks.push(tick);
     }
     assert.deepEqual(blockTicks, [0, 6, 7, 12, 18, 24], 'fragment: first resend twice, then every 0.1 s');
-    assert.deepEqual(messageTicks, [1, 8, 9, 14, 20], 'the message goes in the packets with no fragment due');
+    assert.deepEqual(messageTicks, [0, 6, 7, 12, 18, 24], 'the message rides in the same packets');
   });
 
   it('unacked fragments go round-robin: every fragment once before any is resent, then each first resend twice', () => {
@@ -183,7 +186,7 @@ describe(`blocks: resend policy (seed ${SEED})`, () => {
       // Every packet is lost (a round trip longer than the run); one 1024-byte fragment per packet.
       for (let tick = 0; tick < ticks; tick++) {
         const { record } = sender.writePacket(tick / 60);
-        out.push(record.length === 0 ? -1 : record[4]); // [channel, count, block, id, fragment]
+        out.push(record.length === 0 ? -1 : record[5]); // [channel, length, block, id, count, fragment]
       }
       return out;
     };

@@ -1,3 +1,7 @@
+import type { ReadStream } from '../serialize/read-stream.js';
+import { MAX_FRAGMENTS_PER_PACKET } from './block-sender.js';
+import type { ScratchList } from './scratch-list.js';
+
 /**
  * The receiving side of a reliable channel's blocks: one block at a time, in one buffer per channel
  * that is reused for every block. The buffer grows (doubling, then straight to maxBlockBytes) only
@@ -45,6 +49,30 @@ export class IncomingBlock {
     if (totalBytes !== this.totalBytes)
       return `block ${id} declared ${totalBytes} bytes; its first fragment said ${this.totalBytes}`;
     return null;
+  }
+
+  /**
+   * Reads the fragments of a block part declaring `totalBytes` (count, then each fragment's index,
+   * align and bytes) into `staged`: the reader's copy of the packet, the count, and per fragment its
+   * index and byte offset there (apply copies them from it: no copy here). False when bad.
+   */
+  readFragments(rs: ReadStream, totalBytes: number, staged: ScratchList<unknown>): boolean {
+    const size = this.fragmentBytes;
+    const fragments = Math.ceil(totalBytes / size);
+    const count = rs.int(0, 1, MAX_FRAGMENTS_PER_PACKET);
+    staged.push(rs.reader.input);
+    staged.push(count);
+    for (let k = 0; k < count && rs.ok; k++) {
+      const f = rs.int(0, 0, fragments - 1);
+      rs.align();
+      const length = Math.min(size, totalBytes - f * size);
+      if (rs.ok && length * 8 > rs.bitsRemaining) rs.fail('block fragment past the end');
+      if (!rs.ok) break;
+      staged.push(f);
+      staged.push(rs.bitsProcessed >>> 3);
+      rs.reader.skipBytes(length);
+    }
+    return rs.ok;
   }
 
   /** Starts block `id` of `totalBytes` (the caller checked `conflict` and the size limit). */

@@ -1,3 +1,5 @@
+import type { WriteStream } from '../serialize/write-stream.js';
+import type { ResolvedChannelConfig } from './config.js';
 import type { ScratchList } from './scratch-list.js';
 
 /**
@@ -98,10 +100,41 @@ export class OutgoingBlock {
   }
 
   /**
+   * Writes the block part of an entry with the `chosen` fragments (after the kind bit): id, total
+   * bytes, count, then each fragment's index, align and bytes; records the count and the fragments
+   * in `record`. Returns how many were resends or copies.
+   */
+  write(
+    ws: WriteStream,
+    id: number,
+    now: number,
+    c: ResolvedChannelConfig,
+    chosen: ScratchList<number>,
+    record: ScratchList<number>,
+  ): number {
+    const count = chosen.length;
+    let resent = 0;
+    ws.bits(id, 16);
+    ws.int(this.data.length, 1, c.maxBlockBytes);
+    ws.int(count, 1, MAX_FRAGMENTS_PER_PACKET);
+    record.push(count);
+    for (let k = 0; k < count; k++) {
+      const f = chosen.items[k];
+      ws.int(f, 0, this.fragments - 1);
+      ws.align();
+      ws.writer.writeBytes(this.data, f * this.fragmentBytes, this.fragmentLength(f));
+      if (this.sent(f, now, c.resendInterval, c.resendCopies)) resent++;
+      record.push(f);
+    }
+    this.advance(chosen);
+    return resent;
+  }
+
+  /**
    * Fragment `f` was written now: the same bookkeeping as a message (a copy of the first resend
    * does not restart the interval). Returns true when this was a resend or a copy.
    */
-  sent(f: number, now: number, interval: number, copies: number): boolean {
+  private sent(f: number, now: number, interval: number, copies: number): boolean {
     const resend = this.sends[f] > 0;
     if (this.copiesDue[f] > 0 && this.lastSent[f] + interval > now + TIME_EPSILON) this.copiesDue[f]--;
     else {
@@ -116,7 +149,7 @@ export class OutgoingBlock {
    * Moves the cursor after the packet that carried `chosen`: back to the first fragment that still
    * owes a copy of its first resend (the copy rides in the next packet), else past the last one.
    */
-  advance(chosen: ScratchList<number>): void {
+  private advance(chosen: ScratchList<number>): void {
     if (this.pendingCount === 0 || chosen.length === 0) return;
     for (let k = 0; k < chosen.length; k++) {
       const f = chosen.items[k];

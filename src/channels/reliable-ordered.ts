@@ -49,13 +49,14 @@ const RECORD_BLOCK = 1;
  *
  * Blocks (large data) take an id in the same ordered stream. When a block is the oldest unacked
  * item, the channel sends its fragments, each acked on its own and resent by the same policy as
- * messages (block-sender.ts); a packet with no fragment due carries the messages behind the block,
- * which wait in the receiver's window. The block leaves the queue the moment its last fragment is
- * acked. The receiver keeps one reused block buffer (block-receiver.ts).
+ * messages (block-sender.ts); the room a packet has left after them carries the messages behind
+ * the block, which wait in the receiver's window. The block leaves the queue the moment its last
+ * fragment is acked. The receiver keeps one reused block buffer (block-receiver.ts).
  *
- * Entry wire: isBlock bit; messages: count, then per message its id (first 16 bits, then
- * relative), align, its bytes; block: id (16 bits), total bytes, count, then per fragment its
- * index, align, its bytes (fragmentBytes each, the remainder in the last).
+ * Entry wire: isBlock bit; block part: id (16 bits), total bytes, count, then per fragment its
+ * index, align, its bytes (fragmentBytes each, the remainder in the last), then a bit saying
+ * whether a messages part follows; messages part: count, then per message its id (first 16 bits,
+ * then relative), align, its bytes.
  */
 export class ReliableOrderedChannel implements Channel {
   private readonly sendQueue: SequenceBuffer<Outgoing>;
@@ -66,7 +67,9 @@ export class ReliableOrderedChannel implements Channel {
   private readonly countBits: number;
   private readonly blockTotalBits: number;
   private readonly fragmentCountBits: number;
+  /** What `select` chose for the next packet: message ids, and the head block's fragments. */
   private readonly candidates = new ScratchList<number>();
+  private readonly fragmentsChosen = new ScratchList<number>();
   private selectedBlock = -1;
   /** The block being received: one at a time per channel, at most maxBlockBytes. */
   private readonly incomingBlock: IncomingBlock;
@@ -151,27 +154,29 @@ export class ReliableOrderedChannel implements Channel {
   }
 
   select(now: number, budgetBits: number): number {
+    const fragments = this.fragmentsChosen;
+    fragments.clear();
+    this.selectedBlock = -1;
+    let used = 1; // the entry's kind bit
+    const head = this.sendQueue.find(this.oldestUnacked);
+    if (head?.block) {
+      // The oldest item is a block: its fragments due now, by the channel's resend policy. The room
+      // left carries the messages behind it, which wait in the receiver's window.
+      const header = 1 + 16 + this.blockTotalBits + this.fragmentCountBits + 1; // + messages-follow bit
+      const blockUsed = head.block.select(now, this.config.resendInterval, header, budgetBits, fragments);
+      if (fragments.length > 0) {
+        this.selectedBlock = this.oldestUnacked;
+        used = blockUsed;
+      }
+    }
+    return fragments.length + this.selectMessages(now, used + this.countBits, budgetBits);
+  }
+
+  /** Chooses the messages due now that fit after `used` bits, oldest first, into `candidates`. */
+  private selectMessages(now: number, used: number, budgetBits: number): number {
     const c = this.config;
     const chosen = this.candidates;
     chosen.clear();
-    this.selectedBlock = -1;
-    const head = this.sendQueue.find(this.oldestUnacked);
-    if (head?.block) {
-      // The oldest item is a block: its fragments due now, by the channel's resend policy.
-      head.block.select(
-        now,
-        c.resendInterval,
-        1 + 16 + this.blockTotalBits + this.fragmentCountBits,
-        budgetBits,
-        chosen,
-      );
-      if (chosen.length > 0) {
-        this.selectedBlock = this.oldestUnacked;
-        return chosen.length;
-      }
-      // No fragment due: the messages behind the block go ahead and wait in the receiver's window.
-    }
-    let used = 1 + this.countBits;
     let previous = -1;
     // Only ids the receiver can hold: oldest unacked + its window.
     const window = Math.min(this.sendQueueDepth, c.receiveQueueSize);
@@ -181,7 +186,7 @@ export class ReliableOrderedChannel implements Channel {
     for (let i = 0; i < window && chosen.length < c.maxMessagesPerPacket && misfits < 16; i++) {
       const id = (this.oldestUnacked + i) & 0xffff;
       const entry = this.sendQueue.find(id);
-      // A block travels as fragments once it is the oldest; messages behind it may go ahead.
+      // Blocks travel as fragments, and only at the head.
       if (
         entry === undefined ||
         entry.message === null ||
@@ -201,44 +206,33 @@ export class ReliableOrderedChannel implements Channel {
   }
 
   writeSelected(ws: WriteStream, now: number, record: ScratchList<number>): void {
+    const c = this.config;
     const chosen = this.candidates.items;
     const count = this.candidates.length;
     if (this.selectedBlock >= 0) {
       const id = this.selectedBlock;
-      const c = this.config;
-      const block = this.sendQueue.find(id)!.block!;
-      const size = c.blockFragmentBytes;
       ws.bool(true);
-      ws.bits(id, 16);
-      ws.int(block.data.length, 1, c.maxBlockBytes);
-      ws.int(count, 1, MAX_FRAGMENTS_PER_PACKET);
       record.push(RECORD_BLOCK);
       record.push(id);
-      for (let k = 0; k < count; k++) {
-        const f = chosen[k];
-        ws.int(f, 0, block.fragments - 1);
-        ws.align();
-        ws.writer.writeBytes(block.data, f * size, block.fragmentLength(f));
-        if (block.sent(f, now, c.resendInterval, c.resendCopies)) this.resent++;
-        record.push(f);
-      }
-      block.advance(this.candidates);
-      return;
+      this.resent += this.sendQueue.find(id)!.block!.write(ws, id, now, c, this.fragmentsChosen, record);
+      ws.bool(count > 0); // messages follow
+      if (count === 0) return;
+    } else {
+      ws.bool(false);
+      record.push(RECORD_MESSAGES);
     }
-    ws.bool(false);
-    ws.int(count, 1, this.config.maxMessagesPerPacket);
-    record.push(RECORD_MESSAGES);
+    ws.int(count, 1, c.maxMessagesPerPacket);
     for (let k = 0; k < count; k++) {
       const id = chosen[k];
       if (k === 0) ws.bits(id, 16);
       else ws.sequenceRelative(chosen[k - 1], id);
       const entry = this.sendQueue.find(id)!;
       writeMessage(ws, entry.message!);
-      if (entry.copiesDue > 0 && entry.lastSent + this.config.resendInterval > now + TIME_EPSILON) {
+      if (entry.copiesDue > 0 && entry.lastSent + c.resendInterval > now + TIME_EPSILON) {
         // A copy of the first resend: the interval still counts from the resend itself.
         entry.copiesDue--;
       } else {
-        entry.copiesDue = entry.sends === 1 ? this.config.resendCopies - 1 : 0;
+        entry.copiesDue = entry.sends === 1 ? c.resendCopies - 1 : 0;
         entry.lastSent = now;
       }
       if (entry.sends++ > 0) this.resent++;
@@ -248,43 +242,26 @@ export class ReliableOrderedChannel implements Channel {
 
   read(rs: ReadStream, factory: MessageFactory, staged: ScratchList<unknown>): boolean {
     if (rs.bool(false)) {
-      const c = this.config;
       const id = rs.bits(0, 16);
       if (rs.ok && this.beyondWindow(id)) return this.refuseBeyondWindow(rs);
-      const total = rs.int(0, 1, c.maxBlockBytes);
+      const total = rs.int(0, 1, this.config.maxBlockBytes);
       if (!rs.ok) return false;
+      const block = this.incomingBlock;
       // A block begun under an id no longer wanted can never complete: it must not block the next.
-      if (this.incomingBlock.id >= 0 && !this.wanted(this.incomingBlock.id)) this.incomingBlock.abandon();
+      if (block.id >= 0 && !this.wanted(block.id)) block.abandon();
       // Only a block still wanted can conflict: resends of a completed one are ignored as usual.
-      const conflict = this.wanted(id) ? this.incomingBlock.conflict(id, total) : null;
+      const conflict = this.wanted(id) ? block.conflict(id, total) : null;
       if (conflict !== null) {
         rs.fail(conflict);
         return false;
       }
-      const fragments = Math.ceil(total / c.blockFragmentBytes);
-      const count = rs.int(0, 1, MAX_FRAGMENTS_PER_PACKET);
       staged.push(RECORD_BLOCK);
       staged.push(id);
       staged.push(total);
-      // The fragments stay in the reader's copy of the packet until apply copies them: no copy here.
-      staged.push(rs.reader.input);
-      for (let k = 0; k < count && rs.ok; k++) {
-        const f = rs.int(0, 0, fragments - 1);
-        const length = Math.min(c.blockFragmentBytes, total - f * c.blockFragmentBytes);
-        rs.align();
-        if (!rs.ok) break;
-        if (length * 8 > rs.bitsRemaining) {
-          rs.fail('block fragment past the end');
-          break;
-        }
-        staged.push(f);
-        staged.push(rs.bitsProcessed >>> 3);
-        rs.reader.skipBytes(length);
-      }
-      return rs.ok;
-    }
+      if (!block.readFragments(rs, total, staged)) return false;
+      if (!rs.bool(false)) return rs.ok; // no messages follow
+    } else staged.push(RECORD_MESSAGES);
     const count = rs.int(0, 1, this.config.maxMessagesPerPacket);
-    staged.push(RECORD_MESSAGES);
     let previous = 0;
     for (let k = 0; k < count && rs.ok; k++) {
       const id = k === 0 ? rs.bits(0, 16) : rs.sequenceRelative(previous, 0);
@@ -323,22 +300,24 @@ export class ReliableOrderedChannel implements Channel {
 
   apply(list: ScratchList<unknown>): void {
     const staged = list.items;
+    let k = 1;
     if (staged[0] === RECORD_BLOCK) {
+      // [block, id, total, source, count, (fragment, offset) × count, then (id, message)*]
       const id = staged[1] as number;
-      if (!this.wanted(id)) return; // already complete (a resend), or a stray
+      k = 5 + 2 * (staged[4] as number);
       const b = this.incomingBlock;
-      if (b.id < 0) b.start(id, staged[2] as number); // `read` refused any conflict with a block begun
-      const source = staged[3] as Uint8Array;
-      for (let k = 4; k < list.length; k += 2) {
-        const complete = b.add(staged[k] as number, source, staged[k + 1] as number);
-        if (complete !== null) {
-          this.receiveQueue.insert(id)!.message = { type: Block, value: complete };
-          break;
+      if (this.wanted(id)) {
+        if (b.id < 0) b.start(id, staged[2] as number); // `read` refused any conflict with a block begun
+        for (let f = 5; f < k; f += 2) {
+          const complete = b.add(staged[f] as number, staged[3] as Uint8Array, staged[f + 1] as number);
+          if (complete !== null) {
+            this.receiveQueue.insert(id)!.message = { type: Block, value: complete };
+            break;
+          }
         }
-      }
-      return;
+      } // else already complete (a resend), or a stray
     }
-    for (let k = 1; k < list.length; k += 2) {
+    for (; k < list.length; k += 2) {
       const id = staged[k] as number;
       // Already delivered, outside the window, or already here: a resend or a stray.
       if (!this.wanted(id)) continue;
@@ -347,24 +326,26 @@ export class ReliableOrderedChannel implements Channel {
   }
 
   acked(record: PacketRecord, start: number, end: number): void {
+    let k = start + 1;
     if (record[start] === RECORD_BLOCK) {
+      // [block, id, count, fragments × count, then message ids]
       const id = record[start + 1];
+      k = start + 3 + record[start + 2];
       const block = this.sendQueue.find(id)?.block;
       // The block leaves the moment its last fragment is acked: the next item goes in the next packet.
-      for (let k = start + 2; block && k < end; k++) {
-        if (block.ack(record[k])) {
+      for (let f = start + 3; block && f < k; f++) {
+        if (block.ack(record[f])) {
           this.sendQueue.find(id)!.block = null;
           this.sendQueue.remove(id);
           break;
         }
       }
-    } else {
-      for (let k = start + 1; k < end; k++) {
-        const entry = this.sendQueue.find(record[k]);
-        if (entry !== undefined && entry.message !== null) {
-          entry.message = null;
-          this.sendQueue.remove(record[k]);
-        }
+    }
+    for (; k < end; k++) {
+      const entry = this.sendQueue.find(record[k]);
+      if (entry !== undefined && entry.message !== null) {
+        entry.message = null;
+        this.sendQueue.remove(record[k]);
       }
     }
     while (this.oldestUnacked !== this.nextSendId && !this.sendQueue.exists(this.oldestUnacked)) {
