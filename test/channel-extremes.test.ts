@@ -178,6 +178,25 @@ describe(`blocks: resend policy (seed ${SEED})`, () => {
     assert.deepEqual(messageTicks, [0, 6, 7, 12, 18, 24], 'the message rides in the same packets');
   });
 
+  it('a large block does not hold back the messages behind it: they fill the room its fragments leave', () => {
+    const sender = new MessageConnection({ factory, channels: [{ kind: 'reliable-ordered' }] });
+    const receiver = new MessageConnection({ factory, channels: [{ kind: 'reliable-ordered' }] });
+    const block = new Uint8Array(10 * 1024).map((_, i) => i);
+    sender.sendBlock(0, block);
+    for (let n = 0; n < 3; n++) sender.send(0, Chat, { n, text: 'behind' });
+    const got: unknown[] = [];
+    let messagesAt = -1;
+    for (let tick = 0; tick < 30 && got.length < 4; tick++) {
+      const { data, record } = sender.writePacket(tick / 60);
+      assert.ok(receiver.readPacket(data, 0, data.length), String(receiver.lastRejection));
+      // Nothing acked yet: the messages must have travelled beside the fragments.
+      if (messagesAt < 0 && record[2] === 1 && record.length > 5 + record[4]) messagesAt = tick;
+      for (let m = receiver.receive(0); m !== null; m = receiver.receive(0)) got.push(m.value);
+    }
+    assert.equal(messagesAt, 0, 'the first packet carries a fragment and the messages');
+    assert.deepEqual(got, [block, ...[0, 1, 2].map((n) => ({ n, text: 'behind' }))]);
+  });
+
   it('unacked fragments go round-robin: every fragment once before any is resent, then each first resend twice', () => {
     const fragmentsSent = (size: number, ticks: number) => {
       const sender = new MessageConnection({ factory, channels: [{ kind: 'reliable-ordered' }] });
