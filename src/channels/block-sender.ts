@@ -90,7 +90,7 @@ export class OutgoingBlock {
       if (!this.due(f, now, interval)) continue;
       const cost = this.indexBits + 7 + this.fragmentLength(f) * 8;
       if (usedBits + cost > budgetBits) {
-        misfits++; // only the last fragment is shorter: one more try finds it at most
+        misfits++; // only the last fragment is shorter: a second try, not a scan of the whole block
         continue;
       }
       usedBits += cost;
