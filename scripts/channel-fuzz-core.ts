@@ -15,7 +15,14 @@
  *   order, with its exact contents (checked again after the run, once the link is made clean and
  *   the sender has nothing left in flight).
  *
- * Hostile bytes go only to the victim: at this layer there is no integrity check (the netcode
+ * A third connection, the block victim, is fed blocks from a peer that keeps changing its mind:
+ * first fragments of the same block id declaring different sizes (so different fragment counts),
+ * a fragment of the declared size now and then (a block completes at times, and the next id
+ * starts), and a second block id while one is incomplete. Checks: a conflicting size or block id
+ * is refused with a reason, and the bytes the block victim allocates for blocks stay within
+ * 2 × (maxBlockBytes + its fragment map) over its whole life, however many packets it reads.
+ *
+ * Hostile bytes go only to the victims: at this layer there is no integrity check (the netcode
  * layer's AEAD is it), so a parseable mutation is legitimate input, and would legitimately change
  * what a receiver delivers. Everything is a function of the seed.
  */
@@ -26,8 +33,10 @@ import {
   MessageFactory,
   type PacketRecord,
 } from '../src/channels/index.js';
+import type { ReliableOrderedChannel } from '../src/channels/reliable-ordered.js';
 import { prng, randomInt } from '../src/random/prng.js';
 import { t } from '../src/schema/schema.js';
+import { WriteStream } from '../src/serialize/write-stream.js';
 import {
   hex,
   InputMaker,
@@ -45,11 +54,20 @@ const Chat = defineMessage('chat', t.object({ n: t.uint32(), text: t.string(40) 
 const Position = defineMessage('position', t.object({ tick: t.uint32(), x: t.float(-512, 512, 0.01) }));
 const factory = new MessageFactory([Chat, Position]);
 const RECEIVE_QUEUE = 256;
+const MAX_BLOCK = 16 * 1024;
+const FRAGMENT_BYTES = 1024;
 const channels = [
-  { kind: 'reliable-ordered' as const, maxBlockBytes: 16 * 1024, receiveQueueSize: RECEIVE_QUEUE },
+  {
+    kind: 'reliable-ordered' as const,
+    maxBlockBytes: MAX_BLOCK,
+    blockFragmentBytes: FRAGMENT_BYTES,
+    receiveQueueSize: RECEIVE_QUEUE,
+  },
   { kind: 'unreliable-unordered' as const, receiveQueueSize: RECEIVE_QUEUE },
   { kind: 'unreliable-sequenced' as const, receiveQueueSize: RECEIVE_QUEUE },
 ];
+/** What the block victim may allocate for blocks in its life: doubling to MAX_BLOCK, twice over. */
+const BLOCK_ALLOCATION_BOUND = 2 * (MAX_BLOCK + 4 * Math.ceil(MAX_BLOCK / FRAGMENT_BYTES) + 64);
 const CORPUS = 64;
 /** Hostile inputs to the victim per real packet. */
 const INJECTED_PER_PACKET = 8;
@@ -84,11 +102,11 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
     target: CHANNEL_TARGET,
     description: 'hostile channel data into a MessageConnection beside a checked real stream',
     seed,
-    readers: ['victim', 'receiver (real)'],
+    readers: ['victim', 'receiver (real)', 'block victim (conflicting sizes)'],
     corpusSize: CORPUS,
     gc: options.gc,
   });
-  const [victimStats, receiverStats] = report.readers;
+  const [victimStats, receiverStats, blockStats] = report.readers;
   const meter = runMeter(report, inputs, options);
   const fail = (check: string, detail: string, input: Uint8Array) => {
     report.semanticFailures++;
@@ -139,7 +157,7 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
     }
     twin.send(1, Position, { tick, x: 1 });
     twin.send(2, Position, { tick, x: -1 });
-    const { data, record } = sender.writePacket(now, 50);
+    const { data, record } = sender.writePacket(now);
     const packet = Uint8Array.from(data);
     if (!lossy || next() >= 0.1) {
       if (receiver.readPacket(packet, 0, packet.length)) {
@@ -196,6 +214,85 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
     return ok;
   };
 
+  // The block victim: fed crafted block fragments (the wire layout of docs/channels.md).
+  let blockVictim = new MessageConnection({ factory, channels });
+  let blockId = 0;
+  /** The size the block victim's current block was declared with (0: none begun). */
+  let declared = 0;
+  const forge = new WriteStream(1200);
+  const forgeBlock = (id: number, total: number): Uint8Array => {
+    const fragments = Math.ceil(total / FRAGMENT_BYTES);
+    const count = 1; // a whole fragment fills a packet
+    forge.reset();
+    forge.bool(true);
+    forge.int(0, 0, channels.length - 1);
+    forge.bool(true); // a block entry
+    forge.bits(id, 16);
+    forge.int(total, 1, MAX_BLOCK);
+    forge.int(count, 1, 64);
+    for (let k = 0; k < count; k++) {
+      const f = randomInt(next, fragments);
+      forge.int(f, 0, fragments - 1);
+      forge.align();
+      const length = Math.min(FRAGMENT_BYTES, total - f * FRAGMENT_BYTES);
+      for (let i = 0; i < length; i++) forge.writer.writeBits(i & 0xff, 8);
+    }
+    forge.bool(false); // no messages follow
+    forge.bool(false); // no more channel entries
+    return Uint8Array.from(forge.finish());
+  };
+  const feedBlockVictim = () => {
+    const roll = next();
+    // Mostly the declared size (progress), often another size, now and then the next block id.
+    const size =
+      declared > 0 && roll < 0.4 ? declared : declared > 0 && roll < 0.5 ? 0 : 1 + randomInt(next, MAX_BLOCK);
+    const id = size === 0 ? (blockId + 1) & 0xffff : blockId;
+    const total = size === 0 ? 1 + randomInt(next, MAX_BLOCK) : size;
+    const input = forgeBlock(id, total);
+    const conflicting = declared > 0 && (id !== blockId || total !== declared);
+    let ok: boolean;
+    try {
+      ok = blockVictim.readPacket(input, 0, input.length);
+    } catch (error) {
+      report.crash = {
+        target: CHANNEL_TARGET,
+        reader: 'block victim',
+        seed,
+        iteration: report.iterations,
+        mutated: true,
+        inputHex: hex(input),
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      };
+      return;
+    }
+    report.iterations++;
+    report.mutatedInputs++;
+    report.semanticChecks++;
+    if (ok === conflicting)
+      fail(
+        'a block conflicting with the one begun is refused, any other accepted',
+        `id ${id} size ${total}, begun ${blockId} of ${declared}: ${ok ? 'accepted' : blockVictim.lastRejection}`,
+        input,
+      );
+    if (ok) {
+      blockStats.accepted++;
+      declared = total;
+    } else {
+      blockStats.rejected++;
+      // Ids and sizes vary with every input: counted by the kind of reason.
+      const key = normalizeReason(blockVictim.lastRejection ?? 'no reason').replace(/\d+/g, 'N');
+      blockStats.reasons.set(key, (blockStats.reasons.get(key) ?? 0) + 1);
+    }
+    if (blockVictim.receive(0) !== null) {
+      blockId = (blockId + 1) & 0xffff; // the block completed: the next id starts afresh
+      declared = 0;
+    }
+    const allocated = (blockVictim.channels[0] as ReliableOrderedChannel).blockBytesAllocated;
+    report.semanticChecks++;
+    if (allocated > BLOCK_ALLOCATION_BOUND)
+      fail('block buffers bounded whatever the sizes declared', `${allocated} bytes allocated`, input);
+  };
+
   const mutate = (): Uint8Array => {
     const a = corpus[randomInt(next, corpus.length)];
     const kind = randomInt(next, 5);
@@ -225,14 +322,15 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
 
   while (report.iterations < inputs && report.crash === null) {
     step(true);
-    const real = twin.writePacket(now, 0);
+    const real = twin.writePacket(now);
     // The last real packets the victim saw are what mutations start from: ids in its window.
     const copy = Uint8Array.from(real.data);
     if (corpus.length < CORPUS) corpus.push(copy);
     else corpus[tick % CORPUS] = copy;
     if (feedVictim(copy, 'real')) twin.acked(real.record);
     for (let k = 0; k < INJECTED_PER_PACKET && report.iterations < inputs && report.crash === null; k++) {
-      if (next() < 0.4) {
+      if (k === 0) feedBlockVictim();
+      else if (next() < 0.4) {
         report.randomInputs++;
         feedVictim(maker.random(next, randomInt(next, 1200)), 'random');
       } else {
@@ -245,13 +343,16 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
     if (tick % 4096 === 0) {
       twin = new MessageConnection({ factory, channels });
       victim = new MessageConnection({ factory, channels });
+      blockVictim = new MessageConnection({ factory, channels });
+      blockId = 0;
+      declared = 0;
     }
     if ((tick & 15) === 0) meter.update(report.iterations);
   }
   // Drain: a clean link until the sender has nothing in flight, then every message must be in.
   for (let i = 0; i < 20_000 && (expectedMessage < sentMessages || expectedBlock < sentBlocks); i++) {
     now += 1 / 60;
-    const { data, record } = sender.writePacket(now, 50);
+    const { data, record } = sender.writePacket(now);
     if (receiver.readPacket(data, 0, data.length)) sender.acked(record);
     receiveReal();
   }

@@ -1,13 +1,16 @@
 /**
- * The channel soak: two MessageConnections over ReliableEndpoints on a seeded simulated link (the
- * reference stack's soak settings by default: 1000 ms latency, 100 ms jitter, 25% loss, 25%
- * duplicates), each side sending bursts of 0-64 reliable messages per tick plus the occasional
- * block of up to 64 KiB, all in one ordered stream; every item's content is derived from the seed
- * and its position, so the receiver checks each is delivered exactly once, in order, byte-identical.
+ * The channel soak: two MessageConnections over ReliableEndpoints (configured as under
+ * MessageServer / MessageClient) on a seeded simulated link (the reference stack's soak settings
+ * by default: 1000 ms latency, 100 ms jitter, 25% loss, 25% duplicates; or a sequence of phases,
+ * such as Fiedler's extremes or 99% loss then recovery), each side sending bursts of reliable
+ * messages per tick plus the occasional block, all in one ordered stream; every item's content is
+ * derived from the seed and its position, so the receiver checks each is delivered exactly once,
+ * in order, byte-identical.
  */
 import type { ChannelConfig } from '../src/channels/config.js';
 import { MessageConnection } from '../src/channels/connection.js';
 import { Block, defineMessage, MessageFactory } from '../src/channels/message.js';
+import { CHANNEL_RELIABLE_DEFAULTS } from '../src/channels/packet-defaults.js';
 import { ReliableEndpoint } from '../src/packet/endpoint.js';
 import { prng, randomBytes } from '../src/random/prng.js';
 import { t } from '../src/schema/schema.js';
@@ -25,9 +28,10 @@ export function channelPair(
   const network = new MemoryNetwork();
   const rawA = network.createTransport('10.0.0.1:1');
   const rawB = network.createTransport('10.0.0.2:1');
-  const a = conditions
+  const simulator = conditions
     ? new NetworkSimulator(rawA, { seed, outgoing: conditions, incoming: conditions })
-    : rawA;
+    : null;
+  const a = simulator ?? rawA;
   let now = 0;
   const side = (transport: typeof a, peer: string) => {
     const connection = new MessageConnection({ factory, channels });
@@ -37,8 +41,8 @@ export function channelPair(
         process: (_s, data, offset, length) => connection.readPacket(data, offset, length),
         onAcked: (_s, record) => connection.acked(record!),
       },
-      // As under MessageServer / MessageClient: acks may take several seconds and must still count.
-      { rttHistorySize: 16, maxPacketSize: 2048, fragmentAbove: 2048, ackTimeout: 10 },
+      // As under MessageServer / MessageClient: acks may take half a minute and must still count.
+      { ...CHANNEL_RELIABLE_DEFAULTS, rttHistorySize: 16, maxPacketSize: 2048, fragmentAbove: 2048 },
     );
     return { connection, endpoint, transport };
   };
@@ -50,6 +54,11 @@ export function channelPair(
     get now() {
       return now;
     },
+    /** Changes the link's conditions, both directions (only for a pair made with conditions). */
+    setConditions(next: LinkConditions): void {
+      simulator?.setConditions('outgoing', next);
+      simulator?.setConditions('incoming', next);
+    },
     /** One tick: update, deliver what is due, then each side sends its packet. */
     step(dt = 1 / 60): void {
       now += dt;
@@ -59,7 +68,7 @@ export function channelPair(
         s.transport.receive((_from, data) => s.endpoint.receivePacket(data), 1024);
       }
       for (const s of [A, B]) {
-        const { data, record } = s.connection.writePacket(now, s.endpoint.rtt);
+        const { data, record } = s.connection.writePacket(now);
         s.endpoint.sendPacket(data, data.length, record);
       }
     },
@@ -67,17 +76,59 @@ export function channelPair(
 }
 
 export const SOAK_CONDITIONS: LinkConditions = { latency: 1000, jitter: 100, loss: 25, duplicates: 25 };
+/** Fiedler's extremes: 10 s one way, ±2 s jitter, 25% loss, 50% duplicates. */
+export const EXTREME_CONDITIONS: LinkConditions = {
+  latency: 10_000,
+  jitter: 2_000,
+  loss: 25,
+  duplicates: 50,
+};
+
+/** A stretch of the soak under one set of conditions; the last one lasts until everything is in. */
+export interface SoakPhase {
+  label: string;
+  conditions: LinkConditions;
+  /** Simulated seconds (ignored for the last phase). */
+  seconds?: number;
+}
+
+/** 99% loss each way for a minute, then the soak's usual link: everything must then arrive. */
+export const LOSS_THEN_RECOVERY: SoakPhase[] = [
+  { label: '99% loss', conditions: { latency: 50, loss: 99 }, seconds: 60 },
+  { label: 'recovery', conditions: SOAK_CONDITIONS },
+];
 
 const SoakMessage = defineMessage('soak', t.object({ n: t.uint32(), text: t.string(120) }));
 const factory = new MessageFactory([SoakMessage]);
 const channels: ChannelConfig[] = [{ kind: 'reliable-ordered', sendQueueSize: 4096, receiveQueueSize: 4096 }];
+
+/** The extremes run of `npm run soak` and its short version in npm test (add seed and messages). */
+export const EXTREME_RUN: Partial<ChannelSoakOptions> = {
+  phases: [{ label: 'extremes', conditions: EXTREME_CONDITIONS }],
+  maxBurst: 2,
+  maxBlockBytes: 16 * 1024,
+  // Each block holds the head of the stream for a round trip or more: fewer of them.
+  blockInterval: [20, 40],
+};
+
+/** The 99%-loss-then-recovery run of `npm run soak` and its short version in npm test. */
+export const LOSS_RUN: Partial<ChannelSoakOptions> = {
+  phases: LOSS_THEN_RECOVERY,
+  maxBurst: 2,
+  maxBlockBytes: 16 * 1024,
+};
 
 export interface ChannelSoakOptions {
   seed: number;
   /** Reliable messages to deliver each way (blocks come on top). */
   messages: number;
   maxBlockBytes?: number;
-  conditions?: LinkConditions;
+  /** Most messages per burst, one burst per tick each way (default 64). */
+  maxBurst?: number;
+  /** Seconds between blocks, drawn uniformly from [min, max] (default [2, 8]). */
+  blockInterval?: [number, number];
+  /** The link over time (default: SOAK_CONDITIONS throughout). */
+  phases?: SoakPhase[];
   progress?: (line: string) => void;
   gc?: () => void;
 }
@@ -121,7 +172,12 @@ function blockBytes(seed: number, dir: number, n: number, size: number): Uint8Ar
 export function runChannelSoak(options: ChannelSoakOptions): ChannelSoakReport {
   const seed = options.seed >>> 0;
   const maxBlock = options.maxBlockBytes ?? 64 * 1024;
-  const pair = channelPair(seed, factory, channels, options.conditions ?? SOAK_CONDITIONS);
+  const phases = options.phases ?? [{ label: 'soak', conditions: SOAK_CONDITIONS }];
+  const maxBurst = options.maxBurst ?? 64;
+  const [blockMin, blockMax] = options.blockInterval ?? [2, 8];
+  const pair = channelPair(seed, factory, channels, phases[0].conditions);
+  let phase = 0;
+  let phaseEnds = phases[0].seconds ?? Number.POSITIVE_INFINITY;
   const next = prng(seed ^ 0x50a1);
   const dirs: Direction[] = [0, 1].map(() => ({
     sent: 0,
@@ -138,10 +194,21 @@ export function runChannelSoak(options: ChannelSoakOptions): ChannelSoakReport {
   let ticks = 0;
   let heapAfterWarmup = 0;
   let blockDue = 0;
-  const done = () => dirs.every((d) => d.messages >= options.messages && d.delivered === d.expected.length);
+  // Done when every item is delivered and every sender saw all of its items acked (freed).
+  const done = () =>
+    dirs.every((d) => d.messages >= options.messages && d.delivered === d.expected.length) &&
+    sides.every((side) => side.connection.queueDepths()[0].send === 0);
   let lastDelivered = 0;
   let lastProgressAt = 0;
   while (!done() && violations.length === 0) {
+    if (pair.now >= phaseEnds && phase < phases.length - 1) {
+      phase++;
+      pair.setConditions(phases[phase].conditions);
+      phaseEnds =
+        phase < phases.length - 1 ? pair.now + (phases[phase].seconds ?? 0) : Number.POSITIVE_INFINITY;
+      options.progress?.(`  ${pair.now.toFixed(0)} s simulated: ${phases[phase].label}`);
+      lastProgressAt = pair.now; // a new phase restarts the stall clock
+    }
     const delivered = dirs[0].delivered + dirs[1].delivered;
     if (delivered !== lastDelivered) {
       lastDelivered = delivered;
@@ -162,9 +229,9 @@ export function runChannelSoak(options: ChannelSoakOptions): ChannelSoakReport {
         connection.sendBlock(0, blockBytes(seed, dir, d.sent, size));
         d.expected.push({ block: true, n: d.sent, size });
         d.sent++;
-        blockDue = pair.now + 2 + next() * 6;
+        blockDue = pair.now + blockMin + next() * (blockMax - blockMin);
       }
-      const burst = Math.floor(next() * 65);
+      const burst = Math.floor(next() * (maxBurst + 1));
       for (let k = 0; k < burst; k++) {
         connection.send(0, SoakMessage, { n: d.sent, text: messageText(seed, dir, d.sent) });
         d.expected.push({ block: false, n: d.sent, size: 0 });

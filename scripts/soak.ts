@@ -15,7 +15,14 @@
  * delivered exactly once in order), 2 on bad flags.
  */
 import { pathToFileURL } from 'node:url';
-import { runChannelSoak, SOAK_CONDITIONS } from './channel-soak-core.js';
+import {
+  type ChannelSoakOptions,
+  EXTREME_CONDITIONS,
+  EXTREME_RUN,
+  LOSS_RUN,
+  runChannelSoak,
+  SOAK_CONDITIONS,
+} from './channel-soak-core.js';
 import { commandLine, flagValue, int, positiveIntegerFlag, rangeFlag, resolveSeed } from './cli.js';
 import {
   DEFAULT_SOAK_CONDITIONS,
@@ -45,7 +52,7 @@ interface Args {
 function parseCommandLine(): Args {
   const args = commandLine({
     name: 'npm run soak --',
-    description: `The packet soak (about 30 s at the defaults on a 2-core machine), then the channel soak (about 5 s).
+    description: `The packet soak (about 30 s at the defaults on a 2-core machine), then the channel soaks: a lossy link,\nFiedler's extremes (10 s ± 2 s one way), and a minute of 99% loss then recovery (about 10 s together).
 Every payload, ack, message and block is checked; the seed is printed and replays the run.`,
     flags: {
       part: { arg: 'NAME', help: `run one part only: ${PARTS.join(' or ')} (default both)` },
@@ -64,7 +71,7 @@ Every payload, ack, message and block is checked; the seed is printed and replay
       },
       messages: {
         arg: 'M',
-        help: `channel part: reliable messages each way (default ${int(DEFAULT_MESSAGES)})`,
+        help: `channel part: reliable messages each way (default ${int(DEFAULT_MESSAGES)}; a fiftieth of it in the extreme runs)`,
       },
       seed: { arg: 'S', help: 'uint32 seed for both parts (default: GW_SEED, else fresh)' },
     },
@@ -120,29 +127,45 @@ function packetSoak(args: Args): number {
 
 function channelSoak(args: Args): number {
   const gc = (globalThis as { gc?: () => void }).gc;
+  const { seed, messages } = args;
   const c = SOAK_CONDITIONS;
-  console.log(
-    `channel soak: ${int(args.messages)} reliable messages each way in bursts of 0-64 plus blocks up to 64 KiB, over ${c.latency} ms latency, ${c.jitter} ms jitter, ${c.loss}% loss, ${c.duplicates}% duplicates (seed ${args.seed}; replay: npm run soak -- --part channel --messages ${args.messages} --seed ${args.seed})`,
-  );
-  const report = runChannelSoak({
-    seed: args.seed,
-    messages: args.messages,
-    gc,
-    progress: (line) => console.log(line),
-  });
-  console.log(
-    `  delivered ${int(report.messagesDelivered)} messages and ${report.blocksDelivered} blocks (${(report.blockBytesDelivered / 1024).toFixed(0)} KiB) in ${report.simulatedSeconds.toFixed(0)} s simulated, ${report.wallSeconds.toFixed(1)} s wall`,
-  );
-  console.log(
-    `  heap after warm-up ${(report.heapAfterWarmup / 1048576).toFixed(1)} MB, at end ${(report.heapAtEnd / 1048576).toFixed(1)} MB${gc ? ' (after GC)' : ''}`,
-  );
-  for (const v of report.violations.slice(0, 10)) console.log(`  VIOLATION ${v}`);
-  console.log(
-    report.violations.length === 0
-      ? `  every message and block exactly once, in order, byte-identical: PASS (seed ${args.seed})`
-      : `  FAIL (seed ${args.seed})`,
-  );
-  return report.violations.length === 0 ? 0 : 1;
+  const x = EXTREME_CONDITIONS;
+  const few = Math.max(1, Math.ceil(messages / 50));
+  const runs: { title: string; options: ChannelSoakOptions }[] = [
+    {
+      title: `${int(messages)} reliable messages each way in bursts of 0-64 plus blocks up to 64 KiB, over ${c.latency} ms latency, ${c.jitter} ms jitter, ${c.loss}% loss, ${c.duplicates}% duplicates`,
+      options: { seed, messages },
+    },
+    {
+      title: `${int(few)} messages each way in bursts of 0-2 plus 16 KiB blocks every 20-40 s, over Fiedler's extremes: ${x.latency} ms latency, ${x.jitter} ms jitter, ${x.loss}% loss, ${x.duplicates}% duplicates, default packet-layer settings`,
+      options: { ...EXTREME_RUN, seed, messages: few },
+    },
+    {
+      title: `${int(few)} messages each way in bursts of 0-2 plus blocks up to 16 KiB, through 99% loss for 60 s, then recovery`,
+      options: { ...LOSS_RUN, seed, messages: few },
+    },
+  ];
+  let failed = false;
+  for (const run of runs) {
+    console.log(
+      `channel soak: ${run.title} (seed ${seed}; replay: npm run soak -- --part channel --messages ${messages} --seed ${seed})`,
+    );
+    const report = runChannelSoak({ ...run.options, gc, progress: (line) => console.log(line) });
+    console.log(
+      `  delivered ${int(report.messagesDelivered)} messages and ${report.blocksDelivered} blocks (${(report.blockBytesDelivered / 1024).toFixed(0)} KiB), every one acked, in ${report.simulatedSeconds.toFixed(0)} s simulated, ${report.wallSeconds.toFixed(1)} s wall`,
+    );
+    console.log(
+      `  heap after warm-up ${(report.heapAfterWarmup / 1048576).toFixed(1)} MB, at end ${(report.heapAtEnd / 1048576).toFixed(1)} MB${gc ? ' (after GC)' : ''}`,
+    );
+    for (const v of report.violations.slice(0, 10)) console.log(`  VIOLATION ${v}`);
+    console.log(
+      report.violations.length === 0
+        ? `  every message and block exactly once, in order, byte-identical: PASS (seed ${seed})`
+        : `  FAIL (seed ${seed})`,
+    );
+    if (report.violations.length > 0) failed = true;
+  }
+  return failed ? 1 : 0;
 }
 
 function main(): number {

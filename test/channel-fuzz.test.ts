@@ -115,8 +115,16 @@ describe(`channel fuzz, short run (seed ${SEED}; npm run fuzz -- --target channe
     assert.equal(report.crash, null, report.crash?.error);
     assert.equal(report.iterations, 40_000);
     assert.equal(report.semanticFailures, 0, JSON.stringify([...report.failures.values()]));
-    const [victim, receiver] = report.readers;
+    const [victim, receiver, blockVictim] = report.readers;
     assert.ok(victim.rejected > 0 && victim.reasons.size > 0, 'hostile inputs refused, with reasons');
+    // Conflicting block sizes and ids refused (their bound on allocation is a semantic check).
+    assert.ok(
+      blockVictim.rejected > 0 && blockVictim.accepted > 0,
+      'block conflicts refused, the rest taken',
+    );
+    assert.ok(
+      [...blockVictim.reasons.keys()].some((r) => /declared N bytes; its first fragment said N/.test(r)),
+    );
     assert.ok(receiver.accepted > 1000 && receiver.rejected === 0, 'every real packet accepted');
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runChannelSoak } from '../scripts/channel-soak-core.js';
+import { EXTREME_RUN, LOSS_RUN, runChannelSoak } from '../scripts/channel-soak-core.js';
 import { testSeed } from './support/seed.js';
 
 const SEED = testSeed('channel soak');
@@ -11,5 +11,19 @@ describe(`channel soak, short (seed ${SEED})`, () => {
     assert.deepEqual(report.violations, []);
     assert.ok(report.messagesDelivered >= 6_000);
     assert.ok(report.blocksDelivered >= 1, 'at least one block went through');
+  });
+
+  it("Fiedler's extremes (10 s ± 2 s one way, 25% loss, 50% duplicates), default packet-layer settings: all once, in order, all acked", () => {
+    const report = runChannelSoak({ ...EXTREME_RUN, seed: SEED, messages: 1_000 });
+    assert.deepEqual(report.violations, []);
+    assert.ok(report.messagesDelivered >= 2_000);
+    assert.ok(report.blocksDelivered >= 1, 'at least one block went through');
+  });
+
+  it('99% loss for a minute, then recovery: all once, in order, all acked', () => {
+    const report = runChannelSoak({ ...LOSS_RUN, seed: SEED, messages: 1_000 });
+    assert.deepEqual(report.violations, []);
+    assert.ok(report.messagesDelivered >= 2_000);
+    assert.ok(report.simulatedSeconds > 60, 'the run outlasted the loss');
   });
 });

@@ -286,6 +286,32 @@ describe(`messages and channels (seed ${SEED})`, () => {
     assert.throws(() => connection.sendBlock(0, new Uint8Array(4097)), /maxBlockBytes/);
     assert.throws(() => connection.sendBlock(0, new Uint8Array(0)), /1 to 4096 bytes/);
     assert.throws(() => connection.sendBlock(1, new Uint8Array(10)), /reliable-ordered/);
+    // A fragment that could never fit the channel's budget would stall the channel silently.
+    assert.throws(
+      () =>
+        new MessageConnection({
+          factory,
+          channels: [{ kind: 'reliable-ordered', budgetBytes: 200, blockFragmentBytes: 1024 }],
+        }),
+      /channel 0 \(reliable-ordered\): blockFragmentBytes must be an integer in \[1, 136\], got 1024/,
+    );
+    const narrow = new MessageConnection({
+      factory,
+      channels: [{ kind: 'reliable-ordered', budgetBytes: 200 }],
+    });
+    const peer = new MessageConnection({
+      factory,
+      channels: [{ kind: 'reliable-ordered', budgetBytes: 200 }],
+    });
+    narrow.sendBlock(0, new Uint8Array(1000).fill(9));
+    let block: unknown = null;
+    for (let tick = 0; tick < 20 && block === null; tick++) {
+      const { data, record } = narrow.writePacket(tick / 60);
+      assert.ok(peer.readPacket(data, 0, data.length), String(peer.lastRejection));
+      narrow.acked(record.slice());
+      block = peer.receive(0)?.value ?? null;
+    }
+    assert.deepEqual(block, new Uint8Array(1000).fill(9), 'the default fragment fits a narrow budget');
     const big = new MessageConnection({
       factory,
       channels: [{ kind: 'reliable-ordered', maxBlockBytes: 4 * 1024 * 1024 }],

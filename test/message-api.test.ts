@@ -48,9 +48,9 @@ function session(count: number, protocolId: bigint) {
   ref.server = s.server;
   const clientEnds: { undelivered: UndeliveredReport; state: number; stats: ConnectionStats }[] = [];
   const clients = Array.from({ length: count }, (_, i) => {
-    const client = s.client(s.network.createTransport(`10.0.0.${i + 1}:1`), (undelivered, state) =>
-      clientEnds.push({ undelivered, state, stats: client.stats() }),
-    );
+    const client = s.client(s.network.createTransport(`10.0.0.${i + 1}:1`), {
+      onDisconnect: (undelivered, state) => clientEnds.push({ undelivered, state, stats: client.stats() }),
+    });
     client.connect(s.token(BigInt(i + 1)), s.clock.now);
     return client;
   });
@@ -181,6 +181,7 @@ describe('stats() over a connection’s life (issue 15)', () => {
       packetLoss: 0,
       sentKbps: 0,
       receivedKbps: 0,
+      lateAcks: 0,
       messages: {
         messagesSent: 0,
         messagesReceived: 0,

@@ -130,6 +130,27 @@ describe(`ReliableEndpoint (seed ${SEED})`, () => {
     }
   });
 
+  it('late acks are counted once per packet, whether it timed out or left the sent buffer first', () => {
+    // A 2 s round trip, no loss: every packet is received and acked, all of them too late.
+    const cases = [
+      { label: 'ack timeout', config: { ackTimeout: 0.5 } },
+      { label: 'sent buffer reused', config: { ackTimeout: 30, sentPacketsBufferSize: 64 } },
+    ];
+    for (const { label, config } of cases) {
+      const link = linkedPair(SEED ^ 9, { latency: 1 }, config);
+      for (let i = 0; i < 600; i++) {
+        sendTagged(link.a, i);
+        sendTagged(link.b, i);
+        link.step(1 / 60);
+      }
+      const { lateAcks, packetsAcked, packetsSent } = link.a.endpoint.counters;
+      assert.equal(packetsAcked, 0, `${label}: no ack in time`);
+      // Acked so far: the packets sent up to one round trip (120 ticks) ago.
+      assert.ok(lateAcks <= packetsSent, `${label}: ${lateAcks} late acks for ${packetsSent} packets`);
+      assert.ok(lateAcks >= 600 - 125, `${label}: ${lateAcks} late acks`);
+    }
+  });
+
   it('one packet can ack 32 earlier ones', () => {
     const link = linkedPair(SEED);
     for (let i = 0; i < 32; i++) link.a.endpoint.sendPacket(new Uint8Array([i]));

@@ -58,7 +58,7 @@ export interface Channel {
    */
   send(message: EncodedMessage): number;
   /** Chooses what this channel would send now within `budgetBits` (its whole entry); returns the message count, writing nothing. */
-  select(now: number, budgetBits: number, rttMs?: number): number;
+  select(now: number, budgetBits: number): number;
   /** Writes the entry `select` chose (after the caller's channel header) and records its message ids. */
   writeSelected(ws: WriteStream, now: number, record: ScratchList<number>): void;
   /** Parses this channel's entry into `staged` without applying it; false when the input is bad. */

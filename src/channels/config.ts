@@ -26,7 +26,10 @@ export interface ChannelConfig {
   budgetBytes?: number;
   /** Reliable-ordered: the largest block, bytes (default 256 KiB; several MB are fine). */
   maxBlockBytes?: number;
-  /** Reliable-ordered: bytes of block data per fragment (default 1024). */
+  /**
+   * Reliable-ordered: bytes of block data per fragment (default 1024, or the channel's budget less
+   * 64 when that is smaller; at most that).
+   */
   blockFragmentBytes?: number;
 }
 
@@ -47,8 +50,11 @@ export function resolveChannel(
     maxMessageBytes: packetBudgetBytes - 16,
     budgetBytes: packetBudgetBytes,
     maxBlockBytes: 256 * 1024,
-    blockFragmentBytes: Math.max(1, Math.min(1024, packetBudgetBytes - 64)),
     ...config,
+    // A fragment must fit the channel's own budget, or the block would never be sent.
+    blockFragmentBytes:
+      config.blockFragmentBytes ??
+      Math.max(1, Math.min(1024, Math.min(config.budgetBytes ?? packetBudgetBytes, packetBudgetBytes) - 64)),
   };
   const where = `channel ${index} (${c.kind})`;
   if (!['reliable-ordered', 'unreliable-unordered', 'unreliable-sequenced'].includes(c.kind)) {
@@ -66,7 +72,7 @@ export function resolveChannel(
   integer('budgetBytes', 8, packetBudgetBytes);
   integer('maxMessageBytes', 1, packetBudgetBytes - 16);
   integer('maxBlockBytes', 1, 64 * 1024 * 1024);
-  integer('blockFragmentBytes', 1, Math.max(1, packetBudgetBytes - 64));
+  integer('blockFragmentBytes', 1, Math.max(1, c.budgetBytes - 64));
   if (!(c.resendInterval >= 0)) throw new RangeError(`${where}: resendInterval must be >= 0 seconds`);
   if (!Number.isFinite(c.priority)) throw new RangeError(`${where}: priority must be a number`);
   return c;

@@ -15,6 +15,12 @@ export interface ConnectionStats {
   packetLoss: number;
   sentKbps: number;
   receivedKbps: number;
+  /**
+   * Packets whose ack came back too late to be matched (after ackTimeout, or after the sent buffer
+   * had reused their slot): what they carried was not freed by it. Rising: the round trip is beyond
+   * what the packet-layer settings cover (docs/channels.md, "Long round trips").
+   */
+  lateAcks: number;
   messages: MessageCounters;
   queues: { send: number; receive: number }[];
 }
@@ -25,6 +31,7 @@ export interface LinkFigures {
   readonly packetLoss: number;
   readonly sentKbps: number;
   readonly receivedKbps: number;
+  readonly counters: { readonly lateAcks: number };
 }
 
 /** The figures of a connection (live, or final once it ended: its objects are kept, not reset). */
@@ -39,6 +46,7 @@ export function connectionStats(
     packetLoss: link.packetLoss,
     sentKbps: link.sentKbps,
     receivedKbps: link.receivedKbps,
+    lateAcks: link.counters.lateAcks,
     messages: { ...connection.counters },
     queues: connection.queueDepths(),
   };
@@ -52,6 +60,7 @@ export function emptyStats(state: 'disconnected' | 'connecting', channels: numbe
     packetLoss: 0,
     sentKbps: 0,
     receivedKbps: 0,
+    lateAcks: 0,
     messages: {
       messagesSent: 0,
       messagesReceived: 0,

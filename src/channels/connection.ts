@@ -250,7 +250,7 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
    * to `acked` when the packet layer reports it delivered. The returned object is reused by the
    * next call: take both out of it at once.
    */
-  writePacket(now: number, rttMs = 0): { data: Uint8Array; record: PacketRecord } {
+  writePacket(now: number): { data: Uint8Array; record: PacketRecord } {
     this.lastWrite = checkTime('MessageConnection.writePacket', now, this.lastWrite);
     const ws = this.packet;
     ws.reset();
@@ -262,7 +262,7 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
       const header = 1 + this.channelBits;
       const room = budget - ws.bitsProcessed - header - 1 - 7; // header, terminator, final byte rounding
       const channelBudget = Math.min(channel.config.budgetBytes * 8, room);
-      if (channelBudget <= 0 || channel.select(now, channelBudget, rttMs) === 0) continue;
+      if (channelBudget <= 0 || channel.select(now, channelBudget) === 0) continue;
       ws.bool(true);
       if (this.channelBits > 0) ws.int(index, 0, this.channels.length - 1);
       record.push(index);

@@ -25,3 +25,4 @@ export {
   MessageServer,
   type MessageServerOptions,
 } from './message-endpoints.js';
+export { CHANNEL_RELIABLE_DEFAULTS } from './packet-defaults.js';

@@ -6,7 +6,9 @@ import { checkIndex } from './check-index.js';
 import type { ChannelConfig } from './config.js';
 import { MessageConnection, type UndeliveredReport } from './connection.js';
 import { type ConnectionStats, connectionStats, emptyStats, type LinkFigures } from './connection-stats.js';
+import { LateAckAlarm } from './late-ack-alarm.js';
 import type { AnyMessageType, Block, MessageFactory, MessageValue, ReceivedMessageOf } from './message.js';
+import { CHANNEL_RELIABLE_DEFAULTS } from './packet-defaults.js';
 
 /**
  * What a connection's channels need: the factory and channel list both ends share. `M`, the
@@ -24,6 +26,8 @@ export interface ChannelOptions<M extends AnyMessageType = AnyMessageType> {
 export interface MessageServerOptions<M extends AnyMessageType = AnyMessageType>
   extends Omit<ServerOptions, 'onPacket' | 'onAcked' | 'onLost' | 'reliable' | 'onDisconnect'>,
     ChannelOptions<M> {
+  /** Acks came back too late to be matched (ConnectionStats.lateAcks rose); at most once a second per client. */
+  onLateAcks?(clientIndex: number, lateAcks: number): void;
   /**
    * A client's connection ended. `undelivered` lists the reliable messages and blocks sent to it
    * and not acked, now discarded; `stats(clientIndex)` gives the connection's final figures
@@ -40,6 +44,8 @@ export interface MessageServerOptions<M extends AnyMessageType = AnyMessageType>
 export interface MessageClientOptions<M extends AnyMessageType = AnyMessageType>
   extends Omit<ClientOptions, 'onPacket' | 'onAcked' | 'onLost' | 'reliable'>,
     ChannelOptions<M> {
+  /** Acks came back too late to be matched (ConnectionStats.lateAcks rose); at most once a second. */
+  onLateAcks?(lateAcks: number): void;
   /**
    * The connection ended (`state` says why; called before onStateChange). `undelivered` lists
    * the reliable messages and blocks sent and not acked, now discarded; `stats()` gives the final
@@ -57,14 +63,10 @@ interface Ended<M extends AnyMessageType> {
   link: LinkFigures;
 }
 
-/**
- * The packet layer under channels: packets never fragmented (each fits the budget), and a long ack
- * timeout: channels resend on their own timer and only use acks to free messages, so an ack that
- * arrives after a round trip of several seconds must still count rather than be ignored as late.
- */
+/** The packet layer under channels: packets never fragmented (each fits the budget), sized for long round trips. */
 function endpointConfig(options: ChannelOptions): Partial<ReliableConfig> {
   const budget = options.packetBudgetBytes ?? 1150;
-  return { maxPacketSize: budget, fragmentAbove: budget, ackTimeout: 10, ...options.reliable };
+  return { maxPacketSize: budget, fragmentAbove: budget, ...CHANNEL_RELIABLE_DEFAULTS, ...options.reliable };
 }
 
 /** A MessageConnection with the endpoint's channel options (also checks them when called). */
@@ -89,18 +91,23 @@ export class MessageServer<M extends AnyMessageType = AnyMessageType> {
   /** Encodes broadcasts once for every connection (same factory and channels); never sends. */
   private readonly encoder: MessageConnection<M>;
   private readonly ended = new Map<number, Ended<M>>();
+  private readonly lateAckAlarms: LateAckAlarm[];
+  private readonly onLateAcks?: (clientIndex: number, lateAcks: number) => void;
 
   constructor(options: MessageServerOptions<M>) {
     // Built now: checks the channel configuration before the first connection.
     this.encoder = connectionFor(options);
     this.connections = Array.from({ length: options.maxClients ?? 256 }, () => null);
     this.links = this.connections.map(() => null);
+    this.lateAckAlarms = this.connections.map(() => new LateAckAlarm());
+    this.onLateAcks = options.onLateAcks;
     this.server = new Server({
       ...options,
       reliable: endpointConfig(options),
       onConnect: (index, clientId, userData) => {
         this.connections[index] = connectionFor(options);
         this.links[index] = this.server.endpoint(index);
+        this.lateAckAlarms[index].reset();
         options.onConnect?.(index, clientId, userData);
       },
       onDisconnect: (index, clientId, reason) => {
@@ -133,7 +140,10 @@ export class MessageServer<M extends AnyMessageType = AnyMessageType> {
     for (let i = 0; i < this.connections.length; i++) {
       const c = this.connections[i];
       if (c === null || !this.server.isConnected(i)) continue;
-      const { data, record } = c.writePacket(now, this.server.endpoint(i).rtt);
+      const report = this.onLateAcks;
+      if (report !== undefined)
+        this.lateAckAlarms[i].check(this.server.endpoint(i).counters.lateAcks, now, (n) => report(i, n));
+      const { data, record } = c.writePacket(now);
       this.server.send(i, data, data.length, record);
     }
   }
@@ -209,8 +219,11 @@ export class MessageClient<M extends AnyMessageType = AnyMessageType> {
   private ended: Ended<M> | null = null;
   private report: UndeliveredReport | null = null;
   private readonly channelCount: number;
+  private readonly lateAckAlarm = new LateAckAlarm();
+  private readonly onLateAcks?: (lateAcks: number) => void;
 
   constructor(options: MessageClientOptions<M>) {
+    this.onLateAcks = options.onLateAcks;
     this.channelCount = connectionFor(options).channels.length; // checks the configuration now
     this.client = new Client({
       ...options,
@@ -221,6 +234,7 @@ export class MessageClient<M extends AnyMessageType = AnyMessageType> {
           this.connection = connectionFor(options);
           this.link = this.client.endpoint;
           this.report = null;
+          this.lateAckAlarm.reset();
         } else if (this.connection !== null && this.link !== null) {
           const ended = { connection: this.connection, link: this.link };
           this.connection = null;
@@ -265,7 +279,10 @@ export class MessageClient<M extends AnyMessageType = AnyMessageType> {
   update(now: number): void {
     this.client.update(now);
     if (this.connection !== null && this.client.state === ClientState.Connected) {
-      const { data, record } = this.connection.writePacket(now, this.client.endpoint?.rtt ?? 0);
+      const report = this.onLateAcks;
+      if (report !== undefined && this.client.endpoint)
+        this.lateAckAlarm.check(this.client.endpoint.counters.lateAcks, now, report);
+      const { data, record } = this.connection.writePacket(now);
       this.client.send(data, data.length, record);
     }
   }

@@ -3,6 +3,8 @@ import { sequenceGreaterThan, sequenceLessThan } from '../packet/sequence.js';
 import { SequenceBuffer } from '../packet/sequence-buffer.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
+import { IncomingBlock } from './block-receiver.js';
+import { MAX_FRAGMENTS_PER_PACKET, OutgoingBlock, TIME_EPSILON } from './block-sender.js';
 import {
   type BlockProgress,
   type Channel,
@@ -14,15 +16,8 @@ import {
   writeMessage,
 } from './channel.js';
 import type { ResolvedChannelConfig } from './config.js';
-import { ScratchList } from './scratch-list.js';
-
-/**
- * Slack in resend timing: ticks add up floating-point time, so six ticks of 1/60 s can fall a hair
- * short of a 0.1 s interval, and the resend would wait a whole extra tick.
- */
-const TIME_EPSILON = 1e-6;
-
 import { Block, type MessageFactory, type ReceivedMessage, receivedMessage } from './message.js';
+import { ScratchList } from './scratch-list.js';
 
 /** A queued message, or a block with its per-fragment state. */
 class Outgoing {
@@ -31,10 +26,7 @@ class Outgoing {
   /** Times sent, and copies of the first resend still owed to the next packets. */
   sends = 0;
   copiesDue = 0;
-  block: Uint8Array | null = null;
-  fragmentAcked = new Uint8Array(0);
-  fragmentSent = new Float64Array(0);
-  fragmentsAcked = 0;
+  block: OutgoingBlock | null = null;
 }
 
 class Incoming {
@@ -44,8 +36,6 @@ class Incoming {
 /** Record markers: what follows in this channel's part of a packet record. */
 const RECORD_MESSAGES = 0;
 const RECORD_BLOCK = 1;
-/** Most fragments of one block in one packet. */
-const MAX_FRAGMENTS_PER_PACKET = 64;
 
 /**
  * Fiedler's reliable-ordered messages: each message gets a 16-bit id and waits in a send queue;
@@ -58,12 +48,15 @@ const MAX_FRAGMENTS_PER_PACKET = 64;
  * too costs a tick, not another interval.
  *
  * Blocks (large data) take an id in the same ordered stream. When a block is the oldest unacked
- * item, the channel sends its fragments, each acked on its own and sent again after
- * max(100 ms, 1.25 × RTT); later messages may travel ahead and wait in the receiver's window.
+ * item, the channel sends its fragments, each acked on its own and resent by the same policy as
+ * messages (block-sender.ts); the room a packet has left after them carries the messages behind
+ * the block, which wait in the receiver's window. The block leaves the queue the moment its last
+ * fragment is acked. The receiver keeps one reused block buffer (block-receiver.ts).
  *
- * Entry wire: isBlock bit; messages: count, then per message its id (first 16 bits, then
- * relative), align, its bytes; block: id (16 bits), total bytes, count, then per fragment its
- * index, align, its bytes (fragmentBytes each, the remainder in the last).
+ * Entry wire: isBlock bit; block part: id (16 bits), total bytes, count, then per fragment its
+ * index, align, its bytes (fragmentBytes each, the remainder in the last), then a bit saying
+ * whether a messages part follows; messages part: count, then per message its id (first 16 bits,
+ * then relative), align, its bytes.
  */
 export class ReliableOrderedChannel implements Channel {
   private readonly sendQueue: SequenceBuffer<Outgoing>;
@@ -74,16 +67,12 @@ export class ReliableOrderedChannel implements Channel {
   private readonly countBits: number;
   private readonly blockTotalBits: number;
   private readonly fragmentCountBits: number;
+  /** What `select` chose for the next packet: message ids, and the head block's fragments. */
   private readonly candidates = new ScratchList<number>();
+  private readonly fragmentsChosen = new ScratchList<number>();
   private selectedBlock = -1;
   /** The block being received: one at a time per channel, at most maxBlockBytes. */
-  private incomingBlock: {
-    id: number;
-    data: Uint8Array;
-    got: Uint8Array;
-    count: number;
-    bytes: number;
-  } | null = null;
+  private readonly incomingBlock: IncomingBlock;
 
   constructor(readonly config: ResolvedChannelConfig) {
     this.sendQueue = new SequenceBuffer(config.sendQueueSize, () => new Outgoing());
@@ -91,6 +80,12 @@ export class ReliableOrderedChannel implements Channel {
     this.countBits = bitsRequired(1, config.maxMessagesPerPacket);
     this.blockTotalBits = bitsRequired(1, config.maxBlockBytes);
     this.fragmentCountBits = bitsRequired(1, MAX_FRAGMENTS_PER_PACKET);
+    this.incomingBlock = new IncomingBlock(config.blockFragmentBytes, config.maxBlockBytes);
+  }
+
+  /** Bytes this channel ever allocated for receiving blocks (bounded by about 2 × maxBlockBytes). */
+  get blockBytesAllocated(): number {
+    return this.incomingBlock.bytesAllocated;
   }
 
   get sendQueueDepth(): number {
@@ -140,12 +135,7 @@ export class ReliableOrderedChannel implements Channel {
       );
     }
     const id = this.nextSendId;
-    const entry = this.enqueue();
-    const fragments = Math.ceil(data.length / c.blockFragmentBytes);
-    entry.block = data.slice();
-    entry.fragmentAcked = new Uint8Array(fragments);
-    entry.fragmentSent = new Float64Array(fragments).fill(Number.NEGATIVE_INFINITY);
-    entry.fragmentsAcked = 0;
+    this.enqueue().block = new OutgoingBlock(data.slice(), c.blockFragmentBytes);
     return id;
   }
 
@@ -164,48 +154,42 @@ export class ReliableOrderedChannel implements Channel {
     for (let i = 0; i < this.sendQueueDepth; i++) {
       const entry = this.sendQueue.find((this.oldestUnacked + i) & 0xffff);
       if (entry?.block) {
-        const acked = entry === head ? this.ackedBytes(entry) : 0;
-        sending = { ackedBytes: acked, totalBytes: entry.block.length };
+        const acked = entry === head ? entry.block.ackedBytes : 0;
+        sending = { ackedBytes: acked, totalBytes: entry.block.data.length };
         break;
       }
     }
     const b = this.incomingBlock;
-    return { sending, receiving: b === null ? null : { receivedBytes: b.bytes, totalBytes: b.data.length } };
+    return {
+      sending,
+      receiving: b.id < 0 ? null : { receivedBytes: b.receivedBytes, totalBytes: b.totalBytes },
+    };
   }
 
-  private ackedBytes(entry: Outgoing): number {
-    const c = this.config;
-    let bytes = 0;
-    for (let f = 0; f < entry.fragmentAcked.length; f++) {
-      if (entry.fragmentAcked[f])
-        bytes += Math.min(c.blockFragmentBytes, entry.block!.length - f * c.blockFragmentBytes);
+  select(now: number, budgetBits: number): number {
+    const fragments = this.fragmentsChosen;
+    fragments.clear();
+    this.selectedBlock = -1;
+    let used = 1; // the entry's kind bit
+    const head = this.sendQueue.find(this.oldestUnacked);
+    if (head?.block) {
+      // The oldest item is a block: its fragments due now, by the channel's resend policy. The room
+      // left carries the messages behind it, which wait in the receiver's window.
+      const header = 1 + 16 + this.blockTotalBits + this.fragmentCountBits + 1; // + messages-follow bit
+      const blockUsed = head.block.select(now, this.config.resendInterval, header, budgetBits, fragments);
+      if (fragments.length > 0) {
+        this.selectedBlock = this.oldestUnacked;
+        used = blockUsed;
+      }
     }
-    return bytes;
+    return fragments.length + this.selectMessages(now, used + this.countBits, budgetBits);
   }
 
-  select(now: number, budgetBits: number, rttMs = 0): number {
+  /** Chooses the messages due now that fit after `used` bits, oldest first, into `candidates`. */
+  private selectMessages(now: number, used: number, budgetBits: number): number {
     const c = this.config;
     const chosen = this.candidates;
     chosen.clear();
-    this.selectedBlock = -1;
-    const head = this.sendQueue.find(this.oldestUnacked);
-    if (head?.block) {
-      // The oldest item is a block: send fragments not acked and not sent within the resend delay.
-      const delay = Math.max(0.1, (1.25 * rttMs) / 1000);
-      let used = 1 + 16 + this.blockTotalBits + this.fragmentCountBits;
-      const fragmentIdBits = bitsRequired(0, head.fragmentAcked.length - 1);
-      for (let f = 0; f < head.fragmentAcked.length && chosen.length < MAX_FRAGMENTS_PER_PACKET; f++) {
-        if (head.fragmentAcked[f] || head.fragmentSent[f] + delay > now + TIME_EPSILON) continue;
-        const bytes = Math.min(c.blockFragmentBytes, head.block.length - f * c.blockFragmentBytes);
-        const cost = fragmentIdBits + 7 + bytes * 8;
-        if (used + cost > budgetBits) break;
-        used += cost;
-        chosen.push(f);
-      }
-      if (chosen.length > 0) this.selectedBlock = this.oldestUnacked;
-      return chosen.length;
-    }
-    let used = 1 + this.countBits;
     let previous = -1;
     // Only ids the receiver can hold: oldest unacked + its window.
     const window = Math.min(this.sendQueueDepth, c.receiveQueueSize);
@@ -215,7 +199,7 @@ export class ReliableOrderedChannel implements Channel {
     for (let i = 0; i < window && chosen.length < c.maxMessagesPerPacket && misfits < 16; i++) {
       const id = (this.oldestUnacked + i) & 0xffff;
       const entry = this.sendQueue.find(id);
-      // A block travels as fragments once it is the oldest; messages behind it may go ahead.
+      // Blocks travel as fragments, and only at the head.
       if (
         entry === undefined ||
         entry.message === null ||
@@ -235,44 +219,33 @@ export class ReliableOrderedChannel implements Channel {
   }
 
   writeSelected(ws: WriteStream, now: number, record: ScratchList<number>): void {
+    const c = this.config;
     const chosen = this.candidates.items;
     const count = this.candidates.length;
     if (this.selectedBlock >= 0) {
       const id = this.selectedBlock;
-      const entry = this.sendQueue.find(id)!;
-      const block = entry.block!;
-      const size = this.config.blockFragmentBytes;
       ws.bool(true);
-      ws.bits(id, 16);
-      ws.int(block.length, 1, this.config.maxBlockBytes);
-      ws.int(count, 1, MAX_FRAGMENTS_PER_PACKET);
       record.push(RECORD_BLOCK);
       record.push(id);
-      for (let k = 0; k < count; k++) {
-        const f = chosen[k];
-        ws.int(f, 0, entry.fragmentAcked.length - 1);
-        ws.align();
-        ws.writer.writeBytes(block, f * size, Math.min(size, block.length - f * size));
-        if (entry.fragmentSent[f] !== Number.NEGATIVE_INFINITY) this.resent++;
-        entry.fragmentSent[f] = now;
-        record.push(f);
-      }
-      return;
+      this.resent += this.sendQueue.find(id)!.block!.write(ws, id, now, c, this.fragmentsChosen, record);
+      ws.bool(count > 0); // messages follow
+      if (count === 0) return;
+    } else {
+      ws.bool(false);
+      record.push(RECORD_MESSAGES);
     }
-    ws.bool(false);
-    ws.int(count, 1, this.config.maxMessagesPerPacket);
-    record.push(RECORD_MESSAGES);
+    ws.int(count, 1, c.maxMessagesPerPacket);
     for (let k = 0; k < count; k++) {
       const id = chosen[k];
       if (k === 0) ws.bits(id, 16);
       else ws.sequenceRelative(chosen[k - 1], id);
       const entry = this.sendQueue.find(id)!;
       writeMessage(ws, entry.message!);
-      if (entry.copiesDue > 0 && entry.lastSent + this.config.resendInterval > now + TIME_EPSILON) {
+      if (entry.copiesDue > 0 && entry.lastSent + c.resendInterval > now + TIME_EPSILON) {
         // A copy of the first resend: the interval still counts from the resend itself.
         entry.copiesDue--;
       } else {
-        entry.copiesDue = entry.sends === 1 ? this.config.resendCopies - 1 : 0;
+        entry.copiesDue = entry.sends === 1 ? c.resendCopies - 1 : 0;
         entry.lastSent = now;
       }
       if (entry.sends++ > 0) this.resent++;
@@ -282,26 +255,26 @@ export class ReliableOrderedChannel implements Channel {
 
   read(rs: ReadStream, factory: MessageFactory, staged: ScratchList<unknown>): boolean {
     if (rs.bool(false)) {
-      const c = this.config;
       const id = rs.bits(0, 16);
       if (rs.ok && this.beyondWindow(id)) return this.refuseBeyondWindow(rs);
-      const total = rs.int(0, 1, c.maxBlockBytes);
-      const fragments = Math.ceil(total / c.blockFragmentBytes);
-      const count = rs.int(0, 1, MAX_FRAGMENTS_PER_PACKET);
+      const total = rs.int(0, 1, this.config.maxBlockBytes);
+      if (!rs.ok) return false;
+      const block = this.incomingBlock;
+      // A block begun under an id no longer wanted can never complete: it must not block the next.
+      if (block.id >= 0 && !this.wanted(block.id)) block.abandon();
+      // Only a block still wanted can conflict: resends of a completed one are ignored as usual.
+      const conflict = this.wanted(id) ? block.conflict(id, total) : null;
+      if (conflict !== null) {
+        rs.fail(conflict);
+        return false;
+      }
       staged.push(RECORD_BLOCK);
       staged.push(id);
       staged.push(total);
-      for (let k = 0; k < count && rs.ok; k++) {
-        const f = rs.int(0, 0, fragments - 1);
-        const length = Math.min(c.blockFragmentBytes, total - f * c.blockFragmentBytes);
-        const bytes = rs.bytes(new Uint8Array(0), length);
-        staged.push(f);
-        staged.push(bytes);
-      }
-      return rs.ok;
-    }
+      if (!block.readFragments(rs, total, staged)) return false;
+      if (!rs.bool(false)) return rs.ok; // no messages follow
+    } else staged.push(RECORD_MESSAGES);
     const count = rs.int(0, 1, this.config.maxMessagesPerPacket);
-    staged.push(RECORD_MESSAGES);
     let previous = 0;
     for (let k = 0; k < count && rs.ok; k++) {
       const id = k === 0 ? rs.bits(0, 16) : rs.sequenceRelative(previous, 0);
@@ -340,32 +313,24 @@ export class ReliableOrderedChannel implements Channel {
 
   apply(list: ScratchList<unknown>): void {
     const staged = list.items;
+    let k = 1;
     if (staged[0] === RECORD_BLOCK) {
+      // [block, id, total, source, count, (fragment, offset) × count, then (id, message)*]
       const id = staged[1] as number;
-      const total = staged[2] as number;
-      if (!this.wanted(id)) return; // already complete (a resend), or a stray
-      let b = this.incomingBlock;
-      if (b === null || b.id !== id || b.data.length !== total) {
-        const fragments = Math.ceil(total / this.config.blockFragmentBytes);
-        b = { id, data: new Uint8Array(total), got: new Uint8Array(fragments), count: 0, bytes: 0 };
-        this.incomingBlock = b;
-      }
-      for (let k = 3; k < list.length; k += 2) {
-        const f = staged[k] as number;
-        if (b.got[f]) continue;
-        const bytes = staged[k + 1] as Uint8Array;
-        b.data.set(bytes, f * this.config.blockFragmentBytes);
-        b.got[f] = 1;
-        b.count++;
-        b.bytes += bytes.length;
-      }
-      if (b.count === b.got.length) {
-        this.receiveQueue.insert(id)!.message = receivedMessage(Block, b.data);
-        this.incomingBlock = null;
-      }
-      return;
+      k = 5 + 2 * (staged[4] as number);
+      const b = this.incomingBlock;
+      if (this.wanted(id)) {
+        if (b.id < 0) b.start(id, staged[2] as number); // `read` refused any conflict with a block begun
+        for (let f = 5; f < k; f += 2) {
+          const complete = b.add(staged[f] as number, staged[3] as Uint8Array, staged[f + 1] as number);
+          if (complete !== null) {
+            this.receiveQueue.insert(id)!.message = receivedMessage(Block, complete);
+            break;
+          }
+        }
+      } // else already complete (a resend), or a stray
     }
-    for (let k = 1; k < list.length; k += 2) {
+    for (; k < list.length; k += 2) {
       const id = staged[k] as number;
       // Already delivered, outside the window, or already here: a resend or a stray.
       if (!this.wanted(id)) continue;
@@ -374,28 +339,26 @@ export class ReliableOrderedChannel implements Channel {
   }
 
   acked(record: PacketRecord, start: number, end: number): void {
+    let k = start + 1;
     if (record[start] === RECORD_BLOCK) {
+      // [block, id, count, fragments × count, then message ids]
       const id = record[start + 1];
-      const entry = this.sendQueue.find(id);
-      if (entry?.block) {
-        for (let k = start + 2; k < end; k++) {
-          const f = record[k];
-          if (entry.fragmentAcked[f]) continue;
-          entry.fragmentAcked[f] = 1;
-          entry.fragmentsAcked++;
-        }
-        if (entry.fragmentsAcked === entry.fragmentAcked.length) {
-          entry.block = null;
+      k = start + 3 + record[start + 2];
+      const block = this.sendQueue.find(id)?.block;
+      // The block leaves the moment its last fragment is acked: the next item goes in the next packet.
+      for (let f = start + 3; block && f < k; f++) {
+        if (block.ack(record[f])) {
+          this.sendQueue.find(id)!.block = null;
           this.sendQueue.remove(id);
+          break;
         }
       }
-    } else {
-      for (let k = start + 1; k < end; k++) {
-        const entry = this.sendQueue.find(record[k]);
-        if (entry !== undefined && entry.message !== null) {
-          entry.message = null;
-          this.sendQueue.remove(record[k]);
-        }
+    }
+    for (; k < end; k++) {
+      const entry = this.sendQueue.find(record[k]);
+      if (entry !== undefined && entry.message !== null) {
+        entry.message = null;
+        this.sendQueue.remove(record[k]);
       }
     }
     while (this.oldestUnacked !== this.nextSendId && !this.sendQueue.exists(this.oldestUnacked)) {

@@ -56,7 +56,7 @@ export class UnreliableChannel implements Channel {
 
   private selected = 0;
 
-  select(_now: number, budgetBits: number, _rttMs?: number): number {
+  select(_now: number, budgetBits: number): number {
     const c = this.config;
     let used = this.countBits;
     let count = 0;

@@ -35,7 +35,12 @@ export interface ReliableCounters {
   packetsReceived: number;
   packetsAcked: number;
   packetsLost: number;
-  /** Acks that arrived after their packet had been reported lost (ignored). */
+  /**
+   * Packets whose ack arrived after they had been reported lost (by ackTimeout, or because their
+   * sent-buffer slot was reused first), counted once per packet. The ack is ignored, so whatever the
+   * record held is never freed by it: a count that keeps rising means the round trip is longer than
+   * ackTimeout or than sentPacketsBufferSize packets take to send.
+   */
   lateAcks: number;
   packetsStale: number;
   packetsDuplicate: number;
@@ -54,6 +59,8 @@ class SentPacket<R> {
   bytes = 0;
   acked = false;
   resolved = false;
+  /** An ack came after the packet was reported lost (counted once in lateAcks). */
+  lateAcked = false;
   record: R | undefined = undefined;
 }
 
@@ -72,6 +79,14 @@ class Reassembly {
   /** [MAX_PACKET_HEADER_BYTES of room for the header][fragments]; grown once, then reused. */
   buffer = new Uint8Array(0);
 }
+
+/**
+ * Loss and bandwidth are averaged over the older half of the newest 256 sequences (the reference's
+ * default buffer), however large the buffers: buffers sized for long round trips (2048 under
+ * channels) would otherwise make every update walk a thousand entries and average over half a
+ * minute of traffic from up to half a minute ago.
+ */
+const STATS_WINDOW = 256;
 
 /** A counters record with every count at zero. */
 export function emptyReliableCounters(): ReliableCounters {
@@ -123,6 +138,8 @@ export class ReliableEndpoint<R = unknown> {
   private time: number;
   private sequence = 0;
   private oldestUnresolved = 0;
+  /** The newest evicted sequence whose late ack was counted (-1: none yet). */
+  private newestLateEvicted = -1;
   private readonly sent: SequenceBuffer<SentPacket<R>>;
   private readonly received: SequenceBuffer<ReceivedPacket>;
   private readonly reassembly: SequenceBuffer<Reassembly>;
@@ -202,6 +219,7 @@ export class ReliableEndpoint<R = unknown> {
     entry.bytes = c.packetHeaderSize + length;
     entry.acked = false;
     entry.resolved = false;
+    entry.lateAcked = false;
     entry.record = record;
 
     const ack = (this.received.sequence - 1) & 0xffff;
@@ -297,13 +315,24 @@ export class ReliableEndpoint<R = unknown> {
     entry.bytes = c.packetHeaderSize + length;
     this.reassembly.advance(sequence);
 
+    let newestLateEvicted = this.newestLateEvicted;
     for (let i = 0; i < 32 && ackBits !== 0; i++, ackBits >>>= 1) {
       if ((ackBits & 1) === 0) continue;
       const acked = (ack - i) & 0xffff;
       const sent = this.sent.find(acked);
-      if (sent === undefined) continue;
+      if (sent === undefined) {
+        // Compared with the mark from before this packet: its ack bits run newest to oldest.
+        if (this.lateEvicted(acked) && this.newerThanCounted(acked, this.newestLateEvicted)) {
+          this.counters.lateAcks++;
+          if (this.newerThanCounted(acked, newestLateEvicted)) newestLateEvicted = acked;
+        }
+        continue;
+      }
       if (sent.resolved) {
-        if (!sent.acked) this.counters.lateAcks++;
+        if (!sent.acked && !sent.lateAcked) {
+          sent.lateAcked = true;
+          this.counters.lateAcks++;
+        }
         continue;
       }
       sent.acked = true;
@@ -318,6 +347,28 @@ export class ReliableEndpoint<R = unknown> {
       sent.record = undefined;
       this.handler.onAcked?.(acked, record);
     }
+    this.newestLateEvicted = newestLateEvicted;
+  }
+
+  /**
+   * True when `sequence` was sent but has left the sent buffer (its slot reused, so it was reported
+   * lost): further back than the buffer, yet no further than the packets sent and half the
+   * sequence space.
+   */
+  private lateEvicted(sequence: number): boolean {
+    const back = (this.sequence - sequence) & 0xffff;
+    return back > this.sent.size && back < 32768 && back <= this.counters.packetsSent;
+  }
+
+  /**
+   * True when the late ack of evicted `sequence` was not counted yet: it is newer than the newest
+   * counted (acks repeat in up to 32 packets, and mostly arrive in order), or that one is so far
+   * back it no longer says anything.
+   */
+  private newerThanCounted(sequence: number, newestCounted: number): boolean {
+    if (newestCounted < 0) return true;
+    const counted = (this.sequence - newestCounted) & 0xffff;
+    return counted >= 32768 || ((this.sequence - sequence) & 0xffff) < counted;
   }
 
   private receiveFragment(data: Uint8Array, offset: number, length: number): void {
@@ -472,10 +523,11 @@ export class ReliableEndpoint<R = unknown> {
   private updateWindowStats(): void {
     const c = this.config;
 
-    // Loss, sent and acked bandwidth over the older half of the sent window (the newer half may
-    // still be in flight); received bandwidth over the older half of the received window.
-    const sentBase = (this.sent.sequence - this.sent.size + 1 + 0xffff) & 0xffff;
-    const samples = this.sent.size >>> 1;
+    // Loss, sent and acked bandwidth over the older half of the statistics window (the newer half
+    // may still be in flight); received bandwidth likewise over the received packets.
+    const sentWindow = Math.min(this.sent.size, STATS_WINDOW);
+    const sentBase = (this.sent.sequence - sentWindow + 1 + 0xffff) & 0xffff;
+    const samples = sentWindow >>> 1;
     // One pass for loss and both sent-side bandwidths.
     let numSent = 0;
     let numDropped = 0;
@@ -507,11 +559,12 @@ export class ReliableEndpoint<R = unknown> {
     } else this.packetLoss = 0;
     this.sentKbps = this.rate(sentBytes, sentStart, sentFinish, this.sentKbps);
     this.ackedKbps = this.rate(ackedBytes, ackedStart, ackedFinish, this.ackedKbps);
-    const receivedBase = (this.received.sequence - this.received.size + 1 + 0xffff) & 0xffff;
+    const receivedWindow = Math.min(this.received.size, STATS_WINDOW);
+    const receivedBase = (this.received.sequence - receivedWindow + 1 + 0xffff) & 0xffff;
     let receivedBytes = 0;
     let receivedStart = Number.POSITIVE_INFINITY;
     let receivedFinish = 0;
-    for (let i = 0, n = this.received.size >>> 1; i < n; i++) {
+    for (let i = 0, n = receivedWindow >>> 1; i < n; i++) {
       const entry = this.received.find((receivedBase + i) & 0xffff);
       if (entry === undefined) continue;
       receivedBytes += entry.bytes;
@@ -532,6 +585,7 @@ export class ReliableEndpoint<R = unknown> {
     this.time = checkTime('ReliableEndpoint.reset', now, Number.NEGATIVE_INFINITY);
     this.sequence = 0;
     this.oldestUnresolved = 0;
+    this.newestLateEvicted = -1;
     this.sent.reset();
     this.received.reset();
     this.reassembly.reset();

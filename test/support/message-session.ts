@@ -13,6 +13,7 @@ import {
 } from '../../src/channels/index.js';
 import { nobleAead } from '../../src/connection/aead.js';
 import { generateConnectToken } from '../../src/connection/connect-token.js';
+import type { ReliableConfig } from '../../src/packet/config.js';
 import type { DatagramTransport } from '../../src/transport/index.js';
 import { MemoryNetwork } from '../../src/transport/memory-transport.js';
 
@@ -24,6 +25,8 @@ export function messageSession<M extends AnyMessageType>(options: {
   channels: ChannelConfig[];
   maxClients?: number;
   onDisconnect?: MessageServerOptions<M>['onDisconnect'];
+  onLateAcks?: (index: number, lateAcks: number) => void;
+  reliable?: Partial<ReliableConfig>;
 }) {
   const { protocolId, factory, channels } = options;
   const network = new MemoryNetwork();
@@ -41,15 +44,18 @@ export function messageSession<M extends AnyMessageType>(options: {
     channels,
     maxClients: options.maxClients,
     onDisconnect: options.onDisconnect,
+    onLateAcks: options.onLateAcks,
+    reliable: options.reliable,
   });
   return {
     network,
     server,
     serverSocket,
     clock,
-    /** A connect token for `clientId`, issued now. */
-    token: (clientId: bigint) =>
+    /** A connect token for `clientId`, issued now (timeoutSeconds default 5). */
+    token: (clientId: bigint, timeoutSeconds?: number) =>
       generateConnectToken({
+        timeoutSeconds,
         protocolId,
         privateKey,
         clientId,
@@ -60,7 +66,11 @@ export function messageSession<M extends AnyMessageType>(options: {
     /** A client with the session's factory and channels on `transport`. */
     client: (
       transport: DatagramTransport,
-      onDisconnect?: (undelivered: UndeliveredReport, state: number) => void,
-    ) => new MessageClient({ transport, aead: nobleAead, factory, channels, onDisconnect }),
+      extra: {
+        onDisconnect?: (undelivered: UndeliveredReport, state: number) => void;
+        onLateAcks?: (lateAcks: number) => void;
+        reliable?: Partial<ReliableConfig>;
+      } = {},
+    ) => new MessageClient({ transport, aead: nobleAead, factory, channels, ...extra }),
   };
 }
