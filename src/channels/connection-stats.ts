@@ -1,4 +1,4 @@
-import type { MessageConnection, MessageCounters } from './connection.js';
+import { type MessageConnection, type MessageCounters, zeroMessageCounters } from './connection.js';
 
 /**
  * Where the connection a stats() call describes stands: `disconnected` (no connection yet, or
@@ -61,15 +61,7 @@ export function emptyStats(state: 'disconnected' | 'connecting', channels: numbe
     sentKbps: 0,
     receivedKbps: 0,
     lateAcks: 0,
-    messages: {
-      messagesSent: 0,
-      messagesReceived: 0,
-      packetsWritten: 0,
-      packetsRead: 0,
-      packetsRejected: 0,
-      messagesDropped: 0,
-      messagesResent: 0,
-    },
+    messages: zeroMessageCounters(),
     queues: Array.from({ length: channels }, () => ({ send: 0, receive: 0 })),
   };
 }

@@ -54,6 +54,19 @@ export interface MessageCounters {
   messagesResent: number;
 }
 
+/** Message counters all at zero (a new connection's, or stats() when there is none). */
+export function zeroMessageCounters(): MessageCounters {
+  return {
+    messagesSent: 0,
+    messagesReceived: 0,
+    packetsWritten: 0,
+    packetsRead: 0,
+    packetsRejected: 0,
+    messagesDropped: 0,
+    messagesResent: 0,
+  };
+}
+
 /**
  * The channels of one connection: serializes each message once when it is sent, packs one packet
  * per tick within the budget (channels by priority), and applies a received packet only if all of
@@ -65,15 +78,7 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
   readonly factory: MessageFactory<M>;
   readonly channels: readonly Channel[];
   readonly packetBudgetBytes: number;
-  readonly counters: MessageCounters = {
-    messagesSent: 0,
-    messagesReceived: 0,
-    packetsWritten: 0,
-    packetsRead: 0,
-    packetsRejected: 0,
-    messagesDropped: 0,
-    messagesResent: 0,
-  };
+  readonly counters: MessageCounters = zeroMessageCounters();
   private readonly order: number[];
   private readonly channelBits: number;
   private readonly packet: WriteStream;
