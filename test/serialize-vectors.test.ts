@@ -50,11 +50,13 @@ function apply(s: Stream, op: Op): unknown {
       return s.float32(f32Bits(op.value_f32_bits));
     case 'float64':
       return s.float64(f64Bits(op.value_f64_bits));
-    case 'compressed_float':
-      return s.compressedFloat(
-        f32Bits(op.value_f32_bits),
-        compressedFloat(f32Bits(op.min_f32_bits), f32Bits(op.max_f32_bits), f32Bits(op.res_f32_bits)),
-      );
+    case 'compressed_float': {
+      const value = f32Bits(op.value_f32_bits);
+      const [min, max] = [f32Bits(op.min_f32_bits), f32Bits(op.max_f32_bits)];
+      // The reference clamps out-of-range values; ghostwire does so only when declared.
+      const clamp = !(value >= min && value <= max);
+      return s.compressedFloat(value, compressedFloat(min, max, f32Bits(op.res_f32_bits), { clamp }));
+    }
     case 'align':
       return s.align();
     case 'bytes':

@@ -84,9 +84,12 @@ export function serializeNode(s: Stream, n: SchemaNode, value: any): any {
       if (writing && !isObject(value)) throw new SchemaValueError('', 'expected an object');
       const o = isObject(value) ? value : {};
       for (const key in n.fields) {
+        // Own properties only, of the schema and of the value: inherited ones (prototype pollution)
+        // are neither fields nor values.
+        if (!Object.hasOwn(n.fields, key)) continue;
         let v: unknown;
         try {
-          v = serializeNode(s, n.fields[key], o[key]);
+          v = serializeNode(s, n.fields[key], Object.hasOwn(o, key) ? o[key] : undefined);
         } catch (error) {
           withPath(error, `.${key}`);
         }

@@ -1,4 +1,8 @@
-import { type CompressedFloat, compressedFloat } from '../serialize/compressed-float.js';
+import {
+  type CompressedFloat,
+  type CompressedFloatOptions,
+  compressedFloat,
+} from '../serialize/compressed-float.js';
 import { minBits } from './size.js';
 
 /**
@@ -89,9 +93,12 @@ export const t = {
   uint64: (): Schema<bigint> => int64(0n, (1n << 64n) - 1n),
   float32: (): Schema<number> => node({ kind: 'float32' }),
   float64: (): Schema<number> => node({ kind: 'float64' }),
-  /** A float quantized to [min, max] at `resolution` (serialize's compressed float). */
-  float: (min: number, max: number, resolution: number): Schema<number> =>
-    node({ kind: 'float', spec: compressedFloat(min, max, resolution) }),
+  /**
+   * A float quantized to [min, max] at `resolution` (serialize's compressed float). Writing a value
+   * outside the range throws unless `{ clamp: true }`; NaN and ±Infinity throw either way.
+   */
+  float: (min: number, max: number, resolution: number, options?: CompressedFloatOptions): Schema<number> =>
+    node({ kind: 'float', spec: compressedFloat(min, max, resolution, options) }),
   /** UTF-8 text of at most `maxBytes` bytes. */
   string: (maxBytes: number): Schema<string> =>
     node({ kind: 'string', maxBytes: checkCount('t.string maxBytes', maxBytes) }),
