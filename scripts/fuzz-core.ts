@@ -39,6 +39,7 @@ import {
 } from '../src/serialize/subset.js';
 import { WriteStream } from '../src/serialize/write-stream.js';
 import { sameBytes } from './bytes.js';
+import { DECODE_BOUND_TARGET, decodeBoundTarget } from './decode-bound-target.js';
 import { memoryProbe } from './memory-probe.js';
 
 const f32 = Math.fround;
@@ -765,7 +766,7 @@ export interface Target<C = unknown> {
 /** Reasons that mean a reader caught an exception of its own: the input found a bug. */
 const SWALLOWED = /internal error while reading|serialize threw/;
 
-export const TARGET_NAMES = ['w1', 'kinds', 'envelope', 'subset', 'ops'] as const;
+export const TARGET_NAMES = ['w1', 'kinds', 'envelope', 'subset', 'ops', DECODE_BOUND_TARGET] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
 export function createTarget(name: string, seed: number): Target<unknown> {
@@ -781,6 +782,8 @@ export function createTarget(name: string, seed: number): Target<unknown> {
       return subsetTarget(corpusSeed) as Target<unknown>;
     case 'ops':
       return opsTarget(corpusSeed) as Target<unknown>;
+    case DECODE_BOUND_TARGET:
+      return decodeBoundTarget(corpusSeed, valueArb) as Target<unknown>;
     default:
       throw new Error(`unknown fuzz target ${JSON.stringify(name)} (known: ${TARGET_NAMES.join(', ')})`);
   }

@@ -9,7 +9,7 @@ import { WriteStream } from '../serialize/write-stream.js';
 import { generate } from './generate.js';
 import { SchemaValueError, serializeNode } from './interpret.js';
 import type { Schema, SchemaNode } from './schema.js';
-import { maxBits } from './size.js';
+import { decodeBound, maxBits } from './size.js';
 
 export type DecodeResult<T> =
   | { readonly ok: true; readonly value: T }
@@ -127,6 +127,8 @@ class SchemaCodec<T> implements Codec<T> {
     readonly schema: Schema<T>,
     options: CodecOptions,
   ) {
+    // Schemas built by hand rather than through t.* get the same refusal here.
+    decodeBound(schema);
     this.maxBits = maxBits(schema);
     this.compiled = (options.codegen ?? true) && codegenAvailable();
     if (this.compiled) {
