@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { compile, t } from '../src/schema/index.js';
 import { bitsToFloat32, bitsToFloat64 } from '../src/serialize/float-bits.js';
 import {
   compressedFloat,
@@ -159,5 +160,23 @@ describe('relative encodings on hostile input', () => {
     r.reset(new Uint8Array([1])); // the +1 flag
     r.intRelative(0xffffffff, 0);
     assert.match(r.error ?? '', /past uint32/);
+  });
+});
+
+describe('refusals of the reference not covered by serialize_vectors.json', () => {
+  // serialize STANDARD, string: "An interior NUL fails the read"; reference 1.11.0 refuses these bytes.
+  it('the bytes 03 61 00 62 are refused as a string, as reference serialize 1.11.0 refuses them', () => {
+    // Length 3 in 8 bits (buffer_size 256), aligned, then 'a', NUL, 'b'.
+    const bytes = new Uint8Array([0x03, 0x61, 0x00, 0x62]);
+    const rs = new ReadStream();
+    rs.reset(bytes);
+    assert.equal(rs.string('', 255), '');
+    assert.equal(rs.ok, false);
+    assert.match(rs.error ?? '', /NUL byte in string/);
+    for (const codegen of [true, false]) {
+      const result = compile(t.string(255), { codegen }).decode(bytes);
+      assert.equal(result.ok, false, `${codegen}: read ${JSON.stringify(result.ok && result.value)}`);
+      assert.match(result.ok ? '' : result.error, /NUL byte in string/);
+    }
   });
 });
