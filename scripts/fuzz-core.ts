@@ -22,6 +22,7 @@ import { type SchemaNode, t } from '../src/schema/schema.js';
 import { type CompressedFloat, compressedFloat } from '../src/serialize/compressed-float.js';
 import { crc32 } from '../src/serialize/crc32.js';
 import { PacketEnvelope } from '../src/serialize/envelope.js';
+import { float32Problem } from '../src/serialize/float-bits.js';
 import { MeasureStream } from '../src/serialize/measure-stream.js';
 import { ReadStream } from '../src/serialize/read-stream.js';
 import type { Stream } from '../src/serialize/stream.js';
@@ -38,6 +39,7 @@ import {
 } from '../src/serialize/subset.js';
 import { WriteStream } from '../src/serialize/write-stream.js';
 import { sameBytes } from './bytes.js';
+import { DECODE_BOUND_TARGET, decodeBoundTarget } from './decode-bound-target.js';
 import { memoryProbe } from './memory-probe.js';
 
 const f32 = Math.fround;
@@ -97,7 +99,7 @@ export function utf8ByteLength(text: string): number {
 // Quantization tolerances (documented bounds, computed independently of the implementation)
 // ---------------------------------------------------------------------------------------------
 
-/** Where a compressed float written as `x` should land: x as float32, clamped (NaN sends min). */
+/** Where a compressed float written as `x` should land: x as float32, clamped (a clamping spec). */
 export function compressedFloatTarget(spec: CompressedFloat, x: number): number {
   const v = f32(x);
   if (!(v >= spec.min)) return spec.min;
@@ -298,10 +300,13 @@ export function diffRoundTrip(n: SchemaNode, written: unknown, read: unknown, pa
 // Value arbitraries
 // ---------------------------------------------------------------------------------------------
 
-/** One Unicode scalar value, spread over the 1-, 2-, 3- and 4-byte UTF-8 forms (astral included). */
+/**
+ * One Unicode scalar value a string may carry (U+0000 excluded: the STANDARD refuses it), spread
+ * over the 1-, 2-, 3- and 4-byte UTF-8 forms (astral included).
+ */
 export const codePointArb: fc.Arbitrary<string> = fc
   .oneof(
-    { weight: 4, arbitrary: fc.integer({ min: 0, max: 0x7f }) },
+    { weight: 4, arbitrary: fc.integer({ min: 1, max: 0x7f }) },
     { weight: 2, arbitrary: fc.integer({ min: 0x80, max: 0x7ff }) },
     { weight: 2, arbitrary: fc.integer({ min: 0x800, max: 0xd7ff }) },
     { weight: 1, arbitrary: fc.integer({ min: 0xe000, max: 0xffff }) },
@@ -370,7 +375,22 @@ export const rotationArb: fc.Arbitrary<number[]> = fc.oneof(
   },
 );
 
-/** Values a writer accepts for `n` (compressed floats sometimes out of range: the writer clamps). */
+/** float32 values a writer accepts: any float32, NaN and ±Infinity included, and doubles it rounds. */
+const float32ValueArb = fc.oneof(
+  fc.float(),
+  fc.double().filter((v) => float32Problem(v) === null),
+);
+
+/** Compressed float values a writer accepts: in range, or any finite value when the spec clamps. */
+const compressedValueArb = (spec: CompressedFloat, inRangeWeight: number): fc.Arbitrary<number> =>
+  spec.clamp
+    ? fc.oneof(
+        { weight: inRangeWeight, arbitrary: fc.double({ min: spec.min, max: spec.max, noNaN: true }) },
+        { weight: 1, arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }) },
+      )
+    : fc.double({ min: spec.min, max: spec.max, noNaN: true });
+
+/** Values a writer accepts for `n` (compressed floats out of range only where the spec clamps). */
 export function valueArb(n: SchemaNode, maxItems = 6): fc.Arbitrary<unknown> {
   switch (n.kind) {
     case 'bool':
@@ -380,14 +400,11 @@ export function valueArb(n: SchemaNode, maxItems = 6): fc.Arbitrary<unknown> {
     case 'int64':
       return fc.bigInt({ min: n.min, max: n.max });
     case 'float32':
-      return fc.oneof(fc.float(), fc.double());
+      return float32ValueArb;
     case 'float64':
       return fc.double();
     case 'float':
-      return fc.oneof(
-        { weight: 6, arbitrary: fc.double({ min: n.spec.min, max: n.spec.max, noNaN: true }) },
-        { weight: 1, arbitrary: fc.double() },
-      );
+      return compressedValueArb(n.spec, 6);
     case 'string':
       return textArb(n.maxBytes);
     case 'bytes':
@@ -578,10 +595,11 @@ export const compressedSpecArb: fc.Arbitrary<CompressedFloat> = fc
     span: fc.double({ min: 1e-3, max: 4096, noNaN: true }),
     bits: fc.integer({ min: 0, max: 23 }),
     skew: fc.double({ min: 0.6, max: 1.4, noNaN: true }),
+    clamp: fc.boolean(),
   })
-  .map(({ min, span, bits, skew }) => {
+  .map(({ min, span, bits, skew, clamp }) => {
     try {
-      return compressedFloat(min, min + span, (span / 2 ** bits) * skew);
+      return compressedFloat(min, min + span, (span / 2 ** bits) * skew, { clamp });
     } catch {
       return null;
     }
@@ -633,15 +651,10 @@ export const opArb: fc.Arbitrary<Op> = fc.oneof(
     fc.bigInt({ min, max }).map((value): Op => ({ op: 'int64', min, max, value })),
   ),
   fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }).map((value): Op => ({ op: 'uint64', value })),
-  fc.oneof(fc.float(), fc.double()).map((value): Op => ({ op: 'float32', value })),
+  float32ValueArb.map((value): Op => ({ op: 'float32', value })),
   fc.double().map((value): Op => ({ op: 'float64', value })),
   compressedSpecArb.chain((spec) =>
-    fc
-      .oneof(
-        { weight: 5, arbitrary: fc.double({ min: spec.min, max: spec.max, noNaN: true }) },
-        { weight: 1, arbitrary: fc.double() },
-      )
-      .map((value): Op => ({ op: 'compressedFloat', spec, value })),
+    compressedValueArb(spec, 5).map((value): Op => ({ op: 'compressedFloat', spec, value })),
   ),
   fc.constant<Op>({ op: 'align' }),
   fc.constant<Op>({ op: 'check' }),
@@ -753,7 +766,7 @@ export interface Target<C = unknown> {
 /** Reasons that mean a reader caught an exception of its own: the input found a bug. */
 const SWALLOWED = /internal error while reading|serialize threw/;
 
-export const TARGET_NAMES = ['w1', 'kinds', 'envelope', 'subset', 'ops'] as const;
+export const TARGET_NAMES = ['w1', 'kinds', 'envelope', 'subset', 'ops', DECODE_BOUND_TARGET] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
 export function createTarget(name: string, seed: number): Target<unknown> {
@@ -769,6 +782,8 @@ export function createTarget(name: string, seed: number): Target<unknown> {
       return subsetTarget(corpusSeed) as Target<unknown>;
     case 'ops':
       return opsTarget(corpusSeed) as Target<unknown>;
+    case DECODE_BOUND_TARGET:
+      return decodeBoundTarget(corpusSeed, valueArb) as Target<unknown>;
     default:
       throw new Error(`unknown fuzz target ${JSON.stringify(name)} (known: ${TARGET_NAMES.join(', ')})`);
   }
@@ -859,7 +874,7 @@ function w1Target(seed: number): Target<null> {
   for (const count of [0, 1, 1, 2, 3, 4, 5, 6, 8, 10, 13, 16, 20, 25, 32, 48, 64, 100, 160, 250, 400, 1000]) {
     add(generateW1(count, (randomInt(rng, 0xfffffffe) + 1) >>> 0));
   }
-  // Edge values: extremes of every range, out-of-range floats (clamped by the writer).
+  // Edge values: extremes of every range.
   for (const value of fc.sample(valueArb(GameStateSchema, 12), { seed, numRuns: 16 }))
     add(value as GameState);
 

@@ -42,7 +42,7 @@ const leafArb: fc.Arbitrary<SchemaNode> = fc.oneof(
   fc.constant(t.uint64()),
   fc.constant(t.float32()),
   fc.constant(t.float64()),
-  compressedSpecArb.map((spec) => t.float(spec.min, spec.max, spec.resolution)),
+  compressedSpecArb.map((spec) => t.float(spec.min, spec.max, spec.resolution, { clamp: spec.clamp })),
   fc.oneof(fc.integer({ min: 0, max: 40 }), fc.constantFrom(100, 1000, 65535)).map((n) => t.string(n)),
   fc.oneof(fc.integer({ min: 0, max: 40 }), fc.constant(300)).map((n) => t.bytes(n)),
   fc

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { compile, t } from '../src/schema/index.js';
 import { bitsToFloat32, bitsToFloat64 } from '../src/serialize/float-bits.js';
 import {
   compressedFloat,
@@ -50,11 +51,13 @@ function apply(s: Stream, op: Op): unknown {
       return s.float32(f32Bits(op.value_f32_bits));
     case 'float64':
       return s.float64(f64Bits(op.value_f64_bits));
-    case 'compressed_float':
-      return s.compressedFloat(
-        f32Bits(op.value_f32_bits),
-        compressedFloat(f32Bits(op.min_f32_bits), f32Bits(op.max_f32_bits), f32Bits(op.res_f32_bits)),
-      );
+    case 'compressed_float': {
+      const value = f32Bits(op.value_f32_bits);
+      const [min, max] = [f32Bits(op.min_f32_bits), f32Bits(op.max_f32_bits)];
+      // The reference clamps out-of-range values; ghostwire does so only when declared.
+      const clamp = !(value >= min && value <= max);
+      return s.compressedFloat(value, compressedFloat(min, max, f32Bits(op.res_f32_bits), { clamp }));
+    }
     case 'align':
       return s.align();
     case 'bytes':
@@ -157,5 +160,23 @@ describe('relative encodings on hostile input', () => {
     r.reset(new Uint8Array([1])); // the +1 flag
     r.intRelative(0xffffffff, 0);
     assert.match(r.error ?? '', /past uint32/);
+  });
+});
+
+describe('refusals of the reference not covered by serialize_vectors.json', () => {
+  // serialize STANDARD, string: "An interior NUL fails the read"; reference 1.11.0 refuses these bytes.
+  it('the bytes 03 61 00 62 are refused as a string, as reference serialize 1.11.0 refuses them', () => {
+    // Length 3 in 8 bits (buffer_size 256), aligned, then 'a', NUL, 'b'.
+    const bytes = new Uint8Array([0x03, 0x61, 0x00, 0x62]);
+    const rs = new ReadStream();
+    rs.reset(bytes);
+    assert.equal(rs.string('', 255), '');
+    assert.equal(rs.ok, false);
+    assert.match(rs.error ?? '', /NUL byte in string/);
+    for (const codegen of [true, false]) {
+      const result = compile(t.string(255), { codegen }).decode(bytes);
+      assert.equal(result.ok, false, `${codegen}: read ${JSON.stringify(result.ok && result.value)}`);
+      assert.match(result.ok ? '' : result.error, /NUL byte in string/);
+    }
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import {
+  compressedSpecArb,
   describeOp,
   hex,
   int64BoundsArb,
@@ -123,6 +124,27 @@ const badCallArb: fc.Arbitrary<BadCall> = fc.oneof(
       const value = above ? max + k : min - k;
       return bad(`int64(${value}, ${min}, ${max})`, (s) => s.int64(value, min, max));
     }),
+  // compressed floats: NaN and infinities under any spec, finite values outside a non-clamping one
+  fc
+    .tuple(compressedSpecArb, fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY))
+    .map(([spec, value]) => bad(`compressedFloat(${value})`, (s) => s.compressedFloat(value, spec))),
+  fc
+    .tuple(compressedSpecArb, fc.double({ min: 1e-3, max: 1e300, noNaN: true }), fc.boolean())
+    .map(([spec, k, above]) => {
+      const declared = compressedFloat(spec.min, spec.max, spec.resolution);
+      // Far enough out that float32 rounding cannot bring it back to the bound.
+      const value = above
+        ? spec.max + Math.max(k, Math.abs(spec.max))
+        : spec.min - Math.max(k, Math.abs(spec.min));
+      return bad(`compressedFloat(${value}, [${spec.min}, ${spec.max}])`, (s) =>
+        s.compressedFloat(value, declared),
+      );
+    }),
+  // float32 of a finite value that would arrive as an infinity
+  fc
+    .double({ min: 3.5e38, max: Number.MAX_VALUE, noNaN: true })
+    .chain((v) => fc.constantFrom(v, -v))
+    .map((value) => bad(`float32(${value})`, (s) => s.float32(value))),
   // strings over maxBytes, and strings holding a lone surrogate
   fc
     .tuple(
@@ -135,6 +157,11 @@ const badCallArb: fc.Arbitrary<BadCall> = fc.oneof(
     }),
   fc.tuple(textArb(20, 8), fc.constantFrom(...loneSurrogates), textArb(20, 8)).map(([a, lone, b]) => {
     const text = a + lone + b;
+    return bad(`string(${JSON.stringify(text)}, 1000)`, (s) => s.string(text, 1000));
+  }),
+  // strings holding U+0000 anywhere (the STANDARD refuses an interior NUL)
+  fc.tuple(textArb(20, 8), textArb(20, 8)).map(([a, b]) => {
+    const text = `${a}\u0000${b}`;
     return bad(`string(${JSON.stringify(text)}, 1000)`, (s) => s.string(text, 1000));
   }),
   // intRelative with current <= previous or outside uint32; sequenceRelative outside 16 bits or equal

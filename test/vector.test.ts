@@ -83,9 +83,9 @@ describe(`vector3 (seed ${SEED})`, () => {
 
   it('compressed round trip decodes to the quantized value, 3 * spec.bits', () => {
     const rand = prng(SEED ^ 0x1234);
-    const spec = compressedFloat(-512, 512, 0.01);
+    const spec = compressedFloat(-512, 512, 0.01, { clamp: true });
     for (let i = 0; i < 500; i++) {
-      const v = [0, 1, 2].map(() => (rand() - 0.5) * 1100); // some past the range: clamped
+      const v = [0, 1, 2].map(() => (rand() - 0.5) * 1100); // some past the range: clamped as declared
       const { bits, read } = roundTrip(
         (s, x: number[]) => serializeCompressedVector3(s, x, spec),
         v,
@@ -99,6 +99,20 @@ describe(`vector3 (seed ${SEED})`, () => {
         // steps: a few ulps at the range's magnitude (512, where one ulp is 2^-14).
         assert.ok(Math.abs(read[k] - clamped) <= spec.resolution / 2 + 4 * 2 ** -14, `${read[k]} vs ${v[k]}`);
       }
+    }
+  });
+
+  it('a component outside a non-clamping range, or NaN under any range, throws naming the value', () => {
+    for (const [spec, value] of [
+      [compressedFloat(-512, 512, 0.01), 512.5],
+      [compressedFloat(-512, 512, 0.01, { clamp: true }), Number.NaN],
+      [compressedFloat(-512, 512, 0.01, { clamp: true }), Number.NEGATIVE_INFINITY],
+    ] as const) {
+      const s = new WriteStream(64);
+      assert.throws(() => serializeCompressedVector3(s, [0, value, 0], spec), {
+        name: 'RangeError',
+        message: new RegExp(`compressedFloat: ${value}`),
+      });
     }
   });
 

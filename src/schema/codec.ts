@@ -1,14 +1,15 @@
 import { BitWriterOverflowError } from '../bits/bit-writer.js';
-import { bitsToFloat32, float32ToBits } from '../serialize/float-bits.js';
+import { compressedFloatProblem } from '../serialize/compressed-float.js';
+import { bitsToFloat32, float32Problem, float32ToBits } from '../serialize/float-bits.js';
 import { MeasureStream } from '../serialize/measure-stream.js';
 import { ReadStream } from '../serialize/read-stream.js';
 import type { Stream } from '../serialize/stream.js';
-import { utf8Length } from '../serialize/utf8.js';
+import { checkedUtf8Length } from '../serialize/utf8.js';
 import { WriteStream } from '../serialize/write-stream.js';
 import { generate } from './generate.js';
 import { SchemaValueError, serializeNode } from './interpret.js';
 import type { Schema, SchemaNode } from './schema.js';
-import { maxBits } from './size.js';
+import { decodeBound, maxBits } from './size.js';
 
 export type DecodeResult<T> =
   | { readonly ok: true; readonly value: T }
@@ -70,9 +71,16 @@ export function codegenAvailable(): boolean {
 /** Helpers the generated code calls (cold paths and kinds left to the interpreter). */
 const helpers = {
   float32ToBits,
+  float32Problem,
+  compressedFloatProblem,
   bitsToFloat32,
-  utf8Length,
+  checkedUtf8Length,
   node: serializeNode,
+  /** True when no field name of the schema is on Object.prototype (nobody polluted it with one). */
+  prototypeClean(names: readonly string[]): boolean {
+    for (let i = 0; i < names.length; i++) if (names[i] in Object.prototype) return false;
+    return true;
+  },
   bad(path: string, detail: string): never {
     throw new SchemaValueError(path, detail);
   },
@@ -119,6 +127,8 @@ class SchemaCodec<T> implements Codec<T> {
     readonly schema: Schema<T>,
     options: CodecOptions,
   ) {
+    // Schemas built by hand rather than through t.* get the same refusal here.
+    decodeBound(schema);
     this.maxBits = maxBits(schema);
     this.compiled = (options.codegen ?? true) && codegenAvailable();
     if (this.compiled) {

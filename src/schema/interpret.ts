@@ -4,6 +4,8 @@ import type { Stream } from '../serialize/stream.js';
 import type { SchemaNode } from './schema.js';
 
 const EMPTY = new Uint8Array(0);
+/** Captured at load, so a later change to Object.prototype cannot replace it; cheaper than Object.hasOwn here. */
+const hasOwn = Object.prototype.hasOwnProperty;
 
 /** A write-side misuse, carrying the path of the offending value. */
 export class SchemaValueError extends RangeError {
@@ -84,9 +86,12 @@ export function serializeNode(s: Stream, n: SchemaNode, value: any): any {
       if (writing && !isObject(value)) throw new SchemaValueError('', 'expected an object');
       const o = isObject(value) ? value : {};
       for (const key in n.fields) {
+        // Own properties only, of the schema and of the value: inherited ones (prototype pollution)
+        // are neither fields nor values.
+        if (!hasOwn.call(n.fields, key)) continue;
         let v: unknown;
         try {
-          v = serializeNode(s, n.fields[key], o[key]);
+          v = serializeNode(s, n.fields[key], hasOwn.call(o, key) ? o[key] : undefined);
         } catch (error) {
           withPath(error, `.${key}`);
         }

@@ -1,5 +1,9 @@
-import { type CompressedFloat, compressedFloat } from '../serialize/compressed-float.js';
-import { minBits } from './size.js';
+import {
+  type CompressedFloat,
+  type CompressedFloatOptions,
+  compressedFloat,
+} from '../serialize/compressed-float.js';
+import { decodeBound } from './size.js';
 
 /**
  * Schemas are plain values describing a wire layout; their TypeScript type is inferred (no
@@ -58,6 +62,12 @@ function node<T>(n: SchemaNode): Schema<T> {
   return Object.freeze(n) as Schema<T>;
 }
 
+/** A composite node, refused here when decoding it could cost more than its input pays for. */
+function composite<T>(n: SchemaNode): Schema<T> {
+  decodeBound(n);
+  return node(n);
+}
+
 /** An integer in [min, max], sent in bitsRequired(min, max) bits. */
 function int(min: number, max: number): Schema<number> {
   if (!Number.isSafeInteger(min) || !Number.isSafeInteger(max) || max < min || max - min > MAX_COUNT) {
@@ -89,9 +99,12 @@ export const t = {
   uint64: (): Schema<bigint> => int64(0n, (1n << 64n) - 1n),
   float32: (): Schema<number> => node({ kind: 'float32' }),
   float64: (): Schema<number> => node({ kind: 'float64' }),
-  /** A float quantized to [min, max] at `resolution` (serialize's compressed float). */
-  float: (min: number, max: number, resolution: number): Schema<number> =>
-    node({ kind: 'float', spec: compressedFloat(min, max, resolution) }),
+  /**
+   * A float quantized to [min, max] at `resolution` (serialize's compressed float). Writing a value
+   * outside the range throws unless `{ clamp: true }`; NaN and ±Infinity throw either way.
+   */
+  float: (min: number, max: number, resolution: number, options?: CompressedFloatOptions): Schema<number> =>
+    node({ kind: 'float', spec: compressedFloat(min, max, resolution, options) }),
   /** UTF-8 text of at most `maxBytes` bytes. */
   string: (maxBytes: number): Schema<string> =>
     node({ kind: 'string', maxBytes: checkCount('t.string maxBytes', maxBytes) }),
@@ -107,7 +120,7 @@ export const t = {
   },
   /** Three components of one number schema (e.g. `t.vector3(t.float(-512, 512, 0.01))`). */
   vector3: (component: Schema<number> = t.float32()): Schema<[number, number, number]> =>
-    node({ kind: 'tuple', item: component, length: 3 }),
+    composite({ kind: 'tuple', item: component, length: 3 }),
   /** A quaternion [x, y, z, w] as four float32. */
   quaternion: (): Schema<[number, number, number, number]> => node({ kind: 'quaternion' }),
   /** A unit quaternion [x, y, z, w] in smallest-three form: 2 + 3 × `bits` bits (29 at 9). */
@@ -126,18 +139,16 @@ export const t = {
         throw new RangeError(`t.object: a field may not be named like an array index (${name})`);
       }
     }
-    return node({ kind: 'object', fields: Object.freeze({ ...fields }) });
+    return composite({ kind: 'object', fields: Object.freeze({ ...fields }) });
   },
   /** 0..maxLength items. */
-  array: <T>(item: Schema<T>, maxLength: number): Schema<T[]> => {
-    // Items that can take no bits would let a few bytes of input claim maxLength of them.
-    if (minBits(item) === 0) throw new RangeError('t.array: an item must take at least one bit on the wire');
-    return node({ kind: 'array', item, maxLength: checkCount('t.array maxLength', maxLength) });
-  },
+  /** 0..maxLength items; each item must take at least one bit (see docs/serialization.md, decode bound). */
+  array: <T>(item: Schema<T>, maxLength: number): Schema<T[]> =>
+    composite({ kind: 'array', item, maxLength: checkCount('t.array maxLength', maxLength) }),
   /** Exactly `length` items, no count on the wire. */
   tuple: <T, N extends number>(item: Schema<T>, length: N): Schema<TupleOf<T, N>> =>
-    node({ kind: 'tuple', item, length: checkCount('t.tuple length', length, 0xffff) }),
+    composite({ kind: 'tuple', item, length: checkCount('t.tuple length', length, 0xffff) }),
   /** A value or undefined, behind one presence bit (null is sent as absent too). */
   optional: <T>(inner: Schema<T>): Schema<T | undefined> & { kind: 'optional' } =>
-    node({ kind: 'optional', inner }) as Schema<T | undefined> & { kind: 'optional' },
+    composite({ kind: 'optional', inner }) as Schema<T | undefined> & { kind: 'optional' },
 };

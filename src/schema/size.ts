@@ -86,3 +86,73 @@ export function maxBits(n: SchemaNode): number {
       return fixedBits(n);
   }
 }
+
+/**
+ * What one decode of a node can produce, as `values <= valuesPerBit × input bits + fixedValues`,
+ * counting every value (containers included) a read creates or fills. Parts that take no bits
+ * (int(k, k), object({}), tuples of them) cost nothing on the wire, so their values are "fixed";
+ * inside an array each item pays for its fixed values with its own minimum size, which makes
+ * them a rate per input bit.
+ */
+export interface DecodeBound {
+  readonly valuesPerBit: number;
+  readonly fixedValues: number;
+}
+
+/** Refused above this: a few bytes of input could then make a decode produce that many values. */
+export const MAX_VALUES_PER_BIT = 64;
+/** Refused above this: one decode would build this many values whatever its input. */
+export const MAX_FIXED_VALUES = 1 << 20;
+
+/** The decode bound of a node (see {@link DecodeBound}); throws a RangeError naming the rule a node breaks. */
+export function decodeBound(n: SchemaNode): DecodeBound {
+  const bound = boundOf(n);
+  if (bound.valuesPerBit > MAX_VALUES_PER_BIT) {
+    throw new RangeError(
+      `schema: a decode could produce ${Math.ceil(bound.valuesPerBit)} values per input bit (at most ` +
+        `${MAX_VALUES_PER_BIT}); array items whose parts take no bits (int(k, k), object({}), tuples of ` +
+        'them) multiply the work a short input can ask for',
+    );
+  }
+  if (bound.fixedValues > MAX_FIXED_VALUES) {
+    throw new RangeError(
+      `schema: a decode would build ${bound.fixedValues} values from no input (at most ${MAX_FIXED_VALUES}); ` +
+        'tuples of parts that take no bits multiply without bound',
+    );
+  }
+  return bound;
+}
+
+function boundOf(n: SchemaNode): DecodeBound {
+  switch (n.kind) {
+    case 'object': {
+      let valuesPerBit = 0;
+      let fixedValues = 1;
+      for (const field of Object.values(n.fields)) {
+        const b = boundOf(field);
+        valuesPerBit = Math.max(valuesPerBit, b.valuesPerBit);
+        fixedValues += b.fixedValues;
+      }
+      return { valuesPerBit, fixedValues };
+    }
+    case 'tuple': {
+      const b = boundOf(n.item);
+      return { valuesPerBit: b.valuesPerBit, fixedValues: 1 + n.length * b.fixedValues };
+    }
+    case 'optional': {
+      // The presence bit pays for the absent case's one value.
+      const b = boundOf(n.inner);
+      return { valuesPerBit: Math.max(1, b.valuesPerBit), fixedValues: b.fixedValues };
+    }
+    case 'array': {
+      const itemBits = minBits(n.item);
+      // Items that can take no bits would let a few bytes of input claim maxLength of them.
+      if (itemBits === 0) throw new RangeError('t.array: an item must take at least one bit on the wire');
+      const b = boundOf(n.item);
+      return { valuesPerBit: b.valuesPerBit + b.fixedValues / itemBits, fixedValues: 1 };
+    }
+    default:
+      // A leaf is one value, paid for by its bits unless it takes none.
+      return minBits(n) > 0 ? { valuesPerBit: 1, fixedValues: 0 } : { valuesPerBit: 0, fixedValues: 1 };
+  }
+}

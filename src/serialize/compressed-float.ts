@@ -17,10 +17,25 @@ export interface CompressedFloat {
   /** float32 of maxInteger, used by both directions. */
   readonly maxIntegerF32: number;
   readonly bits: number;
+  /** Out-of-range finite values are clamped to the range instead of refused (see {@link CompressedFloatOptions}). */
+  readonly clamp: boolean;
+}
+
+export interface CompressedFloatOptions {
+  /**
+   * Clamp finite values outside [min, max] to the nearer bound instead of throwing (default
+   * false: a value outside the declared range is a caller bug). NaN and ±Infinity throw either way.
+   */
+  readonly clamp?: boolean;
 }
 
 /** Declares a compressed float range: values in [min, max] sent to `resolution` precision. */
-export function compressedFloat(min: number, max: number, resolution: number): CompressedFloat {
+export function compressedFloat(
+  min: number,
+  max: number,
+  resolution: number,
+  options: CompressedFloatOptions = {},
+): CompressedFloat {
   const fmin = f32(min);
   const fmax = f32(max);
   const fres = f32(resolution);
@@ -47,13 +62,34 @@ export function compressedFloat(min: number, max: number, resolution: number): C
     maxInteger,
     maxIntegerF32: f32(maxInteger),
     bits: bitsRequired(0, maxInteger),
+    clamp: options.clamp === true,
   });
 }
 
-/** The integer a value is sent as: clamped into the range, then rounded to the nearest step. */
+/**
+ * Why a value cannot be sent through `spec`, or null when it can: NaN and ±Infinity never can (the
+ * STANDARD calls them non-conforming), a finite value outside the range only when the spec clamps.
+ * The range test is on the float32 of the value, which is what the arithmetic uses.
+ */
+export function compressedFloatProblem(value: number, spec: CompressedFloat): string | null {
+  const v = f32(value);
+  if (v >= spec.min && v <= spec.max) return null;
+  if (value - value !== 0)
+    return `${value} cannot be sent as a compressed float (NaN and infinities are refused)`;
+  return spec.clamp
+    ? null
+    : `${value} is outside [${spec.min}, ${spec.max}] (declare { clamp: true } to clamp)`;
+}
+
+/**
+ * The integer a value is sent as, rounded to the nearest step; throws a RangeError on a value
+ * {@link compressedFloatProblem} refuses. The clamps below apply the spec's clamp option and
+ * absorb float32 rounding at the bounds.
+ */
 export function quantize(value: number, spec: CompressedFloat): number {
+  const problem = compressedFloatProblem(value, spec);
+  if (problem !== null) throw new RangeError(`compressedFloat: ${problem}`);
   let normalized = f32(f32(f32(value) - spec.min) / spec.delta);
-  // NaN fails both comparisons and lands on 0, like the reference's clamp.
   if (!(normalized >= 0)) normalized = 0;
   else if (normalized > 1) normalized = 1;
   // From 2^23 steps up, float32 rounding can carry the top value one step past maxInteger (the

@@ -30,3 +30,14 @@ export function bitsToFloat64(low: number, high: number): number {
   u32OfF64[1] = high;
   return f64[0];
 }
+
+/**
+ * Why a number cannot be written as float32, or null. NaN and ±Infinity are IEEE-754 bit patterns
+ * the reference writes as they are, so they pass; a finite number beyond the float32 range would
+ * silently arrive as an infinity, so it is refused.
+ */
+export function float32Problem(value: number): string | null {
+  return value - value === 0 && !Number.isFinite(Math.fround(value))
+    ? `${value} is beyond the float32 range (|v| <= 3.4028234663852886e38)`
+    : null;
+}

@@ -1,4 +1,11 @@
-export { type CompressedFloat, compressedFloat, dequantize, quantize } from './compressed-float.js';
+export {
+  type CompressedFloat,
+  type CompressedFloatOptions,
+  compressedFloat,
+  compressedFloatProblem,
+  dequantize,
+  quantize,
+} from './compressed-float.js';
 export { crc32 } from './crc32.js';
 export {
   ENVELOPE_OVERHEAD_BYTES,

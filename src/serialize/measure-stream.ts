@@ -2,7 +2,7 @@ import { bitsRequired, bitsRequired64 } from '../bits/bits-required.js';
 import type { CompressedFloat } from './compressed-float.js';
 import { serializeIntRelative, serializeSequenceRelative } from './relative.js';
 import type { Stream } from './stream.js';
-import { utf8Length } from './utf8.js';
+import { checkedUtf8Length } from './utf8.js';
 
 /** Worst-case padding an align can cost: the measure does not know where the writer will be. */
 export const ALIGN_WORST_CASE = 7;
@@ -102,8 +102,7 @@ export class MeasureStream implements Stream {
   }
 
   string(value: string, maxBytes: number): string {
-    const length = utf8Length(value);
-    if (length < 0) throw new RangeError('string: text holds a lone surrogate, which UTF-8 cannot encode');
+    const length = checkedUtf8Length(value, maxBytes);
     this.count += bitsRequired(0, maxBytes) + ALIGN_WORST_CASE + length * 8;
     return value;
   }

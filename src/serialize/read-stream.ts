@@ -198,7 +198,8 @@ export class ReadStream implements Stream {
     const start = this.reader.bitsConsumed >>> 3;
     const input = this.reader.input;
     if (!utf8Valid(input, start, start + length)) {
-      this.fail('invalid UTF-8 in string');
+      const nul = input.indexOf(0, start);
+      this.fail(nul >= 0 && nul < start + length ? 'NUL byte in string' : 'invalid UTF-8 in string');
       return '';
     }
     const text = utf8Decode(input, start, start + length);

@@ -4,21 +4,51 @@
  * TextEncoder / TextDecoder(fatal) do without allocating or throwing.
  */
 
-/** UTF-8 byte length of `text`; -1 if it holds a lone surrogate (not encodable). */
+/** {@link utf8Length} of text holding a lone surrogate, which UTF-8 cannot encode. */
+export const LONE_SURROGATE = -1;
+/** {@link utf8Length} of text holding U+0000, which the serialize STANDARD refuses in a string. */
+export const INTERIOR_NUL = -2;
+
+/** UTF-8 byte length of `text`, or {@link LONE_SURROGATE} / {@link INTERIOR_NUL}. */
 export function utf8Length(text: string): number {
   let bytes = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c < 0x80) bytes += 1;
-    else if (c < 0x800) bytes += 2;
+    if (c < 0x80) {
+      if (c === 0) return INTERIOR_NUL;
+      bytes += 1;
+    } else if (c < 0x800) bytes += 2;
     else if (c >= 0xd800 && c <= 0xdfff) {
       const next = text.charCodeAt(i + 1);
-      if (c > 0xdbff || !(next >= 0xdc00 && next <= 0xdfff)) return -1;
+      if (c > 0xdbff || !(next >= 0xdc00 && next <= 0xdfff)) return LONE_SURROGATE;
       bytes += 4;
       i++;
     } else bytes += 3;
   }
   return bytes;
+}
+
+/**
+ * The UTF-8 byte length of a string a writer may send in at most `maxBytes` bytes; throws a
+ * RangeError saying why not. The UTF-16 length is checked first, without scanning: UTF-8 never
+ * takes fewer bytes than UTF-16 code units, so a longer text is refused at no cost to its size.
+ */
+export function checkedUtf8Length(text: string, maxBytes: number): number {
+  if (text.length > maxBytes) {
+    throw new RangeError(
+      `string: ${text.length} UTF-16 code units exceed the declared maximum of ${maxBytes} bytes`,
+    );
+  }
+  const length = utf8Length(text);
+  if (length === LONE_SURROGATE)
+    throw new RangeError('string: text holds a lone surrogate, which UTF-8 cannot encode');
+  if (length === INTERIOR_NUL) {
+    throw new RangeError('string: text holds U+0000, which a string may not carry (send bytes instead)');
+  }
+  if (length > maxBytes) {
+    throw new RangeError(`string: ${length} UTF-8 bytes exceed the declared maximum of ${maxBytes}`);
+  }
+  return length;
 }
 
 /** Encodes `text` (already checked by {@link utf8Length}) into `out` at `offset`. */
@@ -44,12 +74,16 @@ export function utf8Encode(text: string, out: Uint8Array, offset: number): void 
   }
 }
 
-/** True when bytes[start, end) is well-formed UTF-8 (no overlongs, surrogates or values > U+10FFFF). */
+/**
+ * True when bytes[start, end) is well-formed UTF-8 (no overlongs, surrogates or values > U+10FFFF)
+ * without a zero byte (the serialize STANDARD refuses an interior NUL: C would see a shorter string).
+ */
 export function utf8Valid(bytes: Uint8Array, start: number, end: number): boolean {
   let i = start;
   while (i < end) {
     const b = bytes[i];
     if (b < 0x80) {
+      if (b === 0) return false;
       i++;
       continue;
     }

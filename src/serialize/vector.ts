@@ -21,7 +21,7 @@ export function serializeFloat32s(s: Stream, v: number[], length: number, what: 
   return v;
 }
 
-/** `length` compressed floats sharing one spec, in order; writing clamps each into the range. */
+/** `length` compressed floats sharing one spec, in order; each is written as Stream.compressedFloat writes it. */
 export function serializeCompressedFloats(
   s: Stream,
   v: number[],
@@ -40,8 +40,9 @@ export function serializeVector3(s: Stream, v: Vector3): Vector3 {
 }
 
 /**
- * Three compressed floats sharing one range spec (3 * spec.bits bits). Writing clamps each
- * component into the spec's range, as {@link Stream.compressedFloat} does.
+ * Three compressed floats sharing one range spec (3 * spec.bits bits). Writing checks each
+ * component as {@link Stream.compressedFloat} does: outside the range it throws, or clamps when the
+ * spec was declared with `{ clamp: true }`.
  */
 export function serializeCompressedVector3(s: Stream, v: Vector3, spec: CompressedFloat): Vector3 {
   return serializeCompressedFloats(s, v, 3, spec, 'serializeCompressedVector3');

@@ -1,10 +1,10 @@
 import { BitWriter } from '../bits/bit-writer.js';
 import { bitsRequired64 } from '../bits/bits-required.js';
 import { type CompressedFloat, quantize } from './compressed-float.js';
-import { float32ToBits, float64HighBits, float64LowBits } from './float-bits.js';
+import { float32Problem, float32ToBits, float64HighBits, float64LowBits } from './float-bits.js';
 import { serializeIntRelative, serializeSequenceRelative } from './relative.js';
 import { SERIALIZE_CHECK_VALUE, type Stream } from './stream.js';
-import { utf8Encode, utf8Length } from './utf8.js';
+import { checkedUtf8Length, utf8Encode } from './utf8.js';
 
 /**
  * Writes through a {@link BitWriter}. Every value is checked against its declared range and a bad
@@ -110,6 +110,8 @@ export class WriteStream implements Stream {
   }
 
   float32(value: number): number {
+    const problem = float32Problem(value);
+    if (problem !== null) throw new RangeError(`float32: ${problem}`);
     this.writer.writeBits(float32ToBits(value), 32);
     return value;
   }
@@ -139,11 +141,7 @@ export class WriteStream implements Stream {
   }
 
   string(value: string, maxBytes: number): string {
-    const length = utf8Length(value);
-    if (length < 0) throw new RangeError('string: text holds a lone surrogate, which UTF-8 cannot encode');
-    if (length > maxBytes) {
-      throw new RangeError(`string: ${length} UTF-8 bytes exceed the declared maximum of ${maxBytes}`);
-    }
+    const length = checkedUtf8Length(value, maxBytes);
     this.int(length, 0, maxBytes);
     this.writer.writeAlign();
     if (length > this.textScratch.length)
