@@ -19,12 +19,12 @@ export class EntityLayout<T> {
   private readonly quantizer: Quantizer;
 
   constructor(readonly schema: Schema<T>) {
-    const { plan, lanes, blobs } = flatten(schema);
+    const { fixed, lanes, blobs } = flatten(schema);
     this.lanes = Object.freeze(lanes);
     this.blobs = Object.freeze(blobs);
     this.zero = zeroState(lanes.length, blobs.length);
     Object.freeze(this.zero.blobs);
-    this.quantizer = new Quantizer(plan, lanes, blobs);
+    this.quantizer = new Quantizer(fixed, lanes, blobs);
   }
 
   /** A fresh state of this layout (all lanes zero, blobs empty). */

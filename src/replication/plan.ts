@@ -1,13 +1,14 @@
 import { bitsRequired, bitsRequired64 } from '../bits/bits-required.js';
 import { type Codec, compile } from '../schema/codec.js';
-import type { SchemaNode } from '../schema/schema.js';
+import { type SchemaNode, t } from '../schema/schema.js';
 import { fixedBits, maxBits } from '../schema/size.js';
 
 /**
  * Flattening an entity schema into lanes. A fixed-width leaf becomes one or more *scalar lanes*
  * holding exactly the bits the schema codec writes for it (at most 32 per lane); a variable-size
- * subtree (string, bytes, array, optional, or a tuple / object holding one) becomes one *blob
- * lane* holding its encoding by a codec compiled for that subtree.
+ * subtree (string, bytes, array, optional, or a tuple holding one) becomes one *blob lane*
+ * holding its encoding by a codec compiled for that subtree. An object mixing both is walked
+ * into, so blobs only ever sit at a chain of object fields.
  */
 
 /** The most scalar lanes an entity type may have: the changed-lane set is sized by it. */
@@ -39,35 +40,32 @@ export interface BlobLane {
   /** Index in the state's `blobs` array. */
   readonly index: number;
   readonly path: string;
+  /** The field names leading to the subtree from the entity (blobs only ever sit in objects). */
+  readonly keys: readonly string[];
   /** The longest encoding the subtree's codec can produce, in bytes. */
   readonly maxBytes: number;
   /** The subtree's codec: blobs are its `encode` output, and a read must pass its `decode`. */
   readonly codec: Codec<unknown>;
 }
 
-/** How quantizing walks a value: a tree mirroring the schema down to leaves and blobs. */
-export type Plan =
-  | { readonly kind: 'object'; readonly path: string; readonly keys: string[]; readonly fields: Plan[] }
-  | { readonly kind: 'tuple'; readonly path: string; readonly items: Plan[] }
-  /** A fixed-width leaf in `lanes` consecutive scalar lanes from `lane` (0 lanes: a constant). */
-  | {
-      readonly kind: 'leaf';
-      readonly path: string;
-      readonly node: SchemaNode;
-      readonly lane: number;
-      readonly lanes: number;
-    }
-  | { readonly kind: 'blob'; readonly path: string; readonly blob: number };
-
 export interface Flattened {
-  readonly plan: Plan;
   readonly lanes: ScalarLane[];
   readonly blobs: BlobLane[];
+  /**
+   * The schema with every blob subtree left out: its codec writes exactly the scalar lanes' bits,
+   * in lane order, so quantizing is one run of generated code with the codec's own checks.
+   */
+  readonly fixed: SchemaNode;
 }
 
 /** True when a subtree holds anything of variable size. */
 const variable = (n: SchemaNode): boolean => fixedBits(n) < 0;
 
+/**
+ * Walks the schema in codec order, adding lanes, and returns the node's part in the fixed
+ * schema: the node itself when it is fixed-width, an object of its fixed fields, or null for a
+ * blob.
+ */
 class Flattener {
   readonly lanes: ScalarLane[] = [];
   readonly blobs: BlobLane[] = [];
@@ -82,92 +80,94 @@ class Flattener {
   }
 
   /** Lanes for a leaf of `bits` bits (0..64): the bits as they are, cut into words of 32. */
-  private leaf(node: SchemaNode, path: string, bits: number, max: number, delta: boolean): Plan {
-    const lane = this.lanes.length;
+  private leaf(path: string, bits: number, max: number, delta: boolean): void {
     if (bits <= 32) {
       if (bits > 0) this.addLane(path, bits, max, delta && bits >= DELTA_MIN_BITS);
-    } else {
-      // Wider leaves go low word first, as the stream writes them; halves are not numbers to diff.
-      for (let at = 0, part = 0; at < bits; at += 32, part++) {
-        const width = Math.min(32, bits - at);
-        this.addLane(`${path}#${part}`, width, 2 ** width - 1, false);
-      }
+      return;
     }
-    return { kind: 'leaf', path, node, lane, lanes: this.lanes.length - lane };
+    // Wider leaves go low word first, as the stream writes them; halves are not numbers to diff.
+    for (let at = 0, part = 0; at < bits; at += 32, part++) {
+      const width = Math.min(32, bits - at);
+      this.addLane(`${path}#${part}`, width, 2 ** width - 1, false);
+    }
   }
 
-  private blob(node: SchemaNode, path: string): Plan {
+  private blob(node: SchemaNode, path: string, keys: readonly string[]): null {
     if (this.blobs.length === MAX_BLOB_LANES) {
       throw new RangeError(`compileLayout: more than ${MAX_BLOB_LANES} variable-size fields (at ${path})`);
     }
-    const index = this.blobs.length;
     // A codec writes ceil(bits / 8) bytes; maxBits counts each align at its worst (7 bits), so
     // this bounds every encoding.
     const maxBytes = Math.ceil(maxBits(node) / 8);
-    this.blobs.push(Object.freeze({ index, path, maxBytes, codec: compile(node) as Codec<unknown> }));
-    return { kind: 'blob', path, blob: index };
+    const codec = compile(node) as Codec<unknown>;
+    this.blobs.push(Object.freeze({ index: this.blobs.length, path, keys, maxBytes, codec }));
+    return null;
   }
 
-  visit(n: SchemaNode, path: string): Plan {
+  visit(n: SchemaNode, path: string, keys: readonly string[]): SchemaNode | null {
     if (variable(n)) {
-      // An object or tuple only partly variable keeps its fixed parts as lanes.
-      if (n.kind === 'object') return this.object(n.fields, path);
-      return this.blob(n, path);
+      // An object only partly variable keeps its fixed fields as lanes.
+      return n.kind === 'object' ? this.object(n.fields, path, keys) : this.blob(n, path, keys);
     }
     switch (n.kind) {
       case 'bool':
-        return this.leaf(n, path, 1, 1, false);
-      case 'int': {
-        const bits = bitsRequired(n.min, n.max);
-        return this.leaf(n, path, bits, n.max - n.min, true);
-      }
+        this.leaf(path, 1, 1, false);
+        break;
+      case 'int':
+        this.leaf(path, bitsRequired(n.min, n.max), n.max - n.min, true);
+        break;
       case 'int64': {
-        const bits = bitsRequired64(n.min, n.max);
         // A range of at most 32 bits is one numeric lane like an int; wider ones are split words.
-        return this.leaf(n, path, bits, bits <= 32 ? Number(n.max - n.min) : 0, bits <= 32);
+        const bits = bitsRequired64(n.min, n.max);
+        this.leaf(path, bits, bits <= 32 ? Number(n.max - n.min) : 0, bits <= 32);
+        break;
       }
       case 'float':
-        return this.leaf(n, path, n.spec.bits, n.spec.maxInteger, true);
+        this.leaf(path, n.spec.bits, n.spec.maxInteger, true);
+        break;
       case 'enum':
-        return this.leaf(n, path, bitsRequired(0, n.values.length - 1), n.values.length - 1, false);
+        this.leaf(path, bitsRequired(0, n.values.length - 1), n.values.length - 1, false);
+        break;
       case 'float32':
-        return this.leaf(n, path, 32, 0xffffffff, false);
+        this.leaf(path, 32, 0xffffffff, false);
+        break;
       case 'float64':
-        return this.leaf(n, path, 64, 0, false);
+        this.leaf(path, 64, 0, false);
+        break;
       case 'smallestThree': {
         const bits = 2 + 3 * n.bits;
-        return this.leaf(n, path, bits, bits <= 32 ? 2 ** bits - 1 : 0, false);
+        this.leaf(path, bits, bits <= 32 ? 2 ** bits - 1 : 0, false);
+        break;
       }
       case 'quaternion':
         // Four float32 (x, y, z, w): one lane per component, so one turning axis changes one lane.
-        return {
-          kind: 'tuple',
-          path,
-          items: [0, 1, 2, 3].map((i) =>
-            this.leaf({ kind: 'float32' }, `${path}[${i}]`, 32, 0xffffffff, false),
-          ),
-        };
-      case 'tuple': {
-        const items: Plan[] = [];
-        for (let i = 0; i < n.length; i++) items.push(this.visit(n.item, `${path}[${i}]`));
-        return { kind: 'tuple', path, items };
-      }
+        for (let i = 0; i < 4; i++) this.leaf(`${path}[${i}]`, 32, 0xffffffff, false);
+        break;
+      case 'tuple':
+        for (let i = 0; i < n.length; i++) this.visit(n.item, `${path}[${i}]`, keys);
+        break;
       case 'object':
-        return this.object(n.fields, path);
+        for (const [key, field] of Object.entries(n.fields))
+          this.visit(field, `${path}.${key}`, [...keys, key]);
+        break;
       default:
         // string, bytes, array, optional are always variable and handled above.
         throw new Error(`compileLayout: unexpected fixed-size kind ${n.kind}`);
     }
+    return n;
   }
 
-  private object(fields: Readonly<Record<string, SchemaNode>>, path: string): Plan {
-    const keys = Object.keys(fields);
-    return {
-      kind: 'object',
-      path,
-      keys,
-      fields: keys.map((key) => this.visit(fields[key], `${path}.${key}`)),
-    };
+  private object(
+    fields: Readonly<Record<string, SchemaNode>>,
+    path: string,
+    keys: readonly string[],
+  ): SchemaNode {
+    const fixed: Record<string, SchemaNode> = {};
+    for (const [key, field] of Object.entries(fields)) {
+      const part = this.visit(field, `${path}.${key}`, [...keys, key]);
+      if (part !== null) fixed[key] = part;
+    }
+    return t.object(fixed);
   }
 }
 
@@ -179,6 +179,6 @@ export function flatten(schema: SchemaNode): Flattened {
     );
   }
   const flattener = new Flattener();
-  const plan = flattener.visit(schema, '');
-  return { plan, lanes: flattener.lanes, blobs: flattener.blobs };
+  const fixed = flattener.visit(schema, '', []) as SchemaNode;
+  return { lanes: flattener.lanes, blobs: flattener.blobs, fixed };
 }

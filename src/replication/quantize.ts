@@ -1,29 +1,25 @@
 import { BitReader } from '../bits/bit-reader.js';
 import { BitWriter, BitWriterOverflowError } from '../bits/bit-writer.js';
-import { SchemaValueError, serializeNode } from '../schema/interpret.js';
+import { type Codec, compile } from '../schema/codec.js';
+import { SchemaValueError } from '../schema/interpret.js';
+import type { SchemaNode } from '../schema/schema.js';
 import { ReadStream } from '../serialize/read-stream.js';
 import { WriteStream } from '../serialize/write-stream.js';
 import type { LaneState } from './lane-state.js';
-import type { BlobLane, Plan, ScalarLane } from './plan.js';
+import type { BlobLane, ScalarLane } from './plan.js';
 
 /**
- * Value ↔ lanes. Every leaf is written by the schema interpreter's own code (`serializeNode`)
- * into a scratch stream and the lanes are cut from those bits, so a lane holds exactly what the
- * schema codec sends and every write rule (ranges, NaN, unit quaternions, enum membership) is the
- * codec's, not a copy of it. Dequantizing runs the same leaves in reading mode over the lane bits.
+ * Value ↔ lanes through the schema codec itself: the codec of the fixed part (the schema less its
+ * blob subtrees) writes the scalar lanes' bits in lane order, and the lanes are cut from them; each
+ * blob is its subtree codec's encoding. So a lane holds exactly what the codec sends, and every
+ * write rule (ranges, NaN, unit quaternions, enum membership) and its error path are the codec's.
+ * Dequantizing writes the lanes back into bits and lets the same codecs read them.
  */
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
-const isVector = (v: unknown): v is number[] => Array.isArray(v) || ArrayBuffer.isView(v);
-
-/** A write-side error with the path of the leaf prefixed, like the codec reports it. */
-function atPath(path: string, error: unknown): never {
-  if (error instanceof BitWriterOverflowError) throw error;
-  if (error instanceof SchemaValueError) throw new SchemaValueError(path + error.path, error.detail);
-  throw new SchemaValueError(path, error instanceof Error ? error.message : String(error));
-}
 
 export class Quantizer {
+  private readonly fixed: Codec<unknown>;
   private readonly writer: BitWriter;
   private readonly ws: WriteStream;
   private readonly reader: BitReader;
@@ -32,13 +28,12 @@ export class Quantizer {
   private readonly pending: Uint8Array[];
 
   constructor(
-    private readonly plan: Plan,
+    fixed: SchemaNode,
     private readonly lanes: readonly ScalarLane[],
     private readonly blobs: readonly BlobLane[],
   ) {
-    let bits = 0;
-    for (const lane of lanes) bits += lane.bits;
-    const bytes = Math.ceil(bits / 8) + 8;
+    this.fixed = compile(fixed);
+    const bytes = Math.ceil(this.fixed.maxBits / 8) + 8;
     this.writer = new BitWriter(bytes);
     this.ws = new WriteStream(this.writer);
     this.reader = new BitReader(bytes);
@@ -52,53 +47,30 @@ export class Quantizer {
    */
   quantize(value: unknown, state: LaneState): void {
     this.writer.reset();
-    this.write(this.plan, value);
-    const bytes = this.writer.finish();
-    this.reader.reset(bytes);
+    this.fixed.write(this.ws, value);
+    for (let b = 0; b < this.blobs.length; b++) {
+      const blob = this.blobs[b];
+      // The fixed write has checked that every object on the way is an object.
+      let field: unknown = value;
+      for (const key of blob.keys)
+        field = Object.hasOwn(field as object, key) ? (field as never)[key] : undefined;
+      try {
+        // The codec's buffer is its own: this view stays valid until this blob's next encode.
+        this.pending[b] = blob.codec.encode(field);
+      } catch (error) {
+        if (error instanceof BitWriterOverflowError) throw error;
+        if (error instanceof SchemaValueError)
+          throw new SchemaValueError(blob.path + error.path, error.detail);
+        throw new SchemaValueError(blob.path, error instanceof Error ? error.message : String(error));
+      }
+    }
+    this.reader.reset(this.writer.finish());
     const lanes = state.lanes;
     for (let i = 0; i < this.lanes.length; i++) lanes[i] = this.reader.readBits(this.lanes[i].bits);
     const blobs = state.blobs;
     for (let b = 0; b < this.pending.length; b++) {
       const encoded = this.pending[b];
       if (!sameBytes(encoded, blobs[b])) blobs[b] = encoded.slice();
-    }
-  }
-
-  private write(plan: Plan, value: unknown): void {
-    switch (plan.kind) {
-      case 'leaf':
-        try {
-          serializeNode(this.ws, plan.node, value);
-        } catch (error) {
-          atPath(plan.path, error);
-        }
-        return;
-      case 'object': {
-        if (!isObject(value)) throw new SchemaValueError(plan.path, 'expected an object');
-        for (let i = 0; i < plan.keys.length; i++) {
-          // Own properties only, as the codec reads them: an inherited field is a missing one.
-          const key = plan.keys[i];
-          this.write(plan.fields[i], Object.hasOwn(value, key) ? value[key] : undefined);
-        }
-        return;
-      }
-      case 'tuple': {
-        const length = plan.items.length;
-        if (!(isVector(value) && value.length === length)) {
-          throw new SchemaValueError(plan.path, `expected an array of exactly ${length} items`);
-        }
-        for (let i = 0; i < length; i++) this.write(plan.items[i], value[i]);
-        return;
-      }
-      case 'blob': {
-        // The codec's buffer is its own, so this view stays valid until this blob lane's next encode.
-        try {
-          this.pending[plan.blob] = this.blobs[plan.blob].codec.encode(value);
-        } catch (error) {
-          atPath(plan.path, error);
-        }
-        return;
-      }
     }
   }
 
@@ -117,37 +89,21 @@ export class Quantizer {
       this.writer.writeBits(v, lane.bits);
     }
     this.rs.reset(this.writer.finish());
-    const value = this.read(this.plan, state, target);
-    if (!this.rs.ok) throw new RangeError(`dequantize: lanes do not read back: ${this.rs.error}`);
-    return value;
-  }
-
-  private read(plan: Plan, state: LaneState, target: unknown): unknown {
-    switch (plan.kind) {
-      case 'leaf':
-        return serializeNode(this.rs, plan.node, target);
-      case 'object': {
-        const o = isObject(target) ? target : {};
-        for (let i = 0; i < plan.keys.length; i++) {
-          const key = plan.keys[i];
-          o[key] = this.read(plan.fields[i], state, o[key]);
-        }
-        return o;
-      }
-      case 'tuple': {
-        const length = plan.items.length;
-        const a: unknown[] = isVector(target) && target.length === length ? target : [];
-        for (let i = 0; i < length; i++) a[i] = this.read(plan.items[i], state, a[i]);
-        return a;
-      }
-      case 'blob': {
-        const bytes = state.blobs[plan.blob];
-        const result = this.blobs[plan.blob].codec.decode(bytes, target);
-        if (!result.ok)
-          throw new RangeError(`dequantize: blob ${plan.path} does not decode: ${result.error}`);
-        return result.value;
-      }
+    const value = this.fixed.read(this.rs, target);
+    if (value === null) throw new RangeError(`dequantize: lanes do not read back: ${this.rs.error}`);
+    for (let b = 0; b < this.blobs.length; b++) {
+      const blob = this.blobs[b];
+      // The fixed read has built (or kept) every object on the way.
+      let parent = value as Record<string, unknown>;
+      const last = blob.keys.length - 1;
+      for (let k = 0; k < last; k++) parent = parent[blob.keys[k]] as Record<string, unknown>;
+      const key = blob.keys[last];
+      const previous = parent[key];
+      const result = blob.codec.decode(state.blobs[b], isObject(previous) ? previous : undefined);
+      if (!result.ok) throw new RangeError(`dequantize: blob ${blob.path} does not decode: ${result.error}`);
+      parent[key] = result.value;
     }
+    return value;
   }
 }
 
