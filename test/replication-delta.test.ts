@@ -11,6 +11,7 @@ import {
   readDelta,
   writeDelta,
 } from '../src/replication/index.js';
+import { pastRange } from '../src/replication/plan.js';
 import { t } from '../src/schema/schema.js';
 import { ReadStream } from '../src/serialize/read-stream.js';
 import { WriteStream } from '../src/serialize/write-stream.js';
@@ -82,6 +83,13 @@ const pairArb = fc
       state.lanes[i] = Number.isNaN(step)
         ? other.lanes[i]
         : Math.min(max, Math.max(0, state.lanes[i] + step));
+    }
+    // Lanes moved one by one can take a split int64 past its range: keep such a pair as it was.
+    for (const range of everyKind.wordRanges) {
+      if (pastRange(range, state.lanes)) {
+        state.lanes[range.low] = base.lanes[range.low];
+        state.lanes[range.low + 1] = base.lanes[range.low + 1];
+      }
     }
     takeBlob.forEach((take, i) => {
       if (take) state.blobs[i] = other.blobs[i];
@@ -295,6 +303,39 @@ describe('replication delta: hostile input', () => {
     }
   });
 
+  it('refuses the two words of a split int64 past its range, each within its lane', () => {
+    const wide = compileLayout(t.object({ big: t.int64(0n, 1n << 40n) }));
+    assert.deepEqual(
+      wide.lanes.map((l) => [l.path, l.bits, l.max]),
+      [
+        ['.big#0', 32, 0xffffffff],
+        ['.big#1', 9, 511],
+      ],
+    );
+    // The range's top, 2^40: low word 0 (unchanged from zero), high word 256.
+    const top: [number, number][] = [
+      [0, 1],
+      [1, 1],
+      [256, 9],
+    ];
+    rs.reset(bitsOf(top));
+    assert.ok(readDelta(rs, wide, null, wide.createState()), rs.error ?? '');
+    rs.reset(
+      bitsOf([
+        [1, 1],
+        [1, 32],
+        [1, 1],
+        [256, 9],
+      ]),
+    );
+    assert.equal(readDelta(rs, wide, null, wide.createState()), false);
+    assert.match(rs.error ?? '', /\.big: int64 words past the range/);
+    const bad = wide.createState();
+    bad.lanes[0] = 1;
+    bad.lanes[1] = 256;
+    assert.throws(() => writeDelta(ws, wide, bad, null), /\.big is past its int64 range/);
+  });
+
   it('refuses list indices out of order or past the lanes', () => {
     const grid = compileLayout(t.object({ grid: t.tuple(t.uint8(), 20) }));
     const base = grid.createState();
@@ -338,6 +379,37 @@ describe('replication delta: hostile input', () => {
       { seed: SEED, numRuns: 3000 },
     );
     assert.ok(refused > 0);
+  });
+
+  it('accepts a mutated delta only as a valid state: it dequantizes and re-encodes (property)', () => {
+    let accepted = 0;
+    let refused = 0;
+    fc.assert(
+      fc.property(
+        pairArb,
+        fc.array(fc.nat(), { minLength: 1, maxLength: 4 }),
+        fc.boolean(),
+        ({ base, state }, flips, against) => {
+          const baseline = against ? base : null;
+          const { bytes } = encode(everyKind, state, baseline);
+          for (const flip of flips)
+            if (bytes.length > 0) bytes[(flip >>> 3) % bytes.length] ^= 1 << (flip & 7);
+          const read = decode(everyKind, bytes, baseline);
+          if (!read.ok) {
+            refused++;
+            assert.match(read.error ?? '', /.+ at bit \d+/);
+            return;
+          }
+          accepted++;
+          // What a reader accepts is always a state a writer could hold.
+          everyKind.dequantize(read.out);
+          const again = encode(everyKind, read.out, baseline);
+          assert.equal(measureDelta(everyKind, read.out, baseline), again.bits);
+        },
+      ),
+      { seed: SEED, numRuns: 1000 },
+    );
+    assert.ok(accepted > 0 && refused > 0, `accepted ${accepted}, refused ${refused}`);
   });
 
   it('fails loudly on misuse: a state of another layout, out as the baseline, a lane above its max', () => {

@@ -3,7 +3,7 @@ import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
 import type { LaneState } from './lane-state.js';
 import type { EntityLayout } from './layout.js';
-import type { ScalarLane } from './plan.js';
+import { pastRange, type ScalarLane } from './plan.js';
 import { sameBytes } from './quantize.js';
 
 /**
@@ -26,7 +26,8 @@ import { sameBytes } from './quantize.js';
  *   blob lanes, in order: 1 bit "changed"; when set, the byte length as an int in [0, maxBytes],
  *     then the bytes, 8 bits each, unaligned
  *
- * A reader refuses a lane value above the lane's max, a delta leaving [0, max], a lane or blob
+ * A reader refuses a lane value above the lane's max, a delta leaving [0, max], the two words of
+ * a split int64 past its range, a lane or blob
  * "changed" to its baseline value, list indices not strictly increasing, a blob longer than its
  * maxBytes or than the input left, and a blob its codec does not decode (trailing bits included).
  */
@@ -144,6 +145,10 @@ export function writeDelta<T>(
       throw new RangeError(`writeDelta: lane ${lanes[i].path} holds ${state.lanes[i]} > max ${lanes[i].max}`);
     }
   }
+  for (const range of layout.wordRanges) {
+    if (pastRange(range, state.lanes))
+      throw new RangeError(`writeDelta: ${range.path} is past its int64 range`);
+  }
   const changed = changedLanes(state, base);
   const list = useList(count, changed);
   if (count > FLAGS_ONLY_LANES) ws.bits(list ? 1 : 0, 1);
@@ -246,6 +251,9 @@ function readInto(rs: ReadStream, layout: EntityLayout<unknown>, base: LaneState
     for (let i = 0; i < count && rs.ok; i++) {
       if (rs.bits(0, 1) === 1) out.lanes[i] = readValue(rs, lanes[i], base.lanes[i]);
     }
+  }
+  for (const range of layout.wordRanges) {
+    if (rs.ok && pastRange(range, out.lanes)) rs.fail(`${range.path}: int64 words past the range`);
   }
   for (let i = 0; i < layout.blobs.length; i++) {
     out.blobs[i] = base.blobs[i];

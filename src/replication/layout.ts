@@ -1,6 +1,6 @@
 import type { Schema } from '../schema/schema.js';
 import { copyState, type LaneState, zeroState } from './lane-state.js';
-import { type BlobLane, flatten, type ScalarLane } from './plan.js';
+import { type BlobLane, flatten, type ScalarLane, type WordRange } from './plan.js';
 import { Quantizer } from './quantize.js';
 
 /**
@@ -14,12 +14,15 @@ export class EntityLayout<T> {
   readonly lanes: readonly ScalarLane[];
   /** Blob lanes in schema order. */
   readonly blobs: readonly BlobLane[];
+  /** Split int64 leaves whose two lanes must be checked together (used by the delta reader). */
+  readonly wordRanges: readonly WordRange[];
   /** The all-zero state a delta "against nothing" is taken against (do not modify). */
   readonly zero: LaneState;
   private readonly quantizer: Quantizer;
 
   constructor(readonly schema: Schema<T>) {
-    const { fixed, lanes, blobs } = flatten(schema);
+    const { fixed, lanes, blobs, wordRanges } = flatten(schema);
+    this.wordRanges = Object.freeze(wordRanges);
     this.lanes = Object.freeze(lanes);
     this.blobs = Object.freeze(blobs);
     this.zero = zeroState(lanes.length, blobs.length);

@@ -48,9 +48,22 @@ export interface BlobLane {
   readonly codec: Codec<unknown>;
 }
 
+/**
+ * An int64 leaf split into two lanes whose range is not a whole number of bits: each word may be
+ * within its lane's max while the pair is past the range, so the pair is checked as one.
+ */
+export interface WordRange {
+  /** The low word's lane; the high word's is the next one. */
+  readonly low: number;
+  readonly path: string;
+  readonly maxLow: number;
+  readonly maxHigh: number;
+}
+
 export interface Flattened {
   readonly lanes: ScalarLane[];
   readonly blobs: BlobLane[];
+  readonly wordRanges: WordRange[];
   /**
    * The schema with every blob subtree left out: its codec writes exactly the scalar lanes' bits,
    * in lane order, so quantizing is one run of generated code with the codec's own checks.
@@ -69,6 +82,7 @@ const variable = (n: SchemaNode): boolean => fixedBits(n) < 0;
 class Flattener {
   readonly lanes: ScalarLane[] = [];
   readonly blobs: BlobLane[] = [];
+  readonly wordRanges: WordRange[] = [];
 
   private addLane(path: string, bits: number, max: number, delta: boolean): void {
     if (this.lanes.length === MAX_SCALAR_LANES) {
@@ -119,7 +133,14 @@ class Flattener {
       case 'int64': {
         // A range of at most 32 bits is one numeric lane like an int; wider ones are split words.
         const bits = bitsRequired64(n.min, n.max);
-        this.leaf(path, bits, bits <= 32 ? Number(n.max - n.min) : 0, bits <= 32);
+        const range = n.max - n.min;
+        if (bits > 32 && range !== (1n << BigInt(bits)) - 1n) {
+          const maxLow = Number(range & 0xffffffffn);
+          this.wordRanges.push(
+            Object.freeze({ low: this.lanes.length, path, maxLow, maxHigh: Number(range >> 32n) }),
+          );
+        }
+        this.leaf(path, bits, bits <= 32 ? Number(range) : 0, bits <= 32);
         break;
       }
       case 'float':
@@ -171,6 +192,12 @@ class Flattener {
   }
 }
 
+/** Whether the two words of a split int64 are past its range. */
+export function pastRange(range: WordRange, lanes: Uint32Array): boolean {
+  const high = lanes[range.low + 1];
+  return high > range.maxHigh || (high === range.maxHigh && lanes[range.low] > range.maxLow);
+}
+
 /** Flattens an object schema; anything else is refused (an entity's state is a set of named fields). */
 export function flatten(schema: SchemaNode): Flattened {
   if (schema === null || typeof schema !== 'object' || schema.kind !== 'object') {
@@ -180,5 +207,5 @@ export function flatten(schema: SchemaNode): Flattened {
   }
   const flattener = new Flattener();
   const fixed = flattener.visit(schema, '', []) as SchemaNode;
-  return { lanes: flattener.lanes, blobs: flattener.blobs, fixed };
+  return { lanes: flattener.lanes, blobs: flattener.blobs, wordRanges: flattener.wordRanges, fixed };
 }
