@@ -92,6 +92,10 @@ describe('replication lanes: layout', () => {
       /more than 256 scalar lanes \(at \.grid\[256\]\)/,
     );
     assert.equal(compileLayout(t.object({ grid: t.tuple(t.uint8(), MAX_SCALAR_LANES) })).lanes.length, 256);
+    assert.throws(
+      () => compileLayout(t.object({ log: t.array(t.string(65535), 0xffffffff) })),
+      /\.log can take more than 2\^32 - 1 bytes/,
+    );
   });
 });
 

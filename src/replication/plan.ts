@@ -113,6 +113,12 @@ class Flattener {
     // A codec writes ceil(bits / 8) bytes; maxBits counts each align at its worst (7 bits), so
     // this bounds every encoding.
     const maxBytes = Math.ceil(maxBits(node) / 8);
+    // The length goes on the wire as an int, whose range must fit 32 bits.
+    if (!(maxBytes <= 0xffffffff)) {
+      throw new RangeError(
+        `compileLayout: ${path} can take more than 2^32 - 1 bytes; declare smaller maxima`,
+      );
+    }
     const codec = compile(node) as Codec<unknown>;
     this.blobs.push(Object.freeze({ index: this.blobs.length, path, keys, maxBytes, codec }));
     return null;
