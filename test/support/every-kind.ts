@@ -1,0 +1,30 @@
+import { t } from '../../src/schema/schema.js';
+
+/** Every kind of schema node, fixed and variable, nested. */
+export const EveryKind = t.object({
+  flag: t.bool(),
+  small: t.int(-3, 3),
+  constant: t.int(7, 7),
+  wide: t.uint32(),
+  byte: t.uint8(),
+  bits: t.bits(12),
+  near: t.int64(-5n, 1000n),
+  far: t.int64(-(1n << 40n), 1n << 40n),
+  big: t.uint64(),
+  single: t.float32(),
+  double: t.float64(),
+  quantized: t.float(-100, 100, 0.01),
+  kind: t.enum(['idle', 'run', 'jump']),
+  only: t.enum(['one']),
+  raw: t.quaternion(),
+  turn: t.smallestThree(9),
+  fine: t.smallestThree(12),
+  velocity: t.vector3(t.float(-10, 10, 0.05)),
+  pair: t.tuple(t.object({ a: t.uint8(), b: t.bool() }), 2),
+  nested: t.object({ hp: t.int(0, 100), mixed: t.object({ name: t.string(12), n: t.uint8() }) }),
+  name: t.string(20),
+  payload: t.bytes(9),
+  items: t.array(t.uint8(), 5),
+  maybe: t.optional(t.float(0, 1, 0.001)),
+  words: t.tuple(t.string(3), 2),
+});
