@@ -18,6 +18,7 @@ const LAYERS = [
   'packet',
   'connection',
   'channels',
+  'replication',
 ];
 
 /** The only sources that may use Node's modules: the UDP transport and the native AEAD. */

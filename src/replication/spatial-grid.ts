@@ -1,0 +1,221 @@
+/**
+ * A uniform grid over fixed bounds (2D or 3D) holding entities by id, for radius queries.
+ *
+ * Each cell is an intrusive doubly linked list threaded through typed arrays indexed by id, so
+ * insert, remove and a move to another cell are O(1) and allocate nothing, and a move inside its
+ * cell only stores the position. A query visits the cells overlapping the sphere's bounding box
+ * and checks the exact distance of each entity in them.
+ *
+ * Positions outside the bounds are accepted and kept exactly (distances stay true); such an
+ * entity is filed in the nearest edge cell. Queries stay exact because clamping cell indices is
+ * monotonic: an entity within the radius always lies in a cell of the (clamped) range visited.
+ * Only efficiency suffers if many entities sit far outside, so size the bounds to the map.
+ */
+import { checkIndex } from '../channels/check-index.js';
+import { checkFinite, checkPositive } from './check-argument.js';
+
+export interface SpatialGridOptions {
+  /** Entity ids are integers in [0, capacity). */
+  capacity: number;
+  /** The lower corner: [x, y] for a 2D grid, [x, y, z] for 3D. */
+  min: readonly number[];
+  /** The upper corner, same length as `min`, each coordinate above its `min`. */
+  max: readonly number[];
+  /** The edge of a cell. About half the usual query radius is a good start. */
+  cellSize: number;
+}
+
+/** Called for each entity a query finds, with its squared distance from the center. */
+export type GridVisitor = (id: number, distanceSquared: number) => void;
+
+/** Above this many cells the grid would cost more memory than it saves time: refuse. */
+const MAX_CELLS = 1 << 24;
+const ABSENT = -1;
+
+export class SpatialGrid {
+  readonly capacity: number;
+  readonly dimensions: 2 | 3;
+  readonly cellSize: number;
+  readonly cellsX: number;
+  readonly cellsY: number;
+  readonly cellsZ: number;
+  /** x, y, z of each id (stride 3; z is 0 in 2D). Read it, never write it: use move. */
+  readonly positions: Float64Array;
+  private readonly minX: number;
+  private readonly minY: number;
+  private readonly minZ: number;
+  private readonly inverseCell: number;
+  /** The cell each id is filed in, or ABSENT. */
+  private readonly cellOf: Int32Array;
+  private readonly next: Int32Array;
+  private readonly previous: Int32Array;
+  /** The first id in each cell, or ABSENT. */
+  private readonly head: Int32Array;
+  private count = 0;
+
+  constructor(options: SpatialGridOptions) {
+    const where = 'SpatialGrid';
+    const { capacity, min, max } = options;
+    if (!Number.isInteger(capacity) || capacity < 1 || capacity > 0x7fffffff)
+      throw new RangeError(`${where}: capacity must be an integer >= 1, got ${capacity}`);
+    if ((min.length !== 2 && min.length !== 3) || max.length !== min.length)
+      throw new RangeError(`${where}: min and max must both be [x, y] or both [x, y, z]`);
+    this.cellSize = checkPositive(where, 'cellSize', options.cellSize);
+    const cells = [1, 1, 1];
+    for (let axis = 0; axis < min.length; axis++) {
+      checkFinite(where, `min[${axis}]`, min[axis]);
+      checkFinite(where, `max[${axis}]`, max[axis]);
+      if (!(max[axis] > min[axis]))
+        throw new RangeError(`${where}: max[${axis}] (${max[axis]}) must exceed min[${axis}] (${min[axis]})`);
+      cells[axis] = Math.max(1, Math.ceil((max[axis] - min[axis]) / this.cellSize));
+    }
+    if (cells[0] * cells[1] * cells[2] > MAX_CELLS)
+      throw new RangeError(
+        `${where}: ${cells.join(' × ')} cells is more than ${MAX_CELLS}; use a larger cellSize`,
+      );
+    this.capacity = capacity;
+    this.dimensions = min.length as 2 | 3;
+    [this.cellsX, this.cellsY, this.cellsZ] = cells;
+    this.minX = min[0];
+    this.minY = min[1];
+    this.minZ = this.dimensions === 3 ? min[2] : 0;
+    this.inverseCell = 1 / this.cellSize;
+    this.positions = new Float64Array(capacity * 3);
+    this.cellOf = new Int32Array(capacity).fill(ABSENT);
+    this.next = new Int32Array(capacity);
+    this.previous = new Int32Array(capacity);
+    this.head = new Int32Array(this.cellsX * this.cellsY * this.cellsZ).fill(ABSENT);
+  }
+
+  /** How many entities the grid holds. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Bytes of typed arrays this grid holds (for memory budgets). */
+  get byteLength(): number {
+    return (
+      this.positions.byteLength +
+      this.cellOf.byteLength +
+      this.next.byteLength +
+      this.previous.byteLength +
+      this.head.byteLength
+    );
+  }
+
+  has(id: number): boolean {
+    return this.cellOf[checkIndex('SpatialGrid.has', 'id', id, this.capacity)] !== ABSENT;
+  }
+
+  /** Adds an entity. In 2D, z is ignored. Throws if the id is already in the grid. */
+  insert(id: number, x: number, y: number, z = 0): void {
+    checkIndex('SpatialGrid.insert', 'id', id, this.capacity);
+    if (this.cellOf[id] !== ABSENT)
+      throw new RangeError(`SpatialGrid.insert: id ${id} is already in the grid`);
+    this.store('SpatialGrid.insert', id, x, y, z);
+    this.link(id, this.cellAt(x, y, z));
+    this.count++;
+  }
+
+  /** Moves an entity already in the grid; within its cell this only stores the position. */
+  move(id: number, x: number, y: number, z = 0): void {
+    checkIndex('SpatialGrid.move', 'id', id, this.capacity);
+    const from = this.cellOf[id];
+    if (from === ABSENT) throw new RangeError(`SpatialGrid.move: id ${id} is not in the grid`);
+    this.store('SpatialGrid.move', id, x, y, z);
+    const to = this.cellAt(x, y, z);
+    if (to === from) return;
+    this.unlink(id, from);
+    this.link(id, to);
+  }
+
+  /** Removes an entity; throws if it is not in the grid. */
+  remove(id: number): void {
+    checkIndex('SpatialGrid.remove', 'id', id, this.capacity);
+    const cell = this.cellOf[id];
+    if (cell === ABSENT) throw new RangeError(`SpatialGrid.remove: id ${id} is not in the grid`);
+    this.unlink(id, cell);
+    this.cellOf[id] = ABSENT;
+    this.count--;
+  }
+
+  /**
+   * Visits every entity within `radius` of (x, y, z) (distance ≤ radius), each once, in no
+   * particular order. In 2D, z is ignored. Allocates nothing; `visit` must not insert, move or
+   * remove entities (the lists it walks would change under it).
+   */
+  query(x: number, y: number, z: number, radius: number, visit: GridVisitor): void {
+    checkFinite('SpatialGrid.query', 'x', x);
+    checkFinite('SpatialGrid.query', 'y', y);
+    if (this.dimensions === 3) checkFinite('SpatialGrid.query', 'z', z);
+    else z = 0;
+    checkPositive('SpatialGrid.query', 'radius', radius);
+    const r2 = radius * radius;
+    const inv = this.inverseCell;
+    const x0 = clampCell(Math.floor((x - radius - this.minX) * inv), this.cellsX);
+    const x1 = clampCell(Math.floor((x + radius - this.minX) * inv), this.cellsX);
+    const y0 = clampCell(Math.floor((y - radius - this.minY) * inv), this.cellsY);
+    const y1 = clampCell(Math.floor((y + radius - this.minY) * inv), this.cellsY);
+    const z0 = clampCell(Math.floor((z - radius - this.minZ) * inv), this.cellsZ);
+    const z1 = clampCell(Math.floor((z + radius - this.minZ) * inv), this.cellsZ);
+    const { head, next, positions } = this;
+    const rowStride = this.cellsX;
+    const layerStride = this.cellsX * this.cellsY;
+    for (let cz = z0; cz <= z1; cz++) {
+      for (let cy = y0; cy <= y1; cy++) {
+        const row = cz * layerStride + cy * rowStride;
+        for (let cx = x0; cx <= x1; cx++) {
+          for (let id = head[row + cx]; id !== ABSENT; id = next[id]) {
+            const p = id * 3;
+            const dx = positions[p] - x;
+            const dy = positions[p + 1] - y;
+            const dz = positions[p + 2] - z;
+            const d2 = dx * dx + dy * dy + dz * dz;
+            if (d2 <= r2) visit(id, d2);
+          }
+        }
+      }
+    }
+  }
+
+  private store(where: string, id: number, x: number, y: number, z: number): void {
+    checkFinite(where, 'x', x);
+    checkFinite(where, 'y', y);
+    if (this.dimensions === 3) checkFinite(where, 'z', z);
+    else z = 0;
+    const p = id * 3;
+    this.positions[p] = x;
+    this.positions[p + 1] = y;
+    this.positions[p + 2] = z;
+  }
+
+  /** The cell of a position, clamped into the grid (see the file comment). */
+  private cellAt(x: number, y: number, z: number): number {
+    const inv = this.inverseCell;
+    const cx = clampCell(Math.floor((x - this.minX) * inv), this.cellsX);
+    const cy = clampCell(Math.floor((y - this.minY) * inv), this.cellsY);
+    const cz = this.dimensions === 3 ? clampCell(Math.floor((z - this.minZ) * inv), this.cellsZ) : 0;
+    return (cz * this.cellsY + cy) * this.cellsX + cx;
+  }
+
+  private link(id: number, cell: number): void {
+    const first = this.head[cell];
+    this.next[id] = first;
+    this.previous[id] = ABSENT;
+    if (first !== ABSENT) this.previous[first] = id;
+    this.head[cell] = id;
+    this.cellOf[id] = cell;
+  }
+
+  private unlink(id: number, cell: number): void {
+    const before = this.previous[id];
+    const after = this.next[id];
+    if (before === ABSENT) this.head[cell] = after;
+    else this.next[before] = after;
+    if (after !== ABSENT) this.previous[after] = before;
+  }
+}
+
+function clampCell(cell: number, cells: number): number {
+  return cell < 0 ? 0 : cell >= cells ? cells - 1 : cell;
+}
