@@ -72,6 +72,15 @@ function randomWorldRun(dimensions: 2 | 3, seed: number): void {
       grid.move(id, world.pos[id * 3], world.pos[id * 3 + 1], world.pos[id * 3 + 2]);
     }
     assert.equal(grid.size, world.present.size);
+    if (step % 50 === 25) {
+      // Everything walks at once, through moveAll (stride 3, or a packed stride-2 copy in 2D).
+      for (const id of world.present) place(id, next() < 0.8);
+      if (dimensions === 2 && next() < 0.5) {
+        const packed = new Float64Array(capacity * 2);
+        for (let id = 0; id < capacity; id++) packed.set(world.pos.subarray(id * 3, id * 3 + 2), id * 2);
+        grid.moveAll(packed, 2);
+      } else grid.moveAll(world.pos);
+    }
     if (step % 10 === 0) {
       const x = coordinate(0);
       const y = coordinate(1);
@@ -127,6 +136,16 @@ describe('SpatialGrid', () => {
     assert.throws(() => grid.move(0, 1, Number.NaN), /y must be a finite/);
     assert.deepEqual([grid.positions[0], grid.positions[1]], [1, 1], 'a refused move changes nothing');
     assert.throws(() => grid.remove(2), /not in the grid/);
+    const positions = new Float64Array(12).fill(7);
+    positions[1] = Number.NaN;
+    assert.throws(() => grid.moveAll(positions), /positions\[1\] \(entity 0\) must be finite/);
+    positions[1] = 7;
+    positions[10] = Number.POSITIVE_INFINITY; // entity 3 is not in the grid, but still checked
+    assert.throws(() => grid.moveAll(positions), /positions\[10\]/);
+    assert.deepEqual([grid.positions[0], grid.positions[1]], [1, 1], 'a refused moveAll moves nothing');
+    assert.throws(() => grid.moveAll(positions, 3, 5), /count must be/);
+    assert.throws(() => grid.moveAll(new Float64Array(6)), /count must be/);
+    assert.throws(() => grid.move(0, 1, 1, Number.NaN), /z must be a finite/);
     assert.throws(() => grid.query(0, 0, 0, 0, () => {}), /radius must be a finite number > 0/);
     assert.throws(() => grid.query(0, 0, 0, -1, () => {}), /radius/);
     assert.throws(() => grid.query(Number.NaN, 0, 0, 1, () => {}), /x must be/);

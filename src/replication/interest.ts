@@ -75,8 +75,14 @@ export class InterestManager {
     this.grid.insert(id, x, y, z);
   }
 
+  /** Moves an entity (see SpatialGrid.move: call it directly in hot loops, or use moveEntities). */
   moveEntity(id: number, x: number, y: number, z = 0): void {
     this.grid.move(id, x, y, z);
+  }
+
+  /** Moves every entity in the world from a typed array of positions (see SpatialGrid.moveAll). */
+  moveEntities(positions: Float64Array, stride: 2 | 3 = 3, count = this.grid.capacity): void {
+    this.grid.moveAll(positions, stride, count);
   }
 
   /** Removes an entity from the world and from every view it is in (reported as left). */
@@ -154,7 +160,12 @@ export class InterestManager {
 
     this.current = view;
     this.enterRadiusSquared = view.enterRadius * view.enterRadius;
-    grid.query(view.centerX, view.centerY, view.centerZ, view.leaveRadius, this.visitCandidate);
+    const sphere = grid.sphere; // not grid.query(x, y, z, r): doubles passed to it would be boxed
+    sphere[0] = view.centerX;
+    sphere[1] = view.centerY;
+    sphere[2] = grid.dimensions === 3 ? view.centerZ : 0;
+    sphere[3] = view.leaveRadius;
+    grid.querySphere(this.visitCandidate);
     this.current = undefined;
     this.admitAlways(view, this.alwaysRelevant);
     this.admitAlways(view, view.alwaysRelevant);

@@ -52,6 +52,8 @@ export class SpatialGrid {
   /** The first id in each cell, or ABSENT. */
   private readonly head: Int32Array;
   private count = 0;
+  /** @internal The center and radius of the query in progress (see querySphere). */
+  readonly sphere = new Float64Array(4);
 
   constructor(options: SpatialGridOptions) {
     const where = 'SpatialGrid';
@@ -107,26 +109,69 @@ export class SpatialGrid {
     return this.cellOf[checkIndex('SpatialGrid.has', 'id', id, this.capacity)] !== ABSENT;
   }
 
-  /** Adds an entity. In 2D, z is ignored. Throws if the id is already in the grid. */
+  /** Adds an entity. In 2D, z is ignored (but must be finite). Throws if the id is already in the grid. */
   insert(id: number, x: number, y: number, z = 0): void {
     checkIndex('SpatialGrid.insert', 'id', id, this.capacity);
+    checkFinite('SpatialGrid.insert', 'x', x);
+    checkFinite('SpatialGrid.insert', 'y', y);
+    checkFinite('SpatialGrid.insert', 'z', z);
+    if (this.dimensions === 2) z = 0;
     if (this.cellOf[id] !== ABSENT)
       throw new RangeError(`SpatialGrid.insert: id ${id} is already in the grid`);
-    this.store('SpatialGrid.insert', id, x, y, z);
-    this.link(id, this.cellAt(x, y, z));
+    const p = id * 3;
+    this.positions[p] = x;
+    this.positions[p + 1] = y;
+    this.positions[p + 2] = z;
+    this.link(id, this.cellOfStored(id));
     this.count++;
   }
 
-  /** Moves an entity already in the grid; within its cell this only stores the position. */
+  /**
+   * Moves an entity already in the grid; within its cell this only stores the position. Kept
+   * small so V8 inlines it into the caller's loop, and the work behind it takes only the id:
+   * a double passed to a call that is not inlined is boxed, an allocation per entity per tick.
+   */
   move(id: number, x: number, y: number, z = 0): void {
-    checkIndex('SpatialGrid.move', 'id', id, this.capacity);
-    const from = this.cellOf[id];
-    if (from === ABSENT) throw new RangeError(`SpatialGrid.move: id ${id} is not in the grid`);
-    this.store('SpatialGrid.move', id, x, y, z);
-    const to = this.cellAt(x, y, z);
-    if (to === from) return;
-    this.unlink(id, from);
-    this.link(id, to);
+    if (!(id >>> 0 === id && id < this.capacity && x - x + (y - y) + (z - z) === 0))
+      this.refuseMove(id, x, y, z);
+    if (this.cellOf[id] === ABSENT) throw new RangeError(`SpatialGrid.move: id ${id} is not in the grid`);
+    const p = id * 3;
+    this.positions[p] = x;
+    this.positions[p + 1] = y;
+    this.positions[p + 2] = this.dimensions === 3 ? z : 0;
+    this.refile(id);
+  }
+
+  /**
+   * Moves every entity in the grid with an id below `count` to its position in `positions`
+   * (x, y[, z] per id, `stride` numbers apart: 2 or 3); ids not in the grid are skipped. For
+   * servers that keep positions in typed arrays: one call per tick, nothing boxed or allocated.
+   * A non-finite coordinate throws before anything moves.
+   */
+  moveAll(positions: Float64Array, stride: 2 | 3 = 3, count = this.capacity): void {
+    if (stride !== 2 && stride !== 3)
+      throw new RangeError(`SpatialGrid.moveAll: stride must be 2 or 3, got ${stride}`);
+    if (!(count >>> 0 === count && count <= this.capacity && count * stride <= positions.length))
+      throw new RangeError(
+        `SpatialGrid.moveAll: count must be an integer in [0, ${this.capacity}] with count × stride <= positions.length, got ${count}`,
+      );
+    const axes = Math.min(stride, this.dimensions);
+    for (let i = 0; i < count * stride; i += stride)
+      for (let axis = 0; axis < axes; axis++)
+        if (positions[i + axis] - positions[i + axis] !== 0)
+          throw new RangeError(
+            `SpatialGrid.moveAll: positions[${i + axis}] (entity ${i / stride}) must be finite, got ${positions[i + axis]}`,
+          );
+    const { cellOf, positions: stored } = this;
+    const is3d = this.dimensions === 3 && stride === 3;
+    for (let id = 0, i = 0; id < count; id++, i += stride) {
+      if (cellOf[id] === ABSENT) continue;
+      const p = id * 3;
+      stored[p] = positions[i];
+      stored[p + 1] = positions[i + 1];
+      stored[p + 2] = is3d ? positions[i + 2] : 0;
+      this.refile(id);
+    }
   }
 
   /** Removes an entity; throws if it is not in the grid. */
@@ -141,15 +186,32 @@ export class SpatialGrid {
 
   /**
    * Visits every entity within `radius` of (x, y, z) (distance ≤ radius), each once, in no
-   * particular order. In 2D, z is ignored. Allocates nothing; `visit` must not insert, move or
+   * particular order. In 2D, z is ignored (but must be finite). Allocates nothing; `visit` must not insert, move or
    * remove entities (the lists it walks would change under it).
    */
   query(x: number, y: number, z: number, radius: number, visit: GridVisitor): void {
     checkFinite('SpatialGrid.query', 'x', x);
     checkFinite('SpatialGrid.query', 'y', y);
-    if (this.dimensions === 3) checkFinite('SpatialGrid.query', 'z', z);
-    else z = 0;
+    checkFinite('SpatialGrid.query', 'z', z);
     checkPositive('SpatialGrid.query', 'radius', radius);
+    const sphere = this.sphere;
+    sphere[0] = x;
+    sphere[1] = y;
+    sphere[2] = this.dimensions === 3 ? z : 0;
+    sphere[3] = radius;
+    this.querySphere(visit);
+  }
+
+  /**
+   * @internal The query around `sphere` (x, y, z, radius), checked by the caller. The interest
+   * update writes its center here rather than passing doubles, which would be boxed per call.
+   */
+  querySphere(visit: GridVisitor): void {
+    const sphere = this.sphere;
+    const x = sphere[0];
+    const y = sphere[1];
+    const z = sphere[2];
+    const radius = sphere[3];
     const r2 = radius * radius;
     const inv = this.inverseCell;
     const x0 = clampCell(Math.floor((x - radius - this.minX) * inv), this.cellsX);
@@ -178,19 +240,34 @@ export class SpatialGrid {
     }
   }
 
-  private store(where: string, id: number, x: number, y: number, z: number): void {
-    checkFinite(where, 'x', x);
-    checkFinite(where, 'y', y);
-    if (this.dimensions === 3) checkFinite(where, 'z', z);
-    else z = 0;
-    const p = id * 3;
-    this.positions[p] = x;
-    this.positions[p + 1] = y;
-    this.positions[p + 2] = z;
+  /**
+   * Files an entity in the cell of its stored position if that changed. Takes only the id, so
+   * no double crosses a call boundary (a double argument is boxed when the call is not inlined).
+   */
+  private refile(id: number): void {
+    const to = this.cellOfStored(id);
+    const from = this.cellOf[id];
+    if (to === from) return;
+    this.unlink(id, from);
+    this.link(id, to);
   }
 
-  /** The cell of a position, clamped into the grid (see the file comment). */
-  private cellAt(x: number, y: number, z: number): number {
+  /** The slow path of move: says which argument was wrong. */
+  private refuseMove(id: number, x: number, y: number, z: number): never {
+    checkIndex('SpatialGrid.move', 'id', id, this.capacity);
+    checkFinite('SpatialGrid.move', 'x', x);
+    checkFinite('SpatialGrid.move', 'y', y);
+    checkFinite('SpatialGrid.move', 'z', z);
+    throw new RangeError('SpatialGrid.move: unreachable');
+  }
+
+  /** The cell of an entity's stored position, clamped into the grid (see the file comment). */
+  private cellOfStored(id: number): number {
+    const p = id * 3;
+    const positions = this.positions;
+    const x = positions[p];
+    const y = positions[p + 1];
+    const z = positions[p + 2];
     const inv = this.inverseCell;
     const cx = clampCell(Math.floor((x - this.minX) * inv), this.cellsX);
     const cy = clampCell(Math.floor((y - this.minY) * inv), this.cellsY);
