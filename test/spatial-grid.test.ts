@@ -100,6 +100,31 @@ describe('SpatialGrid', () => {
     for (let run = 0; run < 200; run++) randomWorldRun(3, SEED + 1000 + run);
   });
 
+  it('crowded cells (many chunks) and sparse ones (a chunk each, the pool grows) stay exact', () => {
+    const next = prng(SEED + 7);
+    for (const [cellSize, spread] of [
+      [1, 1000], // 1,000 entities in distinct cells: the chunk pool must grow
+      [500, 100], // 1,000 entities in one or two cells: long chunk chains
+    ]) {
+      const grid = new SpatialGrid({ capacity: 1000, min: [0, 0], max: [1000, 1000], cellSize });
+      const world: World = { grid, present: new Set(), pos: new Float64Array(3000) };
+      for (let id = 0; id < 1000; id++) {
+        world.pos[id * 3] = next() * spread;
+        world.pos[id * 3 + 1] = next() * spread;
+        grid.insert(id, world.pos[id * 3], world.pos[id * 3 + 1]);
+        world.present.add(id);
+      }
+      for (let id = 0; id < 1000; id += 3) {
+        grid.remove(id);
+        world.present.delete(id);
+      }
+      for (let k = 0; k < 20; k++) {
+        const [x, y, r] = [next() * spread, next() * spread, 1 + next() * spread * 0.3];
+        assert.deepEqual(gridQuery(grid, x, y, 0, r), bruteForce(world, x, y, 0, r));
+      }
+    }
+  });
+
   it('a query includes an entity exactly at the radius and excludes one just beyond', () => {
     const grid = new SpatialGrid({ capacity: 4, min: [0, 0], max: [100, 100], cellSize: 10 });
     grid.insert(0, 50, 50);
