@@ -16,7 +16,8 @@
  * Order without sorting: the candidates are heapified by priority (O(n)) and popped one at a time
  * (O(log n) each), so a packet that carries k of n relevant entities costs O(n + k log n) rather
  * than a full sort. Ties are broken arbitrarily. One selection object serves every client in
- * turn; it allocates only when a view has more members than any before.
+ * turn; it allocates only when a view has more members than any before. Finish a selection
+ * before the next interest update: it walks the view's slots, which the update rearranges.
  */
 
 import type { InterestView } from './interest-view.js';
