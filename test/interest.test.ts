@@ -211,5 +211,9 @@ describe('InterestManager', () => {
     assert.throws(() => view.has(10), /id must be/);
     assert.throws(() => interest.addEntity(0, 0, Number.NaN), /y must be a finite/);
     assert.throws(() => interest.removeEntity(1), /not in the grid/);
+    interest.removeView(0);
+    assert.equal(interest.view(0), undefined);
+    assert.equal(interest.allViews.length, 0);
+    assert.equal(interest.addView(0, { enterRadius: 5 }).count, 0, 'a client index can be reused');
   });
 });
