@@ -24,6 +24,7 @@ import { runAead } from './suites/aead.js';
 import { runBitpacker } from './suites/bitpacker.js';
 import { runCrc32 } from './suites/crc32.js';
 import { runHandshake } from './suites/handshake.js';
+import { runInterest } from './suites/interest.js';
 import { runMeasure } from './suites/measure.js';
 import { runMessages } from './suites/messages.js';
 import { runPacket } from './suites/packet.js';
@@ -44,6 +45,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   handshake: runHandshake,
   serverload: runServerLoad,
   messages: runMessages,
+  interest: runInterest,
 };
 
 function parseCommandLine(): { quick: boolean; only: string | null; json: string | null } {

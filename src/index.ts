@@ -17,6 +17,7 @@ export {
   sequenceLessThan,
 } from './packet/index.js';
 export { prng } from './random/prng.js';
+export * from './replication/index.js';
 export {
   type Codec,
   type CodecOptions,

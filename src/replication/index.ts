@@ -1,4 +1,21 @@
+export {
+  BandwidthBudget,
+  type BandwidthBudgetOptions,
+  DEFAULT_BYTES_PER_PACKET,
+  DEFAULT_KBPS,
+} from './budget.js';
 export { DELTA_BITS, DELTA_LOW, measureDelta, readDelta, writeDelta } from './entity-delta.js';
+export { IdList } from './id-list.js';
+export { InterestManager, type InterestManagerOptions, type RelevanceFilter } from './interest.js';
+export { DEFAULT_LEAVE_FACTOR, InterestView, type InterestViewOptions } from './interest-view.js';
 export type { LaneState } from './lane-state.js';
 export { compileLayout, EntityLayout } from './layout.js';
 export { type BlobLane, DELTA_MIN_BITS, MAX_BLOB_LANES, MAX_SCALAR_LANES, type ScalarLane } from './plan.js';
+export {
+  DEFAULT_DISTANCE_SCALE,
+  type Importance,
+  PriorityAccumulator,
+  type PriorityOptions,
+} from './priority.js';
+export { DEFAULT_MAX_MISFITS, PrioritySelection } from './priority-selection.js';
+export { type GridVisitor, SpatialGrid, type SpatialGridOptions } from './spatial-grid.js';
