@@ -198,7 +198,7 @@ function emitWrite(g: Emitter, n: SchemaNode, expr: string, path: string, reserv
       // Outside the range (NaN included): refused, or clamped below when the spec says so.
       g.line(`const ${x}f = Math.fround(${x});`);
       g.line(
-        `if (!(${x}f >= ${num(spec.min)} && ${x}f <= ${num(spec.max)})) { const why = h.compressedFloatProblem(${x}, ${g.constant(spec)}); if (why !== null) h.bad(${path}, why); }`,
+        `if (!(${x}f >= ${num(spec.min)} && ${x}f <= ${num(spec.maxDecoded)})) { const why = h.compressedFloatProblem(${x}, ${g.constant(spec)}); if (why !== null) h.bad(${path}, why); }`,
       );
       // serialize STANDARD compressed float, every step rounded to float32 (see compressed-float.ts).
       g.line(`let ${q} = Math.fround(Math.fround(${x}f - ${num(spec.min)}) ${divideBy(spec.delta)});`);
