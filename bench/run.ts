@@ -2,7 +2,7 @@
  * `npm run bench` (node --expose-gc dist/bench/run.js): every suite, or one.
  *
  *   --quick          a short run (fewer, shorter rounds)
- *   --only <suite>   run one suite: w1, bitpacker, crc32, reject, measure
+ *   --only <suite>   run one suite (--help lists them)
  *   --json <file>    also write the results as JSON
  *
  * Prints timings; never fails on speed. A wrong decode or checksum exits non-zero.
@@ -26,6 +26,7 @@ import { runCrc32 } from './suites/crc32.js';
 import { runHandshake } from './suites/handshake.js';
 import { runInterest } from './suites/interest.js';
 import { runMeasure } from './suites/measure.js';
+import { runMemory } from './suites/memory.js';
 import { runMessages } from './suites/messages.js';
 import { runPacket } from './suites/packet.js';
 import { runReject } from './suites/reject.js';
@@ -46,6 +47,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   serverload: runServerLoad,
   messages: runMessages,
   interest: runInterest,
+  memory: runMemory,
 };
 
 function parseCommandLine(): { quick: boolean; only: string | null; json: string | null } {

@@ -45,11 +45,7 @@ function extremeSession(seed: number, conditions: LinkConditions, reliable?: Par
   const client = session.client(link, { reliable, onLateAcks: (n) => lateAtClient.push(n) });
   // A connection timeout above the longest silence: the 10-12 s before the first packet comes through.
   client.connect(session.token(1n, 60), clock.now);
-  const tick = () => {
-    clock.now += TICK;
-    server.update(clock.now);
-    client.update(clock.now);
-  };
+  const tick = () => session.tick([client], TICK);
   for (let i = 0; i < 20; i++) tick();
   assert.ok(client.connected, 'connected over the clean link');
   link.setConditions('outgoing', conditions);
@@ -280,11 +276,7 @@ describe(`blocks from a hostile peer (seed ${SEED})`, () => {
     const { server, clock } = session;
     const client = session.client(session.network.createTransport('10.0.0.1:1'));
     client.connect(session.token(1n), clock.now);
-    const tick = () => {
-      clock.now += 1 / 60;
-      server.update(clock.now);
-      client.update(clock.now);
-    };
+    const tick = () => session.tick([client]);
     for (let i = 0; i < 20; i++) tick();
     const index = client.client.clientIndex;
     const peer = (size: number) => {

@@ -423,11 +423,7 @@ describe(`MessageServer and MessageClient over netcode (seed ${SEED})`, () => {
       client.connect(session.token(BigInt(i + 1)), clock.now);
       return client;
     });
-    const tick = () => {
-      clock.now += 1 / 60;
-      server.update(clock.now);
-      for (const c of clients) c.update(clock.now);
-    };
+    const tick = () => session.tick(clients);
     for (let i = 0; i < 120; i++) tick();
     assert.ok(clients.every((c) => c.connected));
     const received = clients.map(() => [] as number[]);
@@ -476,11 +472,7 @@ describe(`disconnect with queued messages (seed ${SEED})`, () => {
     const { server, clock } = session;
     const client = session.client(session.network.createTransport('10.0.0.1:1'));
     const token = () => session.token(7n);
-    const tick = () => {
-      clock.now += 1 / 60;
-      server.update(clock.now);
-      client.update(clock.now);
-    };
+    const tick = () => session.tick([client]);
     assert.throws(() => client.send(RELIABLE, Chat, { n: 0, text: 'too early' }), /not connected/);
     client.connect(token(), clock.now);
     for (let i = 0; i < 30; i++) tick();

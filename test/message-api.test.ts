@@ -54,11 +54,7 @@ function session(count: number, protocolId: bigint) {
     client.connect(s.token(BigInt(i + 1)), s.clock.now);
     return client;
   });
-  const tick = () => {
-    s.clock.now += 1 / 60;
-    s.server.update(s.clock.now);
-    for (const c of clients) c.update(s.clock.now);
-  };
+  const tick = () => s.tick(clients);
   for (let i = 0; i < 60 && !clients.every((c) => c.connected); i++) tick();
   assert.ok(clients.every((c) => c.connected));
   const texts = (client: (typeof clients)[number]) => {

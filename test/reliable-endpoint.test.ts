@@ -151,6 +151,22 @@ describe(`ReliableEndpoint (seed ${SEED})`, () => {
     }
   });
 
+  it('an ack repeated after its packet left the sent buffer is not late when the packet was acked in time', () => {
+    // A 0.8 s round trip at 60 Hz keeps ~48 packets in flight: each packet is acked while still in
+    // the 64-entry sent buffer, and its ack repeats in the peer's next packets (ack bits cover 32)
+    // until ~80 packets back, past the buffer. Those repeats once counted every packet as late.
+    const link = linkedPair(SEED ^ 11, { latency: 0.4 }, { ackTimeout: 30, sentPacketsBufferSize: 64 });
+    for (let i = 0; i < 600; i++) {
+      sendTagged(link.a, i);
+      sendTagged(link.b, i);
+      link.step(1 / 60);
+    }
+    const { lateAcks, packetsAcked, packetsLost } = link.a.endpoint.counters;
+    assert.equal(packetsLost, 0, 'nothing reported lost');
+    assert.ok(packetsAcked >= 600 - 60, `acked ${packetsAcked}`);
+    assert.equal(lateAcks, 0, 'no ack came after its packet was reported lost');
+  });
+
   it('one packet can ack 32 earlier ones', () => {
     const link = linkedPair(SEED);
     for (let i = 0; i < 32; i++) link.a.endpoint.sendPacket(new Uint8Array([i]));

@@ -154,11 +154,7 @@ describe('typed receive', () => {
     const { server, clock } = session;
     const client = session.client(session.network.createTransport('10.0.0.1:1'));
     client.connect(session.token(1n), clock.now);
-    const tick = () => {
-      clock.now += 1 / 60;
-      server.update(clock.now);
-      client.update(clock.now);
-    };
+    const tick = () => session.tick([client]);
     for (let i = 0; i < 30 && !client.connected; i++) tick();
     const index = client.client.clientIndex;
     const map = Uint8Array.from({ length: 3000 }, (_, i) => i & 0xff);

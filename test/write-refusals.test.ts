@@ -51,6 +51,30 @@ describe('compressed floats refuse what they cannot send', () => {
     }
   });
 
+  it('every value a read returns can be written back, where float32 rounding puts the top one above f(max)', () => {
+    // f(min + delta) rounds to -173.44647216796875, above f(max) = -173.44648742675781: the top
+    // step decodes a hair past the range, and the writer once refused to send it on again.
+    const spec = compressedFloat(-761, -173.4464874267578, 0.00001);
+    const ws = new WriteStream(64);
+    ws.compressedFloat(spec.max, spec);
+    const bytes = ws.finish().slice();
+    const rs = new ReadStream();
+    rs.reset(bytes);
+    const top = rs.compressedFloat(0, spec);
+    assert.ok(rs.ok && top > spec.max, `read ${top}, max ${spec.max}`);
+    const again = new WriteStream(64);
+    again.compressedFloat(top, spec);
+    assert.deepEqual(again.finish(), bytes);
+    const Top = t.object({ x: t.float(-761, -173.4464874267578, 0.00001) });
+    for (const { name, codegen } of modes) {
+      const codec = compile(Top, { codegen });
+      const encoded = codec.encode({ x: spec.max }).slice();
+      const decoded = codec.decode(encoded);
+      assert.ok(decoded.ok, name);
+      assert.deepEqual(codec.encode(decoded.value), encoded, `${name}: re-encoded`);
+    }
+  });
+
   it('with { clamp: true } a finite value outside the range is sent as the nearer bound', () => {
     for (const { codegen } of modes) {
       const clamped = compile(Clamped, { codegen });

@@ -13,8 +13,8 @@ assertLittleEndianHost();
  * The reader itself never reads past the input: {@link readBits} returns 0 once fewer bits remain
  * than asked for. Streams above it check {@link bitsRemaining} first and report why.
  *
- * Generated schema code (src/schema/generate.ts) reads and writes the private state fields by
- * name to keep them in locals: rename them there too.
+ * Generated schema code (src/schema/generate-read.ts, generate-emitter.ts) reads and writes the
+ * private state fields by name to keep them in locals: rename them there too.
  */
 export class BitReader {
   private words: Uint32Array;

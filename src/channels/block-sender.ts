@@ -31,6 +31,8 @@ export class OutgoingBlock {
   /** Bits a fragment index takes on the wire. */
   readonly indexBits: number;
   fragmentsAcked = 0;
+  /** Bytes of the fragments acked so far (kept as they are acked: progress reads it every frame). */
+  ackedBytes = 0;
   private readonly acked: Uint8Array;
   private readonly lastSent: Float64Array;
   /** 0 never sent, 1 sent once, 2 resent at least once. */
@@ -60,12 +62,6 @@ export class OutgoingBlock {
 
   fragmentLength(f: number): number {
     return Math.min(this.fragmentBytes, this.data.length - f * this.fragmentBytes);
-  }
-
-  get ackedBytes(): number {
-    let bytes = 0;
-    for (let f = 0; f < this.fragments; f++) if (this.acked[f]) bytes += this.fragmentLength(f);
-    return bytes;
   }
 
   private due(f: number, now: number, interval: number): boolean {
@@ -166,6 +162,7 @@ export class OutgoingBlock {
     if (f < 0 || f >= this.fragments || this.acked[f]) return this.fragmentsAcked === this.fragments;
     this.acked[f] = 1;
     this.fragmentsAcked++;
+    this.ackedBytes += this.fragmentLength(f);
     const at = this.place[f];
     const last = this.pending[--this.pendingCount];
     this.pending[at] = last;

@@ -12,12 +12,16 @@ export class LateAckAlarm {
     this.at = Number.NEGATIVE_INFINITY;
   }
 
-  /** Calls `report` with the late acks counted since the last call, if any, and a second has passed. */
-  check(lateAcks: number, now: number, report: (count: number) => void): void {
-    if (lateAcks === this.reported || now - this.at < 1) return;
+  /**
+   * The late acks counted since the last report when one is due now (some were counted, and a
+   * second has passed), marking them reported; 0 when none is due. Takes no callback, so the
+   * per-connection check in every update allocates nothing.
+   */
+  due(lateAcks: number, now: number): number {
+    if (lateAcks === this.reported || now - this.at < 1) return 0;
     const count = lateAcks - this.reported;
     this.reported = lateAcks;
     this.at = now;
-    report(count);
+    return count;
   }
 }

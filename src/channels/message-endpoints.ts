@@ -141,8 +141,10 @@ export class MessageServer<M extends AnyMessageType = AnyMessageType> {
       const c = this.connections[i];
       if (c === null || !this.server.isConnected(i)) continue;
       const report = this.onLateAcks;
-      if (report !== undefined)
-        this.lateAckAlarms[i].check(this.server.endpoint(i).counters.lateAcks, now, (n) => report(i, n));
+      if (report !== undefined) {
+        const late = this.lateAckAlarms[i].due(this.server.endpoint(i).counters.lateAcks, now);
+        if (late > 0) report(i, late);
+      }
       const { data, record } = c.writePacket(now);
       this.server.send(i, data, data.length, record);
     }
@@ -280,8 +282,10 @@ export class MessageClient<M extends AnyMessageType = AnyMessageType> {
     this.client.update(now);
     if (this.connection !== null && this.client.state === ClientState.Connected) {
       const report = this.onLateAcks;
-      if (report !== undefined && this.client.endpoint)
-        this.lateAckAlarm.check(this.client.endpoint.counters.lateAcks, now, report);
+      if (report !== undefined && this.client.endpoint) {
+        const late = this.lateAckAlarm.due(this.client.endpoint.counters.lateAcks, now);
+        if (late > 0) report(late);
+      }
       const { data, record } = this.connection.writePacket(now);
       this.client.send(data, data.length, record);
     }

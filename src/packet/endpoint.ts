@@ -59,8 +59,6 @@ class SentPacket<R> {
   bytes = 0;
   acked = false;
   resolved = false;
-  /** An ack came after the packet was reported lost (counted once in lateAcks). */
-  lateAcked = false;
   record: R | undefined = undefined;
 }
 
@@ -138,8 +136,13 @@ export class ReliableEndpoint<R = unknown> {
   private time: number;
   private sequence = 0;
   private oldestUnresolved = 0;
-  /** The newest evicted sequence whose late ack was counted (-1: none yet). */
-  private newestLateEvicted = -1;
+  /**
+   * One bit per sequence: reported lost, and no late ack counted for it yet. Set by resolveLost,
+   * cleared when the sequence is sent again or its late ack is counted: so a late ack counts once
+   * per packet, also after the packet left the sent buffer, and an ack repeated for a packet
+   * that was acked in time never counts (8 KB per endpoint).
+   */
+  private readonly lostUncounted = new Uint32Array(65536 / 32);
   private readonly sent: SequenceBuffer<SentPacket<R>>;
   private readonly received: SequenceBuffer<ReceivedPacket>;
   private readonly reassembly: SequenceBuffer<Reassembly>;
@@ -219,8 +222,8 @@ export class ReliableEndpoint<R = unknown> {
     entry.bytes = c.packetHeaderSize + length;
     entry.acked = false;
     entry.resolved = false;
-    entry.lateAcked = false;
     entry.record = record;
+    this.lostUncounted[sequence >>> 5] &= ~(1 << (sequence & 31));
 
     const ack = (this.received.sequence - 1) & 0xffff;
     const ackBits = this.ackBits(ack);
@@ -315,24 +318,14 @@ export class ReliableEndpoint<R = unknown> {
     entry.bytes = c.packetHeaderSize + length;
     this.reassembly.advance(sequence);
 
-    let newestLateEvicted = this.newestLateEvicted;
     for (let i = 0; i < 32 && ackBits !== 0; i++, ackBits >>>= 1) {
       if ((ackBits & 1) === 0) continue;
       const acked = (ack - i) & 0xffff;
       const sent = this.sent.find(acked);
-      if (sent === undefined) {
-        // Compared with the mark from before this packet: its ack bits run newest to oldest.
-        if (this.lateEvicted(acked) && this.newerThanCounted(acked, this.newestLateEvicted)) {
+      // Reported lost (timed out, or its slot reused), acked now: late, counted once.
+      if (sent === undefined || sent.resolved) {
+        if ((sent !== undefined || this.sentAndEvicted(acked)) && this.takeLostUncounted(acked))
           this.counters.lateAcks++;
-          if (this.newerThanCounted(acked, newestLateEvicted)) newestLateEvicted = acked;
-        }
-        continue;
-      }
-      if (sent.resolved) {
-        if (!sent.acked && !sent.lateAcked) {
-          sent.lateAcked = true;
-          this.counters.lateAcks++;
-        }
         continue;
       }
       sent.acked = true;
@@ -347,28 +340,24 @@ export class ReliableEndpoint<R = unknown> {
       sent.record = undefined;
       this.handler.onAcked?.(acked, record);
     }
-    this.newestLateEvicted = newestLateEvicted;
   }
 
   /**
-   * True when `sequence` was sent but has left the sent buffer (its slot reused, so it was reported
-   * lost): further back than the buffer, yet no further than the packets sent and half the
-   * sequence space.
+   * True when `sequence` was sent but has left the sent buffer (its slot reused): further back than
+   * the buffer, yet no further than the packets sent and half the sequence space.
    */
-  private lateEvicted(sequence: number): boolean {
+  private sentAndEvicted(sequence: number): boolean {
     const back = (this.sequence - sequence) & 0xffff;
     return back > this.sent.size && back < 32768 && back <= this.counters.packetsSent;
   }
 
-  /**
-   * True when the late ack of evicted `sequence` was not counted yet: it is newer than the newest
-   * counted (acks repeat in up to 32 packets, and mostly arrive in order), or that one is so far
-   * back it no longer says anything.
-   */
-  private newerThanCounted(sequence: number, newestCounted: number): boolean {
-    if (newestCounted < 0) return true;
-    const counted = (this.sequence - newestCounted) & 0xffff;
-    return counted >= 32768 || ((this.sequence - sequence) & 0xffff) < counted;
+  /** True (and clears it) when `sequence` was reported lost and no late ack was counted for it yet. */
+  private takeLostUncounted(sequence: number): boolean {
+    const word = sequence >>> 5;
+    const bit = 1 << (sequence & 31);
+    if ((this.lostUncounted[word] & bit) === 0) return false;
+    this.lostUncounted[word] &= ~bit;
+    return true;
   }
 
   private receiveFragment(data: Uint8Array, offset: number, length: number): void {
@@ -438,6 +427,7 @@ export class ReliableEndpoint<R = unknown> {
 
   private resolveLost(sequence: number, entry: SentPacket<R>): void {
     entry.resolved = true;
+    this.lostUncounted[sequence >>> 5] |= 1 << (sequence & 31);
     this.counters.packetsLost++;
     const record = entry.record;
     entry.record = undefined;
@@ -585,7 +575,7 @@ export class ReliableEndpoint<R = unknown> {
     this.time = checkTime('ReliableEndpoint.reset', now, Number.NEGATIVE_INFINITY);
     this.sequence = 0;
     this.oldestUnresolved = 0;
-    this.newestLateEvicted = -1;
+    this.lostUncounted.fill(0);
     this.sent.reset();
     this.received.reset();
     this.reassembly.reset();

@@ -17,6 +17,12 @@ export interface CompressedFloat {
   /** float32 of maxInteger, used by both directions. */
   readonly maxIntegerF32: number;
   readonly bits: number;
+  /**
+   * The largest value a read returns: f(max), or a hair above it when float32 rounding carries
+   * f(min + delta) past f(max) (dequantize of maxInteger). Writes accept values up to it, so
+   * whatever was read can be written back.
+   */
+  readonly maxDecoded: number;
   /** Out-of-range finite values are clamped to the range instead of refused (see {@link CompressedFloatOptions}). */
   readonly clamp: boolean;
 }
@@ -62,6 +68,8 @@ export function compressedFloat(
     maxInteger,
     maxIntegerF32: f32(maxInteger),
     bits: bitsRequired(0, maxInteger),
+    // dequantize(maxInteger): maxInteger / maxInteger is exactly 1.
+    maxDecoded: Math.max(fmax, f32(delta + fmin)),
     clamp: options.clamp === true,
   });
 }
@@ -69,11 +77,12 @@ export function compressedFloat(
 /**
  * Why a value cannot be sent through `spec`, or null when it can: NaN and ±Infinity never can (the
  * STANDARD calls them non-conforming), a finite value outside the range only when the spec clamps.
- * The range test is on the float32 of the value, which is what the arithmetic uses.
+ * The range test is on the float32 of the value, which is what the arithmetic uses, and reaches up
+ * to `maxDecoded`, so a value a read returned is always accepted.
  */
 export function compressedFloatProblem(value: number, spec: CompressedFloat): string | null {
   const v = f32(value);
-  if (v >= spec.min && v <= spec.max) return null;
+  if (v >= spec.min && v <= spec.maxDecoded) return null;
   if (value - value !== 0)
     return `${value} cannot be sent as a compressed float (NaN and infinities are refused)`;
   return spec.clamp

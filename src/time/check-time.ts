@@ -6,7 +6,7 @@
  * times are fine (several calls in one tick). Use a monotonic clock (`performance.now() / 1000`).
  */
 export function checkTime(where: string, now: number, last: number): number {
-  // One comparison on the fast path: NaN fails `>=`, and -Infinity is only ever the initial `last`.
+  // The fast path is three comparisons, no call: NaN fails `>=`; ±Infinity are refused by identity.
   if (now >= last && now !== Number.POSITIVE_INFINITY && now !== Number.NEGATIVE_INFINITY) return now;
   if (!Number.isFinite(now))
     throw new RangeError(`${where}: now must be a finite number of seconds, got ${now}`);

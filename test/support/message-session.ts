@@ -52,6 +52,12 @@ export function messageSession<M extends AnyMessageType>(options: {
     server,
     serverSocket,
     clock,
+    /** One tick: the clock moves on `dt` (default 1/60 s), then the server and each client update. */
+    tick: (clients: readonly { update(now: number): void }[], dt = 1 / 60) => {
+      clock.now += dt;
+      server.update(clock.now);
+      for (const client of clients) client.update(clock.now);
+    },
     /** A connect token for `clientId`, issued now (timeoutSeconds default 5). */
     token: (clientId: bigint, timeoutSeconds?: number) =>
       generateConnectToken({

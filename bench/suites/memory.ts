@@ -1,0 +1,108 @@
+/**
+ * What the stack keeps in memory, as heap growth after a full collection (run with --expose-gc,
+ * as `npm run bench` does; without it the figures are noise):
+ *
+ * 1. One ReliableEndpoint (each side of a connection has one) at the reference's settings
+ *    (256-entry buffers) and at CHANNEL_RELIABLE_DEFAULTS (what MessageServer / MessageClient use
+ *    for long round trips), both with the channels' 1150-byte packets. Averaged over 200.
+ * 2. A server's handshake tables full at their defaults: 2048 valid requests from fresh addresses
+ *    (1024 handshakes in progress, 2048 presented tokens), measured as what `stop()` frees, so the
+ *    datagrams and clients of the flood are not counted.
+ *
+ * The figures docs/channels.md ("Long round trips") and docs/connection.md quote come from here.
+ */
+import { CHANNEL_RELIABLE_DEFAULTS } from '../../src/channels/packet-defaults.js';
+import { nodeAead } from '../../src/connection/aead-node.js';
+import { Client } from '../../src/connection/client.js';
+import { generateConnectToken } from '../../src/connection/connect-token.js';
+import { Server } from '../../src/connection/server.js';
+import type { ReliableConfig } from '../../src/packet/config.js';
+import { ReliableEndpoint } from '../../src/packet/endpoint.js';
+import { toAddress } from '../../src/transport/address.js';
+import { MemoryNetwork } from '../../src/transport/memory-transport.js';
+import { check, collectAllGarbage, gcExposed, type SuiteContext } from '../harness.js';
+
+const KB = 1024;
+const ENDPOINTS = 200;
+const FLOOD = 2048;
+const PROTOCOL_ID = 0x5eedn;
+const PRIVATE_KEY = Uint8Array.from({ length: 32 }, (_, i) => i * 11 + 3);
+const UNIX_NOW = 1_700_000_000;
+const SERVER_ADDRESS = toAddress('10.0.0.1:40000');
+
+function heapUsed(): number {
+  // Twice: the first full collection can leave array buffers it found dead to a later one.
+  collectAllGarbage();
+  collectAllGarbage();
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return heapUsed + arrayBuffers;
+}
+
+/** Heap per endpoint, bytes, built with `config`. */
+function endpointBytes(config: Partial<ReliableConfig>): number {
+  const handler = { transmit() {}, process: () => true };
+  const kept: ReliableEndpoint[] = [];
+  const before = heapUsed();
+  for (let i = 0; i < ENDPOINTS; i++) kept.push(new ReliableEndpoint(handler, config, 0));
+  const after = heapUsed();
+  check(kept.length === ENDPOINTS, 'memory: endpoints not built');
+  return (after - before) / ENDPOINTS;
+}
+
+/** Heap the default handshake tables hold when a flood of valid requests has filled them, bytes. */
+function floodedTablesBytes(): { bytes: number; pending: number } {
+  const network = new MemoryNetwork();
+  const transport = network.createTransport(SERVER_ADDRESS, { maxQueuedDatagrams: FLOOD });
+  const server = new Server({
+    protocolId: PROTOCOL_ID,
+    privateKey: PRIVATE_KEY,
+    publicAddresses: [SERVER_ADDRESS],
+    transports: [transport],
+    aead: nodeAead,
+    unixTime: () => UNIX_NOW,
+    maxDatagramsPerUpdate: FLOOD,
+  });
+  const clients: Client[] = [];
+  for (let i = 0; i < FLOOD; i++) {
+    const client = new Client({ transport: network.createTransport(), aead: nodeAead });
+    const token = generateConnectToken({
+      protocolId: PROTOCOL_ID,
+      privateKey: PRIVATE_KEY,
+      clientId: BigInt(i + 1),
+      serverAddresses: [SERVER_ADDRESS],
+      now: UNIX_NOW,
+      aead: nodeAead,
+    });
+    client.connect(token, 1);
+    client.update(1); // one connection request, never answered
+    clients.push(client);
+  }
+  server.update(1);
+  check(
+    server.counters.requestsAccepted === FLOOD,
+    `memory: ${server.counters.requestsAccepted} of ${FLOOD} requests accepted`,
+  );
+  const full = heapUsed();
+  server.stop();
+  const empty = heapUsed();
+  check(clients.length === FLOOD, 'memory: clients not kept');
+  return { bytes: full - empty, pending: Math.min(FLOOD, Math.max(1024, 4 * server.maxClients)) };
+}
+
+export function runMemory(ctx: SuiteContext): void {
+  if (!gcExposed) ctx.note('memory: GC not exposed (run node with --expose-gc): figures are noise');
+  const packets = { maxPacketSize: 1150, fragmentAbove: 1150 };
+  const reference = endpointBytes(packets);
+  const channels = endpointBytes({ ...packets, ...CHANNEL_RELIABLE_DEFAULTS });
+  const flood = floodedTablesBytes();
+  ctx.note(`ReliableEndpoint, reference buffers (256 / 256): ${(reference / KB).toFixed(0)} KB each`);
+  ctx.note(
+    `ReliableEndpoint, CHANNEL_RELIABLE_DEFAULTS (${CHANNEL_RELIABLE_DEFAULTS.sentPacketsBufferSize} / ${CHANNEL_RELIABLE_DEFAULTS.receivedPacketsBufferSize}): ${(channels / KB).toFixed(0)} KB each`,
+  );
+  ctx.note(
+    `Server handshake tables after ${FLOOD} valid requests (${flood.pending} pending, ${FLOOD} tokens presented): ${(flood.bytes / KB / KB).toFixed(2)} MB`,
+  );
+  ctx.record('endpointReferenceBytes', reference);
+  ctx.record('endpointChannelBytes', channels);
+  ctx.record('floodedHandshakeTablesBytes', flood.bytes);
+}

@@ -1,0 +1,253 @@
+/**
+ * The read side of the schema code generator (see generate.ts): emits a specialised read that
+ * keeps the bit state in locals, checks the input length once per fixed-size subtree, and reads
+ * fixed-size loop-free runs of leaves a 32-bit group at a time. Every bad input returns null
+ * through h.fail with the field path and the bit it stopped at.
+ */
+import { bitsRequired } from '../bits/bits-required.js';
+import {
+  type Emitter,
+  emitDirectTest,
+  indexPath,
+  LOAD_READER,
+  member,
+  num,
+  ownMember,
+  pathOf,
+  SYNC_READER,
+  str,
+} from './generate-emitter.js';
+import type { SchemaNode } from './schema.js';
+import { fixedBits } from './size.js';
+
+/** Unpacks `bits` bits (1..32) from the local scratch word into a new local; returns its name. */
+function emitUnpack(g: Emitter, bits: number): string {
+  const u = g.local('u');
+  if (bits === 32) {
+    // The scratch word holds 0..31 bits, so 32 bits always take one new word; sb stays the same.
+    g.line(`const ${u}w = words[wi++];`);
+    g.line(`const ${u} = (scratch | (${u}w << sb)) >>> 0;`);
+    g.line(`scratch = sb === 0 ? 0 : ${u}w >>> (32 - sb);`);
+    return u;
+  }
+  const mask = 2 ** bits - 1;
+  g.line(`let ${u};`);
+  g.line(`if (sb >= ${bits}) { ${u} = scratch & ${mask}; scratch >>>= ${bits}; sb -= ${bits}; }`);
+  g.line(
+    `else { const word = words[wi++]; ${u} = (scratch | (word << sb)) & ${mask}; scratch = word >>> (${bits} - sb); sb += ${32 - bits}; }`,
+  );
+  return u;
+}
+
+/** Leaf widths of a fixed-size, loop-free subtree made only of kinds read inline, or null. */
+function fusableWidths(n: SchemaNode, out: number[] = []): number[] | null {
+  switch (n.kind) {
+    case 'bool':
+      out.push(1);
+      return out;
+    case 'int':
+    case 'enum': {
+      const bits = n.kind === 'int' ? bitsRequired(n.min, n.max) : bitsRequired(0, n.values.length - 1);
+      if (bits > 0) out.push(bits);
+      return out;
+    }
+    case 'float':
+      out.push(n.spec.bits);
+      return out;
+    case 'float32':
+      out.push(32);
+      return out;
+    case 'object':
+      for (const field of Object.values(n.fields)) if (fusableWidths(field, out) === null) return null;
+      return out;
+    case 'tuple':
+      if (n.length > 4) return null;
+      for (let i = 0; i < n.length; i++) if (fusableWidths(n.item, out) === null) return null;
+      return out;
+    default:
+      return null;
+  }
+}
+
+/**
+ * The raw bits of the next leaf. Inside a fused run the leaves are read a group at a time (as
+ * many consecutive leaves as fit in 32 bits, one unpack) and split with shifts and masks.
+ */
+function takeRaw(g: Emitter, bits: number): string {
+  const plan = g.plan;
+  if (plan === null) return emitUnpack(g, bits);
+  if (plan.widths[plan.cursor] !== bits) throw new Error('generate: read plan out of step with the schema');
+  if (plan.cursor === plan.groupEnd) {
+    let total = 0;
+    let end = plan.cursor;
+    while (end < plan.widths.length && total + plan.widths[end] <= 32) total += plan.widths[end++];
+    plan.group = emitUnpack(g, total);
+    plan.groupBits = total;
+    plan.groupEnd = end;
+    plan.offset = 0;
+  }
+  const { group, offset, groupBits } = plan;
+  plan.cursor++;
+  plan.offset += bits;
+  if (bits === groupBits) return group;
+  const shifted = offset === 0 ? group : `(${group} >>> ${offset})`;
+  if (offset + bits === groupBits) return shifted;
+  const x = g.local('f');
+  g.line(`const ${x} = ${shifted} & ${2 ** bits - 1};`);
+  return x;
+}
+
+/** Rejects the input: hands the bit state back (so the error names the right bit) and returns null. */
+const reject = (path: string, reason: string): string =>
+  `{ ${SYNC_READER} return h.fail(rs, ${path}, ${reason}); }`;
+
+function emitNeed(g: Emitter, bits: string, path: string): void {
+  g.line(`if (end - wi * 32 + sb < ${bits}) ${reject(path, "'read past the end'")}`);
+}
+
+/** Emits reading `n`; returns the local holding the value. `checked`: the bits are known to be there. */
+export function emitRead(g: Emitter, n: SchemaNode, target: string, path: string, checked: boolean): string {
+  const fixed = fixedBits(n);
+  if (!checked && fixed > 0) {
+    emitNeed(g, String(fixed), path);
+    checked = true;
+  }
+  if (g.plan === null && fixed > 0 && (n.kind === 'object' || n.kind === 'tuple')) {
+    const widths = fusableWidths(n);
+    if (widths !== null) {
+      g.plan = { widths, cursor: 0, group: '', groupBits: 0, groupEnd: 0, offset: 0 };
+      const value = emitRead(g, n, target, path, checked);
+      if (g.plan.cursor !== widths.length) throw new Error('generate: read plan not fully consumed');
+      g.plan = null;
+      return value;
+    }
+  }
+  const v = g.local('v');
+  switch (n.kind) {
+    case 'bool':
+      g.line(`const ${v} = ${takeRaw(g, 1)} === 1;`);
+      return v;
+    case 'int': {
+      const range = n.max - n.min;
+      if (range === 0) {
+        g.line(`const ${v} = ${num(n.min)};`);
+        return v;
+      }
+      const bits = bitsRequired(n.min, n.max);
+      const u = takeRaw(g, bits);
+      if (range !== 2 ** bits - 1) {
+        g.line(`if (${u} > ${range}) ${reject(path, `'int out of range [${n.min}, ${n.max}]'`)}`);
+      }
+      g.line(`const ${v} = ${n.min === 0 ? u : `${num(n.min)} + ${u}`};`);
+      return v;
+    }
+    case 'float': {
+      const { spec } = n;
+      const q = takeRaw(g, spec.bits);
+      if (spec.maxInteger !== 2 ** spec.bits - 1) {
+        g.line(`if (${q} > ${spec.maxInteger}) ${reject(path, "'compressed float out of range'")}`);
+      }
+      g.line(
+        `const ${v} = Math.fround(Math.fround(Math.fround(Math.fround(${q}) / ${num(spec.maxIntegerF32)}) * ${num(spec.delta)}) + ${num(spec.min)});`,
+      );
+      return v;
+    }
+    case 'float32':
+      g.line(`const ${v} = h.bitsToFloat32(${takeRaw(g, 32)});`);
+      return v;
+    case 'enum': {
+      const bits = bitsRequired(0, n.values.length - 1);
+      const values = g.constant(n.values);
+      if (bits === 0) {
+        g.line(`const ${v} = ${values}[0];`);
+        return v;
+      }
+      const u = takeRaw(g, bits);
+      if (n.values.length !== 2 ** bits) {
+        g.line(`if (${u} >= ${n.values.length}) ${reject(path, "'enum index out of range'")}`);
+      }
+      g.line(`const ${v} = ${values}[${u}];`);
+      return v;
+    }
+    case 'object': {
+      // Fill the caller's object in place; otherwise read every field into locals and build one
+      // literal, so a fresh object is allocated once, with its final values, in schema order.
+      const o = g.local('o');
+      g.line(`const ${o}t = ${target};`);
+      g.line(`const ${o} = typeof ${o}t === 'object' && ${o}t !== null ? ${o}t : null;`);
+      const direct = emitDirectTest(g, o, n, true);
+      const values: [string, string][] = [];
+      for (const [key, field] of Object.entries(n.fields)) {
+        const slot = `(${o} === null ? undefined : ${ownMember(o, direct, key)})`;
+        values.push([key, emitRead(g, field, slot, pathOf(path, `.${key}`), checked)]);
+      }
+      g.line(`let ${v};`);
+      g.line(`if (${o} === null) ${v} = { ${values.map(([key, x]) => `${str(key)}: ${x}`).join(', ')} };`);
+      g.line(`else { ${values.map(([key, x]) => `${member(o, key)} = ${x};`).join(' ')} ${v} = ${o}; }`);
+      return v;
+    }
+    case 'array':
+    case 'tuple': {
+      const a = g.local('a');
+      const count = g.local('n');
+      const itemBits = fixedBits(n.item);
+      if (n.kind === 'array') {
+        const bits = bitsRequired(0, n.maxLength);
+        if (!checked && bits > 0) emitNeed(g, String(bits), path);
+        g.line(`const ${count} = ${bits > 0 ? emitUnpack(g, bits) : '0'};`);
+        if (n.maxLength !== 2 ** bits - 1) {
+          g.line(`if (${count} > ${n.maxLength}) ${reject(path, `'array longer than ${n.maxLength}'`)}`);
+        }
+        g.line(`let ${a} = ${target};`);
+        g.line(
+          `if (!Array.isArray(${a})) ${a} = []; else if (${a}.length > ${count}) ${a}.length = ${count};`,
+        );
+        if (!checked && itemBits > 0) {
+          // Fixed-size items: one length check for the whole array instead of one per item.
+          emitNeed(g, `${count} * ${itemBits}`, path);
+        }
+      } else {
+        g.line(`let ${a} = ${target};`);
+        g.line(
+          `if (!(Array.isArray(${a}) || ArrayBuffer.isView(${a})) || ${a}.length !== ${n.length}) ${a} = null;`,
+        );
+        if (n.length <= 4) {
+          // Short tuples unrolled; a fresh one is built as one literal once its items are read.
+          const items: string[] = [];
+          for (let i = 0; i < n.length; i++) {
+            const slot = `(${a} === null ? undefined : ${a}[${i}])`;
+            items.push(emitRead(g, n.item, slot, pathOf(path, `[${i}]`), checked || itemBits > 0));
+          }
+          g.line(`if (${a} === null) ${a} = [${items.join(', ')}];`);
+          g.line(`else { ${items.map((x, i) => `${a}[${i}] = ${x};`).join(' ')} }`);
+          g.line(`const ${v} = ${a};`);
+          return v;
+        }
+        g.line(`if (${a} === null) ${a} = [];`);
+        g.line(`const ${count} = ${n.length};`);
+      }
+      const i = g.local('i');
+      g.open(`for (let ${i} = 0; ${i} < ${count}; ${i}++) {`);
+      const x = emitRead(g, n.item, `${a}[${i}]`, indexPath(path, i), checked || itemBits > 0);
+      g.line(`${a}[${i}] = ${x};`);
+      g.close();
+      g.line(`const ${v} = ${a};`);
+      return v;
+    }
+    case 'optional': {
+      if (!checked) emitNeed(g, '1', path);
+      g.line(`let ${v};`);
+      g.open(`if (${emitUnpack(g, 1)} === 1) {`);
+      const x = emitRead(g, n.inner, target, path, false);
+      g.line(`${v} = ${x};`);
+      g.close();
+      return v;
+    }
+    default:
+      g.line(SYNC_READER);
+      g.line(`const ${v} = h.node(rs, ${g.constant(n)}, ${target});`);
+      g.line('if (!rs.ok) return null;');
+      g.line(LOAD_READER);
+      return v;
+  }
+}
