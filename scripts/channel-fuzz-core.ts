@@ -149,14 +149,18 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
       sentMessages++;
       if (sentMessages % 97 === 0) sender.sendBlock(0, blockBytes(sentBlocks++));
     }
-    sender.send(1, Position, { tick, x: 1 });
-    sender.send(2, Position, { tick, x: -1 });
+    // Unreliable sends only while their queues have room: while blocks fill the packets for a
+    // while, these queues wait, and a full one throws at send (as it should).
+    const senderQueues = sender.queueDepths();
+    if (senderQueues[1].send < 256) sender.send(1, Position, { tick, x: 1 });
+    if (senderQueues[2].send < 256) sender.send(2, Position, { tick, x: -1 });
     if (twin.queueDepths()[0].send < 200) {
       twin.send(0, Chat, { n: tick, text: `message ${tick}` });
       if (tick % 97 === 0) twin.sendBlock(0, blockBytes(tick));
     }
-    twin.send(1, Position, { tick, x: 1 });
-    twin.send(2, Position, { tick, x: -1 });
+    const twinQueues = twin.queueDepths();
+    if (twinQueues[1].send < 256) twin.send(1, Position, { tick, x: 1 });
+    if (twinQueues[2].send < 256) twin.send(2, Position, { tick, x: -1 });
     const { data, record } = sender.writePacket(now);
     const packet = Uint8Array.from(data);
     if (!lossy || next() >= 0.1) {
