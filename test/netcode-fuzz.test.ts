@@ -51,7 +51,9 @@ describe(`netcode fuzz, ${DATAGRAMS} datagrams`, () => {
       assert.ok(d.sent > 400, `sent ${d.sent}`);
       assert.equal(d.delivered, d.sent, replay);
     }
-    assert.ok(s.realToServer > 1000 && s.realToClient > 500, `${s.realToServer} / ${s.realToClient}`);
+    // Not vacuous: 1233 ± 80 and 617 ± 13 across 40 seeds; the bounds sit ~7σ and ~9σ below
+    // (1000 was 3σ down: GW_SEED=1501155759 read 973).
+    assert.ok(s.realToServer > 650 && s.realToClient > 500, `${s.realToServer} / ${s.realToClient}`);
 
     // Every input reached its reader and was accounted for there; none random or mutated was accepted.
     report.readers.forEach((reader, k) => {
