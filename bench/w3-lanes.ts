@@ -7,6 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { commandLine, flagValue, positiveIntegerFlag } from '../scripts/cli.js';
 import {
   compileLayout,
   type LaneState,
@@ -57,7 +58,13 @@ type CubeValue = {
   rest: boolean;
 };
 
-const frames = Number(process.argv[process.argv.indexOf('--frames') + 1]) || 1200;
+const args = commandLine({
+  name: 'node dist/bench/w3-lanes.js',
+  description:
+    'Bits per changed cube of the entity delta codec on the W3 cube scene, the changed-lane set forms, and codec speed.',
+  flags: { frames: { arg: 'N', help: 'frames of the scene to run (default 1200)' } },
+});
+const frames = flagValue(() => positiveIntegerFlag('--frames', args.frames, 1200));
 const scenePath = fileURLToPath(new URL('../../../shared/workloads/w3-scene.mjs', import.meta.url));
 if (!existsSync(scenePath)) {
   console.log(`w3-lanes: skipped, ${scenePath} is absent`);
