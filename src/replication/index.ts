@@ -5,6 +5,15 @@ export {
   DEFAULT_KBPS,
 } from './budget.js';
 export { DELTA_BITS, DELTA_LOW, measureDelta, readDelta, writeDelta } from './entity-delta.js';
+export { EntityHistory } from './entity-history.js';
+export {
+  type AnyEntityType,
+  defineEntity,
+  type EntityPosition,
+  type EntityType,
+  type EntityTypeOptions,
+  type EntityValue,
+} from './entity-type.js';
 export { IdList } from './id-list.js';
 export { InterestManager, type InterestManagerOptions, type RelevanceFilter } from './interest.js';
 export { DEFAULT_LEAVE_FACTOR, InterestView, type InterestViewOptions } from './interest-view.js';
@@ -19,3 +28,4 @@ export {
 } from './priority.js';
 export { DEFAULT_MAX_MISFITS, PrioritySelection } from './priority-selection.js';
 export { type GridVisitor, SpatialGrid, type SpatialGridOptions } from './spatial-grid.js';
+export { type Entity, ServerWorld, type ServerWorldOptions } from './world.js';
