@@ -81,3 +81,21 @@ export interface Channel {
   /** Reliable: messages and block fragments written again (resends and their copies). */
   readonly resent: number;
 }
+
+/**
+ * The entry a custom channel (config kind 'custom') writes in each packet: chosen within the
+ * channel's budget, read whole before anything is applied, and told which packets were acked
+ * through the numbers it pushed into their record.
+ */
+export interface CustomChannel {
+  /** Chooses what to write now within `budgetBits` (the whole entry); 0 writes no entry. */
+  select(now: number, budgetBits: number): number;
+  /** Writes what `select` chose, at most `budgetBits` of it; pushes what its ack must know into `record`. */
+  writeSelected(ws: WriteStream, now: number, record: ScratchList<number>): void;
+  /** Parses an entry into `staged` without applying it; false (with `rs.fail(reason)`) when it is bad. */
+  read(rs: ReadStream, staged: ScratchList<unknown>): boolean;
+  /** Applies what `read` staged: every entry of the packet was valid. */
+  apply(staged: ScratchList<unknown>): void;
+  /** The packet whose record holds `record[start..end)` (what writeSelected pushed) was acked. */
+  acked(record: PacketRecord, start: number, end: number): void;
+}
