@@ -61,4 +61,12 @@ export class EntityHistory {
     }
     return null;
   }
+
+  /** The state stamped exactly `tick`, or null (a client's baseline must be one it received). */
+  exact(tick: number): LaneState | null {
+    for (let k = 0, i = this.head; k < this.count; k++, i = (i - 1 + this.length) % this.length) {
+      if (this.ticks[i] === tick) return this.states[i];
+    }
+    return null;
+  }
 }

@@ -4,6 +4,7 @@ export {
   DEFAULT_BYTES_PER_PACKET,
   DEFAULT_KBPS,
 } from './budget.js';
+export { ClientMirror, type ClientMirrorOptions, type Ghost, type GhostEvent } from './client-mirror.js';
 export { DELTA_BITS, DELTA_LOW, measureDelta, readDelta, writeDelta } from './entity-delta.js';
 export { EntityHistory } from './entity-history.js';
 export {
@@ -27,5 +28,10 @@ export {
   type PriorityOptions,
 } from './priority.js';
 export { DEFAULT_MAX_MISFITS, PrioritySelection } from './priority-selection.js';
+export {
+  type ReplicationInterestOptions,
+  ReplicationServer,
+  type ReplicationServerOptions,
+} from './replication-server.js';
 export { type GridVisitor, SpatialGrid, type SpatialGridOptions } from './spatial-grid.js';
 export { type Entity, ServerWorld, type ServerWorldOptions } from './world.js';

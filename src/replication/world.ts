@@ -2,9 +2,8 @@ import { checkIndex } from '../channels/check-index.js';
 import { EntityHistory } from './entity-history.js';
 import { type AnyEntityType, checkTypes, type EntityType } from './entity-type.js';
 import { IdList } from './id-list.js';
-import type { LaneState } from './lane-state.js';
+import { type LaneState, sameState } from './lane-state.js';
 import type { EntityLayout } from './layout.js';
-import { sameBytes } from './quantize.js';
 
 /** A handle to a live entity: its id (reused after a destroy) and the generation that tells uses apart. */
 export interface Entity<T = unknown> {
@@ -237,12 +236,4 @@ export class ServerWorld {
     this.inLifecycle[id] = 1;
     this.lifecycle.push(id);
   }
-}
-
-function sameState(a: LaneState, b: LaneState): boolean {
-  const x = a.lanes;
-  const y = b.lanes;
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
-  for (let i = 0; i < a.blobs.length; i++) if (!sameBytes(a.blobs[i], b.blobs[i])) return false;
-  return true;
 }
