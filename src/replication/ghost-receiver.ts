@@ -55,14 +55,19 @@ export class GhostReceiver {
   }
 
   private clear(): void {
-    const lists = [this.destroys, this.creates, this.updates];
-    for (const list of lists) for (let i = 0; i < list.length; i++) this.seen[list.items[i]] = 0;
+    this.unmark(this.destroys);
+    this.unmark(this.creates);
+    this.unmark(this.updates);
     this.destroys.clear();
     this.creates.clear();
     this.createTypes.clear();
     this.createGenerations.clear();
     this.updates.clear();
     this.poolUsed.fill(0);
+  }
+
+  private unmark(list: IdList): void {
+    for (let i = 0; i < list.length; i++) this.seen[list.items[i]] = 0;
   }
 
   /** Parses a section against `table`; false (the stream failed with a reason) when it is bad. */
@@ -90,6 +95,7 @@ export class GhostReceiver {
       if ((seen[id] & CREATED) !== 0) return this.refuse(rs, `ghost ${id} created twice`);
       const state = this.state(type);
       if (!readDelta(rs, this.types[type].layout, null, state)) break;
+      if (!this.whole(rs, state, id)) return false;
       seen[id] |= CREATED;
       this.creates.push(id);
       this.createTypes.push(type);
@@ -118,11 +124,23 @@ export class GhostReceiver {
       }
       const state = this.state(type);
       if (!readDelta(rs, this.types[type].layout, baseline, state)) break;
+      if (baseline === null && !this.whole(rs, state, id)) return false;
       seen[id] = UPDATED;
       this.updates.push(id);
       this.updateStates[this.updates.length - 1] = state;
     }
     return rs.ok;
+  }
+
+  /**
+   * A state read against the zero state must carry every blob: an empty one is the zero state's
+   * placeholder, never an encoding (each variable-size field takes at least one bit).
+   */
+  private whole(rs: ReadStream, state: LaneState, id: number): boolean {
+    for (let b = 0; b < state.blobs.length; b++)
+      if (state.blobs[b].length === 0)
+        return this.refuse(rs, `ghost ${id}'s state lacks a variable-size field`);
+    return true;
   }
 
   private refuse(rs: ReadStream, reason: string): false {
