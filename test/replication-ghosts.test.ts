@@ -41,9 +41,15 @@ function randomValue(next: () => number, type: typeof Cube | typeof Tag): Value 
 }
 
 /** A server with a ReplicationServer and `count` clients, each behind its own simulated link. */
-function scene(seed: number, count: number, historyLength = HISTORY) {
+function scene(seed: number, count: number, historyLength = HISTORY, spatial = false) {
   const world = new ServerWorld({ types, capacity: CAPACITY, historyLength });
-  const replication = new ReplicationServer({ world, maxClients: 4 });
+  const replication = new ReplicationServer({
+    world,
+    maxClients: 4,
+    interest: spatial
+      ? { grid: { min: [-64, -64, -64], max: [64, 64, 64], cellSize: 16 }, radius: 40 }
+      : undefined,
+  });
   const session = messageSession({
     protocolId: 77n,
     factory,
@@ -93,15 +99,20 @@ function scene(seed: number, count: number, historyLength = HISTORY) {
   return { world, replication, server, clients, step, clock };
 }
 
-/** Every mirror holds exactly the server's live entities, equal to their quantized values. */
-function assertConverged(world: ServerWorld, clients: { mirror: ClientMirror; events: string[] }[]) {
-  for (const [k, { mirror, events }] of clients.entries()) {
+/** Every mirror holds exactly the server's live entities relevant to it, equal to their quantized values. */
+function assertConverged(
+  world: ServerWorld,
+  clients: { mirror: ClientMirror; events: string[]; client: MessageClient }[],
+  replication?: ReplicationServer,
+) {
+  for (const [k, { mirror, events, client }] of clients.entries()) {
     assert.deepEqual(events, [], `client ${k}: event order`);
+    const view = replication?.view(client.client.clientIndex);
     for (let id = 0; id < CAPACITY; id++) {
       const entity = world.entity(id);
       const ghost = mirror.ghost(id);
-      if (entity === null) {
-        assert.equal(ghost, null, `client ${k}: ghost ${id} left after destroy`);
+      if (entity === null || (view !== undefined && view !== null && !view.has(id))) {
+        assert.equal(ghost, null, `client ${k}: ghost ${id} left after destroy or leaving interest`);
         continue;
       }
       assert.ok(ghost !== null, `client ${k}: entity ${id} has no ghost`);
@@ -112,49 +123,66 @@ function assertConverged(world: ServerWorld, clients: { mirror: ClientMirror; ev
   }
 }
 
+/** Random creates, sets and destroys for 8 s over random bad links, then 30 s with no changes. */
+function runRandom(seed: number, spatial: boolean) {
+  const next = prng(seed);
+  const s = scene(seed, 1 + randomInt(next, 3), 2 + randomInt(next, 8), spatial);
+  s.clients.forEach((c) => {
+    const conditions: LinkConditions = {
+      latency: randomInt(next, 500),
+      jitter: randomInt(next, 100),
+      loss: randomInt(next, 51),
+      duplicates: randomInt(next, 20),
+    };
+    c.link.setConditions('outgoing', conditions);
+    c.link.setConditions('incoming', conditions);
+    if (spatial)
+      s.replication.view(c.client.client.clientIndex)!.setCenter((next() - 0.5) * 80, (next() - 0.5) * 80, 0);
+  });
+  const live: Entity<Value>[] = [];
+  for (let frame = 0; frame < 240; frame++) {
+    const ops = randomInt(next, 6);
+    for (let k = 0; k < ops; k++) {
+      const r = next();
+      if ((r < 0.3 || live.length === 0) && s.world.size < CAPACITY) {
+        const type = next() < 0.7 ? Cube : Tag;
+        live.push(s.world.create(type as never, randomValue(next, type)) as Entity<Value>);
+      } else if (r < 0.85 && live.length > 0) {
+        const e = live[randomInt(next, live.length)];
+        s.world.set(e, randomValue(next, e.type as never));
+      } else if (live.length > 0) {
+        const i = randomInt(next, live.length);
+        s.world.destroy(live[i]);
+        live.splice(i, 1);
+      }
+    }
+    s.world.tick();
+    s.step(1 / 30);
+  }
+  // Changes stop; the world keeps ticking and traffic settles.
+  for (let frame = 0; frame < 30 * 30; frame++) {
+    s.world.tick();
+    s.step(1 / 30);
+  }
+  assertConverged(s.world, s.clients, spatial ? s.replication : undefined);
+  return s;
+}
+
 describe(`replication ghosts (seed ${SEED})`, () => {
   it('converges: random worlds over bad links reach every client exactly', () => {
-    const runs = 3;
-    for (let run = 0; run < runs; run++) {
-      const seed = (SEED + run * 7919) >>> 0;
-      const next = prng(seed);
-      const s = scene(seed, 1 + randomInt(next, 3), 2 + randomInt(next, 8));
-      const conditions: LinkConditions[] = s.clients.map(() => ({
-        latency: randomInt(next, 500),
-        jitter: randomInt(next, 100),
-        loss: randomInt(next, 51),
-        duplicates: randomInt(next, 20),
-      }));
-      s.clients.forEach((c, i) => {
-        c.link.setConditions('outgoing', conditions[i]);
-        c.link.setConditions('incoming', conditions[i]);
-      });
-      const live: Entity<Value>[] = [];
-      for (let frame = 0; frame < 240; frame++) {
-        const ops = randomInt(next, 6);
-        for (let k = 0; k < ops; k++) {
-          const r = next();
-          if ((r < 0.3 || live.length === 0) && s.world.size < CAPACITY) {
-            const type = next() < 0.7 ? Cube : Tag;
-            live.push(s.world.create(type as never, randomValue(next, type)) as Entity<Value>);
-          } else if (r < 0.85 && live.length > 0) {
-            const e = live[randomInt(next, live.length)];
-            s.world.set(e, randomValue(next, e.type as never));
-          } else if (live.length > 0) {
-            const i = randomInt(next, live.length);
-            s.world.destroy(live[i]);
-            live.splice(i, 1);
-          }
-        }
-        s.world.tick();
-        s.step(1 / 30);
+    for (let run = 0; run < 3; run++) runRandom((SEED + run * 7919) >>> 0, false);
+  });
+
+  it('converges with interest: each client holds exactly the entities near its view', () => {
+    let seen = 0;
+    let hidden = 0;
+    for (let run = 0; run < 2; run++) {
+      const s = runRandom((SEED + run * 104729) >>> 0, true);
+      for (const c of s.clients) {
+        seen += c.mirror.size;
+        hidden += s.world.size - c.mirror.size;
       }
-      // Changes stop; the world keeps ticking and traffic settles.
-      for (let frame = 0; frame < 30 * 30; frame++) {
-        s.world.tick();
-        s.step(1 / 30);
-      }
-      assertConverged(s.world, s.clients);
     }
+    assert.ok(seen > 0 && hidden > 0, `interest both shows and hides (${seen} shown, ${hidden} hidden)`);
   });
 });
