@@ -235,4 +235,38 @@ describe(`ghost section (seed ${SEED})`, () => {
     step();
     assert.equal(mirror.ghost(ball.id), null, 'left: destroyed on the client');
   });
+
+  it('a bandwidth budget caps the section: a burst of creates goes out at the configured rate', () => {
+    const world = new ServerWorld({ types, capacity: CAPACITY });
+    const replication = new ReplicationServer({
+      world,
+      maxClients: 1,
+      bandwidth: { bytesPerPacket: 50, kbps: 2, burstBytes: 100 },
+    });
+    const mirror = new ClientMirror({ types, capacity: CAPACITY });
+    const server = new MessageConnection({ factory, channels: [replication.channel], clientIndex: 0 });
+    const client = new MessageConnection({ factory, channels: [mirror.channel], clientIndex: 0 });
+    for (let i = 0; i < CAPACITY; i++) world.create(Tag, { name: 'abcdefghijkl', team: i & 3 });
+    world.tick();
+    let bytes = 0;
+    let now = 0;
+    for (let i = 0; i < 60; i++) {
+      now += 1 / 60;
+      const { data, record } = server.writePacket(now);
+      assert.ok(data.length <= 50 + 2, `packet of ${data.length} bytes`);
+      bytes += data.length - 1;
+      assert.ok(client.readPacket(data, 0, data.length));
+      server.acked(record);
+    }
+    // One second at 2 kbit/s (250 bytes) plus the burst, give or take the channel headers.
+    assert.ok(bytes <= 100 + 250 + 60, `sent ${bytes} bytes`);
+    assert.ok(mirror.size > 0 && mirror.size < CAPACITY, `${mirror.size} ghosts so far`);
+    for (let i = 0; i < 600 && mirror.size < CAPACITY; i++) {
+      now += 1 / 60;
+      const { data, record } = server.writePacket(now);
+      assert.ok(client.readPacket(data, 0, data.length));
+      server.acked(record);
+    }
+    assert.equal(mirror.size, CAPACITY, 'everything arrives in time');
+  });
 });

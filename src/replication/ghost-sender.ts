@@ -2,6 +2,7 @@ import type { CustomChannel, PacketRecord } from '../channels/channel.js';
 import type { ScratchList } from '../channels/scratch-list.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
+import { BandwidthBudget, type BandwidthBudgetOptions } from './budget.js';
 import { measureDelta, writeDelta } from './entity-delta.js';
 import {
   baselineBits,
@@ -26,6 +27,8 @@ export interface GhostShared {
   readonly selection: PrioritySelection;
   /** Seconds before an unacked create or destroy is written again. */
   readonly resendInterval: number;
+  /** A per-client cap on the section's bytes per packet and rate, or undefined for none. */
+  readonly bandwidth: BandwidthBudgetOptions | undefined;
   /** Brings interest up to the world's tick (every sender's `left` handled) before a packet. */
   refresh(): void;
 }
@@ -76,6 +79,7 @@ export class GhostSender implements CustomChannel {
   /** Per planned update (by id): the baseline tick chosen (-1: absolute). */
   private readonly plannedBaseline: Float64Array;
   private planned = 0;
+  private readonly budget: BandwidthBudget | null;
 
   constructor(
     private readonly shared: GhostShared,
@@ -91,6 +95,7 @@ export class GhostSender implements CustomChannel {
     this.lastSendTick = new Float64Array(capacity).fill(-1);
     this.lastSentAt = new Float64Array(capacity);
     this.plannedBaseline = new Float64Array(capacity);
+    this.budget = shared.bandwidth === undefined ? null : new BandwidthBudget(shared.bandwidth);
     this.idBits = idBits(capacity);
     this.typeBits = Math.max(0, Math.ceil(Math.log2(shared.world.types.length)));
   }
@@ -120,6 +125,10 @@ export class GhostSender implements CustomChannel {
     // The tick and three list terminators.
     let room = budgetBits - TICK_BITS - 3;
     this.planned = 0;
+    if (this.budget !== null) {
+      this.budget.update(now);
+      room = Math.min(room, this.budget.availableBytes() * 8 - TICK_BITS - 3);
+    }
     if (room <= 0 || tick === 0) return 0;
     const resendAt = now - shared.resendInterval;
     for (let i = 0; i < this.destroys.length; i++) {
@@ -190,6 +199,7 @@ export class GhostSender implements CustomChannel {
     const world = this.shared.world;
     const tick = world.serverTick;
     const capacity = world.capacity;
+    const start = ws.bitsProcessed;
     ws.bits(tick, TICK_BITS);
     const destroys = this.plannedDestroys;
     for (let i = 0; i < destroys.length; i++) {
@@ -240,6 +250,7 @@ export class GhostSender implements CustomChannel {
     }
     ws.bits(0, 1);
     this.planned = 0;
+    this.budget?.spend(Math.ceil((ws.bitsProcessed - start) / 8));
   }
 
   /** Counts a write of `id` at `tick` (one per distinct tick) and returns the count. */

@@ -1,4 +1,5 @@
 import type { CustomChannelConfig } from '../channels/config.js';
+import { BandwidthBudget, type BandwidthBudgetOptions } from './budget.js';
 import { checkPositive } from './check-argument.js';
 import { GhostSender, type GhostShared } from './ghost-sender.js';
 import { InterestManager } from './interest.js';
@@ -27,6 +28,11 @@ export interface ReplicationServerOptions {
   budgetBytes?: number;
   /** Seconds before an unacked create or destroy is written again (default 0.1). */
   resendInterval?: number;
+  /**
+   * A per-client token bucket on the section (bytes per packet and kbit/s; see BandwidthBudget):
+   * what does not fit waits, highest priority first. Default: none beyond `budgetBytes`.
+   */
+  bandwidth?: BandwidthBudgetOptions;
   /** Without it every entity is relevant to every client; with it, types with a position are by distance. */
   interest?: ReplicationInterestOptions;
   /** How priority falls with distance from a view's center (only with `interest`). */
@@ -67,12 +73,14 @@ export class ReplicationServer {
     const resendInterval = options.resendInterval ?? 0.1;
     if (!(resendInterval >= 0 && resendInterval < Number.POSITIVE_INFINITY))
       throw new RangeError(`ReplicationServer: resendInterval must be >= 0 seconds, got ${resendInterval}`);
+    if (options.bandwidth !== undefined) new BandwidthBudget(options.bandwidth); // checks the options now
     this.senders = new Array(maxClients).fill(null);
     this.shared = {
       world,
       accumulator,
       selection: new PrioritySelection(),
       resendInterval,
+      bandwidth: options.bandwidth,
       refresh: () => this.refresh(),
     };
     const origin = grid.min;
