@@ -96,7 +96,7 @@ function scene(seed: number, count: number, historyLength = HISTORY, spatial = f
     clients.every((c) => c.client.connected),
     'clients connect',
   );
-  return { world, replication, server, clients, step, clock };
+  return { world, replication, server, clients, step, clock, token: session.token };
 }
 
 /** Every mirror holds exactly the server's live entities relevant to it, equal to their quantized values. */
@@ -184,5 +184,29 @@ describe(`replication ghosts (seed ${SEED})`, () => {
       }
     }
     assert.ok(seen > 0 && hidden > 0, `interest both shows and hides (${seen} shown, ${hidden} hidden)`);
+  });
+
+  it('a client that disconnects frees its view; reconnecting, it is sent everything again', () => {
+    const s = scene(SEED, 1);
+    const c = s.clients[0];
+    for (let i = 0; i < 10; i++) s.world.create(Tag, { name: `t${i}`, team: i & 3 });
+    for (let i = 0; i < 30; i++) {
+      s.world.tick();
+      s.step(1 / 30);
+    }
+    assert.equal(c.mirror.size, 10);
+    const index = c.client.client.clientIndex;
+    c.client.disconnect();
+    for (let i = 0; i < 30; i++) s.step(1 / 30);
+    assert.equal(s.replication.view(index), null, 'the view is dropped with the connection');
+    c.client.connect(s.token(9n), s.clock.now);
+    for (let i = 0; i < 60; i++) {
+      s.world.tick();
+      s.step(1 / 30);
+    }
+    assert.ok(c.client.connected);
+    assert.ok(s.replication.view(c.client.client.clientIndex) !== null);
+    assert.equal(c.mirror.size, 10);
+    assertConverged(s.world, s.clients);
   });
 });

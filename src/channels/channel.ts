@@ -71,6 +71,8 @@ export interface Channel {
   /** Reliable-ordered channels only: queue a block (returns its id), and see how far blocks have got. */
   sendBlock?(data: Uint8Array): number;
   blockProgress?(): BlockProgress;
+  /** The connection ended (custom channels pass it on). */
+  close?(): void;
   /** Reliable channels: appends the ids of messages and blocks accepted and not yet acked, oldest first. */
   unacked?(messages: number[], blocks: number[]): void;
   /** Messages waiting to be sent / awaiting acks, and received but not yet taken. */
@@ -98,4 +100,6 @@ export interface CustomChannel {
   apply(staged: ScratchList<unknown>): void;
   /** The packet whose record holds `record[start..end)` (what writeSelected pushed) was acked. */
   acked(record: PacketRecord, start: number, end: number): void;
+  /** The connection ended (optional): free what was kept for it. */
+  close?(): void;
 }

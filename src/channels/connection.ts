@@ -357,6 +357,11 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
     }
   }
 
+  /** The connection ended: custom channels hear of it (the ghost section drops the client's state). */
+  close(): void {
+    for (const channel of this.channels) channel.close?.();
+  }
+
   /** Messages waiting to be sent or acked, and received but not yet taken, per channel. */
   queueDepths(): { send: number; receive: number }[] {
     return this.channels.map((c) => ({ send: c.sendQueueDepth, receive: c.receiveQueueDepth }));

@@ -46,4 +46,8 @@ export class CustomChannelAdapter implements Channel {
   acked(record: PacketRecord, start: number, end: number): void {
     this.inner?.acked(record, start, end);
   }
+
+  close(): void {
+    this.inner?.close?.();
+  }
 }

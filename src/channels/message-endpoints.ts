@@ -125,6 +125,7 @@ export class MessageServer<M extends AnyMessageType = AnyMessageType> {
           options.onDisconnect?.(index, clientId, reason, connection.undelivered());
         } finally {
           this.ended.delete(index);
+          connection.close();
         }
       },
       onPacket: (index, data, offset, length) =>
@@ -244,6 +245,7 @@ export class MessageClient<M extends AnyMessageType = AnyMessageType> {
           this.connection = null;
           this.link = null;
           this.ended = ended;
+          ended.connection.close();
           try {
             this.report = ended.connection.undelivered();
             options.onDisconnect?.(this.report, state);

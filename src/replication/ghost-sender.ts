@@ -31,6 +31,8 @@ export interface GhostShared {
   readonly bandwidth: BandwidthBudgetOptions | undefined;
   /** Brings interest up to the world's tick (every sender's `left` handled) before a packet. */
   refresh(): void;
+  /** The sender's connection ended. */
+  closed(sender: GhostSender): void;
 }
 
 /** Per (client, id): what the client has or is being told. */
@@ -291,6 +293,10 @@ export class GhostSender implements CustomChannel {
         this.baselineSends[id] = record[k + 3];
       }
     }
+  }
+
+  close(): void {
+    this.shared.closed(this);
   }
 
   /** The server never reads a ghost section. */

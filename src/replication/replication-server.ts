@@ -82,8 +82,15 @@ export class ReplicationServer {
       resendInterval,
       bandwidth: options.bandwidth,
       refresh: () => this.refresh(),
+      // A connection that ended frees its view, unless a newer one already took the slot.
+      closed: (sender) => {
+        const client = sender.view.client;
+        if (this.senders[client] === sender) this.removeClient(client);
+      },
     };
     const origin = grid.min;
+    if (world.onTicked !== undefined)
+      throw new RangeError('ReplicationServer: this world already feeds another ReplicationServer');
     world.onTicked = (id, typeIndex, moved) => {
       const { interest } = this;
       const type = world.types[typeIndex];
@@ -123,7 +130,7 @@ export class ReplicationServer {
     return this.interest.view(clientIndex) ?? null;
   }
 
-  /** Forgets a client (call from onDisconnect; a new connection in its slot starts afresh anyway). */
+  /** Forgets a client (done when its connection ends; a new connection in its slot starts afresh). */
   removeClient(clientIndex: number): void {
     this.interest.removeView(clientIndex);
     this.senders[clientIndex] = null;

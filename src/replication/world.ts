@@ -58,7 +58,7 @@ export class ServerWorld {
   /** Ids destroyed or created since the last tick (their replicated slot changes at the tick). */
   private readonly lifecycle: IdList;
   private readonly inLifecycle: Uint8Array;
-  /** Called by tick() for each id whose entity appeared, vanished or moved (set by replication). */
+  /** @internal Called by tick() for each id whose entity appeared, vanished or moved (set by ReplicationServer). */
   onTicked: ((id: number, typeIndex: number, moved: boolean) => void) | undefined;
 
   constructor(options: ServerWorldOptions) {
