@@ -206,7 +206,12 @@ describe(`ghost section (seed ${SEED})`, () => {
       maxClients: 1,
       interest: { grid: { min: [-100, -100], max: [100, 100], cellSize: 10 }, radius: 20 },
     });
-    const mirror = new ClientMirror({ types: [Ball, Tag], capacity: 8 });
+    const ends: string[] = [];
+    const mirror = new ClientMirror({
+      types: [Ball, Tag],
+      capacity: 8,
+      onDestroy: (g, _tick, reason) => ends.push(`${g.id} ${reason}`),
+    });
     const server = new MessageConnection({ factory, channels: [replication.channel], clientIndex: 0 });
     const client = new MessageConnection({ factory, channels: [mirror.channel], clientIndex: 0 });
     let now = 0;
@@ -234,6 +239,12 @@ describe(`ghost section (seed ${SEED})`, () => {
     world.set(ball, { x: 40, y: 0 });
     step();
     assert.equal(mirror.ghost(ball.id), null, 'left: destroyed on the client');
+    assert.deepEqual(ends, [`${ball.id} out-of-scope`]);
+    world.set(ball, { x: 0, y: 0 });
+    step();
+    world.destroy(ball);
+    step();
+    assert.deepEqual(ends, [`${ball.id} out-of-scope`, `${ball.id} destroyed`]);
   });
 
   it('a bandwidth budget caps the section: a burst of creates goes out at the configured rate', () => {

@@ -20,6 +20,14 @@ export interface Ghost<T = unknown> {
 
 export type GhostEvent = (ghost: Ghost, serverTick: number) => void;
 
+/**
+ * Why a ghost went away: its entity was destroyed on the server (or replaced by a new one under
+ * the same id), it left this client's interest (the entity lives on), or the connection was new.
+ */
+export type GhostEndReason = 'destroyed' | 'out-of-scope' | 'reset';
+
+export type GhostEndEvent = (ghost: Ghost, serverTick: number, reason: GhostEndReason) => void;
+
 export interface ClientMirrorOptions {
   /** The server world's types, in the same order. */
   types: readonly AnyEntityType[];
@@ -32,7 +40,7 @@ export interface ClientMirrorOptions {
   /** Called as a section is applied: a ghost appeared, got a new value, or went away. */
   onCreate?: GhostEvent;
   onUpdate?: GhostEvent;
-  onDestroy?: GhostEvent;
+  onDestroy?: GhostEndEvent;
 }
 
 interface GhostRecord {
@@ -111,7 +119,7 @@ export class ClientMirror implements CustomChannel, GhostTable {
 
   /** Empties the mirror (a new connection): every ghost is destroyed, with events. */
   reset(): this {
-    for (let id = 0; id < this.capacity; id++) this.remove(id, this.newest);
+    for (let id = 0; id < this.capacity; id++) this.remove(id, this.newest, 'reset');
     this.newest = 0;
     return this;
   }
@@ -134,13 +142,15 @@ export class ClientMirror implements CustomChannel, GhostTable {
   apply(): void {
     const r = this.receiver;
     const tick = r.tick;
-    for (let i = 0; i < r.destroys.length; i++) this.remove(r.destroys.items[i], tick);
+    for (let i = 0; i < r.destroys.length; i++)
+      this.remove(r.destroys.items[i], tick, r.destroyGone.items[i] === 1 ? 'destroyed' : 'out-of-scope');
     for (let i = 0; i < r.creates.length; i++) {
       const id = r.creates.items[i];
       const type = this.types[r.createTypes.items[i]];
       const generation = r.createGenerations.items[i];
       const ghost = this.ghostList[id];
-      if (ghost !== null && (ghost.generation !== generation || ghost.type !== type)) this.remove(id, tick);
+      if (ghost !== null && (ghost.generation !== generation || ghost.type !== type))
+        this.remove(id, tick, 'destroyed');
       if (this.ghostList[id] === null)
         this.add(id, type, r.createTypes.items[i], generation, r.createStates[i], tick);
       else this.store(id, r.createStates[i], tick);
@@ -184,12 +194,12 @@ export class ClientMirror implements CustomChannel, GhostTable {
     this.options.onUpdate?.(ghost as Ghost, tick);
   }
 
-  private remove(id: number, tick: number): void {
+  private remove(id: number, tick: number, reason: GhostEndReason): void {
     const ghost = this.ghostList[id];
     if (ghost === null) return;
     this.ghostList[id] = null;
     this.typeOf[id] = -1;
     this.count--;
-    this.options.onDestroy?.(ghost as Ghost, tick);
+    this.options.onDestroy?.(ghost as Ghost, tick, reason);
   }
 }

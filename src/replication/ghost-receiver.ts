@@ -28,6 +28,8 @@ const UPDATED = 4;
 export class GhostReceiver {
   tick = 0;
   readonly destroys = new IdList(16);
+  /** Per destroy: 1 when the entity left the server's world, 0 when it left this client's interest. */
+  readonly destroyGone = new IdList(16);
   readonly creates = new IdList(16);
   readonly createTypes = new IdList(16);
   readonly createGenerations = new IdList(16);
@@ -59,6 +61,7 @@ export class GhostReceiver {
     this.unmark(this.creates);
     this.unmark(this.updates);
     this.destroys.clear();
+    this.destroyGone.clear();
     this.creates.clear();
     this.createTypes.clear();
     this.createGenerations.clear();
@@ -82,10 +85,12 @@ export class GhostReceiver {
     this.tick = tick;
     while (rs.ok && rs.bool(false)) {
       const id = rs.int(0, 0, capacity - 1);
+      const gone = rs.bits(0, 1);
       if (!rs.ok) break;
       if (seen[id] !== 0) return this.refuse(rs, `ghost ${id} destroyed twice`);
       seen[id] = DESTROYED;
       this.destroys.push(id);
+      this.destroyGone.push(gone);
     }
     while (rs.ok && rs.bool(false)) {
       const id = rs.int(0, 0, capacity - 1);

@@ -72,6 +72,8 @@ export class GhostSender implements CustomChannel {
   /** When a create or destroy was last written (seconds), for its resend timer. */
   private readonly lastSentAt: Float64Array;
   private readonly destroys = new IdList(16);
+  /** Per pending destroy: 1 when the entity left the world, 0 when it only left this client's interest. */
+  private readonly gone: Uint8Array;
   private readonly idBits: number;
   private readonly typeBits: number;
   // The plan `select` made for `writeSelected`.
@@ -91,6 +93,7 @@ export class GhostSender implements CustomChannel {
     this.status = new Uint8Array(capacity);
     this.generation = new Uint16Array(capacity);
     this.epoch = new Uint32Array(capacity);
+    this.gone = new Uint8Array(capacity);
     this.baselineTick = new Float64Array(capacity).fill(-1);
     this.baselineSends = new Uint32Array(capacity);
     this.sends = new Uint32Array(capacity);
@@ -110,6 +113,8 @@ export class GhostSender implements CustomChannel {
       const s = this.status[id];
       if (s === NONE || s === DESTROY_PENDING) continue;
       this.status[id] = DESTROY_PENDING;
+      const world = this.shared.world;
+      this.gone[id] = world.tickedType[id] < 0 || world.tickedGeneration[id] !== this.generation[id] ? 1 : 0;
       this.epoch[id]++;
       this.lastSentAt[id] = Number.NEGATIVE_INFINITY;
       this.destroys.push(id);
@@ -136,7 +141,7 @@ export class GhostSender implements CustomChannel {
     for (let i = 0; i < this.destroys.length; i++) {
       const id = this.destroys.items[i];
       if (this.lastSentAt[id] > resendAt) continue;
-      const bits = 1 + this.idBits;
+      const bits = 2 + this.idBits;
       if (bits > room) break;
       room -= bits;
       this.plannedDestroys.push(id);
@@ -208,6 +213,7 @@ export class GhostSender implements CustomChannel {
       const id = destroys.items[i];
       ws.bits(1, 1);
       ws.int(id, 0, capacity - 1);
+      ws.bits(this.gone[id], 1);
       this.lastSentAt[id] = now;
       this.push(record, id, RECORD_DESTROY, tick, 0);
     }

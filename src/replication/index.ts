@@ -4,7 +4,14 @@ export {
   DEFAULT_BYTES_PER_PACKET,
   DEFAULT_KBPS,
 } from './budget.js';
-export { ClientMirror, type ClientMirrorOptions, type Ghost, type GhostEvent } from './client-mirror.js';
+export {
+  ClientMirror,
+  type ClientMirrorOptions,
+  type Ghost,
+  type GhostEndEvent,
+  type GhostEndReason,
+  type GhostEvent,
+} from './client-mirror.js';
 export { DELTA_BITS, DELTA_LOW, measureDelta, readDelta, writeDelta } from './entity-delta.js';
 export { EntityHistory } from './entity-history.js';
 export {
