@@ -7,7 +7,13 @@ import {
   type PacketRecord,
 } from '../src/channels/index.js';
 import { prng, randomBytes, randomInt } from '../src/random/prng.js';
-import { ClientMirror, defineEntity, ReplicationServer, ServerWorld } from '../src/replication/index.js';
+import {
+  ClientMirror,
+  defineEntity,
+  isGhostOf,
+  ReplicationServer,
+  ServerWorld,
+} from '../src/replication/index.js';
 import { t } from '../src/schema/schema.js';
 import { testSeed } from './support/seed.js';
 
@@ -72,6 +78,9 @@ describe(`ghost section (seed ${SEED})`, () => {
     p.world.tick();
     assert.ok(p.send().data.length > 10);
     assert.equal(p.mirror.size, 10);
+    const ghost = p.mirror.ghost(0)!;
+    assert.ok(isGhostOf(ghost, Cube) && !isGhostOf(ghost, Tag));
+    if (isGhostOf(ghost, Cube)) assert.equal(ghost.value.position[0], 0); // typed by Cube's schema
     for (let i = 0; i < 5; i++) {
       p.world.tick();
       assert.equal(p.send().data.length, 1, 'an idle tick sends only the packet terminator');

@@ -18,6 +18,11 @@ export interface Ghost<T = unknown> {
   readonly tick: number;
 }
 
+/** Narrows a ghost by its type, typing its value: `if (isGhostOf(ghost, Cube)) ghost.value.position`. */
+export function isGhostOf<T>(ghost: Ghost, type: EntityType<T, string>): ghost is Ghost<T> {
+  return ghost.type === (type as EntityType<unknown, string>);
+}
+
 export type GhostEvent = (ghost: Ghost, serverTick: number) => void;
 
 /**

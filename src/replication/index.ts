@@ -11,6 +11,7 @@ export {
   type GhostEndEvent,
   type GhostEndReason,
   type GhostEvent,
+  isGhostOf,
 } from './client-mirror.js';
 export { DELTA_BITS, DELTA_LOW, measureDelta, readDelta, writeDelta } from './entity-delta.js';
 export { EntityHistory } from './entity-history.js';
