@@ -133,6 +133,7 @@ function runRandom(seed: number, spatial: boolean) {
       jitter: randomInt(next, 100),
       loss: randomInt(next, 51),
       duplicates: randomInt(next, 20),
+      reorder: randomInt(next, 20),
     };
     c.link.setConditions('outgoing', conditions);
     c.link.setConditions('incoming', conditions);
