@@ -26,7 +26,7 @@
  * To profile the child: GHOSTWIRE_PEER_NODE_ARGS="--cpu-prof --cpu-prof-dir=prof" (node flags for it).
  */
 import { fileURLToPath } from 'node:url';
-import type { ChannelConfig } from '../../src/channels/config.js';
+import type { ChannelConfig, MessageChannelConfig } from '../../src/channels/config.js';
 import { MessageConnection } from '../../src/channels/connection.js';
 import { defineMessage, MessageFactory, type ReceivedMessage } from '../../src/channels/message.js';
 import { MessageClient, MessageServer } from '../../src/channels/message-endpoints.js';
@@ -60,7 +60,7 @@ export const Bench32 = defineMessage('bench32', t.tuple(t.uint32(), 8));
 export const benchFactory = new MessageFactory([Bench32]);
 export const QUEUE_SIZE = 8192;
 export const RESEND_INTERVAL = 0.1;
-export const benchChannels: ChannelConfig[] = [
+export const benchChannels: MessageChannelConfig[] = [
   {
     kind: 'reliable-ordered',
     sendQueueSize: QUEUE_SIZE,

@@ -71,6 +71,8 @@ export interface Channel {
   /** Reliable-ordered channels only: queue a block (returns its id), and see how far blocks have got. */
   sendBlock?(data: Uint8Array): number;
   blockProgress?(): BlockProgress;
+  /** The connection ended (custom channels pass it on). */
+  close?(): void;
   /** Reliable channels: appends the ids of messages and blocks accepted and not yet acked, oldest first. */
   unacked?(messages: number[], blocks: number[]): void;
   /** Messages waiting to be sent / awaiting acks, and received but not yet taken. */
@@ -80,4 +82,24 @@ export interface Channel {
   readonly dropped: number;
   /** Reliable: messages and block fragments written again (resends and their copies). */
   readonly resent: number;
+}
+
+/**
+ * The entry a custom channel (config kind 'custom') writes in each packet: chosen within the
+ * channel's budget, read whole before anything is applied, and told which packets were acked
+ * through the numbers it pushed into their record.
+ */
+export interface CustomChannel {
+  /** Chooses what to write now within `budgetBits` (the whole entry); 0 writes no entry. */
+  select(now: number, budgetBits: number): number;
+  /** Writes what `select` chose, at most `budgetBits` of it; pushes what its ack must know into `record`. */
+  writeSelected(ws: WriteStream, now: number, record: ScratchList<number>): void;
+  /** Parses an entry into `staged` without applying it; false (with `rs.fail(reason)`) when it is bad. */
+  read(rs: ReadStream, staged: ScratchList<unknown>): boolean;
+  /** Applies what `read` staged: every entry of the packet was valid. */
+  apply(staged: ScratchList<unknown>): void;
+  /** The packet whose record holds `record[start..end)` (what writeSelected pushed) was acked. */
+  acked(record: PacketRecord, start: number, end: number): void;
+  /** The connection ended (optional): free what was kept for it. */
+  close?(): void;
 }

@@ -1,8 +1,28 @@
-/** How a channel delivers. */
-export type ChannelKind = 'reliable-ordered' | 'unreliable-unordered' | 'unreliable-sequenced';
+import type { CustomChannel } from './channel.js';
 
-export interface ChannelConfig {
-  kind: ChannelKind;
+/** How a channel delivers: the message kinds, or 'custom' (a section a higher layer writes). */
+export type ChannelKind = MessageChannelKind | 'custom';
+export type MessageChannelKind = 'reliable-ordered' | 'unreliable-unordered' | 'unreliable-sequenced';
+
+/**
+ * A channel whose entry a higher layer writes (the replication section): it shares the packet,
+ * its priority order and budget, the all-or-nothing read and the ack records with the message
+ * channels. `create` is called once per connection: on the server with the client's index, on
+ * the client with 0. It has no messages: send and receive on it throw.
+ */
+export interface CustomChannelConfig {
+  kind: 'custom';
+  /** Higher first when packing a packet (default 0; ties keep the declared order). */
+  priority?: number;
+  /** The most bytes of a packet this channel may fill (default: the whole packet budget). */
+  budgetBytes?: number;
+  create(clientIndex: number): CustomChannel;
+}
+
+export type ChannelConfig = MessageChannelConfig | CustomChannelConfig;
+
+export interface MessageChannelConfig {
+  kind: MessageChannelKind;
   /** Higher first when packing a packet (default 0; ties keep the declared order). */
   priority?: number;
   /** Messages waiting to be sent (reliable: awaiting acks) before send() throws (default 1024). */
@@ -33,7 +53,10 @@ export interface ChannelConfig {
   blockFragmentBytes?: number;
 }
 
-export type ResolvedChannelConfig = Required<ChannelConfig>;
+export type ResolvedChannelConfig = Required<Omit<MessageChannelConfig, 'kind'>> & {
+  kind: ChannelKind;
+  create?: CustomChannelConfig['create'];
+};
 
 export function resolveChannel(
   config: ChannelConfig,
@@ -53,13 +76,15 @@ export function resolveChannel(
     ...config,
     // A fragment must fit the channel's own budget, or the block would never be sent.
     blockFragmentBytes:
-      config.blockFragmentBytes ??
+      (config as MessageChannelConfig).blockFragmentBytes ??
       Math.max(1, Math.min(1024, Math.min(config.budgetBytes ?? packetBudgetBytes, packetBudgetBytes) - 64)),
   };
   const where = `channel ${index} (${c.kind})`;
-  if (!['reliable-ordered', 'unreliable-unordered', 'unreliable-sequenced'].includes(c.kind)) {
+  if (!['reliable-ordered', 'unreliable-unordered', 'unreliable-sequenced', 'custom'].includes(c.kind)) {
     throw new RangeError(`${where}: unknown kind`);
   }
+  if (c.kind === 'custom' && typeof c.create !== 'function')
+    throw new TypeError(`${where}: a custom channel needs create(clientIndex)`);
   const integer = (key: keyof ResolvedChannelConfig, min: number, max: number) => {
     const v = c[key] as number;
     if (!Number.isInteger(v) || v < min || v > max)

@@ -6,6 +6,7 @@ import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import type { BlockProgress, Channel, EncodedMessage, PacketRecord } from './channel.js';
 import { checkIndex } from './check-index.js';
 import { type ChannelConfig, resolveChannel } from './config.js';
+import { CustomChannelAdapter } from './custom.js';
 import type { AnyMessageType, Block, MessageFactory, MessageValue, ReceivedMessageOf } from './message.js';
 import { ReliableOrderedChannel } from './reliable-ordered.js';
 import { ScratchList } from './scratch-list.js';
@@ -20,6 +21,11 @@ export interface MessageConnectionOptions<M extends AnyMessageType = AnyMessageT
    * (25) a datagram stays within 1200 bytes).
    */
   packetBudgetBytes?: number;
+  /**
+   * The client index handed to custom channels' `create` (the server's slot; 0 on a client).
+   * Without it custom channels stay inert: a connection built only to check the configuration.
+   */
+  clientIndex?: number;
 }
 
 /** The record of a packet with no reliable content: shared, as acking it frees nothing. */
@@ -111,6 +117,10 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
       throw new RangeError('MessageConnection needs 1 to 64 channels');
     this.channels = options.channels.map((config, i) => {
       const resolved = resolveChannel(config, i, this.packetBudgetBytes);
+      if (resolved.kind === 'custom') {
+        const index = options.clientIndex;
+        return new CustomChannelAdapter(resolved, index === undefined ? null : resolved.create!(index));
+      }
       return resolved.kind === 'reliable-ordered'
         ? new ReliableOrderedChannel(resolved)
         : new UnreliableChannel(resolved, resolved.kind === 'unreliable-sequenced');
@@ -130,13 +140,23 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
     return this.channels[checkIndex(where, 'channel', index, this.channels.length)];
   }
 
+  /** A channel that carries messages: a custom one has none, so using it that way throws. */
+  private messageChannel(where: string, index: number): Channel {
+    const channel = this.channel(where, index);
+    if (channel.config.kind === 'custom')
+      throw new RangeError(
+        `${where}: channel ${index} is custom and carries no messages; use the layer that owns it`,
+      );
+    return channel;
+  }
+
   /**
    * Queues a message on a channel and returns its id in that channel (16-bit, wrapping; the ids an
    * UndeliveredReport lists). It is serialized now, once; a message over the channel's
    * maxMessageBytes, a full send queue, or a type the factory does not know throws here.
    */
   send<K extends M>(channelIndex: number, type: K, value: MessageValue<K>): number {
-    const channel = this.channel('send', channelIndex);
+    const channel = this.messageChannel('send', channelIndex);
     return this.queue(channel, this.serialize(channel, channelIndex, type, value));
   }
 
@@ -146,7 +166,7 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
    * how a server broadcasts one serialization to every client.
    */
   encode<K extends M>(channelIndex: number, type: K, value: MessageValue<K>): EncodedMessage {
-    return this.serialize(this.channel('encode', channelIndex), channelIndex, type, value);
+    return this.serialize(this.messageChannel('encode', channelIndex), channelIndex, type, value);
   }
 
   private serialize<K extends M>(
@@ -182,7 +202,7 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
 
   /** Queues a message `encode` made (its bytes are shared, never copied); returns its id. */
   sendEncoded(channelIndex: number, message: EncodedMessage): number {
-    return this.queue(this.channel('sendEncoded', channelIndex), message);
+    return this.queue(this.messageChannel('sendEncoded', channelIndex), message);
   }
 
   private queue(channel: Channel, message: EncodedMessage): number {
@@ -193,7 +213,7 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
 
   /** True when a channel's send queue has room for one more message or block. */
   hasRoom(channelIndex: number): boolean {
-    const channel = this.channel('hasRoom', channelIndex);
+    const channel = this.messageChannel('hasRoom', channelIndex);
     return channel.sendQueueDepth < channel.config.sendQueueSize;
   }
 
@@ -203,7 +223,7 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
    * Returns its id in the channel's id stream (shared with its messages).
    */
   sendBlock(channelIndex: number, data: Uint8Array): number {
-    const channel = this.channel('sendBlock', channelIndex);
+    const channel = this.messageChannel('sendBlock', channelIndex);
     if (!(data instanceof Uint8Array))
       throw new TypeError(
         `sendBlock: data must be a Uint8Array, got ${data === null ? 'null' : typeof data}`,
@@ -229,7 +249,7 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
    * over the factory's types and `Block`: `m.is(Chat)` or `switch (m.name)` narrows `m.value`.
    */
   receive(channelIndex: number): ReceivedMessageOf<M | typeof Block> | null {
-    const message = this.channel('receive', channelIndex).receive();
+    const message = this.messageChannel('receive', channelIndex).receive();
     if (message !== null) this.counters.messagesReceived++;
     return message as ReceivedMessageOf<M | typeof Block> | null;
   }
@@ -335,6 +355,11 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
       this.channels[index]?.acked(record, k + 2, k + 2 + count);
       k += 2 + count;
     }
+  }
+
+  /** The connection ended: custom channels hear of it (the ghost section drops the client's state). */
+  close(): void {
+    for (const channel of this.channels) channel.close?.();
   }
 
   /** Messages waiting to be sent or acked, and received but not yet taken, per channel. */

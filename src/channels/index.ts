@@ -1,5 +1,11 @@
-export type { BlockProgress, EncodedMessage, PacketRecord } from './channel.js';
-export type { ChannelConfig, ChannelKind } from './config.js';
+export type { BlockProgress, CustomChannel, EncodedMessage, PacketRecord } from './channel.js';
+export type {
+  ChannelConfig,
+  ChannelKind,
+  CustomChannelConfig,
+  MessageChannelConfig,
+  MessageChannelKind,
+} from './config.js';
 export {
   MessageConnection,
   type MessageConnectionOptions,
@@ -26,3 +32,4 @@ export {
   type MessageServerOptions,
 } from './message-endpoints.js';
 export { CHANNEL_RELIABLE_DEFAULTS } from './packet-defaults.js';
+export { ScratchList } from './scratch-list.js';

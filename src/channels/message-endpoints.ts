@@ -70,11 +70,15 @@ function endpointConfig(options: ChannelOptions): Partial<ReliableConfig> {
 }
 
 /** A MessageConnection with the endpoint's channel options (also checks them when called). */
-function connectionFor<M extends AnyMessageType>(options: ChannelOptions<M>): MessageConnection<M> {
+function connectionFor<M extends AnyMessageType>(
+  options: ChannelOptions<M>,
+  clientIndex?: number,
+): MessageConnection<M> {
   return new MessageConnection({
     factory: options.factory,
     channels: options.channels,
     packetBudgetBytes: options.packetBudgetBytes,
+    clientIndex,
   });
 }
 
@@ -105,7 +109,7 @@ export class MessageServer<M extends AnyMessageType = AnyMessageType> {
       ...options,
       reliable: endpointConfig(options),
       onConnect: (index, clientId, userData) => {
-        this.connections[index] = connectionFor(options);
+        this.connections[index] = connectionFor(options, index);
         this.links[index] = this.server.endpoint(index);
         this.lateAckAlarms[index].reset();
         options.onConnect?.(index, clientId, userData);
@@ -121,6 +125,7 @@ export class MessageServer<M extends AnyMessageType = AnyMessageType> {
           options.onDisconnect?.(index, clientId, reason, connection.undelivered());
         } finally {
           this.ended.delete(index);
+          connection.close();
         }
       },
       onPacket: (index, data, offset, length) =>
@@ -233,7 +238,7 @@ export class MessageClient<M extends AnyMessageType = AnyMessageType> {
       onStateChange: (state, previous) => {
         if (state === ClientState.Connected) {
           // A fresh set of channels for every connection.
-          this.connection = connectionFor(options);
+          this.connection = connectionFor(options, 0);
           this.link = this.client.endpoint;
           this.report = null;
           this.lateAckAlarm.reset();
@@ -242,6 +247,7 @@ export class MessageClient<M extends AnyMessageType = AnyMessageType> {
           this.connection = null;
           this.link = null;
           this.ended = ended;
+          ended.connection.close();
           try {
             this.report = ended.connection.undelivered();
             options.onDisconnect?.(this.report, state);

@@ -4,7 +4,25 @@ export {
   DEFAULT_BYTES_PER_PACKET,
   DEFAULT_KBPS,
 } from './budget.js';
+export {
+  ClientMirror,
+  type ClientMirrorOptions,
+  type Ghost,
+  type GhostEndEvent,
+  type GhostEndReason,
+  type GhostEvent,
+  isGhostOf,
+} from './client-mirror.js';
 export { DELTA_BITS, DELTA_LOW, measureDelta, readDelta, writeDelta } from './entity-delta.js';
+export { EntityHistory } from './entity-history.js';
+export {
+  type AnyEntityType,
+  defineEntity,
+  type EntityPosition,
+  type EntityType,
+  type EntityTypeOptions,
+  type EntityValue,
+} from './entity-type.js';
 export { IdList } from './id-list.js';
 export { InterestManager, type InterestManagerOptions, type RelevanceFilter } from './interest.js';
 export { DEFAULT_LEAVE_FACTOR, InterestView, type InterestViewOptions } from './interest-view.js';
@@ -18,4 +36,10 @@ export {
   type PriorityOptions,
 } from './priority.js';
 export { DEFAULT_MAX_MISFITS, PrioritySelection } from './priority-selection.js';
+export {
+  type ReplicationInterestOptions,
+  ReplicationServer,
+  type ReplicationServerOptions,
+} from './replication-server.js';
 export { type GridVisitor, SpatialGrid, type SpatialGridOptions } from './spatial-grid.js';
+export { type Entity, ServerWorld, type ServerWorldOptions } from './world.js';

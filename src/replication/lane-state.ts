@@ -1,3 +1,5 @@
+import { sameBytes } from './quantize.js';
+
 /**
  * An entity's state as lanes: one unsigned integer per scalar lane and one immutable byte array
  * per blob lane. "Changed" is an integer compare per lane (a reference or byte compare per blob),
@@ -20,4 +22,13 @@ export function zeroState(laneCount: number, blobCount: number): LaneState {
 export function copyState(from: LaneState, to: LaneState): void {
   to.lanes.set(from.lanes);
   for (let i = 0; i < from.blobs.length; i++) to.blobs[i] = from.blobs[i];
+}
+
+/** Whether two states of one layout hold the same lanes and blob bytes. */
+export function sameState(a: LaneState, b: LaneState): boolean {
+  const x = a.lanes;
+  const y = b.lanes;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  for (let i = 0; i < a.blobs.length; i++) if (!sameBytes(a.blobs[i], b.blobs[i])) return false;
+  return true;
 }

@@ -1,0 +1,155 @@
+import type { ReadStream } from '../serialize/read-stream.js';
+import { readDelta } from './entity-delta.js';
+import type { EntityHistory } from './entity-history.js';
+import type { AnyEntityType } from './entity-type.js';
+import { GENERATION_BITS, readBaseline, readUpdateId, TICK_BITS } from './ghost-wire.js';
+import { IdList } from './id-list.js';
+import type { LaneState } from './lane-state.js';
+
+/** What the receiver needs of the ghosts it has (the mirror's table). */
+export interface GhostTable {
+  /** Per id: the type index of the ghost held, or -1. */
+  readonly typeOf: Int16Array;
+  /** Per id: the ghost's received states (null when none). */
+  readonly histories: (EntityHistory | null)[];
+  /** The tick of the newest section applied (0 before any). */
+  readonly newestTick: number;
+}
+
+const DESTROYED = 1;
+const CREATED = 2;
+const UPDATED = 4;
+
+/**
+ * Reads a ghost section into staged lists without touching the ghosts, refusing the whole of it
+ * (with `rs.fail(reason)`) on anything listed in docs/replication.md, "Bad input on the client".
+ * States are read into per-type pools reused from packet to packet.
+ */
+export class GhostReceiver {
+  tick = 0;
+  readonly destroys = new IdList(16);
+  /** Per destroy: 1 when the entity left the server's world, 0 when it left this client's interest. */
+  readonly destroyGone = new IdList(16);
+  readonly creates = new IdList(16);
+  readonly createTypes = new IdList(16);
+  readonly createGenerations = new IdList(16);
+  readonly createStates: LaneState[] = [];
+  readonly updates = new IdList(16);
+  readonly updateStates: LaneState[] = [];
+  private readonly pools: LaneState[][];
+  private readonly poolUsed: Int32Array;
+  private readonly seen: Uint8Array;
+
+  constructor(
+    private readonly types: readonly AnyEntityType[],
+    private readonly capacity: number,
+  ) {
+    this.pools = types.map(() => []);
+    this.poolUsed = new Int32Array(types.length);
+    this.seen = new Uint8Array(capacity);
+  }
+
+  private state(typeIndex: number): LaneState {
+    const pool = this.pools[typeIndex];
+    const used = this.poolUsed[typeIndex]++;
+    if (used === pool.length) pool.push(this.types[typeIndex].layout.createState());
+    return pool[used];
+  }
+
+  private clear(): void {
+    this.unmark(this.destroys);
+    this.unmark(this.creates);
+    this.unmark(this.updates);
+    this.destroys.clear();
+    this.destroyGone.clear();
+    this.creates.clear();
+    this.createTypes.clear();
+    this.createGenerations.clear();
+    this.updates.clear();
+    this.poolUsed.fill(0);
+  }
+
+  private unmark(list: IdList): void {
+    for (let i = 0; i < list.length; i++) this.seen[list.items[i]] = 0;
+  }
+
+  /** Parses a section against `table`; false (the stream failed with a reason) when it is bad. */
+  read(rs: ReadStream, table: GhostTable): boolean {
+    this.clear();
+    const { capacity, seen } = this;
+    const tick = rs.bits(0, TICK_BITS);
+    if (!rs.ok) return false;
+    if (tick === 0) return this.refuse(rs, 'section tick 0');
+    if (tick < table.newestTick)
+      return this.refuse(rs, `stale section: tick ${tick} is older than ${table.newestTick}`);
+    this.tick = tick;
+    while (rs.ok && rs.bool(false)) {
+      const id = rs.int(0, 0, capacity - 1);
+      const gone = rs.bits(0, 1);
+      if (!rs.ok) break;
+      if (seen[id] !== 0) return this.refuse(rs, `ghost ${id} destroyed twice`);
+      seen[id] = DESTROYED;
+      this.destroys.push(id);
+      this.destroyGone.push(gone);
+    }
+    while (rs.ok && rs.bool(false)) {
+      const id = rs.int(0, 0, capacity - 1);
+      const type = rs.int(0, 0, this.types.length - 1);
+      const generation = rs.bits(0, GENERATION_BITS);
+      if (!rs.ok) break;
+      if ((seen[id] & CREATED) !== 0) return this.refuse(rs, `ghost ${id} created twice`);
+      const state = this.state(type);
+      if (!readDelta(rs, this.types[type].layout, null, state)) break;
+      if (!this.whole(rs, state, id)) return false;
+      seen[id] |= CREATED;
+      this.creates.push(id);
+      this.createTypes.push(type);
+      this.createGenerations.push(generation);
+      this.createStates[this.creates.length - 1] = state;
+    }
+    let previous = -1;
+    while (rs.ok && rs.bool(false)) {
+      const id = readUpdateId(rs, previous, capacity);
+      if (!rs.ok) break;
+      previous = id;
+      if (seen[id] !== 0)
+        return this.refuse(rs, `ghost ${id} updated in the section that creates or destroys it`);
+      const type = table.typeOf[id];
+      if (type < 0) return this.refuse(rs, `update of ghost ${id}, which the client does not have`);
+      const baselineTick = readBaseline(rs, tick);
+      if (!rs.ok) break;
+      let baseline: LaneState | null = null;
+      if (baselineTick >= 0) {
+        baseline = table.histories[id]!.exact(baselineTick);
+        if (baseline === null)
+          return this.refuse(
+            rs,
+            `update of ghost ${id} against tick ${baselineTick}, which it does not hold`,
+          );
+      }
+      const state = this.state(type);
+      if (!readDelta(rs, this.types[type].layout, baseline, state)) break;
+      if (baseline === null && !this.whole(rs, state, id)) return false;
+      seen[id] = UPDATED;
+      this.updates.push(id);
+      this.updateStates[this.updates.length - 1] = state;
+    }
+    return rs.ok;
+  }
+
+  /**
+   * A state read against the zero state must carry every blob: an empty one is the zero state's
+   * placeholder, never an encoding (each variable-size field takes at least one bit).
+   */
+  private whole(rs: ReadStream, state: LaneState, id: number): boolean {
+    for (let b = 0; b < state.blobs.length; b++)
+      if (state.blobs[b].length === 0)
+        return this.refuse(rs, `ghost ${id}'s state lacks a variable-size field`);
+    return true;
+  }
+
+  private refuse(rs: ReadStream, reason: string): false {
+    rs.fail(reason);
+    return false;
+  }
+}

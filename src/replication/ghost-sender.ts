@@ -1,0 +1,315 @@
+import type { CustomChannel, PacketRecord } from '../channels/channel.js';
+import type { ScratchList } from '../channels/scratch-list.js';
+import type { ReadStream } from '../serialize/read-stream.js';
+import type { WriteStream } from '../serialize/write-stream.js';
+import { BandwidthBudget, type BandwidthBudgetOptions } from './budget.js';
+import { measureDelta, writeDelta } from './entity-delta.js';
+import {
+  baselineBits,
+  GENERATION_BITS,
+  idBits,
+  maxUpdateIdBits,
+  TICK_BITS,
+  writeBaseline,
+  writeUpdateId,
+} from './ghost-wire.js';
+import { IdList } from './id-list.js';
+import type { InterestView } from './interest-view.js';
+import type { LaneState } from './lane-state.js';
+import type { PriorityAccumulator } from './priority.js';
+import type { PrioritySelection } from './priority-selection.js';
+import type { ServerWorld } from './world.js';
+
+/** What the server shares with every client's sender. */
+export interface GhostShared {
+  readonly world: ServerWorld;
+  readonly accumulator: PriorityAccumulator;
+  readonly selection: PrioritySelection;
+  /** Seconds before an unacked create or destroy is written again. */
+  readonly resendInterval: number;
+  /** A per-client cap on the section's bytes per packet and rate, or undefined for none. */
+  readonly bandwidth: BandwidthBudgetOptions | undefined;
+  /** Brings interest up to the world's tick (every sender's `left` handled) before a packet. */
+  refresh(): void;
+  /** The sender's connection ended. */
+  closed(sender: GhostSender): void;
+}
+
+/** Per (client, id): what the client has or is being told. */
+const NONE = 0;
+const CREATE_PENDING = 1;
+const LIVE = 2;
+const DESTROY_PENDING = 3;
+
+/** Record entry kinds (low 2 bits of an entry's first number; the id above them). */
+const RECORD_CREATE = 0;
+const RECORD_UPDATE = 1;
+const RECORD_DESTROY = 2;
+/** Numbers per record entry: id and kind, epoch, tick, send count. */
+const RECORD_STRIDE = 4;
+
+/**
+ * One client's ghost section on the server (a custom channel): which entities it has, the newest
+ * tick of each it acked (its baseline), and what to write next. Each packet carries, within the
+ * channel's budget, pending destroys, then creates and updates in priority order; a create or
+ * destroy rides until a packet carrying it is acked (written again every `resendInterval`), an
+ * update is written against the acked baseline and never before the create is acked.
+ */
+export class GhostSender implements CustomChannel {
+  private readonly status: Uint8Array;
+  private readonly generation: Uint16Array;
+  /**
+   * Per id: bumped whenever a ghost starts being created or destroyed, and carried in records,
+   * so an ack of a packet from before (an old create arriving after a destroy) changes nothing.
+   */
+  private readonly epoch: Uint32Array;
+  /** The newest tick of the entity the client acked (-1: none), and the send count then. */
+  private readonly baselineTick: Float64Array;
+  private readonly baselineSends: Uint32Array;
+  /** Distinct ticks this entity was written at (each leaves one state in the client's ring). */
+  private readonly sends: Uint32Array;
+  private readonly lastSendTick: Float64Array;
+  /** When a create or destroy was last written (seconds), for its resend timer. */
+  private readonly lastSentAt: Float64Array;
+  private readonly destroys = new IdList(16);
+  /** Per pending destroy: 1 when the entity left the world, 0 when it only left this client's interest. */
+  private readonly gone: Uint8Array;
+  private readonly idBits: number;
+  private readonly typeBits: number;
+  // The plan `select` made for `writeSelected`.
+  private readonly plannedDestroys = new IdList(16);
+  private readonly plannedCreates = new IdList(16);
+  private readonly plannedUpdates = new IdList(16);
+  /** Per planned update (by id): the baseline tick chosen (-1: absolute). */
+  private readonly plannedBaseline: Float64Array;
+  private planned = 0;
+  private readonly budget: BandwidthBudget | null;
+
+  constructor(
+    private readonly shared: GhostShared,
+    readonly view: InterestView,
+  ) {
+    const capacity = shared.world.capacity;
+    this.status = new Uint8Array(capacity);
+    this.generation = new Uint16Array(capacity);
+    this.epoch = new Uint32Array(capacity);
+    this.gone = new Uint8Array(capacity);
+    this.baselineTick = new Float64Array(capacity).fill(-1);
+    this.baselineSends = new Uint32Array(capacity);
+    this.sends = new Uint32Array(capacity);
+    this.lastSendTick = new Float64Array(capacity).fill(-1);
+    this.lastSentAt = new Float64Array(capacity);
+    this.plannedBaseline = new Float64Array(capacity);
+    this.budget = shared.bandwidth === undefined ? null : new BandwidthBudget(shared.bandwidth);
+    this.idBits = idBits(capacity);
+    this.typeBits = Math.max(0, Math.ceil(Math.log2(shared.world.types.length)));
+  }
+
+  /** Entities that left this client's interest (or the world) in the latest interest update. */
+  handleLeft(): void {
+    const left = this.view.left;
+    for (let i = 0; i < left.length; i++) {
+      const id = left.items[i];
+      const s = this.status[id];
+      if (s === NONE || s === DESTROY_PENDING) continue;
+      this.status[id] = DESTROY_PENDING;
+      const world = this.shared.world;
+      this.gone[id] = world.tickedType[id] < 0 || world.tickedGeneration[id] !== this.generation[id] ? 1 : 0;
+      this.epoch[id]++;
+      this.lastSentAt[id] = Number.NEGATIVE_INFINITY;
+      this.destroys.push(id);
+    }
+  }
+
+  select(now: number, budgetBits: number): number {
+    const { shared, view } = this;
+    shared.refresh();
+    const world = shared.world;
+    const tick = world.serverTick;
+    this.plannedDestroys.clear();
+    this.plannedCreates.clear();
+    this.plannedUpdates.clear();
+    // The tick and three list terminators.
+    let room = budgetBits - TICK_BITS - 3;
+    this.planned = 0;
+    if (this.budget !== null) {
+      this.budget.update(now);
+      room = Math.min(room, this.budget.availableBytes() * 8 - TICK_BITS - 3);
+    }
+    if (room <= 0 || tick === 0) return 0;
+    const resendAt = now - shared.resendInterval;
+    for (let i = 0; i < this.destroys.length; i++) {
+      const id = this.destroys.items[i];
+      if (this.lastSentAt[id] > resendAt) continue;
+      const bits = 2 + this.idBits;
+      if (bits > room) break;
+      room -= bits;
+      this.plannedDestroys.push(id);
+    }
+    shared.accumulator.accumulate(view);
+    const selection = shared.selection;
+    selection.begin(view, room);
+    for (let id = selection.next(); id >= 0; id = selection.next()) {
+      const type = world.tickedType[id];
+      const history = world.histories[id];
+      if (type < 0 || history === null || history.latest === null) {
+        selection.skip();
+        continue;
+      }
+      const layout = history.layout;
+      const s = this.status[id];
+      const fresh = s === NONE || s === DESTROY_PENDING || this.generation[id] !== world.tickedGeneration[id];
+      if (fresh || s === CREATE_PENDING) {
+        if (!fresh && this.lastSentAt[id] > resendAt) {
+          selection.skip();
+          continue;
+        }
+        const bits =
+          1 + this.idBits + this.typeBits + GENERATION_BITS + measureDelta(layout, history.latest, null);
+        if (selection.take(bits)) this.plannedCreates.push(id);
+        continue;
+      }
+      // Live: write only what changed since the acked baseline.
+      if (history.latestTick <= this.baselineTick[id]) {
+        selection.take(0);
+        continue;
+      }
+      const baseline = this.baselineFor(id);
+      const baseTick = baseline === null ? -1 : this.baselineTick[id];
+      const bits =
+        1 +
+        maxUpdateIdBits(world.capacity) +
+        baselineBits(tick, baseTick) +
+        measureDelta(layout, history.latest, baseline);
+      if (selection.take(bits)) {
+        this.plannedUpdates.push(id);
+        this.plannedBaseline[id] = baseTick;
+      }
+    }
+    this.planned = this.plannedDestroys.length + this.plannedCreates.length + this.plannedUpdates.length;
+    return this.planned;
+  }
+
+  /**
+   * The state the client still holds for `id` to take a delta against, or null (absolute): its
+   * acked tick, if the server's history still reaches it and fewer than historyLength - 1
+   * distinct ticks were written since (so the client's ring of historyLength still has it).
+   */
+  private baselineFor(id: number): LaneState | null {
+    const tick = this.baselineTick[id];
+    if (tick < 0) return null;
+    if (this.sends[id] - this.baselineSends[id] >= this.shared.world.historyLength - 1) return null;
+    return this.shared.world.histories[id]!.at(tick);
+  }
+
+  writeSelected(ws: WriteStream, now: number, record: ScratchList<number>): void {
+    const world = this.shared.world;
+    const tick = world.serverTick;
+    const capacity = world.capacity;
+    const start = ws.bitsProcessed;
+    ws.bits(tick, TICK_BITS);
+    const destroys = this.plannedDestroys;
+    for (let i = 0; i < destroys.length; i++) {
+      const id = destroys.items[i];
+      ws.bits(1, 1);
+      ws.int(id, 0, capacity - 1);
+      ws.bits(this.gone[id], 1);
+      this.lastSentAt[id] = now;
+      this.push(record, id, RECORD_DESTROY, tick, 0);
+    }
+    ws.bits(0, 1);
+    const creates = this.plannedCreates;
+    for (let i = 0; i < creates.length; i++) {
+      const id = creates.items[i];
+      const history = world.histories[id]!;
+      const generation = world.tickedGeneration[id];
+      ws.bits(1, 1);
+      ws.int(id, 0, capacity - 1);
+      ws.int(world.tickedType[id], 0, world.types.length - 1);
+      ws.bits(generation, GENERATION_BITS);
+      writeDelta(ws, history.layout, history.latest!, null);
+      if (this.status[id] !== CREATE_PENDING || this.generation[id] !== generation) {
+        // A new ghost for this client: forget what it had under this id.
+        if (this.status[id] === DESTROY_PENDING) this.destroys.swapRemove(this.destroys.indexOf(id));
+        this.status[id] = CREATE_PENDING;
+        this.epoch[id]++;
+        this.generation[id] = generation;
+        this.baselineTick[id] = -1;
+        this.sends[id] = 0;
+        this.lastSendTick[id] = -1;
+      }
+      this.lastSentAt[id] = now;
+      this.push(record, id, RECORD_CREATE, tick, this.countSend(id, tick));
+    }
+    ws.bits(0, 1);
+    const updates = this.plannedUpdates;
+    updates.items.subarray(0, updates.length).sort();
+    let previous = -1;
+    for (let i = 0; i < updates.length; i++) {
+      const id = updates.items[i];
+      const history = world.histories[id]!;
+      const baseTick = this.plannedBaseline[id];
+      ws.bits(1, 1);
+      writeUpdateId(ws, previous, id, capacity);
+      writeBaseline(ws, tick, baseTick);
+      writeDelta(ws, history.layout, history.latest!, baseTick < 0 ? null : history.at(baseTick));
+      previous = id;
+      this.push(record, id, RECORD_UPDATE, tick, this.countSend(id, tick));
+    }
+    ws.bits(0, 1);
+    this.planned = 0;
+    this.budget?.spend(Math.ceil((ws.bitsProcessed - start) / 8));
+  }
+
+  /** Counts a write of `id` at `tick` (one per distinct tick) and returns the count. */
+  private countSend(id: number, tick: number): number {
+    if (this.lastSendTick[id] !== tick) {
+      this.lastSendTick[id] = tick;
+      this.sends[id]++;
+    }
+    return this.sends[id];
+  }
+
+  private push(record: ScratchList<number>, id: number, kind: number, tick: number, sends: number): void {
+    record.push(id * 4 + kind);
+    record.push(this.epoch[id]);
+    record.push(tick);
+    record.push(sends);
+  }
+
+  acked(record: PacketRecord, start: number, end: number): void {
+    for (let k = start; k + RECORD_STRIDE <= end; k += RECORD_STRIDE) {
+      const id = record[k] >>> 2;
+      const kind = record[k] & 3;
+      if (id >= this.status.length || this.epoch[id] !== record[k + 1]) continue;
+      const s = this.status[id];
+      if (kind === RECORD_DESTROY) {
+        if (s === DESTROY_PENDING) {
+          this.status[id] = NONE;
+          this.destroys.swapRemove(this.destroys.indexOf(id));
+        }
+        continue;
+      }
+      if (s !== CREATE_PENDING && s !== LIVE) continue;
+      // The create or update reached the client: it holds that tick's state from now on.
+      this.status[id] = LIVE;
+      const tick = record[k + 2];
+      if (tick > this.baselineTick[id]) {
+        this.baselineTick[id] = tick;
+        this.baselineSends[id] = record[k + 3];
+      }
+    }
+  }
+
+  close(): void {
+    this.shared.closed(this);
+  }
+
+  /** The server never reads a ghost section. */
+  read(rs: ReadStream): boolean {
+    rs.fail('the server does not take a ghost section');
+    return false;
+  }
+
+  apply(): void {}
+}

@@ -1,0 +1,84 @@
+import { bitsRequired } from '../bits/bits-required.js';
+import type { ReadStream } from '../serialize/read-stream.js';
+import type { WriteStream } from '../serialize/write-stream.js';
+
+/**
+ * The ghost section's small encodings (docs/replication.md, "Wire format: ghost section"), shared
+ * by the server's writer and the client's reader so the two cannot drift apart.
+ */
+
+/** Bits of the server tick at the head of a section. */
+export const TICK_BITS = 32;
+/** Bits of an entity generation (they wrap). */
+export const GENERATION_BITS = 16;
+/** Baseline offsets up to this go in the short form. */
+const SHORT_OFFSET_BITS = 4;
+const SHORT_OFFSET_MAX = 1 << SHORT_OFFSET_BITS;
+/** Gaps between update ids up to this go in the short form. */
+const SHORT_GAP_BITS = 4;
+const SHORT_GAP_MAX = 1 << SHORT_GAP_BITS;
+
+/** Bits an id takes in full for a world of `capacity` ids. */
+export const idBits = (capacity: number): number => bitsRequired(0, capacity - 1);
+
+/** The most bits `writeUpdateId` can take: what the selection budgets before ids are sorted. */
+export const maxUpdateIdBits = (capacity: number): number => 2 + idBits(capacity);
+
+/**
+ * An update's id after the previous one's (`previous` -1 for the first; ids strictly increase):
+ * `1` the next id; `01` + 4 bits a gap of 1..16 skipped ids; `00` + the id in full.
+ */
+export function writeUpdateId(ws: WriteStream, previous: number, id: number, capacity: number): void {
+  const gap = id - previous - 1;
+  if (gap === 0) {
+    ws.bits(1, 1);
+  } else if (gap <= SHORT_GAP_MAX) {
+    ws.bits(0b10, 2); // least significant bit first: 0, then 1
+    ws.bits(gap - 1, SHORT_GAP_BITS);
+  } else {
+    ws.bits(0, 2);
+    ws.int(id, 0, capacity - 1);
+  }
+}
+
+/** Reads an update id; fails the stream when it does not come after `previous`. */
+export function readUpdateId(rs: ReadStream, previous: number, capacity: number): number {
+  let id = previous + 1;
+  if (rs.bits(0, 1) === 0) {
+    const short = rs.bits(0, 1) === 1;
+    id = short ? previous + 2 + rs.bits(0, SHORT_GAP_BITS) : rs.int(0, 0, capacity - 1);
+  }
+  if (rs.ok && (id <= previous || id >= capacity))
+    rs.fail(`update id ${id} not in (${previous}, ${capacity})`);
+  return id;
+}
+
+/** Bits of an update's baseline: absolute (`0`), or `1` + the offset back from the section's tick. */
+export function baselineBits(tick: number, baselineTick: number): number {
+  if (baselineTick < 0) return 1;
+  return tick - baselineTick <= SHORT_OFFSET_MAX ? 2 + SHORT_OFFSET_BITS : 2 + TICK_BITS;
+}
+
+/** `0`: against the zero state; `10` + 4 bits: 1..16 ticks back; `11` + 32 bits: that tick. */
+export function writeBaseline(ws: WriteStream, tick: number, baselineTick: number): void {
+  if (baselineTick < 0) {
+    ws.bits(0, 1);
+    return;
+  }
+  const offset = tick - baselineTick;
+  if (offset <= SHORT_OFFSET_MAX) {
+    ws.bits(0b01, 2);
+    ws.bits(offset - 1, SHORT_OFFSET_BITS);
+  } else {
+    ws.bits(0b11, 2);
+    ws.bits(baselineTick, TICK_BITS);
+  }
+}
+
+/** Reads a baseline tick (-1: absolute); fails the stream unless it is before `tick`. */
+export function readBaseline(rs: ReadStream, tick: number): number {
+  if (rs.bits(0, 1) === 0) return -1;
+  const baseline = rs.bits(0, 1) === 0 ? tick - 1 - rs.bits(0, SHORT_OFFSET_BITS) : rs.bits(0, TICK_BITS);
+  if (rs.ok && !(baseline >= 0 && baseline < tick)) rs.fail(`baseline tick ${baseline} not before ${tick}`);
+  return baseline;
+}

@@ -1,0 +1,160 @@
+import type { CustomChannelConfig } from '../channels/config.js';
+import { BandwidthBudget, type BandwidthBudgetOptions } from './budget.js';
+import { checkPositive } from './check-argument.js';
+import { GhostSender, type GhostShared } from './ghost-sender.js';
+import { InterestManager } from './interest.js';
+import type { InterestView } from './interest-view.js';
+import { PriorityAccumulator, type PriorityOptions } from './priority.js';
+import { PrioritySelection } from './priority-selection.js';
+import type { SpatialGridOptions } from './spatial-grid.js';
+import type { ServerWorld } from './world.js';
+
+/** Relevancy by distance: entities whose type has a `position` are relevant within `radius` of a client's view. */
+export interface ReplicationInterestOptions {
+  /** The grid's bounds and cell size (its capacity is the world's). */
+  grid: Omit<SpatialGridOptions, 'capacity'>;
+  /** The enter radius of every client's view; set each view's center with `view(client)`. */
+  radius: number;
+  /** See InterestViewOptions.leaveFactor (default 1.15). */
+  leaveFactor?: number;
+}
+
+export interface ReplicationServerOptions {
+  world: ServerWorld;
+  /** Client indices are in [0, maxClients) (default 256, as MessageServer's). */
+  maxClients?: number;
+  /** The ghost section's place in the packet: priority (default 1) and most bytes (default all). */
+  priority?: number;
+  budgetBytes?: number;
+  /** Seconds before an unacked create or destroy is written again (default 0.1). */
+  resendInterval?: number;
+  /**
+   * A per-client token bucket on the section (bytes per packet and kbit/s; see BandwidthBudget):
+   * what does not fit waits, highest priority first. Default: none beyond `budgetBytes`.
+   */
+  bandwidth?: BandwidthBudgetOptions;
+  /** Without it every entity is relevant to every client; with it, types with a position are by distance. */
+  interest?: ReplicationInterestOptions;
+  /** How priority falls with distance from a view's center (only with `interest`). */
+  priorityOptions?: PriorityOptions;
+}
+
+/**
+ * The server side of replication: one ghost section per connection, fed by one world. Put
+ * `channel` in MessageServer's channels; each connection then gets a fresh sender (so a client
+ * that reconnects is sent everything again). Call `world.tick()` when the simulation steps and
+ * `MessageServer.update(now)` as usual; the world's changes go out in the next packets.
+ */
+export class ReplicationServer {
+  readonly world: ServerWorld;
+  readonly interest: InterestManager;
+  readonly channel: CustomChannelConfig;
+  private readonly senders: (GhostSender | null)[];
+  private readonly shared: GhostShared;
+  private readonly spatial: boolean;
+  private readonly radius: number;
+  private readonly leaveFactor: number | undefined;
+  private refreshedTick = -1;
+
+  constructor(options: ReplicationServerOptions) {
+    const world = options.world;
+    this.world = world;
+    const maxClients = options.maxClients ?? 256;
+    this.spatial = options.interest !== undefined;
+    // Without interest every entity sits at the origin of a one-cell grid, inside every view.
+    const grid = options.interest?.grid ?? { min: [0, 0], max: [1, 1], cellSize: 1 };
+    this.radius =
+      options.interest === undefined
+        ? 1
+        : checkPositive('ReplicationServer', 'interest.radius', options.interest.radius);
+    this.leaveFactor = options.interest?.leaveFactor;
+    this.interest = new InterestManager({ world: { ...grid, capacity: world.capacity }, maxClients });
+    const accumulator = new PriorityAccumulator(this.interest, options.priorityOptions);
+    const resendInterval = options.resendInterval ?? 0.1;
+    if (!(resendInterval >= 0 && resendInterval < Number.POSITIVE_INFINITY))
+      throw new RangeError(`ReplicationServer: resendInterval must be >= 0 seconds, got ${resendInterval}`);
+    if (options.bandwidth !== undefined) new BandwidthBudget(options.bandwidth); // checks the options now
+    this.senders = new Array(maxClients).fill(null);
+    this.shared = {
+      world,
+      accumulator,
+      selection: new PrioritySelection(),
+      resendInterval,
+      bandwidth: options.bandwidth,
+      refresh: () => this.refresh(),
+      // A connection that ended frees its view, unless a newer one already took the slot.
+      closed: (sender) => {
+        const client = sender.view.client;
+        if (this.senders[client] === sender) this.removeClient(client);
+      },
+    };
+    const origin = grid.min;
+    if (world.onTicked !== undefined)
+      throw new RangeError('ReplicationServer: this world already feeds another ReplicationServer');
+    world.onTicked = (id, typeIndex, moved) => {
+      const { interest } = this;
+      const type = world.types[typeIndex];
+      const positioned = this.spatial && type?.position !== undefined;
+      const p = id * 3;
+      if (moved) {
+        if (positioned)
+          interest.moveEntity(id, world.positions[p], world.positions[p + 1], world.positions[p + 2]);
+        return;
+      }
+      if (interest.grid.has(id)) {
+        interest.removeEntity(id);
+        interest.removeAlwaysRelevant(id);
+      }
+      if (typeIndex < 0) return;
+      accumulator.setBase(id, type.priority);
+      if (positioned) {
+        interest.addEntity(id, world.positions[p], world.positions[p + 1], world.positions[p + 2]);
+      } else {
+        interest.addEntity(id, origin[0], origin[1], origin[2] ?? 0);
+        if (this.spatial) interest.addAlwaysRelevant(id);
+      }
+    };
+    // Entities already ticked before replication was set up join the grid now.
+    for (let id = 0; id < world.capacity; id++)
+      if (world.tickedType[id] >= 0) world.onTicked(id, world.tickedType[id], false);
+    this.channel = {
+      kind: 'custom',
+      priority: options.priority ?? 1,
+      ...(options.budgetBytes === undefined ? {} : { budgetBytes: options.budgetBytes }),
+      create: (clientIndex) => this.connect(clientIndex),
+    };
+  }
+
+  /** A client's interest view (to set its center, or add always-relevant entities); null when not connected. */
+  view(clientIndex: number): InterestView | null {
+    return this.interest.view(clientIndex) ?? null;
+  }
+
+  /** Forgets a client (done when its connection ends; a new connection in its slot starts afresh). */
+  removeClient(clientIndex: number): void {
+    this.interest.removeView(clientIndex);
+    this.senders[clientIndex] = null;
+  }
+
+  private connect(clientIndex: number): GhostSender {
+    this.removeClient(clientIndex);
+    const view = this.interest.addView(clientIndex, {
+      enterRadius: this.radius,
+      leaveFactor: this.leaveFactor,
+      follow: -1,
+    });
+    if (!this.spatial) view.setCenter(0, 0, 0);
+    const sender = new GhostSender(this.shared, view);
+    this.senders[clientIndex] = sender;
+    this.refreshedTick = -1; // the new view fills at the next refresh
+    return sender;
+  }
+
+  /** Brings every view up to the world's tick once per tick, and hands each sender what left it. */
+  private refresh(): void {
+    if (this.refreshedTick === this.world.serverTick) return;
+    this.refreshedTick = this.world.serverTick;
+    this.interest.update();
+    for (const sender of this.senders) sender?.handleLeft();
+  }
+}
