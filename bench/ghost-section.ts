@@ -1,9 +1,11 @@
 /**
- * `npm run build && node dist/bench/ghost-section.js [cubes] [moving]`: bytes per packet of the
+ * `npm run build && node dist/bench/ghost-section.js [--cubes N] [--moving SHARE]`: bytes per packet of the
  * ghost section for one client on a lossless link, cubes random-walking a few quanta per tick
  * (default 900 cubes, 11% moving per tick, about the W3 scene's rate), acked every packet, after
  * a 2 s warm-up; then an idle world. A deterministic scene (seed 1), so the figures repeat.
  */
+
+import { commandLine, flagValue, positiveIntegerFlag, rangeFlag } from '../scripts/cli.js';
 import { defineMessage, MessageConnection, MessageFactory } from '../src/channels/index.js';
 import { prng } from '../src/random/prng.js';
 import {
@@ -71,8 +73,16 @@ function run(cubes: number, moving: number, frames: number): { bytes: number; pa
   return { bytes, packets };
 }
 
-const cubes = Number(process.argv[2] ?? 900);
-const moving = Number(process.argv[3] ?? 0.11);
+const args = commandLine({
+  name: 'node dist/bench/ghost-section.js',
+  description: 'Bytes per packet of the ghost section for one client on a lossless link, then an idle world.',
+  flags: {
+    cubes: { arg: 'N', help: 'cubes in the world (default 900)' },
+    moving: { arg: 'SHARE', help: 'share of cubes moving per tick, 0 to 1 (default 0.11)' },
+  },
+});
+const cubes = flagValue(() => positiveIntegerFlag('--cubes', args.cubes, 900));
+const moving = flagValue(() => rangeFlag('--moving', args.moving, 0.11, 0, 1));
 const busy = run(cubes, moving, 720);
 console.log(
   `${cubes} cubes, ${(moving * 100).toFixed(0)}% moving per tick: ${(busy.bytes / busy.packets).toFixed(1)} bytes per packet (channel data, ${busy.packets} packets)`,
