@@ -54,7 +54,7 @@ function parseCommandLine(): { quick: boolean; only: string | null; json: string
   const args = commandLine({
     name: 'npm run bench --',
     description: `Speed and size against peers measured in the same run, medians quoted (figures in BENCHMARKS.md).
-The full run takes about 15 minutes on a 2-core machine; --quick about 4; one suite alone 10 s to 4 minutes.`,
+The full run takes about 4 minutes on a 2-core machine, --quick under a minute, one suite 1 s to 1.5 minutes.`,
     flags: {
       quick: { kind: 'boolean', help: 'fewer rounds and shorter batches (figures are noisier)' },
       only: { arg: 'SUITE', help: `run one suite: ${Object.keys(SUITES).join(', ')}` },
