@@ -13,6 +13,26 @@ export {
   type GhostEvent,
   isGhostOf,
 } from './client-mirror.js';
+export {
+  type AnyCommandType,
+  type CommandMessage,
+  type CommandOptions,
+  type CommandSink,
+  type CommandTarget,
+  type CommandType,
+  defineCommand,
+  isCommandType,
+  sendCommand,
+} from './command.js';
+export {
+  type CommandEntity,
+  type CommandHandler,
+  type CommandOutcome,
+  type CommandRefusal,
+  CommandRouter,
+  type CommandRouterOptions,
+  type CommandStats,
+} from './command-router.js';
 export { DELTA_BITS, DELTA_LOW, measureDelta, readDelta, writeDelta } from './entity-delta.js';
 export { EntityHistory } from './entity-history.js';
 export {

@@ -1,6 +1,7 @@
 import type { CustomChannelConfig } from '../channels/config.js';
 import { BandwidthBudget, type BandwidthBudgetOptions } from './budget.js';
 import { checkPositive } from './check-argument.js';
+import { CommandRouter, type CommandRouterOptions } from './command-router.js';
 import { GhostSender, type GhostShared } from './ghost-sender.js';
 import { InterestManager } from './interest.js';
 import type { InterestView } from './interest-view.js';
@@ -37,6 +38,8 @@ export interface ReplicationServerOptions {
   interest?: ReplicationInterestOptions;
   /** How priority falls with distance from a view's center (only with `interest`). */
   priorityOptions?: PriorityOptions;
+  /** The command router's rate limit and refusal callback (see `commands`). */
+  commands?: Omit<CommandRouterOptions, 'world' | 'maxClients'>;
 }
 
 /**
@@ -49,6 +52,8 @@ export class ReplicationServer {
   readonly world: ServerWorld;
   readonly interest: InterestManager;
   readonly channel: CustomChannelConfig;
+  /** Client commands for this world; a client's ownerships and rate bucket end with its connection. */
+  readonly commands: CommandRouter;
   private readonly senders: (GhostSender | null)[];
   private readonly shared: GhostShared;
   private readonly spatial: boolean;
@@ -74,6 +79,7 @@ export class ReplicationServer {
     if (!(resendInterval >= 0 && resendInterval < Number.POSITIVE_INFINITY))
       throw new RangeError(`ReplicationServer: resendInterval must be >= 0 seconds, got ${resendInterval}`);
     if (options.bandwidth !== undefined) new BandwidthBudget(options.bandwidth); // checks the options now
+    this.commands = new CommandRouter({ ...options.commands, world, maxClients });
     this.senders = new Array(maxClients).fill(null);
     this.shared = {
       world,
@@ -85,7 +91,9 @@ export class ReplicationServer {
       // A connection that ended frees its view, unless a newer one already took the slot.
       closed: (sender) => {
         const client = sender.view.client;
-        if (this.senders[client] === sender) this.removeClient(client);
+        if (this.senders[client] !== sender) return;
+        this.removeClient(client);
+        this.commands.removeClient(client);
       },
     };
     const origin = grid.min;

@@ -51,6 +51,8 @@ export class ServerWorld {
   /** Per id: the position its type reports (x, y, z), refreshed by create and set. */
   readonly positions: Float64Array;
   private readonly handles: (Entity<unknown> | null)[];
+  /** Per id: the client index that owns the live entity (may command it), or -1. */
+  private readonly owners: Int32Array;
   private readonly typeIndex = new Map<AnyEntityType, number>();
   private readonly free: IdList;
   private readonly dirty: IdList;
@@ -82,6 +84,7 @@ export class ServerWorld {
     this.current = new Array(capacity).fill(null);
     this.positions = new Float64Array(capacity * 3);
     this.handles = new Array(capacity).fill(null);
+    this.owners = new Int32Array(capacity).fill(FREE);
     this.free = new IdList(capacity);
     for (let id = capacity - 1; id >= 0; id--) this.free.push(id);
     this.dirty = new IdList(64);
@@ -124,6 +127,7 @@ export class ServerWorld {
     this.locate(type, id, value, 'create');
     this.free.length--;
     this.typeOf[id] = index;
+    this.owners[id] = FREE;
     this.generationOf[id] = (this.generationOf[id] + 1) & GENERATION_MASK;
     const entity: Entity<T> = Object.freeze({ id, generation: this.generationOf[id], type });
     this.handles[id] = entity as Entity<unknown>;
@@ -157,8 +161,41 @@ export class ServerWorld {
     const id = this.check('destroy', entity);
     this.typeOf[id] = FREE;
     this.handles[id] = null;
+    this.owners[id] = FREE;
     this.free.push(id);
     this.markLifecycle(id);
+  }
+
+  /**
+   * Makes a client the owner of an entity (null: nobody): only the owner's commands may target
+   * it (see CommandRouter). A new entity has no owner; a destroy or the owner's disconnect ends it.
+   */
+  setOwner(entity: Entity<unknown>, clientIndex: number | null): void {
+    const id = this.check('setOwner', entity);
+    this.owners[id] =
+      clientIndex === null ? FREE : checkIndex('ServerWorld.setOwner', 'clientIndex', clientIndex, 65536);
+  }
+
+  /** The client index owning an entity, or null. */
+  ownerOf(entity: Entity<unknown>): number | null {
+    const owner = this.owners[this.check('ownerOf', entity)];
+    return owner === FREE ? null : owner;
+  }
+
+  /** Whether `clientIndex` owns the live entity with this id (no checks: the command path). */
+  ownsId(clientIndex: number, id: number): boolean {
+    return this.owners[id] === clientIndex;
+  }
+
+  /** Ends every ownership a client holds (its connection ended); O(capacity), once per disconnect. */
+  disown(clientIndex: number): number {
+    let count = 0;
+    for (let id = 0; id < this.capacity; id++) {
+      if (this.owners[id] !== clientIndex) continue;
+      this.owners[id] = FREE;
+      count++;
+    }
+    return count;
   }
 
   /** The live entity with this id, or null. */
