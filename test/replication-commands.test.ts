@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { defineMessage, MessageClient, MessageFactory } from '../src/channels/index.js';
 import { receivedMessage } from '../src/channels/message.js';
 import { nobleAead } from '../src/connection/aead.js';
+import { prng, randomInt } from '../src/random/prng.js';
 import {
   ClientMirror,
   type CommandRefusal,
@@ -15,8 +16,10 @@ import {
 } from '../src/replication/index.js';
 import { t } from '../src/schema/schema.js';
 import { messageSession } from './support/message-session.js';
+import { testSeed } from './support/seed.js';
 
 /** Client → server commands over real MessageServer / MessageClient connections on a simulated clock. */
+const SEED = testSeed('replication commands');
 
 const Player = defineEntity('player', t.object({ x: t.int(-1000, 1000), hp: t.int(0, 100) }));
 const Crate = defineEntity('crate', t.object({ open: t.bool() }));
@@ -127,7 +130,7 @@ function settle(s: Scene, steps = 20) {
   for (let i = 0; i < steps; i++) s.step();
 }
 
-describe('client commands', () => {
+describe(`client commands (seed ${SEED})`, () => {
   it('an owned, valid command is delivered once and changes its entity', () => {
     const s = started();
     const [a] = s.players;
@@ -228,5 +231,104 @@ describe('client commands', () => {
     assert.throws(() => s.router.dispatch(9, far, now), RangeError);
     assert.throws(() => s.router.setRate(1, 0.5), /burst/);
     assert.throws(() => s.world.setOwner(s.crate, -1), RangeError);
+  });
+
+  it('ownership: set and read on the server, ended by a destroy, none on a reused id', () => {
+    const world = new ServerWorld({ types, capacity: 2 });
+    const a = world.create(Player, { x: 0, hp: 1 });
+    assert.equal(world.ownerOf(a), null);
+    world.setOwner(a, 7);
+    assert.equal(world.ownerOf(a), 7);
+    assert.ok(world.ownsId(7, a.id) && !world.ownsId(6, a.id));
+    world.setOwner(a, null);
+    assert.equal(world.ownerOf(a), null);
+    world.setOwner(a, 7);
+    world.destroy(a);
+    const reused = world.create(Player, { x: 0, hp: 1 });
+    assert.equal(reused.id, a.id);
+    assert.equal(world.ownerOf(reused), null, 'a new entity under the id is owned by nobody');
+    assert.throws(() => world.ownerOf(a), /destroyed/);
+    assert.throws(() => world.setOwner(reused, 1.5), RangeError);
+    world.setOwner(reused, 3);
+    assert.equal(world.disown(3), 1);
+    assert.equal(world.ownerOf(reused), null);
+  });
+
+  it('random hostile commands never throw, never change the world unless owned and valid', () => {
+    const next = prng(SEED);
+    const world = new ServerWorld({ types, capacity: CAPACITY });
+    const replication = new ReplicationServer({
+      world,
+      maxClients: 4,
+      commands: { ratePerSecond: 20, burst: 4 },
+    });
+    const router = replication.commands;
+    const moved: number[] = [];
+    router.on(Move, {
+      validate: (_c, m) => m.dx > 0,
+      run: (client, m, entity) => {
+        moved.push(client);
+        world.set(entity, { ...world.get(entity), x: world.get(entity).x + m.dx });
+      },
+    });
+    const players = [0, 1, 2, 3].map((c) => {
+      const e = world.create(world.types[0] as typeof Player, { x: 0, hp: 1 });
+      world.setOwner(e, c);
+      return e;
+    });
+    world.create(Crate, { open: true });
+    let now = 0;
+    let expected = 0;
+    const tokens = [4, 4, 4, 4];
+    for (let i = 0; i < 2000; i++) {
+      const dt = next() < 0.9 ? 0 : randomInt(next, 4) / 16; // exact in binary, so the model agrees
+      now += dt;
+      for (let c = 0; c < 4; c++) tokens[c] = Math.min(4, tokens[c] + dt * 20);
+      const client = randomInt(next, 4);
+      const id = next() < 0.8 ? randomInt(next, CAPACITY) : randomInt(next, 65536);
+      const generation = next() < 0.8 ? 1 : randomInt(next, 65536);
+      const dx = randomInt(next, 9) - 4;
+      const message = receivedMessage(Move, { value: { dx }, target: { id, generation } });
+      const outcome = router.dispatch(client, message, now);
+      const allowed = tokens[client] >= 1;
+      if (allowed) tokens[client] -= 1;
+      const owned = id === players[client].id && generation === players[client].generation;
+      const live = id < CAPACITY ? world.entity(id) : null;
+      const refusal =
+        id >= CAPACITY
+          ? 'invalid'
+          : live === null || live.generation !== generation || live.type !== Player
+            ? 'missing-entity'
+            : 'unowned';
+      const want = !allowed ? 'over-rate' : !owned ? refusal : dx > 0 ? 'delivered' : 'rejected-by-validator';
+      assert.equal(outcome, want, `command ${i} (seed ${SEED})`);
+      if (outcome === 'delivered') expected++;
+    }
+    assert.equal(router.stats.delivered, expected);
+    const s = router.stats;
+    assert.equal(
+      s.delivered + s.invalid + s.unowned + s.missingEntity + s.overRate + s.rejectedByValidator,
+      2000,
+    );
+    const total = players.reduce((sum, p) => sum + world.get(p).x, 0);
+    assert.ok(total > 0 && moved.length === expected, 'only delivered moves moved a player');
+  });
+
+  it('setRate: a fresh bucket starts full at the new burst, a used one keeps its tokens', () => {
+    const world = new ServerWorld({ types, capacity: 2 });
+    const router = new ReplicationServer({ world, maxClients: 2 }).commands;
+    router.on(Shout, { run: () => {} });
+    const shout = receivedMessage(Shout, { value: { text: '' }, target: null });
+    const burst = (client: number, now: number) => {
+      let n = 0;
+      while (router.dispatch(client, shout, now) === 'delivered') n++;
+      return n;
+    };
+    assert.equal(burst(0, 0), 10, 'the default burst');
+    router.setRate(4, 20);
+    assert.equal(burst(1, 0), 20, 'an unused bucket holds the new burst');
+    assert.equal(burst(0, 0), 0, 'a used one keeps what it had (none)');
+    assert.equal(burst(0, 1), 4, 'and fills at the new rate');
+    assert.deepEqual([router.ratePerSecond, router.burst], [4, 20]);
   });
 });

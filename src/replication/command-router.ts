@@ -106,11 +106,13 @@ export class CommandRouter {
     return this.burstSize;
   }
 
-  /** Changes every client's rate limit; buckets keep their tokens (capped at the new burst). */
+  /** Changes every client's rate limit (see take for how buckets carry over). */
   setRate(ratePerSecond: number, burst: number): void {
     this.rate = checkNonNegative('CommandRouter.setRate', 'ratePerSecond', ratePerSecond);
     this.burstSize = checkBurst('CommandRouter.setRate', burst);
-    for (let i = 0; i < this.maxClients; i++) this.tokens[i] = Math.min(this.tokens[i], burst);
+    // A bucket not used yet starts full at the new burst; a used one keeps its tokens, capped.
+    for (let i = 0; i < this.maxClients; i++)
+      this.tokens[i] = Number.isNaN(this.filled[i]) ? burst : Math.min(this.tokens[i], burst);
   }
 
   /** Sets the handler of a command type (one per type; a second `on` replaces it). */
