@@ -13,6 +13,7 @@ export {
   type GhostEvent,
   isGhostOf,
 } from './client-mirror.js';
+export { CONFIGURATION_DIFFERS, configurationHash } from './configuration.js';
 export { DELTA_BITS, DELTA_LOW, measureDelta, readDelta, writeDelta } from './entity-delta.js';
 export { EntityHistory } from './entity-history.js';
 export {
