@@ -14,7 +14,10 @@
  * - after an accepted input every ghost's value quantizes back to its newest lanes, and the mirror
  *   holds no more ghosts than its capacity (and counts them right);
  * - the real mirror accepts every real packet, and once the link is clean it converges to the
- *   world: the same entities, generations and (quantized) values.
+ *   world: the same entities, generations and (quantized) values;
+ * - a mirror whose capacity differs from the server's, fed the twin's real sections, refuses
+ *   every one, saying the configuration differs (or, once the twin stopped sending its
+ *   fingerprint, that none was checked), and holds nothing.
  *
  * An accepted forgery may carry a tick far ahead, after which the victim refuses its twin's real
  * sections as stale: the victim and its twin are replaced then, and now and then anyway. Everything is a function
@@ -142,15 +145,17 @@ export function runReplicationFuzz(options: ReplicationFuzzOptions): TargetRepor
   });
   const realLink = connect(real, 0);
   let twin = connect(victim, 1);
+  const mismatched = new ClientMirror({ ...mirrorOptions, capacity: CAPACITY + 1 });
+  const mismatchedLink = connect(mismatched, 1);
   const report = newTargetReport({
     target: REPLICATION_TARGET,
     description: 'hostile ghost sections into a ClientMirror beside a real server-to-mirror stream',
     seed,
-    readers: ['victim mirror', 'real mirror'],
+    readers: ['victim mirror', 'real mirror', 'mismatched mirror'],
     corpusSize: CORPUS,
     gc: options.gc,
   });
-  const [victimStats, realStats] = report.readers;
+  const [victimStats, realStats, mismatchedStats] = report.readers;
   const meter = runMeter(report, inputs, options);
   const fail = (check: string, detail: string, input: Uint8Array) => {
     report.semanticFailures++;
@@ -241,6 +246,21 @@ export function runReplicationFuzz(options: ReplicationFuzzOptions): TargetRepor
     return ok;
   };
 
+  /** The twin's real sections must all be refused by a mirror configured otherwise. */
+  const feedMismatched = (input: Uint8Array) => {
+    const ok = mismatchedLink.client.readPacket(input, 0, input.length);
+    const reason = mismatchedLink.client.lastRejection ?? 'no reason';
+    report.semanticChecks++;
+    if (ok || mismatched.size !== 0 || !/configuration/.test(reason))
+      fail('a mirror configured otherwise refuses, saying why', ok ? 'accepted' : reason, input);
+    if (ok) mismatchedStats.accepted++;
+    else {
+      mismatchedStats.rejected++;
+      const key = normalizeReason(reason);
+      mismatchedStats.reasons.set(key, (mismatchedStats.reasons.get(key) ?? 0) + 1);
+    }
+  };
+
   while (report.iterations < inputs && report.crash === null) {
     now += 1 / 30;
     tick++;
@@ -253,6 +273,7 @@ export function runReplicationFuzz(options: ReplicationFuzzOptions): TargetRepor
       else corpus[tick % CORPUS] = copy;
     }
     if (feedVictim(copy, 'real')) twin.server.acked(written.record);
+    if (copy.length > 1) feedMismatched(copy);
     for (let k = 0; k < INJECTED_PER_PACKET && report.iterations < inputs && report.crash === null; k++) {
       if (corpus.length === 0 || next() < 0.25) {
         report.randomInputs++;

@@ -13,7 +13,8 @@ describe(`replication fuzz, short run (seed ${SEED}; npm run fuzz -- --target re
     assert.equal(report.crash, null, report.crash === null ? '' : formatCrash(report.crash));
     assert.equal(report.iterations, 30_000);
     assert.equal(report.semanticFailures, 0, `${replay}\n${formatFailures(report)}`);
-    const [victim, real] = report.readers;
+    const [victim, real, mismatched] = report.readers;
+    assert.ok(mismatched.rejected > 0 && mismatched.accepted === 0, 'a mismatched mirror takes nothing');
     assert.ok(victim.rejected > 0 && victim.reasons.size > 3, 'hostile sections refused, with reasons');
     assert.ok(victim.acceptedMutated > 0, 'some mutations parse, and were checked for consistency');
     assert.ok(real.accepted > 1000 && real.rejected === 0, 'every real packet accepted');
