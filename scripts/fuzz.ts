@@ -7,7 +7,8 @@
  * Client while real traffic flows (see scripts/netcode-fuzz-core.ts; there N counts injected
  * datagrams, each read by the server or the client), then the `channels` target: hostile channel
  * data into a MessageConnection beside a checked real stream of messages and blocks (see
- * scripts/channel-fuzz-core.ts).
+ * scripts/channel-fuzz-core.ts), then the `replication` target: hostile ghost sections into a
+ * ClientMirror beside a real server-to-mirror stream (see scripts/replication-fuzz-core.ts).
  *
  *   npm run fuzz -- [--iterations N] [--seed S] [--target name[,name]]   (--help for all flags)
  *
@@ -40,8 +41,15 @@ import {
   type PacketFuzzReport,
   runPacketFuzz,
 } from './packet-fuzz-core.js';
+import { formatReplicationDetails, REPLICATION_TARGET, runReplicationFuzz } from './replication-fuzz-core.js';
 
-const ALL_TARGETS: readonly string[] = [...TARGET_NAMES, PACKET_TARGET, NETCODE_TARGET, CHANNEL_TARGET];
+const ALL_TARGETS: readonly string[] = [
+  ...TARGET_NAMES,
+  PACKET_TARGET,
+  NETCODE_TARGET,
+  CHANNEL_TARGET,
+  REPLICATION_TARGET,
+];
 
 const DEFAULT_ITERATIONS = 1_000_000;
 /** Heap growth between the 10% mark and the end (both after a GC) that counts as unbounded. */
@@ -141,6 +149,8 @@ function printReport(report: TargetReport): void {
   if (isPacketReport(report)) for (const line of formatPacketDetails(report)) console.log(line);
   if (isNetcodeReport(report)) for (const line of formatNetcodeDetails(report)) console.log(line);
   if (report.target === CHANNEL_TARGET) for (const line of formatChannelDetails(report)) console.log(line);
+  if (report.target === REPLICATION_TARGET)
+    for (const line of formatReplicationDetails(report)) console.log(line);
   console.log(
     `  semantic checks ${int(report.semanticChecks)}, failures ${int(report.semanticFailures)}; heap after 10% ${mb(report.heapAtTenPercent)}, at end ${mb(report.heapAtEnd)}${report.gcUsed ? ' (after GC)' : ' (no --expose-gc: not settled)'}${heapBounded(report) ? '' : ' UNBOUNDED'}`,
   );
@@ -166,6 +176,8 @@ function main(): number {
       report = runNetcodeFuzz({ seed: args.seed, datagrams: args.iterations, onProgress, gc });
     } else if (name === CHANNEL_TARGET) {
       report = runChannelFuzz({ seed: args.seed, inputs: args.iterations, onProgress, gc });
+    } else if (name === REPLICATION_TARGET) {
+      report = runReplicationFuzz({ seed: args.seed, inputs: args.iterations, onProgress, gc });
     } else {
       const target = createTarget(name, args.seed);
       const setupMs = performance.now() - setup;

@@ -1,6 +1,7 @@
 import type { CustomChannel } from '../channels/channel.js';
 import type { CustomChannelConfig } from '../channels/config.js';
 import type { ReadStream } from '../serialize/read-stream.js';
+import { CONFIGURATION_DIFFERS, configurationHash } from './configuration.js';
 import { EntityHistory } from './entity-history.js';
 import { type AnyEntityType, checkTypes, type EntityType } from './entity-type.js';
 import { GhostReceiver, type GhostTable } from './ghost-receiver.js';
@@ -46,6 +47,11 @@ export interface ClientMirrorOptions {
   onCreate?: GhostEvent;
   onUpdate?: GhostEvent;
   onDestroy?: GhostEndEvent;
+  /**
+   * Called on every section refused because the server's types, capacity or historyLength differ
+   * from this mirror's (nothing can be replicated until both ends agree): a developer's alarm.
+   */
+  onConfigurationMismatch?: (reason: string) => void;
 }
 
 interface GhostRecord {
@@ -72,8 +78,12 @@ export class ClientMirror implements CustomChannel, GhostTable {
   readonly histories: (EntityHistory | null)[];
   private readonly ghostList: (GhostRecord | null)[];
   private readonly receiver: GhostReceiver;
+  /** This end's configuration fingerprint (configurationHash of types, capacity, historyLength). */
+  readonly configuration: number;
   private newest = 0;
   private count = 0;
+  private checked = false;
+  private mismatches = 0;
   private readonly options: ClientMirrorOptions;
 
   constructor(options: ClientMirrorOptions) {
@@ -93,6 +103,7 @@ export class ClientMirror implements CustomChannel, GhostTable {
     this.typeOf = new Int16Array(capacity).fill(-1);
     this.histories = new Array(capacity).fill(null);
     this.ghostList = new Array(capacity).fill(null);
+    this.configuration = configurationHash(this.types, capacity, historyLength);
     this.receiver = new GhostReceiver(this.types, capacity);
     this.channel = { kind: 'custom', priority: options.priority ?? 1, create: () => this.reset() };
   }
@@ -100,6 +111,19 @@ export class ClientMirror implements CustomChannel, GhostTable {
   /** The tick of the newest section applied (0 before any). */
   get newestTick(): number {
     return this.newest;
+  }
+
+  /** Whether this connection's server sent a configuration fingerprint equal to this mirror's. */
+  get configurationChecked(): boolean {
+    return this.checked;
+  }
+
+  /**
+   * Sections refused because the server is configured otherwise (CONFIGURATION_DIFFERS): anything
+   * above 0 means the two ends list different types, capacity or historyLength.
+   */
+  get configurationMismatches(): number {
+    return this.mismatches;
   }
 
   /** Ghosts held. */
@@ -126,6 +150,7 @@ export class ClientMirror implements CustomChannel, GhostTable {
   reset(): this {
     for (let id = 0; id < this.capacity; id++) this.remove(id, this.newest, 'reset');
     this.newest = 0;
+    this.checked = false;
     return this;
   }
 
@@ -139,7 +164,13 @@ export class ClientMirror implements CustomChannel, GhostTable {
   acked(): void {}
 
   read(rs: ReadStream, staged: { push(item: unknown): void }): boolean {
-    if (!this.receiver.read(rs, this)) return false;
+    if (!this.receiver.read(rs, this)) {
+      if (this.receiver.configurationDiffers) {
+        this.mismatches++;
+        this.options.onConfigurationMismatch?.(CONFIGURATION_DIFFERS);
+      }
+      return false;
+    }
     staged.push(this.receiver);
     return true;
   }
@@ -162,6 +193,7 @@ export class ClientMirror implements CustomChannel, GhostTable {
     }
     for (let i = 0; i < r.updates.length; i++) this.store(r.updates.items[i], r.updateStates[i], tick);
     this.newest = tick;
+    if (r.hadConfiguration) this.checked = true;
   }
 
   private add(

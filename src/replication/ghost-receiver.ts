@@ -1,8 +1,9 @@
 import type { ReadStream } from '../serialize/read-stream.js';
+import { CONFIGURATION_DIFFERS } from './configuration.js';
 import { readDelta } from './entity-delta.js';
 import type { EntityHistory } from './entity-history.js';
 import type { AnyEntityType } from './entity-type.js';
-import { GENERATION_BITS, readBaseline, readUpdateId, TICK_BITS } from './ghost-wire.js';
+import { CONFIGURATION_BITS, GENERATION_BITS, readBaseline, readUpdateId, TICK_BITS } from './ghost-wire.js';
 import { IdList } from './id-list.js';
 import type { LaneState } from './lane-state.js';
 
@@ -14,6 +15,10 @@ export interface GhostTable {
   readonly histories: (EntityHistory | null)[];
   /** The tick of the newest section applied (0 before any). */
   readonly newestTick: number;
+  /** This end's configuration fingerprint (configurationHash). */
+  readonly configuration: number;
+  /** Whether a section carrying the server's fingerprint was applied since the connection began. */
+  readonly configurationChecked: boolean;
 }
 
 const DESTROYED = 1;
@@ -27,6 +32,10 @@ const UPDATED = 4;
  */
 export class GhostReceiver {
   tick = 0;
+  /** Whether the section read carried the server's configuration fingerprint (it matched if read). */
+  hadConfiguration = false;
+  /** Whether the section read was refused because the server's configuration differs. */
+  configurationDiffers = false;
   readonly destroys = new IdList(16);
   /** Per destroy: 1 when the entity left the server's world, 0 when it left this client's interest. */
   readonly destroyGone = new IdList(16);
@@ -76,6 +85,8 @@ export class GhostReceiver {
   /** Parses a section against `table`; false (the stream failed with a reason) when it is bad. */
   read(rs: ReadStream, table: GhostTable): boolean {
     this.clear();
+    this.hadConfiguration = false;
+    this.configurationDiffers = false;
     const { capacity, seen } = this;
     const tick = rs.bits(0, TICK_BITS);
     if (!rs.ok) return false;
@@ -83,6 +94,16 @@ export class GhostReceiver {
     if (tick < table.newestTick)
       return this.refuse(rs, `stale section: tick ${tick} is older than ${table.newestTick}`);
     this.tick = tick;
+    if (rs.bits(0, 1) === 1) {
+      const configuration = rs.bits(0, CONFIGURATION_BITS);
+      if (!rs.ok) return false;
+      if (configuration !== table.configuration) {
+        this.configurationDiffers = true;
+        return this.refuse(rs, CONFIGURATION_DIFFERS);
+      }
+      this.hadConfiguration = true;
+    } else if (rs.ok && !table.configurationChecked)
+      return this.refuse(rs, "section without the server's configuration before the client checked it");
     while (rs.ok && rs.bool(false)) {
       const id = rs.int(0, 0, capacity - 1);
       const gone = rs.bits(0, 1);

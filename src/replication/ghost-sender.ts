@@ -6,6 +6,7 @@ import { BandwidthBudget, type BandwidthBudgetOptions } from './budget.js';
 import { measureDelta, writeDelta } from './entity-delta.js';
 import {
   baselineBits,
+  CONFIGURATION_BITS,
   GENERATION_BITS,
   idBits,
   maxUpdateIdBits,
@@ -23,6 +24,8 @@ import type { ServerWorld } from './world.js';
 /** What the server shares with every client's sender. */
 export interface GhostShared {
   readonly world: ServerWorld;
+  /** The world's configuration fingerprint (configurationHash), sent until a client acks it. */
+  readonly configuration: number;
   readonly accumulator: PriorityAccumulator;
   readonly selection: PrioritySelection;
   /** Seconds before an unacked create or destroy is written again. */
@@ -45,6 +48,8 @@ const DESTROY_PENDING = 3;
 const RECORD_CREATE = 0;
 const RECORD_UPDATE = 1;
 const RECORD_DESTROY = 2;
+/** The section carried the configuration fingerprint (id 0). */
+const RECORD_CONFIGURATION = 3;
 /** Numbers per record entry: id and kind, epoch, tick, send count. */
 const RECORD_STRIDE = 4;
 
@@ -83,6 +88,8 @@ export class GhostSender implements CustomChannel {
   /** Per planned update (by id): the baseline tick chosen (-1: absolute). */
   private readonly plannedBaseline: Float64Array;
   private planned = 0;
+  /** Whether the client acked a section carrying the configuration fingerprint (so it checked it). */
+  private configurationAcked = false;
   private readonly budget: BandwidthBudget | null;
 
   constructor(
@@ -129,12 +136,13 @@ export class GhostSender implements CustomChannel {
     this.plannedDestroys.clear();
     this.plannedCreates.clear();
     this.plannedUpdates.clear();
-    // The tick and three list terminators.
-    let room = budgetBits - TICK_BITS - 3;
+    // The tick, the configuration bit (and fingerprint until acked) and three list terminators.
+    const head = TICK_BITS + 1 + (this.configurationAcked ? 0 : CONFIGURATION_BITS) + 3;
+    let room = budgetBits - head;
     this.planned = 0;
     if (this.budget !== null) {
       this.budget.update(now);
-      room = Math.min(room, this.budget.availableBytes() * 8 - TICK_BITS - 3);
+      room = Math.min(room, this.budget.availableBytes() * 8 - head);
     }
     if (room <= 0 || tick === 0) return 0;
     const resendAt = now - shared.resendInterval;
@@ -208,6 +216,12 @@ export class GhostSender implements CustomChannel {
     const capacity = world.capacity;
     const start = ws.bitsProcessed;
     ws.bits(tick, TICK_BITS);
+    if (this.configurationAcked) ws.bits(0, 1);
+    else {
+      ws.bits(1, 1);
+      ws.bits(this.shared.configuration, CONFIGURATION_BITS);
+      this.push(record, 0, RECORD_CONFIGURATION, tick, 0);
+    }
     const destroys = this.plannedDestroys;
     for (let i = 0; i < destroys.length; i++) {
       const id = destroys.items[i];
@@ -281,6 +295,10 @@ export class GhostSender implements CustomChannel {
     for (let k = start; k + RECORD_STRIDE <= end; k += RECORD_STRIDE) {
       const id = record[k] >>> 2;
       const kind = record[k] & 3;
+      if (kind === RECORD_CONFIGURATION) {
+        this.configurationAcked = true;
+        continue;
+      }
       if (id >= this.status.length || this.epoch[id] !== record[k + 1]) continue;
       const s = this.status[id];
       if (kind === RECORD_DESTROY) {

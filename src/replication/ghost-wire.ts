@@ -9,6 +9,8 @@ import type { WriteStream } from '../serialize/write-stream.js';
 
 /** Bits of the server tick at the head of a section. */
 export const TICK_BITS = 32;
+/** Bits of the configuration fingerprint a section carries until the client acks one. */
+export const CONFIGURATION_BITS = 32;
 /** Bits of an entity generation (they wrap). */
 export const GENERATION_BITS = 16;
 /** Baseline offsets up to this go in the short form. */

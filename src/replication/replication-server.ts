@@ -2,6 +2,7 @@ import type { CustomChannelConfig } from '../channels/config.js';
 import { BandwidthBudget, type BandwidthBudgetOptions } from './budget.js';
 import { checkPositive } from './check-argument.js';
 import { CommandRouter, type CommandRouterOptions } from './command-router.js';
+import { configurationHash } from './configuration.js';
 import { GhostSender, type GhostShared } from './ghost-sender.js';
 import { InterestManager } from './interest.js';
 import type { InterestView } from './interest-view.js';
@@ -83,6 +84,7 @@ export class ReplicationServer {
     this.senders = new Array(maxClients).fill(null);
     this.shared = {
       world,
+      configuration: configurationHash(world.types, world.capacity, world.historyLength),
       accumulator,
       selection: new PrioritySelection(),
       resendInterval,
