@@ -1049,7 +1049,8 @@ class PacketFuzz {
   }
 }
 
-function fillRandom(rng: () => number, out: Uint8Array, start: number, end: number): void {
+/** Fills `out[start, end)` with random bytes, four per `rng()` call (the netcode fuzz uses it too). */
+export function fillRandom(rng: () => number, out: Uint8Array, start: number, end: number): void {
   for (let i = start; i < end; i += 4) {
     let word = (rng() * 4294967296) >>> 0;
     for (let k = 0; k < 4 && i + k < end; k++, word >>>= 8) out[i + k] = word & 0xff;
