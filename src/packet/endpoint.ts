@@ -1,5 +1,6 @@
 import { checkTime } from '../time/check-time.js';
 import { type ReliableConfig, reliableConfig } from './config.js';
+import { updateRttStats, updateWindowStats } from './endpoint-stats.js';
 import {
   FRAGMENT_HEADER_BYTES,
   type FragmentHeader,
@@ -77,14 +78,6 @@ class Reassembly {
   /** [MAX_PACKET_HEADER_BYTES of room for the header][fragments]; grown once, then reused. */
   buffer = new Uint8Array(0);
 }
-
-/**
- * Loss and bandwidth are averaged over the older half of the newest 256 sequences (the reference's
- * default buffer), however large the buffers: buffers sized for long round trips (2048 under
- * channels) would otherwise make every update walk a thousand entries and average over half a
- * minute of traffic from up to half a minute ago.
- */
-const STATS_WINDOW = 256;
 
 /** A counters record with every count at zero. */
 export function emptyReliableCounters(): ReliableCounters {
@@ -472,102 +465,9 @@ export class ReliableEndpoint<R = unknown> {
     // pass per update was most of the statistics' cost on a busy server).
     if (this.rttHistoryChanged) {
       this.rttHistoryChanged = false;
-      this.updateRttStats();
+      updateRttStats(this.rttHistory, this);
     }
-    this.updateWindowStats();
-  }
-
-  private updateRttStats(): void {
-    let min = Number.POSITIVE_INFINITY;
-    let max = 0;
-    let sum = 0;
-    let count = 0;
-    const history = this.rttHistory;
-    for (let i = 0; i < history.length; i++) {
-      const rtt = history[i];
-      if (rtt < 0) continue;
-      if (rtt < min) min = rtt;
-      if (rtt > max) max = rtt;
-      sum += rtt;
-      count++;
-    }
-    this.rttMin = count > 0 ? min : 0;
-    this.rttMax = max;
-    this.rttAvg = count > 0 ? sum / count : 0;
-    let jitterSum = 0;
-    let jitterMax = 0;
-    let deviation = 0;
-    for (let i = 0; i < history.length; i++) {
-      const rtt = history[i];
-      if (rtt < 0) continue;
-      const d = rtt - this.rttMin;
-      jitterSum += d;
-      if (d > jitterMax) jitterMax = d;
-      deviation += (rtt - this.rttAvg) * (rtt - this.rttAvg);
-    }
-    this.jitterAvgVsMinRtt = count > 0 ? jitterSum / count : 0;
-    this.jitterMaxVsMinRtt = jitterMax;
-    this.jitterStddevVsAvgRtt = count > 0 ? Math.sqrt(deviation / count) : 0;
-  }
-
-  private updateWindowStats(): void {
-    const c = this.config;
-
-    // Loss, sent and acked bandwidth over the older half of the statistics window (the newer half
-    // may still be in flight); received bandwidth likewise over the received packets.
-    const sentWindow = Math.min(this.sent.size, STATS_WINDOW);
-    const sentBase = (this.sent.sequence - sentWindow + 1 + 0xffff) & 0xffff;
-    const samples = sentWindow >>> 1;
-    // One pass for loss and both sent-side bandwidths.
-    let numSent = 0;
-    let numDropped = 0;
-    let sentBytes = 0;
-    let sentStart = Number.POSITIVE_INFINITY;
-    let sentFinish = 0;
-    let ackedBytes = 0;
-    let ackedStart = Number.POSITIVE_INFINITY;
-    let ackedFinish = 0;
-    for (let i = 0; i < samples; i++) {
-      const entry = this.sent.find((sentBase + i) & 0xffff);
-      if (entry === undefined) continue;
-      numSent++;
-      const time = entry.time;
-      sentBytes += entry.bytes;
-      if (time < sentStart) sentStart = time;
-      if (time > sentFinish) sentFinish = time;
-      if (!entry.acked) {
-        numDropped++;
-        continue;
-      }
-      ackedBytes += entry.bytes;
-      if (time < ackedStart) ackedStart = time;
-      if (time > ackedFinish) ackedFinish = time;
-    }
-    if (numSent > 0) {
-      const loss = (numDropped / numSent) * 100;
-      this.packetLoss = smooth(this.packetLoss, loss, c.packetLossSmoothingFactor);
-    } else this.packetLoss = 0;
-    this.sentKbps = this.rate(sentBytes, sentStart, sentFinish, this.sentKbps);
-    this.ackedKbps = this.rate(ackedBytes, ackedStart, ackedFinish, this.ackedKbps);
-    const receivedWindow = Math.min(this.received.size, STATS_WINDOW);
-    const receivedBase = (this.received.sequence - receivedWindow + 1 + 0xffff) & 0xffff;
-    let receivedBytes = 0;
-    let receivedStart = Number.POSITIVE_INFINITY;
-    let receivedFinish = 0;
-    for (let i = 0, n = receivedWindow >>> 1; i < n; i++) {
-      const entry = this.received.find((receivedBase + i) & 0xffff);
-      if (entry === undefined) continue;
-      receivedBytes += entry.bytes;
-      if (entry.time < receivedStart) receivedStart = entry.time;
-      if (entry.time > receivedFinish) receivedFinish = entry.time;
-    }
-    this.receivedKbps = this.rate(receivedBytes, receivedStart, receivedFinish, this.receivedKbps);
-  }
-
-  /** Smoothed kbps of `bytes` sent from `start` to `finish`; the previous figure when that span is empty. */
-  private rate(bytes: number, start: number, finish: number, previous: number): number {
-    if (start === Number.POSITIVE_INFINITY || !(finish > start)) return previous;
-    return smooth(previous, ((bytes / (finish - start)) * 8) / 1000, this.config.bandwidthSmoothingFactor);
+    updateWindowStats(this.sent, this.received, this.config, this);
   }
 
   /** Forgets every packet and statistic, as a fresh endpoint at time `now` (records are dropped unreported). */
@@ -586,9 +486,4 @@ export class ReliableEndpoint<R = unknown> {
     this.jitterAvgVsMinRtt = this.jitterMaxVsMinRtt = this.jitterStddevVsAvgRtt = 0;
     this.packetLoss = this.sentKbps = this.receivedKbps = this.ackedKbps = 0;
   }
-}
-
-/** Exponential smoothing as the reference does it: snap when already within 1e-5. */
-function smooth(current: number, sample: number, factor: number): number {
-  return Math.abs(current - sample) > 0.00001 ? current + (sample - current) * factor : sample;
 }
