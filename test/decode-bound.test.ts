@@ -82,4 +82,23 @@ describe('the decode bound of accepted schemas', () => {
     assert.ok(values <= bound.valuesPerBit * 4107 + bound.fixedValues, `${values} values`);
     assert.ok(bound.fixedValues <= MAX_FIXED_VALUES);
   });
+
+  it('a truncated array item is refused before its zero-bit parts are built, in both codecs (fuzz seed 1688631491)', () => {
+    // Its item costs 10 bits (f1's count, f2's length) and carries 300 constants in f0. One byte
+    // holds the array count and 7 more bits: not enough for the item, so nothing of it is built.
+    const schema = t.array(
+      t.object({
+        f0: t.tuple(t.int(7, 7), 300),
+        f1: t.array(t.string(6), 255),
+        f2: t.bytes(3),
+      }),
+      1,
+    );
+    for (const codegen of [true, false]) {
+      const target: unknown[] = [];
+      const result = compile(schema, { codegen }).decode(Uint8Array.of(0x7d), target);
+      assert.equal(result.ok, false, `codegen ${codegen}`);
+      assert.equal(target.length, 0, `codegen ${codegen}: the refused decode left ${target.length} items`);
+    }
+  });
 });

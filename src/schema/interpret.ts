@@ -2,8 +2,20 @@ import { BitWriterOverflowError } from '../bits/bit-writer.js';
 import { serializeQuaternion, serializeSmallestThree } from '../serialize/quaternion.js';
 import type { Stream } from '../serialize/stream.js';
 import type { SchemaNode } from './schema.js';
+import { minBits } from './size.js';
 
 const EMPTY = new Uint8Array(0);
+
+/** minBits per array item schema, computed once: read per array, not per item. */
+const itemMinBits = new WeakMap<SchemaNode, number>();
+function minBitsOf(n: SchemaNode): number {
+  let bits = itemMinBits.get(n);
+  if (bits === undefined) {
+    bits = minBits(n);
+    itemMinBits.set(n, bits);
+  }
+  return bits;
+}
 /** Captured at load, so a later change to Object.prototype cannot replace it; cheaper than Object.hasOwn here. */
 const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -117,6 +129,17 @@ export function serializeNode(s: Stream, n: SchemaNode, value: any): any {
         );
       }
       const count = fixed ? limit : s.int(writing ? value.length : 0, 0, limit);
+      if (s.isReading && !fixed && count > 0) {
+        // Refuse a count the input cannot pay for before building any item: an item's zero-bit
+        // parts (a tuple of constants) would otherwise be built and then thrown away, beyond the
+        // decode bound the compiled codec keeps (its length check comes first).
+        const need = count * minBitsOf(n.item);
+        const remaining = (s as unknown as { readonly bitsRemaining: number }).bitsRemaining;
+        if (need > remaining) {
+          s.fail(`array of ${count} items needs at least ${need} bits, ${remaining} remain`);
+          return writing ? value : [];
+        }
+      }
       let a = value;
       if (!writing) {
         // Reuse the caller's array: a tuple of the right length (typed arrays too), or any array.
