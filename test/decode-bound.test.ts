@@ -95,8 +95,9 @@ describe('the decode bound of accepted schemas', () => {
       1,
     );
     for (const codegen of [true, false]) {
-      const target: unknown[] = [];
-      const result = compile(schema, { codegen }).decode(Uint8Array.of(0x7d), target);
+      const codec = compile(schema, { codegen });
+      const target: NonNullable<Parameters<typeof codec.decode>[1]> = [];
+      const result = codec.decode(Uint8Array.of(0x7d), target);
       assert.equal(result.ok, false, `codegen ${codegen}`);
       assert.equal(target.length, 0, `codegen ${codegen}: the refused decode left ${target.length} items`);
     }
