@@ -43,6 +43,7 @@ import {
   newTargetReport,
   normalizeReason,
   type Progress,
+  recordFailure,
   runMeter,
   sameBytes,
   type TargetReport,
@@ -108,12 +109,8 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
   });
   const [victimStats, receiverStats, blockStats] = report.readers;
   const meter = runMeter(report, inputs, options);
-  const fail = (check: string, detail: string, input: Uint8Array) => {
-    report.semanticFailures++;
-    const list = report.failures.get(check) ?? [];
-    if (list.length < 3) list.push({ check, detail, iteration: report.iterations, inputHex: hex(input) });
-    report.failures.set(check, list);
-  };
+  const fail = (check: string, detail: string, input: Uint8Array) =>
+    recordFailure(report, check, detail, report.iterations, input);
   const corpus: Uint8Array[] = [];
   const maker = new InputMaker(2048);
   let sentMessages = 0;

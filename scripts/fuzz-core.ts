@@ -1610,6 +1610,36 @@ const MAX_FAILURE_KINDS = 50;
 const MAX_EXAMPLES = 3;
 const MAX_EXAMPLE_HEX_BYTES = 256;
 
+/**
+ * Counts a failed semantic check and keeps its first few examples (at most MAX_FAILURE_KINDS
+ * checks, MAX_EXAMPLES each, the input shown up to MAX_EXAMPLE_HEX_BYTES): one bookkeeping for
+ * every fuzz target.
+ */
+export function recordFailure(
+  report: TargetReport,
+  check: string,
+  detail: string,
+  iteration: number,
+  input: Uint8Array,
+): void {
+  report.semanticFailures++;
+  let examples = report.failures.get(check);
+  if (examples === undefined) {
+    if (report.failures.size >= MAX_FAILURE_KINDS) return;
+    examples = [];
+    report.failures.set(check, examples);
+  }
+  if (examples.length < MAX_EXAMPLES) {
+    const shown = input.subarray(0, MAX_EXAMPLE_HEX_BYTES);
+    examples.push({
+      check,
+      detail,
+      iteration,
+      inputHex: hex(shown) + (input.length > shown.length ? `… (${input.length} bytes)` : ''),
+    });
+  }
+}
+
 /** Rejection reasons without positions or item indices, so they group. */
 export function normalizeReason(reason: string): string {
   return reason
@@ -1694,22 +1724,7 @@ export function runTarget(target: Target<unknown>, options: RunOptions): TargetR
         detail = `threw ${error instanceof Error ? `${error.name}: ${error.message}` : show(error)}`;
       }
       if (!detail) return;
-      report.semanticFailures++;
-      let examples = report.failures.get(name);
-      if (examples === undefined) {
-        if (report.failures.size >= MAX_FAILURE_KINDS) return;
-        examples = [];
-        report.failures.set(name, examples);
-      }
-      if (examples.length < MAX_EXAMPLES) {
-        const shown = input.subarray(0, MAX_EXAMPLE_HEX_BYTES);
-        examples.push({
-          check: name,
-          detail,
-          iteration,
-          inputHex: hex(shown) + (input.length > shown.length ? `… (${input.length} bytes)` : ''),
-        });
-      }
+      recordFailure(report, name, detail, iteration, input);
     },
   };
 

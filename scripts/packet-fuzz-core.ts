@@ -55,8 +55,8 @@ import {
   type Progress,
   ReaderCrash,
   type ReaderStats,
+  recordFailure,
   runMeter,
-  type SemanticFailure,
   sameBytes,
   type TargetReport,
 } from './fuzz-core.js';
@@ -208,9 +208,6 @@ const DROPS = [
 ] as const;
 
 const MAX_REASONS = 200;
-const MAX_FAILURE_KINDS = 50;
-const MAX_EXAMPLES = 3;
-const MAX_EXAMPLE_HEX_BYTES = 256;
 
 /** A string for a failed check: the ledgers' violations come through here too. */
 class RecordingViolations extends Violations {
@@ -422,23 +419,13 @@ class PacketFuzz {
 
   private fail(check: string, detail: string): void {
     const report = this.report;
-    report.semanticFailures++;
-    let examples = report.failures.get(check);
-    if (examples === undefined) {
-      if (report.failures.size >= MAX_FAILURE_KINDS) return;
-      examples = [];
-      report.failures.set(check, examples);
-    }
-    if (examples.length < MAX_EXAMPLES) {
-      const shown = this.input.subarray(0, MAX_EXAMPLE_HEX_BYTES);
-      const failure: SemanticFailure = {
-        check,
-        detail: `${detail} (tick ${this.tick})`,
-        iteration: Math.max(0, report.iterations - 1),
-        inputHex: hex(shown) + (this.input.length > shown.length ? `… (${this.input.length} bytes)` : ''),
-      };
-      examples.push(failure);
-    }
+    recordFailure(
+      report,
+      check,
+      `${detail} (tick ${this.tick})`,
+      Math.max(0, report.iterations - 1),
+      this.input,
+    );
   }
 
   private outcome(reader: number, accepted: boolean, reason?: string): void {

@@ -46,6 +46,7 @@ import {
   newTargetReport,
   normalizeReason,
   type Progress,
+  recordFailure,
   runMeter,
   type TargetReport,
 } from './fuzz-core.js';
@@ -157,12 +158,8 @@ export function runReplicationFuzz(options: ReplicationFuzzOptions): TargetRepor
   });
   const [victimStats, realStats, mismatchedStats] = report.readers;
   const meter = runMeter(report, inputs, options);
-  const fail = (check: string, detail: string, input: Uint8Array) => {
-    report.semanticFailures++;
-    const list = report.failures.get(check) ?? [];
-    if (list.length < 3) list.push({ check, detail, iteration: report.iterations, inputHex: hex(input) });
-    report.failures.set(check, list);
-  };
+  const fail = (check: string, detail: string, input: Uint8Array) =>
+    recordFailure(report, check, detail, report.iterations, input);
   const scratch = types.map((type) => type.layout.createState());
   const corpus: Uint8Array[] = [];
   const maker = new InputMaker(4096);

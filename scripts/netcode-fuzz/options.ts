@@ -178,9 +178,6 @@ export const MAX_PENDING_RESPONSES = 32;
 export const TAG_RING = 8192;
 export const RECORD_RING = 8192;
 export const MAX_REASONS = 200;
-export const MAX_FAILURE_KINDS = 50;
-export const MAX_EXAMPLES = 3;
-export const MAX_EXAMPLE_HEX_BYTES = 256;
 /** The reader's "not read at all" mark in a PacketView's reason. */
 export const NOT_READ = '\u0000not read';
 export const REAL_ID = 1n;

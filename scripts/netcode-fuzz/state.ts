@@ -11,12 +11,11 @@ import { Server } from '../../src/connection/server.js';
 import { prng, randomBytes, randomInt } from '../../src/random/prng.js';
 import { type Address, type DatagramHandler, MemoryNetwork } from '../../src/transport/index.js';
 import {
-  hex,
   InputMaker,
   newTargetReport,
   normalizeReason,
   type ReaderStats,
-  type SemanticFailure,
+  recordFailure,
 } from '../fuzz-core.js';
 import { subSeed } from '../packet-soak-core.js';
 import {
@@ -29,9 +28,6 @@ import {
   HALF_OPEN_IDS,
   HALF_OPEN_VARIANTS,
   MAX_CLIENTS,
-  MAX_EXAMPLE_HEX_BYTES,
-  MAX_EXAMPLES,
-  MAX_FAILURE_KINDS,
   MAX_REASONS,
   MUTATED,
   NETCODE_FUZZ_DEFAULTS,
@@ -236,24 +232,8 @@ export abstract class NetcodeFuzzState {
 
   protected fail(check: string, detail: string): void {
     const report = this.report;
-    report.semanticFailures++;
-    let examples = report.failures.get(check);
-    if (examples === undefined) {
-      if (report.failures.size >= MAX_FAILURE_KINDS) return;
-      examples = [];
-      report.failures.set(check, examples);
-    }
-    if (examples.length < MAX_EXAMPLES) {
-      const input = this.failureInput;
-      const shown = input.subarray(0, MAX_EXAMPLE_HEX_BYTES);
-      const failure: SemanticFailure = {
-        check,
-        detail: `${detail} (tick ${this.tick})`,
-        iteration: this.failureTag >= 0 ? this.failureTag : Math.max(0, report.iterations - 1),
-        inputHex: hex(shown) + (input.length > shown.length ? `… (${input.length} bytes)` : ''),
-      };
-      examples.push(failure);
-    }
+    const iteration = this.failureTag >= 0 ? this.failureTag : Math.max(0, report.iterations - 1);
+    recordFailure(report, check, `${detail} (tick ${this.tick})`, iteration, this.failureInput);
   }
 
   protected check(ok: boolean, check: string, detail: () => string): void {
