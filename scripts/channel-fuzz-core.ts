@@ -38,7 +38,7 @@ import { prng, randomInt } from '../src/random/prng.js';
 import { t } from '../src/schema/schema.js';
 import { WriteStream } from '../src/serialize/write-stream.js';
 import {
-  hex,
+  escapedCrash,
   InputMaker,
   newTargetReport,
   normalizeReason,
@@ -180,15 +180,17 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
     try {
       ok = victim.readPacket(input, 0, input.length);
     } catch (error) {
-      report.crash = {
-        target: CHANNEL_TARGET,
-        reader: 'victim',
-        seed,
-        iteration: report.iterations,
-        mutated: origin === 'mutated',
-        inputHex: hex(input),
-        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-      };
+      report.crash = escapedCrash(
+        {
+          target: CHANNEL_TARGET,
+          reader: 'victim',
+          seed,
+          iteration: report.iterations,
+          mutated: origin === 'mutated',
+        },
+        input,
+        error,
+      );
       return false;
     }
     report.iterations++;
@@ -255,15 +257,11 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
     try {
       ok = blockVictim.readPacket(input, 0, input.length);
     } catch (error) {
-      report.crash = {
-        target: CHANNEL_TARGET,
-        reader: 'block victim',
-        seed,
-        iteration: report.iterations,
-        mutated: true,
-        inputHex: hex(input),
-        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-      };
+      report.crash = escapedCrash(
+        { target: CHANNEL_TARGET, reader: 'block victim', seed, iteration: report.iterations, mutated: true },
+        input,
+        error,
+      );
       return;
     }
     report.iterations++;

@@ -1764,6 +1764,19 @@ export function runTarget(target: Target<unknown>, options: RunOptions): TargetR
 }
 
 /** A crash as text: everything needed to replay it. */
+/** The crash report for an exception that escaped a reader (the targets that call readers themselves). */
+export function escapedCrash(
+  where: { target: string; reader: string; seed: number; iteration: number; mutated: boolean },
+  input: Uint8Array,
+  error: unknown,
+): Crash {
+  return {
+    ...where,
+    inputHex: hex(input),
+    error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+  };
+}
+
 export function formatCrash(crash: Crash): string {
   return [
     `EXCEPTION escaped reader ${crash.reader} (target ${crash.target})`,

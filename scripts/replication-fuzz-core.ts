@@ -41,7 +41,7 @@ import {
 import { sameState } from '../src/replication/lane-state.js';
 import { t } from '../src/schema/schema.js';
 import {
-  hex,
+  escapedCrash,
   InputMaker,
   newTargetReport,
   normalizeReason,
@@ -209,15 +209,17 @@ export function runReplicationFuzz(options: ReplicationFuzzOptions): TargetRepor
     try {
       ok = twin.client.readPacket(input, 0, input.length);
     } catch (error) {
-      report.crash = {
-        target: REPLICATION_TARGET,
-        reader: 'victim mirror',
-        seed,
-        iteration: report.iterations,
-        mutated: origin === 'mutated',
-        inputHex: hex(input),
-        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-      };
+      report.crash = escapedCrash(
+        {
+          target: REPLICATION_TARGET,
+          reader: 'victim mirror',
+          seed,
+          iteration: report.iterations,
+          mutated: origin === 'mutated',
+        },
+        input,
+        error,
+      );
       return false;
     }
     report.iterations++;
