@@ -257,7 +257,7 @@ export class GhostSender implements CustomChannel {
     }
     ws.bits(0, 1);
     const updates = this.plannedUpdates;
-    updates.items.subarray(0, updates.length).sort();
+    updates.sort();
     let previous = -1;
     for (let i = 0; i < updates.length; i++) {
       const id = updates.items[i];

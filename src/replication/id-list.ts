@@ -3,6 +3,9 @@
  * counts its own length and only grows (doubling) when a tick needs more room than any before.
  * Entries past `length` are stale and never read.
  */
+/** Ciura's gap sequence, extended by × 2.25, smallest first. */
+const SHELL_GAPS = [1, 4, 10, 23, 57, 132, 301, 701, 1577, 3548, 7983, 17961, 40412];
+
 export class IdList {
   items: Int32Array;
   length = 0;
@@ -32,6 +35,26 @@ export class IdList {
   /** Removes the entry at `index` by moving the last one into its place (order is not kept). */
   swapRemove(index: number): void {
     this.items[index] = this.items[--this.length];
+  }
+
+  /**
+   * Sorts the live entries ascending in place, allocating nothing (a subarray().sort() makes a
+   * view per call; this runs per packet): Shell sort with Ciura's gaps, fine for the hundreds of
+   * ids a packet carries.
+   */
+  sort(): void {
+    const a = this.items;
+    const n = this.length;
+    for (let g = SHELL_GAPS.length - 1; g >= 0; g--) {
+      const gap = SHELL_GAPS[g];
+      if (gap >= n) continue;
+      for (let i = gap; i < n; i++) {
+        const v = a[i];
+        let j = i;
+        for (; j >= gap && a[j - gap] > v; j -= gap) a[j] = a[j - gap];
+        a[j] = v;
+      }
+    }
   }
 
   /** A standalone copy of the live entries. */
