@@ -3,7 +3,9 @@
  * on 127.0.0.1, each bot's link shaped by the network simulator; a table per client refreshes
  * while they run, and a summary at the end checks that every reliable message arrived, once and
  * in order, both ways. The server also sends each bot a 48 KiB block (a "map") on connecting and
- * every 5 s after, on the reliable channel; each one's bytes are checked on arrival.
+ * every 5 s after, on the reliable channel; each one's bytes are checked on arrival. And it runs a
+ * replicated arena (tools/live-arena.ts): wandering orbs and an avatar per bot, which the bot
+ * steers by command; each bot mirrors what is near its avatar, checked against the server at the end.
  *
  * Flags: `npm start -- --help`.
  */
@@ -17,9 +19,11 @@ import {
   MessageFactory,
   MessageServer,
   NetworkSimulator,
+  sendCommand,
   t,
   UdpTransport,
 } from '../src/node.js';
+import { Arena, ArenaBot, Steer } from './live-arena.js';
 
 const args = commandLine({
   name: 'npm start --',
@@ -55,10 +59,11 @@ const Event = defineMessage(
   'event',
   t.object({ n: t.uint32(), kind: t.enum(['hit', 'miss', 'pickup'] as const) }),
 );
-const factory = new MessageFactory([Chat, Position, Event]);
+const factory = new MessageFactory([Chat, Position, Event, Steer]);
 const RELIABLE = 0;
 const POSITIONS = 1;
 const EVENTS = 2;
+// Channel 3 is the arena's replication channel: its ghost section on the server, a mirror on each bot.
 const channels = [
   { kind: 'reliable-ordered' as const, priority: 1 },
   { kind: 'unreliable-sequenced' as const, priority: 2 },
@@ -95,6 +100,7 @@ const tally = (): Tally => ({ sent: 0, received: 0, nextReliable: 0, outOfOrder:
 
 const serverSocket = await UdpTransport.open({ address: '127.0.0.1:0', receiveBufferSize: 4 << 20 });
 const atServer: Tally[] = [];
+const arena = new Arena(SEED);
 const server = new MessageServer({
   protocolId: PROTOCOL_ID,
   privateKey,
@@ -102,7 +108,7 @@ const server = new MessageServer({
   transports: [serverSocket],
   maxClients: 64,
   factory,
-  channels,
+  channels: [...channels, arena.replication.channel],
 });
 
 const bots = await Promise.all(
@@ -113,7 +119,12 @@ const bots = await Promise.all(
       outgoing: conditions,
       incoming: conditions,
     });
-    const client = new MessageClient({ transport: link, factory, channels });
+    const arenaBot = new ArenaBot(i);
+    const client = new MessageClient({
+      transport: link,
+      factory,
+      channels: [...channels, arenaBot.mirror.channel],
+    });
     const token = generateConnectToken({
       protocolId: PROTOCOL_ID,
       privateKey,
@@ -123,6 +134,7 @@ const bots = await Promise.all(
     });
     return {
       client,
+      arenaBot,
       socket,
       token,
       reliable: tally(),
@@ -155,13 +167,14 @@ function receiveAtBot(bot: (typeof bots)[number], i: number): void {
     if (m.is(Block)) {
       if (!sameBytes(m.value, mapBytes(i, bot.maps.received))) bot.maps.corrupt++;
       bot.maps.received++;
-    } else checkReliable(bot.reliable, m.value.n); // every other type of the factory has an n
+    } else if (m.is(Chat)) checkReliable(bot.reliable, m.value.n); // the server sends chat and maps only
   }
 }
 
 function tick(): void {
   const time = now();
   ticks++;
+  arena.step();
   server.update(time);
   for (const [i, bot] of bots.entries()) {
     bot.client.update(time);
@@ -177,6 +190,9 @@ function tick(): void {
       z: Math.cos(time) * 100,
     });
     if (ticks % 20 === 0) bot.client.send(EVENTS, Event, { n: bot.sent.event++, kind: 'pickup' });
+    arena.avatarOf(index, i);
+    const avatar = bot.arenaBot.avatar();
+    if (avatar !== null) sendCommand(bot.client, POSITIONS, Steer, bot.arenaBot.steer(time, avatar), avatar);
     // The server answers each bot on the reliable channel 5 times a second, and sends it a map on
     // connecting and every 5 s after.
     if (ticks % 12 === i % 12) {
@@ -189,7 +205,7 @@ function tick(): void {
     for (let m = server.receive(index, RELIABLE); m !== null; m = server.receive(index, RELIABLE))
       checkReliable(atServer[index], (m.value as { n: number }).n);
     for (let m = server.receive(index, POSITIONS); m !== null; m = server.receive(index, POSITIONS))
-      bot.unreliable.received++;
+      if (arena.replication.commands.dispatch(index, m, time) === 'not-a-command') bot.unreliable.received++;
     for (let m = server.receive(index, EVENTS); m !== null; m = server.receive(index, EVENTS))
       bot.unreliable.received++;
   }
@@ -202,7 +218,7 @@ function tick(): void {
 function draw(time: number): void {
   const lines = [
     `ghostwire live: ${bots.length} bots ↔ server ${serverSocket.localAddress} over UDP, link ${conditions.latency}±${conditions.jitter} ms, ${conditions.loss}% loss, ${conditions.duplicates}% duplicates (seed ${SEED})  t=${time.toFixed(1)} s`,
-    'bot  state      rtt ms  loss %  up kbps  down kbps  msgs/s out  msgs/s in  reliable in flight  maps in  map progress  reliable in order',
+    'bot  state      rtt ms  loss %  up kbps  down kbps  msgs/s out  msgs/s in  reliable in flight  maps in  map progress  reliable in order  ghosts  avatar (x, y) score',
   ];
   bots.forEach((bot, i) => {
     if (!bot.client.connected) {
@@ -234,8 +250,13 @@ function draw(time: number): void {
     const receiving = bot.client.blockProgress(RELIABLE).receiving;
     const progress =
       receiving === null ? '-' : `${Math.floor((100 * receiving.receivedBytes) / receiving.totalBytes)}%`;
+    const avatar = bot.arenaBot.avatar();
+    const where =
+      avatar === null
+        ? '-'
+        : `(${avatar.value.x.toFixed(1)}, ${avatar.value.y.toFixed(1)}) ${avatar.value.score}`;
     lines.push(
-      `${String(i).padStart(3)}  connected ${s.rtt.toFixed(1).padStart(7)} ${s.packetLoss.toFixed(1).padStart(7)} ${upKbps.toFixed(1).padStart(8)} ${downKbps.toFixed(1).padStart(10)} ${outRate.toFixed(0).padStart(11)} ${inRate.toFixed(0).padStart(10)} ${String(s.queues[RELIABLE].send).padStart(19)} ${`${bot.maps.received}/${bot.maps.sent}`.padStart(8)} ${progress.padStart(13)}  ${inOrder ? 'yes' : 'NO'}`,
+      `${String(i).padStart(3)}  connected ${s.rtt.toFixed(1).padStart(7)} ${s.packetLoss.toFixed(1).padStart(7)} ${upKbps.toFixed(1).padStart(8)} ${downKbps.toFixed(1).padStart(10)} ${outRate.toFixed(0).padStart(11)} ${inRate.toFixed(0).padStart(10)} ${String(s.queues[RELIABLE].send).padStart(19)} ${`${bot.maps.received}/${bot.maps.sent}`.padStart(8)} ${progress.padStart(13)}  ${(inOrder ? 'yes' : 'NO').padEnd(17)} ${String(bot.arenaBot.mirror.size).padStart(6)}  ${where}`,
     );
   });
   if (tty) {
@@ -255,6 +276,7 @@ async function stop(): Promise<void> {
   if (stopping) return;
   stopping = true;
   clearInterval(timer);
+  arena.world.tick(); // the last steer commands' changes go out too, so the mirrors can match the world
   // Let the last reliable messages and maps arrive, without new traffic: until all are in, or for
   // at most 10 s plus a few round trips (a lost reliable message is never given up on, but the
   // session ends).
@@ -265,7 +287,8 @@ async function stop(): Promise<void> {
       return (
         bot.maps.received === bot.maps.sent &&
         bot.reliable.received === bot.reliable.sent &&
-        (up?.received ?? 0) === bot.sent.chat
+        (up?.received ?? 0) === bot.sent.chat &&
+        (!bot.client.connected || arena.mismatches(bot.client.client.clientIndex, bot.arenaBot.mirror) === 0)
       );
     });
   while (now() < drainUntil && !allIn()) {
@@ -289,15 +312,21 @@ async function stop(): Promise<void> {
     const upOk = up.outOfOrder === 0 && up.received === bot.sent.chat;
     const downOk = bot.reliable.outOfOrder === 0 && bot.reliable.received === bot.reliable.sent;
     const mapsOk = bot.maps.corrupt === 0 && bot.maps.received === bot.maps.sent;
-    ok &&= upOk && downOk && mapsOk && bot.client.connected;
+    const mirror = bot.arenaBot.mirror;
+    const wrong = arena.mismatches(index, mirror);
+    ok &&= upOk && downOk && mapsOk && wrong === 0 && bot.client.connected;
     console.log(
-      `  bot ${i}: reliable up ${up.received}/${bot.sent.chat} ${upOk ? 'all, in order' : 'MISSING OR OUT OF ORDER'}; reliable down ${bot.reliable.received}/${bot.reliable.sent} ${downOk ? 'all, in order' : 'MISSING OR OUT OF ORDER'}; maps ${bot.maps.received}/${bot.maps.sent} ${mapsOk ? 'intact' : 'MISSING OR CORRUPT'}; unreliable up ${bot.unreliable.received}/${bot.sent.position + bot.sent.event} (the rest lost or superseded, as unreliable may be)`,
+      `  bot ${i}: reliable up ${up.received}/${bot.sent.chat} ${upOk ? 'all, in order' : 'MISSING OR OUT OF ORDER'}; reliable down ${bot.reliable.received}/${bot.reliable.sent} ${downOk ? 'all, in order' : 'MISSING OR OUT OF ORDER'}; maps ${bot.maps.received}/${bot.maps.sent} ${mapsOk ? 'intact' : 'MISSING OR CORRUPT'}; unreliable up ${bot.unreliable.received}/${bot.sent.position + bot.sent.event} (the rest lost or superseded, as unreliable may be); mirror ${mirror.size} ghosts ${wrong === 0 ? "equal to the server's" : `with ${wrong} DIFFERING FROM THE SERVER`}`,
     );
   }
+  const refused = arena.replication.commands.stats;
+  console.log(
+    `  arena: ${arena.world.size} entities on the server; steer commands run ${refused.delivered}, refused ${refused.invalid + refused.unowned + refused.missingEntity + refused.overRate + refused.rejectedByValidator}`,
+  );
   console.log(
     ok
-      ? 'every reliable message arrived exactly once and in order, both ways, and every map intact.'
-      : 'RELIABLE DELIVERY FAILED',
+      ? "every reliable message arrived exactly once and in order, both ways, every map intact, and every bot's mirror equals the server's world near it."
+      : 'RELIABLE DELIVERY OR REPLICATION FAILED',
   );
   for (const bot of bots) bot.client.disconnect();
   server.update(now());
