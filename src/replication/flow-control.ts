@@ -54,7 +54,9 @@ export class FlowControl {
     this.goodKbps = checkPositive('FlowControl', 'goodKbps', options.goodKbps ?? 256);
     this.badKbps = checkPositive('FlowControl', 'badKbps', options.badKbps ?? this.goodKbps / 4);
     if (this.badKbps > this.goodKbps)
-      throw new RangeError(`FlowControl: badKbps (${this.badKbps}) must not exceed goodKbps (${this.goodKbps})`);
+      throw new RangeError(
+        `FlowControl: badKbps (${this.badKbps}) must not exceed goodKbps (${this.goodKbps})`,
+      );
     this.rttThreshold = checkPositive('FlowControl', 'rttThreshold', options.rttThreshold ?? 250);
     this.lossThreshold = checkNonNegative('FlowControl', 'lossThreshold', options.lossThreshold ?? 10);
   }
