@@ -45,12 +45,14 @@ describe('FlowControl (good / bad modes)', () => {
     let now = run(flow, 0, 4.2, 100); // back to good
     assert.equal(flow.mode, 'good');
     now = run(flow, now, 2, 100);
-    flow.update((now += 0.1), 400, 0); // falls within 10 s
+    now += 0.1;
+    flow.update(now, 400, 0); // falls within 10 s
     assert.equal(flow.penalty, 8);
     for (let i = 0; i < 6; i++) {
       now = run(flow, now, flow.penalty + 0.2, 100);
       assert.equal(flow.mode, 'good');
-      flow.update((now += 0.1), 400, 0);
+      now += 0.1;
+      flow.update(now, 400, 0);
     }
     assert.equal(flow.penalty, 60, 'capped at 60 s');
     now = run(flow, now, 60.2, 100);
