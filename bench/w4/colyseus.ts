@@ -16,10 +16,10 @@
  *             every client's relevant set refreshed (ghostwire's InterestManager, so both sides
  *             use the same grid and the same relevant sets: enter 150 m, leave 172.5 m)
  *   views     the entered / left entities applied with view.add / view.remove
- *   encode    one shared encoder.encode(), then encoder.encodeView(view, sharedOffset, it) per
- *             client (the iterator reset to the shared offset, since encodeView returns a copy),
- *             then encoder.discardChanges(): what @colyseus/core's SchemaSerializer does for a
- *             room with filters, less the send
+ *   encode    what @colyseus/core's SchemaSerializer.applyPatches does for a room with filters,
+ *             less the send: the ROOM_STATE_PATCH byte, one shared encoder.encode(it), then
+ *             encoder.encodeView(view, sharedOffset, it) per client (each returns a copy), then
+ *             encoder.discardChanges()
  * "With view maintenance" is all four; "without" is mutate + encode. The scene's own motion is
  * untimed. Decoders on the first `verifyClients` clients decode their bytes (untimed) and are
  * compared every tick with the server's quantized state of exactly that client's relevant set.
@@ -75,9 +75,9 @@ export interface ColyseusW4Result {
   cpuMsPerTickWithoutViews: number;
   wallMsPerTick: number;
   wallMsPerTickWithoutViews: number;
-  /** Median over ticks of the encoded bytes per client (what encodeView returned). */
+  /** Median over ticks of the schema bytes per client (encodeView's message less its protocol byte). */
   bytesPerClientPerTick: number;
-  /** The same plus Colyseus's framing: 1 protocol byte and the WebSocket frame header. */
+  /** The whole message (protocol byte included) plus its WebSocket frame header. */
   webSocketBytesPerClientPerTick: number;
   /** The same plus 28 B of IPv4 + UDP per tick message (to compare with a UDP stack). */
   udpBytesPerClientPerTick: number;
@@ -191,32 +191,39 @@ function applyViews(w: World): number {
   return churn;
 }
 
-/** Encodes the tick for every client; returns total bytes, fills the verified clients' bytes. */
+/** @colyseus/core's Protocol.ROOM_STATE_PATCH, the first byte of every patch message. */
+const ROOM_STATE_PATCH = 15;
+
+/**
+ * Encodes the tick for every client as a room's SchemaSerializer does (the protocol byte first,
+ * one shared encode, encodeView per client on the same growing iterator, discardChanges);
+ * fills `sizes` and the verified clients' messages.
+ */
 function encodeAll(
   w: World,
   sizes: { raw: number; webSocket: number; shared: number },
   out: Uint8Array[],
 ): void {
   const { encoder, views } = w;
-  const it = { offset: 0 };
+  const it = { offset: 1 };
+  encoder.sharedBuffer[0] = ROOM_STATE_PATCH;
   encoder.encode(it);
   const shared = it.offset;
   let raw = 0;
   let webSocket = 0;
   for (let c = 0; c < views.length; c++) {
-    it.offset = shared;
-    const bytes = encoder.encodeView(views[c], shared, it);
-    raw += bytes.length;
-    webSocket += bytes.length + 1 + webSocketHeaderBytes(bytes.length + 1);
-    if (c < out.length) out[c] = bytes;
+    const message = encoder.encodeView(views[c], shared, it);
+    raw += message.length - 1;
+    webSocket += message.length + webSocketHeaderBytes(message.length);
+    if (c < out.length) out[c] = message;
   }
   encoder.discardChanges();
   sizes.raw = raw;
   sizes.webSocket = webSocket;
-  sizes.shared = shared;
+  sizes.shared = shared - 1;
 }
 
-/** Compares client `c`'s decoded state with the server's; returns [compared, first mismatch]. */
+/** Compares client `c`'s decoded state with the server's: [compared, mismatches, the first described]. */
 function check(w: World, c: number, q: QuantizedEntity): [number, number, string] {
   const decoded = w.decoders[c].state.entities;
   const iv = w.interest.allViews[c];
@@ -282,7 +289,7 @@ export function runColyseusW4(options: ColyseusW4Options): ColyseusW4Result {
     });
     timed(3, () => encodeAll(w, sizes, out));
     for (let c = 0; c < w.decoders.length; c++) {
-      w.decoders[c].decode(out[c]);
+      w.decoders[c].decode(out[c], { offset: 1 });
       const [n, bad, first] = check(w, c, q);
       compared += n;
       mismatches += bad;
