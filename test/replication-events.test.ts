@@ -1,11 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  defineMessage,
-  MessageConnection,
-  MessageFactory,
-  type PacketRecord,
-} from '../src/channels/index.js';
+import { defineMessage, MessageConnection, MessageFactory } from '../src/channels/index.js';
 import {
   ClientMirror,
   defineEntity,
