@@ -74,6 +74,7 @@ function forge(tick: number, events: (ws: WriteStream) => void): Uint8Array {
   ws.bits(0, 1); // no destroys
   ws.bits(0, 1); // no creates
   ws.bits(0, 1); // no updates
+  ws.bits(1, 1); // events follow
   events(ws);
   ws.bool(false); // no more channel entries
   return ws.finish().slice();
@@ -104,6 +105,22 @@ describe('replication events', () => {
     p.step();
     assert.equal(p.received.length, 1);
     assert.equal(p.received[0].tick, 2);
+  });
+
+  it('a new connection starts the sequences again', () => {
+    const p = pair();
+    for (let n = 0; n < 3; n++) p.replication.emit(Chat, { n, text: '' }, { reliable: true });
+    p.step();
+    const server = new MessageConnection({ factory, channels: [p.replication.channel], clientIndex: 0 });
+    const client = new MessageConnection({ factory, channels: [p.mirror.channel], clientIndex: 0 });
+    for (let n = 3; n < 6; n++) p.replication.emit(Chat, { n, text: '' }, { reliable: true });
+    p.world.tick();
+    const { data } = server.writePacket(1);
+    assert.ok(client.readPacket(data, 0, data.length), client.lastRejection ?? '');
+    assert.deepEqual(
+      p.received.map((e) => (e.is(Chat) ? e.value.n : -1)),
+      [0, 1, 2, 3, 4, 5],
+    );
   });
 
   it('misuse throws at the call', () => {
@@ -298,6 +315,7 @@ describe('replication events', () => {
           ws.bits(0, 1);
         },
       ],
+      ['an events part without events', /without events/, (ws) => ws.bits(0, 2)],
       [
         'event tick after the section',
         /event tick/,

@@ -98,6 +98,7 @@ export class EventReceiver {
   read(rs: ReadStream, tick: number, ghosts: SectionGhosts): boolean {
     this.reliable.clear();
     this.unreliable.clear();
+    if (!rs.bool(false)) return rs.ok;
     const count = this.events.length;
     let previous = -1;
     while (rs.ok && rs.bool(false)) {
@@ -118,7 +119,9 @@ export class EventReceiver {
       const type = rs.int(0, 0, count - 1);
       if (!rs.ok || !this.readEvent(rs, tick, ghosts, this.unreliable, type, 0)) return false;
     }
-    if (rs.ok && this.unreliable.type.length > 0) this.unreliableBase = rs.bits(0, SEQUENCE_BITS);
+    if (!rs.ok) return false;
+    if (this.unreliable.type.length > 0) this.unreliableBase = rs.bits(0, SEQUENCE_BITS);
+    else if (this.reliable.type.length === 0) return this.refuse(rs, 'an events part without events');
     return rs.ok;
   }
 

@@ -20,8 +20,10 @@ export interface GhostPresence {
   eventPresence(id: number, generation: number, creates: boolean): number;
 }
 
-/** Bits the events part always takes: the two lists' terminators. */
-export const EVENTS_HEAD_BITS = 2;
+/** Bits the events part always takes: one saying whether the two lists follow. */
+export const EVENTS_HEAD_BITS = 1;
+/** The two lists' terminators, paid by the first event planned. */
+const LISTS_BITS = 2;
 
 const UNWRITTEN = 0;
 const UNACKED = 1;
@@ -136,9 +138,10 @@ export class EventSender implements EventRecipient {
           if (presence === GONE) this.relCancelled[slot] = 1;
         }
         const bits =
-          this.relCancelled[slot] !== 0
+          this.listsBits() +
+          (this.relCancelled[slot] !== 0
             ? cancelledBits
-            : 1 + SEQUENCE_BITS + event.bits + eventTickBits(tick, event.tick);
+            : 1 + SEQUENCE_BITS + event.bits + eventTickBits(tick, event.tick));
         if (used + bits > room) break;
         used += bits;
         this.relPlanned[slot] = 1;
@@ -157,7 +160,7 @@ export class EventSender implements EventRecipient {
           continue;
         }
       }
-      const bits = 1 + SEQUENCE_BITS + event.bits + eventTickBits(tick, event.tick);
+      const bits = this.listsBits() + 1 + SEQUENCE_BITS + event.bits + eventTickBits(tick, event.tick);
       if (used + bits > room) break;
       used += bits;
       this.relPlanned[slot] = 1;
@@ -188,7 +191,11 @@ export class EventSender implements EventRecipient {
         }
       }
       const bits =
-        1 + event.bits + eventTickBits(tick, event.tick) + (this.plannedUnr.length === 0 ? SEQUENCE_BITS : 0);
+        this.listsBits() +
+        1 +
+        event.bits +
+        eventTickBits(tick, event.tick) +
+        (this.plannedUnr.length === 0 ? SEQUENCE_BITS : 0);
       if (used + bits > room) continue;
       used += bits;
       this.unrPlanned[i] = 1;
@@ -204,8 +211,14 @@ export class EventSender implements EventRecipient {
     const types = hub.events.length;
     const mask = this.rel.length - 1;
     const planned = this.plannedRel;
-    planned.sort();
     const recordStart = record.length;
+    if (planned.length + this.plannedUnr.length === 0) {
+      ws.bits(0, 1);
+      record.push(0); // the trailer: no reliable sequence in this packet
+      return;
+    }
+    ws.bits(1, 1);
+    planned.sort();
     let previous = -1;
     for (let p = 0; p < planned.length; p++) {
       const k = planned.items[p];
@@ -253,6 +266,11 @@ export class EventSender implements EventRecipient {
     this.compact();
     // The trailer tells `acked` where the ghost sender's part of the record ends.
     record.push(record.length - recordStart);
+  }
+
+  /** The lists' terminators for the first event planned in a packet, else nothing. */
+  private listsBits(): number {
+    return this.plannedRel.length + this.plannedUnr.length === 0 ? LISTS_BITS : 0;
   }
 
   private writeBody(ws: WriteStream, event: ServerEvent, tick: number, capacity: number): void {
