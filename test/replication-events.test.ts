@@ -107,6 +107,44 @@ describe('replication events', () => {
     assert.equal(p.received[0].tick, 2);
   });
 
+  it('sequence numbers wrap: 70,000 reliable and 70,000 unreliable events, each once, in order', () => {
+    const p = pair({ pendingSize: 4096 });
+    const seen = { reliable: 0, unreliable: 0, outOfOrder: 0 };
+    p.received.length = 0;
+    const total = 70_000;
+    let emitted = 0;
+    let expectedUnreliable = 0;
+    for (let step = 0, drain = 0; drain < 20; step++) {
+      if (emitted === total) drain++; // then the resends of the last losses
+      const before = emitted;
+      for (let k = 0; k < 50 && emitted < total; k++, emitted++) {
+        p.replication.emit(Chat, { n: emitted & 0xffff, text: '' }, { reliable: true });
+        p.replication.emit(Chat, { n: emitted & 0xffff, text: '' });
+      }
+      // Now and then a loss: reliable ones are resent, unreliable ones are gone.
+      const delivered = step % 7 !== 3;
+      if (delivered) expectedUnreliable += emitted - before; // they ride the packet of their step
+      const sent = p.step(delivered);
+      if (sent.took) p.client.readPacket(sent.data, 0, sent.data.length); // a repeat dispatches nothing
+      for (const e of p.received) {
+        if (!e.is(Chat)) continue;
+        if (e.reliable) {
+          if (e.value.n !== (seen.reliable & 0xffff)) seen.outOfOrder++;
+          seen.reliable++;
+        } else seen.unreliable++;
+      }
+      p.received.length = 0;
+    }
+    assert.equal(p.replication.eventStats.overflowed, 0);
+    assert.equal(seen.outOfOrder, 0);
+    assert.equal(seen.reliable, total);
+    assert.equal(
+      seen.unreliable,
+      expectedUnreliable,
+      'the unreliable events of every packet delivered, once',
+    );
+  });
+
   it('a new connection starts the sequences again', () => {
     const p = pair();
     for (let n = 0; n < 3; n++) p.replication.emit(Chat, { n, text: '' }, { reliable: true });
