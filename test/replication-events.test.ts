@@ -161,6 +161,16 @@ describe('replication events', () => {
     );
   });
 
+  it('with no client, events emitted every step do not pile up', () => {
+    const world = new ServerWorld({ types, capacity: CAPACITY });
+    const replication = new ReplicationServer({ world, events, eventLimits: { pendingSize: 4 } });
+    for (let i = 0; i < 100; i++) {
+      for (let k = 0; k < 4; k++) replication.emit(Explosion, { radius: 1 });
+      world.tick();
+    }
+    assert.equal(replication.eventStats.emitted, 400);
+  });
+
   it('misuse throws at the call', () => {
     const p = pair({ pendingSize: 2 });
     const Other = defineEvent('other', t.object({ x: t.bool() }));

@@ -163,6 +163,7 @@ export class ReplicationServer {
    * destroyed entity, a bad `to`, or more than eventLimits.pendingSize emits without a tick.
    */
   emit<T>(type: EventType<T, string>, value: T, options?: EmitOptions): void {
+    this.refresh(); // hands out the events of past ticks first, even when no client asks for a packet
     this.eventHub.emit(type, value, options);
   }
 
