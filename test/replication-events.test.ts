@@ -145,6 +145,20 @@ describe('replication events', () => {
     );
   });
 
+  it('a full window, delivered and never acked, is resent and taken as repeats', () => {
+    const p = pair();
+    p.step();
+    for (let n = 0; n < 256; n++) p.replication.emit(Explosion, { radius: 1 + (n & 7) }, { reliable: true });
+    assert.ok(p.step(true, false).took);
+    assert.equal(p.received.length, 256);
+    for (let i = 0; i < 5; i++) {
+      const sent = p.step();
+      assert.ok(sent.took, p.client.lastRejection ?? '');
+    }
+    assert.equal(p.replication.eventStats.acked, 256);
+    assert.equal(p.received.length, 256, 'no repeats dispatched');
+  });
+
   it('a new connection starts the sequences again', () => {
     const p = pair();
     for (let n = 0; n < 3; n++) p.replication.emit(Chat, { n, text: '' }, { reliable: true });

@@ -106,7 +106,8 @@ export class EventReceiver {
       if (!rs.ok) return false;
       previous = seq;
       const ahead = (seq - this.next) & SEQUENCE_MASK;
-      if (ahead >= RELIABLE_WINDOW && ahead <= SEQUENCE_MASK + 1 - RELIABLE_WINDOW)
+      // New ones are less than a window ahead; resends of delivered ones at most a window behind.
+      if (ahead >= RELIABLE_WINDOW && ahead < SEQUENCE_MASK + 1 - RELIABLE_WINDOW)
         return this.refuse(rs, `reliable event ${seq} outside the window from ${this.next}`);
       const type = rs.int(0, 0, count);
       if (!rs.ok) return false;
