@@ -175,6 +175,42 @@ describe('replication events', () => {
     );
   });
 
+  it('an entity event goes only to clients the entity is relevant to', () => {
+    const Ball = defineEntity('ball', t.object({ x: t.int(0, 100) }), { position: (v) => [v.x, 0] });
+    const world = new ServerWorld({ types: [Ball], capacity: CAPACITY });
+    const replication = new ReplicationServer({
+      world,
+      events,
+      interest: { grid: { min: [0, 0], max: [100, 100], cellSize: 10 }, radius: 10 },
+    });
+    const got: string[] = [];
+    const mirror = new ClientMirror({
+      types: [Ball],
+      capacity: CAPACITY,
+      events,
+      onEvent: (e) => got.push(`${e.name} ${e.ghost?.id ?? '-'}`),
+    });
+    const server = new MessageConnection({ factory, channels: [replication.channel], clientIndex: 0 });
+    const client = new MessageConnection({ factory, channels: [mirror.channel], clientIndex: 0 });
+    const near = world.create(Ball, { x: 5 });
+    const far = world.create(Ball, { x: 90 });
+    replication.view(0)?.setCenter(0, 0);
+    let now = 0;
+    const step = () => {
+      world.tick();
+      now += 1 / 30;
+      const { data, record } = server.writePacket(now);
+      if (client.readPacket(data, 0, data.length)) server.acked(record);
+    };
+    step();
+    replication.emit(Explosion, { radius: 1 }, { entity: near });
+    replication.emit(Explosion, { radius: 1 }, { entity: far, reliable: true });
+    replication.emit(Explosion, { radius: 1 }, { to: 1 }); // another client's
+    for (let i = 0; i < 3; i++) step();
+    assert.deepEqual(got, [`explosion ${near.id}`]);
+    assert.equal(replication.eventStats.queued, 1);
+  });
+
   it('with no client, events emitted every step do not pile up', () => {
     const world = new ServerWorld({ types, capacity: CAPACITY });
     const replication = new ReplicationServer({ world, events, eventLimits: { pendingSize: 4 } });

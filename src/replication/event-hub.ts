@@ -27,8 +27,8 @@ export interface EventLimits {
   pendingSize?: number;
   /**
    * A client's reliable queue was full: the event is not queued for it (its other reliable events
-   * keep their order). A client that far behind has usually lost its link; disconnecting it keeps
-   * the exactly-once guarantee for the others' sake of memory and its own.
+   * keep their order), so that client misses it. A client that far behind has usually lost its
+   * link; disconnecting it is usually right.
    */
   onOverflow?: (clientIndex: number, type: AnyEventType) => void;
 }
