@@ -191,6 +191,7 @@ export class EventHub {
    * entity still lives (else it is dropped, counted once).
    */
   publish(senders: readonly ({ readonly events: EventRecipient } | null)[]): void {
+    // `senders[c]` is client c's (ReplicationServer keeps them by client index).
     if (this.pending.length === 0) return;
     const tick = this.world.serverTick;
     // Swap the lists so an emit from a callback below lands in the next tick's list.
@@ -209,10 +210,12 @@ export class EventHub {
         this.stats.droppedGone++;
         continue;
       }
-      for (let c = 0; c < senders.length; c++) {
+      // Senders sit at their client's index: an event for one client looks at that slot only.
+      const first = event.to >= 0 ? event.to : 0;
+      const end = event.to >= 0 ? Math.min(event.to + 1, senders.length) : senders.length;
+      for (let c = first; c < end; c++) {
         const recipient = senders[c]?.events;
-        if (recipient === undefined) continue;
-        if (event.to >= 0 && recipient.client !== event.to) continue;
+        if (recipient === undefined || recipient.client !== c) continue;
         if (id >= 0 && !recipient.relevant(id)) continue;
         recipient.offer(event);
       }
