@@ -80,7 +80,7 @@ export interface ReceivedEvent<T = unknown, N extends string = string> {
   /** The type's name (a getter: no field per event). */
   readonly name: N;
   readonly value: T;
-  /** The server tick the event was emitted for; the mirror holds that tick's state or a newer one. */
+  /** The server tick the event went with (the one after its emit); the section bringing it is of that tick or later. */
   readonly tick: number;
   /** The ghost an entity event is attached to (held while the callback runs), or null when global. */
   readonly ghost: Ghost | null;
