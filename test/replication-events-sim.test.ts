@@ -64,6 +64,8 @@ function run(seed: number, spatial: boolean) {
     maxClients: 4,
   });
   const { network, server, clock } = session;
+  /** Per Boom serial: the tick of its entity's state as of the event's tick (what the client must hold). */
+  const stateTick = new Map<number, number>();
   const clients: Client[] = Array.from({ length: 1 + randomInt(next, 3) }, (_, i) => {
     const c = { problems: [], reliable: [], unreliable: [], booms: 0 } as unknown as Client;
     const alive = new Map<number, number>();
@@ -82,6 +84,11 @@ function run(seed: number, spatial: boolean) {
           if (e.ghost === null || e.ghost.id !== id || e.ghost.generation !== generation)
             c.problems.push(`boom ${e.value.n} without its ghost ${id}.${generation}`);
           else if (alive.get(id) !== generation) c.problems.push(`boom ${e.value.n} outside create..destroy`);
+          // With room to spare, the entity's state of the event's tick comes with it or before.
+          else if (e.ghost.tick < (stateTick.get(e.value.n) ?? 0))
+            c.problems.push(
+              `boom ${e.value.n} before its entity's state of tick ${stateTick.get(e.value.n)}`,
+            );
         } else if (e.ghost !== null) c.problems.push('a global event with a ghost');
         const n = e.is(Boom) ? e.value.n : e.is(Note) ? e.value.n : -1;
         (e.reliable ? c.reliable : c.unreliable).push(n);
@@ -142,10 +149,12 @@ function run(seed: number, spatial: boolean) {
         world.destroy(live.splice(randomInt(next, live.length), 1)[0]);
       }
     }
+    const booms: [number, Entity<unknown>][] = [];
     for (let k = randomInt(next, 4); k > 0; k--) {
       const reliable = next() < 0.5;
       if (next() < 0.6 && live.length > 0) {
         const e = live[randomInt(next, live.length)];
+        booms.push([serial, e]);
         replication.emit(Boom, { n: serial++, id: e.id, generation: e.generation }, { entity: e, reliable });
       } else {
         if (reliable) notes.push(serial);
@@ -153,6 +162,7 @@ function run(seed: number, spatial: boolean) {
       }
     }
     world.tick();
+    for (const [n, e] of booms) if (world.isAlive(e)) stateTick.set(n, world.histories[e.id]!.latestTick);
     step();
   }
   for (let frame = 0; frame < 30 * 30; frame++) {
