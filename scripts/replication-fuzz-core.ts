@@ -19,6 +19,10 @@
  *   every one, saying the configuration differs (or, once the twin stopped sending its
  *   fingerprint, that none was checked), and holds nothing.
  *
+ * - events ride the sections too (the world emits global and entity events, reliable or not):
+ *   a refused section dispatches none, and an accepted one dispatches an entity event only with
+ *   its ghost in the mirror; the real mirror gets every reliable global event once, in order.
+ *
  * An accepted forgery may carry a tick far ahead, after which the victim refuses its twin's real
  * sections as stale: the victim and its twin are replaced then, and now and then anyway. Everything is a function
  * of the seed.
@@ -33,8 +37,10 @@ import { prng, randomInt } from '../src/random/prng.js';
 import {
   ClientMirror,
   defineEntity,
+  defineEvent,
   type Entity,
   type LaneState,
+  type ReceivedEvent,
   ReplicationServer,
   ServerWorld,
 } from '../src/replication/index.js';
@@ -59,6 +65,9 @@ const Cube = defineEntity(
 );
 const Tag = defineEntity('tag', t.object({ name: t.string(12), team: t.int(0, 3) }));
 const types = [Cube, Tag];
+const Hit = defineEvent('hit', t.object({ damage: t.int(0, 100) }));
+const Say = defineEvent('say', t.object({ n: t.uint32(), text: t.string(10) }));
+const events = [Hit, Say];
 const factory = new MessageFactory([defineMessage('none', t.object({ n: t.uint8() }))]);
 const CAPACITY = 64;
 const HISTORY = 8;
@@ -136,10 +145,26 @@ export function runReplicationFuzz(options: ReplicationFuzzOptions): TargetRepor
     throw new RangeError('inputs must be a positive integer');
   const next = prng(seed);
   const world = new ServerWorld({ types, capacity: CAPACITY, historyLength: HISTORY });
-  const replication = new ReplicationServer({ world, maxClients: 2 });
-  const mirrorOptions = { types, capacity: CAPACITY, historyLength: HISTORY };
-  const real = new ClientMirror(mirrorOptions);
-  const victim = new ClientMirror(mirrorOptions);
+  const replication = new ReplicationServer({ world, maxClients: 2, events });
+  const mirrorOptions = { types, capacity: CAPACITY, historyLength: HISTORY, events };
+  /** Reliable global events the real mirror got (their serials), and the victim's dispatch problems. */
+  const said: number[] = [];
+  let victimEvents = 0;
+  let victimEventProblem = '';
+  const real = new ClientMirror({
+    ...mirrorOptions,
+    onEvent: (e: ReceivedEvent) => {
+      if (e.is(Say) && e.reliable) said.push(e.value.n);
+    },
+  });
+  const victim = new ClientMirror({
+    ...mirrorOptions,
+    onEvent: (e: ReceivedEvent) => {
+      victimEvents++;
+      if (e.ghost !== null && victim.ghost(e.ghost.id) !== e.ghost)
+        victimEventProblem = `event ${e.name} without its ghost`;
+    },
+  });
   const connect = (mirror: ClientMirror, clientIndex: number) => ({
     server: new MessageConnection({ factory, channels: [replication.channel], clientIndex }),
     client: new MessageConnection({ factory, channels: [mirror.channel], clientIndex }),
@@ -165,6 +190,8 @@ export function runReplicationFuzz(options: ReplicationFuzzOptions): TargetRepor
   const maker = new InputMaker(4096);
   const entities: Entity<unknown>[] = [];
   const inFlight: PacketRecord[] = [];
+  let serial = 0;
+  const reliableSays: number[] = [];
   let now = 0;
   let tick = 0;
 
@@ -184,6 +211,19 @@ export function runReplicationFuzz(options: ReplicationFuzzOptions): TargetRepor
       const e = entities[randomInt(next, entities.length)];
       if (e.type === Cube) world.set(e as Entity<ReturnType<typeof randomCube>>, randomCube(next));
       else world.set(e as Entity<ReturnType<typeof randomTag>>, randomTag(next));
+    }
+    for (let i = randomInt(next, 3); i > 0; i--) {
+      const reliable = next() < 0.5;
+      if (next() < 0.5 && entities.length > 0)
+        replication.emit(
+          Hit,
+          { damage: randomInt(next, 101) },
+          { entity: entities[randomInt(next, entities.length)], reliable },
+        );
+      else {
+        if (reliable) reliableSays.push(serial);
+        replication.emit(Say, { n: serial++, text: 'x'.repeat(randomInt(next, 11)) }, { reliable });
+      }
     }
     world.tick();
   };
@@ -205,6 +245,8 @@ export function runReplicationFuzz(options: ReplicationFuzzOptions): TargetRepor
   /** Feeds the victim one input; true when it accepted it. */
   const feedVictim = (input: Uint8Array, origin: 'real' | 'random' | 'mutated'): boolean => {
     const before = mirrorFingerprint(victim);
+    const eventsBefore = victimEvents;
+    victimEventProblem = '';
     let ok: boolean;
     try {
       ok = twin.client.readPacket(input, 0, input.length);
@@ -230,6 +272,8 @@ export function runReplicationFuzz(options: ReplicationFuzzOptions): TargetRepor
       else if (origin === 'random') victimStats.acceptedRandom++;
       const wrong = inconsistency(victim, scratch);
       if (wrong !== null) fail('an accepted section leaves the mirror consistent', wrong, input);
+      if (victimEventProblem !== '')
+        fail('an entity event is dispatched with its ghost', victimEventProblem, input);
     } else {
       victimStats.rejected++;
       const reason = twin.client.lastRejection;
@@ -239,7 +283,7 @@ export function runReplicationFuzz(options: ReplicationFuzzOptions): TargetRepor
         victimStats.reasons.set(key, (victimStats.reasons.get(key) ?? 0) + 1);
       }
       report.semanticChecks++;
-      if (mirrorFingerprint(victim) !== before)
+      if (mirrorFingerprint(victim) !== before || victimEvents !== eventsBefore)
         fail('a refused section changes nothing', reason ?? 'no reason', input);
     }
     return ok;
@@ -295,10 +339,17 @@ export function runReplicationFuzz(options: ReplicationFuzzOptions): TargetRepor
     now += 1 / 30;
     sendReal(false);
     converged = difference(world, entities, real);
-    if (converged === '') break;
+    if (converged === '' && said.length >= reliableSays.length) break; // resends may trail the state
   }
   report.semanticChecks++;
   if (converged !== '') fail('the real mirror converges to the world', converged, new Uint8Array(0));
+  report.semanticChecks++;
+  if (said.join() !== reliableSays.join())
+    fail(
+      'the real mirror gets every reliable global event once, in order',
+      `${said.length} of ${reliableSays.length}`,
+      new Uint8Array(0),
+    );
   meter.finish();
   return report;
 }

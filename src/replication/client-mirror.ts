@@ -4,6 +4,8 @@ import type { ReadStream } from '../serialize/read-stream.js';
 import { CONFIGURATION_DIFFERS, configurationHash } from './configuration.js';
 import { EntityHistory } from './entity-history.js';
 import { type AnyEntityType, checkTypes, type EntityType } from './entity-type.js';
+import { type AnyEventType, checkEvents, type EventHandler } from './event.js';
+import { EventReceiver } from './event-receiver.js';
 import { GhostReceiver, type GhostTable } from './ghost-receiver.js';
 import { type LaneState, sameState } from './lane-state.js';
 import type { EntityLayout } from './layout.js';
@@ -52,6 +54,13 @@ export interface ClientMirrorOptions {
    * from this mirror's (nothing can be replicated until both ends agree): a developer's alarm.
    */
   onConfigurationMismatch?: (reason: string) => void;
+  /** The server's event types, in the same order (default none). */
+  events?: readonly AnyEventType[];
+  /**
+   * Called for each event once the section carrying it is applied (so the state it goes with,
+   * and an entity event's ghost, are there): `if (e.is(Explosion)) boom(e.ghost, e.value)`.
+   */
+  onEvent?: EventHandler;
 }
 
 interface GhostRecord {
@@ -85,6 +94,7 @@ export class ClientMirror implements CustomChannel, GhostTable {
   private checked = false;
   private mismatches = 0;
   private readonly options: ClientMirrorOptions;
+  private readonly eventReceiver: EventReceiver;
 
   constructor(options: ClientMirrorOptions) {
     checkTypes('ClientMirror', options.types);
@@ -103,8 +113,11 @@ export class ClientMirror implements CustomChannel, GhostTable {
     this.typeOf = new Int16Array(capacity).fill(-1);
     this.histories = new Array(capacity).fill(null);
     this.ghostList = new Array(capacity).fill(null);
-    this.configuration = configurationHash(this.types, capacity, historyLength);
+    const events = options.events ?? [];
+    checkEvents('ClientMirror', events);
+    this.configuration = configurationHash(this.types, capacity, historyLength, events);
     this.receiver = new GhostReceiver(this.types, capacity);
+    this.eventReceiver = new EventReceiver(Object.freeze([...events]), capacity);
     this.channel = { kind: 'custom', priority: options.priority ?? 1, create: () => this.reset() };
   }
 
@@ -124,6 +137,15 @@ export class ClientMirror implements CustomChannel, GhostTable {
    */
   get configurationMismatches(): number {
     return this.mismatches;
+  }
+
+  /** Events dispatched to onEvent, and events dropped (their ghost went away before delivery). */
+  get eventsDelivered(): number {
+    return this.eventReceiver.delivered;
+  }
+
+  get eventsDropped(): number {
+    return this.eventReceiver.dropped;
   }
 
   /** Ghosts held. */
@@ -151,6 +173,7 @@ export class ClientMirror implements CustomChannel, GhostTable {
     for (let id = 0; id < this.capacity; id++) this.remove(id, this.newest, 'reset');
     this.newest = 0;
     this.checked = false;
+    this.eventReceiver.reset(); // events hook
     return this;
   }
 
@@ -171,6 +194,8 @@ export class ClientMirror implements CustomChannel, GhostTable {
       }
       return false;
     }
+    // events hook: the events part follows the state in the section
+    if (!this.eventReceiver.read(rs, this.receiver.tick, this.receiver)) return false;
     staged.push(this.receiver);
     return true;
   }
@@ -194,6 +219,7 @@ export class ClientMirror implements CustomChannel, GhostTable {
     for (let i = 0; i < r.updates.length; i++) this.store(r.updates.items[i], r.updateStates[i], tick);
     this.newest = tick;
     if (r.hadConfiguration) this.checked = true;
+    this.eventReceiver.apply(this, this.options.onEvent); // events hook: after the state
   }
 
   private add(

@@ -3,6 +3,7 @@ import { CONFIGURATION_DIFFERS } from './configuration.js';
 import { readDelta } from './entity-delta.js';
 import type { EntityHistory } from './entity-history.js';
 import type { AnyEntityType } from './entity-type.js';
+import type { SectionGhosts } from './event-receiver.js';
 import { CONFIGURATION_BITS, GENERATION_BITS, readBaseline, readUpdateId, TICK_BITS } from './ghost-wire.js';
 import { IdList } from './id-list.js';
 import type { LaneState } from './lane-state.js';
@@ -30,7 +31,7 @@ const UPDATED = 4;
  * (with `rs.fail(reason)`) on anything listed in docs/replication.md, "Bad input on the client".
  * States are read into per-type pools reused from packet to packet.
  */
-export class GhostReceiver {
+export class GhostReceiver implements SectionGhosts {
   tick = 0;
   /** Whether the section read carried the server's configuration fingerprint (it matched if read). */
   hadConfiguration = false;
@@ -48,6 +49,8 @@ export class GhostReceiver {
   private readonly pools: LaneState[][];
   private readonly poolUsed: Int32Array;
   private readonly seen: Uint8Array;
+  /** The table the last section was read against (for holdsAfter). */
+  private table: GhostTable | null = null;
 
   constructor(
     private readonly types: readonly AnyEntityType[],
@@ -85,6 +88,7 @@ export class GhostReceiver {
   /** Parses a section against `table`; false (the stream failed with a reason) when it is bad. */
   read(rs: ReadStream, table: GhostTable): boolean {
     this.clear();
+    this.table = table;
     this.hadConfiguration = false;
     this.configurationDiffers = false;
     const { capacity, seen } = this;
@@ -157,6 +161,15 @@ export class GhostReceiver {
     }
     return rs.ok;
   }
+
+  // --- events hook: what the events part of the section may name ---
+  /** Whether the client holds ghost `id` once the section just read is applied. */
+  holdsAfter(id: number): boolean {
+    const seen = this.seen[id];
+    if ((seen & CREATED) !== 0) return true;
+    return (seen & DESTROYED) === 0 && this.table !== null && this.table.typeOf[id] >= 0;
+  }
+  // --- end events hook ---
 
   /**
    * A state read against the zero state must carry every blob: an empty one is the zero state's

@@ -4,6 +4,8 @@ import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
 import { BandwidthBudget, type BandwidthBudgetOptions } from './budget.js';
 import { measureDelta, writeDelta } from './entity-delta.js';
+import type { EventHub } from './event-hub.js';
+import { EVENTS_HEAD_BITS, EventSender, type GhostPresence, GONE, PRESENT, WAITING } from './event-sender.js';
 import {
   baselineBits,
   CONFIGURATION_BITS,
@@ -32,6 +34,8 @@ export interface GhostShared {
   readonly resendInterval: number;
   /** A per-client cap on the section's bytes per packet and rate, or undefined for none. */
   readonly bandwidth: BandwidthBudgetOptions | undefined;
+  /** The server's events (emitted, waiting for the tick, offered to each client's `events`). */
+  readonly events: EventHub;
   /** Brings interest up to the world's tick (every sender's `left` handled) before a packet. */
   refresh(): void;
   /** The sender's connection ended. */
@@ -60,7 +64,9 @@ const RECORD_STRIDE = 4;
  * destroy rides until a packet carrying it is acked (written again every `resendInterval`), an
  * update is written against the acked baseline and never before the create is acked.
  */
-export class GhostSender implements CustomChannel {
+export class GhostSender implements CustomChannel, GhostPresence {
+  /** This client's events, written after the state in each section (event-sender.ts). */
+  readonly events: EventSender;
   private readonly status: Uint8Array;
   private readonly generation: Uint16Array;
   /**
@@ -110,7 +116,20 @@ export class GhostSender implements CustomChannel {
     this.budget = shared.bandwidth === undefined ? null : new BandwidthBudget(shared.bandwidth);
     this.idBits = idBits(capacity);
     this.typeBits = Math.max(0, Math.ceil(Math.log2(shared.world.types.length)));
+    this.events = new EventSender(shared.events, view, this, shared.resendInterval);
   }
+
+  // --- events hook: whether the client has an entity's ghost, for an event about it ---
+  eventPresence(id: number, generation: number, creates: boolean): number {
+    const world = this.shared.world;
+    if (world.tickedType[id] < 0 || world.tickedGeneration[id] !== generation || !this.view.has(id))
+      return GONE;
+    if (this.status[id] === LIVE && this.generation[id] === generation) return PRESENT;
+    // A planned create carries the world's generation, which is the event's (checked above).
+    if (creates && this.plannedCreates.indexOf(id) >= 0) return PRESENT;
+    return WAITING;
+  }
+  // --- end events hook ---
 
   /** Entities that left this client's interest (or the world) in the latest interest update. */
   handleLeft(): void {
@@ -136,8 +155,8 @@ export class GhostSender implements CustomChannel {
     this.plannedDestroys.clear();
     this.plannedCreates.clear();
     this.plannedUpdates.clear();
-    // The tick, the configuration bit (and fingerprint until acked) and three list terminators.
-    const head = TICK_BITS + 1 + (this.configurationAcked ? 0 : CONFIGURATION_BITS) + 3;
+    // The tick, the configuration bit (and fingerprint until acked), three list terminators and the events' two.
+    const head = TICK_BITS + 1 + (this.configurationAcked ? 0 : CONFIGURATION_BITS) + 3 + EVENTS_HEAD_BITS;
     let room = budgetBits - head;
     this.planned = 0;
     if (this.budget !== null) {
@@ -154,6 +173,7 @@ export class GhostSender implements CustomChannel {
       room -= bits;
       this.plannedDestroys.push(id);
     }
+    room -= this.events.plan(now, room, tick, false); // events hook: for ghosts held, and global ones
     shared.accumulator.accumulate(view);
     const selection = shared.selection;
     selection.begin(view, room);
@@ -194,7 +214,12 @@ export class GhostSender implements CustomChannel {
         this.plannedBaseline[id] = baseTick;
       }
     }
-    this.planned = this.plannedDestroys.length + this.plannedCreates.length + this.plannedUpdates.length;
+    this.events.plan(now, selection.remainingBits, tick, true); // events hook: for the creates planned
+    this.planned =
+      this.plannedDestroys.length +
+      this.plannedCreates.length +
+      this.plannedUpdates.length +
+      this.events.planned;
     return this.planned;
   }
 
@@ -271,6 +296,7 @@ export class GhostSender implements CustomChannel {
       this.push(record, id, RECORD_UPDATE, tick, this.countSend(id, tick));
     }
     ws.bits(0, 1);
+    this.events.write(ws, now, tick, capacity, record); // events hook: after the state they go with
     this.planned = 0;
     this.budget?.spend(Math.ceil((ws.bitsProcessed - start) / 8));
   }
@@ -292,7 +318,8 @@ export class GhostSender implements CustomChannel {
   }
 
   acked(record: PacketRecord, start: number, end: number): void {
-    for (let k = start; k + RECORD_STRIDE <= end; k += RECORD_STRIDE) {
+    const ghostsEnd = this.events.acked(record, start, end); // events hook: their part ends the record
+    for (let k = start; k + RECORD_STRIDE <= ghostsEnd; k += RECORD_STRIDE) {
       const id = record[k] >>> 2;
       const kind = record[k] & 3;
       if (kind === RECORD_CONFIGURATION) {

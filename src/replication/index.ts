@@ -44,6 +44,16 @@ export {
   type EntityTypeOptions,
   type EntityValue,
 } from './entity-type.js';
+export {
+  type AnyEventType,
+  defineEvent,
+  type EventHandler,
+  type EventType,
+  type EventValue,
+  isEventType,
+  type ReceivedEvent,
+} from './event.js';
+export type { EmitOptions, EventLimits, EventStats } from './event-hub.js';
 export { IdList } from './id-list.js';
 export { InterestManager, type InterestManagerOptions, type RelevanceFilter } from './interest.js';
 export { DEFAULT_LEAVE_FACTOR, InterestView, type InterestViewOptions } from './interest-view.js';

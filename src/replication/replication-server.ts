@@ -3,6 +3,8 @@ import { BandwidthBudget, type BandwidthBudgetOptions } from './budget.js';
 import { checkPositive } from './check-argument.js';
 import { CommandRouter, type CommandRouterOptions } from './command-router.js';
 import { configurationHash } from './configuration.js';
+import type { AnyEventType, EventType } from './event.js';
+import { type EmitOptions, EventHub, type EventLimits, type EventStats } from './event-hub.js';
 import { GhostSender, type GhostShared } from './ghost-sender.js';
 import { InterestManager } from './interest.js';
 import type { InterestView } from './interest-view.js';
@@ -41,6 +43,10 @@ export interface ReplicationServerOptions {
   priorityOptions?: PriorityOptions;
   /** The command router's rate limit and refusal callback (see `commands`). */
   commands?: Omit<CommandRouterOptions, 'world' | 'maxClients'>;
+  /** The event types `emit` may send, in the order the clients list them (default none). */
+  events?: readonly AnyEventType[];
+  /** Per-client event queue sizes, the unreliable events' lifetime, and what a full queue does. */
+  eventLimits?: EventLimits;
 }
 
 /**
@@ -57,6 +63,7 @@ export class ReplicationServer {
   readonly commands: CommandRouter;
   private readonly senders: (GhostSender | null)[];
   private readonly shared: GhostShared;
+  private readonly eventHub: EventHub;
   private readonly spatial: boolean;
   private readonly radius: number;
   private readonly leaveFactor: number | undefined;
@@ -82,9 +89,16 @@ export class ReplicationServer {
     if (options.bandwidth !== undefined) new BandwidthBudget(options.bandwidth); // checks the options now
     this.commands = new CommandRouter({ ...options.commands, world, maxClients });
     this.senders = new Array(maxClients).fill(null);
+    this.eventHub = new EventHub(world, maxClients, options.events ?? [], options.eventLimits);
     this.shared = {
       world,
-      configuration: configurationHash(world.types, world.capacity, world.historyLength),
+      configuration: configurationHash(
+        world.types,
+        world.capacity,
+        world.historyLength,
+        this.eventHub.events,
+      ),
+      events: this.eventHub,
       accumulator,
       selection: new PrioritySelection(),
       resendInterval,
@@ -140,6 +154,24 @@ export class ReplicationServer {
     return this.interest.view(clientIndex) ?? null;
   }
 
+  /**
+   * Sends an event to clients with the state of the next `world.tick()` (like create, set and
+   * destroy): about `entity`, to the clients that have (or are sent) its ghost then; else to every
+   * client, or to `to` only. Unreliable (default): written at most once, dropped when it waits
+   * longer than eventLimits.unreliableMaxAge. Reliable: resent until acked, delivered exactly once
+   * in emit order. Throws for a type not in `events`, a value outside its schema, a handle to a
+   * destroyed entity, a bad `to`, or more than eventLimits.pendingSize emits without a tick.
+   */
+  emit<T>(type: EventType<T, string>, value: T, options?: EmitOptions): void {
+    this.refresh(); // hands out the events of past ticks first, even when no client asks for a packet
+    this.eventHub.emit(type, value, options);
+  }
+
+  /** Event counters over every client (see EventStats). */
+  get eventStats(): Readonly<EventStats> {
+    return this.eventHub.stats;
+  }
+
   /** Forgets a client (done when its connection ends; a new connection in its slot starts afresh). */
   removeClient(clientIndex: number): void {
     this.interest.removeView(clientIndex);
@@ -166,5 +198,6 @@ export class ReplicationServer {
     this.refreshedTick = this.world.serverTick;
     this.interest.update();
     for (const sender of this.senders) sender?.handleLeft();
+    this.eventHub.publish(this.senders); // events hook: emitted events join their clients' queues
   }
 }
