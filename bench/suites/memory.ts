@@ -21,6 +21,7 @@ import { ReliableEndpoint } from '../../src/packet/endpoint.js';
 import { toAddress } from '../../src/transport/address.js';
 import { MemoryNetwork } from '../../src/transport/memory-transport.js';
 import { check, collectAllGarbage, gcExposed, type SuiteContext } from '../harness.js';
+import { CLIENTS, connectionBytes, idleEndpointBytes, serverBytesPerClient } from './memory-per-client.js';
 
 const KB = 1024;
 const ENDPOINTS = 200;
@@ -102,6 +103,22 @@ export function runMemory(ctx: SuiteContext): void {
   ctx.note(
     `Server handshake tables after ${FLOOD} valid requests (${flood.pending} pending, ${FLOOD} tokens presented): ${(flood.bytes / KB / KB).toFixed(2)} MB`,
   );
+  const idleEndpoint = idleEndpointBytes(heapUsed);
+  const connection = connectionBytes(heapUsed);
+  const { perClient, idleServer } = serverBytesPerClient(heapUsed);
+  ctx.note(
+    `ReliableEndpoint, CHANNEL_RELIABLE_DEFAULTS, after 5 s idle at 60 Hz: ${(idleEndpoint / KB).toFixed(1)} KB each`,
+  );
+  ctx.note(
+    `MessageConnection, reliable-ordered + unreliable at defaults: ${(connection / KB).toFixed(1)} KB each`,
+  );
+  ctx.note(
+    `MessageServer per connected idle client (${CLIENTS} clients, reliable-ordered + unreliable, nodeAead, 5 s idle): ${(perClient / KB).toFixed(1)} KB (idle server itself: ${(idleServer / KB).toFixed(0)} KB)`,
+  );
+  ctx.record('endpointIdleBytes', idleEndpoint);
+  ctx.record('messageConnectionBytes', connection);
+  ctx.record('serverBytesPerClient', perClient);
+  ctx.record('idleMessageServerBytes', idleServer);
   ctx.record('endpointReferenceBytes', reference);
   ctx.record('endpointChannelBytes', channels);
   ctx.record('floodedHandshakeTablesBytes', flood.bytes);

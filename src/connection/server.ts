@@ -1,5 +1,5 @@
-import type { ReliableConfig } from '../packet/config.js';
-import { ReliableEndpoint } from '../packet/endpoint.js';
+import { type ReliableConfig, reliableConfig } from '../packet/config.js';
+import { ReliableEndpoint, transmitBufferBytes } from '../packet/endpoint.js';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import type { Address } from '../transport/address.js';
 import type { DatagramTransport } from '../transport/transport.js';
@@ -155,6 +155,11 @@ export class Server {
   private lastUpdate = NO_TIME_YET;
   private running = true;
   private readonly buffer = new Uint8Array(MAX_PACKET_BYTES + 64);
+  /**
+   * Where every client's endpoint writes its outgoing packets: each is encrypted into `buffer` by
+   * sendPayload at once, so one buffer serves all clients (made with the first endpoint).
+   */
+  private transmitBuffer: Uint8Array | null = null;
   private readonly scratch = new Uint8Array(MAX_PACKET_BYTES + 64);
   private readonly view = packetView();
   private readonly addressEncoder = new TextEncoder();
@@ -483,6 +488,8 @@ export class Server {
 
   private createEndpoint(index: number): ReliableEndpoint<unknown> {
     const o = this.options;
+    const config = o.reliable === false ? {} : o.reliable;
+    this.transmitBuffer ??= new Uint8Array(transmitBufferBytes(reliableConfig(config)));
     return new ReliableEndpoint<unknown>(
       {
         transmit: (_sequence, data, length) => this.sendPayload(index, data, length),
@@ -492,8 +499,9 @@ export class Server {
         onAcked: (sequence, record) => o.onAcked?.(index, sequence, record),
         onLost: (sequence, record) => o.onLost?.(index, sequence, record),
       },
-      o.reliable === false ? {} : o.reliable,
+      config,
       this.time,
+      this.transmitBuffer,
     );
   }
 
