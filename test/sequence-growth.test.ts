@@ -2,11 +2,13 @@
  * The buffers that grow with traffic answer exactly as the full rings they replace: random
  * inserts (in order, reordered, late, after jumps of any size, across wraps), removes and advances
  * on a GrowingSequenceBuffer and a SequenceBits, checked after every step against a SequenceBuffer
- * of the same size (which holds every slot from the start). Also: they grow only with what is live.
+ * of the same size (which holds every slot from the start). Also: they grow only with what is live,
+ * and netcode's replay protection, kept as bits, answers as the standard's 256 slots.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RingQueue } from '../src/channels/ring-queue.js';
+import { ReplayProtection } from '../src/connection/replay-protection.js';
 import { GrowingSequenceBuffer } from '../src/packet/growing-sequence-buffer.js';
 import { SequenceBits } from '../src/packet/sequence-bits.js';
 import { SequenceBuffer } from '../src/packet/sequence-buffer.js';
@@ -78,7 +80,8 @@ describe(`growing sequence buffers match full rings (seed ${SEED})`, () => {
       let newest = 0;
       for (let step = 0; step < 10000; step++) {
         const s = nextSequence(random, newest, size);
-        if (random() < 0.8) assert.equal(bits.insert(s), model.insert(s) !== undefined, `step ${step}: insert ${s}`);
+        if (random() < 0.8)
+          assert.equal(bits.insert(s), model.insert(s) !== undefined, `step ${step}: insert ${s}`);
         else {
           bits.advance(s);
           model.advance(s);
@@ -118,5 +121,51 @@ describe(`growing sequence buffers match full rings (seed ${SEED})`, () => {
       for (let k = 0; k < queue.length; k++) assert.equal(queue.at(k), shifted + k);
     }
     assert.equal(queue.shift() ?? shifted, shifted);
+  });
+});
+
+/** netcode's replay protection as the standard writes it: 256 slots of sequences. */
+class StandardReplay {
+  private mostRecent = 0;
+  private readonly received = new Array<number>(256).fill(-1);
+
+  alreadyReceived(sequence: number): boolean {
+    if (!(sequence < 2 ** 53)) return true;
+    if (sequence + 256 <= this.mostRecent) return true;
+    const held = this.received[sequence % 256];
+    return held !== -1 && held >= sequence;
+  }
+
+  advance(sequence: number): void {
+    if (sequence > this.mostRecent) this.mostRecent = sequence;
+    this.received[sequence % 256] = sequence;
+  }
+}
+
+describe(`replay protection bits match the standard's slots (seed ${SEED})`, () => {
+  it('random sequences: new, repeated, reordered, late, far ahead, past 2^32', () => {
+    const random = prng(SEED ^ 0x2e91a7);
+    for (const start of [0, 2 ** 32 - 300, 2 ** 52]) {
+      const model = new StandardReplay();
+      const bits = new ReplayProtection();
+      let newest = start;
+      for (let step = 0; step < 20000; step++) {
+        const r = random();
+        const sequence =
+          r < 0.5
+            ? newest + randomInt(random, 4)
+            : r < 0.9
+              ? Math.max(0, newest - randomInt(random, 300))
+              : newest + randomInt(random, 600);
+        const seen = model.alreadyReceived(sequence);
+        assert.equal(bits.alreadyReceived(sequence), seen, `start ${start}, step ${step}: ${sequence}`);
+        // Only packets that pass the check (and authenticate) are recorded.
+        if (!seen) {
+          model.advance(sequence);
+          bits.advance(sequence);
+          newest = Math.max(newest, sequence);
+        }
+      }
+    }
   });
 });

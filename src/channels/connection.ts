@@ -139,8 +139,8 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
     this.packet = scratch.packet;
     this.encoder = scratch.encoder;
     this.reader = scratch.reader;
+    this.seen = scratch.seen;
     this.staged = this.channels.map(() => new ScratchList<unknown>());
-    this.seen = new Uint8Array(this.channels.length);
   }
 
   private channel(where: string, index: number): Channel {
@@ -326,7 +326,7 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
   readPacket(data: Uint8Array, offset: number, length: number): boolean {
     const rs = this.reader;
     rs.reset(data, offset, length);
-    this.seen.fill(0);
+    this.seen.fill(0, 0, this.channels.length);
     for (let i = 0; i < this.staged.length; i++) this.staged[i].clear();
     let entries = 0;
     while (rs.ok && entries <= this.channels.length && rs.bool(false)) {

@@ -98,7 +98,7 @@ export function updateWindowStats(
     if (index < 0) continue;
     numSent++;
     const time = sent.time[index];
-    const bytes = sent.bytes[index];
+    const bytes = sent.bytesAt(index);
     sentBytes += bytes;
     if (time < sentStart) sentStart = time;
     if (time > sentFinish) sentFinish = time;
@@ -122,12 +122,11 @@ export function updateWindowStats(
   let receivedBytes = 0;
   let receivedStart = Number.POSITIVE_INFINITY;
   let receivedFinish = 0;
-  const sizes = received.sizes;
   for (let i = 0, n = receivedWindow >>> 1; i < n; i++) {
-    const index = sizes.indexOf((receivedBase + i) & 0xffff);
+    const index = received.statsIndex((receivedBase + i) & 0xffff);
     if (index < 0) continue;
-    const time = sizes.time[index];
-    receivedBytes += sizes.bytes[index];
+    const time = received.timeAt(index);
+    receivedBytes += received.bytesAt(index);
     if (time < receivedStart) receivedStart = time;
     if (time > receivedFinish) receivedFinish = time;
   }

@@ -1,6 +1,7 @@
 import { checkTime } from '../time/check-time.js';
 import { type ReliableConfig, reliableConfig } from './config.js';
 import { updateRttStats, updateWindowStats } from './endpoint-stats.js';
+import { GrowingSequenceBuffer } from './growing-sequence-buffer.js';
 import {
   FRAGMENT_HEADER_BYTES,
   type FragmentHeader,
@@ -12,7 +13,6 @@ import {
   writePacketHeader,
 } from './header.js';
 import { ReceivedPackets, SentPackets } from './packet-history.js';
-import { SequenceBuffer } from './sequence-buffer.js';
 
 /**
  * What a ReliableEndpoint calls. Byte arguments are views of the endpoint's own buffers or of
@@ -136,7 +136,8 @@ export class ReliableEndpoint<R = unknown> {
   private lostUncounted: Uint32Array | null = null;
   private readonly sent: SentPackets<R>;
   private readonly received: ReceivedPackets;
-  private readonly reassembly: SequenceBuffer<Reassembly>;
+  /** Nothing until the first fragment arrives (never, under channels: their packets fit). */
+  private readonly reassembly: GrowingSequenceBuffer<Reassembly>;
   private readonly rttHistory: Float32Array;
   private rttHistoryChanged = false;
   private readonly transmitBuffer: Uint8Array;
@@ -168,7 +169,10 @@ export class ReliableEndpoint<R = unknown> {
     this.sent = new SentPackets<R>(c.sentPacketsBufferSize);
     this.received = new ReceivedPackets(c.receivedPacketsBufferSize);
     const maxFragments = c.maxFragments;
-    this.reassembly = new SequenceBuffer(c.fragmentReassemblyBufferSize, () => new Reassembly(maxFragments));
+    this.reassembly = new GrowingSequenceBuffer(
+      c.fragmentReassemblyBufferSize,
+      () => new Reassembly(maxFragments),
+    );
     this.rttHistory = new Float32Array(c.rttHistorySize).fill(-1);
     const bytes = transmitBufferBytes(c);
     if (
@@ -184,7 +188,8 @@ export class ReliableEndpoint<R = unknown> {
   /** Bytes held by fragment reassembly: capped at fragmentReassemblyBufferSize × (maxFragments × fragmentSize + 9). */
   get reassemblyBytes(): number {
     let total = 0;
-    for (let i = 0; i < this.reassembly.size; i++) total += this.reassembly.entryAt(i)?.buffer.length ?? 0;
+    for (let i = 0; i < this.reassembly.capacity; i++)
+      total += this.reassembly.entryAt(i)?.buffer.length ?? 0;
     return total;
   }
 

@@ -42,6 +42,11 @@ export class GrowingSequenceBuffer<T> extends SequenceSlots {
     return entry;
   }
 
+  /** The entry object at slot `index` (< capacity), held or not; undefined when none was made there. */
+  entryAt(index: number): T | undefined {
+    return this.entries[index];
+  }
+
   find(sequence: number): T | undefined {
     const index = this.indexOf(sequence);
     return index < 0 ? undefined : this.entries[index];

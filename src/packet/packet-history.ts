@@ -2,12 +2,16 @@ import { STATS_WINDOW } from './endpoint-stats.js';
 import { SequenceBits } from './sequence-bits.js';
 import { moved, movedRefs, SequenceSet, SequenceSlots } from './sequence-slots.js';
 
-const ACKED = 1;
-const RESOLVED = 2;
+/** A sent packet's info word: its bytes (below 2^25: maxPacketSize ≤ 2^24 plus a header ≤ 1024) and two flags. */
+const BYTES = (1 << 25) - 1;
+const ACKED = 1 << 29;
+const RESOLVED = 1 << 30;
 
 const float64 = (n: number) => new Float64Array(n);
 const uint32 = (n: number) => new Uint32Array(n);
-const uint8 = (n: number) => new Uint8Array(n);
+/** Empty and shared, so never written: a ring is made at its first packet. */
+const NO_TIMES = float64(0);
+const NO_BYTES = uint32(0);
 
 /**
  * What a ReliableEndpoint remembers of the packets it sent, by sequence: when, how many bytes, acked
@@ -19,8 +23,7 @@ const uint8 = (n: number) => new Uint8Array(n);
  */
 export class SentPackets<R> extends SequenceSlots {
   time: Float64Array;
-  bytes: Uint32Array;
-  private state: Uint8Array;
+  private info: Uint32Array;
   /** Made at the first packet sent with a record: a connection that never sends one keeps none. */
   private records: (R | undefined)[] | null = null;
   /** Resolved packets at least this far behind the newest may be dropped. */
@@ -30,19 +33,17 @@ export class SentPackets<R> extends SequenceSlots {
     super(size);
     this.keep = Math.min(size, STATS_WINDOW);
     this.time = float64(this.capacity);
-    this.bytes = uint32(this.capacity);
-    this.state = uint8(this.capacity);
+    this.info = uint32(this.capacity);
   }
 
   protected moveEntries(capacity: number, to: Int32Array): void {
     this.time = moved(this.time, float64, capacity, to);
-    this.bytes = moved(this.bytes, uint32, capacity, to);
-    this.state = moved(this.state, uint8, capacity, to);
+    this.info = moved(this.info, uint32, capacity, to);
     if (this.records !== null) this.records = movedRefs(this.records, capacity, to, undefined);
   }
 
   protected override mayReplace(index: number, held: number, sequence: number): boolean {
-    return (this.state[index] & RESOLVED) !== 0 && ((sequence - held) & 0xffff) >= this.keep;
+    return (this.info[index] & RESOLVED) !== 0 && ((sequence - held) & 0xffff) >= this.keep;
   }
 
   /** Records a packet sent now; false when the sequence is too old to hold (never for the next sequence). */
@@ -50,8 +51,7 @@ export class SentPackets<R> extends SequenceSlots {
     const index = this.insertIndex(sequence);
     if (index < 0) return false;
     this.time[index] = time;
-    this.bytes[index] = bytes;
-    this.state[index] = 0;
+    this.info[index] = bytes;
     if (this.records !== null) this.records[index] = record;
     else if (record !== undefined) {
       this.records = new Array<R | undefined>(this.capacity).fill(undefined);
@@ -60,17 +60,21 @@ export class SentPackets<R> extends SequenceSlots {
     return true;
   }
 
+  bytesAt(index: number): number {
+    return this.info[index] & BYTES;
+  }
+
   acked(index: number): boolean {
-    return (this.state[index] & ACKED) !== 0;
+    return (this.info[index] & ACKED) !== 0;
   }
 
   resolved(index: number): boolean {
-    return (this.state[index] & RESOLVED) !== 0;
+    return (this.info[index] & RESOLVED) !== 0;
   }
 
   /** Marks the packet at `index` resolved (acked or lost) and hands back its record, dropping it here. */
   resolve(index: number, acked: boolean): R | undefined {
-    this.state[index] = acked ? ACKED | RESOLVED : RESOLVED;
+    this.info[index] = (this.info[index] & BYTES) | (acked ? ACKED | RESOLVED : RESOLVED);
     const records = this.records;
     if (records === null) return undefined;
     const record = records[index];
@@ -81,17 +85,32 @@ export class SentPackets<R> extends SequenceSlots {
 
 /**
  * What a ReliableEndpoint remembers of the packets it received: which sequences, over the whole
- * received window (`size`, for ack bits and duplicates: a bit a packet when `size` is a power of
- * two, else four bytes), and when and how big, over the statistics window only.
+ * received window (`size`, for ack bits and duplicates), and when and how big, over the statistics
+ * window only. When `size` is a power of two (the defaults), the sequences are a bit each and the
+ * times and sizes a ring by sequence modulo the statistics window, current where the bits say so;
+ * otherwise both are kept in growing slots (four bytes a sequence more).
  */
 export class ReceivedPackets {
-  /** The sequences held: canInsert / exists / advance, and `sequence` (one past the newest). */
+  /** The sequences held: canInsert / exists, and `sequence` (one past the newest). */
   readonly held: SequenceBits | SequenceSet;
-  readonly sizes: ReceivedSizes;
+  /** Times and sizes in slots of their own, when `held` is not a bit set; else null. */
+  private readonly slotted: ReceivedSizes | null;
+  private readonly window: number;
+  /** The ring (made at the first packet), or empty when slotted. */
+  private time: Float64Array;
+  private bytes: Uint32Array;
 
   constructor(readonly size: number) {
-    this.held = size >= 32 && (size & (size - 1)) === 0 ? new SequenceBits(size) : new SequenceSet(size);
-    this.sizes = new ReceivedSizes(size);
+    this.window = Math.min(size, STATS_WINDOW);
+    if (size >= 32 && (size & (size - 1)) === 0) {
+      this.held = new SequenceBits(size);
+      this.slotted = null;
+    } else {
+      this.held = new SequenceSet(size);
+      this.slotted = new ReceivedSizes(size, this.window);
+    }
+    this.time = NO_TIMES;
+    this.bytes = NO_BYTES;
   }
 
   get sequence(): number {
@@ -100,20 +119,48 @@ export class ReceivedPackets {
 
   reset(): void {
     this.held.reset();
-    this.sizes.reset();
+    this.slotted?.reset();
   }
 
   advance(sequence: number): void {
     this.held.advance(sequence);
-    this.sizes.advance(sequence);
+    this.slotted?.advance(sequence);
   }
 
   /** Records a packet received now (the caller checked canInsert and exists). */
   add(sequence: number, time: number, bytes: number): void {
     this.held.insert(sequence);
-    const index = this.sizes.insertIndex(sequence);
-    this.sizes.time[index] = time;
-    this.sizes.bytes[index] = bytes;
+    const slotted = this.slotted;
+    if (slotted !== null) {
+      const index = slotted.insertIndex(sequence);
+      slotted.time[index] = time;
+      slotted.bytes[index] = bytes;
+    } else if (((this.held.sequence - 1 - sequence) & 0xffff) < this.window) {
+      // An older packet outside the window is never read, and must not overwrite a current one.
+      if (this.time === NO_TIMES) {
+        this.time = float64(this.window);
+        this.bytes = uint32(this.window);
+      }
+      const index = sequence & (this.window - 1);
+      this.time[index] = time;
+      this.bytes[index] = bytes;
+    }
+  }
+
+  /** Where `sequence`'s time and size are (timeAt, bytesAt), or -1 when it is not held or outside the statistics window. */
+  statsIndex(sequence: number): number {
+    if (this.slotted !== null) return this.slotted.indexOf(sequence);
+    if (((this.held.sequence - 1 - sequence) & 0xffff) >= this.window || !this.held.exists(sequence))
+      return -1;
+    return sequence & (this.window - 1);
+  }
+
+  timeAt(index: number): number {
+    return this.slotted === null ? this.time[index] : this.slotted.time[index];
+  }
+
+  bytesAt(index: number): number {
+    return this.slotted === null ? this.bytes[index] : this.slotted.bytes[index];
   }
 }
 
@@ -123,9 +170,9 @@ export class ReceivedSizes extends SequenceSlots {
   bytes: Uint32Array;
   private readonly keep: number;
 
-  constructor(size: number) {
+  constructor(size: number, keep: number) {
     super(size);
-    this.keep = Math.min(size, STATS_WINDOW);
+    this.keep = keep;
     this.time = float64(this.capacity);
     this.bytes = uint32(this.capacity);
   }
