@@ -7,13 +7,16 @@
  * What the server holds for its clients is measured as what dropping it frees, less what an idle
  * server with the same options holds with nobody connected; the clients stay alive throughout (they
  * are never updated again), so nothing of theirs is counted. Layers are measured alone beside it:
- * a MessageConnection with the two channels (what a connection holds before any traffic), and a
- * pair of ReliableEndpoints at CHANNEL_RELIABLE_DEFAULTS after the same idle traffic.
+ * a MessageConnection with the two channels (what a connection holds before any traffic, its
+ * streams shared as a server shares them), and a pair of ReliableEndpoints at
+ * CHANNEL_RELIABLE_DEFAULTS after the same idle traffic (each with its own transmit buffer, 1.2 KB,
+ * which a server's endpoints share).
  */
 import type { ChannelConfig } from '../../src/channels/config.js';
 import { MessageConnection } from '../../src/channels/connection.js';
 import { defineMessage, MessageFactory } from '../../src/channels/message.js';
 import { MessageClient, MessageServer } from '../../src/channels/message-endpoints.js';
+import { MessageScratch } from '../../src/channels/message-scratch.js';
 import { CHANNEL_RELIABLE_DEFAULTS } from '../../src/channels/packet-defaults.js';
 import { nodeAead } from '../../src/connection/aead-node.js';
 import { generateConnectToken } from '../../src/connection/connect-token.js';
@@ -102,18 +105,23 @@ export function serverBytesPerClient(heap: HeapReader): { perClient: number; idl
   return { perClient: (full - gone - idleServer) / CLIENTS, idleServer };
 }
 
-/** A MessageConnection with the two channels, as a server builds one per client, bytes. */
+/** A MessageConnection with the two channels, as a server builds one per client (streams shared), bytes. */
 export function connectionBytes(heap: HeapReader): number {
   const kept: MessageConnection<typeof Ping>[] = [];
+  const scratch = new MessageScratch(1150);
   const before = heap();
-  for (let i = 0; i < CLIENTS; i++) kept.push(new MessageConnection({ factory, channels, clientIndex: i }));
+  for (let i = 0; i < CLIENTS; i++)
+    kept.push(new MessageConnection({ factory, channels, clientIndex: i, scratch }));
   const after = heap();
   check(kept.length === CLIENTS, 'memory: connections not built');
   return (after - before) / CLIENTS;
 }
 
-/** One ReliableEndpoint at CHANNEL_RELIABLE_DEFAULTS after IDLE_SECONDS of a 60 Hz exchange, bytes. */
-export function idleEndpointBytes(heap: HeapReader): number {
+/**
+ * One ReliableEndpoint at CHANNEL_RELIABLE_DEFAULTS after IDLE_SECONDS of a 60 Hz exchange, bytes;
+ * with `dropEvery` n > 0, every n-th packet is lost (the first loss makes the late-ack bitmap).
+ */
+export function idleEndpointBytes(heap: HeapReader, dropEvery = 0): number {
   const config = { maxPacketSize: 1150, fragmentAbove: 1150, ...CHANNEL_RELIABLE_DEFAULTS };
   const payload = new Uint8Array(4);
   const pairs: ReliableEndpoint[][] = [];
@@ -121,7 +129,9 @@ export function idleEndpointBytes(heap: HeapReader): number {
   for (let i = 0; i < CLIENTS / 2; i++) {
     const pair: ReliableEndpoint[] = [];
     const handler = (peer: () => ReliableEndpoint) => ({
-      transmit: (_s: number, data: Uint8Array, length: number) => peer().receivePacket(data, 0, length),
+      transmit: (s: number, data: Uint8Array, length: number) => {
+        if (dropEvery === 0 || s % dropEvery !== 0) peer().receivePacket(data, 0, length);
+      },
       process: () => true,
     });
     pair.push(

@@ -67,8 +67,9 @@ class Reassembly {
   payloadBytes = 0;
   headerBytes = 0;
   /**
-   * [MAX_PACKET_HEADER_BYTES of room for the header][fragments]: allocated for the packet, reused by
-   * the slot's next packet if it was never completed, freed when it completes.
+   * [MAX_PACKET_HEADER_BYTES of room for the header][fragments]: made for the packet (or taken from
+   * the endpoint's spare), reused by the slot's next packet if it was never completed, handed to the
+   * spare when it completes.
    */
   buffer = NO_BYTES;
 
@@ -131,13 +132,23 @@ export class ReliableEndpoint<R = unknown> {
    * One bit per sequence: reported lost, and no late ack counted for it yet. Set by resolveLost,
    * cleared when the sequence is sent again or its late ack is counted: so a late ack counts once
    * per packet, also after the packet left the sent buffer, and an ack repeated for a packet
-   * that was acked in time never counts (8 KB, allocated at the first loss).
+   * that was acked in time never counts. Made at the first loss. A bit is only ever asked about
+   * while its packet is less than half the sequence space back (or within a sent buffer larger than
+   * that), so with buffers up to 32768 the bits of s and s + 32768 share a place (4 KB, else 8 KB):
+   * sending a sequence clears the bit of the one 32768 before it, which no ack can match any more.
    */
   private lostUncounted: Uint32Array | null = null;
+  /** Sequence mask into lostUncounted. */
+  private readonly lostMask: number;
   private readonly sent: SentPackets<R>;
   private readonly received: ReceivedPackets;
   /** Nothing until the first fragment arrives (never, under channels: their packets fit). */
   private readonly reassembly: GrowingSequenceBuffer<Reassembly>;
+  /**
+   * The buffer of the last packet reassembled, for the next one: steady fragmented traffic reuses
+   * it instead of allocating per packet, and an endpoint that stops receiving fragments keeps one.
+   */
+  private spareReassemblyBuffer = NO_BYTES;
   private readonly rttHistory: Float32Array;
   private rttHistoryChanged = false;
   private readonly transmitBuffer: Uint8Array;
@@ -167,6 +178,7 @@ export class ReliableEndpoint<R = unknown> {
     this.time = checkTime('ReliableEndpoint', now, Number.NEGATIVE_INFINITY);
     const c = this.config;
     this.sent = new SentPackets<R>(c.sentPacketsBufferSize);
+    this.lostMask = c.sentPacketsBufferSize > 32768 ? 0xffff : 0x7fff;
     this.received = new ReceivedPackets(c.receivedPacketsBufferSize);
     const maxFragments = c.maxFragments;
     this.reassembly = new GrowingSequenceBuffer(
@@ -187,7 +199,7 @@ export class ReliableEndpoint<R = unknown> {
 
   /** Bytes held by fragment reassembly: capped at fragmentReassemblyBufferSize × (maxFragments × fragmentSize + 9). */
   get reassemblyBytes(): number {
-    let total = 0;
+    let total = this.spareReassemblyBuffer.length;
     for (let i = 0; i < this.reassembly.capacity; i++)
       total += this.reassembly.entryAt(i)?.buffer.length ?? 0;
     return total;
@@ -224,7 +236,10 @@ export class ReliableEndpoint<R = unknown> {
     if (old >= 0 && !this.sent.resolved(old)) this.resolveLost(evicted, old);
 
     this.sent.add(sequence, this.time, c.packetHeaderSize + length, record);
-    if (this.lostUncounted !== null) this.lostUncounted[sequence >>> 5] &= ~(1 << (sequence & 31));
+    if (this.lostUncounted !== null) {
+      const bit = sequence & this.lostMask;
+      this.lostUncounted[bit >>> 5] &= ~(1 << (bit & 31));
+    }
 
     const ack = (this.received.sequence - 1) & 0xffff;
     const ackBits = this.ackBits(ack);
@@ -352,7 +367,7 @@ export class ReliableEndpoint<R = unknown> {
   /** True (and clears it) when `sequence` was reported lost and no late ack was counted for it yet. */
   private takeLostUncounted(sequence: number): boolean {
     const lost = this.lostUncounted;
-    const word = sequence >>> 5;
+    const word = (sequence & this.lostMask) >>> 5;
     const bit = 1 << (sequence & 31);
     if (lost === null || (lost[word] & bit) === 0) return false;
     lost[word] &= ~bit;
@@ -387,7 +402,12 @@ export class ReliableEndpoint<R = unknown> {
       const need = MAX_PACKET_HEADER_BYTES + numFragments * c.fragmentSize;
       // Reused from an incomplete packet when large enough: at most fragmentReassemblyBufferSize
       // buffers of maxFragments * fragmentSize, however many sequences a peer starts.
-      if (slot.buffer.length < need) slot.buffer = new Uint8Array(need);
+      if (slot.buffer.length < need) {
+        const spare = this.spareReassemblyBuffer;
+        // The spare goes either way, so the slots and it never hold more buffers than there are slots.
+        this.spareReassemblyBuffer = NO_BYTES;
+        slot.buffer = spare.length >= need ? spare : new Uint8Array(need);
+      }
     }
     if (numFragments !== slot.numTotal) {
       this.counters.fragmentsInvalid++;
@@ -420,17 +440,18 @@ export class ReliableEndpoint<R = unknown> {
     if (slot.numReceived === slot.numTotal) {
       const start = MAX_PACKET_HEADER_BYTES - slot.headerBytes;
       const buffer = slot.buffer;
-      // Freed first: a whole packet cost its own size, so the allocation stays within its input.
       slot.buffer = NO_BYTES;
       this.reassembly.remove(sequence);
       this.receiveRegular(buffer, start, slot.headerBytes + slot.payloadBytes);
+      if (buffer.length > this.spareReassemblyBuffer.length) this.spareReassemblyBuffer = buffer;
     }
   }
 
   private resolveLost(sequence: number, index: number): void {
     const record = this.sent.resolve(index, false);
-    this.lostUncounted ??= new Uint32Array(65536 / 32);
-    this.lostUncounted[sequence >>> 5] |= 1 << (sequence & 31);
+    this.lostUncounted ??= new Uint32Array((this.lostMask + 1) / 32);
+    const bit = sequence & this.lostMask;
+    this.lostUncounted[bit >>> 5] |= 1 << (bit & 31);
     this.counters.packetsLost++;
     this.handler.onLost?.(sequence, record);
   }
