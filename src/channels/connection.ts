@@ -5,7 +5,7 @@ import type { WriteStream } from '../serialize/write-stream.js';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import type { BlockProgress, Channel, EncodedMessage, PacketRecord } from './channel.js';
 import { checkIndex } from './check-index.js';
-import { type ChannelConfig, resolveChannel } from './config.js';
+import { type ChannelConfig, type ResolvedChannelConfig, resolveChannel } from './config.js';
 import { CustomChannelAdapter } from './custom.js';
 import type { AnyMessageType, Block, MessageFactory, MessageValue, ReceivedMessageOf } from './message.js';
 import { MessageScratch } from './message-scratch.js';
@@ -29,6 +29,11 @@ export interface MessageConnectionOptions<M extends AnyMessageType = AnyMessageT
   clientIndex?: number;
   /** Streams shared with connections used one at a time (a server's); default: its own. */
   scratch?: MessageScratch;
+  /**
+   * `channels` as another connection with the same options resolved them (its channels'
+   * `config`), shared instead of resolved again: a server's clients hold one copy.
+   */
+  resolved?: readonly ResolvedChannelConfig[];
 }
 
 /** The record of a packet with no reliable content: shared, as acking it frees nothing. */
@@ -119,8 +124,11 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
     }
     if (options.channels.length < 1 || options.channels.length > 64)
       throw new RangeError('MessageConnection needs 1 to 64 channels');
+    const shared = options.resolved;
+    if (shared !== undefined && shared.length !== options.channels.length)
+      throw new RangeError('MessageConnection: resolved must hold one config per channel');
     this.channels = options.channels.map((config, i) => {
-      const resolved = resolveChannel(config, i, this.packetBudgetBytes);
+      const resolved = shared?.[i] ?? resolveChannel(config, i, this.packetBudgetBytes);
       if (resolved.kind === 'custom') {
         const index = options.clientIndex;
         return new CustomChannelAdapter(resolved, index === undefined ? null : resolved.create!(index));

@@ -3,7 +3,7 @@ import { Server, type ServerDisconnectReason, type ServerOptions } from '../conn
 import type { ReliableConfig } from '../packet/config.js';
 import type { BlockProgress, PacketRecord } from './channel.js';
 import { checkIndex } from './check-index.js';
-import type { ChannelConfig } from './config.js';
+import type { ChannelConfig, ResolvedChannelConfig } from './config.js';
 import { MessageConnection, type UndeliveredReport } from './connection.js';
 import { type ConnectionStats, connectionStats, emptyStats, type LinkFigures } from './connection-stats.js';
 import { LateAckAlarm } from './late-ack-alarm.js';
@@ -83,6 +83,7 @@ function connectionFor<M extends AnyMessageType>(
   options: ChannelOptions<M>,
   clientIndex?: number,
   scratch?: MessageScratch,
+  resolved?: readonly ResolvedChannelConfig[],
 ): MessageConnection<M> {
   return new MessageConnection({
     factory: options.factory,
@@ -90,6 +91,7 @@ function connectionFor<M extends AnyMessageType>(
     packetBudgetBytes: options.packetBudgetBytes,
     clientIndex,
     scratch,
+    resolved,
   });
 }
 
@@ -114,6 +116,8 @@ export class MessageServer<M extends AnyMessageType = AnyMessageType> {
     this.encoder = connectionFor(options);
     // One set of packet streams for every connection: update, send and receive use one at a time.
     const scratch = new MessageScratch(this.encoder.packetBudgetBytes);
+    // And one copy of the resolved channel configs (read only).
+    const resolved = this.encoder.channels.map((channel) => Object.freeze(channel.config));
     this.connections = Array.from({ length: options.maxClients ?? 256 }, () => null);
     this.links = this.connections.map(() => null);
     this.lateAckAlarms = this.connections.map(() => new LateAckAlarm());
@@ -122,7 +126,7 @@ export class MessageServer<M extends AnyMessageType = AnyMessageType> {
       ...options,
       reliable: endpointConfig(options),
       onConnect: (index, clientId, userData) => {
-        this.connections[index] = connectionFor(options, index, scratch);
+        this.connections[index] = connectionFor(options, index, scratch, resolved);
         this.links[index] = this.server.endpoint(index);
         this.lateAckAlarms[index].reset();
         options.onConnect?.(index, clientId, userData);
