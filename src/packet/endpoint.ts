@@ -12,6 +12,7 @@ import {
   writeFragmentHeader,
   writePacketHeader,
 } from './header.js';
+import { LostUncounted } from './lost-uncounted.js';
 import { ReceivedPackets, SentPackets } from './packet-history.js';
 
 /**
@@ -128,18 +129,8 @@ export class ReliableEndpoint<R = unknown> {
   private time: number;
   private sequence = 0;
   private oldestUnresolved = 0;
-  /**
-   * One bit per sequence: reported lost, and no late ack counted for it yet. Set by resolveLost,
-   * cleared when the sequence is sent again or its late ack is counted: so a late ack counts once
-   * per packet, also after the packet left the sent buffer, and an ack repeated for a packet
-   * that was acked in time never counts. Made at the first loss. A bit is only ever asked about
-   * while its packet is less than half the sequence space back (or within a sent buffer larger than
-   * that), so with buffers up to 32768 the bits of s and s + 32768 share a place (4 KB, else 8 KB):
-   * sending a sequence clears the bit of the one 32768 before it, which no ack can match any more.
-   */
-  private lostUncounted: Uint32Array | null = null;
-  /** Sequence mask into lostUncounted. */
-  private readonly lostMask: number;
+  /** Late-ack bookkeeping: which sequences were reported lost and not yet acked late. */
+  private readonly lostUncounted: LostUncounted;
   private readonly sent: SentPackets<R>;
   private readonly received: ReceivedPackets;
   /** Nothing until the first fragment arrives (never, under channels: their packets fit). */
@@ -178,7 +169,7 @@ export class ReliableEndpoint<R = unknown> {
     this.time = checkTime('ReliableEndpoint', now, Number.NEGATIVE_INFINITY);
     const c = this.config;
     this.sent = new SentPackets<R>(c.sentPacketsBufferSize);
-    this.lostMask = c.sentPacketsBufferSize > 32768 ? 0xffff : 0x7fff;
+    this.lostUncounted = new LostUncounted(c.sentPacketsBufferSize);
     this.received = new ReceivedPackets(c.receivedPacketsBufferSize);
     const maxFragments = c.maxFragments;
     this.reassembly = new GrowingSequenceBuffer(
@@ -236,10 +227,7 @@ export class ReliableEndpoint<R = unknown> {
     if (old >= 0 && !this.sent.resolved(old)) this.resolveLost(evicted, old);
 
     this.sent.add(sequence, this.time, c.packetHeaderSize + length, record);
-    if (this.lostUncounted !== null) {
-      const bit = sequence & this.lostMask;
-      this.lostUncounted[bit >>> 5] &= ~(1 << (bit & 31));
-    }
+    this.lostUncounted.sent(sequence);
 
     const ack = (this.received.sequence - 1) & 0xffff;
     const ackBits = this.ackBits(ack);
@@ -338,7 +326,7 @@ export class ReliableEndpoint<R = unknown> {
       const sent = this.sent.indexOf(acked);
       // Reported lost (timed out, or its slot reused), acked now: late, counted once.
       if (sent < 0 || this.sent.resolved(sent)) {
-        if ((sent >= 0 || this.sentAndDropped(acked)) && this.takeLostUncounted(acked))
+        if ((sent >= 0 || this.sentAndDropped(acked)) && this.lostUncounted.take(acked))
           this.counters.lateAcks++;
         continue;
       }
@@ -362,16 +350,6 @@ export class ReliableEndpoint<R = unknown> {
   private sentAndDropped(sequence: number): boolean {
     const back = (this.sequence - sequence) & 0xffff;
     return back >= 1 && (back <= this.sent.size || back < 32768) && back <= this.counters.packetsSent;
-  }
-
-  /** True (and clears it) when `sequence` was reported lost and no late ack was counted for it yet. */
-  private takeLostUncounted(sequence: number): boolean {
-    const lost = this.lostUncounted;
-    const word = (sequence & this.lostMask) >>> 5;
-    const bit = 1 << (sequence & 31);
-    if (lost === null || (lost[word] & bit) === 0) return false;
-    lost[word] &= ~bit;
-    return true;
   }
 
   private receiveFragment(data: Uint8Array, offset: number, length: number): void {
@@ -449,9 +427,7 @@ export class ReliableEndpoint<R = unknown> {
 
   private resolveLost(sequence: number, index: number): void {
     const record = this.sent.resolve(index, false);
-    this.lostUncounted ??= new Uint32Array((this.lostMask + 1) / 32);
-    const bit = sequence & this.lostMask;
-    this.lostUncounted[bit >>> 5] |= 1 << (bit & 31);
+    this.lostUncounted.lost(sequence);
     this.counters.packetsLost++;
     this.handler.onLost?.(sequence, record);
   }
@@ -504,7 +480,7 @@ export class ReliableEndpoint<R = unknown> {
     this.time = checkTime('ReliableEndpoint.reset', now, Number.NEGATIVE_INFINITY);
     this.sequence = 0;
     this.oldestUnresolved = 0;
-    this.lostUncounted = null;
+    this.lostUncounted.reset();
     this.sent.reset();
     this.received.reset();
     this.reassembly.reset();
