@@ -4,12 +4,18 @@
  *
  * 1. One ReliableEndpoint (each side of a connection has one) at the reference's settings
  *    (256-entry buffers) and at CHANNEL_RELIABLE_DEFAULTS (what MessageServer / MessageClient use
- *    for long round trips), both with the channels' 1150-byte packets. Averaged over 200.
+ *    for long round trips), both with the channels' 1150-byte packets, as built (its buffers grow
+ *    with traffic). Averaged over 200.
  * 2. A server's handshake tables full at their defaults: 2048 valid requests from fresh addresses
  *    (1024 handshakes in progress, 2048 presented tokens), measured as what `stop()` frees, so the
  *    datagrams and clients of the flood are not counted.
  *
- * The figures docs/channels.md ("Long round trips") and docs/connection.md quote come from here.
+ * 3. Per connected client (memory-per-client.ts): an endpoint after 5 s of idle 60 Hz traffic (and
+ *    with 1% loss), a MessageConnection with two channels, and a real MessageServer's heap per
+ *    idle connected client (issue 10's W4 memory target).
+ *
+ * The figures docs/channels.md ("Long round trips"), docs/packet.md, docs/connection.md and
+ * BENCHMARKS.md ("Memory per connection") quote come from here.
  */
 import { CHANNEL_RELIABLE_DEFAULTS } from '../../src/channels/packet-defaults.js';
 import { nodeAead } from '../../src/connection/aead-node.js';
@@ -21,6 +27,7 @@ import { ReliableEndpoint } from '../../src/packet/endpoint.js';
 import { toAddress } from '../../src/transport/address.js';
 import { MemoryNetwork } from '../../src/transport/memory-transport.js';
 import { check, collectAllGarbage, gcExposed, type SuiteContext } from '../harness.js';
+import { CLIENTS, connectionBytes, idleEndpointBytes, serverBytesPerClient } from './memory-per-client.js';
 
 const KB = 1024;
 const ENDPOINTS = 200;
@@ -102,6 +109,27 @@ export function runMemory(ctx: SuiteContext): void {
   ctx.note(
     `Server handshake tables after ${FLOOD} valid requests (${flood.pending} pending, ${FLOOD} tokens presented): ${(flood.bytes / KB / KB).toFixed(2)} MB`,
   );
+  const idleEndpoint = idleEndpointBytes(heapUsed);
+  const lossyEndpoint = idleEndpointBytes(heapUsed, 100);
+  const connection = connectionBytes(heapUsed);
+  const { perClient, idleServer } = serverBytesPerClient(heapUsed);
+  ctx.note(
+    `ReliableEndpoint, CHANNEL_RELIABLE_DEFAULTS, after 5 s idle at 60 Hz: ${(idleEndpoint / KB).toFixed(1)} KB each`,
+  );
+  ctx.note(
+    `ReliableEndpoint, the same with 1% of packets lost: ${(lossyEndpoint / KB).toFixed(1)} KB each (the late-ack bitmap, made at the first loss)`,
+  );
+  ctx.note(
+    `MessageConnection, reliable-ordered + unreliable at defaults: ${(connection / KB).toFixed(1)} KB each`,
+  );
+  ctx.note(
+    `MessageServer per connected idle client (${CLIENTS} clients, reliable-ordered + unreliable, nodeAead, 5 s idle): ${(perClient / KB).toFixed(1)} KB (idle server itself: ${(idleServer / KB).toFixed(0)} KB)`,
+  );
+  ctx.record('endpointIdleBytes', idleEndpoint);
+  ctx.record('endpointLossyBytes', lossyEndpoint);
+  ctx.record('messageConnectionBytes', connection);
+  ctx.record('serverBytesPerClient', perClient);
+  ctx.record('idleMessageServerBytes', idleServer);
   ctx.record('endpointReferenceBytes', reference);
   ctx.record('endpointChannelBytes', channels);
   ctx.record('floodedHandshakeTablesBytes', flood.bytes);

@@ -2,6 +2,10 @@ import type { ReadStream } from '../serialize/read-stream.js';
 import { MAX_FRAGMENTS_PER_PACKET } from './block-sender.js';
 import type { ScratchList } from './scratch-list.js';
 
+/** Shared by every receiver until its first block: empty, so never written. */
+const NO_DATA = new Uint8Array(0);
+const NO_MARKS = new Uint32Array(0);
+
 /**
  * The receiving side of a reliable channel's blocks: one block at a time, in one buffer per channel
  * that is reused for every block. The buffer grows (doubling, then straight to maxBlockBytes) only
@@ -24,13 +28,13 @@ export class IncomingBlock {
   bytesAllocated = 0;
   private fragments = 0;
   private fragmentsReceived = 0;
-  private data = new Uint8Array(0);
+  private data = NO_DATA;
   /**
    * Fragment f of the current block is in when got[f] === generation: a new block starts with the
    * next generation, so nothing is cleared (a peer that starts blocks it never finishes costs no
    * more than the packets it sends).
    */
-  private got = new Uint32Array(0);
+  private got = NO_MARKS;
   private generation = 0;
 
   constructor(

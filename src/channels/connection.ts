@@ -1,13 +1,14 @@
 import { BitWriterOverflowError } from '../bits/bit-writer.js';
 import { bitsRequired } from '../bits/bits-required.js';
-import { ReadStream } from '../serialize/read-stream.js';
-import { WriteStream } from '../serialize/write-stream.js';
+import type { ReadStream } from '../serialize/read-stream.js';
+import type { WriteStream } from '../serialize/write-stream.js';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import type { BlockProgress, Channel, EncodedMessage, PacketRecord } from './channel.js';
 import { checkIndex } from './check-index.js';
-import { type ChannelConfig, resolveChannel } from './config.js';
+import { type ChannelConfig, type ResolvedChannelConfig, resolveChannel } from './config.js';
 import { CustomChannelAdapter } from './custom.js';
 import type { AnyMessageType, Block, MessageFactory, MessageValue, ReceivedMessageOf } from './message.js';
+import { MessageScratch } from './message-scratch.js';
 import { ReliableOrderedChannel } from './reliable-ordered.js';
 import { ScratchList } from './scratch-list.js';
 import { UnreliableChannel } from './unreliable.js';
@@ -26,10 +27,18 @@ export interface MessageConnectionOptions<M extends AnyMessageType = AnyMessageT
    * Without it custom channels stay inert: a connection built only to check the configuration.
    */
   clientIndex?: number;
+  /** Streams shared with connections used one at a time (a server's); default: its own. */
+  scratch?: MessageScratch;
+  /**
+   * `channels` as another connection with the same options resolved them (its channels'
+   * `config`), shared instead of resolved again: a server's clients hold one copy.
+   */
+  resolved?: readonly ResolvedChannelConfig[];
 }
 
 /** The record of a packet with no reliable content: shared, as acking it frees nothing. */
 const NOTHING_TO_FREE = Object.freeze([]) as unknown as PacketRecord;
+const NO_BYTES = new Uint8Array(0);
 
 /**
  * What a connection that ended had accepted and not delivered: per channel (by index), the ids
@@ -97,8 +106,8 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
   private rejection: string | null = null;
   private readonly recordScratch = new ScratchList<number>();
   private readonly written: { data: Uint8Array; record: PacketRecord } = {
-    data: new Uint8Array(0),
-    record: [],
+    data: NO_BYTES,
+    record: NOTHING_TO_FREE,
   };
 
   constructor(options: MessageConnectionOptions<M>) {
@@ -115,8 +124,11 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
     }
     if (options.channels.length < 1 || options.channels.length > 64)
       throw new RangeError('MessageConnection needs 1 to 64 channels');
+    const shared = options.resolved;
+    if (shared !== undefined && shared.length !== options.channels.length)
+      throw new RangeError('MessageConnection: resolved must hold one config per channel');
     this.channels = options.channels.map((config, i) => {
-      const resolved = resolveChannel(config, i, this.packetBudgetBytes);
+      const resolved = shared?.[i] ?? resolveChannel(config, i, this.packetBudgetBytes);
       if (resolved.kind === 'custom') {
         const index = options.clientIndex;
         return new CustomChannelAdapter(resolved, index === undefined ? null : resolved.create!(index));
@@ -129,11 +141,14 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
       .map((_, i) => i)
       .sort((a, b) => this.channels[b].config.priority - this.channels[a].config.priority || a - b);
     this.channelBits = bitsRequired(0, this.channels.length - 1);
-    this.packet = new WriteStream(this.packetBudgetBytes);
-    this.encoder = new WriteStream(this.packetBudgetBytes);
-    this.reader = new ReadStream(this.packetBudgetBytes + 64);
+    const scratch = options.scratch ?? new MessageScratch(this.packetBudgetBytes);
+    if (!(scratch instanceof MessageScratch) || scratch.packetBudgetBytes !== this.packetBudgetBytes)
+      throw new RangeError(`MessageConnection: scratch must be a MessageScratch(${this.packetBudgetBytes})`);
+    this.packet = scratch.packet;
+    this.encoder = scratch.encoder;
+    this.reader = scratch.reader;
+    this.seen = scratch.seen;
     this.staged = this.channels.map(() => new ScratchList<unknown>());
-    this.seen = new Uint8Array(this.channels.length);
   }
 
   private channel(where: string, index: number): Channel {
@@ -319,7 +334,7 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
   readPacket(data: Uint8Array, offset: number, length: number): boolean {
     const rs = this.reader;
     rs.reset(data, offset, length);
-    this.seen.fill(0);
+    this.seen.fill(0, 0, this.channels.length);
     for (let i = 0; i < this.staged.length; i++) this.staged[i].clear();
     let entries = 0;
     while (rs.ok && entries <= this.channels.length && rs.bool(false)) {

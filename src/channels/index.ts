@@ -5,6 +5,7 @@ export type {
   CustomChannelConfig,
   MessageChannelConfig,
   MessageChannelKind,
+  ResolvedChannelConfig,
 } from './config.js';
 export {
   MessageConnection,
@@ -31,5 +32,6 @@ export {
   MessageServer,
   type MessageServerOptions,
 } from './message-endpoints.js';
+export { MessageScratch } from './message-scratch.js';
 export { CHANNEL_RELIABLE_DEFAULTS } from './packet-defaults.js';
 export { ScratchList } from './scratch-list.js';

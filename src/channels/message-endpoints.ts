@@ -3,11 +3,12 @@ import { Server, type ServerDisconnectReason, type ServerOptions } from '../conn
 import type { ReliableConfig } from '../packet/config.js';
 import type { BlockProgress, PacketRecord } from './channel.js';
 import { checkIndex } from './check-index.js';
-import type { ChannelConfig } from './config.js';
+import type { ChannelConfig, ResolvedChannelConfig } from './config.js';
 import { MessageConnection, type UndeliveredReport } from './connection.js';
 import { type ConnectionStats, connectionStats, emptyStats, type LinkFigures } from './connection-stats.js';
 import { LateAckAlarm } from './late-ack-alarm.js';
 import type { AnyMessageType, Block, MessageFactory, MessageValue, ReceivedMessageOf } from './message.js';
+import { MessageScratch } from './message-scratch.js';
 import { CHANNEL_RELIABLE_DEFAULTS } from './packet-defaults.js';
 
 /**
@@ -69,16 +70,28 @@ function endpointConfig(options: ChannelOptions): Partial<ReliableConfig> {
   return { maxPacketSize: budget, fragmentAbove: budget, ...CHANNEL_RELIABLE_DEFAULTS, ...options.reliable };
 }
 
+/**
+ * The record a packet is sent with: none for a packet whose ack frees nothing, so the packet layer
+ * keeps no record array for a connection that sends nothing reliable.
+ */
+function withRecord(record: PacketRecord): PacketRecord | undefined {
+  return record.length === 0 ? undefined : record;
+}
+
 /** A MessageConnection with the endpoint's channel options (also checks them when called). */
 function connectionFor<M extends AnyMessageType>(
   options: ChannelOptions<M>,
   clientIndex?: number,
+  scratch?: MessageScratch,
+  resolved?: readonly ResolvedChannelConfig[],
 ): MessageConnection<M> {
   return new MessageConnection({
     factory: options.factory,
     channels: options.channels,
     packetBudgetBytes: options.packetBudgetBytes,
     clientIndex,
+    scratch,
+    resolved,
   });
 }
 
@@ -101,6 +114,10 @@ export class MessageServer<M extends AnyMessageType = AnyMessageType> {
   constructor(options: MessageServerOptions<M>) {
     // Built now: checks the channel configuration before the first connection.
     this.encoder = connectionFor(options);
+    // One set of packet streams for every connection: update, send and receive use one at a time.
+    const scratch = new MessageScratch(this.encoder.packetBudgetBytes);
+    // And one copy of the resolved channel configs (read only).
+    const resolved = this.encoder.channels.map((channel) => Object.freeze(channel.config));
     this.connections = Array.from({ length: options.maxClients ?? 256 }, () => null);
     this.links = this.connections.map(() => null);
     this.lateAckAlarms = this.connections.map(() => new LateAckAlarm());
@@ -109,7 +126,7 @@ export class MessageServer<M extends AnyMessageType = AnyMessageType> {
       ...options,
       reliable: endpointConfig(options),
       onConnect: (index, clientId, userData) => {
-        this.connections[index] = connectionFor(options, index);
+        this.connections[index] = connectionFor(options, index, scratch, resolved);
         this.links[index] = this.server.endpoint(index);
         this.lateAckAlarms[index].reset();
         options.onConnect?.(index, clientId, userData);
@@ -130,7 +147,9 @@ export class MessageServer<M extends AnyMessageType = AnyMessageType> {
       },
       onPacket: (index, data, offset, length) =>
         this.connections[index]?.readPacket(data, offset, length) === true,
-      onAcked: (index, _sequence, record) => this.connections[index]?.acked(record as PacketRecord),
+      onAcked: (index, _sequence, record) => {
+        if (record !== undefined) this.connections[index]?.acked(record as PacketRecord);
+      },
     });
   }
 
@@ -151,7 +170,7 @@ export class MessageServer<M extends AnyMessageType = AnyMessageType> {
         if (late > 0) report(i, late);
       }
       const { data, record } = c.writePacket(now);
-      this.server.send(i, data, data.length, record);
+      this.server.send(i, data, data.length, withRecord(record));
     }
   }
 
@@ -260,7 +279,9 @@ export class MessageClient<M extends AnyMessageType = AnyMessageType> {
         options.onStateChange?.(state, previous);
       },
       onPacket: (data, offset, length) => this.connection?.readPacket(data, offset, length) === true,
-      onAcked: (_sequence, record) => this.connection?.acked(record as PacketRecord),
+      onAcked: (_sequence, record) => {
+        if (record !== undefined) this.connection?.acked(record as PacketRecord);
+      },
     });
   }
 
@@ -293,7 +314,7 @@ export class MessageClient<M extends AnyMessageType = AnyMessageType> {
         if (late > 0) report(late);
       }
       const { data, record } = this.connection.writePacket(now);
-      this.client.send(data, data.length, record);
+      this.client.send(data, data.length, withRecord(record));
     }
   }
 

@@ -1,6 +1,6 @@
 import { bitsRequired } from '../bits/bits-required.js';
+import { GrowingSequenceBuffer } from '../packet/growing-sequence-buffer.js';
 import { sequenceGreaterThan, sequenceLessThan } from '../packet/sequence.js';
-import { SequenceBuffer } from '../packet/sequence-buffer.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
 import { IncomingBlock } from './block-receiver.js';
@@ -59,8 +59,9 @@ const RECORD_BLOCK = 1;
  * then relative), align, its bytes.
  */
 export class ReliableOrderedChannel implements Channel {
-  private readonly sendQueue: SequenceBuffer<Outgoing>;
-  private readonly receiveQueue: SequenceBuffer<Incoming>;
+  /** Both grow with the messages in flight / waiting, up to sendQueueSize / receiveQueueSize. */
+  private readonly sendQueue: GrowingSequenceBuffer<Outgoing>;
+  private readonly receiveQueue: GrowingSequenceBuffer<Incoming>;
   private nextSendId = 0;
   private oldestUnacked = 0;
   private nextReceiveId = 0;
@@ -75,8 +76,8 @@ export class ReliableOrderedChannel implements Channel {
   private readonly incomingBlock: IncomingBlock;
 
   constructor(readonly config: ResolvedChannelConfig) {
-    this.sendQueue = new SequenceBuffer(config.sendQueueSize, () => new Outgoing());
-    this.receiveQueue = new SequenceBuffer(config.receiveQueueSize, () => new Incoming());
+    this.sendQueue = new GrowingSequenceBuffer(config.sendQueueSize, () => new Outgoing());
+    this.receiveQueue = new GrowingSequenceBuffer(config.receiveQueueSize, () => new Incoming());
     this.countBits = bitsRequired(1, config.maxMessagesPerPacket);
     this.blockTotalBits = bitsRequired(1, config.maxBlockBytes);
     this.fragmentCountBits = bitsRequired(1, MAX_FRAGMENTS_PER_PACKET);

@@ -1,5 +1,5 @@
-import type { ReliableConfig } from '../packet/config.js';
-import { ReliableEndpoint } from '../packet/endpoint.js';
+import { type ReliableConfig, reliableConfig } from '../packet/config.js';
+import { ReliableEndpoint, transmitBufferBytes } from '../packet/endpoint.js';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import type { Address } from '../transport/address.js';
 import type { DatagramTransport } from '../transport/transport.js';
@@ -24,6 +24,7 @@ import {
 import { PacketCodec, packetView, typeMask } from './packets.js';
 import { type PendingHandshake, PendingHandshakes } from './pending-handshakes.js';
 import { ReplayProtection } from './replay-protection.js';
+import { SlotHandler } from './slot-handler.js';
 import { UsedTokens } from './used-tokens.js';
 
 /** Why the server dropped a client. */
@@ -90,19 +91,23 @@ export interface ServerCounters {
   replayedPackets: number;
 }
 
+/** A free slot's keys and user data: shared and never written (a connection brings its own). */
+const NO_KEY = new Uint8Array(KEY_BYTES);
+const NO_USER_DATA = new Uint8Array(0);
+
 class ClientSlot {
   connected = false;
   confirmed = false;
   clientId = 0n;
   address = '' as Address;
   transport = 0;
-  sendKey: Uint8Array = new Uint8Array(KEY_BYTES);
-  receiveKey: Uint8Array = new Uint8Array(KEY_BYTES);
+  sendKey: Uint8Array = NO_KEY;
+  receiveKey: Uint8Array = NO_KEY;
   sequence = 0;
   timeout = 0;
   lastSend = 0;
   lastReceive = 0;
-  userData: Uint8Array = new Uint8Array(0);
+  userData: Uint8Array = NO_USER_DATA;
   readonly replay = new ReplayProtection();
   endpoint: ReliableEndpoint<unknown> | null = null;
 }
@@ -155,6 +160,11 @@ export class Server {
   private lastUpdate = NO_TIME_YET;
   private running = true;
   private readonly buffer = new Uint8Array(MAX_PACKET_BYTES + 64);
+  /**
+   * Where every client's endpoint writes its outgoing packets: each is encrypted into `buffer` by
+   * sendPayload at once, so one buffer serves all clients (made with the first endpoint).
+   */
+  private transmitBuffer: Uint8Array | null = null;
   private readonly scratch = new Uint8Array(MAX_PACKET_BYTES + 64);
   private readonly view = packetView();
   private readonly addressEncoder = new TextEncoder();
@@ -483,19 +493,19 @@ export class Server {
 
   private createEndpoint(index: number): ReliableEndpoint<unknown> {
     const o = this.options;
+    const config = o.reliable === false ? {} : o.reliable;
+    this.transmitBuffer ??= new Uint8Array(transmitBufferBytes(reliableConfig(config)));
     return new ReliableEndpoint<unknown>(
-      {
-        transmit: (_sequence, data, length) => this.sendPayload(index, data, length),
-        process: (_sequence, data, offset, length) => {
-          return o.onPacket?.(index, data, offset, length) !== false;
-        },
-        onAcked: (sequence, record) => o.onAcked?.(index, sequence, record),
-        onLost: (sequence, record) => o.onLost?.(index, sequence, record),
-      },
-      o.reliable === false ? {} : o.reliable,
+      new SlotHandler(index, this.sendPayloadTo, o),
+      config,
       this.time,
+      this.transmitBuffer,
     );
   }
+
+  /** sendPayload bound once, for every client's SlotHandler. */
+  private readonly sendPayloadTo = (index: number, data: Uint8Array, length: number): void =>
+    this.sendPayload(index, data, length);
 
   private sendPayload(index: number, data: Uint8Array, length: number): void {
     const slot = this.slots[index];
@@ -540,6 +550,9 @@ export class Server {
     }
     slot.connected = false;
     slot.endpoint = null;
+    // A free slot holds nothing of the client that left.
+    slot.sendKey = slot.receiveKey = NO_KEY;
+    slot.userData = NO_USER_DATA;
     this.byAddress.delete(slot.address);
     this.numConnected--;
     this.options.onDisconnect?.(index, slot.clientId, reason);

@@ -1,4 +1,4 @@
-import type { SequenceBuffer } from './sequence-buffer.js';
+import type { ReceivedPackets, SentPackets } from './packet-history.js';
 
 /**
  * The statistics a ReliableEndpoint exposes as its own public fields. The functions here write
@@ -16,19 +16,6 @@ export interface ReliableStats {
   sentKbps: number;
   receivedKbps: number;
   ackedKbps: number;
-}
-
-/** What the statistics read of a sent packet. */
-export interface SentStatsEntry {
-  readonly time: number;
-  readonly bytes: number;
-  readonly acked: boolean;
-}
-
-/** What the statistics read of a received packet. */
-export interface ReceivedStatsEntry {
-  readonly time: number;
-  readonly bytes: number;
 }
 
 /** The smoothing factors the window statistics use (a ReliableConfig has both). */
@@ -89,8 +76,8 @@ export function updateRttStats(history: Float32Array, out: ReliableStats): void 
  * received bandwidth likewise over `received`.
  */
 export function updateWindowStats(
-  sent: SequenceBuffer<SentStatsEntry>,
-  received: SequenceBuffer<ReceivedStatsEntry>,
+  sent: SentPackets<unknown>,
+  received: ReceivedPackets,
   smoothing: StatsSmoothing,
   out: ReliableStats,
 ): void {
@@ -107,18 +94,19 @@ export function updateWindowStats(
   let ackedStart = Number.POSITIVE_INFINITY;
   let ackedFinish = 0;
   for (let i = 0; i < samples; i++) {
-    const entry = sent.find((sentBase + i) & 0xffff);
-    if (entry === undefined) continue;
+    const index = sent.indexOf((sentBase + i) & 0xffff);
+    if (index < 0) continue;
     numSent++;
-    const time = entry.time;
-    sentBytes += entry.bytes;
+    const time = sent.time[index];
+    const bytes = sent.bytesAt(index);
+    sentBytes += bytes;
     if (time < sentStart) sentStart = time;
     if (time > sentFinish) sentFinish = time;
-    if (!entry.acked) {
+    if (!sent.acked(index)) {
       numDropped++;
       continue;
     }
-    ackedBytes += entry.bytes;
+    ackedBytes += bytes;
     if (time < ackedStart) ackedStart = time;
     if (time > ackedFinish) ackedFinish = time;
   }
@@ -135,11 +123,12 @@ export function updateWindowStats(
   let receivedStart = Number.POSITIVE_INFINITY;
   let receivedFinish = 0;
   for (let i = 0, n = receivedWindow >>> 1; i < n; i++) {
-    const entry = received.find((receivedBase + i) & 0xffff);
-    if (entry === undefined) continue;
-    receivedBytes += entry.bytes;
-    if (entry.time < receivedStart) receivedStart = entry.time;
-    if (entry.time > receivedFinish) receivedFinish = entry.time;
+    const index = received.statsIndex((receivedBase + i) & 0xffff);
+    if (index < 0) continue;
+    const time = received.timeAt(index);
+    receivedBytes += received.bytesAt(index);
+    if (time < receivedStart) receivedStart = time;
+    if (time > receivedFinish) receivedFinish = time;
   }
   out.receivedKbps = rate(receivedBytes, receivedStart, receivedFinish, out.receivedKbps, factor);
 }

@@ -1,6 +1,7 @@
 import { checkTime } from '../time/check-time.js';
 import { type ReliableConfig, reliableConfig } from './config.js';
 import { updateRttStats, updateWindowStats } from './endpoint-stats.js';
+import { GrowingSequenceBuffer } from './growing-sequence-buffer.js';
 import {
   FRAGMENT_HEADER_BYTES,
   type FragmentHeader,
@@ -11,7 +12,8 @@ import {
   writeFragmentHeader,
   writePacketHeader,
 } from './header.js';
-import { SequenceBuffer } from './sequence-buffer.js';
+import { LostUncounted } from './lost-uncounted.js';
+import { ReceivedPackets, SentPackets } from './packet-history.js';
 
 /**
  * What a ReliableEndpoint calls. Byte arguments are views of the endpoint's own buffers or of
@@ -55,28 +57,26 @@ export interface ReliableCounters {
   fragmentsDuplicate: number;
 }
 
-class SentPacket<R> {
-  time = 0;
-  bytes = 0;
-  acked = false;
-  resolved = false;
-  record: R | undefined = undefined;
-}
+const NO_BYTES = new Uint8Array(0);
 
-class ReceivedPacket {
-  time = 0;
-  bytes = 0;
-}
-
+/** A packet being reassembled; made when a slot is first used, its buffer freed once the packet is whole. */
 class Reassembly {
-  received = new Uint8Array(256);
+  received: Uint8Array;
   numReceived = 0;
   numTotal = 0;
   /** Payload bytes once the last fragment is in. */
   payloadBytes = 0;
   headerBytes = 0;
-  /** [MAX_PACKET_HEADER_BYTES of room for the header][fragments]; grown once, then reused. */
-  buffer = new Uint8Array(0);
+  /**
+   * [MAX_PACKET_HEADER_BYTES of room for the header][fragments]: made for the packet (or taken from
+   * the endpoint's spare), reused by the slot's next packet if it was never completed, handed to the
+   * spare when it completes.
+   */
+  buffer = NO_BYTES;
+
+  constructor(maxFragments: number) {
+    this.received = new Uint8Array(maxFragments);
+  }
 }
 
 /** A counters record with every count at zero. */
@@ -129,16 +129,17 @@ export class ReliableEndpoint<R = unknown> {
   private time: number;
   private sequence = 0;
   private oldestUnresolved = 0;
+  /** Late-ack bookkeeping: which sequences were reported lost and not yet acked late. */
+  private readonly lostUncounted: LostUncounted;
+  private readonly sent: SentPackets<R>;
+  private readonly received: ReceivedPackets;
+  /** Nothing until the first fragment arrives (never, under channels: their packets fit). */
+  private readonly reassembly: GrowingSequenceBuffer<Reassembly>;
   /**
-   * One bit per sequence: reported lost, and no late ack counted for it yet. Set by resolveLost,
-   * cleared when the sequence is sent again or its late ack is counted: so a late ack counts once
-   * per packet, also after the packet left the sent buffer, and an ack repeated for a packet
-   * that was acked in time never counts (8 KB per endpoint).
+   * The buffer of the last packet reassembled, for the next one: steady fragmented traffic reuses
+   * it instead of allocating per packet, and an endpoint that stops receiving fragments keeps one.
    */
-  private readonly lostUncounted = new Uint32Array(65536 / 32);
-  private readonly sent: SequenceBuffer<SentPacket<R>>;
-  private readonly received: SequenceBuffer<ReceivedPacket>;
-  private readonly reassembly: SequenceBuffer<Reassembly>;
+  private spareReassemblyBuffer = NO_BYTES;
   private readonly rttHistory: Float32Array;
   private rttHistoryChanged = false;
   private readonly transmitBuffer: Uint8Array;
@@ -153,30 +154,45 @@ export class ReliableEndpoint<R = unknown> {
     headerBytes: 0,
   };
 
+  /**
+   * `transmitBuffer` (optional) is where outgoing packets are written, shared by endpoints whose
+   * transmit consumes the bytes at once and never sends on another of them meanwhile (a Server's
+   * endpoints: one buffer per server, not per client); it must hold transmitBufferBytes(config).
+   */
   constructor(
     private readonly handler: ReliableHandler<R>,
     config: Partial<ReliableConfig> = {},
     now = 0,
+    transmitBuffer?: Uint8Array,
   ) {
     this.config = reliableConfig(config);
     this.time = checkTime('ReliableEndpoint', now, Number.NEGATIVE_INFINITY);
     const c = this.config;
-    this.sent = new SequenceBuffer(c.sentPacketsBufferSize, () => new SentPacket<R>());
-    this.received = new SequenceBuffer(c.receivedPacketsBufferSize, () => new ReceivedPacket());
-    this.reassembly = new SequenceBuffer(c.fragmentReassemblyBufferSize, () => new Reassembly());
-    this.rttHistory = new Float32Array(c.rttHistorySize).fill(-1);
-    this.transmitBuffer = new Uint8Array(
-      Math.max(
-        MAX_PACKET_HEADER_BYTES + Math.min(c.maxPacketSize, c.fragmentAbove),
-        FRAGMENT_HEADER_BYTES + MAX_PACKET_HEADER_BYTES + c.fragmentSize,
-      ),
+    this.sent = new SentPackets<R>(c.sentPacketsBufferSize);
+    this.lostUncounted = new LostUncounted(c.sentPacketsBufferSize);
+    this.received = new ReceivedPackets(c.receivedPacketsBufferSize);
+    const maxFragments = c.maxFragments;
+    this.reassembly = new GrowingSequenceBuffer(
+      c.fragmentReassemblyBufferSize,
+      () => new Reassembly(maxFragments),
     );
+    this.rttHistory = new Float32Array(c.rttHistorySize).fill(-1);
+    const bytes = transmitBufferBytes(c);
+    if (
+      transmitBuffer !== undefined &&
+      !(transmitBuffer instanceof Uint8Array && transmitBuffer.length >= bytes)
+    )
+      throw new RangeError(
+        `ReliableEndpoint: transmitBuffer must be a Uint8Array of at least ${bytes} bytes`,
+      );
+    this.transmitBuffer = transmitBuffer ?? new Uint8Array(bytes);
   }
 
   /** Bytes held by fragment reassembly: capped at fragmentReassemblyBufferSize × (maxFragments × fragmentSize + 9). */
   get reassemblyBytes(): number {
-    let total = 0;
-    for (let i = 0; i < this.reassembly.size; i++) total += this.reassembly.entryAt(i).buffer.length;
+    let total = this.spareReassemblyBuffer.length;
+    for (let i = 0; i < this.reassembly.capacity; i++)
+      total += this.reassembly.entryAt(i)?.buffer.length ?? 0;
     return total;
   }
 
@@ -207,16 +223,11 @@ export class ReliableEndpoint<R = unknown> {
     // The slot this packet takes held the packet sent `size` sequences ago: if that one never
     // got an outcome, it can no longer be acked, so it is lost now.
     const evicted = (sequence - this.sent.size) & 0xffff;
-    const old = this.sent.find(evicted);
-    if (old !== undefined && !old.resolved) this.resolveLost(evicted, old);
+    const old = this.sent.indexOf(evicted);
+    if (old >= 0 && !this.sent.resolved(old)) this.resolveLost(evicted, old);
 
-    const entry = this.sent.insert(sequence)!;
-    entry.time = this.time;
-    entry.bytes = c.packetHeaderSize + length;
-    entry.acked = false;
-    entry.resolved = false;
-    entry.record = record;
-    this.lostUncounted[sequence >>> 5] &= ~(1 << (sequence & 31));
+    this.sent.add(sequence, this.time, c.packetHeaderSize + length, record);
+    this.lostUncounted.sent(sequence);
 
     const ack = (this.received.sequence - 1) & 0xffff;
     const ackBits = this.ackBits(ack);
@@ -245,7 +256,7 @@ export class ReliableEndpoint<R = unknown> {
   /** Ack bits for `ack`: bit i set when sequence ack - i was received (bit 0 is ack itself). */
   private ackBits(ack: number): number {
     let bits = 0;
-    for (let i = 0; i < 32; i++) if (this.received.exists((ack - i) & 0xffff)) bits |= 1 << i;
+    for (let i = 0; i < 32; i++) if (this.received.held.exists((ack - i) & 0xffff)) bits |= 1 << i;
     return bits >>> 0;
   }
 
@@ -294,11 +305,11 @@ export class ReliableEndpoint<R = unknown> {
     }
     const { sequence, ack } = h;
     let ackBits = h.ackBits;
-    if (!this.received.canInsert(sequence)) {
+    if (!this.received.held.canInsert(sequence)) {
       this.counters.packetsStale++;
       return;
     }
-    if (this.received.exists(sequence)) {
+    if (this.received.held.exists(sequence)) {
       this.counters.packetsDuplicate++;
       return;
     }
@@ -306,51 +317,39 @@ export class ReliableEndpoint<R = unknown> {
       this.counters.packetsRefused++;
       return;
     }
-    const entry = this.received.insert(sequence)!;
-    entry.time = this.time;
-    entry.bytes = c.packetHeaderSize + length;
+    this.received.add(sequence, this.time, c.packetHeaderSize + length);
     this.reassembly.advance(sequence);
 
     for (let i = 0; i < 32 && ackBits !== 0; i++, ackBits >>>= 1) {
       if ((ackBits & 1) === 0) continue;
       const acked = (ack - i) & 0xffff;
-      const sent = this.sent.find(acked);
+      const sent = this.sent.indexOf(acked);
       // Reported lost (timed out, or its slot reused), acked now: late, counted once.
-      if (sent === undefined || sent.resolved) {
-        if ((sent !== undefined || this.sentAndEvicted(acked)) && this.takeLostUncounted(acked))
+      if (sent < 0 || this.sent.resolved(sent)) {
+        if ((sent >= 0 || this.sentAndDropped(acked)) && this.lostUncounted.take(acked))
           this.counters.lateAcks++;
         continue;
       }
-      sent.acked = true;
-      sent.resolved = true;
+      const sentTime = this.sent.time[sent];
+      const record = this.sent.resolve(sent, true);
       this.counters.packetsAcked++;
-      const rtt = (this.time - sent.time) * 1000;
+      const rtt = (this.time - sentTime) * 1000;
       this.rttHistory[acked % this.rttHistory.length] = rtt;
       this.rttHistoryChanged = true;
       if ((this.rtt === 0 && rtt > 0) || Math.abs(this.rtt - rtt) < 0.00001) this.rtt = rtt;
       else this.rtt += (rtt - this.rtt) * c.rttSmoothingFactor;
-      const record = sent.record;
-      sent.record = undefined;
       this.handler.onAcked?.(acked, record);
     }
   }
 
   /**
-   * True when `sequence` was sent but has left the sent buffer (its slot reused): further back than
-   * the buffer, yet no further than the packets sent and half the sequence space.
+   * True when `sequence` was sent but is no longer in the sent buffer: resolved and its slot given
+   * to a newer packet (within the buffer's size), or further back than the buffer, yet no further
+   * than the packets sent and half the sequence space.
    */
-  private sentAndEvicted(sequence: number): boolean {
+  private sentAndDropped(sequence: number): boolean {
     const back = (this.sequence - sequence) & 0xffff;
-    return back > this.sent.size && back < 32768 && back <= this.counters.packetsSent;
-  }
-
-  /** True (and clears it) when `sequence` was reported lost and no late ack was counted for it yet. */
-  private takeLostUncounted(sequence: number): boolean {
-    const word = sequence >>> 5;
-    const bit = 1 << (sequence & 31);
-    if ((this.lostUncounted[word] & bit) === 0) return false;
-    this.lostUncounted[word] &= ~bit;
-    return true;
+    return back >= 1 && (back <= this.sent.size || back < 32768) && back <= this.counters.packetsSent;
   }
 
   private receiveFragment(data: Uint8Array, offset: number, length: number): void {
@@ -361,7 +360,7 @@ export class ReliableEndpoint<R = unknown> {
       return;
     }
     const { sequence, fragmentId, numFragments } = f;
-    if (this.received.exists(sequence)) {
+    if (this.received.held.exists(sequence)) {
       this.counters.fragmentsDuplicate++;
       return;
     }
@@ -379,9 +378,14 @@ export class ReliableEndpoint<R = unknown> {
       slot.headerBytes = 0;
       slot.received.fill(0, 0, numFragments);
       const need = MAX_PACKET_HEADER_BYTES + numFragments * c.fragmentSize;
-      // Grown to the largest packet seen, then reused: at most fragmentReassemblyBufferSize
+      // Reused from an incomplete packet when large enough: at most fragmentReassemblyBufferSize
       // buffers of maxFragments * fragmentSize, however many sequences a peer starts.
-      if (slot.buffer.length < need) slot.buffer = new Uint8Array(need);
+      if (slot.buffer.length < need) {
+        const spare = this.spareReassemblyBuffer;
+        // The spare goes either way, so the slots and it never hold more buffers than there are slots.
+        this.spareReassemblyBuffer = NO_BYTES;
+        slot.buffer = spare.length >= need ? spare : new Uint8Array(need);
+      }
     }
     if (numFragments !== slot.numTotal) {
       this.counters.fragmentsInvalid++;
@@ -413,17 +417,18 @@ export class ReliableEndpoint<R = unknown> {
     this.counters.fragmentsReceived++;
     if (slot.numReceived === slot.numTotal) {
       const start = MAX_PACKET_HEADER_BYTES - slot.headerBytes;
-      this.receiveRegular(slot.buffer, start, slot.headerBytes + slot.payloadBytes);
+      const buffer = slot.buffer;
+      slot.buffer = NO_BYTES;
       this.reassembly.remove(sequence);
+      this.receiveRegular(buffer, start, slot.headerBytes + slot.payloadBytes);
+      if (buffer.length > this.spareReassemblyBuffer.length) this.spareReassemblyBuffer = buffer;
     }
   }
 
-  private resolveLost(sequence: number, entry: SentPacket<R>): void {
-    entry.resolved = true;
-    this.lostUncounted[sequence >>> 5] |= 1 << (sequence & 31);
+  private resolveLost(sequence: number, index: number): void {
+    const record = this.sent.resolve(index, false);
+    this.lostUncounted.lost(sequence);
     this.counters.packetsLost++;
-    const record = entry.record;
-    entry.record = undefined;
     this.handler.onLost?.(sequence, record);
   }
 
@@ -451,10 +456,10 @@ export class ReliableEndpoint<R = unknown> {
     const deadline = this.time - this.config.ackTimeout;
     while (this.oldestUnresolved !== this.sequence) {
       const s = this.oldestUnresolved;
-      const entry = this.sent.find(s);
-      if (entry !== undefined && !entry.resolved) {
-        if (entry.time > deadline) break;
-        this.resolveLost(s, entry);
+      const index = this.sent.indexOf(s);
+      if (index >= 0 && !this.sent.resolved(index)) {
+        if (this.sent.time[index] > deadline) break;
+        this.resolveLost(s, index);
       }
       this.oldestUnresolved = (s + 1) & 0xffff;
     }
@@ -475,7 +480,7 @@ export class ReliableEndpoint<R = unknown> {
     this.time = checkTime('ReliableEndpoint.reset', now, Number.NEGATIVE_INFINITY);
     this.sequence = 0;
     this.oldestUnresolved = 0;
-    this.lostUncounted.fill(0);
+    this.lostUncounted.reset();
     this.sent.reset();
     this.received.reset();
     this.reassembly.reset();
@@ -486,4 +491,12 @@ export class ReliableEndpoint<R = unknown> {
     this.jitterAvgVsMinRtt = this.jitterMaxVsMinRtt = this.jitterStddevVsAvgRtt = 0;
     this.packetLoss = this.sentKbps = this.receivedKbps = this.ackedKbps = 0;
   }
+}
+
+/** Bytes an endpoint with `config` writes a packet or fragment into (its transmit buffer's size). */
+export function transmitBufferBytes(config: ReliableConfig): number {
+  return Math.max(
+    MAX_PACKET_HEADER_BYTES + Math.min(config.maxPacketSize, config.fragmentAbove),
+    FRAGMENT_HEADER_BYTES + MAX_PACKET_HEADER_BYTES + config.fragmentSize,
+  );
 }

@@ -4,7 +4,7 @@ const EMPTY = 0xffffffff;
 
 /**
  * A fixed-size ring of entries indexed by 16-bit sequence modulo its size (Fiedler's sequence
- * buffer): constant-time insert, find and remove, entries preallocated and reused. Each slot
+ * buffer): constant-time insert, find and remove, each entry made when its slot is first used, then reused. Each slot
  * remembers the exact sequence it holds, so an entry from before a wrap is never mistaken for
  * a current one; and inserting a newer sequence empties every slot between the previous newest
  * and it, which keeps that true even at 99% loss, when most sequences never arrive.
@@ -13,17 +13,17 @@ export class SequenceBuffer<T> {
   /** One past the newest sequence inserted (mod 65536). */
   sequence = 0;
   private readonly slots: Uint32Array;
-  private readonly entries: T[];
+  private readonly entries: (T | undefined)[];
 
   constructor(
     readonly size: number,
-    create: () => T,
+    private readonly create: () => T,
   ) {
     if (!Number.isInteger(size) || size < 1 || size > 65536) {
       throw new RangeError(`SequenceBuffer size must be an integer in [1, 65536], got ${size}`);
     }
     this.slots = new Uint32Array(size).fill(EMPTY);
-    this.entries = Array.from({ length: size }, create);
+    this.entries = new Array<T | undefined>(size).fill(undefined);
   }
 
   reset(): void {
@@ -45,7 +45,12 @@ export class SequenceBuffer<T> {
     this.advance(sequence);
     const index = sequence % this.size;
     this.slots[index] = sequence;
-    return this.entries[index];
+    let entry = this.entries[index];
+    if (entry === undefined) {
+      entry = this.create();
+      this.entries[index] = entry;
+    }
+    return entry;
   }
 
   /** Moves the newest mark to `sequence` (emptying the slots skipped) if it is newer. */
@@ -85,7 +90,8 @@ export class SequenceBuffer<T> {
     return s === EMPTY ? -1 : s;
   }
 
-  entryAt(index: number): T {
+  /** The entry of slot `index`, undefined when the slot was never used. */
+  entryAt(index: number): T | undefined {
     return this.entries[index];
   }
 }
