@@ -9,6 +9,7 @@ import {
   type ScratchList,
 } from '../src/channels/index.js';
 import { t } from '../src/schema/schema.js';
+import { messageSession } from './support/message-session.js';
 import type { ReadStream } from '../src/serialize/read-stream.js';
 import type { WriteStream } from '../src/serialize/write-stream.js';
 
@@ -124,5 +125,30 @@ describe('custom channels', () => {
     });
     assert.equal(calls, 0);
     assert.equal(c.writePacket(0).data.length, 1);
+  });
+
+  it("on a MessageServer, hear the link's round trip and loss before each packet when they ask", () => {
+    const heard: { rtt: number; loss: number; now: number }[] = [];
+    class Listening extends Counter {
+      link(rtt: number, packetLoss: number, now: number): void {
+        heard.push({ rtt, loss: packetLoss, now });
+      }
+    }
+    const channels = [
+      { kind: 'reliable-ordered' as const },
+      { kind: 'custom' as const, create: (clientIndex: number) => new Listening(clientIndex) },
+    ];
+    const session = messageSession({ protocolId: 0x11n, factory, channels });
+    const client = session.client(session.network.createTransport('10.0.0.7:7'));
+    client.connect(session.token(1n), session.clock.now);
+    for (let i = 0; i < 60 && !client.connected; i++) session.tick([client]);
+    assert.ok(client.connected, 'the client connects');
+    heard.length = 0;
+    for (let i = 0; i < 30; i++) session.tick([client]);
+    assert.equal(heard.length, 30, 'once per packet the server writes');
+    assert.ok(heard.every((h, i) => i === 0 || h.now > heard[i - 1].now));
+    assert.ok(heard.at(-1)!.rtt > 0, 'the round trip is measured by then');
+    assert.equal(heard.at(-1)!.loss, 0);
+    assert.equal(session.server.stats(0).rtt, heard.at(-1)!.rtt);
   });
 });

@@ -102,4 +102,9 @@ export interface CustomChannel {
   acked(record: PacketRecord, start: number, end: number): void;
   /** The connection ended (optional): free what was kept for it. */
   close?(): void;
+  /**
+   * The link as the packet layer measures it, before each packet a server writes (optional): the
+   * smoothed round trip in ms and the packet loss in percent (the replication layer's flow modes).
+   */
+  link?(rtt: number, packetLoss: number, now: number): void;
 }

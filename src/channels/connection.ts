@@ -95,6 +95,8 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
   readonly packetBudgetBytes: number;
   readonly counters: MessageCounters = zeroMessageCounters();
   private readonly order: number[];
+  /** Custom channels that take the link's figures before each packet. */
+  private readonly linkObservers: CustomChannelAdapter[];
   private readonly channelBits: number;
   private readonly packet: WriteStream;
   private readonly encoder: WriteStream;
@@ -141,6 +143,9 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
       .map((_, i) => i)
       .sort((a, b) => this.channels[b].config.priority - this.channels[a].config.priority || a - b);
     this.channelBits = bitsRequired(0, this.channels.length - 1);
+    this.linkObservers = this.channels.filter(
+      (c): c is CustomChannelAdapter => c instanceof CustomChannelAdapter && c.observesLink,
+    );
     const scratch = options.scratch ?? new MessageScratch(this.packetBudgetBytes);
     if (!(scratch instanceof MessageScratch) || scratch.packetBudgetBytes !== this.packetBudgetBytes)
       throw new RangeError(`MessageConnection: scratch must be a MessageScratch(${this.packetBudgetBytes})`);
@@ -370,6 +375,16 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
       this.channels[index]?.acked(record, k + 2, k + 2 + count);
       k += 2 + count;
     }
+  }
+
+  /** Whether a custom channel wants the link's figures before each packet (see observeLink). */
+  get observesLink(): boolean {
+    return this.linkObservers.length > 0;
+  }
+
+  /** Hands the link's round trip (ms) and packet loss (percent) to the custom channels that want them. */
+  observeLink(rtt: number, packetLoss: number, now: number): void {
+    for (const channel of this.linkObservers) channel.link(rtt, packetLoss, now);
   }
 
   /** The connection ended: custom channels hear of it (the ghost section drops the client's state). */

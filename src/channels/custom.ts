@@ -50,4 +50,13 @@ export class CustomChannelAdapter implements Channel {
   close(): void {
     this.inner?.close?.();
   }
+
+  /** Whether the inner channel wants the link's figures (see CustomChannel.link). */
+  get observesLink(): boolean {
+    return this.inner?.link !== undefined;
+  }
+
+  link(rtt: number, packetLoss: number, now: number): void {
+    this.inner?.link?.(rtt, packetLoss, now);
+  }
 }

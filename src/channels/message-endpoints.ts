@@ -169,6 +169,10 @@ export class MessageServer<M extends AnyMessageType = AnyMessageType> {
         const late = this.lateAckAlarms[i].due(this.server.endpoint(i).counters.lateAcks, now);
         if (late > 0) report(i, late);
       }
+      if (c.observesLink) {
+        const endpoint = this.server.endpoint(i);
+        c.observeLink(endpoint.rtt, endpoint.packetLoss, now);
+      }
       const { data, record } = c.writePacket(now);
       this.server.send(i, data, data.length, withRecord(record));
     }
