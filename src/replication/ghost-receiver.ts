@@ -3,7 +3,15 @@ import { CONFIGURATION_DIFFERS } from './configuration.js';
 import { readDelta } from './entity-delta.js';
 import type { EntityHistory } from './entity-history.js';
 import type { AnyEntityType } from './entity-type.js';
-import { CONFIGURATION_BITS, GENERATION_BITS, readBaseline, readUpdateId, TICK_BITS } from './ghost-wire.js';
+import {
+  CONFIGURATION_BITS,
+  GENERATION_BITS,
+  readBaseline,
+  readReference,
+  readUpdateCount,
+  readUpdateId,
+  TICK_BITS,
+} from './ghost-wire.js';
 import { IdList } from './id-list.js';
 import type { LaneState } from './lane-state.js';
 
@@ -128,8 +136,11 @@ export class GhostReceiver {
       this.createGenerations.push(generation);
       this.createStates[this.creates.length - 1] = state;
     }
+    const count = readUpdateCount(rs, capacity);
+    const reference = count > 0 ? readReference(rs, tick) : -1;
     let previous = -1;
-    while (rs.ok && rs.bool(false)) {
+    // Each update takes at least a bit, so a count past the input ends with the stream.
+    for (let u = 0; u < count && rs.ok; u++) {
       const id = readUpdateId(rs, previous, capacity);
       if (!rs.ok) break;
       previous = id;
@@ -137,7 +148,7 @@ export class GhostReceiver {
         return this.refuse(rs, `ghost ${id} updated in the section that creates or destroys it`);
       const type = table.typeOf[id];
       if (type < 0) return this.refuse(rs, `update of ghost ${id}, which the client does not have`);
-      const baselineTick = readBaseline(rs, tick);
+      const baselineTick = readBaseline(rs, tick, reference);
       if (!rs.ok) break;
       let baseline: LaneState | null = null;
       if (baselineTick >= 0) {

@@ -9,9 +9,13 @@ import {
   CONFIGURATION_BITS,
   GENERATION_BITS,
   idBits,
+  MAX_REFERENCE_BITS,
   maxUpdateIdBits,
   TICK_BITS,
+  updateCountBits,
   writeBaseline,
+  writeReference,
+  writeUpdateCount,
   writeUpdateId,
 } from './ghost-wire.js';
 import { IdList } from './id-list.js';
@@ -136,8 +140,15 @@ export class GhostSender implements CustomChannel {
     this.plannedDestroys.clear();
     this.plannedCreates.clear();
     this.plannedUpdates.clear();
-    // The tick, the configuration bit (and fingerprint until acked) and three list terminators.
-    const head = TICK_BITS + 1 + (this.configurationAcked ? 0 : CONFIGURATION_BITS) + 3;
+    // The tick, the configuration bit (and fingerprint until acked), two list terminators, the
+    // update count and its reference baseline.
+    const head =
+      TICK_BITS +
+      1 +
+      (this.configurationAcked ? 0 : CONFIGURATION_BITS) +
+      2 +
+      updateCountBits(world.capacity) +
+      MAX_REFERENCE_BITS;
     let room = budgetBits - head;
     this.planned = 0;
     if (this.budget !== null) {
@@ -185,7 +196,6 @@ export class GhostSender implements CustomChannel {
       const baseline = this.baselineFor(id);
       const baseTick = baseline === null ? -1 : this.baselineTick[id];
       const bits =
-        1 +
         maxUpdateIdBits(world.capacity) +
         baselineBits(tick, baseTick) +
         measureDelta(layout, history.latest, baseline);
@@ -258,21 +268,38 @@ export class GhostSender implements CustomChannel {
     ws.bits(0, 1);
     const updates = this.plannedUpdates;
     updates.sort();
+    writeUpdateCount(ws, updates.length, capacity);
+    const reference = this.commonBaseline();
+    if (updates.length > 0) writeReference(ws, tick, reference);
     let previous = -1;
     for (let i = 0; i < updates.length; i++) {
       const id = updates.items[i];
       const history = world.histories[id]!;
       const baseTick = this.plannedBaseline[id];
-      ws.bits(1, 1);
       writeUpdateId(ws, previous, id, capacity);
-      writeBaseline(ws, tick, baseTick);
+      writeBaseline(ws, tick, baseTick, reference);
       writeDelta(ws, history.layout, history.latest!, baseTick < 0 ? null : history.at(baseTick));
       previous = id;
       this.push(record, id, RECORD_UPDATE, tick, this.countSend(id, tick));
     }
-    ws.bits(0, 1);
     this.planned = 0;
     this.budget?.spend(Math.ceil((ws.bitsProcessed - start) / 8));
+  }
+
+  /**
+   * The baseline tick most planned updates share, found by majority vote (O(updates), no
+   * allocation): in a busy world, everything that moved since the client's newest acked section.
+   */
+  private commonBaseline(): number {
+    const updates = this.plannedUpdates;
+    let candidate = -1;
+    let votes = 0;
+    for (let i = 0; i < updates.length; i++) {
+      const baseTick = this.plannedBaseline[updates.items[i]];
+      if (votes === 0) candidate = baseTick;
+      votes += baseTick === candidate ? 1 : -1;
+    }
+    return candidate;
   }
 
   /** Counts a write of `id` at `tick` (one per distinct tick) and returns the count. */
