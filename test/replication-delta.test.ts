@@ -8,6 +8,7 @@ import {
   DELTA_LOW,
   type LaneState,
   measureDelta,
+  PreviousChanges,
   readDelta,
   writeDelta,
 } from '../src/replication/index.js';
@@ -165,6 +166,80 @@ describe('replication delta', () => {
       1 + 40 + 40 * 8,
       'flags form when most change (class-1 deltas of 9)',
     );
+  });
+});
+
+describe('replication delta: runs with the repeat bit', () => {
+  const moved = (x: number, y: number, turn: number) => {
+    const s = cube.createState();
+    cube.quantize(
+      { position: [x, y, 0.5], orientation: [0, 0, Math.sin(turn), Math.cos(turn)], rest: false },
+      s,
+    );
+    return s;
+  };
+  const base = moved(0, 0, 0);
+
+  it('costs 1 bit instead of the flags when the same lanes change as in the delta before', () => {
+    const a = moved(0.01, 0.02, 0);
+    const b = moved(-0.01, 0.03, 0);
+    const c = moved(0.01, 0.02, 0.2);
+    const writer = new PreviousChanges();
+    const reader = new PreviousChanges();
+    ws.reset();
+    const sizes: number[] = [];
+    for (const s of [a, b, c]) {
+      const expected = measureDelta(cube, s, base, writer);
+      const before = ws.bitsProcessed;
+      writeDelta(ws, cube, s, base, writer);
+      sizes.push(ws.bitsProcessed - before);
+      assert.equal(ws.bitsProcessed - before, expected, 'measure is exact');
+    }
+    // a: the flags (5) alone; b: the repeat bit in place of the flags; c: the bit, then flags.
+    const values = (s: LaneState) => measureDelta(cube, s, base) - 5;
+    assert.deepEqual(sizes, [5 + values(a), 1 + values(b), 1 + 5 + values(c)]);
+    rs.reset(ws.finish().slice());
+    for (const s of [a, b, c]) {
+      const out = cube.createState();
+      assert.ok(readDelta(rs, cube, base, out, reader), rs.error ?? '');
+      assertSameState(out, s);
+    }
+  });
+
+  it('has no repeat bit after a delta of another layout, nor after a reset', () => {
+    const other = compileLayout(t.object({ hp: t.int(0, 100) }));
+    const previous = new PreviousChanges();
+    const a = moved(0.01, 0.02, 0);
+    ws.reset();
+    writeDelta(ws, cube, a, base, previous);
+    const turned = moved(0.01, 0.02, 0.2);
+    assert.equal(measureDelta(cube, turned, base, previous), 1 + measureDelta(cube, turned, base));
+    const hp = other.createState();
+    hp.lanes[0] = 7;
+    assert.equal(measureDelta(other, hp, null, previous), measureDelta(other, hp, null), 'another layout');
+    previous.reset();
+    assert.equal(
+      measureDelta(cube, turned, base, previous),
+      measureDelta(cube, turned, base),
+      'after a reset',
+    );
+  });
+
+  it('refuses a repeat whose lane comes unchanged (a class-0 delta of 0 cannot be written)', () => {
+    const previous = new PreviousChanges();
+    const a = moved(0.01, 0.02, 0);
+    ws.reset();
+    writeDelta(ws, cube, a, base, previous);
+    // Repeat: x, y changed; x absolute (1111) equal to the baseline's x.
+    ws.bits(1, 1);
+    ws.bits(0b1111, 4);
+    ws.bits(base.lanes[0], 16);
+    ws.bits(0, 8);
+    rs.reset(ws.finish().slice());
+    const reader = new PreviousChanges();
+    assert.ok(readDelta(rs, cube, base, cube.createState(), reader));
+    assert.equal(readDelta(rs, cube, base, cube.createState(), reader), false);
+    assert.match(rs.error ?? '', /\.position\[0\]: lane sent unchanged/);
   });
 });
 

@@ -81,7 +81,7 @@ function anatomy(r: StackResult): string {
     `  ${r.condition.name}: ${f1(datagramBits)} bits per datagram sent; per packet read (${packets} of them; ${f1(b.updates / packets)} updates each, ${f1(r.changedCubes / r.frames)} cubes changed per frame):`,
     `    IPv4+UDP ${IP_UDP_BYTES * 8}, netcode prefix+sequence+MAC ${f1(netcode)}, reliable header ${f1(datagramBits - netcode - channel)} (sent average less the read channel data),`,
     `    channel data ${f1(channel)}: framing and padding ${per(b.channelBits - sectionBits)}, section head ${per(b.head)}, update count and reference ${per(b.more)}, creates ${per(b.creates)}, destroys ${per(b.destroys)},`,
-    `    per update ${perUpdate(b.ids + b.baselines + b.states)}: id ${perUpdate(b.ids)}, baseline ${perUpdate(b.baselines)}, state ${perUpdate(b.states)} (lane flags ${perUpdate(b.flags)};`,
+    `    per update ${perUpdate(b.ids + b.baselines + b.states)}: id ${perUpdate(b.ids)}, baseline ${perUpdate(b.baselines)}, state ${perUpdate(b.states)} (changed-lane set ${perUpdate(b.flags)};`,
     `    per changed lane, bits × share of updates: ${lanes})`,
   ].join('\n');
 }

@@ -4,7 +4,7 @@
  * as the receiver (src/replication/ghost-receiver.ts), counting bits by part.
  */
 import type { CustomChannel, CustomChannelConfig } from '../../src/channels/index.js';
-import { measureDelta, readDelta } from '../../src/replication/entity-delta.js';
+import { measureDelta, PreviousChanges, readDelta } from '../../src/replication/entity-delta.js';
 import {
   CONFIGURATION_BITS,
   GENERATION_BITS,
@@ -30,7 +30,7 @@ export interface SectionBits {
   ids: number;
   baselines: number;
   states: number;
-  /** Of the states: the changed-lane flags alone. */
+  /** Of the states: the changed-lane set (the repeat bit, flags) alone. */
   flags: number;
   /** Of the states: per lane (by index), the bits of its changed values and how often it changed. */
   laneBits: number[];
@@ -60,17 +60,24 @@ export const emptySectionBits = (): SectionBits => ({
 
 const probeState = Cube.layout.createState();
 
-/** Bits of each changed lane's value: the delta of a state differing from the baseline in that lane alone. */
-function laneCosts(state: LaneState, baseline: LaneState | null, into: SectionBits): void {
+/**
+ * Bits of each changed lane's value (the delta of a state differing from the baseline in that lane
+ * alone, less the flags); returns their sum.
+ */
+function laneCosts(state: LaneState, baseline: LaneState | null, into: SectionBits): number {
   const layout = Cube.layout;
   const base = baseline ?? layout.zero;
+  let sum = 0;
   for (let i = 0; i < layout.lanes.length; i++) {
     if (state.lanes[i] === base.lanes[i]) continue;
     probeState.lanes.set(base.lanes);
     probeState.lanes[i] = state.lanes[i];
-    into.laneBits[i] += measureDelta(layout, probeState, baseline) - layout.lanes.length;
+    const bits = measureDelta(layout, probeState, baseline) - layout.lanes.length;
+    into.laneBits[i] += bits;
     into.laneChanges[i]++;
+    sum += bits;
   }
+  return sum;
 }
 
 /** Counts one section's bits into `into`; false when it does not parse (the mirror refuses it too). */
@@ -105,6 +112,7 @@ function dissect(rs: ReadStream, mirror: ClientMirror, into: SectionBits): boole
   const reference = count > 0 ? readReference(rs, tick) : -1;
   into.more += take();
   let previous = -1;
+  const changes = new PreviousChanges();
   for (let u = 0; u < count; u++) {
     const id = readUpdateId(rs, previous, capacity);
     previous = id;
@@ -114,10 +122,10 @@ function dissect(rs: ReadStream, mirror: ClientMirror, into: SectionBits): boole
     const history = mirror.histories[id];
     const baseline = baselineTick < 0 || history === null ? null : history.exact(baselineTick);
     if (!rs.ok || (baselineTick >= 0 && baseline === null)) return false;
-    readDelta(rs, layout, baseline, scratch);
-    into.states += take();
-    laneCosts(scratch, baseline, into);
-    into.flags += layout.lanes.length;
+    readDelta(rs, layout, baseline, scratch, changes);
+    const state = take();
+    into.states += state;
+    into.flags += state - laneCosts(scratch, baseline, into);
     into.updates++;
   }
   into.sections++;

@@ -1,6 +1,6 @@
 import type { ReadStream } from '../serialize/read-stream.js';
 import { CONFIGURATION_DIFFERS } from './configuration.js';
-import { readDelta } from './entity-delta.js';
+import { PreviousChanges, readDelta } from './entity-delta.js';
 import type { EntityHistory } from './entity-history.js';
 import type { AnyEntityType } from './entity-type.js';
 import {
@@ -56,6 +56,8 @@ export class GhostReceiver {
   private readonly pools: LaneState[][];
   private readonly poolUsed: Int32Array;
   private readonly seen: Uint8Array;
+  /** The changed lanes of the update read before, for the repeat bit (entity-delta.ts). */
+  private readonly previousChanges = new PreviousChanges();
 
   constructor(
     private readonly types: readonly AnyEntityType[],
@@ -139,6 +141,7 @@ export class GhostReceiver {
     const count = readUpdateCount(rs, capacity);
     const reference = count > 0 ? readReference(rs, tick) : -1;
     let previous = -1;
+    this.previousChanges.reset();
     // Each update takes at least a bit, so a count past the input ends with the stream.
     for (let u = 0; u < count && rs.ok; u++) {
       const id = readUpdateId(rs, previous, capacity);
@@ -160,7 +163,7 @@ export class GhostReceiver {
           );
       }
       const state = this.state(type);
-      if (!readDelta(rs, this.types[type].layout, baseline, state)) break;
+      if (!readDelta(rs, this.types[type].layout, baseline, state, this.previousChanges)) break;
       if (baseline === null && !this.whole(rs, state, id)) return false;
       seen[id] = UPDATED;
       this.updates.push(id);

@@ -3,7 +3,7 @@ import type { ScratchList } from '../channels/scratch-list.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
 import { BandwidthBudget, type BandwidthBudgetOptions } from './budget.js';
-import { measureDelta, writeDelta } from './entity-delta.js';
+import { measureDelta, PreviousChanges, writeDelta } from './entity-delta.js';
 import {
   baselineBits,
   CONFIGURATION_BITS,
@@ -92,6 +92,8 @@ export class GhostSender implements CustomChannel {
   /** Per planned update (by id): the baseline tick chosen (-1: absolute). */
   private readonly plannedBaseline: Float64Array;
   private planned = 0;
+  /** The changed lanes of the update written before, for the repeat bit (entity-delta.ts). */
+  private readonly previousChanges = new PreviousChanges();
   /** Whether the client acked a section carrying the configuration fingerprint (so it checked it). */
   private configurationAcked = false;
   private readonly budget: BandwidthBudget | null;
@@ -195,9 +197,11 @@ export class GhostSender implements CustomChannel {
       }
       const baseline = this.baselineFor(id);
       const baseTick = baseline === null ? -1 : this.baselineTick[id];
+      // Without the repeat form, plus its bit: the most the update can take once sorted.
       const bits =
         maxUpdateIdBits(world.capacity) +
         baselineBits(tick, baseTick) +
+        1 +
         measureDelta(layout, history.latest, baseline);
       if (selection.take(bits)) {
         this.plannedUpdates.push(id);
@@ -272,13 +276,15 @@ export class GhostSender implements CustomChannel {
     const reference = this.commonBaseline();
     if (updates.length > 0) writeReference(ws, tick, reference);
     let previous = -1;
+    this.previousChanges.reset();
     for (let i = 0; i < updates.length; i++) {
       const id = updates.items[i];
       const history = world.histories[id]!;
       const baseTick = this.plannedBaseline[id];
       writeUpdateId(ws, previous, id, capacity);
       writeBaseline(ws, tick, baseTick, reference);
-      writeDelta(ws, history.layout, history.latest!, baseTick < 0 ? null : history.at(baseTick));
+      const baseline = baseTick < 0 ? null : history.at(baseTick);
+      writeDelta(ws, history.layout, history.latest!, baseline, this.previousChanges);
       previous = id;
       this.push(record, id, RECORD_UPDATE, tick, this.countSend(id, tick));
     }
