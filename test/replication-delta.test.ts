@@ -169,6 +169,74 @@ describe('replication delta', () => {
   });
 });
 
+describe('replication delta: rotation lanes', () => {
+  const turned = (angle: number, axis: 0 | 1 | 2 = 2) => {
+    const q: [number, number, number, number] = [0, 0, 0, Math.cos(angle / 2)];
+    q[axis] = Math.sin(angle / 2);
+    const s = cube.createState();
+    cube.quantize({ position: [1, 2, 0.5], orientation: q, rest: false }, s);
+    return s;
+  };
+  const ORIENTATION = 3;
+  const lane = cube.lanes[ORIENTATION];
+
+  it('sends a small turn per component, and a new largest component whole', () => {
+    assert.equal(lane.rotation, 9);
+    const base = turned(0.3);
+    const small = turned(0.32);
+    // Flags 5; the rotation: 1, then per component a bit and, for the one that moved, its delta.
+    assert.ok(measureDelta(cube, small, base) < 5 + 29, `${measureDelta(cube, small, base)} bits`);
+    const flipped = turned(3.0); // w no longer the largest: the whole lane, after its 0 bit
+    assert.notEqual(flipped.lanes[ORIENTATION] & 3, base.lanes[ORIENTATION] & 3);
+    assert.equal(measureDelta(cube, flipped, base), 5 + 1 + 29);
+    for (const s of [small, flipped, turned(0.9, 0)]) {
+      const { bits, bytes } = encode(cube, s, base);
+      assert.equal(bits, measureDelta(cube, s, base));
+      const read = decode(cube, bytes, base);
+      assert.ok(read.ok, read.error ?? '');
+      assertSameState(read.out, s);
+    }
+  });
+
+  it('refuses a component sent unchanged or moved out of its range', () => {
+    const base = turned(0.3);
+    const c0 = (base.lanes[ORIENTATION] >>> 2) & 511;
+    assert.ok(c0 + DELTA_LOW.at(-1)! + 2 ** DELTA_BITS.at(-1)! - 1 > 511);
+    const cases: [string, (w: WriteStream) => void, RegExp][] = [
+      [
+        'unchanged',
+        (w) => {
+          w.bits(0b1111, 4);
+          w.bits(c0, 9);
+        },
+        /component 0 sent unchanged/,
+      ],
+      [
+        'out of range',
+        (w) => {
+          // The last class at its largest, upward from about the middle of [0, 511].
+          const c = DELTA_LOW.length - 1;
+          w.bits(2 ** c - 1, c + 1);
+          w.bits((2 ** DELTA_BITS[c] - 1) << 1, 1 + DELTA_BITS[c]);
+        },
+        /delta leaves the lane's range \[0, 511\]/,
+      ],
+    ];
+    for (const [name, component, reason] of cases) {
+      ws.reset();
+      ws.bits(0b1000, 4); // flags of the three position lanes (0), then the orientation's (1)
+      ws.bits(1, 1); // the component form
+      ws.bits(1, 1); // component 0 changed
+      component(ws);
+      ws.bits(0, 2); // components 1, 2 unchanged
+      ws.bits(0, 1); // rest unchanged
+      rs.reset(ws.finish().slice());
+      assert.equal(readDelta(rs, cube, base, cube.createState()), false, name);
+      assert.match(rs.error ?? '', reason, name);
+    }
+  });
+});
+
 describe('replication delta: runs with the repeat bit', () => {
   const moved = (x: number, y: number, turn: number) => {
     const s = cube.createState();
