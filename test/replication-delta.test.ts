@@ -28,6 +28,10 @@ const Cube = t.object({
   rest: t.bool(),
 });
 
+/** The delta classes, and the prefix of an absolute value (as many ones as classes). */
+const CLASSES = DELTA_LOW.length;
+const ABSOLUTE: [number, number] = [2 ** CLASSES - 1, CLASSES];
+
 const everyKind = compileLayout(EveryKind);
 const cube = compileLayout(Cube);
 const ws = new WriteStream(4096);
@@ -145,8 +149,9 @@ describe('replication delta', () => {
         assert.equal(read.out.lanes[0], state.lanes[0]);
       }
     });
-    state.lanes[0] = base.lanes[0] + 681;
-    assert.equal(measureDelta(cube, state, base), flags + 4 + 16, 'past the classes: absolute');
+    const last = DELTA_LOW.length - 1;
+    state.lanes[0] = base.lanes[0] + DELTA_LOW[last] + 2 ** DELTA_BITS[last];
+    assert.equal(measureDelta(cube, state, base), flags + CLASSES + 16, 'past the classes: absolute');
   });
 
   it('uses the list form when few of many lanes change', () => {
@@ -155,16 +160,16 @@ describe('replication delta', () => {
     const state = layout.createState();
     state.lanes[7] = 3;
     state.lanes[30] = 60000;
-    // tag + (2 + 1) indices of 6 bits + a class-0 delta (5) + an absolute (4 + 16)
-    assert.equal(measureDelta(layout, state, base), 1 + 18 + 5 + 20);
+    // tag + (2 + 1) indices of 6 bits + a class-0 delta (4) + an absolute (6 + 16)
+    assert.equal(measureDelta(layout, state, base), 1 + 18 + 4 + CLASSES + 16);
     const read = decode(layout, encode(layout, state, base).bytes, base);
     assert.ok(read.ok, read.error ?? '');
     assertSameState(read.out, state);
     state.lanes.fill(9);
     assert.equal(
       measureDelta(layout, state, base),
-      1 + 40 + 40 * 8,
-      'flags form when most change (class-1 deltas of 9)',
+      1 + 40 + 40 * 6,
+      'flags form when most change (class-1 deltas of 9: 2 + 1 + 3 bits)',
     );
   });
 });
@@ -206,7 +211,7 @@ describe('replication delta: rotation lanes', () => {
       [
         'unchanged',
         (w) => {
-          w.bits(0b1111, 4);
+          w.bits(...ABSOLUTE);
           w.bits(c0, 9);
         },
         /component 0 sent unchanged/,
@@ -274,6 +279,31 @@ describe('replication delta: runs with the repeat bit', () => {
     }
   });
 
+  it('names the set before the newest in 2 bits (01), and neither in 2 (00) once two are held', () => {
+    const a = moved(0.01, 0.02, 0); // x, y
+    const c = moved(0.01, 0.02, 0.2); // x, y, orientation
+    const z = moved(0, 0, 0.3); // orientation alone
+    const writer = new PreviousChanges();
+    ws.reset();
+    const sizes: number[] = [];
+    for (const s of [a, c, a, z]) {
+      const expected = measureDelta(cube, s, base, writer);
+      const before = ws.bitsProcessed;
+      writeDelta(ws, cube, s, base, writer);
+      assert.equal(ws.bitsProcessed - before, expected, 'measure is exact');
+      sizes.push(expected);
+    }
+    const values = (s: LaneState) => measureDelta(cube, s, base) - 5;
+    assert.deepEqual(sizes, [5 + values(a), 1 + 5 + values(c), 2 + values(a), 2 + 5 + values(z)]);
+    rs.reset(ws.finish().slice());
+    const reader = new PreviousChanges();
+    for (const s of [a, c, a, z]) {
+      const out = cube.createState();
+      assert.ok(readDelta(rs, cube, base, out, reader), rs.error ?? '');
+      assertSameState(out, s);
+    }
+  });
+
   it('has no repeat bit after a delta of another layout, nor after a reset', () => {
     const other = compileLayout(t.object({ hp: t.int(0, 100) }));
     const previous = new PreviousChanges();
@@ -300,7 +330,7 @@ describe('replication delta: runs with the repeat bit', () => {
     writeDelta(ws, cube, a, base, previous);
     // Repeat: x, y changed; x absolute (1111) equal to the baseline's x.
     ws.bits(1, 1);
-    ws.bits(0b1111, 4);
+    ws.bits(...ABSOLUTE);
     ws.bits(base.lanes[0], 16);
     ws.bits(0, 8);
     rs.reset(ws.finish().slice());
@@ -328,21 +358,15 @@ describe('replication delta: hostile input', () => {
     const cases: [string, [number, number][], RegExp][] = [
       [
         'absolute above max',
-        [
-          [1, 1],
-          [0b1111, 4],
-          [1001, 10],
-          [0, 1],
-          [0, 1],
-        ],
+        [[1, 1], ABSOLUTE, [1001, 10], [0, 1], [0, 1]],
         /\.a: lane value above its max 1000/,
       ],
       [
         'delta below zero',
         [
           [1, 1],
-          [0b0, 1],
-          [1 | (5 << 1), 4],
+          [0b01, 2], // class 1: |d| = 5 + offset
+          [1 | (1 << 1), 4], // negative, 6: 5 - 6
           [0, 1],
           [0, 1],
         ],
@@ -353,23 +377,13 @@ describe('replication delta: hostile input', () => {
         [
           [0, 1],
           [1, 1],
-          [0b0, 1],
-          [7 << 1, 4],
+          [0b01, 2],
+          [1 << 1, 4], // positive, 6: 250 + 6
           [0, 1],
         ],
         /\.b: delta leaves the lane's range \[0, 255\]/,
       ],
-      [
-        'unchanged',
-        [
-          [1, 1],
-          [0b1111, 4],
-          [5, 10],
-          [0, 1],
-          [0, 1],
-        ],
-        /\.a: lane sent unchanged/,
-      ],
+      ['unchanged', [[1, 1], ABSOLUTE, [5, 10], [0, 1], [0, 1]], /\.a: lane sent unchanged/],
     ];
     for (const [name, fields, reason] of cases) {
       rs.reset(bitsOf(fields));
@@ -482,10 +496,7 @@ describe('replication delta: hostile input', () => {
   it('refuses list indices out of order or past the lanes', () => {
     const grid = compileLayout(t.object({ grid: t.tuple(t.uint8(), 20) }));
     const base = grid.createState();
-    const value = (v: number): [number, number][] => [
-      [0b1111, 4],
-      [v, 8],
-    ];
+    const value = (v: number): [number, number][] => [ABSOLUTE, [v, 8]];
     const cases: [string, [number, number][], RegExp][] = [
       ['repeat', [[1, 1], [3, 5], ...value(1), [3, 5], ...value(2), [20, 5]], /not strictly increasing/],
       [

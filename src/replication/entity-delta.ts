@@ -2,9 +2,14 @@ import { bitsRequired } from '../bits/bits-required.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
 import type { LaneState } from './lane-state.js';
+import { readValue, valueBits, writeValue } from './lane-value.js';
 import type { EntityLayout } from './layout.js';
-import { MAX_SCALAR_LANES, pastRange, type ScalarLane } from './plan.js';
+import { pastRange } from './plan.js';
+import { PreviousChanges } from './previous-changes.js';
 import { sameBytes } from './quantize.js';
+
+export { DELTA_BITS, DELTA_LOW } from './lane-value.js';
+export { PreviousChanges };
 
 /**
  * Wire format of one entity's state against a baseline (docs/replication.md, "Wire format:
@@ -18,19 +23,17 @@ import { sameBytes } from './quantize.js';
  *                 of flags in all, as serialize's subset bitmask)
  *     list form:  per changed lane its index as an int in [0, S], followed by its value; then S
  *                 ends the list ((k + 1) * bitsRequired(0, S) bits of indices, as the sentinel subset)
- *   a lane's value:
- *     not delta-capable:  the value in `bits` bits
- *     delta-capable:      a class prefix, c ones then a zero for class c in 0..3, or 1111 for absolute;
- *                         class c: a sign bit (1 = negative), then |d| - DELTA_LOW[c] in DELTA_BITS[c]
- *                         bits, d = value - baseline; absolute: the value in `bits` bits
+ *   a lane's value: see lane-value.ts (as it is, in a delta class, or per component for a rotation)
  *   blob lanes, in order: 1 bit "changed"; when set, the byte length as an int in [0, maxBytes],
  *     then the bytes, 8 bits each, unaligned
  *
  * In a run of deltas (a section's updates) with a {@link PreviousChanges}, a delta of the same
- * layout as the one before starts with 1 bit: 1 = the same scalar lanes changed as in that one
- * (no tag, flags or indices follow, only the changed lanes' values in lane order), 0 = the form
- * above. Moving things tend to change the same fields (W3: 64% of updates repeat the previous
- * update's set), so this costs 1 bit where the flags cost S.
+ * layout as the one before starts with a repeat prefix naming one of the last two distinct
+ * changed-lane sets of the run: `1` the newest, `01` the one before it, `00` neither (`0` when the
+ * run has had one set so far). For a repeat, no tag, flags or indices follow, only the changed
+ * lanes' values in lane order; for neither, the form above. Moving things tend to change the same
+ * fields (W3: 64% of updates repeat the newest set, 17% the one before), so this costs a bit or
+ * two where the flags cost S.
  *
  * A reader refuses a lane value above the lane's max, a delta leaving [0, max], the two words of
  * a split int64 past its range, a lane or blob
@@ -38,97 +41,8 @@ import { sameBytes } from './quantize.js';
  * maxBytes or than the input left, and a blob its codec does not decode (trailing bits included).
  */
 
-/** Smallest |d| of each delta class, and the bits its offset takes: [1,8] [9,40] [41,168] [169,680]. */
-export const DELTA_LOW: readonly number[] = Object.freeze([1, 9, 41, 169]);
-export const DELTA_BITS: readonly number[] = Object.freeze([3, 5, 7, 9]);
-const CLASSES = DELTA_LOW.length;
-/** Largest |d| any class holds. */
-const DELTA_MAX = DELTA_LOW[CLASSES - 1] + 2 ** DELTA_BITS[CLASSES - 1] - 1;
-/** The absolute prefix, 1111: as many ones as classes. */
-const ABSOLUTE_PREFIX = 2 ** CLASSES - 1;
 /** Lane counts up to this use the flags form without a tag (a list never wins there). */
 export const FLAGS_ONLY_LANES = 8;
-
-/** The delta class of |d| (d != 0), or -1 when it is too large for any. */
-function deltaClass(magnitude: number): number {
-  if (magnitude > DELTA_MAX) return -1;
-  let c = 0;
-  while (magnitude >= DELTA_LOW[c] + 2 ** DELTA_BITS[c]) c++;
-  return c;
-}
-
-/** Bits the class prefix, sign and offset of class c take. */
-const classBits = (c: number): number => c + 2 + DELTA_BITS[c];
-
-/** The class to send a delta-capable lane's change in, or -1 for absolute: whichever is fewer bits. */
-function chooseClass(lane: ScalarLane, value: number, base: number): number {
-  const c = deltaClass(Math.abs(value - base));
-  return c >= 0 && classBits(c) < CLASSES + lane.bits ? c : -1;
-}
-
-/** The class to send a component's change in (width `bits`), or -1 for absolute. */
-function chooseComponentClass(bits: number, value: number, base: number): number {
-  const c = deltaClass(Math.abs(value - base));
-  return c >= 0 && classBits(c) < CLASSES + bits ? c : -1;
-}
-
-/** A smallest-three lane's component k (0..2) of `bits` bits. */
-const component = (value: number, k: number, bits: number): number =>
-  (value >>> (2 + k * bits)) & (2 ** bits - 1);
-
-/** Bits of a rotation lane's change in the component form (largest index kept), its leading bit included. */
-function componentFormBits(bits: number, value: number, base: number): number {
-  let total = 1;
-  for (let k = 0; k < 3; k++) {
-    const v = component(value, k, bits);
-    const b = component(base, k, bits);
-    if (v === b) total += 1;
-    else {
-      const c = chooseComponentClass(bits, v, b);
-      total += 1 + (c < 0 ? CLASSES + bits : classBits(c));
-    }
-  }
-  return total;
-}
-
-/** Whether a rotation lane's change goes in the component form: same largest index, and fewer bits. */
-const useComponents = (lane: ScalarLane, value: number, base: number): boolean =>
-  (value & 3) === (base & 3) && componentFormBits(lane.rotation, value, base) < 1 + lane.bits;
-
-function valueBits(lane: ScalarLane, value: number, base: number): number {
-  if (lane.rotation > 0)
-    return useComponents(lane, value, base) ? componentFormBits(lane.rotation, value, base) : 1 + lane.bits;
-  if (!lane.delta) return lane.bits;
-  const c = chooseClass(lane, value, base);
-  return c < 0 ? CLASSES + lane.bits : classBits(c);
-}
-
-/**
- * Which scalar lanes the previous delta of a run changed, and its layout: what the repeat bit
- * refers to. Writer and reader each keep one per run and `reset` it when a run starts.
- */
-export class PreviousChanges {
-  layout: EntityLayout<unknown> | null = null;
-  readonly changed = new Uint8Array(MAX_SCALAR_LANES);
-
-  reset(): void {
-    this.layout = null;
-  }
-
-  /** Whether `state` against `base` changes exactly the lanes the previous delta (of `layout`) did. */
-  repeats(layout: EntityLayout<unknown>, state: LaneState, base: LaneState): boolean {
-    if (this.layout !== layout) return false;
-    const lanes = state.lanes;
-    for (let i = 0; i < lanes.length; i++)
-      if ((lanes[i] !== base.lanes[i] ? 1 : 0) !== this.changed[i]) return false;
-    return true;
-  }
-
-  record(layout: EntityLayout<unknown>, state: LaneState, base: LaneState): void {
-    this.layout = layout;
-    for (let i = 0; i < state.lanes.length; i++) this.changed[i] = state.lanes[i] !== base.lanes[i] ? 1 : 0;
-  }
-}
 
 function changedLanes(state: LaneState, base: LaneState): number {
   let k = 0;
@@ -160,10 +74,10 @@ export function measureDelta<T>(
   const base = checkStates(layout as EntityLayout<unknown>, state, baseline);
   const lanes = layout.lanes;
   const count = lanes.length;
-  let bits = 0;
-  const run = previous !== undefined && previous.layout === layout;
-  if (run) bits++;
-  if (!(run && previous.repeats(layout as EntityLayout<unknown>, state, base))) {
+  const any = layout as EntityLayout<unknown>;
+  const form = previous === undefined ? 0 : previous.match(any, state, base);
+  let bits = previous === undefined ? 0 : previous.prefixBits(any, form);
+  if (form === 0) {
     const changed = changedLanes(state, base);
     bits += count > FLAGS_ONLY_LANES ? 1 : 0;
     bits += useList(count, changed) ? (changed + 1) * bitsRequired(0, count) : count;
@@ -179,56 +93,6 @@ export function measureDelta<T>(
     if (!sameBytes(blob, base.blobs[i])) bits += bitsRequired(0, layout.blobs[i].maxBytes) + blob.length * 8;
   }
   return bits;
-}
-
-/** A difference in class c (>= 0): the prefix (c ones then a zero), the sign, the offset. */
-function writeClassDelta(ws: WriteStream, c: number, value: number, base: number): void {
-  // c ones then a zero, least significant bit first.
-  ws.bits(2 ** c - 1, c + 1);
-  const d = value - base;
-  const offset = Math.abs(d) - DELTA_LOW[c];
-  ws.bits((d < 0 ? 1 : 0) | (offset << 1), 1 + DELTA_BITS[c]);
-}
-
-/** A rotation lane's change: `1` + per component `0` (same) or `1` + its value; or `0` + the lane. */
-function writeRotation(ws: WriteStream, lane: ScalarLane, value: number, base: number): void {
-  if (!useComponents(lane, value, base)) {
-    ws.bits(0, 1);
-    ws.bits(value, lane.bits);
-    return;
-  }
-  ws.bits(1, 1);
-  const bits = lane.rotation;
-  for (let k = 0; k < 3; k++) {
-    const v = component(value, k, bits);
-    const b = component(base, k, bits);
-    ws.bits(v === b ? 0 : 1, 1);
-    if (v === b) continue;
-    const c = chooseComponentClass(bits, v, b);
-    if (c >= 0) writeClassDelta(ws, c, v, b);
-    else {
-      ws.bits(ABSOLUTE_PREFIX, CLASSES);
-      ws.bits(v, bits);
-    }
-  }
-}
-
-function writeValue(ws: WriteStream, lane: ScalarLane, value: number, base: number): void {
-  if (lane.rotation > 0) {
-    writeRotation(ws, lane, value, base);
-    return;
-  }
-  if (!lane.delta) {
-    ws.bits(value, lane.bits);
-    return;
-  }
-  const c = chooseClass(lane, value, base);
-  if (c < 0) {
-    ws.bits(ABSOLUTE_PREFIX, CLASSES);
-    ws.bits(value, lane.bits);
-    return;
-  }
-  writeClassDelta(ws, c, value, base);
 }
 
 /**
@@ -256,10 +120,12 @@ export function writeDelta<T>(
       throw new RangeError(`writeDelta: ${range.path} is past its int64 range`);
   }
   const any = layout as EntityLayout<unknown>;
-  const run = previous !== undefined && previous.layout === layout;
-  const repeat = run && previous.repeats(any, state, base);
-  if (run) ws.bits(repeat ? 1 : 0, 1);
+  const form = previous === undefined ? 0 : previous.match(any, state, base);
+  const prefix = previous === undefined ? 0 : previous.prefixBits(any, form);
+  // `1` the newest set, `01` the one before, `00` (or `0` with one set held) neither.
+  if (prefix > 0) ws.bits(form === 1 ? 1 : form === 2 ? 0b10 : 0, prefix);
   previous?.record(any, state, base);
+  const repeat = form !== 0;
   const changed = changedLanes(state, base);
   const list = !repeat && useList(count, changed);
   if (!repeat && count > FLAGS_ONLY_LANES) ws.bits(list ? 1 : 0, 1);
@@ -294,57 +160,6 @@ export function writeDelta<T>(
 }
 
 /**
- * Reads a class prefix and what follows it against `base`, for a value of `bits` bits and at most
- * `max`; on a delta leaving [0, max] fails the stream and returns base.
- */
-function readNumber(rs: ReadStream, path: string, bits: number, max: number, base: number): number {
-  let c = 0;
-  while (c < CLASSES && rs.bits(0, 1) === 1) c++;
-  if (c === CLASSES) return rs.bits(0, bits);
-  const word = rs.bits(0, 1 + DELTA_BITS[c]);
-  const magnitude = DELTA_LOW[c] + (word >>> 1);
-  const value = (word & 1) === 1 ? base - magnitude : base + magnitude;
-  if (rs.ok && !(value >= 0 && value <= max)) {
-    rs.fail(`${path}: delta leaves the lane's range [0, ${max}]`);
-    return base;
-  }
-  return value;
-}
-
-/** A rotation lane's change (see writeRotation); each component sent must differ from the baseline's. */
-function readRotation(rs: ReadStream, lane: ScalarLane, base: number): number {
-  if (rs.bits(0, 1) === 0) return rs.bits(0, lane.bits);
-  const bits = lane.rotation;
-  const max = 2 ** bits - 1;
-  let value = base & 3;
-  for (let k = 0; k < 3; k++) {
-    const b = component(base, k, bits);
-    let v = b;
-    if (rs.bits(0, 1) === 1) {
-      v = readNumber(rs, lane.path, bits, max, b);
-      if (rs.ok && v === b) rs.fail(`${lane.path}: component ${k} sent unchanged`);
-    }
-    value += v * 2 ** (2 + k * bits);
-  }
-  return value;
-}
-
-/** Reads one lane's value against its baseline value; on bad input fails the stream and returns base. */
-function readValue(rs: ReadStream, lane: ScalarLane, base: number): number {
-  let value: number;
-  if (lane.rotation > 0) value = readRotation(rs, lane, base);
-  else if (!lane.delta) value = rs.bits(0, lane.bits);
-  else {
-    value = readNumber(rs, lane.path, lane.bits, lane.max, base);
-    if (!rs.ok) return base;
-  }
-  if (!rs.ok) return base;
-  if (value > lane.max) rs.fail(`${lane.path}: lane value above its max ${lane.max}`);
-  else if (value === base) rs.fail(`${lane.path}: lane sent unchanged`);
-  return rs.ok ? value : base;
-}
-
-/**
  * Reads a state written against `baseline` (null: the zero state) into `out`, which must not be
  * the baseline, after the delta `previous` holds (and records this one there). Returns false on
  * bad input, with the reason in `rs.error`; `out` is then unspecified. Never throws on input; work
@@ -361,8 +176,14 @@ export function readDelta<T>(
   const base = checkStates(any, out, baseline);
   if (out === base) throw new TypeError('readDelta: out must not be the baseline');
   try {
-    const repeat = previous !== undefined && previous.layout === layout && rs.bits(0, 1) === 1;
-    readInto(rs, any, base, out, repeat ? previous.changed : null);
+    let repeat: Uint8Array | null = null;
+    if (previous !== undefined && previous.layout === layout) {
+      // `1` the newest set; `01` the one before (when one is held); else neither.
+      const newest = rs.bits(0, 1) === 1;
+      const before = !newest && previous.hasSecond && rs.bits(0, 1) === 1;
+      repeat = newest ? previous.first : before ? previous.second : null;
+    }
+    readInto(rs, any, base, out, repeat);
     previous?.record(any, out, base);
   } catch (error) {
     // Unreachable on any input by design; kept so a bug can never escape as an exception.

@@ -17,7 +17,7 @@ export const MAX_SCALAR_LANES = 256;
 export const MAX_BLOB_LANES = 32;
 /**
  * Lanes narrower than this are always sent absolute: a delta's prefix and sign would cost as
- * much as the value (the smallest delta class takes 5 bits, see entity-delta.ts).
+ * much as the value (the smallest delta class takes 4 bits, see entity-delta.ts).
  */
 export const DELTA_MIN_BITS = 8;
 
