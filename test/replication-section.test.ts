@@ -104,6 +104,26 @@ describe(`ghost section (seed ${SEED})`, () => {
     assert.deepEqual(p.mirror.ghost(e.id)?.value, p.world.get(e));
   });
 
+  it('things moving every tick share the reference baseline and repeat the changed-lane set', () => {
+    const p = pair();
+    const cubes = Array.from({ length: 20 }, (_, i) => p.world.create(Cube, cube(i)));
+    p.world.tick();
+    p.send();
+    for (let step = 1; step <= 3; step++) {
+      for (const [i, e] of cubes.entries()) p.world.set(e, cube(i + step / 512));
+      p.world.tick();
+      const { data, took } = p.send();
+      assert.ok(took);
+      // Head: tick 32, configuration bit 1, empty destroys and creates 2, count 6 (of 0..32),
+      // reference 6 (`10` + 4 bits: one tick back). First update: id 1 (`1`, the next id),
+      // baseline 1 (the reference), flags of 4 lanes and x's class-0 delta 4. Then 19 updates of
+      // 1 + 1 + 1 (repeat) + 4. Channel framing: a present bit and the end bit.
+      const bits = 32 + 1 + 2 + 6 + 6 + (1 + 1 + 4 + 4) + 19 * 7 + 2;
+      assert.equal(data.length, Math.ceil(bits / 8), `step ${step}`);
+    }
+    for (const [i, e] of cubes.entries()) assert.deepEqual(p.mirror.ghost(e.id)?.value, cube(i + 3 / 512));
+  });
+
   it('a destroy rides until acked; a reused id gets a new ghost', () => {
     const p = pair();
     const events: string[] = [];
