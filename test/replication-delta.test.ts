@@ -304,6 +304,13 @@ describe('replication delta: runs with the repeat bit', () => {
     }
   });
 
+  it('fails loudly on misuse: a lane bound past 256, a layout wider than the bound', () => {
+    assert.throws(() => new PreviousChanges(257), RangeError);
+    const narrow = new PreviousChanges(4);
+    ws.reset();
+    assert.throws(() => writeDelta(ws, cube, moved(0.01, 0, 0), base, narrow), /more than 4/);
+  });
+
   it('has no repeat bit after a delta of another layout, nor after a reset', () => {
     const other = compileLayout(t.object({ hp: t.int(0, 100) }));
     const previous = new PreviousChanges();

@@ -57,7 +57,7 @@ export class GhostReceiver {
   private readonly poolUsed: Int32Array;
   private readonly seen: Uint8Array;
   /** The changed lanes of the update read before, for the repeat bit (entity-delta.ts). */
-  private readonly previousChanges = new PreviousChanges();
+  private readonly previousChanges: PreviousChanges;
 
   constructor(
     private readonly types: readonly AnyEntityType[],
@@ -66,6 +66,7 @@ export class GhostReceiver {
     this.pools = types.map(() => []);
     this.poolUsed = new Int32Array(types.length);
     this.seen = new Uint8Array(capacity);
+    this.previousChanges = new PreviousChanges(Math.max(0, ...types.map((t) => t.layout.lanes.length)));
   }
 
   private state(typeIndex: number): LaneState {

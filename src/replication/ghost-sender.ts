@@ -93,7 +93,7 @@ export class GhostSender implements CustomChannel {
   private readonly plannedBaseline: Float64Array;
   private planned = 0;
   /** The changed lanes of the update written before, for the repeat bit (entity-delta.ts). */
-  private readonly previousChanges = new PreviousChanges();
+  private readonly previousChanges: PreviousChanges;
   /** Whether the client acked a section carrying the configuration fingerprint (so it checked it). */
   private configurationAcked = false;
   private readonly budget: BandwidthBudget | null;
@@ -116,6 +116,9 @@ export class GhostSender implements CustomChannel {
     this.budget = shared.bandwidth === undefined ? null : new BandwidthBudget(shared.bandwidth);
     this.idBits = idBits(capacity);
     this.typeBits = Math.max(0, Math.ceil(Math.log2(shared.world.types.length)));
+    this.previousChanges = new PreviousChanges(
+      Math.max(0, ...shared.world.types.map((t) => t.layout.lanes.length)),
+    );
   }
 
   /** Entities that left this client's interest (or the world) in the latest interest update. */

@@ -11,10 +11,21 @@ export class PreviousChanges {
   /** The layout of the sets held; null before the first delta of a run. */
   layout: EntityLayout<unknown> | null = null;
   /** Per lane, 1 when it changed: the newest set, the one before it (when `hasSecond`), scratch. */
-  first = new Uint8Array(MAX_SCALAR_LANES);
-  second = new Uint8Array(MAX_SCALAR_LANES);
+  first: Uint8Array;
+  second: Uint8Array;
   hasSecond = false;
-  private scratch = new Uint8Array(MAX_SCALAR_LANES);
+  private scratch: Uint8Array;
+
+  /** `maxLanes`: the most scalar lanes of the layouts this run will see (a sender has one per client). */
+  constructor(readonly maxLanes = MAX_SCALAR_LANES) {
+    if (!Number.isInteger(maxLanes) || maxLanes < 0 || maxLanes > MAX_SCALAR_LANES)
+      throw new RangeError(
+        `PreviousChanges: maxLanes must be an integer in [0, ${MAX_SCALAR_LANES}], got ${maxLanes}`,
+      );
+    this.first = new Uint8Array(maxLanes);
+    this.second = new Uint8Array(maxLanes);
+    this.scratch = new Uint8Array(maxLanes);
+  }
 
   reset(): void {
     this.layout = null;
@@ -36,6 +47,10 @@ export class PreviousChanges {
 
   /** Makes the set of `state` against `base` the newest (move to front). */
   record(layout: EntityLayout<unknown>, state: LaneState, base: LaneState): void {
+    if (state.lanes.length > this.maxLanes)
+      throw new RangeError(
+        `PreviousChanges: a layout of ${state.lanes.length} lanes, more than ${this.maxLanes}`,
+      );
     const form = this.match(layout, state, base);
     if (form === 1) return;
     const newest = this.first;
