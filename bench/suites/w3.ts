@@ -65,8 +65,8 @@ function colyseusRow(c: ColyseusResult, movingCubes: number): string[] {
 function anatomy(r: StackResult): string {
   const b = r.bits;
   const packets = b.sections;
-  const datagramBits = (r.rates.bytes * 8) / r.rates.datagrams;
-  const netcode = (r.netcodeBytes * 8) / r.rates.datagrams;
+  const datagramBits = (r.frameBytes * 8) / r.frameDatagrams;
+  const netcode = (r.frameNetcodeBytes * 8) / r.frameDatagrams;
   const channel = b.channelBits / packets;
   const sectionBits = b.head + b.destroys + b.creates + b.more + b.ids + b.baselines + b.states;
   const per = (bits: number) => f1(bits / packets);
@@ -78,8 +78,8 @@ function anatomy(r: StackResult): string {
     )
     .join(', ');
   return [
-    `  ${r.condition.name}: ${f1(datagramBits)} bits per datagram sent; per packet read (${packets} of them; ${f1(b.updates / packets)} updates each, ${f1(r.changedCubes / r.frames)} cubes changed per frame):`,
-    `    IPv4+UDP ${IP_UDP_BYTES * 8}, netcode prefix+sequence+MAC ${f1(netcode)}, reliable header ${f1(datagramBits - netcode - channel)} (sent average less the read channel data),`,
+    `  ${r.condition.name}: ${f1(datagramBits)} bits per datagram sent from the first frame on (${r.frameDatagrams}); per packet read (${packets}; ${f1(b.updates / packets)} updates each, ${f1(r.changedCubes / r.frames)} cubes changed per frame):`,
+    `    IPv4+UDP ${IP_UDP_BYTES * 8}, netcode prefix+sequence+MAC ${f1(netcode)}, reliable header ${f1(datagramBits - netcode - channel)} (the sent average less the read channel data's),`,
     `    channel data ${f1(channel)}: framing and padding ${per(b.channelBits - sectionBits)}, section head ${per(b.head)}, update count and reference ${per(b.more)}, creates ${per(b.creates)}, destroys ${per(b.destroys)},`,
     `    per update ${perUpdate(b.ids + b.baselines + b.states)}: id ${perUpdate(b.ids)}, baseline ${perUpdate(b.baselines)}, state ${perUpdate(b.states)} (changed-lane set ${perUpdate(b.flags)};`,
     `    per changed lane, bits × share of updates: ${lanes})`,

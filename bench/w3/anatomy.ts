@@ -39,6 +39,10 @@ export interface SectionBits {
   channelBits: number;
   /** Whether sections are counted now (off for the quiet tail after the measured frames). */
   counting: boolean;
+  /** Sections of older ticks (sent before the measured frames) are not counted. */
+  fromTick: number;
+  /** The tick of the section dissected last. */
+  tick: number;
 }
 
 export const emptySectionBits = (): SectionBits => ({
@@ -56,6 +60,8 @@ export const emptySectionBits = (): SectionBits => ({
   laneChanges: Cube.layout.lanes.map(() => 0),
   channelBits: 0,
   counting: true,
+  fromTick: 0,
+  tick: 0,
 });
 
 const probeState = Cube.layout.createState();
@@ -91,6 +97,7 @@ function dissect(rs: ReadStream, mirror: ClientMirror, into: SectionBits): boole
     return bits;
   };
   const tick = rs.bits(0, TICK_BITS);
+  into.tick = tick;
   if (rs.bits(0, 1) === 1) rs.bits(0, CONFIGURATION_BITS);
   into.head += take();
   while (rs.ok && rs.bool(false)) {
@@ -174,7 +181,7 @@ export function dissectingChannel(mirror: ClientMirror, into: SectionBits): Cust
             copy.bits(0, Math.min(skip, 32));
           const probe = emptySectionBits();
           probe.channelBits = reader.totalBits;
-          if (into.counting && dissect(copy, mirror, probe)) add(into, probe);
+          if (into.counting && dissect(copy, mirror, probe) && probe.tick >= into.fromTick) add(into, probe);
           return channel.read(rs, staged);
         },
       };

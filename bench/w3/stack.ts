@@ -38,8 +38,13 @@ export interface StackResult {
   /** Whether the mirror equals the server's final quantized state once traffic quiets. */
   readonly finalAgrees: boolean;
   readonly bits: SectionBits;
-  /** Netcode's prefix, sequence and MAC bytes, summed over every datagram the server sent. */
-  readonly netcodeBytes: number;
+  /**
+   * What the server sent from the first frame on (the handshake and what came before excluded,
+   * as from `bits`): bytes, datagrams, and of those bytes netcode's prefix, sequence and MAC.
+   */
+  readonly frameBytes: number;
+  readonly frameDatagrams: number;
+  readonly frameNetcodeBytes: number;
   /** The scene's fingerprint after the last frame (W3.md lists frame 3600's). */
   readonly fingerprint: bigint;
 }
@@ -148,8 +153,13 @@ export function runStack(scene: SceneModule, condition: Condition, frames: numbe
   if (!client.connected) throw new Error(`w3 ${condition.name}: the client did not connect`);
 
   const traffic = new Traffic(frames, HZ);
-  let sentBytes = stats.bytesSent; // the handshake's bytes count in the first frame
-  let sentDatagrams = stats.sent;
+  // The anatomy covers the frames alone, as the frame* figures do.
+  Object.assign(bits, emptySectionBits(), { fromTick: world.serverTick + 1 });
+  const startBytes = stats.bytesSent;
+  const startDatagrams = stats.sent;
+  const startNetcode = netcodeBytes;
+  let sentBytes = 0; // the handshake and anything sent before the first frame count in it
+  let sentDatagrams = 0;
   const moving = new Uint8Array(cubes);
   let movingCubes = 0;
   let received = 0;
@@ -188,6 +198,7 @@ export function runStack(scene: SceneModule, condition: Condition, frames: numbe
   }
   // Quiet: no more changes; the mirror must reach the final state.
   bits.counting = false;
+  const frameNetcodeBytes = netcodeBytes - startNetcode;
   const finalTick = world.serverTick;
   for (let i = 0; i < 120 && !(mirror.newestTick === finalTick && agrees(finalTick)); i++) {
     clock.now += 1 / HZ;
@@ -207,7 +218,9 @@ export function runStack(scene: SceneModule, condition: Condition, frames: numbe
     disagreeingAfter,
     finalAgrees,
     bits,
-    netcodeBytes,
+    frameBytes: traffic.rates(0).bytes - startBytes,
+    frameDatagrams: traffic.rates(0).datagrams - startDatagrams,
+    frameNetcodeBytes,
     fingerprint: scene.fingerprint(state),
   };
 }
