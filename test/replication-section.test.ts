@@ -104,24 +104,51 @@ describe(`ghost section (seed ${SEED})`, () => {
     assert.deepEqual(p.mirror.ghost(e.id)?.value, p.world.get(e));
   });
 
-  it('things moving every tick share the reference baseline and repeat the changed-lane set', () => {
+  it('things moving every tick cost 7 bits an update: next id, the reference, repeat, a delta', () => {
+    const sizes = [20, 28].map((count) => {
+      const p = pair();
+      const cubes = Array.from({ length: count }, (_, i) => p.world.create(Cube, cube(i)));
+      p.world.tick();
+      p.send();
+      let size = 0;
+      for (let step = 1; step <= 3; step++) {
+        for (const [i, e] of cubes.entries()) p.world.set(e, cube(i + step / 512));
+        p.world.tick();
+        const sent = p.send();
+        assert.ok(sent.took);
+        size = sent.data.length;
+      }
+      for (const [i, e] of cubes.entries()) assert.deepEqual(p.mirror.ghost(e.id)?.value, cube(i + 3 / 512));
+      return size;
+    });
+    // Each update after the first: id 1 (`1`, the next id), baseline 1 (the reference), the
+    // repeat prefix 1 and x's class-0 delta 4: 8 more updates, 56 bits, 7 bytes.
+    assert.equal(sizes[1] - sizes[0], 7, `sizes ${sizes}`);
+  });
+
+  it('a thing changing now and then names its baseline in a bit: the newest state the client holds', () => {
     const p = pair();
-    const cubes = Array.from({ length: 20 }, (_, i) => p.world.create(Cube, cube(i)));
+    const e = p.world.create(Cube, cube(0));
     p.world.tick();
     p.send();
-    for (let step = 1; step <= 3; step++) {
-      for (const [i, e] of cubes.entries()) p.world.set(e, cube(i + step / 512));
+    for (let i = 0; i < 30; i++) {
       p.world.tick();
-      const { data, took } = p.send();
-      assert.ok(took);
-      // Head: tick 32, configuration bit 1, empty destroys and creates 2, count 6 (of 0..32),
-      // reference 6 (`10` + 4 bits: one tick back). First update: id 1 (`1`, the next id),
-      // baseline 1 (the reference), flags of 4 lanes and x's class-0 delta 4. Then 19 updates of
-      // 1 + 1 + 1 (repeat) + 4. Channel framing: a present bit and the end bit.
-      const bits = 32 + 1 + 2 + 6 + 6 + (1 + 1 + 4 + 4) + 19 * 7 + 2;
-      assert.equal(data.length, Math.ceil(bits / 8), `step ${step}`);
+      p.send();
     }
-    for (const [i, e] of cubes.entries()) assert.deepEqual(p.mirror.ghost(e.id)?.value, cube(i + 3 / 512));
+    // Head: tick 32, configuration bit 1, empty destroys and creates 2, count 6 (of 0..32), the
+    // reference 1 (`1`: the newest held). The update: id 1, baseline 1 (the reference), flags of
+    // 4 lanes and x's class-0 delta 4. Channel framing 2. 30 ticks back, naming the tick took 35.
+    p.world.set(e, cube(1 / 512));
+    p.world.tick();
+    assert.equal(p.send(false).data.length, Math.ceil((32 + 1 + 2 + 6 + 1 + 1 + 1 + 8 + 2) / 8));
+    // That write was lost (never acked): the client may or may not hold it, so the next update
+    // names its baseline's tick, the create's 32 ticks back (the reference: `0`, `11` + 32 bits).
+    p.world.set(e, cube(2 / 512));
+    p.world.tick();
+    const { data, took } = p.send();
+    assert.ok(took);
+    assert.equal(data.length, Math.ceil((32 + 1 + 2 + 6 + 35 + 1 + 1 + 8 + 2) / 8));
+    assert.deepEqual(p.mirror.ghost(e.id)?.value, cube(2 / 512));
   });
 
   it('a destroy rides until acked; a reused id gets a new ghost', () => {

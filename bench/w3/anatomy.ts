@@ -8,6 +8,7 @@ import { measureDelta, PreviousChanges, readDelta } from '../../src/replication/
 import {
   CONFIGURATION_BITS,
   GENERATION_BITS,
+  NEWEST_HELD,
   readBaseline,
   readReference,
   readUpdateCount,
@@ -127,7 +128,12 @@ function dissect(rs: ReadStream, mirror: ClientMirror, into: SectionBits): boole
     const baselineTick = readBaseline(rs, tick, reference);
     into.baselines += take();
     const history = mirror.histories[id];
-    const baseline = baselineTick < 0 || history === null ? null : history.exact(baselineTick);
+    const baseline =
+      history === null || baselineTick === -1
+        ? null
+        : baselineTick === NEWEST_HELD
+          ? history.latest
+          : history.exact(baselineTick);
     if (!rs.ok || (baselineTick >= 0 && baseline === null)) return false;
     readDelta(rs, layout, baseline, scratch, changes);
     const state = take();

@@ -6,6 +6,7 @@ import type { AnyEntityType } from './entity-type.js';
 import {
   CONFIGURATION_BITS,
   GENERATION_BITS,
+  NEWEST_HELD,
   readBaseline,
   readReference,
   readUpdateCount,
@@ -155,7 +156,8 @@ export class GhostReceiver {
       const baselineTick = readBaseline(rs, tick, reference);
       if (!rs.ok) break;
       let baseline: LaneState | null = null;
-      if (baselineTick >= 0) {
+      if (baselineTick === NEWEST_HELD) baseline = table.histories[id]!.latest;
+      else if (baselineTick >= 0) {
         baseline = table.histories[id]!.exact(baselineTick);
         if (baseline === null)
           return this.refuse(

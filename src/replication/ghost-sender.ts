@@ -11,6 +11,7 @@ import {
   idBits,
   MAX_REFERENCE_BITS,
   maxUpdateIdBits,
+  NEWEST_HELD,
   TICK_BITS,
   updateCountBits,
   writeBaseline,
@@ -285,7 +286,7 @@ export class GhostSender implements CustomChannel {
       const history = world.histories[id]!;
       const baseTick = this.plannedBaseline[id];
       writeUpdateId(ws, previous, id, capacity);
-      writeBaseline(ws, tick, baseTick, reference);
+      writeBaseline(ws, tick, baseTick, reference, this.newestHeld(id, baseTick));
       const baseline = baseTick < 0 ? null : history.at(baseTick);
       writeDelta(ws, history.layout, history.latest!, baseline, this.previousChanges);
       previous = id;
@@ -296,17 +297,27 @@ export class GhostSender implements CustomChannel {
   }
 
   /**
-   * The baseline tick most planned updates share, found by majority vote (O(updates), no
-   * allocation): in a busy world, everything that moved since the client's newest acked section.
+   * Whether the client's newest state of `id` is the baseline: every write since the acked one
+   * was acked too, so it cannot hold a newer one (called before this packet's write is counted).
+   */
+  private newestHeld(id: number, baseTick: number): boolean {
+    return baseTick >= 0 && this.sends[id] === this.baselineSends[id];
+  }
+
+  /**
+   * The baseline most planned updates share (NEWEST_HELD for those whose newest state the client
+   * holds, else the tick), found by majority vote: O(updates), no allocation.
    */
   private commonBaseline(): number {
     const updates = this.plannedUpdates;
     let candidate = -1;
     let votes = 0;
     for (let i = 0; i < updates.length; i++) {
-      const baseTick = this.plannedBaseline[updates.items[i]];
-      if (votes === 0) candidate = baseTick;
-      votes += baseTick === candidate ? 1 : -1;
+      const id = updates.items[i];
+      const baseTick = this.plannedBaseline[id];
+      const key = this.newestHeld(id, baseTick) ? NEWEST_HELD : baseTick;
+      if (votes === 0) candidate = key;
+      votes += key === candidate ? 1 : -1;
     }
     return candidate;
   }

@@ -81,34 +81,59 @@ function explicitBaselineBits(tick: number, baselineTick: number): number {
  * reference is chosen): the escape bit and the explicit form.
  */
 export const baselineBits = (tick: number, baselineTick: number): number =>
-  1 + explicitBaselineBits(tick, baselineTick);
+  2 + explicitBaselineBits(tick, baselineTick);
+
+/** What `readBaseline` returns for "the newest state the client holds of that ghost". */
+export const NEWEST_HELD = -2;
 
 /** The most bits of the update list's reference baseline. */
-export const MAX_REFERENCE_BITS = 2 + TICK_BITS;
+export const MAX_REFERENCE_BITS = 3 + TICK_BITS;
 
 /**
- * The update list's reference baseline (after the count, when it is not 0), in the explicit
- * form: the baseline most of the section's updates share (the client's newest acked section, for
- * everything that moves every tick), so each of them names it in one bit.
+ * The update list's reference baseline (after the count, when it is not 0): the baseline most of
+ * the section's updates share, so each of them names it in one bit. `1` the newest state the
+ * client holds of each ghost (things that change now and then, every write acked), `0` + the
+ * explicit form (for things that move every tick: the client's newest acked section).
  */
 export function writeReference(ws: WriteStream, tick: number, reference: number): void {
-  writeExplicitBaseline(ws, tick, reference);
-}
-
-export const readReference = (rs: ReadStream, tick: number): number => readExplicitBaseline(rs, tick);
-
-/** An update's baseline: `1` the section's reference, `0` + the explicit form. */
-export function writeBaseline(ws: WriteStream, tick: number, baselineTick: number, reference: number): void {
-  if (baselineTick === reference) ws.bits(1, 1);
+  if (reference === NEWEST_HELD) ws.bits(1, 1);
   else {
     ws.bits(0, 1);
+    writeExplicitBaseline(ws, tick, reference);
+  }
+}
+
+export const readReference = (rs: ReadStream, tick: number): number =>
+  rs.bits(0, 1) === 1 ? NEWEST_HELD : readExplicitBaseline(rs, tick);
+
+/**
+ * An update's baseline: `1` the section's reference; `01` the newest state the client holds of
+ * that ghost (the server knows it when every write of the entity since the acked one was acked,
+ * so the client cannot hold a newer one; it saves naming a tick for things that change now and
+ * then); `00` + the explicit form.
+ */
+export function writeBaseline(
+  ws: WriteStream,
+  tick: number,
+  baselineTick: number,
+  reference: number,
+  newestHeld: boolean,
+): void {
+  if (baselineTick === reference || (newestHeld && reference === NEWEST_HELD)) ws.bits(1, 1);
+  else if (newestHeld) ws.bits(0b10, 2);
+  else {
+    ws.bits(0, 2);
     writeExplicitBaseline(ws, tick, baselineTick);
   }
 }
 
-/** Reads an update's baseline tick (-1: absolute); fails the stream unless it is before `tick`. */
+/**
+ * Reads an update's baseline tick (-1: absolute, NEWEST_HELD: the newest state held); fails the
+ * stream unless an explicit tick is before `tick`.
+ */
 export function readBaseline(rs: ReadStream, tick: number, reference: number): number {
-  return rs.bits(0, 1) === 1 ? reference : readExplicitBaseline(rs, tick);
+  if (rs.bits(0, 1) === 1) return reference;
+  return rs.bits(0, 1) === 1 ? NEWEST_HELD : readExplicitBaseline(rs, tick);
 }
 
 /** `0`: against the zero state; `10` + 4 bits: 1..16 ticks back; `11` + 32 bits: that tick. */
