@@ -303,6 +303,44 @@ describe(`ghost section (seed ${SEED})`, () => {
     assert.deepEqual(ends, [`${ball.id} out-of-scope`, `${ball.id} destroyed`]);
   });
 
+  it('a section never passes its channel budget, whatever mix of sets, baselines and losses (property)', () => {
+    const next = prng(SEED + 7);
+    const BUDGET = 40;
+    const world = new ServerWorld({ types, capacity: CAPACITY, historyLength: 8 });
+    const replication = new ReplicationServer({ world, maxClients: 1, budgetBytes: BUDGET });
+    const mirror = new ClientMirror({ types, capacity: CAPACITY, historyLength: 8 });
+    const server = new MessageConnection({ factory, channels: [replication.channel], clientIndex: 0 });
+    const client = new MessageConnection({ factory, channels: [mirror.channel], clientIndex: 0 });
+    const cubes = Array.from({ length: CAPACITY }, (_, i) => world.create(Cube, cube(i)));
+    const values = cubes.map((_, i) => cube(i));
+    let now = 0;
+    let largest = 0;
+    for (let step = 0; step < 600; step++) {
+      // Every other id (full-length id gaps), each changing a random set of lanes by random steps.
+      for (let i = 0; i < CAPACITY; i += 2) {
+        if (next() < 0.5) continue;
+        const v = values[i];
+        for (let axis = 0; axis < 3; axis++)
+          if (next() < 0.5)
+            v.position[axis] = Math.max(-60, Math.min(60, v.position[axis] + (next() - 0.5) * 4));
+        if (next() < 0.3) v.rest = !v.rest;
+        world.set(cubes[i], v);
+      }
+      world.tick();
+      now += 1 / 60;
+      const { data, record } = server.writePacket(now);
+      largest = Math.max(largest, data.length);
+      // The channel's budget, plus its present bit and the packet's end bit, rounded to a byte.
+      assert.ok(data.length <= BUDGET + 1, `step ${step}: a packet of ${data.length} bytes`);
+      const fate = next();
+      if (fate < 0.2) continue; // lost
+      assert.ok(client.readPacket(data, 0, data.length), client.lastRejection ?? '');
+      if (fate < 0.4) continue; // its ack lost
+      server.acked(record);
+    }
+    assert.ok(largest >= BUDGET - 8, `packets filled up to ${largest} bytes`);
+  });
+
   it('a bandwidth budget caps the section: a burst of creates goes out at the configured rate', () => {
     const world = new ServerWorld({ types, capacity: CAPACITY });
     const replication = new ReplicationServer({

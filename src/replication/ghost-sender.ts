@@ -22,6 +22,7 @@ import {
 import { IdList } from './id-list.js';
 import type { InterestView } from './interest-view.js';
 import type { LaneState } from './lane-state.js';
+import { MAX_REPEAT_PREFIX_BITS } from './previous-changes.js';
 import type { PriorityAccumulator } from './priority.js';
 import type { PrioritySelection } from './priority-selection.js';
 import type { ServerWorld } from './world.js';
@@ -201,11 +202,11 @@ export class GhostSender implements CustomChannel {
       }
       const baseline = this.baselineFor(id);
       const baseTick = baseline === null ? -1 : this.baselineTick[id];
-      // Without the repeat form, plus its bit: the most the update can take once sorted.
+      // Without the repeat form, plus its longest prefix: the most the update can take once sorted.
       const bits =
         maxUpdateIdBits(world.capacity) +
         baselineBits(tick, baseTick) +
-        1 +
+        MAX_REPEAT_PREFIX_BITS +
         measureDelta(layout, history.latest, baseline);
       if (selection.take(bits)) {
         this.plannedUpdates.push(id);

@@ -2,6 +2,9 @@ import type { LaneState } from './lane-state.js';
 import type { EntityLayout } from './layout.js';
 import { MAX_SCALAR_LANES } from './plan.js';
 
+/** The most bits of a repeat prefix (`00`: neither set held): what a budget reserves before the order is known. */
+export const MAX_REPEAT_PREFIX_BITS = 2;
+
 /**
  * The last two distinct changed-lane sets of a run's deltas (the newest first), and their layout:
  * what the repeat bits refer to. Writer and reader each keep one per run and `reset` it when a run
