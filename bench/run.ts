@@ -33,9 +33,11 @@ import { runReject } from './suites/reject.js';
 import { runServerLoad } from './suites/server-load.js';
 import { runUdp } from './suites/udp.js';
 import { runW1 } from './suites/w1.js';
+import { runW3 } from './suites/w3.js';
 
 const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   w1: runW1,
+  w3: runW3,
   bitpacker: runBitpacker,
   crc32: runCrc32,
   reject: runReject,

@@ -94,6 +94,7 @@ const history: LaneState[][] = Array.from({ length: HISTORY }, () =>
 );
 const state = scene.initialState();
 const value: CubeValue = { position: { x: 0, y: 0, z: 0 }, orientation: [0, 0, 0, 1], rest: true };
+const probe = layout.createState();
 const totals = LAGS.map(() => ({ cubes: 0, bits: 0, position: 0, orientation: 0 }));
 let absoluteBits = 0;
 for (let f = 0; f <= frames; f++) {
@@ -111,7 +112,12 @@ for (let f = 0; f <= frames; f++) {
       if (!changed) continue;
       totals[i].cubes++;
       totals[i].bits += measureDelta(layout, now[k], then[k]);
-      if (a[3] !== b[3]) totals[i].orientation += 29;
+      if (a[3] !== b[3]) {
+        // The orientation's own bits: a state differing from the baseline in that lane alone.
+        probe.lanes.set(b);
+        probe.lanes[3] = a[3];
+        totals[i].orientation += measureDelta(layout, probe, then[k]) - 5;
+      }
       if (i === 0) absoluteBits += codec.measure(layout.dequantize(now[k]) as CubeValue);
     }
   });

@@ -9,9 +9,9 @@ import {
   type ScratchList,
 } from '../src/channels/index.js';
 import { t } from '../src/schema/schema.js';
-import { messageSession } from './support/message-session.js';
 import type { ReadStream } from '../src/serialize/read-stream.js';
 import type { WriteStream } from '../src/serialize/write-stream.js';
+import { messageSession } from './support/message-session.js';
 
 /** A custom channel shares the packet, budget, all-or-nothing read and ack records with messages. */
 const Chat = defineMessage('chat', t.object({ text: t.string(50) }));

@@ -27,6 +27,10 @@ const Cube = t.object({
   rest: t.bool(),
 });
 
+/** The delta classes, and the prefix of an absolute value (as many ones as classes). */
+const CLASSES = DELTA_LOW.length;
+const ABSOLUTE: [number, number] = [2 ** CLASSES - 1, CLASSES];
+
 const everyKind = compileLayout(EveryKind);
 const cube = compileLayout(Cube);
 const ws = new WriteStream(4096);
@@ -144,8 +148,9 @@ describe('replication delta', () => {
         assert.equal(read.out.lanes[0], state.lanes[0]);
       }
     });
-    state.lanes[0] = base.lanes[0] + 681;
-    assert.equal(measureDelta(cube, state, base), flags + 4 + 16, 'past the classes: absolute');
+    const last = DELTA_LOW.length - 1;
+    state.lanes[0] = base.lanes[0] + DELTA_LOW[last] + 2 ** DELTA_BITS[last];
+    assert.equal(measureDelta(cube, state, base), flags + CLASSES + 16, 'past the classes: absolute');
   });
 
   it('uses the list form when few of many lanes change', () => {
@@ -154,16 +159,16 @@ describe('replication delta', () => {
     const state = layout.createState();
     state.lanes[7] = 3;
     state.lanes[30] = 60000;
-    // tag + (2 + 1) indices of 6 bits + a class-0 delta (5) + an absolute (4 + 16)
-    assert.equal(measureDelta(layout, state, base), 1 + 18 + 5 + 20);
+    // tag + (2 + 1) indices of 6 bits + a class-0 delta (4) + an absolute (6 + 16)
+    assert.equal(measureDelta(layout, state, base), 1 + 18 + 4 + CLASSES + 16);
     const read = decode(layout, encode(layout, state, base).bytes, base);
     assert.ok(read.ok, read.error ?? '');
     assertSameState(read.out, state);
     state.lanes.fill(9);
     assert.equal(
       measureDelta(layout, state, base),
-      1 + 40 + 40 * 8,
-      'flags form when most change (class-1 deltas of 9)',
+      1 + 40 + 40 * 6,
+      'flags form when most change (class-1 deltas of 9: 2 + 1 + 3 bits)',
     );
   });
 });
@@ -185,21 +190,15 @@ describe('replication delta: hostile input', () => {
     const cases: [string, [number, number][], RegExp][] = [
       [
         'absolute above max',
-        [
-          [1, 1],
-          [0b1111, 4],
-          [1001, 10],
-          [0, 1],
-          [0, 1],
-        ],
+        [[1, 1], ABSOLUTE, [1001, 10], [0, 1], [0, 1]],
         /\.a: lane value above its max 1000/,
       ],
       [
         'delta below zero',
         [
           [1, 1],
-          [0b0, 1],
-          [1 | (5 << 1), 4],
+          [0b01, 2], // class 1: |d| = 5 + offset
+          [1 | (1 << 1), 4], // negative, 6: 5 - 6
           [0, 1],
           [0, 1],
         ],
@@ -210,23 +209,13 @@ describe('replication delta: hostile input', () => {
         [
           [0, 1],
           [1, 1],
-          [0b0, 1],
-          [7 << 1, 4],
+          [0b01, 2],
+          [1 << 1, 4], // positive, 6: 250 + 6
           [0, 1],
         ],
         /\.b: delta leaves the lane's range \[0, 255\]/,
       ],
-      [
-        'unchanged',
-        [
-          [1, 1],
-          [0b1111, 4],
-          [5, 10],
-          [0, 1],
-          [0, 1],
-        ],
-        /\.a: lane sent unchanged/,
-      ],
+      ['unchanged', [[1, 1], ABSOLUTE, [5, 10], [0, 1], [0, 1]], /\.a: lane sent unchanged/],
     ];
     for (const [name, fields, reason] of cases) {
       rs.reset(bitsOf(fields));
@@ -339,10 +328,7 @@ describe('replication delta: hostile input', () => {
   it('refuses list indices out of order or past the lanes', () => {
     const grid = compileLayout(t.object({ grid: t.tuple(t.uint8(), 20) }));
     const base = grid.createState();
-    const value = (v: number): [number, number][] => [
-      [0b1111, 4],
-      [v, 8],
-    ];
+    const value = (v: number): [number, number][] => [ABSOLUTE, [v, 8]];
     const cases: [string, [number, number][], RegExp][] = [
       ['repeat', [[1, 1], [3, 5], ...value(1), [3, 5], ...value(2), [20, 5]], /not strictly increasing/],
       [

@@ -73,7 +73,7 @@ function forge(tick: number, events: (ws: WriteStream) => void): Uint8Array {
   ws.bits(0, 1); // no configuration
   ws.bits(0, 1); // no destroys
   ws.bits(0, 1); // no creates
-  ws.bits(0, 1); // no updates
+  ws.int(0, 0, CAPACITY); // an update count of 0
   ws.bits(1, 1); // events follow
   events(ws);
   ws.bool(false); // no more channel entries

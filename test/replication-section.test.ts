@@ -104,6 +104,54 @@ describe(`ghost section (seed ${SEED})`, () => {
     assert.deepEqual(p.mirror.ghost(e.id)?.value, p.world.get(e));
   });
 
+  it('things moving every tick cost 7 bits an update: next id, the reference, repeat, a delta', () => {
+    const sizes = [20, 28].map((count) => {
+      const p = pair();
+      const cubes = Array.from({ length: count }, (_, i) => p.world.create(Cube, cube(i)));
+      p.world.tick();
+      p.send();
+      let size = 0;
+      for (let step = 1; step <= 3; step++) {
+        for (const [i, e] of cubes.entries()) p.world.set(e, cube(i + step / 512));
+        p.world.tick();
+        const sent = p.send();
+        assert.ok(sent.took);
+        size = sent.data.length;
+      }
+      for (const [i, e] of cubes.entries()) assert.deepEqual(p.mirror.ghost(e.id)?.value, cube(i + 3 / 512));
+      return size;
+    });
+    // Each update after the first: id 1 (`1`, the next id), baseline 1 (the reference), the
+    // repeat prefix 1 and x's class-0 delta 4: 8 more updates, 56 bits, 7 bytes.
+    assert.equal(sizes[1] - sizes[0], 7, `sizes ${sizes}`);
+  });
+
+  it('a thing changing now and then names its baseline in a bit: the newest state the client holds', () => {
+    const p = pair();
+    const e = p.world.create(Cube, cube(0));
+    p.world.tick();
+    p.send();
+    for (let i = 0; i < 30; i++) {
+      p.world.tick();
+      p.send();
+    }
+    // Head: tick 32, configuration bit 1, empty destroys and creates 2, count 6 (of 0..32), the
+    // reference 1 (`1`: the newest held). The update: id 1, baseline 1 (the reference), flags of
+    // 4 lanes and x's class-0 delta 4. The events bit 1, channel framing 2. 30 ticks back, naming
+    // the tick took 35.
+    p.world.set(e, cube(1 / 512));
+    p.world.tick();
+    assert.equal(p.send(false).data.length, Math.ceil((32 + 1 + 2 + 6 + 1 + 1 + 1 + 8 + 1 + 2) / 8));
+    // That write was lost (never acked): the client may or may not hold it, so the next update
+    // names its baseline's tick, the create's 32 ticks back (the reference: `0`, `11` + 32 bits).
+    p.world.set(e, cube(2 / 512));
+    p.world.tick();
+    const { data, took } = p.send();
+    assert.ok(took);
+    assert.equal(data.length, Math.ceil((32 + 1 + 2 + 6 + 35 + 1 + 1 + 8 + 1 + 2) / 8));
+    assert.deepEqual(p.mirror.ghost(e.id)?.value, cube(2 / 512));
+  });
+
   it('a destroy rides until acked; a reused id gets a new ghost', () => {
     const p = pair();
     const events: string[] = [];
@@ -254,6 +302,44 @@ describe(`ghost section (seed ${SEED})`, () => {
     world.destroy(ball);
     step();
     assert.deepEqual(ends, [`${ball.id} out-of-scope`, `${ball.id} destroyed`]);
+  });
+
+  it('a section never passes its channel budget, whatever mix of sets, baselines and losses (property)', () => {
+    const next = prng(SEED + 7);
+    const BUDGET = 40;
+    const world = new ServerWorld({ types, capacity: CAPACITY, historyLength: 8 });
+    const replication = new ReplicationServer({ world, maxClients: 1, budgetBytes: BUDGET });
+    const mirror = new ClientMirror({ types, capacity: CAPACITY, historyLength: 8 });
+    const server = new MessageConnection({ factory, channels: [replication.channel], clientIndex: 0 });
+    const client = new MessageConnection({ factory, channels: [mirror.channel], clientIndex: 0 });
+    const cubes = Array.from({ length: CAPACITY }, (_, i) => world.create(Cube, cube(i)));
+    const values = cubes.map((_, i) => cube(i));
+    let now = 0;
+    let largest = 0;
+    for (let step = 0; step < 600; step++) {
+      // Every other id (full-length id gaps), each changing a random set of lanes by random steps.
+      for (let i = 0; i < CAPACITY; i += 2) {
+        if (next() < 0.5) continue;
+        const v = values[i];
+        for (let axis = 0; axis < 3; axis++)
+          if (next() < 0.5)
+            v.position[axis] = Math.max(-60, Math.min(60, v.position[axis] + (next() - 0.5) * 4));
+        if (next() < 0.3) v.rest = !v.rest;
+        world.set(cubes[i], v);
+      }
+      world.tick();
+      now += 1 / 60;
+      const { data, record } = server.writePacket(now);
+      largest = Math.max(largest, data.length);
+      // The channel's budget, plus its present bit and the packet's end bit, rounded to a byte.
+      assert.ok(data.length <= BUDGET + 1, `step ${step}: a packet of ${data.length} bytes`);
+      const fate = next();
+      if (fate < 0.2) continue; // lost
+      assert.ok(client.readPacket(data, 0, data.length), client.lastRejection ?? '');
+      if (fate < 0.4) continue; // its ack lost
+      server.acked(record);
+    }
+    assert.ok(largest >= BUDGET - 8, `packets filled up to ${largest} bytes`);
   });
 
   it('a bandwidth budget caps the section: a burst of creates goes out at the configured rate', () => {

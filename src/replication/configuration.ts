@@ -7,9 +7,10 @@ export const CONFIGURATION_DIFFERS =
 
 /**
  * A 32-bit fingerprint (FNV-1a) of what both ends must agree on: the types in order (name, and
- * per scalar lane its path, width, max and delta capability, per blob lane its path and most
- * bytes), the capacity, the historyLength, and the event types in order (name and schema; none
- * adds nothing, so a configuration without events keeps its fingerprint). The server sends it in its sections until a client
+ * per scalar lane its path, width, max, delta capability and rotation components, per blob lane
+ * its path and most bytes), the capacity, the historyLength, and the event types in order (name
+ * and schema; none adds nothing, so a configuration without events keeps its fingerprint). The
+ * server sends it in its sections until a client
  * acks one; a client that computes another refuses them with CONFIGURATION_DIFFERS.
  */
 export function configurationHash(
@@ -22,7 +23,7 @@ export function configurationHash(
   for (const type of types) {
     parts.push(`type ${type.name}`);
     for (const lane of type.layout.lanes)
-      parts.push(`lane ${lane.path} ${lane.bits} ${lane.max} ${lane.delta ? 1 : 0}`);
+      parts.push(`lane ${lane.path} ${lane.bits} ${lane.max} ${lane.delta ? 1 : 0} ${lane.rotation}`);
     for (const blob of type.layout.blobs) parts.push(`blob ${blob.path} ${blob.maxBytes}`);
   }
   for (const event of events) parts.push(`event ${event.name} ${schemaText(event.schema)}`);

@@ -2,9 +2,14 @@ import { bitsRequired } from '../bits/bits-required.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
 import type { LaneState } from './lane-state.js';
+import { readValue, valueBits, writeValue } from './lane-value.js';
 import type { EntityLayout } from './layout.js';
-import { pastRange, type ScalarLane } from './plan.js';
+import { pastRange } from './plan.js';
+import { PreviousChanges } from './previous-changes.js';
 import { sameBytes } from './quantize.js';
+
+export { DELTA_BITS, DELTA_LOW } from './lane-value.js';
+export { PreviousChanges };
 
 /**
  * Wire format of one entity's state against a baseline (docs/replication.md, "Wire format:
@@ -18,13 +23,17 @@ import { sameBytes } from './quantize.js';
  *                 of flags in all, as serialize's subset bitmask)
  *     list form:  per changed lane its index as an int in [0, S], followed by its value; then S
  *                 ends the list ((k + 1) * bitsRequired(0, S) bits of indices, as the sentinel subset)
- *   a lane's value:
- *     not delta-capable:  the value in `bits` bits
- *     delta-capable:      a class prefix, c ones then a zero for class c in 0..3, or 1111 for absolute;
- *                         class c: a sign bit (1 = negative), then |d| - DELTA_LOW[c] in DELTA_BITS[c]
- *                         bits, d = value - baseline; absolute: the value in `bits` bits
+ *   a lane's value: see lane-value.ts (as it is, in a delta class, or per component for a rotation)
  *   blob lanes, in order: 1 bit "changed"; when set, the byte length as an int in [0, maxBytes],
  *     then the bytes, 8 bits each, unaligned
+ *
+ * In a run of deltas (a section's updates) with a {@link PreviousChanges}, a delta of the same
+ * layout as the one before starts with a repeat prefix naming one of the last two distinct
+ * changed-lane sets of the run: `1` the newest, `01` the one before it, `00` neither (`0` when the
+ * run has had one set so far). For a repeat, no tag, flags or indices follow, only the changed
+ * lanes' values in lane order; for neither, the form above. Moving things tend to change the same
+ * fields (W3: 64% of updates repeat the newest set, 17% the one before), so this costs a bit or
+ * two where the flags cost S.
  *
  * A reader refuses a lane value above the lane's max, a delta leaving [0, max], the two words of
  * a split int64 past its range, a lane or blob
@@ -32,39 +41,8 @@ import { sameBytes } from './quantize.js';
  * maxBytes or than the input left, and a blob its codec does not decode (trailing bits included).
  */
 
-/** Smallest |d| of each delta class, and the bits its offset takes: [1,8] [9,40] [41,168] [169,680]. */
-export const DELTA_LOW: readonly number[] = Object.freeze([1, 9, 41, 169]);
-export const DELTA_BITS: readonly number[] = Object.freeze([3, 5, 7, 9]);
-const CLASSES = DELTA_LOW.length;
-/** Largest |d| any class holds. */
-const DELTA_MAX = DELTA_LOW[CLASSES - 1] + 2 ** DELTA_BITS[CLASSES - 1] - 1;
-/** The absolute prefix, 1111: as many ones as classes. */
-const ABSOLUTE_PREFIX = 2 ** CLASSES - 1;
 /** Lane counts up to this use the flags form without a tag (a list never wins there). */
 export const FLAGS_ONLY_LANES = 8;
-
-/** The delta class of |d| (d != 0), or -1 when it is too large for any. */
-function deltaClass(magnitude: number): number {
-  if (magnitude > DELTA_MAX) return -1;
-  let c = 0;
-  while (magnitude >= DELTA_LOW[c] + 2 ** DELTA_BITS[c]) c++;
-  return c;
-}
-
-/** Bits the class prefix, sign and offset of class c take. */
-const classBits = (c: number): number => c + 2 + DELTA_BITS[c];
-
-/** The class to send a delta-capable lane's change in, or -1 for absolute: whichever is fewer bits. */
-function chooseClass(lane: ScalarLane, value: number, base: number): number {
-  const c = deltaClass(Math.abs(value - base));
-  return c >= 0 && classBits(c) < CLASSES + lane.bits ? c : -1;
-}
-
-function valueBits(lane: ScalarLane, value: number, base: number): number {
-  if (!lane.delta) return lane.bits;
-  const c = chooseClass(lane, value, base);
-  return c < 0 ? CLASSES + lane.bits : classBits(c);
-}
 
 function changedLanes(state: LaneState, base: LaneState): number {
   let k = 0;
@@ -83,19 +61,27 @@ function checkStates(layout: EntityLayout<unknown>, state: LaneState, baseline: 
   return baseline;
 }
 
-/** Exact bits {@link writeDelta} would write for `state` against `baseline` (null: the zero state). */
+/**
+ * Exact bits {@link writeDelta} would write for `state` against `baseline` (null: the zero state),
+ * after the delta `previous` holds (none when absent).
+ */
 export function measureDelta<T>(
   layout: EntityLayout<T>,
   state: LaneState,
   baseline: LaneState | null,
+  previous?: PreviousChanges,
 ): number {
   const base = checkStates(layout as EntityLayout<unknown>, state, baseline);
   const lanes = layout.lanes;
   const count = lanes.length;
-  const changed = changedLanes(state, base);
-  const list = useList(count, changed);
-  let bits = count > FLAGS_ONLY_LANES ? 1 : 0;
-  bits += list ? (changed + 1) * bitsRequired(0, count) : count;
+  const any = layout as EntityLayout<unknown>;
+  const form = previous === undefined ? 0 : previous.match(any, state, base);
+  let bits = previous === undefined ? 0 : previous.prefixBits(any, form);
+  if (form === 0) {
+    const changed = changedLanes(state, base);
+    bits += count > FLAGS_ONLY_LANES ? 1 : 0;
+    bits += useList(count, changed) ? (changed + 1) * bitsRequired(0, count) : count;
+  }
   for (let i = 0; i < count; i++) {
     const v = state.lanes[i];
     const b = base.lanes[i];
@@ -109,33 +95,17 @@ export function measureDelta<T>(
   return bits;
 }
 
-function writeValue(ws: WriteStream, lane: ScalarLane, value: number, base: number): void {
-  if (!lane.delta) {
-    ws.bits(value, lane.bits);
-    return;
-  }
-  const c = chooseClass(lane, value, base);
-  if (c < 0) {
-    ws.bits(ABSOLUTE_PREFIX, CLASSES);
-    ws.bits(value, lane.bits);
-    return;
-  }
-  // c ones then a zero, least significant bit first.
-  ws.bits(2 ** c - 1, c + 1);
-  const d = value - base;
-  const offset = Math.abs(d) - DELTA_LOW[c];
-  ws.bits((d < 0 ? 1 : 0) | (offset << 1), 1 + DELTA_BITS[c]);
-}
-
 /**
- * Writes `state` against `baseline` (null: the zero state). Throws (BitWriterOverflowError) if
- * the stream is too small: {@link measureDelta} tells beforehand. A lane above its max throws.
+ * Writes `state` against `baseline` (null: the zero state), after the delta `previous` holds (and
+ * records this one there). Throws (BitWriterOverflowError) if the stream is too small:
+ * {@link measureDelta} tells beforehand. A lane above its max throws.
  */
 export function writeDelta<T>(
   ws: WriteStream,
   layout: EntityLayout<T>,
   state: LaneState,
   baseline: LaneState | null,
+  previous?: PreviousChanges,
 ): void {
   const base = checkStates(layout as EntityLayout<unknown>, state, baseline);
   const lanes = layout.lanes;
@@ -149,14 +119,23 @@ export function writeDelta<T>(
     if (pastRange(range, state.lanes))
       throw new RangeError(`writeDelta: ${range.path} is past its int64 range`);
   }
+  const any = layout as EntityLayout<unknown>;
+  const form = previous === undefined ? 0 : previous.match(any, state, base);
+  const prefix = previous === undefined ? 0 : previous.prefixBits(any, form);
+  // `1` the newest set, `01` the one before, `00` (or `0` with one set held) neither.
+  if (prefix > 0) ws.bits(form === 1 ? 1 : form === 2 ? 0b10 : 0, prefix);
+  previous?.record(any, state, base);
+  const repeat = form !== 0;
   const changed = changedLanes(state, base);
-  const list = useList(count, changed);
-  if (count > FLAGS_ONLY_LANES) ws.bits(list ? 1 : 0, 1);
+  const list = !repeat && useList(count, changed);
+  if (!repeat && count > FLAGS_ONLY_LANES) ws.bits(list ? 1 : 0, 1);
   const indexBits = bitsRequired(0, count);
   for (let i = 0; i < count; i++) {
     const v = state.lanes[i];
     const b = base.lanes[i];
-    if (list) {
+    if (repeat) {
+      if (v === b) continue;
+    } else if (list) {
       if (v === b) continue;
       ws.bits(i, indexBits);
     } else {
@@ -180,45 +159,32 @@ export function writeDelta<T>(
   }
 }
 
-/** Reads one lane's value against its baseline value; on bad input fails the stream and returns base. */
-function readValue(rs: ReadStream, lane: ScalarLane, base: number): number {
-  let value: number;
-  if (!lane.delta) value = rs.bits(0, lane.bits);
-  else {
-    let c = 0;
-    while (c < CLASSES && rs.bits(0, 1) === 1) c++;
-    if (c === CLASSES) value = rs.bits(0, lane.bits);
-    else {
-      const word = rs.bits(0, 1 + DELTA_BITS[c]);
-      const magnitude = DELTA_LOW[c] + (word >>> 1);
-      value = (word & 1) === 1 ? base - magnitude : base + magnitude;
-      if (rs.ok && !(value >= 0 && value <= lane.max)) {
-        rs.fail(`${lane.path}: delta leaves the lane's range [0, ${lane.max}]`);
-        return base;
-      }
-    }
-  }
-  if (!rs.ok) return base;
-  if (value > lane.max) rs.fail(`${lane.path}: lane value above its max ${lane.max}`);
-  else if (value === base) rs.fail(`${lane.path}: lane sent unchanged`);
-  return rs.ok ? value : base;
-}
-
 /**
  * Reads a state written against `baseline` (null: the zero state) into `out`, which must not be
- * the baseline. Returns false on bad input, with the reason in `rs.error`; `out` is then
- * unspecified. Never throws on input; work and allocation are bounded by the input's length.
+ * the baseline, after the delta `previous` holds (and records this one there). Returns false on
+ * bad input, with the reason in `rs.error`; `out` is then unspecified. Never throws on input; work
+ * and allocation are bounded by the input's length.
  */
 export function readDelta<T>(
   rs: ReadStream,
   layout: EntityLayout<T>,
   baseline: LaneState | null,
   out: LaneState,
+  previous?: PreviousChanges,
 ): boolean {
-  const base = checkStates(layout as EntityLayout<unknown>, out, baseline);
+  const any = layout as EntityLayout<unknown>;
+  const base = checkStates(any, out, baseline);
   if (out === base) throw new TypeError('readDelta: out must not be the baseline');
   try {
-    readInto(rs, layout as EntityLayout<unknown>, base, out);
+    let repeat: Uint8Array | null = null;
+    if (previous !== undefined && previous.layout === layout) {
+      // `1` the newest set; `01` the one before (when one is held); else neither.
+      const newest = rs.bits(0, 1) === 1;
+      const before = !newest && previous.hasSecond && rs.bits(0, 1) === 1;
+      repeat = newest ? previous.first : before ? previous.second : null;
+    }
+    readInto(rs, any, base, out, repeat);
+    previous?.record(any, out, base);
   } catch (error) {
     // Unreachable on any input by design; kept so a bug can never escape as an exception.
     rs.fail(
@@ -228,12 +194,23 @@ export function readDelta<T>(
   return rs.ok;
 }
 
-function readInto(rs: ReadStream, layout: EntityLayout<unknown>, base: LaneState, out: LaneState): void {
+/** `repeat`: the lanes the previous delta changed, when this one repeats them (else null). */
+function readInto(
+  rs: ReadStream,
+  layout: EntityLayout<unknown>,
+  base: LaneState,
+  out: LaneState,
+  repeat: Uint8Array | null,
+): void {
   const lanes = layout.lanes;
   const count = lanes.length;
   out.lanes.set(base.lanes);
-  const list = count > FLAGS_ONLY_LANES && rs.bits(0, 1) === 1;
-  if (list) {
+  const list = repeat === null && count > FLAGS_ONLY_LANES && rs.bits(0, 1) === 1;
+  if (repeat !== null) {
+    for (let i = 0; i < count && rs.ok; i++) {
+      if (repeat[i] === 1) out.lanes[i] = readValue(rs, lanes[i], base.lanes[i]);
+    }
+  } else if (list) {
     const indexBits = bitsRequired(0, count);
     let previous = -1;
     // Each pass consumes indexBits (>= 4) bits or fails: at most count + 1 passes.

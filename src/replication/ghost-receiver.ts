@@ -1,10 +1,19 @@
 import type { ReadStream } from '../serialize/read-stream.js';
 import { CONFIGURATION_DIFFERS } from './configuration.js';
-import { readDelta } from './entity-delta.js';
+import { PreviousChanges, readDelta } from './entity-delta.js';
 import type { EntityHistory } from './entity-history.js';
 import type { AnyEntityType } from './entity-type.js';
 import type { SectionGhosts } from './event-receiver.js';
-import { CONFIGURATION_BITS, GENERATION_BITS, readBaseline, readUpdateId, TICK_BITS } from './ghost-wire.js';
+import {
+  CONFIGURATION_BITS,
+  GENERATION_BITS,
+  NEWEST_HELD,
+  readBaseline,
+  readReference,
+  readUpdateCount,
+  readUpdateId,
+  TICK_BITS,
+} from './ghost-wire.js';
 import { IdList } from './id-list.js';
 import type { LaneState } from './lane-state.js';
 
@@ -51,6 +60,8 @@ export class GhostReceiver implements SectionGhosts {
   private readonly seen: Uint8Array;
   /** The table the last section was read against (for holdsAfter). */
   private table: GhostTable | null = null;
+  /** The changed lanes of the update read before, for the repeat bit (entity-delta.ts). */
+  private readonly previousChanges: PreviousChanges;
 
   constructor(
     private readonly types: readonly AnyEntityType[],
@@ -59,6 +70,7 @@ export class GhostReceiver implements SectionGhosts {
     this.pools = types.map(() => []);
     this.poolUsed = new Int32Array(types.length);
     this.seen = new Uint8Array(capacity);
+    this.previousChanges = new PreviousChanges(Math.max(0, ...types.map((t) => t.layout.lanes.length)));
   }
 
   private state(typeIndex: number): LaneState {
@@ -132,8 +144,12 @@ export class GhostReceiver implements SectionGhosts {
       this.createGenerations.push(generation);
       this.createStates[this.creates.length - 1] = state;
     }
+    const count = readUpdateCount(rs, capacity);
+    const reference = count > 0 ? readReference(rs, tick) : -1;
     let previous = -1;
-    while (rs.ok && rs.bool(false)) {
+    this.previousChanges.reset();
+    // Each update takes at least a bit, so a count past the input ends with the stream.
+    for (let u = 0; u < count && rs.ok; u++) {
       const id = readUpdateId(rs, previous, capacity);
       if (!rs.ok) break;
       previous = id;
@@ -141,10 +157,11 @@ export class GhostReceiver implements SectionGhosts {
         return this.refuse(rs, `ghost ${id} updated in the section that creates or destroys it`);
       const type = table.typeOf[id];
       if (type < 0) return this.refuse(rs, `update of ghost ${id}, which the client does not have`);
-      const baselineTick = readBaseline(rs, tick);
+      const baselineTick = readBaseline(rs, tick, reference);
       if (!rs.ok) break;
       let baseline: LaneState | null = null;
-      if (baselineTick >= 0) {
+      if (baselineTick === NEWEST_HELD) baseline = table.histories[id]!.latest;
+      else if (baselineTick >= 0) {
         baseline = table.histories[id]!.exact(baselineTick);
         if (baseline === null)
           return this.refuse(
@@ -153,7 +170,7 @@ export class GhostReceiver implements SectionGhosts {
           );
       }
       const state = this.state(type);
-      if (!readDelta(rs, this.types[type].layout, baseline, state)) break;
+      if (!readDelta(rs, this.types[type].layout, baseline, state, this.previousChanges)) break;
       if (baseline === null && !this.whole(rs, state, id)) return false;
       seen[id] = UPDATED;
       this.updates.push(id);

@@ -3,7 +3,7 @@ import type { ScratchList } from '../channels/scratch-list.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
 import { BandwidthBudget, type BandwidthBudgetOptions } from './budget.js';
-import { measureDelta, writeDelta } from './entity-delta.js';
+import { measureDelta, PreviousChanges, writeDelta } from './entity-delta.js';
 import type { EventHub } from './event-hub.js';
 import { EVENTS_HEAD_BITS, EventSender, type GhostPresence, GONE, PRESENT, WAITING } from './event-sender.js';
 import {
@@ -11,14 +11,20 @@ import {
   CONFIGURATION_BITS,
   GENERATION_BITS,
   idBits,
+  MAX_REFERENCE_BITS,
   maxUpdateIdBits,
+  NEWEST_HELD,
   TICK_BITS,
+  updateCountBits,
   writeBaseline,
+  writeReference,
+  writeUpdateCount,
   writeUpdateId,
 } from './ghost-wire.js';
 import { IdList } from './id-list.js';
 import type { InterestView } from './interest-view.js';
 import type { LaneState } from './lane-state.js';
+import { MAX_REPEAT_PREFIX_BITS } from './previous-changes.js';
 import type { PriorityAccumulator } from './priority.js';
 import type { PrioritySelection } from './priority-selection.js';
 import type { ServerWorld } from './world.js';
@@ -94,6 +100,8 @@ export class GhostSender implements CustomChannel, GhostPresence {
   /** Per planned update (by id): the baseline tick chosen (-1: absolute). */
   private readonly plannedBaseline: Float64Array;
   private planned = 0;
+  /** The changed lanes of the update written before, for the repeat bit (entity-delta.ts). */
+  private readonly previousChanges: PreviousChanges;
   /** Whether the client acked a section carrying the configuration fingerprint (so it checked it). */
   private configurationAcked = false;
   private readonly budget: BandwidthBudget | null;
@@ -117,6 +125,9 @@ export class GhostSender implements CustomChannel, GhostPresence {
     this.idBits = idBits(capacity);
     this.typeBits = Math.max(0, Math.ceil(Math.log2(shared.world.types.length)));
     this.events = new EventSender(shared.events, view, this, shared.resendInterval);
+    this.previousChanges = new PreviousChanges(
+      Math.max(0, ...shared.world.types.map((t) => t.layout.lanes.length)),
+    );
   }
 
   // --- events hook: whether the client has an entity's ghost, for an event about it ---
@@ -155,8 +166,15 @@ export class GhostSender implements CustomChannel, GhostPresence {
     this.plannedDestroys.clear();
     this.plannedCreates.clear();
     this.plannedUpdates.clear();
-    // The tick, the configuration bit (and fingerprint until acked), three list terminators and the events' two.
-    const head = TICK_BITS + 1 + (this.configurationAcked ? 0 : CONFIGURATION_BITS) + 3 + EVENTS_HEAD_BITS;
+    // The tick, the configuration bit (and fingerprint until acked), two list terminators, the
+    // update count and the events' head (the reference baseline is charged to the first update).
+    const head =
+      TICK_BITS +
+      1 +
+      (this.configurationAcked ? 0 : CONFIGURATION_BITS) +
+      2 +
+      updateCountBits(world.capacity) +
+      EVENTS_HEAD_BITS;
     let room = budgetBits - head;
     this.planned = 0;
     if (this.budget !== null) {
@@ -204,11 +222,13 @@ export class GhostSender implements CustomChannel, GhostPresence {
       }
       const baseline = this.baselineFor(id);
       const baseTick = baseline === null ? -1 : this.baselineTick[id];
+      // Without the repeat form, plus its longest prefix: the most the update can take once sorted.
       const bits =
-        1 +
         maxUpdateIdBits(world.capacity) +
         baselineBits(tick, baseTick) +
-        measureDelta(layout, history.latest, baseline);
+        MAX_REPEAT_PREFIX_BITS +
+        measureDelta(layout, history.latest, baseline) +
+        (this.plannedUpdates.length === 0 ? MAX_REFERENCE_BITS : 0);
       if (selection.take(bits)) {
         this.plannedUpdates.push(id);
         this.plannedBaseline[id] = baseTick;
@@ -283,22 +303,51 @@ export class GhostSender implements CustomChannel, GhostPresence {
     ws.bits(0, 1);
     const updates = this.plannedUpdates;
     updates.sort();
+    writeUpdateCount(ws, updates.length, capacity);
+    const reference = this.commonBaseline();
+    if (updates.length > 0) writeReference(ws, tick, reference);
     let previous = -1;
+    this.previousChanges.reset();
     for (let i = 0; i < updates.length; i++) {
       const id = updates.items[i];
       const history = world.histories[id]!;
       const baseTick = this.plannedBaseline[id];
-      ws.bits(1, 1);
       writeUpdateId(ws, previous, id, capacity);
-      writeBaseline(ws, tick, baseTick);
-      writeDelta(ws, history.layout, history.latest!, baseTick < 0 ? null : history.at(baseTick));
+      writeBaseline(ws, tick, baseTick, reference, this.newestHeld(id, baseTick));
+      const baseline = baseTick < 0 ? null : history.at(baseTick);
+      writeDelta(ws, history.layout, history.latest!, baseline, this.previousChanges);
       previous = id;
       this.push(record, id, RECORD_UPDATE, tick, this.countSend(id, tick));
     }
-    ws.bits(0, 1);
     this.events.write(ws, now, tick, capacity, record); // events hook: after the state they go with
     this.planned = 0;
     this.budget?.spend(Math.ceil((ws.bitsProcessed - start) / 8));
+  }
+
+  /**
+   * Whether the client's newest state of `id` is the baseline: every write since the acked one
+   * was acked too, so it cannot hold a newer one (called before this packet's write is counted).
+   */
+  private newestHeld(id: number, baseTick: number): boolean {
+    return baseTick >= 0 && this.sends[id] === this.baselineSends[id];
+  }
+
+  /**
+   * The baseline most planned updates share (NEWEST_HELD for those whose newest state the client
+   * holds, else the tick), found by majority vote: O(updates), no allocation.
+   */
+  private commonBaseline(): number {
+    const updates = this.plannedUpdates;
+    let candidate = -1;
+    let votes = 0;
+    for (let i = 0; i < updates.length; i++) {
+      const id = updates.items[i];
+      const baseTick = this.plannedBaseline[id];
+      const key = this.newestHeld(id, baseTick) ? NEWEST_HELD : baseTick;
+      if (votes === 0) candidate = key;
+      votes += key === candidate ? 1 : -1;
+    }
+    return candidate;
   }
 
   /** Counts a write of `id` at `tick` (one per distinct tick) and returns the count. */

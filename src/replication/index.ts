@@ -34,7 +34,14 @@ export {
   type CommandStats,
 } from './command-router.js';
 export { CONFIGURATION_DIFFERS, configurationHash } from './configuration.js';
-export { DELTA_BITS, DELTA_LOW, measureDelta, readDelta, writeDelta } from './entity-delta.js';
+export {
+  DELTA_BITS,
+  DELTA_LOW,
+  measureDelta,
+  PreviousChanges,
+  readDelta,
+  writeDelta,
+} from './entity-delta.js';
 export { EntityHistory } from './entity-history.js';
 export {
   type AnyEntityType,

@@ -17,7 +17,7 @@ export const MAX_SCALAR_LANES = 256;
 export const MAX_BLOB_LANES = 32;
 /**
  * Lanes narrower than this are always sent absolute: a delta's prefix and sign would cost as
- * much as the value (the smallest delta class takes 5 bits, see entity-delta.ts).
+ * much as the value (the smallest delta class takes 4 bits, see entity-delta.ts).
  */
 export const DELTA_MIN_BITS = 8;
 
@@ -33,6 +33,12 @@ export interface ScalarLane {
   readonly max: number;
   /** Whether a change may be sent as a small signed difference from the baseline. */
   readonly delta: boolean;
+  /**
+   * For a smallest-three lane (2 bits of largest index, then three components): the bits per
+   * component, so a change keeping the largest index may be sent per component (entity-delta.ts);
+   * 0 for every other lane.
+   */
+  readonly rotation: number;
 }
 
 /** A blob lane: the encoded bytes of a variable-size subtree. */
@@ -84,13 +90,13 @@ class Flattener {
   readonly blobs: BlobLane[] = [];
   readonly wordRanges: WordRange[] = [];
 
-  private addLane(path: string, bits: number, max: number, delta: boolean): void {
+  private addLane(path: string, bits: number, max: number, delta: boolean, rotation = 0): void {
     if (this.lanes.length === MAX_SCALAR_LANES) {
       throw new RangeError(
         `compileLayout: more than ${MAX_SCALAR_LANES} scalar lanes (at ${path}); send long lists as t.array, which is one blob lane`,
       );
     }
-    this.lanes.push(Object.freeze({ index: this.lanes.length, path, bits, max, delta }));
+    this.lanes.push(Object.freeze({ index: this.lanes.length, path, bits, max, delta, rotation }));
   }
 
   /** Lanes for a leaf of `bits` bits (0..64): the bits as they are, cut into words of 32. */
@@ -163,7 +169,9 @@ class Flattener {
         break;
       case 'smallestThree': {
         const bits = 2 + 3 * n.bits;
-        this.leaf(path, bits, bits <= 32 ? 2 ** bits - 1 : 0, false);
+        // Up to 10 bits a component it is one lane whose components may go as deltas.
+        if (bits <= 32) this.addLane(path, bits, 2 ** bits - 1, false, n.bits);
+        else this.leaf(path, bits, 0, false);
         break;
       }
       case 'quaternion':
