@@ -3,7 +3,7 @@ import { BandwidthBudget, type BandwidthBudgetOptions } from './budget.js';
 import { checkPositive } from './check-argument.js';
 import { CommandRouter, type CommandRouterOptions } from './command-router.js';
 import { configurationHash } from './configuration.js';
-import { GhostSender, type GhostShared } from './ghost-sender.js';
+import { GhostPlan, GhostSender, type GhostShared } from './ghost-sender.js';
 import { InterestManager } from './interest.js';
 import type { InterestView } from './interest-view.js';
 import { PriorityAccumulator, type PriorityOptions } from './priority.js';
@@ -87,6 +87,7 @@ export class ReplicationServer {
       configuration: configurationHash(world.types, world.capacity, world.historyLength),
       accumulator,
       selection: new PrioritySelection(),
+      plan: new GhostPlan(),
       resendInterval,
       bandwidth: options.bandwidth,
       refresh: () => this.refresh(),
@@ -138,6 +139,15 @@ export class ReplicationServer {
   /** A client's interest view (to set its center, or add always-relevant entities); null when not connected. */
   view(clientIndex: number): InterestView | null {
     return this.interest.view(clientIndex) ?? null;
+  }
+
+  /**
+   * Bytes of the typed arrays replication keeps for one client (its interest view and ghost
+   * table), or 0 when it is not connected: what a connection costs here, for memory budgets.
+   */
+  clientByteLength(clientIndex: number): number {
+    const sender = this.senders[clientIndex];
+    return sender === null || sender === undefined ? 0 : sender.byteLength + sender.view.byteLength;
   }
 
   /** Forgets a client (done when its connection ends; a new connection in its slot starts afresh). */
