@@ -43,12 +43,17 @@ const ABSOLUTE_PREFIX = 2 ** CLASSES - 1;
 /** Lane counts up to this use the flags form without a tag (a list never wins there). */
 export const FLAGS_ONLY_LANES = 8;
 
+/** The first |d| past each class (constants: deltaClass runs per changed lane per client). */
+const END_0 = DELTA_LOW[0] + 2 ** DELTA_BITS[0];
+const END_1 = DELTA_LOW[1] + 2 ** DELTA_BITS[1];
+const END_2 = DELTA_LOW[2] + 2 ** DELTA_BITS[2];
+
 /** The delta class of |d| (d != 0), or -1 when it is too large for any. */
 function deltaClass(magnitude: number): number {
-  if (magnitude > DELTA_MAX) return -1;
-  let c = 0;
-  while (magnitude >= DELTA_LOW[c] + 2 ** DELTA_BITS[c]) c++;
-  return c;
+  if (magnitude < END_0) return 0;
+  if (magnitude < END_1) return 1;
+  if (magnitude < END_2) return 2;
+  return magnitude <= DELTA_MAX ? 3 : -1;
 }
 
 /** Bits the class prefix, sign and offset of class c take. */

@@ -42,6 +42,12 @@ export class EntityHistory {
     return this.count === 0 ? -1 : this.ticks[this.head];
   }
 
+  /** The tick of the oldest state held, or -1. */
+  get oldestTick(): number {
+    if (this.count === 0) return -1;
+    return this.ticks[(this.head - this.count + 1 + this.length) % this.length];
+  }
+
   /** The state to fill for `tick` (a new slot, or the newest when it is of the same tick). */
   slotFor(tick: number): LaneState {
     if (this.count > 0 && this.ticks[this.head] === tick) return this.states[this.head];

@@ -3,8 +3,6 @@ import type { ScratchList } from '../channels/scratch-list.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
 import { BandwidthBudget, type BandwidthBudgetOptions } from './budget.js';
-import { measureDelta, writeDelta } from './entity-delta.js';
-import type { EntityHistory } from './entity-history.js';
 import { GhostTable } from './ghost-table.js';
 import {
   baselineBits,
@@ -18,9 +16,9 @@ import {
 } from './ghost-wire.js';
 import { IdList } from './id-list.js';
 import type { InterestView } from './interest-view.js';
-import type { LaneState } from './lane-state.js';
 import type { PriorityAccumulator } from './priority.js';
 import type { PrioritySelection } from './priority-selection.js';
+import type { SharedDeltas } from './shared-deltas.js';
 import type { ServerWorld } from './world.js';
 
 /** What the server shares with every client's sender. */
@@ -32,6 +30,8 @@ export interface GhostShared {
   readonly selection: PrioritySelection;
   /** The plan between a sender's select and writeSelected, shared by every sender. */
   readonly plan: GhostPlan;
+  /** Deltas measured and encoded once per tick and baseline for every sender. */
+  readonly deltas: SharedDeltas;
   /** Seconds before an unacked create or destroy is written again. */
   readonly resendInterval: number;
   /** A per-client cap on the section's bytes per packet and rate, or undefined for none. */
@@ -166,58 +166,51 @@ export class GhostSender implements CustomChannel {
     }
     shared.accumulator.accumulate(view);
     const selection = shared.selection;
+    const deltas = shared.deltas;
     const updateIdBits = maxUpdateIdBits(world.capacity);
     const createHeadBits = 1 + this.idBits + this.typeBits + GENERATION_BITS;
     selection.begin(view, room);
+    const { tickedType, tickedGeneration, latestTicks, oldestTicks } = world;
+    const historyReach = world.historyLength - 1;
     for (let id = selection.next(); id >= 0; id = selection.next()) {
-      const type = world.tickedType[id];
-      const history = world.histories[id];
-      if (type < 0 || history === null || history.latest === null) {
+      // The world's flat per-id arrays, not the history objects: this runs per client per candidate.
+      const latestTick = latestTicks[id];
+      if (tickedType[id] < 0 || latestTick < 0) {
         selection.skip();
         continue;
       }
-      const layout = history.layout;
       const slot = table.find(id);
       const s = slot < 0 ? 0 : table.flags[slot] & STATUS;
-      const fresh = s === 0 || s === DESTROY_PENDING || table.generation[slot] !== world.tickedGeneration[id];
+      const fresh = s === 0 || s === DESTROY_PENDING || table.generation[slot] !== tickedGeneration[id];
       if (fresh || s === CREATE_PENDING) {
         if (!fresh && table.lastSentAt[slot] > resendAt) {
           selection.skip();
           continue;
         }
-        const bits = createHeadBits + measureDelta(layout, history.latest, null);
+        const bits = createHeadBits + deltas.measure(id, -1);
         if (selection.take(bits)) plan.creates.push(id);
         continue;
       }
       // Live: write only what changed since the acked baseline.
       const baseTick = table.baselineTick(slot);
-      if (history.latestTick <= baseTick) {
+      if (latestTick <= baseTick) {
         selection.take(0);
         continue;
       }
-      const baseline = this.baselineFor(slot, history, baseTick);
-      const planTick = baseline === null ? -1 : baseTick;
-      const bits =
-        1 + updateIdBits + baselineBits(tick, planTick) + measureDelta(layout, history.latest, baseline);
+      // A delta needs the baseline in the server's history and in the client's ring: fewer than
+      // historyLength - 1 distinct ticks written to it since.
+      const delta =
+        baseTick >= 0 &&
+        oldestTicks[id] <= baseTick &&
+        ((table.sends[slot] - table.baselineSends[slot]) & SENDS_MASK) < historyReach;
+      const planTick = delta ? baseTick : -1;
+      const bits = 1 + updateIdBits + baselineBits(tick, planTick) + deltas.measure(id, planTick);
       if (selection.take(bits)) {
         plan.updates.push(id);
-        table.flags[slot] = baseline === null ? s : s | PLANNED_DELTA;
+        table.flags[slot] = delta ? s | PLANNED_DELTA : s;
       }
     }
     return plan.destroys.length + plan.creates.length + plan.updates.length;
-  }
-
-  /**
-   * The state the client still holds to take a delta against, or null (absolute): its acked
-   * tick, if the server's history still reaches it and fewer than historyLength - 1 distinct
-   * ticks were written since (so the client's ring of historyLength still has it).
-   */
-  private baselineFor(slot: number, history: EntityHistory, tick: number): LaneState | null {
-    if (tick < 0) return null;
-    const table = this.table;
-    if (((table.sends[slot] - table.baselineSends[slot]) & SENDS_MASK) >= this.shared.world.historyLength - 1)
-      return null;
-    return history.at(tick);
   }
 
   writeSelected(ws: WriteStream, now: number, record: ScratchList<number>): void {
@@ -250,13 +243,12 @@ export class GhostSender implements CustomChannel {
     const creates = plan.creates;
     for (let i = 0; i < creates.length; i++) {
       const id = creates.items[i];
-      const history = world.histories[id]!;
       const generation = world.tickedGeneration[id];
       ws.bits(1, 1);
       ws.int(id, 0, capacity - 1);
       ws.int(world.tickedType[id], 0, world.types.length - 1);
       ws.bits(generation, GENERATION_BITS);
-      writeDelta(ws, history.layout, history.latest!, null);
+      this.shared.deltas.write(ws, id, -1);
       let slot = this.table.find(id);
       if (slot < 0) slot = this.table.insert(id);
       else if ((this.table.flags[slot] & STATUS) === DESTROY_PENDING)
@@ -283,14 +275,13 @@ export class GhostSender implements CustomChannel {
     for (let i = 0; i < updates.length; i++) {
       const id = updates.items[i];
       const slot = table.find(id);
-      const history = world.histories[id]!;
       const flags = table.flags[slot];
       const baseTick = (flags & PLANNED_DELTA) === 0 ? -1 : table.baselineTick(slot);
       table.flags[slot] = flags & ~PLANNED_DELTA;
       ws.bits(1, 1);
       writeUpdateId(ws, previous, id, capacity);
       writeBaseline(ws, tick, baseTick);
-      writeDelta(ws, history.layout, history.latest!, baseTick < 0 ? null : history.at(baseTick));
+      this.shared.deltas.write(ws, id, baseTick);
       previous = id;
       this.push(record, id, RECORD_UPDATE, table.epoch[slot], tick, this.countSend(slot, tick));
     }

@@ -8,6 +8,7 @@ import { InterestManager } from './interest.js';
 import type { InterestView } from './interest-view.js';
 import { PriorityAccumulator, type PriorityOptions } from './priority.js';
 import { PrioritySelection } from './priority-selection.js';
+import { SharedDeltas } from './shared-deltas.js';
 import type { SpatialGridOptions } from './spatial-grid.js';
 import type { ServerWorld } from './world.js';
 
@@ -88,6 +89,7 @@ export class ReplicationServer {
       accumulator,
       selection: new PrioritySelection(),
       plan: new GhostPlan(),
+      deltas: new SharedDeltas(world),
       resendInterval,
       bandwidth: options.bandwidth,
       refresh: () => this.refresh(),

@@ -1,0 +1,119 @@
+import { BitWriterOverflowError } from '../bits/bit-writer.js';
+import { WriteStream } from '../serialize/write-stream.js';
+import { writeDelta } from './entity-delta.js';
+import type { ServerWorld } from './world.js';
+
+/** Entries kept per entity: the distinct baselines its clients are likely to share in a tick. */
+const WAYS = 4;
+
+/** Numbers per entry: tick, baseline tick, bits, where its words start in the pool. */
+const STRIDE = 4;
+const TICK = 0;
+const BASE = 1;
+const BITS = 2;
+const WORDS = 3;
+
+/**
+ * Entity deltas encoded once per tick and baseline, for every client that needs them ("work
+ * once, share across connections"). Clients that acked the same tick of an entity get the same
+ * delta: the first sender to ask encodes it into a pool of words, the others read its size and
+ * copy its bits. An entry is keyed by (server tick, entity, baseline tick; -1 for absolute), so a
+ * new tick invalidates every entry without a pass over them; each entity keeps its last WAYS
+ * baselines, replaced in turn. At W4 (1,000 clients, ~18 per entity) a delta serves ~4 clients.
+ */
+export class SharedDeltas {
+  /** Per entity, WAYS entries side by side (one or two cache lines per entity). */
+  private readonly entries: Float64Array;
+  /** Per entity: the way the next new entry replaces. */
+  private readonly nextWay: Uint8Array;
+  private pool = new Uint32Array(1024);
+  private poolLength = 0;
+  private poolTick = -1;
+  private scratch = new WriteStream(256);
+
+  constructor(private readonly world: ServerWorld) {
+    this.entries = new Float64Array(world.capacity * WAYS * STRIDE);
+    for (let e = 0; e < this.entries.length; e += STRIDE) this.entries[e + TICK] = -1;
+    this.nextWay = new Uint8Array(world.capacity);
+  }
+
+  /** Bits of the entity's latest state against its state at `baseTick` (-1: against zero). */
+  measure(id: number, baseTick: number): number {
+    let entry = this.find(id, baseTick);
+    if (entry < 0) entry = this.add(id, baseTick);
+    return this.entries[entry + BITS];
+  }
+
+  /** Writes what `measure` counts (the bits writeDelta writes). */
+  write(ws: WriteStream, id: number, baseTick: number): void {
+    let entry = this.find(id, baseTick);
+    if (entry < 0) entry = this.add(id, baseTick);
+    const pool = this.pool;
+    let at = this.entries[entry + WORDS];
+    let bits = this.entries[entry + BITS];
+    for (; bits >= 32; bits -= 32) ws.bits(pool[at++], 32);
+    if (bits > 0) ws.bits(pool[at], bits);
+  }
+
+  private find(id: number, baseTick: number): number {
+    const tick = this.world.serverTick;
+    const entries = this.entries;
+    for (let e = id * WAYS * STRIDE, end = e + WAYS * STRIDE; e < end; e += STRIDE)
+      if (entries[e + TICK] === tick && entries[e + BASE] === baseTick) return e;
+    return -1;
+  }
+
+  /**
+   * Encodes the delta into the pool (emptied when the tick changed) as a new entry. Encoding at
+   * once, rather than measuring first, walks the states once: nearly every delta measured is
+   * also written to some client.
+   */
+  private add(id: number, baseTick: number): number {
+    const tick = this.world.serverTick;
+    if (this.poolTick !== tick) {
+      this.poolTick = tick;
+      this.poolLength = 0;
+    }
+    const history = this.world.histories[id]!;
+    let ws = this.scratch;
+    for (;;) {
+      ws.reset();
+      try {
+        writeDelta(ws, history.layout, history.latest!, baseTick < 0 ? null : history.at(baseTick));
+        break;
+      } catch (error) {
+        // Only a state larger than any before (long blobs) overflows: retry in a larger buffer.
+        if (!(error instanceof BitWriterOverflowError)) throw error;
+        ws = new WriteStream(ws.writer.capacityBytes * 4);
+        this.scratch = ws;
+      }
+    }
+    const bits = ws.bitsProcessed;
+    const data = ws.finish();
+    const words = (bits + 31) >>> 5;
+    if (this.poolLength + words > this.pool.length) {
+      const bigger = new Uint32Array(Math.max(this.pool.length * 2, this.poolLength + words));
+      bigger.set(this.pool);
+      this.pool = bigger;
+    }
+    // Little-endian words of the stream's bytes: the bit order writeBits packs them in.
+    const at = this.poolLength;
+    const pool = this.pool;
+    const length = data.length;
+    for (let w = 0, i = 0; w < words; w++, i += 4) {
+      const b1 = i + 1 < length ? data[i + 1] : 0;
+      const b2 = i + 2 < length ? data[i + 2] : 0;
+      const b3 = i + 3 < length ? data[i + 3] : 0;
+      pool[at + w] = (data[i] | (b1 << 8) | (b2 << 16) | (b3 << 24)) >>> 0;
+    }
+    this.poolLength += words;
+    const way = this.nextWay[id];
+    this.nextWay[id] = (way + 1) % WAYS;
+    const e = (id * WAYS + way) * STRIDE;
+    this.entries[e + TICK] = tick;
+    this.entries[e + BASE] = baseTick;
+    this.entries[e + BITS] = bits;
+    this.entries[e + WORDS] = at;
+    return e;
+  }
+}
