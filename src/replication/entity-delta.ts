@@ -154,6 +154,22 @@ export function writeDelta<T>(
     if (pastRange(range, state.lanes))
       throw new RangeError(`writeDelta: ${range.path} is past its int64 range`);
   }
+  encodeDelta(ws, layout as EntityLayout<unknown>, state, base);
+}
+
+/**
+ * The encoding writeDelta writes, without its checks: for states the world quantized itself
+ * (the server's shared deltas encode ~20,000 per tick at W4). `base` is the layout's zero state
+ * for an absolute delta.
+ */
+export function encodeDelta(
+  ws: WriteStream,
+  layout: EntityLayout<unknown>,
+  state: LaneState,
+  base: LaneState,
+): void {
+  const lanes = layout.lanes;
+  const count = lanes.length;
   const changed = changedLanes(state, base);
   const list = useList(count, changed);
   if (count > FLAGS_ONLY_LANES) ws.bits(list ? 1 : 0, 1);

@@ -62,7 +62,9 @@ export class EntityHistory {
    * ring no longer reaches back that far.
    */
   at(tick: number): LaneState | null {
-    for (let k = 0, i = this.head; k < this.count; k++, i = (i - 1 + this.length) % this.length) {
+    // Newest first, without a modulo per step: the servers' shared deltas call this per delta.
+    const last = this.length - 1;
+    for (let k = 0, i = this.head; k < this.count; k++, i = i === 0 ? last : i - 1) {
       if (this.ticks[i] <= tick) return this.states[i];
     }
     return null;

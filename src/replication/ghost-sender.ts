@@ -58,8 +58,13 @@ const RECORD_UPDATE = 1;
 const RECORD_DESTROY = 2;
 /** The section carried the configuration fingerprint (id 0). */
 const RECORD_CONFIGURATION = 3;
-/** Numbers per record entry: id and kind, epoch, tick, send count. */
-const RECORD_STRIDE = 4;
+/**
+ * A packet's record: the section's tick, then two numbers per entry: (id × 4 + kind) × 2^16 +
+ * send count, and the epoch. Records live until their packet's ack, one array per packet, so
+ * they are kept small.
+ */
+const RECORD_STRIDE = 2;
+const SENDS_SPAN = 0x10000;
 /** Send counts are 16 bits: differences are taken modulo this. */
 const SENDS_MASK = 0xffff;
 
@@ -222,12 +227,14 @@ export class GhostSender implements CustomChannel {
     const tick = world.serverTick;
     const capacity = world.capacity;
     const start = ws.bitsProcessed;
+    const recordStart = record.length;
+    record.push(tick);
     ws.bits(tick, TICK_BITS);
     if (this.configurationAcked) ws.bits(0, 1);
     else {
       ws.bits(1, 1);
       ws.bits(this.shared.configuration, CONFIGURATION_BITS);
-      this.push(record, 0, RECORD_CONFIGURATION, 0, tick, 0);
+      this.push(record, 0, RECORD_CONFIGURATION, 0, 0);
     }
     const destroys = plan.destroys;
     for (let i = 0; i < destroys.length; i++) {
@@ -237,7 +244,7 @@ export class GhostSender implements CustomChannel {
       ws.int(id, 0, capacity - 1);
       ws.bits((this.table.flags[slot] & GONE) === 0 ? 0 : 1, 1);
       this.table.lastSentAt[slot] = now;
-      this.push(record, id, RECORD_DESTROY, this.table.epoch[slot], tick, 0);
+      this.push(record, id, RECORD_DESTROY, this.table.epoch[slot], 0);
     }
     ws.bits(0, 1);
     const creates = plan.creates;
@@ -265,7 +272,7 @@ export class GhostSender implements CustomChannel {
         table.lastSendTick[slot] = tick + 1; // not this tick: the count below starts at 1
       }
       table.lastSentAt[slot] = now;
-      this.push(record, id, RECORD_CREATE, table.epoch[slot], tick, this.countSend(slot, tick));
+      this.push(record, id, RECORD_CREATE, table.epoch[slot], this.countSend(slot, tick));
     }
     ws.bits(0, 1);
     const updates = plan.updates;
@@ -283,9 +290,11 @@ export class GhostSender implements CustomChannel {
       writeBaseline(ws, tick, baseTick);
       this.shared.deltas.write(ws, id, baseTick);
       previous = id;
-      this.push(record, id, RECORD_UPDATE, table.epoch[slot], tick, this.countSend(slot, tick));
+      this.push(record, id, RECORD_UPDATE, table.epoch[slot], this.countSend(slot, tick));
     }
     ws.bits(0, 1);
+    // Nothing for the ack to confirm: leave no record (the channel's part is then dropped).
+    if (record.length === recordStart + 1) record.length = recordStart;
     this.budget?.spend(Math.ceil((ws.bitsProcessed - start) / 8));
   }
 
@@ -304,25 +313,19 @@ export class GhostSender implements CustomChannel {
     return table.sends[slot];
   }
 
-  private push(
-    record: ScratchList<number>,
-    id: number,
-    kind: number,
-    epoch: number,
-    tick: number,
-    sends: number,
-  ): void {
-    record.push(id * 4 + kind);
+  private push(record: ScratchList<number>, id: number, kind: number, epoch: number, sends: number): void {
+    record.push((id * 4 + kind) * SENDS_SPAN + sends);
     record.push(epoch);
-    record.push(tick);
-    record.push(sends);
   }
 
   acked(record: PacketRecord, start: number, end: number): void {
     const table = this.table;
-    for (let k = start; k + RECORD_STRIDE <= end; k += RECORD_STRIDE) {
-      const id = record[k] >>> 2;
-      const kind = record[k] & 3;
+    if (end - start < 1 + RECORD_STRIDE) return;
+    const tick = record[start];
+    for (let k = start + 1; k + RECORD_STRIDE <= end; k += RECORD_STRIDE) {
+      const head = Math.floor(record[k] / SENDS_SPAN);
+      const id = head >>> 2;
+      const kind = head & 3;
       if (kind === RECORD_CONFIGURATION) {
         this.configurationAcked = true;
         continue;
@@ -341,10 +344,9 @@ export class GhostSender implements CustomChannel {
       if (s !== CREATE_PENDING && s !== LIVE) continue;
       // The create or update reached the client: it holds that tick's state from now on.
       table.flags[slot] = (table.flags[slot] & ~STATUS) | LIVE;
-      const tick = record[k + 2];
       if (tick > table.baselineTick(slot)) {
         table.setBaselineTick(slot, tick);
-        table.baselineSends[slot] = record[k + 3];
+        table.baselineSends[slot] = record[k] - head * SENDS_SPAN;
       }
     }
   }

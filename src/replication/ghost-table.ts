@@ -2,9 +2,9 @@
  * One client's ghosts on the server, by entity id, in memory proportional to the ghosts it has
  * rather than to the world's capacity: an open-addressing hash (linear probing, at most half
  * full) maps an id to a slot, and the ghost's fields live in slot-indexed columns. The columns
- * start small and double when full, never past the world's capacity; a removed ghost's slot is
- * reused by the next insert. At 180 ghosts a client holds 256 slots of 31 bytes and 512 buckets
- * of 4 bytes, about 10 KB, where columns over every id of a 10,000-entity world took 480 KB.
+ * start small and grow by half when full, never past the world's capacity; a removed ghost's slot
+ * is reused by the next insert. At 180 ghosts a client holds 210 slots of 31 bytes and 420
+ * buckets of 2 bytes, about 7 KB, where columns over every id of a 10,000-entity world took 480 KB.
  *
  * The columns are public for the sender's hot loops; an insert may replace them (growth), so
  * read them from the table again after one.
@@ -39,8 +39,10 @@ export class GhostTable {
   lastSendTick: Uint32Array;
   /** Per slot: when a create or destroy was last written, seconds. */
   lastSentAt: Float64Array;
-  private buckets: Int32Array;
-  private shift: number;
+  /** Slot + 1 per bucket (0: empty); 16-bit when the capacity allows. */
+  private buckets: Uint16Array | Uint32Array;
+  /** Buckets / 2^32: a 32-bit hash times this is its home bucket. */
+  private scale = 0;
   /** The first free slot, or -1. */
   private freeHead: number;
   private _size = 0;
@@ -60,7 +62,6 @@ export class GhostTable {
     this.lastSendTick = new Uint32Array(slots);
     this.lastSentAt = new Float64Array(slots);
     this.freeHead = chainFree(this.ids, 0, slots);
-    this.shift = 0;
     this.buckets = this.makeBuckets(slots);
   }
 
@@ -93,8 +94,8 @@ export class GhostTable {
   /** The slot of `id`, or -1 when the client has no ghost of it. */
   find(id: number): number {
     const buckets = this.buckets;
-    const mask = buckets.length - 1;
-    for (let b = Math.imul(id, GOLDEN) >>> this.shift; ; b = (b + 1) & mask) {
+    const last = buckets.length - 1;
+    for (let b = this.home(id); ; b = b === last ? 0 : b + 1) {
       const slot = buckets[b] - 1;
       if (slot < 0) return -1;
       if (this.ids[slot] === id) return slot;
@@ -132,15 +133,15 @@ export class GhostTable {
     if (!(slot >= 0 && slot < this.ids.length) || id < 0)
       throw new RangeError(`GhostTable.remove: slot ${slot} holds no ghost`);
     const buckets = this.buckets;
-    const mask = buckets.length - 1;
-    let hole = Math.imul(id, GOLDEN) >>> this.shift;
-    while (buckets[hole] - 1 !== slot) hole = (hole + 1) & mask;
+    const last = buckets.length - 1;
+    let hole = this.home(id);
+    while (buckets[hole] - 1 !== slot) hole = hole === last ? 0 : hole + 1;
     // Backward-shift deletion: pull later entries of the probe run into the hole, so lookups
     // never need tombstones.
-    for (let next = (hole + 1) & mask; ; next = (next + 1) & mask) {
+    for (let next = hole === last ? 0 : hole + 1; ; next = next === last ? 0 : next + 1) {
       const moved = buckets[next] - 1;
       if (moved < 0) break;
-      const home = Math.imul(this.ids[moved], GOLDEN) >>> this.shift;
+      const home = this.home(this.ids[moved]);
       // An entry whose home lies cyclically in (hole, next] stays where it is.
       const stays = hole <= next ? hole < home && home <= next : hole < home || home <= next;
       if (stays) continue;
@@ -163,24 +164,30 @@ export class GhostTable {
     this.baselinePlusOne[slot] = tick + 1;
   }
 
-  private makeBuckets(slots: number): Int32Array {
-    // Twice the slots, rounded up to a power of two: probe runs stay short.
-    const bits = Math.max(1, Math.ceil(Math.log2(slots * 2)));
-    this.shift = 32 - bits;
-    return new Int32Array(1 << bits);
+  /** The bucket an id's probe starts at: Fibonacci hashing, scaled to the bucket count. */
+  private home(id: number): number {
+    return Math.floor((Math.imul(id, GOLDEN) >>> 0) * this.scale);
   }
 
-  private place(buckets: Int32Array, id: number, slot: number): void {
-    const mask = buckets.length - 1;
-    let b = Math.imul(id, GOLDEN) >>> this.shift;
-    while (buckets[b] !== 0) b = (b + 1) & mask;
+  private makeBuckets(slots: number): Uint16Array | Uint32Array {
+    // Twice the slots: at most half full, so probe runs stay short.
+    const count = slots * 2;
+    this.scale = count / 2 ** 32;
+    return this.capacity < 0xffff ? new Uint16Array(count) : new Uint32Array(count);
+  }
+
+  private place(buckets: Uint16Array | Uint32Array, id: number, slot: number): void {
+    const last = buckets.length - 1;
+    let b = this.home(id);
+    while (buckets[b] !== 0) b = b === last ? 0 : b + 1;
     buckets[b] = slot + 1;
   }
 
   private grow(): void {
     const old = this.ids.length;
     if (old >= this.capacity) throw new RangeError(`GhostTable: more than ${this.capacity} ghosts`);
-    const slots = Math.min(old * 2, this.capacity);
+    // × 1.5, not 2: memory follows the ghost count more closely (these are per client).
+    const slots = Math.min(Math.ceil(old * 1.5), this.capacity);
     this.ids = grown(this.ids, new Int32Array(slots));
     this.flags = grown(this.flags, new Uint8Array(slots));
     this.generation = grown(this.generation, new Uint16Array(slots));

@@ -110,8 +110,8 @@ export class ReplicationServer {
       const positioned = this.spatial && type?.position !== undefined;
       const p = id * 3;
       if (moved) {
-        if (positioned)
-          interest.moveEntity(id, world.positions[p], world.positions[p + 1], world.positions[p + 2]);
+        // From the world's array: doubles passed to this callback's callee would be boxed.
+        if (positioned) interest.grid.moveFrom(id, world.positions, p);
         return;
       }
       if (interest.grid.has(id)) {

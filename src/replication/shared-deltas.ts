@@ -1,6 +1,6 @@
 import { BitWriterOverflowError } from '../bits/bit-writer.js';
 import { WriteStream } from '../serialize/write-stream.js';
-import { writeDelta } from './entity-delta.js';
+import { encodeDelta } from './entity-delta.js';
 import type { ServerWorld } from './world.js';
 
 /** Entries kept per entity: the distinct baselines its clients are likely to share in a tick. */
@@ -75,11 +75,13 @@ export class SharedDeltas {
       this.poolLength = 0;
     }
     const history = this.world.histories[id]!;
+    const base = baseTick < 0 ? history.layout.zero : history.at(baseTick);
+    if (base === null) throw new Error(`SharedDeltas: entity ${id} has no state at tick ${baseTick}`);
     let ws = this.scratch;
     for (;;) {
       ws.reset();
       try {
-        writeDelta(ws, history.layout, history.latest!, baseTick < 0 ? null : history.at(baseTick));
+        encodeDelta(ws, history.layout, history.latest!, base);
         break;
       } catch (error) {
         // Only a state larger than any before (long blobs) overflows: retry in a larger buffer.
@@ -89,23 +91,14 @@ export class SharedDeltas {
       }
     }
     const bits = ws.bitsProcessed;
-    const data = ws.finish();
     const words = (bits + 31) >>> 5;
     if (this.poolLength + words > this.pool.length) {
       const bigger = new Uint32Array(Math.max(this.pool.length * 2, this.poolLength + words));
       bigger.set(this.pool);
       this.pool = bigger;
     }
-    // Little-endian words of the stream's bytes: the bit order writeBits packs them in.
     const at = this.poolLength;
-    const pool = this.pool;
-    const length = data.length;
-    for (let w = 0, i = 0; w < words; w++, i += 4) {
-      const b1 = i + 1 < length ? data[i + 1] : 0;
-      const b2 = i + 2 < length ? data[i + 2] : 0;
-      const b3 = i + 3 < length ? data[i + 3] : 0;
-      pool[at + w] = (data[i] | (b1 << 8) | (b2 << 16) | (b3 << 24)) >>> 0;
-    }
+    ws.writer.copyWords(this.pool, at);
     this.poolLength += words;
     const way = this.nextWay[id];
     this.nextWay[id] = (way + 1) % WAYS;
