@@ -145,7 +145,8 @@ export function describeW4(r: W4Result): string[] {
     `  not timed: the game's writes ${f(r.gameWallMs)} ms, the clients' updates ${f(r.clientsWallMs)} ms per tick`,
     `  per client: ${f(r.meanRelevant)} relevant, ${f(r.meanGhosts)} ghosts; ${f(r.kbpsPayload)} kbit/s payload, ` +
       `${f(r.kbpsWire)} kbit/s with 28 B IPv4+UDP per datagram (${f(r.bytesPerPacket)} B per packet)`,
-    `  heap + buffers growth over the measured ticks: ${kb(r.heapGrowthBytes)} (after full collections)`,
+    `  heap + buffers growth over the measured ticks: ${kb(r.heapGrowthBytes)} (after full collections; ` +
+      `the whole process: the clients' mirrors keep a history for every id they have met)`,
     `  server memory per connected client: ${kb(r.serverBytesPerClient)} (heap + buffers, with clients minus before); ` +
       `replication's typed arrays ${kb(r.replicationBytesPerClient)} of it (view + ghost table)`,
   ];

@@ -178,5 +178,6 @@ export class ReplicationServer {
     this.refreshedTick = this.world.serverTick;
     this.interest.update();
     for (const sender of this.senders) sender?.handleLeft();
+    this.shared.deltas.prepare();
   }
 }

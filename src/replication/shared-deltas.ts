@@ -4,7 +4,13 @@ import { encodeDelta } from './entity-delta.js';
 import type { ServerWorld } from './world.js';
 
 /** Entries kept per entity: the distinct baselines its clients are likely to share in a tick. */
-const WAYS = 4;
+const WAYS = 6;
+/** Baseline ages (ticks back) whose use is counted; older ones count as absolute. */
+const MAX_AGE = 16;
+/** At most this many ages are encoded ahead, leaving ways for the others. */
+const EAGER_AGES = 3;
+/** An age is encoded ahead when it served at least this share of the last tick's measures. */
+const EAGER_SHARE = 0.15;
 
 /** Numbers per entry: tick, baseline tick, bits, where its words start in the pool. */
 const STRIDE = 4;
@@ -30,6 +36,11 @@ export class SharedDeltas {
   private poolLength = 0;
   private poolTick = -1;
   private scratch = new WriteStream(256);
+  /** Measures per baseline age in the current tick (index 0: absolute or older than MAX_AGE). */
+  private ageCounts = new Float64Array(MAX_AGE + 1);
+  private lastCounts = new Float64Array(MAX_AGE + 1);
+  private countsTick = -1;
+  private readonly eager: number[] = [];
 
   constructor(private readonly world: ServerWorld) {
     this.entries = new Float64Array(world.capacity * WAYS * STRIDE);
@@ -39,6 +50,8 @@ export class SharedDeltas {
 
   /** Bits of the entity's latest state against its state at `baseTick` (-1: against zero). */
   measure(id: number, baseTick: number): number {
+    const age = baseTick < 0 ? 0 : this.world.serverTick - baseTick;
+    this.ageCounts[age <= MAX_AGE ? age : 0]++;
     let entry = this.find(id, baseTick);
     if (entry < 0) entry = this.add(id, baseTick);
     return this.entries[entry + BITS];
@@ -53,6 +66,39 @@ export class SharedDeltas {
     let bits = this.entries[entry + BITS];
     for (; bits >= 32; bits -= 32) ws.bits(pool[at++], 32);
     if (bits > 0) ws.bits(pool[at], bits);
+  }
+
+  /**
+   * Once per tick, before any client measures: encodes every entity changed this tick against
+   * the baseline ages most clients used last tick, walking the entities in id order. Those are
+   * the deltas nearly every client needs (on steady links most acked the same recent ticks),
+   * and a pass in id order reads the histories far faster than the clients' scattered requests;
+   * the rest are still encoded on demand.
+   */
+  prepare(): void {
+    const world = this.world;
+    const tick = world.serverTick;
+    if (this.countsTick === tick) return;
+    this.countsTick = tick;
+    const last = this.ageCounts;
+    this.ageCounts = this.lastCounts;
+    this.ageCounts.fill(0);
+    this.lastCounts = last;
+    let total = 0;
+    for (let age = 0; age <= MAX_AGE; age++) total += last[age];
+    const eager = this.eager;
+    eager.length = 0;
+    for (let age = 1; age <= MAX_AGE && eager.length < EAGER_AGES; age++)
+      if (total > 0 && last[age] >= EAGER_SHARE * total) eager.push(age);
+    if (eager.length === 0) return;
+    const { latestTicks, oldestTicks } = world;
+    for (let id = 0; id < world.capacity; id++) {
+      if (latestTicks[id] !== tick) continue;
+      for (let k = 0; k < eager.length; k++) {
+        const baseTick = tick - eager[k];
+        if (oldestTicks[id] <= baseTick && this.find(id, baseTick) < 0) this.add(id, baseTick);
+      }
+    }
   }
 
   private find(id: number, baseTick: number): number {
