@@ -34,6 +34,7 @@ import { runServerLoad } from './suites/server-load.js';
 import { runUdp } from './suites/udp.js';
 import { runW1 } from './suites/w1.js';
 import { runW3 } from './suites/w3.js';
+import { runW4 } from './suites/w4.js';
 
 const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   w1: runW1,
@@ -50,6 +51,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   messages: runMessages,
   interest: runInterest,
   memory: runMemory,
+  w4: runW4,
 };
 
 function parseCommandLine(): { quick: boolean; only: string | null; json: string | null } {

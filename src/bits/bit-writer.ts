@@ -127,6 +127,20 @@ export class BitWriter {
     while (i < end) this.writeBits(data[i++], 8);
   }
 
+  /**
+   * Copies the stream so far into `target` from `offset` as 32-bit words, the last one holding
+   * the partial bits (zeros above them), without flushing or allocating; returns the words
+   * copied. Writing each word back with `writeBits(word, 32)` (the last with the bits left)
+   * reproduces the stream.
+   */
+  copyWords(target: Uint32Array, offset: number): number {
+    const whole = this.wordIndex;
+    for (let i = 0; i < whole; i++) target[offset + i] = this.words[i];
+    if (this.scratchBits === 0) return whole;
+    target[offset + whole] = this.scratch >>> 0;
+    return whole + 1;
+  }
+
   /** Stores the partial scratch word; the stream can still be appended to afterwards. */
   flush(): void {
     if (this.scratchBits !== 0) this.words[this.wordIndex] = this.scratch;

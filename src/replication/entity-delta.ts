@@ -125,7 +125,24 @@ export function writeDelta<T>(
   // `1` the newest set, `01` the one before, `00` (or `0` with one set held) neither.
   if (prefix > 0) ws.bits(form === 1 ? 1 : form === 2 ? 0b10 : 0, prefix);
   previous?.record(any, state, base);
-  const repeat = form !== 0;
+  encodeDelta(ws, any, state, base, form !== 0);
+}
+
+/**
+ * The encoding writeDelta writes after its repeat prefix, without its checks: for states the
+ * world quantized itself (the server's shared deltas encode ~20,000 per tick at W4). `base` is
+ * the layout's zero state for an absolute delta; `repeat`: the changed lanes are the set the
+ * prefix named, so only their values follow.
+ */
+export function encodeDelta(
+  ws: WriteStream,
+  layout: EntityLayout<unknown>,
+  state: LaneState,
+  base: LaneState,
+  repeat = false,
+): void {
+  const lanes = layout.lanes;
+  const count = lanes.length;
   const changed = changedLanes(state, base);
   const list = !repeat && useList(count, changed);
   if (!repeat && count > FLAGS_ONLY_LANES) ws.bits(list ? 1 : 0, 1);

@@ -42,6 +42,12 @@ export class EntityHistory {
     return this.count === 0 ? -1 : this.ticks[this.head];
   }
 
+  /** The tick of the oldest state held, or -1. */
+  get oldestTick(): number {
+    if (this.count === 0) return -1;
+    return this.ticks[(this.head - this.count + 1 + this.length) % this.length];
+  }
+
   /** The state to fill for `tick` (a new slot, or the newest when it is of the same tick). */
   slotFor(tick: number): LaneState {
     if (this.count > 0 && this.ticks[this.head] === tick) return this.states[this.head];
@@ -56,7 +62,9 @@ export class EntityHistory {
    * ring no longer reaches back that far.
    */
   at(tick: number): LaneState | null {
-    for (let k = 0, i = this.head; k < this.count; k++, i = (i - 1 + this.length) % this.length) {
+    // Newest first, without a modulo per step: the servers' shared deltas call this per delta.
+    const last = this.length - 1;
+    for (let k = 0, i = this.head; k < this.count; k++, i = i === 0 ? last : i - 1) {
       if (this.ticks[i] <= tick) return this.states[i];
     }
     return null;

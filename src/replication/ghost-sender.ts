@@ -3,9 +3,17 @@ import type { ScratchList } from '../channels/scratch-list.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
 import { BandwidthBudget, type BandwidthBudgetOptions } from './budget.js';
-import { measureDelta, PreviousChanges, writeDelta } from './entity-delta.js';
+import { PreviousChanges } from './entity-delta.js';
 import type { EventHub } from './event-hub.js';
-import { EVENTS_HEAD_BITS, EventSender, type GhostPresence, GONE, PRESENT, WAITING } from './event-sender.js';
+import {
+  GONE as EVENT_GONE,
+  EVENTS_HEAD_BITS,
+  EventSender,
+  type GhostPresence,
+  PRESENT,
+  WAITING,
+} from './event-sender.js';
+import { GhostTable } from './ghost-table.js';
 import {
   baselineBits,
   CONFIGURATION_BITS,
@@ -23,10 +31,10 @@ import {
 } from './ghost-wire.js';
 import { IdList } from './id-list.js';
 import type { InterestView } from './interest-view.js';
-import type { LaneState } from './lane-state.js';
 import { MAX_REPEAT_PREFIX_BITS } from './previous-changes.js';
 import type { PriorityAccumulator } from './priority.js';
 import type { PrioritySelection } from './priority-selection.js';
+import type { SharedDeltas } from './shared-deltas.js';
 import type { ServerWorld } from './world.js';
 
 /** What the server shares with every client's sender. */
@@ -36,6 +44,10 @@ export interface GhostShared {
   readonly configuration: number;
   readonly accumulator: PriorityAccumulator;
   readonly selection: PrioritySelection;
+  /** The plan between a sender's select and writeSelected, shared by every sender. */
+  readonly plan: GhostPlan;
+  /** Deltas measured and encoded once per tick and baseline for every sender. */
+  readonly deltas: SharedDeltas;
   /** Seconds before an unacked create or destroy is written again. */
   readonly resendInterval: number;
   /** A per-client cap on the section's bytes per packet and rate, or undefined for none. */
@@ -48,11 +60,15 @@ export interface GhostShared {
   closed(sender: GhostSender): void;
 }
 
-/** Per (client, id): what the client has or is being told. */
-const NONE = 0;
+/** A ghost's status (low 2 bits of its flags): what the client has or is being told. */
 const CREATE_PENDING = 1;
 const LIVE = 2;
 const DESTROY_PENDING = 3;
+const STATUS = 3;
+/** A pending destroy's entity left the world (not only this client's interest). */
+const GONE = 4;
+/** The update planned for this packet is a delta against the acked baseline (else absolute). */
+const PLANNED_DELTA = 8;
 
 /** Record entry kinds (low 2 bits of an entry's first number; the id above them). */
 const RECORD_CREATE = 0;
@@ -60,67 +76,65 @@ const RECORD_UPDATE = 1;
 const RECORD_DESTROY = 2;
 /** The section carried the configuration fingerprint (id 0). */
 const RECORD_CONFIGURATION = 3;
-/** Numbers per record entry: id and kind, epoch, tick, send count. */
-const RECORD_STRIDE = 4;
+/**
+ * A packet's record: the section's tick, then two numbers per entry: (id × 4 + kind) × 2^16 +
+ * send count, and the epoch. Records live until their packet's ack, one array per packet, so
+ * they are kept small.
+ */
+const RECORD_STRIDE = 2;
+const SENDS_SPAN = 0x10000;
+/** Send counts are 16 bits: differences are taken modulo this. */
+const SENDS_MASK = 0xffff;
+
+/**
+ * What `select` chose for `writeSelected`. One plan serves every sender: a connection calls the
+ * two back to back, and `select` starts a new plan.
+ */
+export class GhostPlan {
+  readonly destroys = new IdList(16);
+  readonly creates = new IdList(16);
+  readonly updates = new IdList(16);
+  /** The sender the plan is for. */
+  owner: GhostSender | null = null;
+
+  clear(owner: GhostSender): void {
+    this.destroys.clear();
+    this.creates.clear();
+    this.updates.clear();
+    this.owner = owner;
+  }
+}
 
 /**
  * One client's ghost section on the server (a custom channel): which entities it has, the newest
  * tick of each it acked (its baseline), and what to write next. Each packet carries, within the
  * channel's budget, pending destroys, then creates and updates in priority order; a create or
  * destroy rides until a packet carrying it is acked (written again every `resendInterval`), an
- * update is written against the acked baseline and never before the create is acked.
+ * update is written against the acked baseline and never before the create is acked. Its memory
+ * follows the ghosts the client has (a GhostTable), not the world's capacity.
  */
 export class GhostSender implements CustomChannel, GhostPresence {
   /** This client's events, written after the state in each section (event-sender.ts). */
   readonly events: EventSender;
-  private readonly status: Uint8Array;
-  private readonly generation: Uint16Array;
-  /**
-   * Per id: bumped whenever a ghost starts being created or destroyed, and carried in records,
-   * so an ack of a packet from before (an old create arriving after a destroy) changes nothing.
-   */
-  private readonly epoch: Uint32Array;
-  /** The newest tick of the entity the client acked (-1: none), and the send count then. */
-  private readonly baselineTick: Float64Array;
-  private readonly baselineSends: Uint32Array;
-  /** Distinct ticks this entity was written at (each leaves one state in the client's ring). */
-  private readonly sends: Uint32Array;
-  private readonly lastSendTick: Float64Array;
-  /** When a create or destroy was last written (seconds), for its resend timer. */
-  private readonly lastSentAt: Float64Array;
-  private readonly destroys = new IdList(16);
-  /** Per pending destroy: 1 when the entity left the world, 0 when it only left this client's interest. */
-  private readonly gone: Uint8Array;
+  private readonly table: GhostTable;
+  /** Ids with a pending destroy. */
+  private readonly destroys = new IdList(4);
+  /** The last epoch handed out: every create or destroy takes a new one, unique in this sender. */
+  private epochs = 0;
   private readonly idBits: number;
   private readonly typeBits: number;
-  // The plan `select` made for `writeSelected`.
-  private readonly plannedDestroys = new IdList(16);
-  private readonly plannedCreates = new IdList(16);
-  private readonly plannedUpdates = new IdList(16);
-  /** Per planned update (by id): the baseline tick chosen (-1: absolute). */
-  private readonly plannedBaseline: Float64Array;
-  private planned = 0;
-  /** The changed lanes of the update written before, for the repeat bit (entity-delta.ts). */
-  private readonly previousChanges: PreviousChanges;
   /** Whether the client acked a section carrying the configuration fingerprint (so it checked it). */
   private configurationAcked = false;
   private readonly budget: BandwidthBudget | null;
+  /** The changed lanes of the update written before, for the repeat prefix (entity-delta.ts). */
+  private readonly previousChanges: PreviousChanges;
 
   constructor(
     private readonly shared: GhostShared,
     readonly view: InterestView,
   ) {
     const capacity = shared.world.capacity;
-    this.status = new Uint8Array(capacity);
-    this.generation = new Uint16Array(capacity);
-    this.epoch = new Uint32Array(capacity);
-    this.gone = new Uint8Array(capacity);
-    this.baselineTick = new Float64Array(capacity).fill(-1);
-    this.baselineSends = new Uint32Array(capacity);
-    this.sends = new Uint32Array(capacity);
-    this.lastSendTick = new Float64Array(capacity).fill(-1);
-    this.lastSentAt = new Float64Array(capacity);
-    this.plannedBaseline = new Float64Array(capacity);
+    this.table = new GhostTable(capacity);
     this.budget = shared.bandwidth === undefined ? null : new BandwidthBudget(shared.bandwidth);
     this.idBits = idBits(capacity);
     this.typeBits = Math.max(0, Math.ceil(Math.log2(shared.world.types.length)));
@@ -134,38 +148,51 @@ export class GhostSender implements CustomChannel, GhostPresence {
   eventPresence(id: number, generation: number, creates: boolean): number {
     const world = this.shared.world;
     if (world.tickedType[id] < 0 || world.tickedGeneration[id] !== generation || !this.view.has(id))
-      return GONE;
-    if (this.status[id] === LIVE && this.generation[id] === generation) return PRESENT;
+      return EVENT_GONE;
+    const slot = this.table.find(id);
+    if (slot >= 0 && (this.table.flags[slot] & STATUS) === LIVE && this.table.generation[slot] === generation)
+      return PRESENT;
     // A planned create carries the world's generation, which is the event's (checked above).
-    if (creates && this.plannedCreates.indexOf(id) >= 0) return PRESENT;
+    if (creates && this.shared.plan.owner === this && this.shared.plan.creates.indexOf(id) >= 0)
+      return PRESENT;
     return WAITING;
   }
   // --- end events hook ---
 
+  /** Ghosts this client has or is being told about (creates and destroys in flight included). */
+  get ghostCount(): number {
+    return this.table.size;
+  }
+
+  /** Bytes of the typed arrays this sender holds (its view not included). */
+  get byteLength(): number {
+    return this.table.byteLength + this.destroys.items.byteLength;
+  }
+
   /** Entities that left this client's interest (or the world) in the latest interest update. */
   handleLeft(): void {
     const left = this.view.left;
+    const table = this.table;
+    const world = this.shared.world;
     for (let i = 0; i < left.length; i++) {
       const id = left.items[i];
-      const s = this.status[id];
-      if (s === NONE || s === DESTROY_PENDING) continue;
-      this.status[id] = DESTROY_PENDING;
-      const world = this.shared.world;
-      this.gone[id] = world.tickedType[id] < 0 || world.tickedGeneration[id] !== this.generation[id] ? 1 : 0;
-      this.epoch[id]++;
-      this.lastSentAt[id] = Number.NEGATIVE_INFINITY;
+      const slot = table.find(id);
+      if (slot < 0 || (table.flags[slot] & STATUS) === DESTROY_PENDING) continue;
+      const gone = world.tickedType[id] < 0 || world.tickedGeneration[id] !== table.generation[slot];
+      table.flags[slot] = DESTROY_PENDING | (gone ? GONE : 0);
+      table.epoch[slot] = this.nextEpoch();
+      table.lastSentAt[slot] = Number.NEGATIVE_INFINITY;
       this.destroys.push(id);
     }
   }
 
   select(now: number, budgetBits: number): number {
-    const { shared, view } = this;
+    const { shared, view, table } = this;
     shared.refresh();
     const world = shared.world;
     const tick = world.serverTick;
-    this.plannedDestroys.clear();
-    this.plannedCreates.clear();
-    this.plannedUpdates.clear();
+    const plan = shared.plan;
+    plan.clear(this);
     // The tick, the configuration bit (and fingerprint until acked), two list terminators, the
     // update count and the events' head (the reference baseline is charged to the first update).
     const head =
@@ -176,7 +203,6 @@ export class GhostSender implements CustomChannel, GhostPresence {
       updateCountBits(world.capacity) +
       EVENTS_HEAD_BITS;
     let room = budgetBits - head;
-    this.planned = 0;
     if (this.budget !== null) {
       this.budget.update(now);
       room = Math.min(room, this.budget.availableBytes() * 8 - head);
@@ -185,151 +211,163 @@ export class GhostSender implements CustomChannel, GhostPresence {
     const resendAt = now - shared.resendInterval;
     for (let i = 0; i < this.destroys.length; i++) {
       const id = this.destroys.items[i];
-      if (this.lastSentAt[id] > resendAt) continue;
+      if (table.lastSentAt[table.find(id)] > resendAt) continue;
       const bits = 2 + this.idBits;
       if (bits > room) break;
       room -= bits;
-      this.plannedDestroys.push(id);
+      plan.destroys.push(id);
     }
     room -= this.events.plan(now, room, tick, false); // events hook: for ghosts held, and global ones
     shared.accumulator.accumulate(view);
     const selection = shared.selection;
+    const deltas = shared.deltas;
+    const updateIdBits = maxUpdateIdBits(world.capacity);
+    const createHeadBits = 1 + this.idBits + this.typeBits + GENERATION_BITS;
     selection.begin(view, room);
+    const { tickedType, tickedGeneration, latestTicks, oldestTicks } = world;
+    const historyReach = world.historyLength - 1;
     for (let id = selection.next(); id >= 0; id = selection.next()) {
-      const type = world.tickedType[id];
-      const history = world.histories[id];
-      if (type < 0 || history === null || history.latest === null) {
+      // The world's flat per-id arrays, not the history objects: this runs per client per candidate.
+      const latestTick = latestTicks[id];
+      if (tickedType[id] < 0 || latestTick < 0) {
         selection.skip();
         continue;
       }
-      const layout = history.layout;
-      const s = this.status[id];
-      const fresh = s === NONE || s === DESTROY_PENDING || this.generation[id] !== world.tickedGeneration[id];
+      const slot = table.find(id);
+      const s = slot < 0 ? 0 : table.flags[slot] & STATUS;
+      const fresh = s === 0 || s === DESTROY_PENDING || table.generation[slot] !== tickedGeneration[id];
       if (fresh || s === CREATE_PENDING) {
-        if (!fresh && this.lastSentAt[id] > resendAt) {
+        if (!fresh && table.lastSentAt[slot] > resendAt) {
           selection.skip();
           continue;
         }
-        const bits =
-          1 + this.idBits + this.typeBits + GENERATION_BITS + measureDelta(layout, history.latest, null);
-        if (selection.take(bits)) this.plannedCreates.push(id);
+        const bits = createHeadBits + deltas.measure(id, -1);
+        if (selection.take(bits)) plan.creates.push(id);
         continue;
       }
       // Live: write only what changed since the acked baseline.
-      if (history.latestTick <= this.baselineTick[id]) {
+      const baseTick = table.baselineTick(slot);
+      if (latestTick <= baseTick) {
         selection.take(0);
         continue;
       }
-      const baseline = this.baselineFor(id);
-      const baseTick = baseline === null ? -1 : this.baselineTick[id];
+      // A delta needs the baseline in the server's history and in the client's ring: fewer than
+      // historyLength - 1 distinct ticks written to it since.
+      const delta =
+        baseTick >= 0 &&
+        oldestTicks[id] <= baseTick &&
+        ((table.sends[slot] - table.baselineSends[slot]) & SENDS_MASK) < historyReach;
+      const planTick = delta ? baseTick : -1;
       // Without the repeat form, plus its longest prefix: the most the update can take once sorted.
       const bits =
-        maxUpdateIdBits(world.capacity) +
-        baselineBits(tick, baseTick) +
+        updateIdBits +
+        baselineBits(tick, planTick) +
         MAX_REPEAT_PREFIX_BITS +
-        measureDelta(layout, history.latest, baseline) +
-        (this.plannedUpdates.length === 0 ? MAX_REFERENCE_BITS : 0);
+        deltas.measure(id, planTick) +
+        (plan.updates.length === 0 ? MAX_REFERENCE_BITS : 0);
       if (selection.take(bits)) {
-        this.plannedUpdates.push(id);
-        this.plannedBaseline[id] = baseTick;
+        plan.updates.push(id);
+        table.flags[slot] = delta ? s | PLANNED_DELTA : s;
       }
     }
     this.events.plan(now, selection.remainingBits, tick, true); // events hook: for the creates planned
-    this.planned =
-      this.plannedDestroys.length +
-      this.plannedCreates.length +
-      this.plannedUpdates.length +
-      this.events.planned;
-    return this.planned;
-  }
-
-  /**
-   * The state the client still holds for `id` to take a delta against, or null (absolute): its
-   * acked tick, if the server's history still reaches it and fewer than historyLength - 1
-   * distinct ticks were written since (so the client's ring of historyLength still has it).
-   */
-  private baselineFor(id: number): LaneState | null {
-    const tick = this.baselineTick[id];
-    if (tick < 0) return null;
-    if (this.sends[id] - this.baselineSends[id] >= this.shared.world.historyLength - 1) return null;
-    return this.shared.world.histories[id]!.at(tick);
+    return plan.destroys.length + plan.creates.length + plan.updates.length + this.events.planned;
   }
 
   writeSelected(ws: WriteStream, now: number, record: ScratchList<number>): void {
     const world = this.shared.world;
+    const plan = this.shared.plan;
+    if (plan.owner !== this)
+      throw new Error('GhostSender.writeSelected: select() was not called just before');
+    plan.owner = null;
     const tick = world.serverTick;
     const capacity = world.capacity;
     const start = ws.bitsProcessed;
+    const recordStart = record.length;
+    record.push(tick);
     ws.bits(tick, TICK_BITS);
     if (this.configurationAcked) ws.bits(0, 1);
     else {
       ws.bits(1, 1);
       ws.bits(this.shared.configuration, CONFIGURATION_BITS);
-      this.push(record, 0, RECORD_CONFIGURATION, tick, 0);
+      this.push(record, 0, RECORD_CONFIGURATION, 0, 0);
     }
-    const destroys = this.plannedDestroys;
+    const destroys = plan.destroys;
     for (let i = 0; i < destroys.length; i++) {
       const id = destroys.items[i];
+      const slot = this.table.find(id);
       ws.bits(1, 1);
       ws.int(id, 0, capacity - 1);
-      ws.bits(this.gone[id], 1);
-      this.lastSentAt[id] = now;
-      this.push(record, id, RECORD_DESTROY, tick, 0);
+      ws.bits((this.table.flags[slot] & GONE) === 0 ? 0 : 1, 1);
+      this.table.lastSentAt[slot] = now;
+      this.push(record, id, RECORD_DESTROY, this.table.epoch[slot], 0);
     }
     ws.bits(0, 1);
-    const creates = this.plannedCreates;
+    const creates = plan.creates;
     for (let i = 0; i < creates.length; i++) {
       const id = creates.items[i];
-      const history = world.histories[id]!;
       const generation = world.tickedGeneration[id];
       ws.bits(1, 1);
       ws.int(id, 0, capacity - 1);
       ws.int(world.tickedType[id], 0, world.types.length - 1);
       ws.bits(generation, GENERATION_BITS);
-      writeDelta(ws, history.layout, history.latest!, null);
-      if (this.status[id] !== CREATE_PENDING || this.generation[id] !== generation) {
+      this.shared.deltas.write(ws, id, -1);
+      let slot = this.table.find(id);
+      if (slot < 0) slot = this.table.insert(id);
+      else if ((this.table.flags[slot] & STATUS) === DESTROY_PENDING)
+        this.destroys.swapRemove(this.destroys.indexOf(id));
+      // Read the table's columns after the insert: it may have grown them.
+      const table = this.table;
+      if ((table.flags[slot] & STATUS) !== CREATE_PENDING || table.generation[slot] !== generation) {
         // A new ghost for this client: forget what it had under this id.
-        if (this.status[id] === DESTROY_PENDING) this.destroys.swapRemove(this.destroys.indexOf(id));
-        this.status[id] = CREATE_PENDING;
-        this.epoch[id]++;
-        this.generation[id] = generation;
-        this.baselineTick[id] = -1;
-        this.sends[id] = 0;
-        this.lastSendTick[id] = -1;
+        table.flags[slot] = CREATE_PENDING;
+        table.epoch[slot] = this.nextEpoch();
+        table.generation[slot] = generation;
+        table.setBaselineTick(slot, -1);
+        table.sends[slot] = 0;
+        table.lastSendTick[slot] = tick + 1; // not this tick: the count below starts at 1
       }
-      this.lastSentAt[id] = now;
-      this.push(record, id, RECORD_CREATE, tick, this.countSend(id, tick));
+      table.lastSentAt[slot] = now;
+      this.push(record, id, RECORD_CREATE, table.epoch[slot], this.countSend(slot, tick));
     }
     ws.bits(0, 1);
-    const updates = this.plannedUpdates;
+    const updates = plan.updates;
     updates.sort();
+    const table = this.table;
     writeUpdateCount(ws, updates.length, capacity);
     const reference = this.commonBaseline();
     if (updates.length > 0) writeReference(ws, tick, reference);
     let previous = -1;
-    this.previousChanges.reset();
+    const previousChanges = this.previousChanges;
+    previousChanges.reset();
     for (let i = 0; i < updates.length; i++) {
       const id = updates.items[i];
-      const history = world.histories[id]!;
-      const baseTick = this.plannedBaseline[id];
+      const slot = table.find(id);
+      const flags = table.flags[slot];
+      const baseTick = (flags & PLANNED_DELTA) === 0 ? -1 : table.baselineTick(slot);
+      table.flags[slot] = flags & ~PLANNED_DELTA;
       writeUpdateId(ws, previous, id, capacity);
-      writeBaseline(ws, tick, baseTick, reference, this.newestHeld(id, baseTick));
-      const baseline = baseTick < 0 ? null : history.at(baseTick);
-      writeDelta(ws, history.layout, history.latest!, baseline, this.previousChanges);
+      writeBaseline(ws, tick, baseTick, reference, this.newestHeld(slot, baseTick));
+      this.shared.deltas.write(ws, id, baseTick, previousChanges);
       previous = id;
-      this.push(record, id, RECORD_UPDATE, tick, this.countSend(id, tick));
+      this.push(record, id, RECORD_UPDATE, table.epoch[slot], this.countSend(slot, tick));
     }
+    const ghostsEnd = record.length;
     this.events.write(ws, now, tick, capacity, record); // events hook: after the state they go with
-    this.planned = 0;
+    // Nothing for the ack to confirm (the tick, and an events trailer of 0): leave no record (the
+    // channel's part is then dropped).
+    if (ghostsEnd === recordStart + 1 && record.length === ghostsEnd + 1 && record.items[ghostsEnd] === 0)
+      record.length = recordStart;
     this.budget?.spend(Math.ceil((ws.bitsProcessed - start) / 8));
   }
 
   /**
-   * Whether the client's newest state of `id` is the baseline: every write since the acked one
-   * was acked too, so it cannot hold a newer one (called before this packet's write is counted).
+   * Whether the client's newest state of the slot's entity is the baseline: every write since the
+   * acked one was acked too, so it cannot hold a newer one (called before this packet's write is
+   * counted).
    */
-  private newestHeld(id: number, baseTick: number): boolean {
-    return baseTick >= 0 && this.sends[id] === this.baselineSends[id];
+  private newestHeld(slot: number, baseTick: number): boolean {
+    return baseTick >= 0 && this.table.sends[slot] === this.table.baselineSends[slot];
   }
 
   /**
@@ -337,60 +375,70 @@ export class GhostSender implements CustomChannel, GhostPresence {
    * holds, else the tick), found by majority vote: O(updates), no allocation.
    */
   private commonBaseline(): number {
-    const updates = this.plannedUpdates;
+    const updates = this.shared.plan.updates;
+    const table = this.table;
     let candidate = -1;
     let votes = 0;
     for (let i = 0; i < updates.length; i++) {
-      const id = updates.items[i];
-      const baseTick = this.plannedBaseline[id];
-      const key = this.newestHeld(id, baseTick) ? NEWEST_HELD : baseTick;
+      const slot = table.find(updates.items[i]);
+      const baseTick = (table.flags[slot] & PLANNED_DELTA) === 0 ? -1 : table.baselineTick(slot);
+      const key = this.newestHeld(slot, baseTick) ? NEWEST_HELD : baseTick;
       if (votes === 0) candidate = key;
       votes += key === candidate ? 1 : -1;
     }
     return candidate;
   }
 
-  /** Counts a write of `id` at `tick` (one per distinct tick) and returns the count. */
-  private countSend(id: number, tick: number): number {
-    if (this.lastSendTick[id] !== tick) {
-      this.lastSendTick[id] = tick;
-      this.sends[id]++;
-    }
-    return this.sends[id];
+  private nextEpoch(): number {
+    this.epochs = (this.epochs + 1) >>> 0;
+    return this.epochs;
   }
 
-  private push(record: ScratchList<number>, id: number, kind: number, tick: number, sends: number): void {
-    record.push(id * 4 + kind);
-    record.push(this.epoch[id]);
-    record.push(tick);
-    record.push(sends);
+  /** Counts a write of the slot's entity at `tick` (one per distinct tick) and returns the count. */
+  private countSend(slot: number, tick: number): number {
+    const table = this.table;
+    if (table.lastSendTick[slot] !== tick >>> 0) {
+      table.lastSendTick[slot] = tick;
+      table.sends[slot]++;
+    }
+    return table.sends[slot];
+  }
+
+  private push(record: ScratchList<number>, id: number, kind: number, epoch: number, sends: number): void {
+    record.push((id * 4 + kind) * SENDS_SPAN + sends);
+    record.push(epoch);
   }
 
   acked(record: PacketRecord, start: number, end: number): void {
+    const table = this.table;
     const ghostsEnd = this.events.acked(record, start, end); // events hook: their part ends the record
-    for (let k = start; k + RECORD_STRIDE <= ghostsEnd; k += RECORD_STRIDE) {
-      const id = record[k] >>> 2;
-      const kind = record[k] & 3;
+    if (ghostsEnd - start < 1 + RECORD_STRIDE) return;
+    const tick = record[start];
+    for (let k = start + 1; k + RECORD_STRIDE <= ghostsEnd; k += RECORD_STRIDE) {
+      const head = Math.floor(record[k] / SENDS_SPAN);
+      const id = head >>> 2;
+      const kind = head & 3;
       if (kind === RECORD_CONFIGURATION) {
         this.configurationAcked = true;
         continue;
       }
-      if (id >= this.status.length || this.epoch[id] !== record[k + 1]) continue;
-      const s = this.status[id];
+      const slot = id < table.capacity ? table.find(id) : -1;
+      if (slot < 0 || table.epoch[slot] !== record[k + 1]) continue;
+      const s = table.flags[slot] & STATUS;
       if (kind === RECORD_DESTROY) {
         if (s === DESTROY_PENDING) {
-          this.status[id] = NONE;
+          // The client dropped the ghost: its slot is free for another.
+          table.remove(slot);
           this.destroys.swapRemove(this.destroys.indexOf(id));
         }
         continue;
       }
       if (s !== CREATE_PENDING && s !== LIVE) continue;
       // The create or update reached the client: it holds that tick's state from now on.
-      this.status[id] = LIVE;
-      const tick = record[k + 2];
-      if (tick > this.baselineTick[id]) {
-        this.baselineTick[id] = tick;
-        this.baselineSends[id] = record[k + 3];
+      table.flags[slot] = (table.flags[slot] & ~STATUS) | LIVE;
+      if (tick > table.baselineTick(slot)) {
+        table.setBaselineTick(slot, tick);
+        table.baselineSends[slot] = record[k] - head * SENDS_SPAN;
       }
     }
   }

@@ -5,11 +5,12 @@ import { CommandRouter, type CommandRouterOptions } from './command-router.js';
 import { configurationHash } from './configuration.js';
 import type { AnyEventType, EventType } from './event.js';
 import { type EmitOptions, EventHub, type EventLimits, type EventStats } from './event-hub.js';
-import { GhostSender, type GhostShared } from './ghost-sender.js';
+import { GhostPlan, GhostSender, type GhostShared } from './ghost-sender.js';
 import { InterestManager } from './interest.js';
 import type { InterestView } from './interest-view.js';
 import { PriorityAccumulator, type PriorityOptions } from './priority.js';
 import { PrioritySelection } from './priority-selection.js';
+import { SharedDeltas } from './shared-deltas.js';
 import type { SpatialGridOptions } from './spatial-grid.js';
 import type { ServerWorld } from './world.js';
 
@@ -101,6 +102,8 @@ export class ReplicationServer {
       events: this.eventHub,
       accumulator,
       selection: new PrioritySelection(),
+      plan: new GhostPlan(),
+      deltas: new SharedDeltas(world),
       resendInterval,
       bandwidth: options.bandwidth,
       refresh: () => this.refresh(),
@@ -121,8 +124,8 @@ export class ReplicationServer {
       const positioned = this.spatial && type?.position !== undefined;
       const p = id * 3;
       if (moved) {
-        if (positioned)
-          interest.moveEntity(id, world.positions[p], world.positions[p + 1], world.positions[p + 2]);
+        // From the world's array: doubles passed to this callback's callee would be boxed.
+        if (positioned) interest.grid.moveFrom(id, world.positions, p);
         return;
       }
       if (interest.grid.has(id)) {
@@ -172,6 +175,15 @@ export class ReplicationServer {
     return this.eventHub.stats;
   }
 
+  /**
+   * Bytes of the typed arrays replication keeps for one client (its interest view and ghost
+   * table), or 0 when it is not connected: what a connection costs here, for memory budgets.
+   */
+  clientByteLength(clientIndex: number): number {
+    const sender = this.senders[clientIndex];
+    return sender === null || sender === undefined ? 0 : sender.byteLength + sender.view.byteLength;
+  }
+
   /** Forgets a client (done when its connection ends; a new connection in its slot starts afresh). */
   removeClient(clientIndex: number): void {
     this.interest.removeView(clientIndex);
@@ -199,5 +211,6 @@ export class ReplicationServer {
     this.interest.update();
     for (const sender of this.senders) sender?.handleLeft();
     this.eventHub.publish(this.senders); // events hook: emitted events join their clients' queues
+    this.shared.deltas.prepare();
   }
 }

@@ -165,6 +165,25 @@ export class SpatialGrid {
   }
 
   /**
+   * Moves an entity to the position at `positions[offset..offset + 3)` (x, y, z). Takes no
+   * double argument, so a caller that is not inlined (a callback per changed entity) boxes
+   * nothing.
+   */
+  moveFrom(id: number, positions: Float64Array, offset: number): void {
+    const x = positions[offset];
+    const y = positions[offset + 1];
+    const z = positions[offset + 2];
+    if (!(id >>> 0 === id && id < this.capacity && x - x + (y - y) + (z - z) === 0))
+      this.refuseMove(id, x, y, z);
+    if (this.cellOf[id] === ABSENT) throw new RangeError(`SpatialGrid.moveFrom: id ${id} is not in the grid`);
+    const p = id * 3;
+    this.positions[p] = x;
+    this.positions[p + 1] = y;
+    this.positions[p + 2] = this.dimensions === 3 ? z : 0;
+    this.refile(id);
+  }
+
+  /**
    * Moves every entity in the grid with an id below `count` to its position in `positions`
    * (x, y[, z] per id, `stride` numbers apart: 2 or 3); ids not in the grid are skipped. For
    * servers that keep positions in typed arrays: one call per tick, nothing boxed or allocated.

@@ -46,6 +46,13 @@ export class ServerWorld {
   readonly tickedGeneration: Uint16Array;
   /** Per id: the states of the entity as of recent ticks. */
   readonly histories: (EntityHistory | null)[];
+  /**
+   * Per id, as of the last tick: the tick of the newest and of the oldest state in its history
+   * (-1: none). The same as the history's, in flat arrays: senders read them for every
+   * candidate of every client, without touching the history object.
+   */
+  readonly latestTicks: Float64Array;
+  readonly oldestTicks: Float64Array;
   /** Per id: the state the last set left (what the next tick records). */
   private readonly current: (LaneState | null)[];
   /** Per id: the position its type reports (x, y, z), refreshed by create and set. */
@@ -81,6 +88,8 @@ export class ServerWorld {
     this.tickedType = new Int16Array(capacity).fill(FREE);
     this.tickedGeneration = new Uint16Array(capacity);
     this.histories = new Array(capacity).fill(null);
+    this.latestTicks = new Float64Array(capacity).fill(-1);
+    this.oldestTicks = new Float64Array(capacity).fill(-1);
     this.current = new Array(capacity).fill(null);
     this.positions = new Float64Array(capacity * 3);
     this.handles = new Array(capacity).fill(null);
@@ -220,6 +229,8 @@ export class ServerWorld {
       this.tickedType[id] = type;
       this.tickedGeneration[id] = generation;
       if (type !== FREE) this.histories[id]!.clear();
+      this.latestTicks[id] = -1;
+      this.oldestTicks[id] = -1;
       this.onTicked?.(id, type, false);
     }
     this.lifecycle.clear();
@@ -233,6 +244,8 @@ export class ServerWorld {
       const latest = history.latest;
       if (latest !== null && sameState(latest, state)) continue;
       history.layout.copyState(state, history.slotFor(tick));
+      this.latestTicks[id] = tick;
+      this.oldestTicks[id] = history.oldestTick;
     }
     this.dirty.clear();
     return tick;

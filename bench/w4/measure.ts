@@ -1,0 +1,153 @@
+/**
+ * Runs the W4 arena (scene.ts) and measures the server: per tick, wall and CPU time of
+ * world.tick() + MessageServer.update(now) (the clients' work and the game's writes are timed
+ * apart and left out), bytes sent per client, heap growth over the measured ticks, and server
+ * memory per connected client. Used by the `w4` bench suite and by `node dist/bench/w4/main.js`.
+ */
+import { collectAllGarbage, median } from '../harness.js';
+import { W4, W4Scene } from './arena.js';
+
+/** Bytes of IPv4 + UDP headers per datagram. */
+const UDP_IPV4 = 28;
+
+export interface W4Options {
+  clients: number;
+  warmupTicks: number;
+  ticks: number;
+}
+
+export interface W4Result {
+  clients: number;
+  ticks: number;
+  /** Medians over the measured ticks, milliseconds. */
+  serverWallMs: number;
+  serverCpuMs: number;
+  gameWallMs: number;
+  clientsWallMs: number;
+  /** The slowest measured tick of the server, wall, milliseconds. */
+  serverWallMaxMs: number;
+  /** Kilobits (1000 bits) per second per client sent by the server: payload alone, and with 28 B per datagram. */
+  kbpsPayload: number;
+  kbpsWire: number;
+  bytesPerPacket: number;
+  /** Per client, at the end: entities relevant (its view) and ghosts in its mirror. */
+  meanRelevant: number;
+  meanGhosts: number;
+  /** Heap + array buffers after a full collection: at the end of the measured ticks minus at their start. */
+  heapGrowthBytes: number;
+  /** Server memory per connected client (heap + array buffers, full collections), bytes. */
+  serverBytesPerClient: number;
+  /** Typed arrays replication holds per client (interest view + ghost table), bytes. */
+  replicationBytesPerClient: number;
+}
+
+/** Heap and array buffers after full collections (twice: the first can leave buffers to a later one). */
+function retained(): number {
+  collectAllGarbage();
+  collectAllGarbage();
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return heapUsed + arrayBuffers;
+}
+
+function ms(cpu: NodeJS.CpuUsage): number {
+  return (cpu.user + cpu.system) / 1000;
+}
+
+export function runW4Scene(options: W4Options, progress: (line: string) => void = () => {}): W4Result {
+  const scene = new W4Scene(options.clients);
+  const beforeClients = retained();
+  const connectStart = performance.now();
+  scene.connect();
+  progress(
+    `${options.clients} clients connected in ${((performance.now() - connectStart) / 1000).toFixed(1)} s (not timed)`,
+  );
+  const tick = () => {
+    scene.advanceClock();
+    scene.game();
+    scene.serverTick();
+    scene.updateClients();
+  };
+  for (let i = 0; i < options.warmupTicks; i++) tick();
+  const heapStart = retained();
+  const serverWall: number[] = [];
+  const serverCpu: number[] = [];
+  const gameWall: number[] = [];
+  const clientsWall: number[] = [];
+  const stats = scene.serverSocket.stats;
+  const bytes0 = stats.bytesSent;
+  const datagrams0 = stats.sent;
+  for (let i = 0; i < options.ticks; i++) {
+    scene.advanceClock();
+    const g0 = performance.now();
+    scene.game();
+    const s0 = performance.now();
+    const c0 = process.cpuUsage();
+    scene.serverTick();
+    const cpu = process.cpuUsage(c0);
+    const s1 = performance.now();
+    scene.updateClients();
+    const s2 = performance.now();
+    gameWall.push(s0 - g0);
+    serverWall.push(s1 - s0);
+    serverCpu.push(ms(cpu));
+    clientsWall.push(s2 - s1);
+  }
+  const bytes = scene.serverSocket.stats.bytesSent - bytes0;
+  const datagrams = scene.serverSocket.stats.sent - datagrams0;
+  const heapEnd = retained();
+  let relevant = 0;
+  let replicationBytes = 0;
+  for (const { client } of scene.clients) {
+    const index = client.client.clientIndex;
+    relevant += scene.replication.view(index)?.count ?? 0;
+    replicationBytes += scene.replication.clientByteLength(index);
+  }
+  const meanGhosts = scene.meanGhosts();
+  const connected = scene.clients.filter((c) => c.client.connected).length;
+  if (connected !== options.clients)
+    throw new Error(`W4: ${connected} of ${options.clients} still connected`);
+  // The clients' own memory lives in this process too: drop them (the server keeps their
+  // connections until they time out) and count what the server still holds.
+  scene.dropClients();
+  const withClients = retained();
+  const seconds = options.ticks / W4.hz;
+  const perClient = (n: number) => n / options.clients;
+  return {
+    clients: options.clients,
+    ticks: options.ticks,
+    serverWallMs: median(serverWall),
+    serverCpuMs: median(serverCpu),
+    gameWallMs: median(gameWall),
+    clientsWallMs: median(clientsWall),
+    serverWallMaxMs: Math.max(...serverWall),
+    kbpsPayload: perClient((bytes * 8) / seconds / 1000),
+    kbpsWire: perClient(((bytes + UDP_IPV4 * datagrams) * 8) / seconds / 1000),
+    bytesPerPacket: bytes / Math.max(1, datagrams),
+    meanRelevant: perClient(relevant),
+    meanGhosts,
+    heapGrowthBytes: heapEnd - heapStart,
+    serverBytesPerClient: perClient(withClients - beforeClients),
+    replicationBytesPerClient: perClient(replicationBytes),
+  };
+}
+
+/** The result as lines of text. */
+export function describeW4(r: W4Result): string[] {
+  const f = (n: number, digits = 1) => n.toFixed(digits);
+  const kb = (n: number) => `${f(n / 1024)} KB`;
+  return [
+    `W4 arena: ${W4.units.toLocaleString('en-US')} units at ${W4.speed} m/s on ${W4.map} m × ${W4.map} m, ` +
+      `${r.clients} clients following one unit each, radius ${W4.radius} m (leave × 1.15), ${W4.hz} Hz, ` +
+      `history ${W4.historyLength}, per-client budget BandwidthBudget defaults (512 B/packet, 256 kbit/s); ` +
+      `in-memory transport, netcode encryption (node:crypto); ${r.ticks} measured ticks, medians`,
+    `  server tick (world.tick + MessageServer.update): ${f(r.serverWallMs)} ms wall, ${f(r.serverCpuMs)} ms CPU ` +
+      `(${f(r.serverCpuMs / 50, 2)}× the 50 ms target; slowest tick ${f(r.serverWallMaxMs)} ms wall)`,
+    `  not timed: the game's writes ${f(r.gameWallMs)} ms, the clients' updates ${f(r.clientsWallMs)} ms per tick`,
+    `  per client: ${f(r.meanRelevant)} relevant, ${f(r.meanGhosts)} ghosts; ${f(r.kbpsPayload)} kbit/s payload, ` +
+      `${f(r.kbpsWire)} kbit/s with 28 B IPv4+UDP per datagram (${f(r.bytesPerPacket)} B per packet)`,
+    `  heap + buffers growth over the measured ticks: ${kb(r.heapGrowthBytes)} (after full collections; ` +
+      `the whole process: the clients' mirrors keep a history for every id they have met)`,
+    `  server memory per connected client: ${kb(r.serverBytesPerClient)} (heap + buffers, with clients minus before); ` +
+      `replication's typed arrays ${kb(r.replicationBytesPerClient)} of it (view + ghost table)`,
+  ];
+}

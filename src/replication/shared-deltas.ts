@@ -1,0 +1,196 @@
+import { BitWriterOverflowError } from '../bits/bit-writer.js';
+import { WriteStream } from '../serialize/write-stream.js';
+import { encodeDelta } from './entity-delta.js';
+import type { LaneState } from './lane-state.js';
+import type { EntityLayout } from './layout.js';
+import type { PreviousChanges } from './previous-changes.js';
+import type { ServerWorld } from './world.js';
+
+/** Entries kept per entity: the distinct baselines its clients are likely to share in a tick. */
+const WAYS = 6;
+/** Baseline ages (ticks back) whose use is counted; older ones count as absolute. */
+const MAX_AGE = 16;
+/** At most this many ages are encoded ahead, leaving ways for the others. */
+const EAGER_AGES = 3;
+/** An age is encoded ahead when it served at least this share of the last tick's measures. */
+const EAGER_SHARE = 0.15;
+
+/**
+ * Numbers per entry: tick, baseline tick, bits and where its words start in the pool, then the
+ * same for the repeat form (only the changed lanes' values: a client whose previous update changed
+ * the same lanes), encoded when a client first needs it (REPEAT_BITS -1 until then).
+ */
+const STRIDE = 6;
+const TICK = 0;
+const BASE = 1;
+const BITS = 2;
+const WORDS = 3;
+const REPEAT_BITS = 4;
+const REPEAT_WORDS = 5;
+
+/**
+ * Entity deltas encoded once per tick and baseline, for every client that needs them ("work
+ * once, share across connections"). Clients that acked the same tick of an entity get the same
+ * delta: the first sender to ask encodes it into a pool of words, the others read its size and
+ * copy its bits. An entry is keyed by (server tick, entity, baseline tick; -1 for absolute), so a
+ * new tick invalidates every entry without a pass over them; each entity keeps its last WAYS
+ * baselines, replaced in turn. At W4 (1,000 clients, ~18 per entity) a delta serves ~4 clients.
+ */
+export class SharedDeltas {
+  /** Per entity, WAYS entries side by side (one or two cache lines per entity). */
+  private readonly entries: Float64Array;
+  /** Per entity: the way the next new entry replaces. */
+  private readonly nextWay: Uint8Array;
+  private pool = new Uint32Array(1024);
+  private poolLength = 0;
+  private poolTick = -1;
+  private scratch = new WriteStream(256);
+  /** Measures per baseline age in the current tick (index 0: absolute or older than MAX_AGE). */
+  private ageCounts = new Float64Array(MAX_AGE + 1);
+  private lastCounts = new Float64Array(MAX_AGE + 1);
+  private countsTick = -1;
+  private readonly eager: number[] = [];
+
+  constructor(private readonly world: ServerWorld) {
+    this.entries = new Float64Array(world.capacity * WAYS * STRIDE);
+    for (let e = 0; e < this.entries.length; e += STRIDE) this.entries[e + TICK] = -1;
+    this.nextWay = new Uint8Array(world.capacity);
+  }
+
+  /** Bits of the entity's latest state against its state at `baseTick` (-1: against zero). */
+  measure(id: number, baseTick: number): number {
+    const age = baseTick < 0 ? 0 : this.world.serverTick - baseTick;
+    this.ageCounts[age <= MAX_AGE ? age : 0]++;
+    let entry = this.find(id, baseTick);
+    if (entry < 0) entry = this.add(id, baseTick);
+    return this.entries[entry + BITS];
+  }
+
+  /**
+   * Writes what writeDelta writes, after the update `previous` holds when given (and records this
+   * one there): the repeat prefix, then the delta `measure` counted or, when its changed lanes
+   * repeat a set `previous` holds, their values alone (fewer bits). Creates pass no `previous`.
+   */
+  write(ws: WriteStream, id: number, baseTick: number, previous?: PreviousChanges): void {
+    let entry = this.find(id, baseTick);
+    if (entry < 0) entry = this.add(id, baseTick);
+    let form = 0;
+    if (previous !== undefined) {
+      const history = this.world.histories[id]!;
+      const layout = history.layout as EntityLayout<unknown>;
+      const state = history.latest!;
+      const base = baseTick < 0 ? layout.zero : history.at(baseTick)!;
+      form = previous.match(layout, state, base);
+      const prefix = previous.prefixBits(layout, form);
+      if (prefix > 0) ws.bits(form === 1 ? 1 : form === 2 ? 0b10 : 0, prefix);
+      previous.record(layout, state, base);
+      if (form !== 0 && this.entries[entry + REPEAT_BITS] < 0) this.addRepeat(entry, layout, state, base);
+    }
+    const pool = this.pool;
+    let at = this.entries[entry + (form === 0 ? WORDS : REPEAT_WORDS)];
+    let bits = this.entries[entry + (form === 0 ? BITS : REPEAT_BITS)];
+    for (; bits >= 32; bits -= 32) ws.bits(pool[at++], 32);
+    if (bits > 0) ws.bits(pool[at], bits);
+  }
+
+  /**
+   * Once per tick, before any client measures: encodes every entity changed this tick against
+   * the baseline ages most clients used last tick, walking the entities in id order. Those are
+   * the deltas nearly every client needs (on steady links most acked the same recent ticks),
+   * and a pass in id order reads the histories far faster than the clients' scattered requests;
+   * the rest are still encoded on demand.
+   */
+  prepare(): void {
+    const world = this.world;
+    const tick = world.serverTick;
+    if (this.countsTick === tick) return;
+    this.countsTick = tick;
+    const last = this.ageCounts;
+    this.ageCounts = this.lastCounts;
+    this.ageCounts.fill(0);
+    this.lastCounts = last;
+    let total = 0;
+    for (let age = 0; age <= MAX_AGE; age++) total += last[age];
+    const eager = this.eager;
+    eager.length = 0;
+    for (let age = 1; age <= MAX_AGE && eager.length < EAGER_AGES; age++)
+      if (total > 0 && last[age] >= EAGER_SHARE * total) eager.push(age);
+    if (eager.length === 0) return;
+    const { latestTicks, oldestTicks } = world;
+    for (let id = 0; id < world.capacity; id++) {
+      if (latestTicks[id] !== tick) continue;
+      for (let k = 0; k < eager.length; k++) {
+        const baseTick = tick - eager[k];
+        if (oldestTicks[id] <= baseTick && this.find(id, baseTick) < 0) this.add(id, baseTick);
+      }
+    }
+  }
+
+  private find(id: number, baseTick: number): number {
+    const tick = this.world.serverTick;
+    const entries = this.entries;
+    for (let e = id * WAYS * STRIDE, end = e + WAYS * STRIDE; e < end; e += STRIDE)
+      if (entries[e + TICK] === tick && entries[e + BASE] === baseTick) return e;
+    return -1;
+  }
+
+  /**
+   * Encodes the delta into the pool (emptied when the tick changed) as a new entry. Encoding at
+   * once, rather than measuring first, walks the states once: nearly every delta measured is
+   * also written to some client.
+   */
+  private add(id: number, baseTick: number): number {
+    const tick = this.world.serverTick;
+    if (this.poolTick !== tick) {
+      this.poolTick = tick;
+      this.poolLength = 0;
+    }
+    const history = this.world.histories[id]!;
+    const base = baseTick < 0 ? history.layout.zero : history.at(baseTick);
+    if (base === null) throw new Error(`SharedDeltas: entity ${id} has no state at tick ${baseTick}`);
+    const at = this.encode(history.layout as EntityLayout<unknown>, history.latest!, base, false);
+    const way = this.nextWay[id];
+    this.nextWay[id] = (way + 1) % WAYS;
+    const e = (id * WAYS + way) * STRIDE;
+    this.entries[e + TICK] = tick;
+    this.entries[e + BASE] = baseTick;
+    this.entries[e + BITS] = this.scratch.bitsProcessed;
+    this.entries[e + WORDS] = at;
+    this.entries[e + REPEAT_BITS] = -1;
+    return e;
+  }
+
+  /** Adds the repeat form of the entry (same tick: the pool still holds its full form). */
+  private addRepeat(e: number, layout: EntityLayout<unknown>, state: LaneState, base: LaneState): void {
+    const at = this.encode(layout, state, base, true);
+    this.entries[e + REPEAT_BITS] = this.scratch.bitsProcessed;
+    this.entries[e + REPEAT_WORDS] = at;
+  }
+
+  /** Encodes a delta into the pool; returns where its words start (its bits: scratch.bitsProcessed). */
+  private encode(layout: EntityLayout<unknown>, state: LaneState, base: LaneState, repeat: boolean): number {
+    let ws = this.scratch;
+    for (;;) {
+      ws.reset();
+      try {
+        encodeDelta(ws, layout, state, base, repeat);
+        break;
+      } catch (error) {
+        // Only a state larger than any before (long blobs) overflows: retry in a larger buffer.
+        if (!(error instanceof BitWriterOverflowError)) throw error;
+        ws = new WriteStream(ws.writer.capacityBytes * 4);
+        this.scratch = ws;
+      }
+    }
+    const words = (ws.bitsProcessed + 31) >>> 5;
+    if (this.poolLength + words > this.pool.length) {
+      const bigger = new Uint32Array(Math.max(this.pool.length * 2, this.poolLength + words));
+      bigger.set(this.pool);
+      this.pool = bigger;
+    }
+    const at = this.poolLength;
+    ws.writer.copyWords(this.pool, at);
+    this.poolLength += words;
+    return at;
+  }
+}
