@@ -149,6 +149,8 @@ describe('custom channels', () => {
     assert.ok(heard.every((h, i) => i === 0 || h.now > heard[i - 1].now));
     assert.ok(heard.at(-1)!.rtt > 0, 'the round trip is measured by then');
     assert.equal(heard.at(-1)!.loss, 0);
-    assert.equal(session.server.stats(0).rtt, heard.at(-1)!.rtt);
+    // The newest sample, not the packet layer's slowly smoothed figure: on this loopback link each
+    // sample is a tick or two of the test's clock.
+    assert.ok(heard.at(-1)!.rtt <= 2 * (1000 / 60) + 1e-9, `a sample of ${heard.at(-1)!.rtt} ms`);
   });
 });

@@ -104,7 +104,8 @@ export interface CustomChannel {
   close?(): void;
   /**
    * The link as the packet layer measures it, before each packet a server writes (optional): the
-   * smoothed round trip in ms and the packet loss in percent (the replication layer's flow modes).
+   * newest round-trip sample in ms and the smoothed packet loss in percent (the replication
+   * layer's flow modes).
    */
   link?(rtt: number, packetLoss: number, now: number): void;
 }

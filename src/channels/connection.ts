@@ -382,7 +382,7 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
     return this.linkObservers.length > 0;
   }
 
-  /** Hands the link's round trip (ms) and packet loss (percent) to the custom channels that want them. */
+  /** Hands the link's newest round-trip sample (ms) and packet loss (percent) to the custom channels that want them. */
   observeLink(rtt: number, packetLoss: number, now: number): void {
     for (const channel of this.linkObservers) channel.link(rtt, packetLoss, now);
   }

@@ -117,6 +117,11 @@ export class ReliableEndpoint<R = unknown> {
   rttMin = 0;
   rttMax = 0;
   rttAvg = 0;
+  /**
+   * The newest round-trip sample, ms (0 before the first ack): `rtt` follows the reference's slow
+   * smoothing (0.0025 a sample, seconds to follow a change); this is for what must react sooner.
+   */
+  rttSample = 0;
   jitterAvgVsMinRtt = 0;
   jitterMaxVsMinRtt = 0;
   jitterStddevVsAvgRtt = 0;
@@ -334,6 +339,7 @@ export class ReliableEndpoint<R = unknown> {
       const record = this.sent.resolve(sent, true);
       this.counters.packetsAcked++;
       const rtt = (this.time - sentTime) * 1000;
+      this.rttSample = rtt;
       this.rttHistory[acked % this.rttHistory.length] = rtt;
       this.rttHistoryChanged = true;
       if ((this.rtt === 0 && rtt > 0) || Math.abs(this.rtt - rtt) < 0.00001) this.rtt = rtt;
@@ -487,7 +493,7 @@ export class ReliableEndpoint<R = unknown> {
     this.rttHistory.fill(-1);
     this.rttHistoryChanged = true;
     Object.assign(this.counters, emptyReliableCounters());
-    this.rtt = this.rttMin = this.rttMax = this.rttAvg = 0;
+    this.rtt = this.rttMin = this.rttMax = this.rttAvg = this.rttSample = 0;
     this.jitterAvgVsMinRtt = this.jitterMaxVsMinRtt = this.jitterStddevVsAvgRtt = 0;
     this.packetLoss = this.sentKbps = this.receivedKbps = this.ackedKbps = 0;
   }

@@ -21,6 +21,12 @@ export interface FlowControlOptions {
   rttThreshold?: number;
   /** Packet loss above which the link is bad, percent (default 10). */
   lossThreshold?: number;
+  /**
+   * How far each round-trip sample moves the estimate compared with the threshold (default 0.1,
+   * as Fiedler's; 1 takes each sample as it is): one late ack does not flip the mode, a link that
+   * got slow does within a few dozen packets.
+   */
+  rttSmoothing?: number;
 }
 
 export type FlowMode = 'good' | 'bad';
@@ -36,6 +42,9 @@ export class FlowControl {
   readonly badKbps: number;
   readonly rttThreshold: number;
   readonly lossThreshold: number;
+  readonly rttSmoothing: number;
+  /** The smoothed round trip, ms (0 before the first sample). */
+  private _rtt = 0;
   private _mode: FlowMode = 'good';
   /** Seconds conditions must stay good in bad mode before returning to good. */
   private _penalty = INITIAL_PENALTY;
@@ -59,6 +68,14 @@ export class FlowControl {
       );
     this.rttThreshold = checkPositive('FlowControl', 'rttThreshold', options.rttThreshold ?? 250);
     this.lossThreshold = checkNonNegative('FlowControl', 'lossThreshold', options.lossThreshold ?? 10);
+    this.rttSmoothing = checkPositive('FlowControl', 'rttSmoothing', options.rttSmoothing ?? 0.1);
+    if (this.rttSmoothing > 1)
+      throw new RangeError(`FlowControl: rttSmoothing must be in (0, 1], got ${this.rttSmoothing}`);
+  }
+
+  /** The smoothed round trip the mode is judged by, ms. */
+  get rtt(): number {
+    return this._rtt;
   }
 
   get mode(): FlowMode {
@@ -80,8 +97,9 @@ export class FlowControl {
   }
 
   /**
-   * Takes the link's measured round trip (ms) and packet loss (percent) at `now` (seconds,
-   * monotonic); returns the mode. Throws on a time going backwards or a figure not finite.
+   * Takes the link's newest round-trip sample (ms; 0 when there is none yet, which is ignored)
+   * and packet loss (percent) at `now` (seconds, monotonic); returns the mode. Throws on a time
+   * going backwards or a figure not finite.
    */
   update(now: number, rtt: number, packetLoss: number): FlowMode {
     checkNonNegative('FlowControl.update', 'rtt', rtt);
@@ -89,7 +107,8 @@ export class FlowControl {
     const last = this.last;
     this.last = checkTime('FlowControl.update', now, last);
     const dt = last === NO_TIME_YET ? 0 : now - last;
-    const bad = rtt > this.rttThreshold || packetLoss > this.lossThreshold;
+    if (rtt > 0) this._rtt = this._rtt === 0 ? rtt : this._rtt + (rtt - this._rtt) * this.rttSmoothing;
+    const bad = this._rtt > this.rttThreshold || packetLoss > this.lossThreshold;
     if (this._mode === 'good') {
       if (bad) {
         this._mode = 'bad';

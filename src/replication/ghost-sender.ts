@@ -13,6 +13,7 @@ import {
   PRESENT,
   WAITING,
 } from './event-sender.js';
+import { FlowControl, type FlowControlOptions } from './flow-control.js';
 import { GhostTable } from './ghost-table.js';
 import {
   baselineBits,
@@ -52,6 +53,8 @@ export interface GhostShared {
   readonly resendInterval: number;
   /** A per-client cap on the section's bytes per packet and rate, or undefined for none. */
   readonly bandwidth: BandwidthBudgetOptions | undefined;
+  /** Good / bad flow modes setting each client's rate from its link, or undefined for a fixed rate. */
+  readonly flow: FlowControlOptions | undefined;
   /** The server's events (emitted, waiting for the tick, offered to each client's `events`). */
   readonly events: EventHub;
   /** Brings interest up to the world's tick (every sender's `left` handled) before a packet. */
@@ -126,6 +129,13 @@ export class GhostSender implements CustomChannel, GhostPresence {
   /** Whether the client acked a section carrying the configuration fingerprint (so it checked it). */
   private configurationAcked = false;
   private readonly budget: BandwidthBudget | null;
+  /** The client's flow modes (with `flow` in the options), which set the budget's rate. */
+  readonly flow: FlowControl | null;
+  /**
+   * Takes the link's round trip and loss before each packet (CustomChannel.link): present only
+   * with flow modes, so a fixed-rate sender costs the connection nothing per packet.
+   */
+  readonly link?: (rtt: number, packetLoss: number, now: number) => void;
   /** The changed lanes of the update written before, for the repeat prefix (entity-delta.ts). */
   private readonly previousChanges: PreviousChanges;
 
@@ -135,7 +145,21 @@ export class GhostSender implements CustomChannel, GhostPresence {
   ) {
     const capacity = shared.world.capacity;
     this.table = new GhostTable(capacity);
-    this.budget = shared.bandwidth === undefined ? null : new BandwidthBudget(shared.bandwidth);
+    this.budget =
+      shared.bandwidth === undefined && shared.flow === undefined
+        ? null
+        : new BandwidthBudget(shared.bandwidth);
+    this.flow = null;
+    if (shared.flow !== undefined) {
+      const budget = this.budget!;
+      const flow = new FlowControl({ goodKbps: budget.kbps, ...shared.flow });
+      budget.kbps = flow.kbps;
+      this.flow = flow;
+      this.link = (rtt, packetLoss, now) => {
+        flow.update(now, rtt, packetLoss);
+        budget.kbps = flow.kbps;
+      };
+    }
     this.idBits = idBits(capacity);
     this.typeBits = Math.max(0, Math.ceil(Math.log2(shared.world.types.length)));
     this.events = new EventSender(shared.events, view, this, shared.resendInterval);

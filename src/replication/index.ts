@@ -61,6 +61,7 @@ export {
   type ReceivedEvent,
 } from './event.js';
 export type { EmitOptions, EventLimits, EventStats } from './event-hub.js';
+export { FlowControl, type FlowControlOptions, type FlowMode } from './flow-control.js';
 export { IdList } from './id-list.js';
 export { InterestManager, type InterestManagerOptions, type RelevanceFilter } from './interest.js';
 export { DEFAULT_LEAVE_FACTOR, InterestView, type InterestViewOptions } from './interest-view.js';

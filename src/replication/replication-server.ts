@@ -1,3 +1,4 @@
+import { checkIndex } from '../channels/check-index.js';
 import type { CustomChannelConfig } from '../channels/config.js';
 import { BandwidthBudget, type BandwidthBudgetOptions } from './budget.js';
 import { checkPositive } from './check-argument.js';
@@ -5,6 +6,7 @@ import { CommandRouter, type CommandRouterOptions } from './command-router.js';
 import { configurationHash } from './configuration.js';
 import type { AnyEventType, EventType } from './event.js';
 import { type EmitOptions, EventHub, type EventLimits, type EventStats } from './event-hub.js';
+import { FlowControl, type FlowControlOptions, type FlowMode } from './flow-control.js';
 import { GhostPlan, GhostSender, type GhostShared } from './ghost-sender.js';
 import { InterestManager } from './interest.js';
 import type { InterestView } from './interest-view.js';
@@ -38,6 +40,13 @@ export interface ReplicationServerOptions {
    * what does not fit waits, highest priority first. Default: none beyond `budgetBytes`.
    */
   bandwidth?: BandwidthBudgetOptions;
+  /**
+   * Adapts each client's rate to its link (Fiedler's good / bad flow modes, FlowControl): the
+   * bucket gets `goodKbps` (default `bandwidth.kbps`, else 256) while the round trip and loss the
+   * packet layer measures stay under their thresholds (250 ms, 10%), `badKbps` (default a quarter)
+   * from the first packet they do not, until they stayed good for the penalty time. Default: off.
+   */
+  flow?: FlowControlOptions;
   /** Without it every entity is relevant to every client; with it, types with a position are by distance. */
   interest?: ReplicationInterestOptions;
   /** How priority falls with distance from a view's center (only with `interest`). */
@@ -87,7 +96,9 @@ export class ReplicationServer {
     const resendInterval = options.resendInterval ?? 0.1;
     if (!(resendInterval >= 0 && resendInterval < Number.POSITIVE_INFINITY))
       throw new RangeError(`ReplicationServer: resendInterval must be >= 0 seconds, got ${resendInterval}`);
-    if (options.bandwidth !== undefined) new BandwidthBudget(options.bandwidth); // checks the options now
+    // Checks the options now, not at the first connection.
+    const budget = new BandwidthBudget(options.bandwidth);
+    if (options.flow !== undefined) new FlowControl({ goodKbps: budget.kbps, ...options.flow });
     this.commands = new CommandRouter({ ...options.commands, world, maxClients });
     this.senders = new Array(maxClients).fill(null);
     this.eventHub = new EventHub(world, maxClients, options.events ?? [], options.eventLimits);
@@ -106,6 +117,7 @@ export class ReplicationServer {
       deltas: new SharedDeltas(world),
       resendInterval,
       bandwidth: options.bandwidth,
+      flow: options.flow,
       refresh: () => this.refresh(),
       // A connection that ended frees its view, unless a newer one already took the slot.
       closed: (sender) => {
@@ -173,6 +185,19 @@ export class ReplicationServer {
   /** Event counters over every client (see EventStats). */
   get eventStats(): Readonly<EventStats> {
     return this.eventHub.stats;
+  }
+
+  /**
+   * A client's flow mode and the rate it sets (with `flow` in the options; null without, or when
+   * the client is not connected): the mode, the rate in kbit/s, the seconds of good conditions bad
+   * mode needs before returning, and how many times the link fell to bad mode.
+   */
+  flowStats(clientIndex: number): { mode: FlowMode; kbps: number; penalty: number; drops: number } | null {
+    const flow =
+      this.senders[checkIndex('ReplicationServer.flowStats', 'clientIndex', clientIndex, this.senders.length)]
+        ?.flow;
+    if (flow === null || flow === undefined) return null;
+    return { mode: flow.mode, kbps: flow.kbps, penalty: flow.penalty, drops: flow.drops };
   }
 
   /**
