@@ -53,6 +53,9 @@ export class Arena {
     maxClients: 64,
     interest: { grid: { min: [0, 0], max: [ARENA, ARENA], cellSize: RADIUS / 2 }, radius: RADIUS },
     commands: { ratePerSecond: 90, burst: 10 },
+    // Each bot's ghost section gets 96 kbit/s while its link is good, 24 while RTT > 250 ms or loss > 10%.
+    bandwidth: { kbps: 96 },
+    flow: { badKbps: 24 },
   });
   private readonly orbs: Entity<OrbValue>[] = [];
   private readonly heading: number[] = [];

@@ -218,7 +218,7 @@ function tick(): void {
 function draw(time: number): void {
   const lines = [
     `ghostwire live: ${bots.length} bots ↔ server ${serverSocket.localAddress} over UDP, link ${conditions.latency}±${conditions.jitter} ms, ${conditions.loss}% loss, ${conditions.duplicates}% duplicates (seed ${SEED})  t=${time.toFixed(1)} s`,
-    'bot  state      rtt ms  loss %  up kbps  down kbps  msgs/s out  msgs/s in  reliable in flight  maps in  map progress  reliable in order  ghosts  avatar (x, y) score',
+    'bot  state      rtt ms  loss %  up kbps  down kbps  msgs/s out  msgs/s in  reliable in flight  maps in  map progress  reliable in order  ghosts  flow  avatar (x, y) score',
   ];
   bots.forEach((bot, i) => {
     if (!bot.client.connected) {
@@ -256,7 +256,7 @@ function draw(time: number): void {
         ? '-'
         : `(${avatar.value.x.toFixed(1)}, ${avatar.value.y.toFixed(1)}) ${avatar.value.score}`;
     lines.push(
-      `${String(i).padStart(3)}  connected ${s.rtt.toFixed(1).padStart(7)} ${s.packetLoss.toFixed(1).padStart(7)} ${upKbps.toFixed(1).padStart(8)} ${downKbps.toFixed(1).padStart(10)} ${outRate.toFixed(0).padStart(11)} ${inRate.toFixed(0).padStart(10)} ${String(s.queues[RELIABLE].send).padStart(19)} ${`${bot.maps.received}/${bot.maps.sent}`.padStart(8)} ${progress.padStart(13)}  ${(inOrder ? 'yes' : 'NO').padEnd(17)} ${String(bot.arenaBot.mirror.size).padStart(6)}  ${where}`,
+      `${String(i).padStart(3)}  connected ${s.rtt.toFixed(1).padStart(7)} ${s.packetLoss.toFixed(1).padStart(7)} ${upKbps.toFixed(1).padStart(8)} ${downKbps.toFixed(1).padStart(10)} ${outRate.toFixed(0).padStart(11)} ${inRate.toFixed(0).padStart(10)} ${String(s.queues[RELIABLE].send).padStart(19)} ${`${bot.maps.received}/${bot.maps.sent}`.padStart(8)} ${progress.padStart(13)}  ${(inOrder ? 'yes' : 'NO').padEnd(17)} ${String(bot.arenaBot.mirror.size).padStart(6)}  ${(arena.replication.flowStats(bot.client.client.clientIndex)?.mode ?? '-').padEnd(4)}  ${where}`,
     );
   });
   if (tty) {
