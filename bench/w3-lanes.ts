@@ -5,8 +5,6 @@
  * encoding; then the cost of the changed-lane set forms beside serialize's subset encodings, and
  * the speed of quantize / write / read. Skips with a message where ../shared is absent.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { commandLine, flagValue, positiveIntegerFlag } from '../scripts/cli.js';
 import {
   compileLayout,
@@ -26,37 +24,7 @@ import {
   serializeSubsetSentinel,
 } from '../src/serialize/subset.js';
 import { WriteStream } from '../src/serialize/write-stream.js';
-
-interface Scene {
-  px: Float32Array;
-  py: Float32Array;
-  pz: Float32Array;
-  qw: Float32Array;
-  qx: Float32Array;
-  qy: Float32Array;
-  qz: Float32Array;
-  rest: Uint8Array;
-}
-interface SceneModule {
-  CUBES: number;
-  initialState(): Scene;
-  step(s: Scene): void;
-}
-
-const Cube = t.object({
-  position: t.object({
-    x: t.float(-32, 32, 1 / 512),
-    y: t.float(-32, 32, 1 / 512),
-    z: t.float(0, 8, 1 / 512),
-  }),
-  orientation: t.smallestThree(9),
-  rest: t.bool(),
-});
-type CubeValue = {
-  position: { x: number; y: number; z: number };
-  orientation: [number, number, number, number];
-  rest: boolean;
-};
+import { CubeSchema, type CubeValue, cubeValue, loadScene, type SceneModule } from './w3/scene.js';
 
 const args = commandLine({
   name: 'node dist/bench/w3-lanes.js',
@@ -65,28 +33,16 @@ const args = commandLine({
   flags: { frames: { arg: 'N', help: 'frames of the scene to run (default 1200)' } },
 });
 const frames = flagValue(() => positiveIntegerFlag('--frames', args.frames, 1200));
-const scenePath = fileURLToPath(new URL('../../../shared/workloads/w3-scene.mjs', import.meta.url));
-if (!existsSync(scenePath)) {
-  console.log(`w3-lanes: skipped, ${scenePath} is absent`);
+const loaded = await loadScene();
+if (typeof loaded === 'string') {
+  console.log(`w3-lanes: skipped, ${loaded}`);
   process.exit(0);
 }
-const scene = (await import(pathToFileURL(scenePath).href)) as SceneModule;
-const layout = compileLayout(Cube);
-const codec = compile(Cube);
+const scene: SceneModule = loaded;
+const layout = compileLayout(CubeSchema);
+const codec = compile(CubeSchema);
 const LAGS = [1, 6];
 const HISTORY = Math.max(...LAGS) + 1;
-
-function cubeValue(s: Scene, k: number, out: CubeValue): CubeValue {
-  out.position.x = s.px[k];
-  out.position.y = s.py[k];
-  out.position.z = s.pz[k];
-  out.orientation[0] = s.qx[k];
-  out.orientation[1] = s.qy[k];
-  out.orientation[2] = s.qz[k];
-  out.orientation[3] = s.qw[k];
-  out.rest = s.rest[k] === 1;
-  return out;
-}
 
 // history[f % HISTORY][k]: the quantized state of cube k at frame f.
 const history: LaneState[][] = Array.from({ length: HISTORY }, () =>

@@ -1,7 +1,7 @@
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
 import { type AnyEventType, payloadLengthBits } from './event.js';
-import { TICK_BITS } from './ghost-wire.js';
+import { readTickBefore, tickBeforeBits, writeTickBefore } from './ghost-wire.js';
 
 /**
  * The events part of a ghost section (docs/replication.md, "Wire format: events"), shared by the
@@ -18,35 +18,20 @@ export const SEQUENCE_MASK = 0xffff;
 export const RELIABLE_WINDOW = 256;
 /** Unreliable events a client remembers, to drop a packet's copy it already dispatched. */
 export const UNRELIABLE_MEMORY = 256;
-/** Event ticks up to this far before the section's go in the short form. */
-const SHORT_TICK_BITS = 4;
-const SHORT_TICK_MAX = 1 << SHORT_TICK_BITS;
-
 /** Bits of an event's tick: `0` the section's; `10` + 4 bits, 1..16 before it; `11` + 32 bits. */
 export function eventTickBits(sectionTick: number, tick: number): number {
-  if (tick === sectionTick) return 1;
-  return sectionTick - tick <= SHORT_TICK_MAX ? 2 + SHORT_TICK_BITS : 2 + TICK_BITS;
+  return tick === sectionTick ? 1 : 1 + tickBeforeBits(sectionTick, tick);
 }
 
 export function writeEventTick(ws: WriteStream, sectionTick: number, tick: number): void {
-  if (tick === sectionTick) {
-    ws.bits(0, 1);
-    return;
-  }
-  const offset = sectionTick - tick;
-  if (offset <= SHORT_TICK_MAX) {
-    ws.bits(0b01, 2);
-    ws.bits(offset - 1, SHORT_TICK_BITS);
-  } else {
-    ws.bits(0b11, 2);
-    ws.bits(tick, TICK_BITS);
-  }
+  ws.bits(tick === sectionTick ? 0 : 1, 1);
+  if (tick !== sectionTick) writeTickBefore(ws, sectionTick, tick);
 }
 
 /** Reads an event's tick; fails the stream unless it is in [1, sectionTick]. */
 export function readEventTick(rs: ReadStream, sectionTick: number): number {
   if (rs.bits(0, 1) === 0) return sectionTick;
-  const tick = rs.bits(0, 1) === 0 ? sectionTick - 1 - rs.bits(0, SHORT_TICK_BITS) : rs.bits(0, TICK_BITS);
+  const tick = readTickBefore(rs, sectionTick);
   if (rs.ok && !(tick >= 1 && tick <= sectionTick)) rs.fail(`event tick ${tick} not in [1, ${sectionTick}]`);
   return tick;
 }

@@ -70,10 +70,33 @@ export function readUpdateId(rs: ReadStream, previous: number, capacity: number)
   return id;
 }
 
-/** Bits of a baseline in its explicit form: absolute (`0`), or `1` + the offset back from the section's tick. */
+/**
+ * A tick before `reference` (a baseline before the section's tick, an event's tick before it),
+ * after the caller's own first bit: `0` + 4 bits, 1..16 ticks back; `1` + 32 bits, the tick.
+ */
+export function tickBeforeBits(reference: number, tick: number): number {
+  return reference - tick <= SHORT_OFFSET_MAX ? 1 + SHORT_OFFSET_BITS : 1 + TICK_BITS;
+}
+
+export function writeTickBefore(ws: WriteStream, reference: number, tick: number): void {
+  const offset = reference - tick;
+  if (offset <= SHORT_OFFSET_MAX) {
+    ws.bits(0, 1);
+    ws.bits(offset - 1, SHORT_OFFSET_BITS);
+  } else {
+    ws.bits(1, 1);
+    ws.bits(tick, TICK_BITS);
+  }
+}
+
+/** Reads what writeTickBefore wrote (the caller checks the range). */
+export function readTickBefore(rs: ReadStream, reference: number): number {
+  return rs.bits(0, 1) === 0 ? reference - 1 - rs.bits(0, SHORT_OFFSET_BITS) : rs.bits(0, TICK_BITS);
+}
+
+/** Bits of a baseline in its explicit form: absolute (`0`), or `1` + the tick before the section's. */
 function explicitBaselineBits(tick: number, baselineTick: number): number {
-  if (baselineTick < 0) return 1;
-  return tick - baselineTick <= SHORT_OFFSET_MAX ? 2 + SHORT_OFFSET_BITS : 2 + TICK_BITS;
+  return baselineTick < 0 ? 1 : 1 + tickBeforeBits(tick, baselineTick);
 }
 
 /**
@@ -138,24 +161,14 @@ export function readBaseline(rs: ReadStream, tick: number, reference: number): n
 
 /** `0`: against the zero state; `10` + 4 bits: 1..16 ticks back; `11` + 32 bits: that tick. */
 function writeExplicitBaseline(ws: WriteStream, tick: number, baselineTick: number): void {
-  if (baselineTick < 0) {
-    ws.bits(0, 1);
-    return;
-  }
-  const offset = tick - baselineTick;
-  if (offset <= SHORT_OFFSET_MAX) {
-    ws.bits(0b01, 2);
-    ws.bits(offset - 1, SHORT_OFFSET_BITS);
-  } else {
-    ws.bits(0b11, 2);
-    ws.bits(baselineTick, TICK_BITS);
-  }
+  ws.bits(baselineTick < 0 ? 0 : 1, 1);
+  if (baselineTick >= 0) writeTickBefore(ws, tick, baselineTick);
 }
 
 /** Reads an explicit baseline tick (-1: absolute); fails the stream unless it is before `tick`. */
 function readExplicitBaseline(rs: ReadStream, tick: number): number {
   if (rs.bits(0, 1) === 0) return -1;
-  const baseline = rs.bits(0, 1) === 0 ? tick - 1 - rs.bits(0, SHORT_OFFSET_BITS) : rs.bits(0, TICK_BITS);
+  const baseline = readTickBefore(rs, tick);
   if (rs.ok && !(baseline >= 0 && baseline < tick)) rs.fail(`baseline tick ${baseline} not before ${tick}`);
   return baseline;
 }
