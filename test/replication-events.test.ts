@@ -30,6 +30,8 @@ function pair(limits: EventLimits = {}, budgetBytes?: number) {
     events,
     eventLimits: limits,
     budgetBytes,
+    // Room for the full windows these tests send in a packet (the default bucket is 256 kbit/s).
+    bandwidth: { bytesPerPacket: 4096, kbps: 1e6 },
   });
   const log: string[] = [];
   const received: ReceivedEvent[] = [];

@@ -145,13 +145,13 @@ export class GhostSender implements CustomChannel, GhostPresence {
   ) {
     const capacity = shared.world.capacity;
     this.table = new GhostTable(capacity);
-    this.budget =
+    const budget =
       shared.bandwidth === undefined && shared.flow === undefined
         ? null
         : new BandwidthBudget(shared.bandwidth);
+    this.budget = budget;
     this.flow = null;
-    if (shared.flow !== undefined) {
-      const budget = this.budget!;
+    if (budget !== null && shared.flow !== undefined) {
       const flow = new FlowControl({ goodKbps: budget.kbps, ...shared.flow });
       budget.kbps = flow.kbps;
       this.flow = flow;

@@ -37,7 +37,8 @@ export interface ReplicationServerOptions {
   resendInterval?: number;
   /**
    * A per-client token bucket on the section (bytes per packet and kbit/s; see BandwidthBudget):
-   * what does not fit waits, highest priority first. Default: none beyond `budgetBytes`.
+   * what does not fit waits, highest priority first. Default: BandwidthBudget's, at most 512 bytes
+   * a packet and 256 kbit/s, so a 60 Hz game's sections stay under 256 kbit/s.
    */
   bandwidth?: BandwidthBudgetOptions;
   /**
@@ -116,7 +117,8 @@ export class ReplicationServer {
       plan: new GhostPlan(),
       deltas: new SharedDeltas(world),
       resendInterval,
-      bandwidth: options.bandwidth,
+      // The default bucket (512 B a packet, 256 kbit/s) keeps a 60 Hz game's sections under 256 kbit/s.
+      bandwidth: options.bandwidth ?? {},
       flow: options.flow,
       refresh: () => this.refresh(),
       // A connection that ended frees its view, unless a newer one already took the slot.
