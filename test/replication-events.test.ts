@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defineMessage, MessageConnection, MessageFactory } from '../src/channels/index.js';
 import {
+  type BandwidthBudgetOptions,
   ClientMirror,
   defineEntity,
   defineEvent,
@@ -22,7 +23,12 @@ const events = [Explosion, Chat];
 const factory = new MessageFactory([defineMessage('none', t.object({ n: t.uint8() }))]);
 const CAPACITY = 16;
 
-function pair(limits: EventLimits = {}, budgetBytes?: number) {
+function pair(
+  limits: EventLimits = {},
+  budgetBytes?: number,
+  // Room for the full windows these tests send in a packet (the default bucket is 256 kbit/s).
+  bandwidth: BandwidthBudgetOptions = { bytesPerPacket: 4096, kbps: 1e6 },
+) {
   const world = new ServerWorld({ types, capacity: CAPACITY, historyLength: 8 });
   const replication = new ReplicationServer({
     world,
@@ -30,8 +36,7 @@ function pair(limits: EventLimits = {}, budgetBytes?: number) {
     events,
     eventLimits: limits,
     budgetBytes,
-    // Room for the full windows these tests send in a packet (the default bucket is 256 kbit/s).
-    bandwidth: { bytesPerPacket: 4096, kbps: 1e6 },
+    bandwidth,
   });
   const log: string[] = [];
   const received: ReceivedEvent[] = [];
@@ -335,7 +340,12 @@ describe('replication events', () => {
   });
 
   it('unreliable events that wait too long are dropped', () => {
-    const p = pair({ unreliableMaxAge: 0.05 }, 12);
+    // A bucket of 64 bytes refilled at 8 bytes a second: a packet or two of events, then a wait.
+    const p = pair({ unreliableMaxAge: 0.05 }, undefined, {
+      bytesPerPacket: 64,
+      burstBytes: 64,
+      kbps: 0.064,
+    });
     for (let n = 0; n < 6; n++) p.replication.emit(Chat, { n, text: 'twenty bytes of text' });
     for (let i = 0; i < 10; i++) p.step();
     assert.ok(p.replication.eventStats.droppedExpired > 0);

@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defineMessage, MessageClient, MessageFactory } from '../src/channels/index.js';
 import { nobleAead } from '../src/connection/aead.js';
-import { ClientMirror, defineEntity, ReplicationServer, ServerWorld } from '../src/replication/index.js';
+import {
+  ClientMirror,
+  defineEntity,
+  defineEvent,
+  ReplicationServer,
+  ServerWorld,
+} from '../src/replication/index.js';
 import { t } from '../src/schema/schema.js';
 import { NetworkSimulator } from '../src/transport/simulator.js';
 import { messageSession } from './support/message-session.js';
@@ -91,6 +97,28 @@ describe('replication flow modes (good / bad)', () => {
     assert.equal(
       new ReplicationServer({ world: new ServerWorld({ types: [Blob], capacity: 4 }) }).flowStats(0),
       null,
+    );
+  });
+});
+
+describe('what can never fit a section', () => {
+  it('an entity type or event past the room throws at construction, naming it; what fits passes', () => {
+    const Note = defineEntity('note', t.object({ text: t.string(600) }));
+    const world = new ServerWorld({ types: [Blob, Note], capacity: 8 });
+    assert.throws(
+      () => new ReplicationServer({ world }),
+      /entity type note may take \d+ bits.*could never be sent/,
+    );
+    assert.doesNotThrow(() => new ReplicationServer({ world, bandwidth: { bytesPerPacket: 700 } }));
+    assert.throws(
+      () => new ReplicationServer({ world, bandwidth: { bytesPerPacket: 700 }, budgetBytes: 400 }),
+      /entity type note/,
+    );
+    const Shout = defineEvent('shout', t.object({ text: t.string(600) }));
+    const small = new ServerWorld({ types: [Blob], capacity: 8 });
+    assert.throws(() => new ReplicationServer({ world: small, events: [Shout] }), /an event shout may take/);
+    assert.doesNotThrow(
+      () => new ReplicationServer({ world: small, events: [Shout], bandwidth: { bytesPerPacket: 700 } }),
     );
   });
 });

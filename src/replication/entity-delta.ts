@@ -2,7 +2,7 @@ import { bitsRequired } from '../bits/bits-required.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
 import type { LaneState } from './lane-state.js';
-import { readValue, valueBits, writeValue } from './lane-value.js';
+import { maxValueBits, readValue, valueBits, writeValue } from './lane-value.js';
 import type { EntityLayout } from './layout.js';
 import { pastRange } from './plan.js';
 import { PreviousChanges } from './previous-changes.js';
@@ -59,6 +59,18 @@ function checkStates(layout: EntityLayout<unknown>, state: LaneState, baseline: 
   if (baseline === null) return layout.zero;
   layout.checkState(baseline, 'entity delta baseline');
   return baseline;
+}
+
+/**
+ * The most bits any state of the layout may take against any baseline (a repeat prefix not
+ * included): flags or list, every lane in its longest form, every blob at its most bytes.
+ */
+export function maxDeltaBits(layout: EntityLayout<unknown>): number {
+  const count = layout.lanes.length;
+  let bits = count > FLAGS_ONLY_LANES ? 1 + count : count;
+  for (const lane of layout.lanes) bits += maxValueBits(lane);
+  for (const blob of layout.blobs) bits += 1 + bitsRequired(0, blob.maxBytes) + blob.maxBytes * 8;
+  return bits;
 }
 
 /**

@@ -70,6 +70,12 @@ function componentFormBits(bits: number, value: number, base: number): number {
 const useComponents = (lane: ScalarLane, value: number, base: number): boolean =>
   (value & 3) === (base & 3) && componentFormBits(lane.rotation, value, base) < 1 + lane.bits;
 
+/** The most bits a lane's value may take against any base (the absolute forms). */
+export function maxValueBits(lane: ScalarLane): number {
+  if (lane.rotation > 0) return 1 + lane.bits;
+  return lane.delta ? CLASSES + lane.bits : lane.bits;
+}
+
 export function valueBits(lane: ScalarLane, value: number, base: number): number {
   if (lane.rotation > 0)
     return useComponents(lane, value, base) ? componentFormBits(lane.rotation, value, base) : 1 + lane.bits;

@@ -1,13 +1,17 @@
+import { bitsRequired } from '../bits/bits-required.js';
 import { checkIndex } from '../channels/check-index.js';
 import type { CustomChannelConfig } from '../channels/config.js';
 import { BandwidthBudget, type BandwidthBudgetOptions } from './budget.js';
 import { checkPositive } from './check-argument.js';
 import { CommandRouter, type CommandRouterOptions } from './command-router.js';
 import { configurationHash } from './configuration.js';
-import type { AnyEventType, EventType } from './event.js';
+import { maxDeltaBits } from './entity-delta.js';
+import { type AnyEventType, type EventType, payloadLengthBits } from './event.js';
 import { type EmitOptions, EventHub, type EventLimits, type EventStats } from './event-hub.js';
+import { EVENTS_HEAD_BITS } from './event-sender.js';
 import { FlowControl, type FlowControlOptions, type FlowMode } from './flow-control.js';
 import { GhostPlan, GhostSender, type GhostShared } from './ghost-sender.js';
+import { GENERATION_BITS, idBits, TICK_BITS, updateCountBits } from './ghost-wire.js';
 import { InterestManager } from './interest.js';
 import type { InterestView } from './interest-view.js';
 import { PriorityAccumulator, type PriorityOptions } from './priority.js';
@@ -100,6 +104,7 @@ export class ReplicationServer {
     // Checks the options now, not at the first connection.
     const budget = new BandwidthBudget(options.bandwidth);
     if (options.flow !== undefined) new FlowControl({ goodKbps: budget.kbps, ...options.flow });
+    checkSectionRoom(world, options.events ?? [], budget, options.budgetBytes);
     this.commands = new CommandRouter({ ...options.commands, world, maxClients });
     this.senders = new Array(maxClients).fill(null);
     this.eventHub = new EventHub(world, maxClients, options.events ?? [], options.eventLimits);
@@ -239,5 +244,45 @@ export class ReplicationServer {
     for (const sender of this.senders) sender?.handleLeft();
     this.eventHub.publish(this.senders); // events hook: emitted events join their clients' queues
     this.shared.deltas.prepare();
+  }
+}
+
+/**
+ * Throws when an entity type's create or an event could never fit a section within the budget
+ * (its most bytes a packet, and the channel's `budgetBytes`): it would wait forever, unseen.
+ * Nothing is fragmented, so a schema past the room is a configuration error, caught here rather
+ * than as a ghost that never appears. The packet's own budget (MessageServer's packetBudgetBytes,
+ * 1150 by default) is a further limit this cannot see.
+ */
+function checkSectionRoom(
+  world: ServerWorld,
+  events: readonly AnyEventType[],
+  budget: BandwidthBudget,
+  budgetBytes: number | undefined,
+): void {
+  const bytes = Math.min(budget.bytesPerPacket, budget.burstBytes, budgetBytes ?? Number.POSITIVE_INFINITY);
+  const capacity = world.capacity;
+  // The section head once the client acked the configuration (until then the fingerprint waits
+  // too): tick, configuration bit, list ends, update count, events bit.
+  const head = TICK_BITS + 1 + 2 + updateCountBits(capacity) + EVENTS_HEAD_BITS;
+  const room = Math.floor(bytes) * 8 - head;
+  const typeBits = Math.max(0, Math.ceil(Math.log2(world.types.length)));
+  for (const type of world.types) {
+    const bits = 1 + idBits(capacity) + typeBits + GENERATION_BITS + maxDeltaBits(type.layout);
+    if (bits > room)
+      throw new RangeError(
+        `ReplicationServer: a create of entity type ${type.name} may take ${bits} bits, more than a section's room of ${room} (${Math.floor(bytes)} bytes a packet less its head); it could never be sent: raise bandwidth.bytesPerPacket / budgetBytes or bound the schema`,
+      );
+  }
+  // An event alone in the events part: list bits and terminators, its number, type, entity id,
+  // tick, payload.
+  const eventTypeBits = bitsRequired(0, events.length);
+  for (const event of events) {
+    const payload = event.fixedBits >= 0 ? event.fixedBits : payloadLengthBits(event) + event.maxBytes * 8;
+    const bits = 3 + 16 + eventTypeBits + 1 + idBits(capacity) + 2 + TICK_BITS + payload;
+    if (bits > room)
+      throw new RangeError(
+        `ReplicationServer: an event ${event.name} may take ${bits} bits, more than a section's room of ${room} (${Math.floor(bytes)} bytes a packet less its head); it could never be sent: raise bandwidth.bytesPerPacket / budgetBytes or bound the schema`,
+      );
   }
 }
