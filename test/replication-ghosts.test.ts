@@ -210,4 +210,29 @@ describe(`replication ghosts (seed ${SEED})`, () => {
     assert.equal(c.mirror.size, 10);
     assertConverged(s.world, s.clients);
   });
+
+  it('an entity always relevant to a client stops being so when it ends: a new one under its id is not', () => {
+    const s = scene(SEED, 1, HISTORY, true);
+    const c = s.clients[0];
+    const index = c.client.client.clientIndex;
+    const far = { position: [60, 60, 60] as [number, number, number], rest: false };
+    const first = s.world.create(Cube, far);
+    s.world.tick();
+    s.replication.view(index)!.addAlwaysRelevant(first.id);
+    for (let i = 0; i < 20; i++) {
+      s.world.tick();
+      s.step(1 / 30);
+    }
+    assert.ok(c.mirror.ghost(first.id) !== null, 'always relevant, however far');
+    s.world.destroy(first);
+    s.world.tick();
+    const second = s.world.create(Cube, far);
+    assert.equal(second.id, first.id, 'the id is reused');
+    for (let i = 0; i < 20; i++) {
+      s.world.tick();
+      s.step(1 / 30);
+    }
+    assert.equal(c.mirror.ghost(second.id), null, 'the new entity is far away and not always relevant');
+    assert.equal(s.replication.view(index)!.alwaysRelevant.indexOf(first.id), -1);
+  });
 });

@@ -148,8 +148,11 @@ export class ReplicationServer {
         return;
       }
       if (interest.grid.has(id)) {
+        // The entity under this id ended: it is no longer always relevant, to everyone or to any
+        // client, so a new entity that reuses the id does not inherit that.
         interest.removeEntity(id);
         interest.removeAlwaysRelevant(id);
+        for (const sender of this.senders) if (sender !== null) sender.view.removeAlwaysRelevant(id);
       }
       if (typeIndex < 0) return;
       accumulator.setBase(id, type.priority);
