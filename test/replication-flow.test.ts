@@ -122,3 +122,34 @@ describe('what can never fit a section', () => {
     );
   });
 });
+
+describe('refusals are visible to the game', () => {
+  it("MessageClient.lastRejection says why the client refused the server's packets", () => {
+    const world = new ServerWorld({ types: [Blob], capacity: 8 });
+    const replication = new ReplicationServer({ world, maxClients: 2 });
+    const session = messageSession({
+      protocolId: 92n,
+      factory,
+      channels: [replication.channel],
+      maxClients: 2,
+    });
+    const mirror = new ClientMirror({ types: [Blob], capacity: 16 }); // not the server's capacity
+    const client = new MessageClient({
+      transport: session.network.createTransport('10.0.0.8:8'),
+      aead: nobleAead,
+      factory,
+      channels: [mirror.channel],
+    });
+    assert.equal(client.lastRejection, null);
+    client.connect(session.token(1n), session.clock.now);
+    world.create(Blob, { a: 1, b: 2, c: 3, d: 4 });
+    for (let i = 0; i < 60; i++) {
+      world.tick();
+      session.tick([client]);
+    }
+    assert.ok(client.connected);
+    assert.match(client.lastRejection ?? '', /replication configuration differs/);
+    assert.equal(session.server.lastRejection(client.client.clientIndex), null, 'the server refused nothing');
+    assert.throws(() => session.server.lastRejection(99), RangeError);
+  });
+});

@@ -227,6 +227,15 @@ export class MessageServer<M extends AnyMessageType = AnyMessageType> {
     return this.connection('MessageServer.blockProgress', clientIndex).blockProgress(channel);
   }
 
+  /** Why the last packet from this client the channels refused was refused; null when none was (or no client). */
+  lastRejection(clientIndex: number): string | null {
+    const c =
+      this.connections[
+        checkIndex('MessageServer.lastRejection', 'clientIndex', clientIndex, this.connections.length)
+      ];
+    return c?.lastRejection ?? null;
+  }
+
   /**
    * A slot's figures: live while a client is connected, final inside onDisconnect (`state:
    * 'ended'`), zeros for an empty slot (`state: 'disconnected'`).
@@ -320,6 +329,14 @@ export class MessageClient<M extends AnyMessageType = AnyMessageType> {
       const { data, record } = this.connection.writePacket(now);
       this.client.send(data, data.length, withRecord(record));
     }
+  }
+
+  /**
+   * Why the last packet the channels refused was refused (a bad replication section, a message
+   * outside its schema…), in this connection or the one that just ended; null when none was.
+   */
+  get lastRejection(): string | null {
+    return (this.connection ?? this.ended?.connection)?.lastRejection ?? null;
   }
 
   private channels(where: string, channel: number): MessageConnection<M> {
