@@ -4,7 +4,7 @@
  * bench suite prints. Profile the server with `node --cpu-prof --expose-gc dist/bench/w4/main.js`.
  */
 import { commandLine, flagValue, positiveIntegerFlag } from '../../scripts/cli.js';
-import { describeW4, runW4Scene } from './measure.js';
+import { describeW4, runW4Arena } from './measure.js';
 
 const args = commandLine({
   name: 'node --expose-gc dist/bench/w4/main.js',
@@ -18,5 +18,5 @@ const args = commandLine({
 const clients = flagValue(() => positiveIntegerFlag('--clients', args.clients, 1000));
 const ticks = flagValue(() => positiveIntegerFlag('--ticks', args.ticks, 120));
 const warmupTicks = flagValue(() => positiveIntegerFlag('--warmup', args.warmup, 40));
-const result = runW4Scene({ clients, ticks, warmupTicks }, (line) => console.log(line));
+const result = runW4Arena({ clients, ticks, warmupTicks }, (line) => console.log(line));
 for (const line of describeW4(result)) console.log(line);
