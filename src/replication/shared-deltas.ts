@@ -3,7 +3,7 @@ import { WriteStream } from '../serialize/write-stream.js';
 import { encodeDelta } from './entity-delta.js';
 import type { LaneState } from './lane-state.js';
 import type { EntityLayout } from './layout.js';
-import type { PreviousChanges } from './previous-changes.js';
+import { changedMask, type PreviousChanges } from './previous-changes.js';
 import type { ServerWorld } from './world.js';
 
 /** Entries kept per entity: the distinct baselines its clients are likely to share in a tick. */
@@ -18,15 +18,18 @@ const EAGER_SHARE = 0.15;
 /**
  * Numbers per entry: tick, baseline tick, bits and where its words start in the pool, then the
  * same for the repeat form (only the changed lanes' values: a client whose previous update changed
- * the same lanes), encoded when a client first needs it (REPEAT_BITS -1 until then).
+ * the same lanes), encoded when a client first needs it (REPEAT_BITS -1 until then), then the
+ * changed lanes as a mask (changedMask; -1 for wide layouts), so a write matches the client's
+ * previous sets without reading the states.
  */
-const STRIDE = 6;
+const STRIDE = 7;
 const TICK = 0;
 const BASE = 1;
 const BITS = 2;
 const WORDS = 3;
 const REPEAT_BITS = 4;
 const REPEAT_WORDS = 5;
+const MASK = 6;
 
 /**
  * Entity deltas encoded once per tick and baseline, for every client that needs them ("work
@@ -50,17 +53,29 @@ export class SharedDeltas {
   private lastCounts = new Float64Array(MAX_AGE + 1);
   private countsTick = -1;
   private readonly eager: number[] = [];
+  /** Per entity: the ages (bit per age 1..MAX_AGE) measured in tick `agesTick` (what the pass encodes ahead). */
+  private readonly ages: Uint32Array;
+  private readonly agesTick: Float64Array;
 
   constructor(private readonly world: ServerWorld) {
     this.entries = new Float64Array(world.capacity * WAYS * STRIDE);
     for (let e = 0; e < this.entries.length; e += STRIDE) this.entries[e + TICK] = -1;
     this.nextWay = new Uint8Array(world.capacity);
+    this.ages = new Uint32Array(world.capacity);
+    this.agesTick = new Float64Array(world.capacity).fill(-1);
   }
 
   /** Bits of the entity's latest state against its state at `baseTick` (-1: against zero). */
   measure(id: number, baseTick: number): number {
-    const age = baseTick < 0 ? 0 : this.world.serverTick - baseTick;
-    this.ageCounts[age <= MAX_AGE ? age : 0]++;
+    const tick = this.world.serverTick;
+    const age = baseTick < 0 ? 0 : tick - baseTick;
+    const counted = age <= MAX_AGE ? age : 0;
+    this.ageCounts[counted]++;
+    if (this.agesTick[id] !== tick) {
+      this.agesTick[id] = tick;
+      this.ages[id] = 0;
+    }
+    this.ages[id] |= 1 << counted;
     let entry = this.find(id, baseTick);
     if (entry < 0) entry = this.add(id, baseTick);
     return this.entries[entry + BITS];
@@ -75,7 +90,20 @@ export class SharedDeltas {
     let entry = this.find(id, baseTick);
     if (entry < 0) entry = this.add(id, baseTick);
     let form = 0;
-    if (previous !== undefined) {
+    const mask = this.entries[entry + MASK];
+    if (previous !== undefined && mask >= 0) {
+      // The sets compared as masks: the states are read only to encode the repeat form once.
+      const layout = this.world.histories[id]!.layout as EntityLayout<unknown>;
+      form = previous.matchMask(layout, mask);
+      const prefix = previous.prefixBits(layout, form);
+      if (prefix > 0) ws.bits(form === 1 ? 1 : form === 2 ? 0b10 : 0, prefix);
+      previous.recordMask(layout, mask);
+      if (form !== 0 && this.entries[entry + REPEAT_BITS] < 0) {
+        const history = this.world.histories[id]!;
+        const base = baseTick < 0 ? layout.zero : history.at(baseTick)!;
+        this.addRepeat(entry, layout, history.latest!, base);
+      }
+    } else if (previous !== undefined) {
       const history = this.world.histories[id]!;
       const layout = history.layout as EntityLayout<unknown>;
       const state = history.latest!;
@@ -116,10 +144,18 @@ export class SharedDeltas {
     for (let age = 1; age <= MAX_AGE && eager.length < EAGER_AGES; age++)
       if (total > 0 && last[age] >= EAGER_SHARE * total) eager.push(age);
     if (eager.length === 0) return;
+    let eagerMask = 0;
+    for (let k = 0; k < eager.length; k++) eagerMask |= 1 << eager[k];
     const { latestTicks, oldestTicks } = world;
+    const { ages, agesTick } = this;
     for (let id = 0; id < world.capacity; id++) {
       if (latestTicks[id] !== tick) continue;
+      // Only for entities some client measured last tick, at the ages they measured: an entity
+      // nobody sees (most of them with few clients) costs nothing.
+      const wanted = agesTick[id] === tick - 1 ? ages[id] & eagerMask : 0;
+      if (wanted === 0) continue;
       for (let k = 0; k < eager.length; k++) {
+        if ((wanted & (1 << eager[k])) === 0) continue;
         const baseTick = tick - eager[k];
         if (oldestTicks[id] <= baseTick && this.find(id, baseTick) < 0) this.add(id, baseTick);
       }
@@ -157,6 +193,7 @@ export class SharedDeltas {
     this.entries[e + BITS] = this.scratch.bitsProcessed;
     this.entries[e + WORDS] = at;
     this.entries[e + REPEAT_BITS] = -1;
+    this.entries[e + MASK] = changedMask(history.latest!, base);
     return e;
   }
 
