@@ -118,6 +118,26 @@ function writeRotation(ws: WriteStream, lane: ScalarLane, value: number, base: n
   }
 }
 
+const TWO_32 = 2 ** 32;
+
+/**
+ * What writeValue writes for a plain or delta lane, as one piece: its bits (least significant
+ * first, as written) + their count × 2^32; -1 for a rotation lane or more than 32 bits. Lets the
+ * shared deltas write a value into both forms of a delta while choosing its class once.
+ */
+export function packValue(lane: ScalarLane, value: number, base: number): number {
+  if (lane.rotation > 0) return -1;
+  if (!lane.delta) return lane.bits <= 32 ? value + lane.bits * TWO_32 : -1;
+  const c = chooseClass(lane, value, base);
+  if (c < 0) {
+    const bits = CLASSES + lane.bits;
+    return bits <= 32 ? ABSOLUTE_PREFIX + value * 2 ** CLASSES + bits * TWO_32 : -1;
+  }
+  const d = value - base;
+  const signAndOffset = (d < 0 ? 1 : 0) + (Math.abs(d) - DELTA_LOW[c]) * 2;
+  return 2 ** c - 1 + signAndOffset * 2 ** (c + 1) + classBits(c) * TWO_32;
+}
+
 export function writeValue(ws: WriteStream, lane: ScalarLane, value: number, base: number): void {
   if (lane.rotation > 0) {
     writeRotation(ws, lane, value, base);

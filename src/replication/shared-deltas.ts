@@ -1,6 +1,6 @@
 import { BitWriterOverflowError } from '../bits/bit-writer.js';
 import { WriteStream } from '../serialize/write-stream.js';
-import { encodeDelta } from './entity-delta.js';
+import { encodeDelta, encodeDeltaForms } from './entity-delta.js';
 import type { LaneState } from './lane-state.js';
 import type { EntityLayout } from './layout.js';
 import { changedMask, type PreviousChanges } from './previous-changes.js';
@@ -14,22 +14,25 @@ const MAX_AGE = 16;
 const EAGER_AGES = 3;
 /** An age is encoded ahead when it served at least this share of the last tick's measures. */
 const EAGER_SHARE = 0.15;
+/**
+ * The pass runs only when last tick's measures were at least this many per entity measured: with
+ * few clients per entity (W4 at 100 clients: ~0.9) an entity measured one tick is often not
+ * the next (budgets take turns), and encoding ahead would mostly be wasted work.
+ */
+const EAGER_SHARING = 2;
 
 /**
- * Numbers per entry: tick, baseline tick, bits and where its words start in the pool, then the
- * same for the repeat form (only the changed lanes' values: a client whose previous update changed
- * the same lanes), encoded when a client first needs it (REPEAT_BITS -1 until then), then the
- * changed lanes as a mask (changedMask; -1 for wide layouts), so a write matches the client's
+ * Numbers per entry: bits and where its words start in the pool, then the same for the repeat form
+ * (only the changed lanes' values: a client whose previous update changed the same lanes), then
+ * the changed lanes as a mask (changedMask; -1 for wide layouts), so a write matches the client's
  * previous sets without reading the states.
  */
-const STRIDE = 7;
-const TICK = 0;
-const BASE = 1;
-const BITS = 2;
-const WORDS = 3;
-const REPEAT_BITS = 4;
-const REPEAT_WORDS = 5;
-const MASK = 6;
+const STRIDE = 5;
+const BITS = 0;
+const WORDS = 1;
+const REPEAT_BITS = 2;
+const REPEAT_WORDS = 3;
+const MASK = 4;
 
 /**
  * Entity deltas encoded once per tick and baseline, for every client that needs them ("work
@@ -40,14 +43,20 @@ const MASK = 6;
  * baselines, replaced in turn. At W4 (1,000 clients, ~18 per entity) a delta serves ~4 clients.
  */
 export class SharedDeltas {
-  /** Per entity, WAYS entries side by side (one or two cache lines per entity). */
+  /** Per entity, WAYS entries side by side. */
   private readonly entries: Float64Array;
-  /** Per entity: the way the next new entry replaces. */
+  /** Per entity, WAYS baseline ticks (-1: absolute): the keys of its entries, in one cache line. */
+  private readonly bases: Float64Array;
+  /** Per entity: the tick its entries were encoded in (older ones are stale, all at once). */
+  private readonly waysTick: Float64Array;
+  /** Per entity: entries filled in `waysTick`, and the way the next new entry takes. */
+  private readonly filled: Uint8Array;
   private readonly nextWay: Uint8Array;
   private pool = new Uint32Array(1024);
   private poolLength = 0;
   private poolTick = -1;
   private scratch = new WriteStream(256);
+  private repeatScratch = new WriteStream(256);
   /** Measures per baseline age in the current tick (index 0: absolute or older than MAX_AGE). */
   private ageCounts = new Float64Array(MAX_AGE + 1);
   private lastCounts = new Float64Array(MAX_AGE + 1);
@@ -56,10 +65,15 @@ export class SharedDeltas {
   /** Per entity: the ages (bit per age 1..MAX_AGE) measured in tick `agesTick` (what the pass encodes ahead). */
   private readonly ages: Uint32Array;
   private readonly agesTick: Float64Array;
+  /** Entities measured in the current tick and in the one before. */
+  private measuredEntities = 0;
+  private lastMeasuredEntities = 0;
 
   constructor(private readonly world: ServerWorld) {
     this.entries = new Float64Array(world.capacity * WAYS * STRIDE);
-    for (let e = 0; e < this.entries.length; e += STRIDE) this.entries[e + TICK] = -1;
+    this.bases = new Float64Array(world.capacity * WAYS);
+    this.waysTick = new Float64Array(world.capacity).fill(-1);
+    this.filled = new Uint8Array(world.capacity);
     this.nextWay = new Uint8Array(world.capacity);
     this.ages = new Uint32Array(world.capacity);
     this.agesTick = new Float64Array(world.capacity).fill(-1);
@@ -74,6 +88,7 @@ export class SharedDeltas {
     if (this.agesTick[id] !== tick) {
       this.agesTick[id] = tick;
       this.ages[id] = 0;
+      this.measuredEntities++;
     }
     this.ages[id] |= 1 << counted;
     let entry = this.find(id, baseTick);
@@ -137,10 +152,13 @@ export class SharedDeltas {
     this.ageCounts = this.lastCounts;
     this.ageCounts.fill(0);
     this.lastCounts = last;
+    this.lastMeasuredEntities = this.measuredEntities;
+    this.measuredEntities = 0;
     let total = 0;
     for (let age = 0; age <= MAX_AGE; age++) total += last[age];
     const eager = this.eager;
     eager.length = 0;
+    if (total < EAGER_SHARING * this.lastMeasuredEntities) return;
     for (let age = 1; age <= MAX_AGE && eager.length < EAGER_AGES; age++)
       if (total > 0 && last[age] >= EAGER_SHARE * total) eager.push(age);
     if (eager.length === 0) return;
@@ -163,10 +181,11 @@ export class SharedDeltas {
   }
 
   private find(id: number, baseTick: number): number {
-    const tick = this.world.serverTick;
-    const entries = this.entries;
-    for (let e = id * WAYS * STRIDE, end = e + WAYS * STRIDE; e < end; e += STRIDE)
-      if (entries[e + TICK] === tick && entries[e + BASE] === baseTick) return e;
+    if (this.waysTick[id] !== this.world.serverTick) return -1;
+    const bases = this.bases;
+    const first = id * WAYS;
+    for (let way = 0, end = this.filled[id]; way < end; way++)
+      if (bases[first + way] === baseTick) return (first + way) * STRIDE;
     return -1;
   }
 
@@ -184,41 +203,66 @@ export class SharedDeltas {
     const history = this.world.histories[id]!;
     const base = baseTick < 0 ? history.layout.zero : history.at(baseTick);
     if (base === null) throw new Error(`SharedDeltas: entity ${id} has no state at tick ${baseTick}`);
-    const at = this.encode(history.layout as EntityLayout<unknown>, history.latest!, base, false);
+    const layout = history.layout as EntityLayout<unknown>;
+    const state = history.latest!;
+    const mask = changedMask(state, base);
+    // Against a baseline the repeat form is the usual one (moving things change the same lanes
+    // tick after tick): both forms are encoded now, in one pass. Creates never repeat.
+    const both = baseTick >= 0 && mask >= 0;
+    this.encode(layout, state, base, both ? 2 : 0);
+    if (this.waysTick[id] !== tick) {
+      this.waysTick[id] = tick;
+      this.filled[id] = 0;
+      this.nextWay[id] = 0;
+    }
     const way = this.nextWay[id];
     this.nextWay[id] = (way + 1) % WAYS;
+    if (this.filled[id] < WAYS) this.filled[id]++;
+    this.bases[id * WAYS + way] = baseTick;
     const e = (id * WAYS + way) * STRIDE;
-    this.entries[e + TICK] = tick;
-    this.entries[e + BASE] = baseTick;
     this.entries[e + BITS] = this.scratch.bitsProcessed;
-    this.entries[e + WORDS] = at;
+    this.entries[e + WORDS] = this.store(this.scratch);
     this.entries[e + REPEAT_BITS] = -1;
-    this.entries[e + MASK] = changedMask(history.latest!, base);
+    if (both) {
+      this.entries[e + REPEAT_BITS] = this.repeatScratch.bitsProcessed;
+      this.entries[e + REPEAT_WORDS] = this.store(this.repeatScratch);
+    }
+    this.entries[e + MASK] = mask;
     return e;
   }
 
   /** Adds the repeat form of the entry (same tick: the pool still holds its full form). */
   private addRepeat(e: number, layout: EntityLayout<unknown>, state: LaneState, base: LaneState): void {
-    const at = this.encode(layout, state, base, true);
+    this.encode(layout, state, base, 1);
     this.entries[e + REPEAT_BITS] = this.scratch.bitsProcessed;
-    this.entries[e + REPEAT_WORDS] = at;
+    this.entries[e + REPEAT_WORDS] = this.store(this.scratch);
   }
 
-  /** Encodes a delta into the pool; returns where its words start (its bits: scratch.bitsProcessed). */
-  private encode(layout: EntityLayout<unknown>, state: LaneState, base: LaneState, repeat: boolean): number {
-    let ws = this.scratch;
+  /**
+   * Encodes a delta into the scratch streams: `forms` 0 the full form into `scratch`, 1 the
+   * repeat form into `scratch`, 2 both (the repeat one into `repeatScratch`).
+   */
+  private encode(layout: EntityLayout<unknown>, state: LaneState, base: LaneState, forms: number): void {
     for (;;) {
+      const ws = this.scratch;
+      const repeat = this.repeatScratch;
       ws.reset();
+      repeat.reset();
       try {
-        encodeDelta(ws, layout, state, base, repeat);
-        break;
+        if (forms === 2) encodeDeltaForms(ws, repeat, layout, state, base);
+        else encodeDelta(ws, layout, state, base, forms === 1);
+        return;
       } catch (error) {
-        // Only a state larger than any before (long blobs) overflows: retry in a larger buffer.
+        // Only a state larger than any before (long blobs) overflows: retry in larger buffers.
         if (!(error instanceof BitWriterOverflowError)) throw error;
-        ws = new WriteStream(ws.writer.capacityBytes * 4);
-        this.scratch = ws;
+        this.scratch = new WriteStream(ws.writer.capacityBytes * 4);
+        this.repeatScratch = new WriteStream(repeat.writer.capacityBytes * 4);
       }
     }
+  }
+
+  /** Copies a scratch stream's words into the pool (emptied when the tick changed); returns where they start. */
+  private store(ws: WriteStream): number {
     const words = (ws.bitsProcessed + 31) >>> 5;
     if (this.poolLength + words > this.pool.length) {
       const bigger = new Uint32Array(Math.max(this.pool.length * 2, this.poolLength + words));
