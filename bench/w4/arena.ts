@@ -57,6 +57,8 @@ export class W4Arena {
   readonly serverSocket: MemoryTransport;
   clients: W4Client[] = [];
   now = 0;
+  /** Entity updates (a new value of a ghost held) applied by all client mirrors so far. */
+  updatesReceived = 0;
   private readonly entities: Entity<W4Value>[] = [];
   /** One reused value for the game's writes (world.set copies what it needs). */
   private readonly value: W4Value = { x: 0, y: 0, heading: 0, kind: 0 };
@@ -111,6 +113,9 @@ export class W4Arena {
         types: [W4Unit],
         capacity: this.entityCount,
         historyLength: W4_ARENA.historyLength,
+        onUpdate: () => {
+          this.updatesReceived++;
+        },
       });
       const client = new MessageClient({ transport, aead: nodeAead, factory, channels: [mirror.channel] });
       const token = generateConnectToken({

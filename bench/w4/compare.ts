@@ -65,6 +65,18 @@ export function describeSideBySide(big: W4Result, small: W4Result, colyseus: Col
       kb(colyseus.heapGrowthBytes),
     ],
     [
+      'entity updates per client per tick',
+      f(big.updatesPerClientPerTick),
+      f(small.updatesPerClientPerTick),
+      `${f(colyseus.relevantPerClient)} (all relevant, every tick)`,
+    ],
+    [
+      'bytes per entity update (with 28 B)',
+      f(big.wireBytesPerClientPerTick / big.updatesPerClientPerTick),
+      f(small.wireBytesPerClientPerTick / small.updatesPerClientPerTick),
+      f(colyseus.udpBytesPerClientPerTick / colyseus.relevantPerClient),
+    ],
+    [
       'relevant entities per client',
       f(big.meanRelevant),
       f(small.meanRelevant),
@@ -79,12 +91,18 @@ export function describeSideBySide(big: W4Result, small: W4Result, colyseus: Col
   const byteRatio = colyseus.bytesPerClientPerTick / small.bytesPerClientPerTick;
   const wireRatio = colyseus.udpBytesPerClientPerTick / small.wireBytesPerClientPerTick;
   const met = (ok: boolean) => (ok ? 'met' : 'MISSED');
+  const perUpdate =
+    colyseus.udpBytesPerClientPerTick /
+    colyseus.relevantPerClient /
+    (small.wireBytesPerClientPerTick / small.updatesPerClientPerTick);
   return [
     'W4 side by side (medians; the machine is shared, CPU figures are noisy):',
     line(['', `ghostwire ${big.clients}`, `ghostwire ${small.clients}`, `  Colyseus ${colyseus.clients}`]),
     ...rows.map(([name, a, b, c]) => line([name, a, b, `  ${c}`])),
     `  at ${small.clients} clients: ${f(cpuRatio)}× less CPU than Colyseus StateView (target ≥ 5×: ${met(cpuRatio >= 5)}), ` +
-      `${f(byteRatio)}× fewer bytes (${f(wireRatio)}× with 28 B per datagram; target ≥ 3×: ${met(byteRatio >= 3)})`,
+      `${f(byteRatio)}× fewer bytes (${f(wireRatio)}× with 28 B per datagram; target ≥ 3×: ${met(byteRatio >= 3)}); ` +
+      `ghostwire's default budget sends ${f((100 * small.updatesPerClientPerTick) / small.meanRelevant, 0)}% of the relevant ` +
+      `entities a tick (nearest most often), Colyseus all: per entity update ${f(perUpdate)}× fewer bytes with 28 B`,
     `  at ${big.clients} clients: ${f(big.serverCpuMs)} ms CPU per tick (target ≤ 50: ${met(big.serverCpuMs <= 50)}), ` +
       `${kb(big.serverBytesPerClient)} per connected client (target ≤ 32 KB: ${met(big.serverBytesPerClient <= 32 * 1024)})`,
     '  ghostwire: world.tick + MessageServer.update (+ world.set for the ratio), whole encrypted datagrams; Colyseus: mutate + interest + ' +

@@ -36,6 +36,8 @@ export interface W4Result {
   bytesPerPacket: number;
   /** Bytes per client per tick sent by the server: payload alone, and with 28 B per datagram. */
   bytesPerClientPerTick: number;
+  /** Entity updates applied per client per tick (the budget and priorities decide how many go out). */
+  updatesPerClientPerTick: number;
   wireBytesPerClientPerTick: number;
   /** Per client, at the end: entities relevant (its view) and ghosts in its mirror. */
   meanRelevant: number;
@@ -83,6 +85,7 @@ export function runW4Arena(options: W4Options, progress: (line: string) => void 
   const stats = arena.serverSocket.stats;
   const bytes0 = stats.bytesSent;
   const datagrams0 = stats.sent;
+  const updates0 = arena.updatesReceived;
   for (let i = 0; i < options.ticks; i++) {
     arena.advanceClock();
     arena.scene.step();
@@ -102,6 +105,7 @@ export function runW4Arena(options: W4Options, progress: (line: string) => void 
   }
   const bytes = arena.serverSocket.stats.bytesSent - bytes0;
   const datagrams = arena.serverSocket.stats.sent - datagrams0;
+  const updates = arena.updatesReceived - updates0;
   const heapEnd = retained();
   let relevant = 0;
   let replicationBytes = 0;
@@ -132,6 +136,7 @@ export function runW4Arena(options: W4Options, progress: (line: string) => void 
     kbpsWire: perClient(((bytes + UDP_IPV4 * datagrams) * 8) / seconds / 1000),
     bytesPerPacket: bytes / Math.max(1, datagrams),
     bytesPerClientPerTick: perClient(bytes / options.ticks),
+    updatesPerClientPerTick: perClient(updates / options.ticks),
     wireBytesPerClientPerTick: perClient((bytes + UDP_IPV4 * datagrams) / options.ticks),
     meanRelevant: perClient(relevant),
     meanGhosts,
@@ -153,7 +158,8 @@ export function describeW4(r: W4Result): string[] {
     `  server tick (world.tick + MessageServer.update): ${f(r.serverWallMs)} ms wall, ${f(r.serverCpuMs)} ms CPU ` +
       `(${f(r.serverCpuMs / 50, 2)}× the 50 ms target; slowest tick ${f(r.serverWallMaxMs)} ms wall)`,
     `  not in it: the game's writes (world.set) ${f(r.writeCpuMs)} ms CPU, the clients' updates ${f(r.clientsWallMs)} ms wall per tick`,
-    `  per client: ${f(r.meanRelevant)} relevant, ${f(r.meanGhosts)} ghosts; ${f(r.kbpsPayload)} kbit/s payload, ` +
+    `  per client: ${f(r.meanRelevant)} relevant, ${f(r.meanGhosts)} ghosts, ${f(r.updatesPerClientPerTick)} entity updates ` +
+      `a tick; ${f(r.kbpsPayload)} kbit/s payload, ` +
       `${f(r.kbpsWire)} kbit/s with 28 B IPv4+UDP per datagram (${f(r.bytesPerClientPerTick)} / ` +
       `${f(r.wireBytesPerClientPerTick)} B per tick, ${f(r.bytesPerPacket)} B per packet)`,
     `  heap + buffers growth over the measured ticks: ${kb(r.heapGrowthBytes)} (after full collections; ` +
