@@ -35,6 +35,20 @@ const REPEAT_WORDS = 3;
 const MASK = 4;
 
 /**
+ * Per entity, one block of 16 numbers (two cache lines) with what every measure reads, so a
+ * measure touches one or two lines: the tick its entries were encoded in (older ones are stale,
+ * all at once), entries filled then × 8 + the way the next new entry takes, the tick of the ages
+ * measured and those ages (bit per age 1..MAX_AGE: what the pass encodes ahead), then per way
+ * its baseline tick (-1: absolute) and its full form's bits.
+ */
+const BLOCK = 16;
+const WAYS_TICK = 0;
+const WAYS_FILL = 1;
+const AGES_TICK = 2;
+const AGES = 3;
+const KEYS = 4;
+
+/**
  * Entity deltas encoded once per tick and baseline, for every client that needs them ("work
  * once, share across connections"). Clients that acked the same tick of an entity get the same
  * delta: the first sender to ask encodes it into a pool of words, the others read its size and
@@ -45,13 +59,8 @@ const MASK = 4;
 export class SharedDeltas {
   /** Per entity, WAYS entries side by side. */
   private readonly entries: Float64Array;
-  /** Per entity, WAYS baseline ticks (-1: absolute): the keys of its entries, in one cache line. */
-  private readonly bases: Float64Array;
-  /** Per entity: the tick its entries were encoded in (older ones are stale, all at once). */
-  private readonly waysTick: Float64Array;
-  /** Per entity: entries filled in `waysTick`, and the way the next new entry takes. */
-  private readonly filled: Uint8Array;
-  private readonly nextWay: Uint8Array;
+  /** Per entity, a BLOCK: its entries' keys and measured bits, and its ages. */
+  private readonly blocks: Float64Array;
   private pool = new Uint32Array(1024);
   private poolLength = 0;
   private poolTick = -1;
@@ -62,21 +71,18 @@ export class SharedDeltas {
   private lastCounts = new Float64Array(MAX_AGE + 1);
   private countsTick = -1;
   private readonly eager: number[] = [];
-  /** Per entity: the ages (bit per age 1..MAX_AGE) measured in tick `agesTick` (what the pass encodes ahead). */
-  private readonly ages: Uint32Array;
-  private readonly agesTick: Float64Array;
   /** Entities measured in the current tick and in the one before. */
   private measuredEntities = 0;
   private lastMeasuredEntities = 0;
 
   constructor(private readonly world: ServerWorld) {
     this.entries = new Float64Array(world.capacity * WAYS * STRIDE);
-    this.bases = new Float64Array(world.capacity * WAYS);
-    this.waysTick = new Float64Array(world.capacity).fill(-1);
-    this.filled = new Uint8Array(world.capacity);
-    this.nextWay = new Uint8Array(world.capacity);
-    this.ages = new Uint32Array(world.capacity);
-    this.agesTick = new Float64Array(world.capacity).fill(-1);
+    if (KEYS + 2 * WAYS !== BLOCK) throw new Error('SharedDeltas: the block does not hold its ways');
+    this.blocks = new Float64Array(world.capacity * BLOCK);
+    for (let b = 0; b < this.blocks.length; b += BLOCK) {
+      this.blocks[b + WAYS_TICK] = -1;
+      this.blocks[b + AGES_TICK] = -1;
+    }
   }
 
   /** Bits of the entity's latest state against its state at `baseTick` (-1: against zero). */
@@ -85,15 +91,17 @@ export class SharedDeltas {
     const age = baseTick < 0 ? 0 : tick - baseTick;
     const counted = age <= MAX_AGE ? age : 0;
     this.ageCounts[counted]++;
-    if (this.agesTick[id] !== tick) {
-      this.agesTick[id] = tick;
-      this.ages[id] = 0;
+    const blocks = this.blocks;
+    const block = id * BLOCK;
+    if (blocks[block + AGES_TICK] !== tick) {
+      blocks[block + AGES_TICK] = tick;
+      blocks[block + AGES] = 0;
       this.measuredEntities++;
     }
-    this.ages[id] |= 1 << counted;
-    let entry = this.find(id, baseTick);
-    if (entry < 0) entry = this.add(id, baseTick);
-    return this.entries[entry + BITS];
+    blocks[block + AGES] = blocks[block + AGES] | (1 << counted);
+    const way = this.findWay(id, baseTick);
+    if (way >= 0) return blocks[block + KEYS + 2 * way + 1];
+    return this.entries[this.add(id, baseTick) + BITS];
   }
 
   /**
@@ -102,13 +110,15 @@ export class SharedDeltas {
    * repeat a set `previous` holds, their values alone (fewer bits). Creates pass no `previous`.
    */
   write(ws: WriteStream, id: number, baseTick: number, previous?: PreviousChanges): void {
-    let entry = this.find(id, baseTick);
-    if (entry < 0) entry = this.add(id, baseTick);
+    const way = this.findWay(id, baseTick);
+    const entry = way >= 0 ? (id * WAYS + way) * STRIDE : this.add(id, baseTick);
     let form = 0;
     const mask = this.entries[entry + MASK];
     if (previous !== undefined && mask >= 0) {
-      // The sets compared as masks: the states are read only to encode the repeat form once.
-      const layout = this.world.histories[id]!.layout as EntityLayout<unknown>;
+      // The sets compared as masks: the states are read only to encode the repeat form once. The
+      // layout from the type (a flat array the sender read already), not the history object.
+      const world = this.world;
+      const layout = world.types[world.tickedType[id]].layout as EntityLayout<unknown>;
       form = previous.matchMask(layout, mask);
       const prefix = previous.prefixBits(layout, form);
       if (prefix > 0) ws.bits(form === 1 ? 1 : form === 2 ? 0b10 : 0, prefix);
@@ -165,27 +175,29 @@ export class SharedDeltas {
     let eagerMask = 0;
     for (let k = 0; k < eager.length; k++) eagerMask |= 1 << eager[k];
     const { latestTicks, oldestTicks } = world;
-    const { ages, agesTick } = this;
+    const blocks = this.blocks;
     for (let id = 0; id < world.capacity; id++) {
       if (latestTicks[id] !== tick) continue;
       // Only for entities some client measured last tick, at the ages they measured: an entity
       // nobody sees (most of them with few clients) costs nothing.
-      const wanted = agesTick[id] === tick - 1 ? ages[id] & eagerMask : 0;
+      const block = id * BLOCK;
+      const wanted = blocks[block + AGES_TICK] === tick - 1 ? blocks[block + AGES] & eagerMask : 0;
       if (wanted === 0) continue;
       for (let k = 0; k < eager.length; k++) {
         if ((wanted & (1 << eager[k])) === 0) continue;
         const baseTick = tick - eager[k];
-        if (oldestTicks[id] <= baseTick && this.find(id, baseTick) < 0) this.add(id, baseTick);
+        if (oldestTicks[id] <= baseTick && this.findWay(id, baseTick) < 0) this.add(id, baseTick);
       }
     }
   }
 
-  private find(id: number, baseTick: number): number {
-    if (this.waysTick[id] !== this.world.serverTick) return -1;
-    const bases = this.bases;
-    const first = id * WAYS;
-    for (let way = 0, end = this.filled[id]; way < end; way++)
-      if (bases[first + way] === baseTick) return (first + way) * STRIDE;
+  /** The way of the entity's entry for this tick and baseline, or -1. */
+  private findWay(id: number, baseTick: number): number {
+    const blocks = this.blocks;
+    const block = id * BLOCK;
+    if (blocks[block + WAYS_TICK] !== this.world.serverTick) return -1;
+    for (let way = 0, end = blocks[block + WAYS_FILL] >>> 3; way < end; way++)
+      if (blocks[block + KEYS + 2 * way] === baseTick) return way;
     return -1;
   }
 
@@ -210,15 +222,18 @@ export class SharedDeltas {
     // tick after tick): both forms are encoded now, in one pass. Creates never repeat.
     const both = baseTick >= 0 && mask >= 0;
     this.encode(layout, state, base, both ? 2 : 0);
-    if (this.waysTick[id] !== tick) {
-      this.waysTick[id] = tick;
-      this.filled[id] = 0;
-      this.nextWay[id] = 0;
+    const blocks = this.blocks;
+    const block = id * BLOCK;
+    if (blocks[block + WAYS_TICK] !== tick) {
+      blocks[block + WAYS_TICK] = tick;
+      blocks[block + WAYS_FILL] = 0;
     }
-    const way = this.nextWay[id];
-    this.nextWay[id] = (way + 1) % WAYS;
-    if (this.filled[id] < WAYS) this.filled[id]++;
-    this.bases[id * WAYS + way] = baseTick;
+    const fill = blocks[block + WAYS_FILL];
+    const way = fill & 7;
+    const filled = Math.min(WAYS, (fill >>> 3) + 1);
+    blocks[block + WAYS_FILL] = filled * 8 + ((way + 1) % WAYS);
+    blocks[block + KEYS + 2 * way] = baseTick;
+    blocks[block + KEYS + 2 * way + 1] = this.scratch.bitsProcessed;
     const e = (id * WAYS + way) * STRIDE;
     this.entries[e + BITS] = this.scratch.bitsProcessed;
     this.entries[e + WORDS] = this.store(this.scratch);
