@@ -22,31 +22,32 @@ const EAGER_SHARE = 0.15;
 const EAGER_SHARING = 2;
 
 /**
- * Numbers per entry: bits and where its words start in the pool, then the same for the repeat form
- * (only the changed lanes' values: a client whose previous update changed the same lanes), then
- * the changed lanes as a mask (changedMask; -1 for wide layouts), so a write matches the client's
- * previous sets without reading the states.
+ * Per entity, one block of numbers holding all a measure and a write read, so the write of a
+ * client's update finds in cache what its measure loaded: the tick its entries were encoded in
+ * (older ones are stale, all at once), entries filled then × 8 + the way the next new entry
+ * takes, the tick of the ages measured and those ages (bit per age 1..MAX_AGE: what the pass
+ * encodes ahead), then WAYS entries.
  */
-const STRIDE = 5;
-const BITS = 0;
-const WORDS = 1;
-const REPEAT_BITS = 2;
-const REPEAT_WORDS = 3;
-const MASK = 4;
-
-/**
- * Per entity, one block of 16 numbers (two cache lines) with what every measure reads, so a
- * measure touches one or two lines: the tick its entries were encoded in (older ones are stale,
- * all at once), entries filled then × 8 + the way the next new entry takes, the tick of the ages
- * measured and those ages (bit per age 1..MAX_AGE: what the pass encodes ahead), then per way
- * its baseline tick (-1: absolute) and its full form's bits.
- */
-const BLOCK = 16;
 const WAYS_TICK = 0;
 const WAYS_FILL = 1;
 const AGES_TICK = 2;
 const AGES = 3;
-const KEYS = 4;
+const ENTRIES = 4;
+/**
+ * Numbers per entry: its baseline tick (-1: absolute), bits and where its words start in the
+ * pool, the same for the repeat form (only the changed lanes' values: a client whose previous
+ * update changed the same lanes; REPEAT_BITS -1 until encoded), then the changed lanes as a mask
+ * (changedMask; -1 for wide layouts), so a write matches the client's previous sets without
+ * reading the states.
+ */
+const STRIDE = 6;
+const BASE = 0;
+const BITS = 1;
+const WORDS = 2;
+const REPEAT_BITS = 3;
+const REPEAT_WORDS = 4;
+const MASK = 5;
+const BLOCK = ENTRIES + WAYS * STRIDE;
 
 /**
  * Entity deltas encoded once per tick and baseline, for every client that needs them ("work
@@ -57,9 +58,7 @@ const KEYS = 4;
  * baselines, replaced in turn. At W4 (1,000 clients, ~18 per entity) a delta serves ~4 clients.
  */
 export class SharedDeltas {
-  /** Per entity, WAYS entries side by side. */
-  private readonly entries: Float64Array;
-  /** Per entity, a BLOCK: its entries' keys and measured bits, and its ages. */
+  /** Per entity, a BLOCK: its entries and its ages. */
   private readonly blocks: Float64Array;
   private pool = new Uint32Array(1024);
   private poolLength = 0;
@@ -76,8 +75,6 @@ export class SharedDeltas {
   private lastMeasuredEntities = 0;
 
   constructor(private readonly world: ServerWorld) {
-    this.entries = new Float64Array(world.capacity * WAYS * STRIDE);
-    if (KEYS + 2 * WAYS !== BLOCK) throw new Error('SharedDeltas: the block does not hold its ways');
     this.blocks = new Float64Array(world.capacity * BLOCK);
     for (let b = 0; b < this.blocks.length; b += BLOCK) {
       this.blocks[b + WAYS_TICK] = -1;
@@ -99,9 +96,9 @@ export class SharedDeltas {
       this.measuredEntities++;
     }
     blocks[block + AGES] = blocks[block + AGES] | (1 << counted);
-    const way = this.findWay(id, baseTick);
-    if (way >= 0) return blocks[block + KEYS + 2 * way + 1];
-    return this.entries[this.add(id, baseTick) + BITS];
+    let entry = this.find(id, baseTick);
+    if (entry < 0) entry = this.add(id, baseTick);
+    return blocks[entry + BITS];
   }
 
   /**
@@ -110,10 +107,11 @@ export class SharedDeltas {
    * repeat a set `previous` holds, their values alone (fewer bits). Creates pass no `previous`.
    */
   write(ws: WriteStream, id: number, baseTick: number, previous?: PreviousChanges): void {
-    const way = this.findWay(id, baseTick);
-    const entry = way >= 0 ? (id * WAYS + way) * STRIDE : this.add(id, baseTick);
+    let entry = this.find(id, baseTick);
+    if (entry < 0) entry = this.add(id, baseTick);
+    const blocks = this.blocks;
     let form = 0;
-    const mask = this.entries[entry + MASK];
+    const mask = blocks[entry + MASK];
     if (previous !== undefined && mask >= 0) {
       // The sets compared as masks: the states are read only to encode the repeat form once. The
       // layout from the type (a flat array the sender read already), not the history object.
@@ -123,7 +121,7 @@ export class SharedDeltas {
       const prefix = previous.prefixBits(layout, form);
       if (prefix > 0) ws.bits(form === 1 ? 1 : form === 2 ? 0b10 : 0, prefix);
       previous.recordMask(layout, mask);
-      if (form !== 0 && this.entries[entry + REPEAT_BITS] < 0) {
+      if (form !== 0 && blocks[entry + REPEAT_BITS] < 0) {
         const history = this.world.histories[id]!;
         const base = baseTick < 0 ? layout.zero : history.at(baseTick)!;
         this.addRepeat(entry, layout, history.latest!, base);
@@ -137,11 +135,11 @@ export class SharedDeltas {
       const prefix = previous.prefixBits(layout, form);
       if (prefix > 0) ws.bits(form === 1 ? 1 : form === 2 ? 0b10 : 0, prefix);
       previous.record(layout, state, base);
-      if (form !== 0 && this.entries[entry + REPEAT_BITS] < 0) this.addRepeat(entry, layout, state, base);
+      if (form !== 0 && blocks[entry + REPEAT_BITS] < 0) this.addRepeat(entry, layout, state, base);
     }
     const pool = this.pool;
-    let at = this.entries[entry + (form === 0 ? WORDS : REPEAT_WORDS)];
-    let bits = this.entries[entry + (form === 0 ? BITS : REPEAT_BITS)];
+    let at = blocks[entry + (form === 0 ? WORDS : REPEAT_WORDS)];
+    let bits = blocks[entry + (form === 0 ? BITS : REPEAT_BITS)];
     for (; bits >= 32; bits -= 32) ws.bits(pool[at++], 32);
     if (bits > 0) ws.bits(pool[at], bits);
   }
@@ -186,18 +184,18 @@ export class SharedDeltas {
       for (let k = 0; k < eager.length; k++) {
         if ((wanted & (1 << eager[k])) === 0) continue;
         const baseTick = tick - eager[k];
-        if (oldestTicks[id] <= baseTick && this.findWay(id, baseTick) < 0) this.add(id, baseTick);
+        if (oldestTicks[id] <= baseTick && this.find(id, baseTick) < 0) this.add(id, baseTick);
       }
     }
   }
 
-  /** The way of the entity's entry for this tick and baseline, or -1. */
-  private findWay(id: number, baseTick: number): number {
+  /** Where the entity's entry for this tick and baseline starts in `blocks`, or -1. */
+  private find(id: number, baseTick: number): number {
     const blocks = this.blocks;
     const block = id * BLOCK;
     if (blocks[block + WAYS_TICK] !== this.world.serverTick) return -1;
-    for (let way = 0, end = blocks[block + WAYS_FILL] >>> 3; way < end; way++)
-      if (blocks[block + KEYS + 2 * way] === baseTick) return way;
+    const end = block + ENTRIES + (blocks[block + WAYS_FILL] >>> 3) * STRIDE;
+    for (let e = block + ENTRIES; e < end; e += STRIDE) if (blocks[e + BASE] === baseTick) return e;
     return -1;
   }
 
@@ -232,25 +230,24 @@ export class SharedDeltas {
     const way = fill & 7;
     const filled = Math.min(WAYS, (fill >>> 3) + 1);
     blocks[block + WAYS_FILL] = filled * 8 + ((way + 1) % WAYS);
-    blocks[block + KEYS + 2 * way] = baseTick;
-    blocks[block + KEYS + 2 * way + 1] = this.scratch.bitsProcessed;
-    const e = (id * WAYS + way) * STRIDE;
-    this.entries[e + BITS] = this.scratch.bitsProcessed;
-    this.entries[e + WORDS] = this.store(this.scratch);
-    this.entries[e + REPEAT_BITS] = -1;
+    const e = block + ENTRIES + way * STRIDE;
+    blocks[e + BASE] = baseTick;
+    blocks[e + BITS] = this.scratch.bitsProcessed;
+    this.blocks[e + WORDS] = this.store(this.scratch);
+    this.blocks[e + REPEAT_BITS] = -1;
     if (both) {
-      this.entries[e + REPEAT_BITS] = this.repeatScratch.bitsProcessed;
-      this.entries[e + REPEAT_WORDS] = this.store(this.repeatScratch);
+      this.blocks[e + REPEAT_BITS] = this.repeatScratch.bitsProcessed;
+      this.blocks[e + REPEAT_WORDS] = this.store(this.repeatScratch);
     }
-    this.entries[e + MASK] = mask;
+    this.blocks[e + MASK] = mask;
     return e;
   }
 
   /** Adds the repeat form of the entry (same tick: the pool still holds its full form). */
   private addRepeat(e: number, layout: EntityLayout<unknown>, state: LaneState, base: LaneState): void {
     this.encode(layout, state, base, 1);
-    this.entries[e + REPEAT_BITS] = this.scratch.bitsProcessed;
-    this.entries[e + REPEAT_WORDS] = this.store(this.scratch);
+    this.blocks[e + REPEAT_BITS] = this.scratch.bitsProcessed;
+    this.blocks[e + REPEAT_WORDS] = this.store(this.scratch);
   }
 
   /**
