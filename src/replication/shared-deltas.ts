@@ -26,7 +26,9 @@ const EAGER_SHARING = 2;
  * client's update finds in cache what its measure loaded: the tick its entries were encoded in
  * (older ones are stale, all at once), entries filled then × 8 + the way the next new entry
  * takes, the tick of the ages measured and those ages (bit per age 1..MAX_AGE: what the pass
- * encodes ahead), then WAYS entries.
+ * encodes ahead), then WAYS entries. Int32 to keep a block small (three cache lines): ticks
+ * are stored and compared as `tick | 0`, one to one below 2^32 (ticks stop at 0xfffffffe, so
+ * -1 stays "none").
  */
 const WAYS_TICK = 0;
 const WAYS_FILL = 1;
@@ -59,7 +61,7 @@ const BLOCK = ENTRIES + WAYS * STRIDE;
  */
 export class SharedDeltas {
   /** Per entity, a BLOCK: its entries and its ages. */
-  private readonly blocks: Float64Array;
+  private readonly blocks: Int32Array;
   private pool = new Uint32Array(1024);
   private poolLength = 0;
   private poolTick = -1;
@@ -75,7 +77,7 @@ export class SharedDeltas {
   private lastMeasuredEntities = 0;
 
   constructor(private readonly world: ServerWorld) {
-    this.blocks = new Float64Array(world.capacity * BLOCK);
+    this.blocks = new Int32Array(world.capacity * BLOCK);
     for (let b = 0; b < this.blocks.length; b += BLOCK) {
       this.blocks[b + WAYS_TICK] = -1;
       this.blocks[b + AGES_TICK] = -1;
@@ -90,7 +92,7 @@ export class SharedDeltas {
     this.ageCounts[counted]++;
     const blocks = this.blocks;
     const block = id * BLOCK;
-    if (blocks[block + AGES_TICK] !== tick) {
+    if (blocks[block + AGES_TICK] !== (tick | 0)) {
       blocks[block + AGES_TICK] = tick;
       blocks[block + AGES] = 0;
       this.measuredEntities++;
@@ -179,7 +181,7 @@ export class SharedDeltas {
       // Only for entities some client measured last tick, at the ages they measured: an entity
       // nobody sees (most of them with few clients) costs nothing.
       const block = id * BLOCK;
-      const wanted = blocks[block + AGES_TICK] === tick - 1 ? blocks[block + AGES] & eagerMask : 0;
+      const wanted = blocks[block + AGES_TICK] === ((tick - 1) | 0) ? blocks[block + AGES] & eagerMask : 0;
       if (wanted === 0) continue;
       for (let k = 0; k < eager.length; k++) {
         if ((wanted & (1 << eager[k])) === 0) continue;
@@ -193,9 +195,9 @@ export class SharedDeltas {
   private find(id: number, baseTick: number): number {
     const blocks = this.blocks;
     const block = id * BLOCK;
-    if (blocks[block + WAYS_TICK] !== this.world.serverTick) return -1;
+    if (blocks[block + WAYS_TICK] !== (this.world.serverTick | 0)) return -1;
     const end = block + ENTRIES + (blocks[block + WAYS_FILL] >>> 3) * STRIDE;
-    for (let e = block + ENTRIES; e < end; e += STRIDE) if (blocks[e + BASE] === baseTick) return e;
+    for (let e = block + ENTRIES; e < end; e += STRIDE) if (blocks[e + BASE] === (baseTick | 0)) return e;
     return -1;
   }
 
@@ -222,7 +224,7 @@ export class SharedDeltas {
     this.encode(layout, state, base, both ? 2 : 0);
     const blocks = this.blocks;
     const block = id * BLOCK;
-    if (blocks[block + WAYS_TICK] !== tick) {
+    if (blocks[block + WAYS_TICK] !== (tick | 0)) {
       blocks[block + WAYS_TICK] = tick;
       blocks[block + WAYS_FILL] = 0;
     }
