@@ -1,6 +1,6 @@
 /**
  * `node --expose-gc dist/bench/w4/main.js [--clients N] [--ticks N] [--warmup N]`: the W4 arena
- * through the real stack (bench/w4/scene.ts) with any number of clients; prints what the `w4`
+ * through the real stack (bench/w4/arena.ts, on the shared scene) with any number of clients; prints what the `w4`
  * bench suite prints. Profile the server with `node --cpu-prof --expose-gc dist/bench/w4/main.js`.
  */
 import { commandLine, flagValue, positiveIntegerFlag } from '../../scripts/cli.js';
