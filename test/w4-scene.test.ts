@@ -2,12 +2,15 @@
  * The W4 arena scene (bench/w4/scene.ts) is a pure function of its seed and keeps its rules (on
  * the map, 0.25 m a tick, headings in [0, 2π)); its quantized integers are the ones ghostwire's
  * W4 schema codec sends; and the @colyseus/schema StateView peer (bench/w4/colyseus.ts) delivers
- * to every client exactly the server's state of its relevant entities, through enters and leaves.
+ * to every client exactly the server's state of its relevant entities, through enters and leaves,
+ * as ghostwire's W4 arena (bench/w4/arena.ts) does on the same scene.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { W4Arena } from '../bench/w4/arena.js';
 import { runColyseusW4 } from '../bench/w4/colyseus.js';
 import {
+  followedEntity,
   type QuantizedEntity,
   quantizeEntity,
   W4_ENTITY,
@@ -101,5 +104,41 @@ describe('W4 through @colyseus/schema StateView', () => {
     assert.ok(r.churnPerClientPerTick > 0, 'no entity entered or left a view');
     // Every relevant entity moves every tick: x, y and heading change, so each costs bytes.
     assert.ok(r.bytesPerClientPerTick > r.relevantPerClient * 10, `${r.bytesPerClientPerTick} B`);
+  });
+});
+
+describe("ghostwire's W4 arena on the shared scene", () => {
+  it('follows the shared rule and mirrors exactly the quantized scene of each relevant entity', () => {
+    // Few entities, so every relevant one fits each packet and the mirrors are current each tick.
+    const arena = new W4Arena(3, SEED, 1500);
+    arena.connect();
+    const q: QuantizedEntity = { x: 0, y: 0, heading: 0, kind: 0 };
+    let compared = 0;
+    for (let tick = 0; tick < 30; tick++) {
+      arena.advanceClock();
+      arena.game();
+      arena.serverTick();
+      arena.updateClients();
+      if (tick < 5) continue;
+      for (const { client, mirror } of arena.clients) {
+        const index = client.client.clientIndex;
+        const view = arena.replication.view(index)!;
+        assert.equal(view.follow, followedEntity(index, 1500));
+        assert.equal(mirror.size, view.count, `client ${index}, tick ${tick}: ghosts and relevant entities`);
+        for (let slot = 0; slot < view.count; slot++) {
+          const id = view.ids[slot];
+          quantizeEntity(arena.scene, id, q);
+          const expected = {
+            x: dequantize(q.x, W4_POSITION_SPEC),
+            y: dequantize(q.y, W4_POSITION_SPEC),
+            heading: dequantize(q.heading, W4_HEADING_SPEC),
+            kind: q.kind,
+          };
+          assert.deepEqual(mirror.ghost(id)?.value, expected, `client ${index}, tick ${tick}, entity ${id}`);
+          compared++;
+        }
+      }
+    }
+    assert.ok(compared > 3 * 25 * 10, `${compared} ghost values compared`);
   });
 });

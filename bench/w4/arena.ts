@@ -1,12 +1,12 @@
 /**
- * The W4 arena (issue 10, benchmark 2) through the real stack, in one process: 10,000 units
- * random-walking at 5 m/s on a 2 km × 2 km map, a ServerWorld + ReplicationServer with distance
- * interest (150 m, leave × 1.15) behind a MessageServer, and N MessageClients with a ClientMirror
- * each, connected over the in-memory transport with netcode encryption (node:crypto AEAD).
- * Client c follows unit c × (units / clients).
+ * The W4 arena (issue 10, benchmark 2) through ghostwire's real stack, in one process: the shared
+ * scene (scene.ts: the same motion, seed and follow rule as the @colyseus/schema peer) written
+ * into a ServerWorld of {@link W4_ENTITY} entities, a ReplicationServer with distance interest
+ * (150 m, leave × 1.15) behind a MessageServer, and N MessageClients with a ClientMirror each,
+ * connected over the in-memory transport with netcode encryption (node:crypto AEAD).
  *
- * `step()` is one 20 Hz tick in three parts, so the bench can time the server's alone:
- *   game     the units walk and the game writes them (world.set): the game's own work
+ * A 20 Hz tick comes in three parts, so the bench can time the server's alone:
+ *   game     the scene steps and the game writes every entity (world.set): the game's own work
  *   server   world.tick() + MessageServer.update(now): acks in, relevancy, priority, delta
  *            encode, packet write and encryption for every client
  *   clients  every client reads its packet and sends its ack (so baselines advance)
@@ -23,25 +23,19 @@ import {
 } from '../../src/replication/index.js';
 import { t } from '../../src/schema/schema.js';
 import { MemoryNetwork, type MemoryTransport } from '../../src/transport/memory-transport.js';
+import { followedEntity, W4_ENTITIES, W4_ENTITY, W4_HZ, W4_MAP, W4_RADIUS, W4Scene } from './scene.js';
 
-export const W4 = {
-  units: 10_000,
-  map: 2_000,
-  speed: 5,
-  hz: 20,
-  radius: 150,
-  cell: 75,
-  /** Distinct states kept per unit (server) and per ghost (client) for baselines. */
+export const W4_ARENA = {
+  /** The interest grid's cell (m): half the radius, as the Colyseus peer's grid. */
+  cell: W4_RADIUS / 2,
+  /** Distinct states kept per entity (server) and per ghost (client) for baselines. */
   historyLength: 8,
+  seed: 0x5eed_0004,
 } as const;
 
-/** A unit: position at 1/32 m (16 bits per axis) and a heading in 256 steps. */
-export const Unit = defineEntity(
-  'unit',
-  t.object({ x: t.float(0, W4.map, 1 / 32), y: t.float(0, W4.map, 1 / 32), heading: t.uint8() }),
-  { position: (v) => [v.x, v.y] },
-);
-type UnitValue = { x: number; y: number; heading: number };
+/** A W4 entity as the replication layer knows it: the shared schema, positioned by x, y. */
+export const W4Unit = defineEntity('unit', W4_ENTITY, { position: (v) => [v.x, v.y] });
+type W4Value = { x: number; y: number; heading: number; kind: number };
 
 const factory = new MessageFactory([defineMessage('chat', t.object({ text: t.string(16) }))]);
 const PROTOCOL_ID = 0x5eed_0004n;
@@ -54,7 +48,8 @@ export interface W4Client {
   transport: MemoryTransport;
 }
 
-export class W4Scene {
+export class W4Arena {
+  readonly scene: W4Scene;
   readonly network = new MemoryNetwork();
   readonly world: ServerWorld;
   readonly replication: ReplicationServer;
@@ -62,22 +57,29 @@ export class W4Scene {
   readonly serverSocket: MemoryTransport;
   clients: W4Client[] = [];
   now = 0;
-  private readonly units: Entity<UnitValue>[] = [];
-  private readonly values: UnitValue[] = [];
-  private readonly heading: Float64Array;
-  private random: number;
+  /** Entity updates (a new value of a ghost held) applied by all client mirrors so far. */
+  updatesReceived = 0;
+  private readonly entities: Entity<W4Value>[] = [];
+  /** One reused value for the game's writes (world.set copies what it needs). */
+  private readonly value: W4Value = { x: 0, y: 0, heading: 0, kind: 0 };
 
   constructor(
     readonly clientCount: number,
-    seed = 0x5eed_0004,
+    seed: number = W4_ARENA.seed,
+    readonly entityCount: number = W4_ENTITIES,
   ) {
-    this.world = new ServerWorld({ types: [Unit], capacity: W4.units, historyLength: W4.historyLength });
+    this.scene = new W4Scene(entityCount, seed);
+    this.world = new ServerWorld({
+      types: [W4Unit],
+      capacity: entityCount,
+      historyLength: W4_ARENA.historyLength,
+    });
     this.replication = new ReplicationServer({
       world: this.world,
       maxClients: clientCount,
       interest: {
-        grid: { min: [0, 0], max: [W4.map, W4.map], cellSize: W4.cell },
-        radius: W4.radius,
+        grid: { min: [0, 0], max: [W4_MAP, W4_MAP], cellSize: W4_ARENA.cell },
+        radius: W4_RADIUS,
       },
       // BandwidthBudget's defaults: at most 512 bytes per packet, 256 kbit/s.
       bandwidth: {},
@@ -97,14 +99,7 @@ export class W4Scene {
       channels: [this.replication.channel],
       maxClients: clientCount,
     });
-    this.random = seed | 1;
-    this.heading = new Float64Array(W4.units);
-    for (let id = 0; id < W4.units; id++) {
-      const value = { x: this.next() * W4.map, y: this.next() * W4.map, heading: 0 };
-      this.heading[id] = this.next() * 2 * Math.PI;
-      this.values.push(value);
-      this.units.push(this.world.create(Unit, value));
-    }
+    for (let id = 0; id < entityCount; id++) this.entities.push(this.world.create(W4Unit, this.read(id)));
     this.world.tick();
   }
 
@@ -114,7 +109,14 @@ export class W4Scene {
       // Small queues (one packet arrives per tick): the in-memory transport makes its pooled
       // datagrams as its ring first fills, which would show as heap growth for many ticks.
       const transport = this.network.createTransport(undefined, { maxQueuedDatagrams: 8 });
-      const mirror = new ClientMirror({ types: [Unit], capacity: W4.units, historyLength: W4.historyLength });
+      const mirror = new ClientMirror({
+        types: [W4Unit],
+        capacity: this.entityCount,
+        historyLength: W4_ARENA.historyLength,
+        onUpdate: () => {
+          this.updatesReceived++;
+        },
+      });
       const client = new MessageClient({ transport, aead: nodeAead, factory, channels: [mirror.channel] });
       const token = generateConnectToken({
         protocolId: PROTOCOL_ID,
@@ -129,7 +131,7 @@ export class W4Scene {
       this.clients.push({ client, mirror, transport });
     }
     for (let round = 0; round < 200; round++) {
-      this.now += 1 / W4.hz;
+      this.now += 1 / W4_HZ;
       this.server.update(this.now);
       this.updateClients();
       if (this.clients.every((c) => c.client.connected)) break;
@@ -137,45 +139,32 @@ export class W4Scene {
     const connected = this.clients.filter((c) => c.client.connected).length;
     if (connected !== this.clientCount)
       throw new Error(`W4: ${connected} of ${this.clientCount} clients connected`);
-    const spacing = Math.floor(W4.units / this.clientCount);
+    // The server's client slot is the client number of the shared follow rule.
     for (const { client } of this.clients) {
       const index = client.client.clientIndex;
-      this.replication.view(index)!.follow = index * spacing;
+      this.replication.view(index)!.follow = followedEntity(index, this.entityCount);
     }
   }
 
-  /** The game's step: every unit turns a little, walks, bounces off the edges, and is written. */
+  /** The game's step: the scene moves and every entity is written. */
   game(): void {
-    const step = W4.speed / W4.hz;
-    for (let id = 0; id < W4.units; id++) {
-      const v = this.values[id];
-      let h = this.heading[id] + (this.next() - 0.5) * 0.5;
-      let x = v.x + Math.cos(h) * step;
-      let y = v.y + Math.sin(h) * step;
-      if (x < 0 || x > W4.map) {
-        x = v.x;
-        h = Math.PI - h;
-      }
-      if (y < 0 || y > W4.map) {
-        y = v.y;
-        h = -h;
-      }
-      this.heading[id] = h;
-      v.x = x;
-      v.y = y;
-      v.heading = Math.floor((((h % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI)) * (128 / Math.PI)) & 255;
-      this.world.set(this.units[id], v);
-    }
+    this.scene.step();
+    this.write();
   }
 
-  /** The server's tick: what the benchmark times. The clock moves on one tick first. */
+  /** The game's writes alone: every entity's new value into the world (world.set). */
+  write(): void {
+    for (let id = 0; id < this.entityCount; id++) this.world.set(this.entities[id], this.read(id));
+  }
+
+  /** The server's tick: what the benchmark times. */
   serverTick(): void {
     this.world.tick();
     this.server.update(this.now);
   }
 
   advanceClock(): void {
-    this.now += 1 / W4.hz;
+    this.now += 1 / W4_HZ;
   }
 
   /** Every client reads what arrived and sends its packet (with acks). */
@@ -196,13 +185,12 @@ export class W4Scene {
     return sum / Math.max(1, this.clients.length);
   }
 
-  /** xorshift32 in [0, 1). */
-  private next(): number {
-    let s = this.random;
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    this.random = s;
-    return (s >>> 0) / 4294967296;
+  private read(id: number): W4Value {
+    const v = this.value;
+    v.x = this.scene.x[id];
+    v.y = this.scene.y[id];
+    v.heading = this.scene.heading[id];
+    v.kind = this.scene.kind[id];
+    return v;
   }
 }

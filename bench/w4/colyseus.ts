@@ -53,6 +53,12 @@ export interface ColyseusW4Options {
   radius?: number;
   /** Clients with a Decoder checked every tick (default 1; 0 skips the check). */
   verifyClients?: number;
+  /**
+   * Retained memory (e.g. heap + array buffers after full collections), sampled before the
+   * clients' views are made, at the start of the measured ticks and at the end: gives memory
+   * per client and heap growth. Left out, those figures are NaN.
+   */
+  retained?: () => number;
 }
 
 export const PHASES = ['mutate', 'interest', 'views', 'encode'] as const;
@@ -95,6 +101,10 @@ export interface ColyseusW4Result {
   mismatches: number;
   /** The first mismatch, described, or '' when none. */
   firstMismatch: string;
+  /** Retained memory per client (its interest view, StateView and what the encoder keeps for it), bytes. */
+  bytesPerClient: number;
+  /** Retained memory at the end of the measured ticks minus at their start, bytes. */
+  heapGrowthBytes: number;
 }
 
 const HZ = 20;
@@ -119,6 +129,8 @@ interface World {
   interest: InterestManager;
   views: StateView[];
   decoders: Decoder<CsW4State>[];
+  /** Retained memory before the clients' views were made (NaN when not sampled). */
+  withoutClients: number;
 }
 
 function build(options: ColyseusW4Options): World {
@@ -146,6 +158,7 @@ function build(options: ColyseusW4Options): World {
   });
   for (let id = 0; id < count; id++) interest.addEntity(id, scene.x[id], scene.y[id]);
   const views: StateView[] = [];
+  const withoutClients = options.retained?.() ?? Number.NaN;
   for (let c = 0; c < clients; c++) {
     interest.addView(c, {
       enterRadius: radius,
@@ -157,7 +170,7 @@ function build(options: ColyseusW4Options): World {
   const verify = Math.min(options.verifyClients ?? 1, clients);
   const decoders: Decoder<CsW4State>[] = [];
   for (let c = 0; c < verify; c++) decoders.push(new Decoder(new CsW4State()));
-  return { scene, state, entities, encoder, interest, views, decoders };
+  return { scene, state, entities, encoder, interest, views, decoders, withoutClients };
 }
 
 function mutate(w: World, q: QuantizedEntity): void {
@@ -279,7 +292,9 @@ export function runColyseusW4(options: ColyseusW4Options): ColyseusW4Result {
     phaseCpu[phase] = (used.user + used.system) / 1000;
   };
   let tickChurn = 0;
+  let heapStart = Number.NaN;
   for (let tick = 0; tick < warmupTicks + ticks; tick++) {
+    if (tick === warmupTicks) heapStart = options.retained?.() ?? Number.NaN;
     // The first tick's views are filled from the start positions; after that the scene moves.
     if (tick > 0) w.scene.step();
     timed(0, () => mutate(w, q));
@@ -307,6 +322,11 @@ export function runColyseusW4(options: ColyseusW4Options): ColyseusW4Result {
     for (const iv of w.interest.allViews) relevant += iv.count;
     churn += tickChurn;
   }
+  const heapEnd = options.retained?.() ?? Number.NaN;
+  // The decoders are the clients' side: dropped before counting what the server holds.
+  w.decoders.length = 0;
+  out.length = 0;
+  const withClients = options.retained?.() ?? Number.NaN;
   return summarize(
     options,
     { cpu, wall, raw, webSocket, shared },
@@ -316,6 +336,8 @@ export function runColyseusW4(options: ColyseusW4Options): ColyseusW4Result {
       compared,
       mismatches,
       firstMismatch,
+      bytesPerClient: (withClients - w.withoutClients) / clients,
+      heapGrowthBytes: heapEnd - heapStart,
     },
   );
 }
@@ -329,7 +351,15 @@ function summarize(
     webSocket: Float64Array;
     shared: Float64Array;
   },
-  counts: { relevant: number; churn: number; compared: number; mismatches: number; firstMismatch: string },
+  counts: {
+    relevant: number;
+    churn: number;
+    compared: number;
+    mismatches: number;
+    firstMismatch: string;
+    bytesPerClient: number;
+    heapGrowthBytes: number;
+  },
 ): ColyseusW4Result {
   const { clients, ticks } = options;
   const sum = (of: Float64Array[], phases: readonly Phase[]) => {
@@ -368,5 +398,7 @@ function summarize(
     compared: counts.compared,
     mismatches: counts.mismatches,
     firstMismatch: counts.firstMismatch,
+    bytesPerClient: counts.bytesPerClient,
+    heapGrowthBytes: counts.heapGrowthBytes,
   };
 }

@@ -1,10 +1,10 @@
 /**
  * `node --expose-gc dist/bench/w4/main.js [--clients N] [--ticks N] [--warmup N]`: the W4 arena
- * through the real stack (bench/w4/scene.ts) with any number of clients; prints what the `w4`
+ * through the real stack (bench/w4/arena.ts, on the shared scene) with any number of clients; prints what the `w4`
  * bench suite prints. Profile the server with `node --cpu-prof --expose-gc dist/bench/w4/main.js`.
  */
 import { commandLine, flagValue, positiveIntegerFlag } from '../../scripts/cli.js';
-import { describeW4, runW4Scene } from './measure.js';
+import { describeW4, runW4Arena } from './measure.js';
 
 const args = commandLine({
   name: 'node --expose-gc dist/bench/w4/main.js',
@@ -18,5 +18,5 @@ const args = commandLine({
 const clients = flagValue(() => positiveIntegerFlag('--clients', args.clients, 1000));
 const ticks = flagValue(() => positiveIntegerFlag('--ticks', args.ticks, 120));
 const warmupTicks = flagValue(() => positiveIntegerFlag('--warmup', args.warmup, 40));
-const result = runW4Scene({ clients, ticks, warmupTicks }, (line) => console.log(line));
+const result = runW4Arena({ clients, ticks, warmupTicks }, (line) => console.log(line));
 for (const line of describeW4(result)) console.log(line);

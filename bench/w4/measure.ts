@@ -1,11 +1,12 @@
 /**
- * Runs the W4 arena (scene.ts) and measures the server: per tick, wall and CPU time of
+ * Runs the W4 arena (arena.ts) and measures the server: per tick, wall and CPU time of
  * world.tick() + MessageServer.update(now) (the clients' work and the game's writes are timed
  * apart and left out), bytes sent per client, heap growth over the measured ticks, and server
  * memory per connected client. Used by the `w4` bench suite and by `node dist/bench/w4/main.js`.
  */
 import { collectAllGarbage, median } from '../harness.js';
-import { W4, W4Scene } from './arena.js';
+import { W4_ARENA, W4Arena } from './arena.js';
+import { W4_ENTITIES, W4_HZ, W4_MAP, W4_RADIUS, W4_SPEED } from './scene.js';
 
 /** Bytes of IPv4 + UDP headers per datagram. */
 const UDP_IPV4 = 28;
@@ -14,6 +15,8 @@ export interface W4Options {
   clients: number;
   warmupTicks: number;
   ticks: number;
+  /** The scene's seed (default W4_ARENA.seed, the Colyseus peer's default too). */
+  seed?: number;
 }
 
 export interface W4Result {
@@ -22,7 +25,8 @@ export interface W4Result {
   /** Medians over the measured ticks, milliseconds. */
   serverWallMs: number;
   serverCpuMs: number;
-  gameWallMs: number;
+  /** The game's writes (world.set of every entity; the scene's motion left out), CPU. */
+  writeCpuMs: number;
   clientsWallMs: number;
   /** The slowest measured tick of the server, wall, milliseconds. */
   serverWallMaxMs: number;
@@ -30,6 +34,11 @@ export interface W4Result {
   kbpsPayload: number;
   kbpsWire: number;
   bytesPerPacket: number;
+  /** Bytes per client per tick sent by the server: payload alone, and with 28 B per datagram. */
+  bytesPerClientPerTick: number;
+  /** Entity updates applied per client per tick (the budget and priorities decide how many go out). */
+  updatesPerClientPerTick: number;
+  wireBytesPerClientPerTick: number;
   /** Per client, at the end: entities relevant (its view) and ghosts in its mirror. */
   meanRelevant: number;
   meanGhosts: number;
@@ -42,7 +51,7 @@ export interface W4Result {
 }
 
 /** Heap and array buffers after full collections (twice: the first can leave buffers to a later one). */
-function retained(): number {
+export function retained(): number {
   collectAllGarbage();
   collectAllGarbage();
   const { heapUsed, arrayBuffers } = process.memoryUsage();
@@ -53,76 +62,82 @@ function ms(cpu: NodeJS.CpuUsage): number {
   return (cpu.user + cpu.system) / 1000;
 }
 
-export function runW4Scene(options: W4Options, progress: (line: string) => void = () => {}): W4Result {
-  const scene = new W4Scene(options.clients);
+export function runW4Arena(options: W4Options, progress: (line: string) => void = () => {}): W4Result {
+  const arena = new W4Arena(options.clients, options.seed);
   const beforeClients = retained();
   const connectStart = performance.now();
-  scene.connect();
+  arena.connect();
   progress(
     `${options.clients} clients connected in ${((performance.now() - connectStart) / 1000).toFixed(1)} s (not timed)`,
   );
   const tick = () => {
-    scene.advanceClock();
-    scene.game();
-    scene.serverTick();
-    scene.updateClients();
+    arena.advanceClock();
+    arena.game();
+    arena.serverTick();
+    arena.updateClients();
   };
   for (let i = 0; i < options.warmupTicks; i++) tick();
   const heapStart = retained();
   const serverWall: number[] = [];
   const serverCpu: number[] = [];
-  const gameWall: number[] = [];
+  const writeCpu: number[] = [];
   const clientsWall: number[] = [];
-  const stats = scene.serverSocket.stats;
+  const stats = arena.serverSocket.stats;
   const bytes0 = stats.bytesSent;
   const datagrams0 = stats.sent;
+  const updates0 = arena.updatesReceived;
   for (let i = 0; i < options.ticks; i++) {
-    scene.advanceClock();
-    const g0 = performance.now();
-    scene.game();
+    arena.advanceClock();
+    arena.scene.step();
+    const w0 = process.cpuUsage();
+    arena.write();
+    writeCpu.push(ms(process.cpuUsage(w0)));
     const s0 = performance.now();
     const c0 = process.cpuUsage();
-    scene.serverTick();
+    arena.serverTick();
     const cpu = process.cpuUsage(c0);
     const s1 = performance.now();
-    scene.updateClients();
+    arena.updateClients();
     const s2 = performance.now();
-    gameWall.push(s0 - g0);
     serverWall.push(s1 - s0);
     serverCpu.push(ms(cpu));
     clientsWall.push(s2 - s1);
   }
-  const bytes = scene.serverSocket.stats.bytesSent - bytes0;
-  const datagrams = scene.serverSocket.stats.sent - datagrams0;
+  const bytes = arena.serverSocket.stats.bytesSent - bytes0;
+  const datagrams = arena.serverSocket.stats.sent - datagrams0;
+  const updates = arena.updatesReceived - updates0;
   const heapEnd = retained();
   let relevant = 0;
   let replicationBytes = 0;
-  for (const { client } of scene.clients) {
+  for (const { client } of arena.clients) {
     const index = client.client.clientIndex;
-    relevant += scene.replication.view(index)?.count ?? 0;
-    replicationBytes += scene.replication.clientByteLength(index);
+    relevant += arena.replication.view(index)?.count ?? 0;
+    replicationBytes += arena.replication.clientByteLength(index);
   }
-  const meanGhosts = scene.meanGhosts();
-  const connected = scene.clients.filter((c) => c.client.connected).length;
+  const meanGhosts = arena.meanGhosts();
+  const connected = arena.clients.filter((c) => c.client.connected).length;
   if (connected !== options.clients)
     throw new Error(`W4: ${connected} of ${options.clients} still connected`);
   // The clients' own memory lives in this process too: drop them (the server keeps their
   // connections until they time out) and count what the server still holds.
-  scene.dropClients();
+  arena.dropClients();
   const withClients = retained();
-  const seconds = options.ticks / W4.hz;
+  const seconds = options.ticks / W4_HZ;
   const perClient = (n: number) => n / options.clients;
   return {
     clients: options.clients,
     ticks: options.ticks,
     serverWallMs: median(serverWall),
     serverCpuMs: median(serverCpu),
-    gameWallMs: median(gameWall),
+    writeCpuMs: median(writeCpu),
     clientsWallMs: median(clientsWall),
     serverWallMaxMs: Math.max(...serverWall),
     kbpsPayload: perClient((bytes * 8) / seconds / 1000),
     kbpsWire: perClient(((bytes + UDP_IPV4 * datagrams) * 8) / seconds / 1000),
     bytesPerPacket: bytes / Math.max(1, datagrams),
+    bytesPerClientPerTick: perClient(bytes / options.ticks),
+    updatesPerClientPerTick: perClient(updates / options.ticks),
+    wireBytesPerClientPerTick: perClient((bytes + UDP_IPV4 * datagrams) / options.ticks),
     meanRelevant: perClient(relevant),
     meanGhosts,
     heapGrowthBytes: heapEnd - heapStart,
@@ -136,15 +151,17 @@ export function describeW4(r: W4Result): string[] {
   const f = (n: number, digits = 1) => n.toFixed(digits);
   const kb = (n: number) => `${f(n / 1024)} KB`;
   return [
-    `W4 arena: ${W4.units.toLocaleString('en-US')} units at ${W4.speed} m/s on ${W4.map} m × ${W4.map} m, ` +
-      `${r.clients} clients following one unit each, radius ${W4.radius} m (leave × 1.15), ${W4.hz} Hz, ` +
-      `history ${W4.historyLength}, per-client budget BandwidthBudget defaults (512 B/packet, 256 kbit/s); ` +
+    `W4 arena, ghostwire: ${W4_ENTITIES.toLocaleString('en-US')} entities at ${W4_SPEED} m/s on ${W4_MAP} m × ${W4_MAP} m, ` +
+      `${r.clients} clients following one entity each, radius ${W4_RADIUS} m (leave × 1.15), ${W4_HZ} Hz, ` +
+      `history ${W4_ARENA.historyLength}, per-client budget BandwidthBudget defaults (512 B/packet, 256 kbit/s); ` +
       `in-memory transport, netcode encryption (node:crypto); ${r.ticks} measured ticks, medians`,
     `  server tick (world.tick + MessageServer.update): ${f(r.serverWallMs)} ms wall, ${f(r.serverCpuMs)} ms CPU ` +
       `(${f(r.serverCpuMs / 50, 2)}× the 50 ms target; slowest tick ${f(r.serverWallMaxMs)} ms wall)`,
-    `  not timed: the game's writes ${f(r.gameWallMs)} ms, the clients' updates ${f(r.clientsWallMs)} ms per tick`,
-    `  per client: ${f(r.meanRelevant)} relevant, ${f(r.meanGhosts)} ghosts; ${f(r.kbpsPayload)} kbit/s payload, ` +
-      `${f(r.kbpsWire)} kbit/s with 28 B IPv4+UDP per datagram (${f(r.bytesPerPacket)} B per packet)`,
+    `  not in it: the game's writes (world.set) ${f(r.writeCpuMs)} ms CPU, the clients' updates ${f(r.clientsWallMs)} ms wall per tick`,
+    `  per client: ${f(r.meanRelevant)} relevant, ${f(r.meanGhosts)} ghosts, ${f(r.updatesPerClientPerTick)} entity updates ` +
+      `a tick; ${f(r.kbpsPayload)} kbit/s payload, ` +
+      `${f(r.kbpsWire)} kbit/s with 28 B IPv4+UDP per datagram (${f(r.bytesPerClientPerTick)} / ` +
+      `${f(r.wireBytesPerClientPerTick)} B per tick, ${f(r.bytesPerPacket)} B per packet)`,
     `  heap + buffers growth over the measured ticks: ${kb(r.heapGrowthBytes)} (after full collections; ` +
       `the whole process: the clients' mirrors keep a history for every id they have met)`,
     `  server memory per connected client: ${kb(r.serverBytesPerClient)} (heap + buffers, with clients minus before); ` +

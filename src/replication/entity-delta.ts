@@ -2,7 +2,7 @@ import { bitsRequired } from '../bits/bits-required.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
 import type { LaneState } from './lane-state.js';
-import { maxValueBits, readValue, valueBits, writeValue } from './lane-value.js';
+import { maxValueBits, packValue, readValue, valueBits, writeValue } from './lane-value.js';
 import type { EntityLayout } from './layout.js';
 import { pastRange } from './plan.js';
 import { PreviousChanges } from './previous-changes.js';
@@ -174,6 +174,60 @@ export function encodeDelta(
     writeValue(ws, lanes[i], v, b);
   }
   if (list) ws.bits(count, indexBits);
+  encodeBlobs(ws, layout, state, base);
+}
+
+const TWO_32 = 2 ** 32;
+
+/**
+ * Both forms of a delta at once, as encodeDelta writes them: the full one into `full` and the
+ * repeat one (the changed lanes' values alone) into `repeat`, each lane's value chosen once.
+ */
+export function encodeDeltaForms(
+  full: WriteStream,
+  repeat: WriteStream,
+  layout: EntityLayout<unknown>,
+  state: LaneState,
+  base: LaneState,
+): void {
+  const lanes = layout.lanes;
+  const count = lanes.length;
+  if (count > FLAGS_ONLY_LANES) {
+    encodeDelta(full, layout, state, base, false);
+    encodeDelta(repeat, layout, state, base, true);
+    return;
+  }
+  // The flags form: per lane its changed bit, then its value (the repeat form: the values).
+  for (let i = 0; i < count; i++) {
+    const v = state.lanes[i];
+    const b = base.lanes[i];
+    if (v === b) {
+      full.bits(0, 1);
+      continue;
+    }
+    const packed = packValue(lanes[i], v, b);
+    const bits = Math.floor(packed / TWO_32);
+    if (packed < 0 || bits >= 32) {
+      full.bits(1, 1);
+      writeValue(full, lanes[i], v, b);
+      writeValue(repeat, lanes[i], v, b);
+      continue;
+    }
+    const word = packed - bits * TWO_32;
+    full.bits(1 + word * 2, bits + 1);
+    repeat.bits(word, bits);
+  }
+  encodeBlobs(full, layout, state, base);
+  encodeBlobs(repeat, layout, state, base);
+}
+
+/** The blob lanes of a delta (the same in both forms). */
+function encodeBlobs(
+  ws: WriteStream,
+  layout: EntityLayout<unknown>,
+  state: LaneState,
+  base: LaneState,
+): void {
   for (let i = 0; i < layout.blobs.length; i++) {
     const blob = state.blobs[i];
     const same = sameBytes(blob, base.blobs[i]);

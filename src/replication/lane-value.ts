@@ -24,12 +24,20 @@ const DELTA_MAX = DELTA_LOW[CLASSES - 1] + 2 ** DELTA_BITS[CLASSES - 1] - 1;
 /** The absolute prefix, 111111: as many ones as classes. */
 const ABSOLUTE_PREFIX = 2 ** CLASSES - 1;
 
+/** The smallest |d| of classes 1..5 (class 0 starts at 1), as constants: deltaClass runs per lane per delta. */
+const LOW_1 = DELTA_LOW[1];
+const LOW_2 = DELTA_LOW[2];
+const LOW_3 = DELTA_LOW[3];
+const LOW_4 = DELTA_LOW[4];
+const LOW_5 = DELTA_LOW[5];
+if (CLASSES !== 6) throw new Error('lane-value: deltaClass assumes six delta classes');
+
 /** The delta class of |d| (d != 0), or -1 when it is too large for any. */
 function deltaClass(magnitude: number): number {
-  if (magnitude > DELTA_MAX) return -1;
-  let c = 0;
-  while (magnitude >= DELTA_LOW[c] + 2 ** DELTA_BITS[c]) c++;
-  return c;
+  if (magnitude < LOW_2) return magnitude < LOW_1 ? 0 : 1;
+  if (magnitude < LOW_4) return magnitude < LOW_3 ? 2 : 3;
+  if (magnitude < LOW_5) return 4;
+  return magnitude > DELTA_MAX ? -1 : 5;
 }
 
 /** Bits the class prefix, sign and offset of class c take. */
@@ -114,6 +122,26 @@ function writeRotation(ws: WriteStream, lane: ScalarLane, value: number, base: n
       ws.bits(v, bits);
     }
   }
+}
+
+const TWO_32 = 2 ** 32;
+
+/**
+ * What writeValue writes for a plain or delta lane, as one piece: its bits (least significant
+ * first, as written) + their count × 2^32; -1 for a rotation lane or more than 32 bits. Lets the
+ * shared deltas write a value into both forms of a delta while choosing its class once.
+ */
+export function packValue(lane: ScalarLane, value: number, base: number): number {
+  if (lane.rotation > 0) return -1;
+  if (!lane.delta) return lane.bits <= 32 ? value + lane.bits * TWO_32 : -1;
+  const c = chooseClass(lane, value, base);
+  if (c < 0) {
+    const bits = CLASSES + lane.bits;
+    return bits <= 32 ? ABSOLUTE_PREFIX + value * 2 ** CLASSES + bits * TWO_32 : -1;
+  }
+  const d = value - base;
+  const signAndOffset = (d < 0 ? 1 : 0) + (Math.abs(d) - DELTA_LOW[c]) * 2;
+  return 2 ** c - 1 + signAndOffset * 2 ** (c + 1) + classBits(c) * TWO_32;
 }
 
 export function writeValue(ws: WriteStream, lane: ScalarLane, value: number, base: number): void {

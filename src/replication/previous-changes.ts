@@ -2,6 +2,18 @@ import type { LaneState } from './lane-state.js';
 import type { EntityLayout } from './layout.js';
 import { MAX_SCALAR_LANES } from './plan.js';
 
+/** Layouts with at most this many scalar lanes also keep their sets as bit masks (bit i: lane i changed). */
+export const MASK_LANES = 31;
+
+/** The changed lanes of `state` against `base` as a mask (bit i: lane i), or -1 past MASK_LANES lanes. */
+export function changedMask(state: LaneState, base: LaneState): number {
+  const lanes = state.lanes;
+  if (lanes.length > MASK_LANES) return -1;
+  let mask = 0;
+  for (let i = 0; i < lanes.length; i++) if (lanes[i] !== base.lanes[i]) mask |= 1 << i;
+  return mask;
+}
+
 /** The most bits of a repeat prefix (`00`: neither set held): what a budget reserves before the order is known. */
 export const MAX_REPEAT_PREFIX_BITS = 2;
 
@@ -17,6 +29,9 @@ export class PreviousChanges {
   first: Uint8Array;
   second: Uint8Array;
   hasSecond = false;
+  /** The same sets as masks (see changedMask; -1 past MASK_LANES lanes), so senders compare one number. */
+  private firstMask = -1;
+  private secondMask = -1;
   private scratch: Uint8Array;
 
   /** `maxLanes`: the most scalar lanes of the layouts this run will see (a sender has one per client). */
@@ -48,26 +63,71 @@ export class PreviousChanges {
     return form === 1 || !this.hasSecond ? 1 : 2;
   }
 
+  /**
+   * `match` for a set given as its mask (changedMask of a layout of at most MASK_LANES lanes):
+   * one compare per held set instead of one per lane.
+   */
+  matchMask(layout: EntityLayout<unknown>, mask: number): number {
+    if (this.layout !== layout) return 0;
+    if (mask === this.firstMask) return 1;
+    return this.hasSecond && mask === this.secondMask ? 2 : 0;
+  }
+
   /** Makes the set of `state` against `base` the newest (move to front). */
   record(layout: EntityLayout<unknown>, state: LaneState, base: LaneState): void {
-    if (state.lanes.length > this.maxLanes)
-      throw new RangeError(
-        `PreviousChanges: a layout of ${state.lanes.length} lanes, more than ${this.maxLanes}`,
-      );
+    this.checkLanes(state.lanes.length);
     const form = this.match(layout, state, base);
     if (form === 1) return;
-    const newest = this.first;
-    if (form === 2) {
-      this.first = this.second;
-    } else {
+    if (form === 2) this.promoteSecond();
+    else {
       const set = this.scratch;
       for (let i = 0; i < state.lanes.length; i++) set[i] = state.lanes[i] !== base.lanes[i] ? 1 : 0;
-      this.scratch = this.second;
-      this.first = set;
+      this.pushFirst(set, changedMask(state, base));
     }
-    this.second = newest;
     this.hasSecond = this.layout === layout;
     this.layout = layout;
+  }
+
+  /** `record` for a set given as its mask (a layout of at most MASK_LANES lanes). */
+  recordMask(layout: EntityLayout<unknown>, mask: number): void {
+    const count = layout.lanes.length;
+    this.checkLanes(count);
+    if (count > MASK_LANES || mask < 0)
+      throw new RangeError(`PreviousChanges.recordMask: needs a mask of at most ${MASK_LANES} lanes`);
+    const form = this.matchMask(layout, mask);
+    if (form === 1) return;
+    if (form === 2) this.promoteSecond();
+    else {
+      const set = this.scratch;
+      for (let i = 0; i < count; i++) set[i] = (mask >>> i) & 1;
+      this.pushFirst(set, mask);
+    }
+    this.hasSecond = this.layout === layout;
+    this.layout = layout;
+  }
+
+  private checkLanes(count: number): void {
+    if (count > this.maxLanes)
+      throw new RangeError(`PreviousChanges: a layout of ${count} lanes, more than ${this.maxLanes}`);
+  }
+
+  /** The set before the newest becomes the newest, and the newest the one before. */
+  private promoteSecond(): void {
+    const set = this.first;
+    const mask = this.firstMask;
+    this.first = this.second;
+    this.firstMask = this.secondMask;
+    this.second = set;
+    this.secondMask = mask;
+  }
+
+  /** A new newest set (`set` is the scratch array); the newest becomes the one before. */
+  private pushFirst(set: Uint8Array, mask: number): void {
+    this.scratch = this.second;
+    this.second = this.first;
+    this.secondMask = this.firstMask;
+    this.first = set;
+    this.firstMask = mask;
   }
 }
 
