@@ -5,6 +5,7 @@
 export { BitReader, BitWriter, bitsRequired, bitsRequired64 } from './bits/index.js';
 export * from './channels/index.js';
 export * from './connection/index.js';
+export * from './latency/index.js';
 export {
   DEFAULT_RELIABLE_CONFIG,
   type ReliableConfig,

@@ -19,6 +19,7 @@ const LAYERS = [
   'connection',
   'channels',
   'replication',
+  'latency',
 ];
 
 /** The only sources that may use Node's modules: the UDP transport and the native AEAD. */
