@@ -57,12 +57,16 @@ export class ClockSync {
   private readonly onJump: ((reason: ClockJumpReason, from: number, to: number) => void) | undefined;
   /** Per sample: the server tick minus the local time in ticks (`s - t/tickSeconds`). */
   private readonly bases: Float64Array;
-  /** Per sample: the round-trip time in ticks. */
+  /** Per sample: the round-trip time in ticks (Infinity: not measured). */
   private readonly rtts: Float64Array;
   private count = 0;
   private next = 0;
   /** Server tick minus local time in ticks, from the filter (NaN before any sample). */
   private offset = Number.NaN;
+  /** Half the window's smallest measured RTT, ticks. */
+  private halfRtt = 0;
+  /** The window holds a measured RTT. */
+  private measured = false;
   private suspects = 0;
   private pending: ClockJumpReason | undefined = 'start';
   /** The window was restarted since the last update: a jump then is reported as 'server'. */
@@ -102,9 +106,13 @@ export class ClockSync {
     this.rtts = new Float64Array(window);
   }
 
-  /** True once a sample has arrived: `estimate` and `update` have something to go on. */
+  /**
+   * True once the window holds a sample and a measured RTT: `estimate` and `update` have something
+   * to go on. Until then `update` leaves the clock alone (placing it with no delay known would be
+   * off by the one-way delay, and jumped again once the RTT comes).
+   */
   get synced(): boolean {
-    return this.count > 0;
+    return this.count > 0 && this.measured;
   }
 
   /** The newest target minus the clock's position, in ticks (0 before the first update). */
@@ -136,17 +144,19 @@ export class ClockSync {
    * Takes one sample at local time `now` (monotonic seconds): `serverTick`, the tick the server's
    * newest packet carries (ClientMirror.newestTick), and `rttMs`, the newest round-trip sample in ms
    * (the packet layer's `rttSample`; its smoothed `rtt` lags by seconds and biases the estimate).
+   * An `rttMs` of 0 means not measured yet (`rttSample` before the first ack): the tick is kept, the
+   * RTT is not, so it cannot drag the window's minimum down for the window's whole length.
    */
   addSample(now: number, serverTick: number, rttMs: number): void {
     this.last = checkTime('ClockSync.addSample', now, this.last);
     checkFinite('ClockSync.addSample', 'serverTick', serverTick);
     checkNonNegative('ClockSync.addSample', 'rttMs', rttMs);
     const base = serverTick - now / this.tickSeconds;
-    const rtt = rttMs / 1000 / this.tickSeconds;
+    const rtt = rttMs > 0 ? rttMs / 1000 / this.tickSeconds : Number.POSITIVE_INFINITY;
     this.sampleCount++;
     this.lastSample = now;
     if (this.count > 0) {
-      const shift = base + rtt / 2 - this.offset;
+      const shift = base + (rtt === Number.POSITIVE_INFINITY ? this.halfRtt : rtt / 2) - this.offset;
       if (shift > this.jumpTicks) {
         // Ahead of every sample by more than delay could explain: the server's tick jumped forward.
         this.restart();
@@ -165,7 +175,7 @@ export class ClockSync {
 
   /** The estimated server tick at local time `now`, fractional (throws before the first sample). */
   estimate(now: number): number {
-    if (this.count === 0) throw new RangeError('ClockSync.estimate: no sample yet (see synced)');
+    if (!this.synced) throw new RangeError('ClockSync.estimate: no sample with an RTT yet (see synced)');
     checkFinite('ClockSync.estimate', 'now', now);
     return this.offset + now / this.tickSeconds;
   }
@@ -174,12 +184,12 @@ export class ClockSync {
    * Steers the clock toward `estimate(now) + leadTicks`. Call it once a frame right after
    * `clock.advance(now)`, with the same `now`. Below `jumpTicks` of error it sets the clock's rate
    * to remove the error over `correctionSeconds` (bounded by `maxRateAdjust`); above, it jumps and
-   * reports. Does nothing before the first sample or while the clock is paused.
+   * reports. Does nothing until `synced` or while the clock is paused.
    */
   update(now: number, leadTicks = 0): void {
     this.last = checkTime('ClockSync.update', now, this.last);
     checkFinite('ClockSync.update', 'leadTicks', leadTicks);
-    if (this.count === 0 || this.clock.paused) return;
+    if (!this.synced || this.clock.paused) return;
     const target = this.offset + now / this.tickSeconds + leadTicks;
     const from = this.clock.position;
     const error = target - from;
@@ -205,6 +215,7 @@ export class ClockSync {
   reset(): void {
     this.count = this.next = this.suspects = 0;
     this.offset = Number.NaN;
+    this.measured = false;
     this.pending = 'start';
     this.serverMoved = false;
     this.clock.rate = 1;
@@ -224,6 +235,8 @@ export class ClockSync {
       if (this.bases[i] > base) base = this.bases[i];
       if (this.rtts[i] < rtt) rtt = this.rtts[i];
     }
-    this.offset = base + rtt / 2;
+    this.measured = rtt !== Number.POSITIVE_INFINITY;
+    this.halfRtt = this.measured ? rtt / 2 : 0;
+    this.offset = base + this.halfRtt;
   }
 }
