@@ -191,6 +191,23 @@ describe('ClockSync on trouble', () => {
     assert.equal(sync.jumps, 1);
   });
 
+  it('reset forgets every sample: the next sync places the clock again, as a start', () => {
+    const clock = new TickClock({ tickRate: 60 });
+    const reasons: string[] = [];
+    const sync = new ClockSync(clock, { onJump: (reason) => reasons.push(reason) });
+    clock.advance(0);
+    sync.addSample(0, 600, 100);
+    sync.update(0);
+    sync.reset();
+    assert.equal(sync.synced, false);
+    assert.equal(clock.rate, 1);
+    sync.addSample(1, 50, 100); // a new connection to another server
+    sync.update(1);
+    assert.deepEqual(reasons, ['start', 'start']);
+    assert.equal(sync.serverJumps, 0);
+    assert.ok(Math.abs(clock.position - 53) < 1e-9);
+  });
+
   it('a single late packet does not move the estimate', () => {
     const clock = new TickClock({ tickRate: 60 });
     const sync = new ClockSync(clock);
