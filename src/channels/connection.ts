@@ -39,6 +39,12 @@ export interface MessageConnectionOptions<M extends AnyMessageType = AnyMessageT
 /** The record of a packet with no reliable content: shared, as acking it frees nothing. */
 const NOTHING_TO_FREE = Object.freeze([]) as unknown as PacketRecord;
 const NO_BYTES = new Uint8Array(0);
+/**
+ * The record being built by writePacket, shared by every connection: it is filled and copied out
+ * within one call (nothing re-enters writePacket), and one per connection would keep the largest
+ * record's array (~1.8 KB at W4) for each.
+ */
+const recordScratch = new ScratchList<number>();
 
 /**
  * What a connection that ended had accepted and not delivered: per channel (by index), the ids
@@ -106,7 +112,6 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
   private readonly seen: Uint8Array;
 
   private rejection: string | null = null;
-  private readonly recordScratch = new ScratchList<number>();
   private readonly written: { data: Uint8Array; record: PacketRecord } = {
     data: NO_BYTES,
     record: NOTHING_TO_FREE,
@@ -299,7 +304,7 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
     this.lastWrite = checkTime('MessageConnection.writePacket', now, this.lastWrite);
     const ws = this.packet;
     ws.reset();
-    const record = this.recordScratch;
+    const record = recordScratch;
     record.clear();
     const budget = this.packetBudgetBytes * 8;
     for (const index of this.order) {

@@ -1,6 +1,7 @@
 import { STATS_WINDOW } from './endpoint-stats.js';
+import { PendingRecords } from './pending-records.js';
 import { SequenceBits } from './sequence-bits.js';
-import { moved, movedRefs, SequenceSet, SequenceSlots } from './sequence-slots.js';
+import { moved, SequenceSet, SequenceSlots } from './sequence-slots.js';
 
 /** A sent packet's info word: its bytes (below 2^25: maxPacketSize ≤ 2^24 plus a header ≤ 1024) and two flags. */
 const BYTES = (1 << 25) - 1;
@@ -25,7 +26,12 @@ export class SentPackets<R> extends SequenceSlots {
   time: Float64Array;
   private info: Uint32Array;
   /** Made at the first packet sent with a record: a connection that never sends one keeps none. */
-  private records: (R | undefined)[] | null = null;
+  private records: PendingRecords<R> | null = null;
+  /** Whether the packet of `sequence` is held and awaits its outcome (PendingRecords' staleness test). */
+  private readonly pending = (sequence: number): boolean => {
+    const index = this.indexOf(sequence);
+    return index >= 0 && (this.info[index] & RESOLVED) === 0;
+  };
   /** Resolved packets at least this far behind the newest may be dropped. */
   private readonly keep: number;
 
@@ -39,7 +45,11 @@ export class SentPackets<R> extends SequenceSlots {
   protected moveEntries(capacity: number, to: Int32Array): void {
     this.time = moved(this.time, float64, capacity, to);
     this.info = moved(this.info, uint32, capacity, to);
-    if (this.records !== null) this.records = movedRefs(this.records, capacity, to, undefined);
+  }
+
+  override reset(): void {
+    super.reset();
+    this.records?.clear();
   }
 
   protected override mayReplace(index: number, held: number, sequence: number): boolean {
@@ -52,10 +62,12 @@ export class SentPackets<R> extends SequenceSlots {
     if (index < 0) return false;
     this.time[index] = time;
     this.info[index] = bytes;
-    if (this.records !== null) this.records[index] = record;
-    else if (record !== undefined) {
-      this.records = new Array<R | undefined>(this.capacity).fill(undefined);
-      this.records[index] = record;
+    if (record !== undefined) {
+      this.records ??= new PendingRecords<R>();
+      this.records.put(sequence, record, this.pending);
+    } else {
+      // A record left from an earlier packet of this sequence is not this packet's.
+      this.records?.take(sequence);
     }
     return true;
   }
@@ -75,11 +87,7 @@ export class SentPackets<R> extends SequenceSlots {
   /** Marks the packet at `index` resolved (acked or lost) and hands back its record, dropping it here. */
   resolve(index: number, acked: boolean): R | undefined {
     this.info[index] = (this.info[index] & BYTES) | (acked ? ACKED | RESOLVED : RESOLVED);
-    const records = this.records;
-    if (records === null) return undefined;
-    const record = records[index];
-    records[index] = undefined;
-    return record;
+    return this.records === null ? undefined : this.records.take(this.slots[index]);
   }
 }
 
