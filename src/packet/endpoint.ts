@@ -1,5 +1,6 @@
 import { checkTime } from '../time/check-time.js';
 import { type ReliableConfig, reliableConfig } from './config.js';
+import { emptyReliableCounters, type ReliableCounters } from './counters.js';
 import { updateRttStats, updateWindowStats } from './endpoint-stats.js';
 import { GrowingSequenceBuffer } from './growing-sequence-buffer.js';
 import {
@@ -14,6 +15,8 @@ import {
 } from './header.js';
 import { LostUncounted } from './lost-uncounted.js';
 import { ReceivedPackets, SentPackets } from './packet-history.js';
+
+export { emptyReliableCounters, type ReliableCounters };
 
 /**
  * What a ReliableEndpoint calls. Byte arguments are views of the endpoint's own buffers or of
@@ -30,31 +33,6 @@ export interface ReliableHandler<R> {
   onAcked?(sequence: number, record: R | undefined): void;
   /** No ack within ackTimeout (or the packet left the sent buffer first). Called once, never after onAcked. */
   onLost?(sequence: number, record: R | undefined): void;
-}
-
-/** Event counters; every dropped input is counted under its reason. */
-export interface ReliableCounters {
-  packetsSent: number;
-  packetsReceived: number;
-  packetsAcked: number;
-  packetsLost: number;
-  /**
-   * Packets whose ack arrived after they had been reported lost (by ackTimeout, or because their
-   * sent-buffer slot was reused first), counted once per packet. The ack is ignored, so whatever the
-   * record held is never freed by it: a count that keeps rising means the round trip is longer than
-   * ackTimeout or than sentPacketsBufferSize packets take to send.
-   */
-  lateAcks: number;
-  packetsStale: number;
-  packetsDuplicate: number;
-  packetsInvalid: number;
-  packetsTooLargeToReceive: number;
-  /** Packets the handler's process() refused. */
-  packetsRefused: number;
-  fragmentsSent: number;
-  fragmentsReceived: number;
-  fragmentsInvalid: number;
-  fragmentsDuplicate: number;
 }
 
 const NO_BYTES = new Uint8Array(0);
@@ -77,26 +55,6 @@ class Reassembly {
   constructor(maxFragments: number) {
     this.received = new Uint8Array(maxFragments);
   }
-}
-
-/** A counters record with every count at zero. */
-export function emptyReliableCounters(): ReliableCounters {
-  return {
-    packetsSent: 0,
-    packetsReceived: 0,
-    packetsAcked: 0,
-    packetsLost: 0,
-    lateAcks: 0,
-    packetsStale: 0,
-    packetsDuplicate: 0,
-    packetsInvalid: 0,
-    packetsTooLargeToReceive: 0,
-    packetsRefused: 0,
-    fragmentsSent: 0,
-    fragmentsReceived: 0,
-    fragmentsInvalid: 0,
-    fragmentsDuplicate: 0,
-  };
 }
 
 /**
