@@ -14,7 +14,6 @@ import {
   writeDelta,
 } from '../src/replication/index.js';
 import { compile } from '../src/schema/codec.js';
-import { t } from '../src/schema/schema.js';
 import { MeasureStream } from '../src/serialize/measure-stream.js';
 import { ReadStream } from '../src/serialize/read-stream.js';
 import {

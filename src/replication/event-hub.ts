@@ -211,7 +211,7 @@ export class EventHub {
         continue;
       }
       // Senders sit at their client's index: an event for one client looks at that slot only.
-      const first = event.to >= 0 ? event.to : 0;
+      const first = Math.max(event.to, 0);
       const end = event.to >= 0 ? Math.min(event.to + 1, senders.length) : senders.length;
       for (let c = first; c < end; c++) {
         const recipient = senders[c]?.events;
