@@ -1,2 +1,9 @@
 export { type ClockJumpReason, ClockSync, type ClockSyncOptions } from './clock-sync.js';
+export {
+  GhostSampler,
+  type GhostSamplerOptions,
+  interpolationDelayTicks,
+  type SampleMode,
+} from './ghost-sampler.js';
+export { compileInterpolator, type Interpolator, type InterpolatorOptions } from './interpolation.js';
 export { MAX_RATE, MIN_RATE, TickClock, type TickClockOptions } from './tick-clock.js';

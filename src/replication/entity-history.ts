@@ -48,6 +48,16 @@ export class EntityHistory {
     return this.ticks[(this.head - this.count + 1 + this.length) % this.length];
   }
 
+  /** The k-th newest state held (0 = newest, k < size): for interpolation, which needs both neighbours. */
+  stateAt(k: number): LaneState {
+    return this.states[(this.head - k + this.length) % this.length];
+  }
+
+  /** The tick of stateAt(k). */
+  tickAt(k: number): number {
+    return this.ticks[(this.head - k + this.length) % this.length];
+  }
+
   /** The state to fill for `tick` (a new slot, or the newest when it is of the same tick). */
   slotFor(tick: number): LaneState {
     if (this.count > 0 && this.ticks[this.head] === tick) return this.states[this.head];
