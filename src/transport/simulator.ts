@@ -2,6 +2,12 @@ import { prng } from '../random/prng.js';
 import { checkTime } from '../time/check-time.js';
 import { type Address, parseAddress } from './address.js';
 import {
+  type LinkConditions,
+  type LinkDirection,
+  type ResolvedLinkConditions,
+  resolveConditions,
+} from './link-conditions.js';
+import {
   checkDatagram,
   checkInteger,
   type DatagramHandler,
@@ -12,52 +18,12 @@ import {
   type TransportStats,
 } from './transport.js';
 
-/**
- * Gilbert–Elliott burst loss: a two-state chain stepped once per datagram. In the good state the
- * link's ordinary `loss` applies; in the bad state (a burst), `loss` of this record. All percents.
- */
-export interface BurstLoss {
-  /** Chance per datagram of entering a burst from the good state, percent. */
-  enter: number;
-  /** Chance per datagram of leaving a burst, percent (mean burst length is 100 / exit datagrams). */
-  exit: number;
-  /** Loss inside a burst, percent. */
-  loss: number;
-}
-
-/** How one direction treats datagrams. Times in milliseconds, chances in percent; all default 0. */
-export interface LinkConditions {
-  /** One-way delay. */
-  latency?: number;
-  /** The delay varies uniformly within ± jitter (never below zero). */
-  jitter?: number;
-  /** Independent loss (in the good state, when `burst` is set). */
-  loss?: number;
-  /** Burst loss; null or absent for none. */
-  burst?: BurstLoss | null;
-  /** Chance a datagram is delivered twice. */
-  duplicates?: number;
-  /** The duplicate follows the original by up to this much, uniformly (default 20). */
-  duplicateDelay?: number;
-  /** Chance a datagram is held back. */
-  reorder?: number;
-  /** How long a reordered datagram is held back, on top of its delay (default 50). */
-  reorderDelay?: number;
-}
-
-/** Conditions with every default filled in. */
-export interface ResolvedLinkConditions {
-  readonly latency: number;
-  readonly jitter: number;
-  readonly loss: number;
-  readonly burst: Readonly<BurstLoss> | null;
-  readonly duplicates: number;
-  readonly duplicateDelay: number;
-  readonly reorder: number;
-  readonly reorderDelay: number;
-}
-
-export type LinkDirection = 'outgoing' | 'incoming';
+export type {
+  BurstLoss,
+  LinkConditions,
+  LinkDirection,
+  ResolvedLinkConditions,
+} from './link-conditions.js';
 
 /** What one direction has done. */
 export interface LinkCounters {
@@ -92,7 +58,6 @@ export interface NetworkSimulatorOptions {
   now?: number;
 }
 
-const MAX_DELAY_MS = 3_600_000;
 /**
  * A datagram due within this many seconds of `now` is due: send time + latency and a tick clock
  * land on the same instant up to float rounding (1000/60 + 0.05 can exceed 1003/60 by an ulp),
@@ -101,49 +66,6 @@ const MAX_DELAY_MS = 3_600_000;
 const DUE_SLACK = 1e-6;
 /** Distinct addresses remembered as valid before the memo is cleared. */
 const ADDRESS_MEMO_LIMIT = 1024;
-
-function milliseconds(name: string, value: number | undefined, fallback: number): number {
-  const v = value ?? fallback;
-  if (typeof v !== 'number' || !(v >= 0 && v <= MAX_DELAY_MS)) {
-    throw new RangeError(`NetworkSimulator: ${name} must be milliseconds in [0, ${MAX_DELAY_MS}], got ${v}`);
-  }
-  return v;
-}
-
-function percent(name: string, value: number | undefined): number {
-  const v = value ?? 0;
-  if (typeof v !== 'number' || !(v >= 0 && v <= 100)) {
-    throw new RangeError(`NetworkSimulator: ${name} must be a percentage in [0, 100], got ${v}`);
-  }
-  return v;
-}
-
-function resolveConditions(direction: LinkDirection, c: LinkConditions): ResolvedLinkConditions {
-  if (typeof c !== 'object' || c === null) {
-    throw new TypeError(`NetworkSimulator: ${direction} conditions must be an object`);
-  }
-  const burst = c.burst ?? null;
-  if (burst !== null && typeof burst !== 'object') {
-    throw new TypeError(`NetworkSimulator: ${direction}.burst must be { enter, exit, loss } or null`);
-  }
-  return Object.freeze({
-    latency: milliseconds(`${direction}.latency`, c.latency, 0),
-    jitter: milliseconds(`${direction}.jitter`, c.jitter, 0),
-    loss: percent(`${direction}.loss`, c.loss),
-    burst:
-      burst === null
-        ? null
-        : Object.freeze({
-            enter: percent(`${direction}.burst.enter`, burst.enter),
-            exit: percent(`${direction}.burst.exit`, burst.exit),
-            loss: percent(`${direction}.burst.loss`, burst.loss),
-          }),
-    duplicates: percent(`${direction}.duplicates`, c.duplicates),
-    duplicateDelay: milliseconds(`${direction}.duplicateDelay`, c.duplicateDelay, 20),
-    reorder: percent(`${direction}.reorder`, c.reorder),
-    reorderDelay: milliseconds(`${direction}.reorderDelay`, c.reorderDelay, 50),
-  });
-}
 
 class MutableLinkCounters implements LinkCounters {
   offered = 0;
