@@ -1,0 +1,69 @@
+/** What a netcode Server is built with, and what it counts (server.ts is the server itself). */
+import type { ReliableConfig } from '../packet/config.js';
+import type { Address } from '../transport/address.js';
+import type { DatagramTransport } from '../transport/transport.js';
+import type { Aead } from './aead.js';
+
+/** Why the server dropped a client. */
+export type ServerDisconnectReason = 'timed out' | 'client disconnected' | 'kicked' | 'server shut down';
+
+export interface ServerOptions {
+  protocolId: bigint;
+  /** The 32-byte key shared with the backend that issues connect tokens. */
+  privateKey: Uint8Array;
+  /**
+   * The addresses clients use to reach this server, as written in connect tokens; a request is
+   * accepted only if its token names one of them. One transport per address, in the same order.
+   */
+  publicAddresses: Address[];
+  transports: DatagramTransport[];
+  /** Client slots (default 256). */
+  maxClients?: number;
+  aead?: Aead;
+  /**
+   * Configuration of each connection's ReliableEndpoint; `false` carries raw netcode payloads
+   * instead (1..1200 bytes, no acks), as plain netcode peers such as the C reference expect.
+   */
+  reliable?: Partial<ReliableConfig> | false;
+  /** Unix time in seconds, for connect token expiry (default: the system clock). */
+  unixTime?: () => number;
+  /** Datagrams taken from each transport per update (default 1024): a flood cannot stall the loop. */
+  maxDatagramsPerUpdate?: number;
+  /**
+   * Handshakes in progress kept at once (default max(1024, 4 × maxClients)): when full, the
+   * least recently active is dropped. Size it by the rate of valid-token requests to survive: a
+   * handshake completes under a flood of R such requests per second while its round trip is
+   * under maxPendingHandshakes / R seconds.
+   */
+  maxPendingHandshakes?: number;
+  onConnect?(clientIndex: number, clientId: bigint, userData: Uint8Array): void;
+  onDisconnect?(clientIndex: number, clientId: bigint, reason: ServerDisconnectReason): void;
+  /** A packet from a client: data[offset, offset + length), valid during the call. */
+  /** Returning exactly false refuses the packet: it is then not acked (its sender will not count it delivered). */
+  onPacket?(clientIndex: number, data: Uint8Array, offset: number, length: number): unknown;
+  /** Delivery notification for packets sent with a record. */
+  onAcked?(clientIndex: number, sequence: number, record: unknown): void;
+  onLost?(clientIndex: number, sequence: number, record: unknown): void;
+}
+
+/** What the server counts about traffic it refused, by reason. */
+export interface ServerCounters {
+  requestsAccepted: number;
+  requestsInvalid: number;
+  requestsExpired: number;
+  requestsBadToken: number;
+  requestsWrongServer: number;
+  requestsAlreadyConnected: number;
+  requestsTokenReused: number;
+  /** Handshakes in progress dropped, still live, to make room for newer requests (a flood of them). */
+  handshakesEvicted: number;
+  /** Records of presented tokens dropped before they expired, to make room for newer ones. */
+  seenTokensEvicted: number;
+  /** Records of completed tokens dropped before they expired, to make room for newer completions. */
+  usedTokensEvicted: number;
+  deniedFull: number;
+  responsesInvalid: number;
+  unknownAddress: number;
+  rejectedPackets: number;
+  replayedPackets: number;
+}
