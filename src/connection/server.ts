@@ -1,8 +1,7 @@
-import { type ReliableConfig, reliableConfig } from '../packet/config.js';
+import { reliableConfig } from '../packet/config.js';
 import { ReliableEndpoint, transmitBufferBytes } from '../packet/endpoint.js';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import type { Address } from '../transport/address.js';
-import type { DatagramTransport } from '../transport/transport.js';
 import { type Aead, defaultAead } from './aead.js';
 import { readU64 } from './bytes.js';
 import { readChallengeToken, writeChallengeToken } from './challenge-token.js';

@@ -88,7 +88,7 @@ export class GhostSampler<T> {
       this.mode = 'empty';
       return null;
     }
-    const tick = renderTick > this.lastTick ? renderTick : this.lastTick;
+    const tick = Math.max(renderTick, this.lastTick);
     this.lastTick = tick;
     // k: the newest state stamped at or before `tick`.
     let k = 0;
@@ -119,7 +119,7 @@ export class GhostSampler<T> {
       return this.interpolator.interpolate(this.older, this.older, 0, this.value);
     }
     const limit = newest + this.maxExtrapolationTicks;
-    const shown = tick < limit ? tick : limit;
+    const shown = Math.min(tick, limit);
     if (tick > limit) this.held++;
     this.load(1, 0);
     const t0 = history.tickAt(1);

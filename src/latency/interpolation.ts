@@ -45,7 +45,7 @@ const linear: Blend = (from, to, fraction) => mix(from as number, to as number, 
 function clampedLinear(min: number, max: number): Blend {
   return (from, to, fraction) => {
     const v = mix(from as number, to as number, fraction);
-    return v < min ? min : v > max ? max : v;
+    return v < min ? min : Math.min(v, max);
   };
 }
 
