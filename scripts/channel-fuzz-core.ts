@@ -38,7 +38,7 @@ import { prng, randomInt } from '../src/random/prng.js';
 import { t } from '../src/schema/schema.js';
 import { WriteStream } from '../src/serialize/write-stream.js';
 import {
-  escapedCrash,
+  guardedRead,
   InputMaker,
   newTargetReport,
   normalizeReason,
@@ -176,23 +176,9 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
 
   /** Feeds the victim one input; true when it accepted it. */
   const feedVictim = (input: Uint8Array, origin: 'real' | 'random' | 'mutated'): boolean => {
-    let ok: boolean;
-    try {
-      ok = victim.readPacket(input, 0, input.length);
-    } catch (error) {
-      report.crash = escapedCrash(
-        {
-          target: CHANNEL_TARGET,
-          reader: 'victim',
-          seed,
-          iteration: report.iterations,
-          mutated: origin === 'mutated',
-        },
-        input,
-        error,
-      );
-      return false;
-    }
+    const where = { target: CHANNEL_TARGET, reader: 'victim', seed, mutated: origin === 'mutated' };
+    const ok = guardedRead(report, where, input, () => victim.readPacket(input, 0, input.length));
+    if (ok === null) return false;
     report.iterations++;
     if (ok) {
       victimStats.accepted++;
@@ -253,17 +239,9 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
     const total = size === 0 ? 1 + randomInt(next, MAX_BLOCK) : size;
     const input = forgeBlock(id, total);
     const conflicting = declared > 0 && (id !== blockId || total !== declared);
-    let ok: boolean;
-    try {
-      ok = blockVictim.readPacket(input, 0, input.length);
-    } catch (error) {
-      report.crash = escapedCrash(
-        { target: CHANNEL_TARGET, reader: 'block victim', seed, iteration: report.iterations, mutated: true },
-        input,
-        error,
-      );
-      return;
-    }
+    const where = { target: CHANNEL_TARGET, reader: 'block victim', seed, mutated: true };
+    const ok = guardedRead(report, where, input, () => blockVictim.readPacket(input, 0, input.length));
+    if (ok === null) return;
     report.iterations++;
     report.mutatedInputs++;
     report.semanticChecks++;

@@ -59,6 +59,7 @@ export {
   escapedCrash,
   formatCrash,
   formatFailures,
+  guardedRead,
   newTargetReport,
   normalizeReason,
   recordFailure,

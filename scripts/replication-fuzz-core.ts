@@ -47,7 +47,7 @@ import {
 import { sameState } from '../src/replication/lane-state.js';
 import { t } from '../src/schema/schema.js';
 import {
-  escapedCrash,
+  guardedRead,
   InputMaker,
   newTargetReport,
   normalizeReason,
@@ -247,23 +247,14 @@ export function runReplicationFuzz(options: ReplicationFuzzOptions): TargetRepor
     const before = mirrorFingerprint(victim);
     const eventsBefore = victimEvents;
     victimEventProblem = '';
-    let ok: boolean;
-    try {
-      ok = twin.client.readPacket(input, 0, input.length);
-    } catch (error) {
-      report.crash = escapedCrash(
-        {
-          target: REPLICATION_TARGET,
-          reader: 'victim mirror',
-          seed,
-          iteration: report.iterations,
-          mutated: origin === 'mutated',
-        },
-        input,
-        error,
-      );
-      return false;
-    }
+    const where = {
+      target: REPLICATION_TARGET,
+      reader: 'victim mirror',
+      seed,
+      mutated: origin === 'mutated',
+    };
+    const ok = guardedRead(report, where, input, () => twin.client.readPacket(input, 0, input.length));
+    if (ok === null) return false;
     report.iterations++;
     report.semanticChecks++;
     if (ok) {

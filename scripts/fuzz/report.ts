@@ -199,7 +199,6 @@ export function normalizeReason(reason: string): string {
     .slice(0, 120);
 }
 
-/** A crash as text: everything needed to replay it. */
 /** The crash report for an exception that escaped a reader (the targets that call readers themselves). */
 export function escapedCrash(
   where: { target: string; reader: string; seed: number; iteration: number; mutated: boolean },
@@ -213,6 +212,25 @@ export function escapedCrash(
   };
 }
 
+/**
+ * Runs a reader on one input: its result, or null when it threw, which becomes the report's crash
+ * (nothing may escape a public read path) at the report's current iteration.
+ */
+export function guardedRead(
+  report: TargetReport,
+  where: { target: string; reader: string; seed: number; mutated: boolean },
+  input: Uint8Array,
+  read: () => boolean,
+): boolean | null {
+  try {
+    return read();
+  } catch (error) {
+    report.crash = escapedCrash({ ...where, iteration: report.iterations }, input, error);
+    return null;
+  }
+}
+
+/** A crash as text: everything needed to replay it. */
 export function formatCrash(crash: Crash): string {
   return [
     `EXCEPTION escaped reader ${crash.reader} (target ${crash.target})`,
