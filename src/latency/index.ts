@@ -6,4 +6,7 @@ export {
   type SampleMode,
 } from './ghost-sampler.js';
 export { compileInterpolator, type Interpolator, type InterpolatorOptions } from './interpolation.js';
+export { Predictor, type PredictorOptions, type PredictorStats } from './predictor.js';
+export { compileQuantizer, type Quantizer } from './quantizer.js';
 export { MAX_RATE, MIN_RATE, TickClock, type TickClockOptions } from './tick-clock.js';
+export { compileVisualError, type VisualError } from './visual-error.js';
