@@ -12,7 +12,7 @@ import type { Schema, SchemaNode } from '../schema/schema.js';
  */
 export interface VisualError<T> {
   readonly schema: Schema<T>;
-  /** Lanes of the error array: one per float, four per quaternion. */
+  /** Length of the error array: the weight's lane, then one per float, four per quaternion. */
   readonly lanes: number;
   /**
    * Writes into `error` the error between `before` (what was shown) and `after` (what the
@@ -30,15 +30,21 @@ export interface VisualError<T> {
 interface Lane {
   /** Writes the node's error lanes; returns the squared float distance. */
   capture(before: unknown, after: unknown, error: Float64Array): number;
-  /** Returns the node's value with the error applied (in place for containers and rotations). */
-  apply(value: unknown, error: Float64Array, weight: number): unknown;
+  /**
+   * Applies the error to `holder[key]` in place, at the weight in `error[WEIGHT]`. Writing through
+   * the holder, and passing the weight in the array, keeps floats unboxed: no allocation per frame.
+   */
+  apply(holder: Record<string | number, unknown>, key: string | number, error: Float64Array): void;
   /** Squared float distance between two values of the node. */
   distance2(a: unknown, b: unknown): number;
 }
 
+/** The lane of the error array holding the weight during apply. */
+const WEIGHT = 0;
+
 const none: Lane = {
   capture: () => 0,
-  apply: (value) => value,
+  apply: () => {},
   distance2: () => 0,
 };
 
@@ -49,10 +55,10 @@ function floatLane(at: number, min: number, max: number): Lane {
       error[at] = d;
       return d * d;
     },
-    apply(value, error, weight) {
+    apply(holder, key, error) {
       // The shown value stays inside a quantized float's range, like an interpolated one.
-      const v = (value as number) + error[at] * weight;
-      return Math.min(Math.max(v, min), max);
+      const v = (holder[key] as number) + error[at] * error[WEIGHT];
+      holder[key] = Math.min(Math.max(v, min), max);
     },
     distance2(a, b) {
       const d = (a as number) - (b as number);
@@ -71,9 +77,10 @@ function quaternionLane(at: number): Lane {
       error[at + 3] = q[3];
       return 0;
     },
-    apply(value, error, weight) {
+    apply(holder, key, error) {
       // Normalized lerp from the corrected rotation toward the one shown, the nearer hemisphere.
-      const q = value as number[];
+      const q = holder[key] as number[];
+      const weight = error[WEIGHT];
       const sign =
         q[0] * error[at] + q[1] * error[at + 1] + q[2] * error[at + 2] + q[3] * error[at + 3] < 0 ? -1 : 1;
       const x = q[0] + (sign * error[at] - q[0]) * weight;
@@ -87,7 +94,6 @@ function quaternionLane(at: number): Lane {
         q[2] = z / length;
         q[3] = w / length;
       }
-      return q;
     },
     distance2: () => 0,
   };
@@ -143,10 +149,9 @@ function members(keys: readonly (string | number)[], parts: readonly Lane[]): La
       for (let i = 0; i < keys.length; i++) sum += parts[i].capture(a[keys[i]], b[keys[i]], error);
       return sum;
     },
-    apply(value, error, weight) {
-      const v = value as Record<string | number, unknown>;
-      for (let i = 0; i < keys.length; i++) v[keys[i]] = parts[i].apply(v[keys[i]], error, weight);
-      return v;
+    apply(holder, key, error) {
+      const v = holder[key] as Record<string | number, unknown>;
+      for (let i = 0; i < keys.length; i++) parts[i].apply(v, keys[i], error);
     },
     distance2(x, y) {
       const a = x as Record<string | number, unknown>;
@@ -162,12 +167,20 @@ function members(keys: readonly (string | number)[], parts: readonly Lane[]): La
 export function compileVisualError<T>(schema: Schema<T>): VisualError<T> {
   if (schema.kind !== 'object')
     throw new RangeError(`compileVisualError: expected an object schema, got ${schema.kind}`);
-  const [root, lanes] = compileNode(schema, 0);
+  // Lane 0 is the weight's (see WEIGHT); the error's own lanes follow.
+  const [root, end] = compileNode(schema, 1);
+  const holder: { value: unknown } = { value: undefined };
   return {
     schema,
-    lanes,
+    lanes: end,
     capture: (before, after, error) => Math.sqrt(root.capture(before, after, error)),
-    apply: (value, error, weight) => root.apply(value, error, weight) as T,
+    apply: (value, error, weight) => {
+      holder.value = value;
+      error[WEIGHT] = weight;
+      root.apply(holder, 'value', error);
+      holder.value = undefined;
+      return value;
+    },
     distance: (a, b) => Math.sqrt(root.distance2(a, b)),
   };
 }
