@@ -120,6 +120,15 @@ export class ClockSync {
     return this.lastError;
   }
 
+  /**
+   * The one-way delay the filter uses, in ticks: half the window's smallest round trip (0 before a
+   * measured RTT). A predicting client leads the server by this plus its input buffer, so that an
+   * input reaches the server before the server's tick does.
+   */
+  get oneWayTicks(): number {
+    return this.halfRtt;
+  }
+
   /** Jumps made (every reason, the first placement included). */
   get jumps(): number {
     return this.jumpCount;
