@@ -6,4 +6,17 @@ export {
   type SampleMode,
 } from './ghost-sampler.js';
 export { compileInterpolator, type Interpolator, type InterpolatorOptions } from './interpolation.js';
+export {
+  InterpolationDelay,
+  type InterpolationDelayOptions,
+  type InterpolationDelayStats,
+} from './interpolation-delay.js';
+export {
+  type BeyondClamp,
+  LagCompensation,
+  type LagCompensationOptions,
+  type LagCompensationStats,
+  type RewindClaim,
+  type RewindOutcome,
+} from './lag-compensation.js';
 export { MAX_RATE, MIN_RATE, TickClock, type TickClockOptions } from './tick-clock.js';
