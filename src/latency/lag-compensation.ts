@@ -282,15 +282,19 @@ export class LagCompensation<S> {
       const id = this.active[i];
       const track = this.tracks[id]!;
       const length = track.ticks.length;
-      // k: the newest state stamped at or before `at`, and j the one after it (or k itself).
-      let k = track.head;
-      let n = 0;
-      while (n < track.count && track.ticks[k] > at) {
-        k = k === 0 ? length - 1 : k - 1;
-        n++;
+      const head = track.head;
+      // n: how many states back the newest stamped at or before `at` lies (ticks fall as n grows).
+      let low = 0;
+      let high = track.count;
+      while (low < high) {
+        const mid = (low + high) >> 1;
+        if (track.ticks[(head - mid + length) % length] <= at) high = mid;
+        else low = mid + 1;
       }
-      if (n === track.count) continue; // not yet recorded at that time
-      const j = n === 0 ? k : k === length - 1 ? 0 : k + 1;
+      if (low === track.count) continue; // not yet recorded at that time
+      // k: that state; j: the one after it (or k itself at the newest).
+      const k = (head - low + length) % length;
+      const j = low === 0 ? k : k === length - 1 ? 0 : k + 1;
       if (!overlaps(track.boxes, k, j, volume)) {
         skipped++;
         continue;
