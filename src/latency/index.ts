@@ -6,6 +6,19 @@ export {
   type SampleMode,
 } from './ghost-sampler.js';
 export { compileInterpolator, type Interpolator, type InterpolatorOptions } from './interpolation.js';
+export {
+  InterpolationDelay,
+  type InterpolationDelayOptions,
+  type InterpolationDelayStats,
+} from './interpolation-delay.js';
+export {
+  type BeyondClamp,
+  LagCompensation,
+  type LagCompensationOptions,
+  type LagCompensationStats,
+  type RewindClaim,
+  type RewindOutcome,
+} from './lag-compensation.js';
 export { Predictor, type PredictorOptions, type PredictorStats } from './predictor.js';
 export { compileQuantizer, type Quantizer } from './quantizer.js';
 export { MAX_RATE, MIN_RATE, TickClock, type TickClockOptions } from './tick-clock.js';

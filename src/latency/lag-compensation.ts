@@ -1,0 +1,374 @@
+import type { LaneState } from '../replication/lane-state.js';
+import type { EntityLayout } from '../replication/layout.js';
+import type { Entity, ServerWorld } from '../replication/world.js';
+import type { Interpolator } from './interpolation.js';
+import type {
+  BeyondClamp,
+  LagCompensationOptions,
+  LagCompensationStats,
+  RewindClaim,
+  RewindOutcome,
+} from './lag-compensation-options.js';
+
+export type {
+  BeyondClamp,
+  LagCompensationOptions,
+  LagCompensationStats,
+  RewindClaim,
+  RewindOutcome,
+} from './lag-compensation-options.js';
+
+/**
+ * Server-side lag compensation: a bounded history of chosen entities' states (positions, hit
+ * volumes) and `rewind`, which runs a hit test against the states a client was displaying when it
+ * fired: the same ticks, the same fraction, blended by the same interpolator the client's
+ * GhostSampler uses. Only entities whose broad-phase box (swept over the two states blended)
+ * overlaps the test's volume are blended and tested.
+ */
+
+const STAT_COUNT = 6;
+const [REWINDS, TOO_OLD, TOO_NEW, REFUSED, TESTED, SKIPPED] = [0, 1, 2, 3, 4, 5];
+
+/** One entity's ring of recorded states, their ticks and boxes, and the blend it is tested with. */
+interface Track<S> {
+  readonly states: S[];
+  readonly ticks: Float64Array;
+  /** Six numbers per state: its broad-phase box. */
+  readonly boxes: Float64Array;
+  head: number;
+  count: number;
+  /** The rewound state handed to the test, rebuilt in place. */
+  blended: S;
+}
+
+interface MutableOutcome {
+  claim: RewindClaim;
+  tested: boolean;
+  tick: number;
+  entities: number;
+  skipped: number;
+}
+
+export class LagCompensation<S> {
+  readonly interpolator: Interpolator<S>;
+  readonly tickRate: number;
+  readonly capacity: number;
+  readonly maxClients: number;
+  /** How far back a claim may reach from the newest tick recorded, in ticks. */
+  readonly historyTicks: number;
+  readonly beyondClamp: BeyondClamp;
+  private readonly bounds: (state: S, out: Float64Array) => void;
+  private readonly layout: EntityLayout<S> | undefined;
+  private readonly scratchLanes: LaneState | undefined;
+  private readonly box = new Float64Array(6);
+  /** The state being recorded, swapped into its ring slot once checked. */
+  private spare = {} as S;
+  private readonly tracks: (Track<S> | null)[];
+  /** Ids recorded and not removed, and each one's index in it (-1: absent). */
+  private readonly active: Int32Array;
+  private activeCount = 0;
+  private readonly activeIndex: Int32Array;
+  private newest = -1;
+  private readonly counters: Float64Array;
+  private readonly outcome: MutableOutcome = {
+    claim: 'ok',
+    tested: false,
+    tick: Number.NaN,
+    entities: 0,
+    skipped: 0,
+  };
+
+  constructor(options: LagCompensationOptions<S>) {
+    const where = 'LagCompensation';
+    const { interpolator, bounds, tickRate, capacity } = options;
+    if (typeof interpolator?.interpolate !== 'function')
+      throw new TypeError(`${where}: interpolator must be a compileInterpolator result`);
+    if (typeof bounds !== 'function') throw new TypeError(`${where}: bounds must be a function`);
+    if (!(tickRate > 0 && Number.isFinite(tickRate)))
+      throw new RangeError(`${where}: tickRate must be a finite number > 0, got ${tickRate}`);
+    if (!Number.isInteger(capacity) || capacity < 1 || capacity > 65536)
+      throw new RangeError(`${where}: capacity must be an integer in [1, 65536], got ${capacity}`);
+    const seconds = options.historySeconds ?? 1;
+    if (!(seconds > 0 && seconds <= 60))
+      throw new RangeError(`${where}: historySeconds must be in (0, 60], got ${seconds}`);
+    const maxClients = options.maxClients ?? 256;
+    if (!Number.isInteger(maxClients) || maxClients < 1 || maxClients > 65536)
+      throw new RangeError(`${where}: maxClients must be an integer in [1, 65536], got ${maxClients}`);
+    const beyond = options.beyondClamp ?? 'present';
+    if (beyond !== 'present' && beyond !== 'oldest' && beyond !== 'refuse')
+      throw new RangeError(`${where}: beyondClamp must be 'present', 'oldest' or 'refuse', got ${beyond}`);
+    if (options.layout !== undefined && options.layout.schema !== interpolator.schema)
+      throw new TypeError(`${where}: the layout's schema is not the interpolator's`);
+    this.interpolator = interpolator;
+    this.bounds = bounds;
+    this.tickRate = tickRate;
+    this.capacity = capacity;
+    this.maxClients = maxClients;
+    this.historyTicks = Math.max(1, Math.ceil(seconds * tickRate - 1e-9));
+    this.beyondClamp = beyond;
+    this.layout = options.layout;
+    this.scratchLanes = options.layout?.createState();
+    this.tracks = new Array(capacity).fill(null);
+    this.active = new Int32Array(capacity);
+    this.activeIndex = new Int32Array(capacity).fill(-1);
+    this.counters = new Float64Array(maxClients * STAT_COUNT);
+  }
+
+  /** The newest tick recorded (-1 before any): the present a claim is judged against. */
+  get presentTick(): number {
+    return this.newest;
+  }
+
+  /** The oldest tick a claim may name without being clamped. */
+  get oldestTick(): number {
+    return this.newest - this.historyTicks;
+  }
+
+  /** Entities tracked (recorded and not removed). */
+  get size(): number {
+    return this.activeCount;
+  }
+
+  /**
+   * Records entity `id`'s state at server tick `tick` (an integer, not below its previous one; the
+   * same tick again replaces it). Record after `world.tick()`, with the tick it stamped. A state
+   * holds until the next one: an entity that did not change may be left out. Copied in place into
+   * a ring of `historyTicks + 1` states per entity (allocated on its first record).
+   */
+  record(tick: number, id: number, state: S): void {
+    this.checkSlot('record', tick, id);
+    if (this.layout !== undefined) {
+      const lanes = this.scratchLanes!;
+      this.layout.quantize(state, lanes);
+      this.spare = this.layout.dequantize(lanes, this.spare);
+    } else this.spare = this.interpolator.interpolate(state, state, 0, this.spare);
+    this.commit(tick, id);
+  }
+
+  /**
+   * Records a world entity as replicated at the world's present tick: its quantized state, the
+   * lanes clients receive, read from the world's history (no value built). Call after `world.tick()`.
+   */
+  recordFrom(world: ServerWorld, entity: Entity<S>): void {
+    const layout = entity.type.layout;
+    if (layout.schema !== this.interpolator.schema)
+      throw new TypeError("LagCompensation.recordFrom: the entity's schema is not the interpolator's");
+    const id = entity.id;
+    const ticked =
+      world.isAlive(entity) &&
+      world.tickedGeneration[id] === entity.generation &&
+      world.tickedType[id] >= 0 &&
+      world.latestTicks[id] >= 0;
+    if (!ticked)
+      throw new RangeError(
+        `LagCompensation.recordFrom: ${entity.type.name} ${id} is not live or not ticked yet`,
+      );
+    this.checkSlot('recordFrom', world.serverTick, id);
+    this.spare = layout.dequantize(world.histories[id]!.latest!, this.spare);
+    this.commit(world.serverTick, id);
+  }
+
+  /** Forgets an entity (destroyed, or no longer to be hit): it is never rewound again. */
+  remove(id: number): void {
+    this.checkId('remove', id);
+    const i = this.activeIndex[id];
+    if (i < 0) return;
+    const last = this.active[--this.activeCount];
+    this.active[i] = last;
+    this.activeIndex[last] = i;
+    this.activeIndex[id] = -1;
+    const track = this.tracks[id];
+    if (track !== null) track.count = 0;
+  }
+
+  /**
+   * Runs `test(id, state)` for each tracked entity as client `client` displayed it at `tick +
+   * fraction` (pass the floor of its view tick and the rest), among those whose box, swept over
+   * the two states blended, overlaps `volume` ([minX, minY, minZ, maxX, maxY, maxZ], the test's own
+   * box). `state` is reused: copy what must outlive the call. A claim older than the history or
+   * newer than the present is the remote client's misuse: counted, and handled per `beyondClamp`
+   * (a too-new claim is tested at the present unless refused). Throws only for the caller's
+   * misuse: a client index out of range, a non-finite tick, a fraction outside [0, 1], a bad volume.
+   */
+  rewind(
+    client: number,
+    tick: number,
+    fraction: number,
+    volume: ArrayLike<number>,
+    test: (id: number, state: S) => void,
+  ): RewindOutcome {
+    const where = 'LagCompensation.rewind';
+    if (!Number.isInteger(client) || client < 0 || client >= this.maxClients)
+      throw new RangeError(`${where}: client must be an integer in [0, ${this.maxClients}), got ${client}`);
+    if (!Number.isFinite(tick)) throw new RangeError(`${where}: tick must be finite, got ${tick}`);
+    if (!(fraction >= 0 && fraction <= 1))
+      throw new RangeError(`${where}: fraction must be in [0, 1], got ${fraction}`);
+    checkVolume(where, volume);
+    if (typeof test !== 'function') throw new TypeError(`${where}: test must be a function`);
+    const counters = this.counters;
+    const base = client * STAT_COUNT;
+    const out = this.outcome;
+    counters[base + REWINDS]++;
+    const claimed = tick + fraction;
+    const present = this.newest;
+    const oldest = present - this.historyTicks;
+    let at = claimed;
+    out.claim = 'ok';
+    if (present >= 0 && claimed > present) {
+      out.claim = 'too-new';
+      counters[base + TOO_NEW]++;
+      at = present;
+    } else if (present >= 0 && claimed < oldest) {
+      out.claim = 'too-old';
+      counters[base + TOO_OLD]++;
+      at = this.beyondClamp === 'oldest' ? oldest : present;
+    }
+    out.entities = out.skipped = 0;
+    if (present < 0 || (out.claim !== 'ok' && this.beyondClamp === 'refuse')) {
+      if (present >= 0) counters[base + REFUSED]++;
+      out.tested = false;
+      out.tick = Number.NaN;
+      return out;
+    }
+    out.tested = true;
+    out.tick = at;
+    let tested = 0;
+    let skipped = 0;
+    for (let i = 0; i < this.activeCount; i++) {
+      const id = this.active[i];
+      const track = this.tracks[id]!;
+      const length = track.ticks.length;
+      const head = track.head;
+      // n: how many states back the newest stamped at or before `at` lies (ticks fall as n grows).
+      let low = 0;
+      let high = track.count;
+      while (low < high) {
+        const mid = (low + high) >> 1;
+        if (track.ticks[(head - mid + length) % length] <= at) high = mid;
+        else low = mid + 1;
+      }
+      if (low === track.count) continue; // not yet recorded at that time
+      // k: that state; j: the one after it (or k itself at the newest).
+      const k = (head - low + length) % length;
+      const j = low === 0 ? k : k === length - 1 ? 0 : k + 1;
+      if (!overlaps(track.boxes, k, j, volume)) {
+        skipped++;
+        continue;
+      }
+      const t0 = track.ticks[k];
+      const f = j === k ? 0 : (at - t0) / (track.ticks[j] - t0);
+      track.blended = this.interpolator.interpolate(track.states[k], track.states[j], f, track.blended);
+      tested++;
+      test(id, track.blended);
+    }
+    counters[base + TESTED] += tested;
+    counters[base + SKIPPED] += skipped;
+    out.entities = tested;
+    out.skipped = skipped;
+    return out;
+  }
+
+  /** Client `client`'s counters (a new object). */
+  stats(client: number): LagCompensationStats {
+    if (!Number.isInteger(client) || client < 0 || client >= this.maxClients)
+      throw new RangeError(
+        `LagCompensation.stats: client must be an integer in [0, ${this.maxClients}), got ${client}`,
+      );
+    const c = this.counters;
+    const base = client * STAT_COUNT;
+    return {
+      rewinds: c[base + REWINDS],
+      tooOld: c[base + TOO_OLD],
+      tooNew: c[base + TOO_NEW],
+      refused: c[base + REFUSED],
+      entitiesTested: c[base + TESTED],
+      entitiesSkipped: c[base + SKIPPED],
+    };
+  }
+
+  /** Zeroes a client's counters (its slot went to a new connection). */
+  resetStats(client: number): void {
+    this.stats(client);
+    this.counters.fill(0, client * STAT_COUNT, (client + 1) * STAT_COUNT);
+  }
+
+  /** Throws unless `tick` may be recorded for `id` (an integer, not before the entity's last). */
+  private checkSlot(what: string, tick: number, id: number): void {
+    this.checkId(what, id);
+    if (!Number.isInteger(tick) || tick < 0)
+      throw new RangeError(`LagCompensation.${what}: tick must be an integer >= 0, got ${tick}`);
+    const track = this.tracks[id];
+    if (track !== null && track.count > 0 && tick < track.ticks[track.head])
+      throw new RangeError(
+        `LagCompensation.${what}: tick ${tick} is before entity ${id}'s last record (${track.ticks[track.head]})`,
+      );
+  }
+
+  /**
+   * Boxes `spare` (the game's bounds, checked before anything changes) and swaps it into `id`'s
+   * ring at `tick`: the slot's old object becomes the next spare, so nothing is allocated.
+   */
+  private commit(tick: number, id: number): void {
+    const box = this.box;
+    box.fill(Number.NaN);
+    this.bounds(this.spare, box);
+    checkVolume('LagCompensation: the bounds option', box);
+    let track = this.tracks[id];
+    if (track === null) {
+      const length = this.historyTicks + 1;
+      track = {
+        states: Array.from({ length }, () => ({}) as S),
+        ticks: new Float64Array(length),
+        boxes: new Float64Array(length * 6),
+        head: -1,
+        count: 0,
+        blended: {} as S,
+      };
+      this.tracks[id] = track;
+    }
+    if (track.count === 0 || tick !== track.ticks[track.head]) {
+      track.head = (track.head + 1) % track.ticks.length;
+      if (track.count < track.ticks.length) track.count++;
+      track.ticks[track.head] = tick;
+    }
+    const old = track.states[track.head];
+    track.states[track.head] = this.spare;
+    this.spare = old;
+    track.boxes.set(box, track.head * 6);
+    if (this.activeIndex[id] < 0) {
+      this.activeIndex[id] = this.activeCount;
+      this.active[this.activeCount++] = id;
+    }
+    if (tick > this.newest) this.newest = tick;
+  }
+
+  private checkId(what: string, id: number): void {
+    if (!Number.isInteger(id) || id < 0 || id >= this.capacity)
+      throw new RangeError(
+        `LagCompensation.${what}: id must be an integer in [0, ${this.capacity}), got ${id}`,
+      );
+  }
+}
+
+/** A box [minX, minY, minZ, maxX, maxY, maxZ] without NaN and with min <= max on each axis. */
+function checkVolume(where: string, v: ArrayLike<number>): void {
+  if (v == null || typeof v !== 'object' || v.length !== 6)
+    throw new RangeError(`${where}: a box must be 6 numbers [minX, minY, minZ, maxX, maxY, maxZ]`);
+  for (let a = 0; a < 3; a++) {
+    // NaN fails both comparisons; infinite extents (a box of everything) are allowed.
+    if (!(v[a] <= v[a + 3]))
+      throw new RangeError(`${where}: box axis ${a} must have min <= max, got [${v[a]}, ${v[a + 3]}]`);
+  }
+}
+
+/** Whether the union of boxes k and j overlaps `v`: the swept box of every blend of the two. */
+function overlaps(boxes: Float64Array, k: number, j: number, v: ArrayLike<number>): boolean {
+  const a = k * 6;
+  const b = j * 6;
+  for (let axis = 0; axis < 3; axis++) {
+    const min = Math.min(boxes[a + axis], boxes[b + axis]);
+    const max = Math.max(boxes[a + axis + 3], boxes[b + axis + 3]);
+    if (min > v[axis + 3] || max < v[axis]) return false;
+  }
+  return true;
+}
