@@ -5,5 +5,8 @@ export {
   interpolationDelayTicks,
   type SampleMode,
 } from './ghost-sampler.js';
+export type { InputBufferStats } from './input-buffer.js';
+export { InputReceiver, type InputReceiverOptions } from './input-receiver.js';
+export { InputSender, type InputSenderOptions, type InputSenderStats } from './input-sender.js';
 export { compileInterpolator, type Interpolator, type InterpolatorOptions } from './interpolation.js';
 export { MAX_RATE, MIN_RATE, TickClock, type TickClockOptions } from './tick-clock.js';
