@@ -1,7 +1,8 @@
 /**
  * `npm run build && node dist/bench/inputs.js`: input bytes per second per client at 60 Hz, for a
  * typical input (2 axes at 1/128 and 2 buttons, changing a few times a second), at 0% and 5%
- * loss, 50 ms each way. One client packet and one server packet per tick; the packet layer's ack
+ * loss, 50 ms each way, without and with view ticks (a render position drifting by about 1/256
+ * tick a tick against the input tick, as clock sync trims the rates). One client packet and one server packet per tick; the packet layer's ack
  * reaches the client one round trip after the packet (later when the return packet is lost: its
  * successor carries the ack again). Counts the input entry only (the packet and connection
  * headers are the same with or without inputs). Seeded: the figures repeat exactly.
@@ -38,7 +39,7 @@ function inputOf(tick: number) {
   };
 }
 
-function run(lossPercent: number) {
+function run(lossPercent: number, withView: boolean) {
   const next = prng(7);
   const sender = new InputSender({ schema: Input });
   const receiver = new InputReceiver({ schema: Input, tickRate: TICK_RATE, maxClients: 1 });
@@ -53,7 +54,10 @@ function run(lossPercent: number) {
   for (let tick = 0; tick < ticks; tick++) {
     const now = tick / TICK_RATE;
     // The client leads by the one-way delay and two ticks of buffer.
-    sender.push(tick + ONE_WAY_TICKS + 2, inputOf(tick));
+    const inputTick = tick + ONE_WAY_TICKS + 2;
+    // The render position drifts against the input tick as clock sync trims both clocks' rates.
+    const view = withView ? inputTick - 11 - 0.3 * Math.sin(tick / 50) : Number.NaN;
+    sender.push(inputTick, inputOf(tick), view);
     const up = client.writePacket(now);
     if (!lost()) toServer.push({ at: tick + ONE_WAY_TICKS, bytes: up.data.slice(), record: up.record });
     while (toServer.length > 0 && toServer[0].at <= tick) {
@@ -92,12 +96,13 @@ function main(): void {
     description: 'Input bytes per second per client at 60 Hz (2 axes + 2 buttons), at 0% and 5% loss.',
     flags: {},
   });
-  for (const loss of [0, 5]) {
-    const r = run(loss);
-    console.log(
-      `${loss}% loss: ${r.bytesPerSecond.toFixed(0)} input bytes/s per client (${r.bitsPerPacket.toFixed(1)} bits a packet, ~${r.inputsPerPacket.toFixed(1)} inputs a packet), ${r.starved} ticks starved`,
-    );
-  }
+  for (const withView of [false, true])
+    for (const loss of [0, 5]) {
+      const r = run(loss, withView);
+      console.log(
+        `${withView ? 'with view ticks' : 'no view ticks  '}, ${loss}% loss: ${r.bytesPerSecond.toFixed(0)} input bytes/s per client (${r.bitsPerPacket.toFixed(1)} bits a packet, ~${r.inputsPerPacket.toFixed(1)} inputs a packet), ${r.starved} ticks starved`,
+      );
+    }
 }
 
 main();

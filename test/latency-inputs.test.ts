@@ -74,6 +74,22 @@ describe('input channel wire', () => {
     assert.equal(p.receiver.stats(0)?.starved, 0);
   });
 
+  it('view ticks round trip through every form: none, unchanged, small and large changes', () => {
+    const p = pair();
+    // Offsets (tick - view): none, 4, 4 (same), 4.01 (a tiny change), none, none, 46, 2 (full),
+    // 2.1 (small), 3.5 (full), none.
+    const views = [Number.NaN, 96, 97, 97.99, Number.NaN, Number.NaN, 60, 105, 105.9, 105.5, Number.NaN];
+    for (let i = 0; i < views.length; i++) p.sender.push(100 + i, input(1), views[i]);
+    p.up();
+    for (let i = 0; i < views.length; i++) {
+      p.receiver.take(0, i);
+      const got = p.receiver.viewTick(0);
+      if (Number.isNaN(views[i])) assert.ok(Number.isNaN(got), `tick ${100 + i}: ${got}`);
+      else
+        assert.ok(Math.abs(got - views[i]) <= 2 / 256 + 1 / 512, `tick ${100 + i}: ${got} for ${views[i]}`);
+    }
+  });
+
   it('an unchanged input with an unchanged view offset costs 2 bits (1 for the input)', () => {
     const p = pair();
     const sizes: number[] = [];

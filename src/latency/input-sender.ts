@@ -10,6 +10,7 @@ import { checkInputSchema, InputCopier } from './input-copy.js';
 import {
   countBits,
   type Feedback,
+  holdView,
   MAX_INPUTS_PER_PACKET,
   MAX_TICK,
   MAX_VIEW_OFFSET,
@@ -150,7 +151,8 @@ export class InputSender<T> implements CustomChannel {
 
   /**
    * Records the input of predicted tick `tick` (an integer after newestTick) and the render tick
-   * the remote entities were shown at (for lag compensation; within 255 ticks before `tick`).
+   * the remote entities were shown at (for lag compensation; within 255 ticks before `tick`; it
+   * reaches the server within 1/128 tick: a slow drift is sent only every 2/256 tick of it).
    * Skipped ticks repeat the previous input. A value outside the schema throws here. Returns the
    * input as the server will see it (quantized): predict with it to match the server exactly. It
    * is the sender's copy, valid until `maxUnacked` more ticks are pushed.
@@ -182,7 +184,8 @@ export class InputSender<T> implements CustomChannel {
     this.values[slot] = this.copier.currentInto(this.values[slot]);
     this.same[slot] = this.newest >= 0 && sameAsBefore ? 1 : 0;
     this.bits[slot] = this.codec.measure(this.values[slot] as T);
-    this.views[slot] = quantizeView(tick, viewTick);
+    const previousView = this.newest >= 0 ? this.views[(tick - 1) & mask] : -1;
+    this.views[slot] = holdView(quantizeView(tick, viewTick), previousView);
     if (this.newest < 0) this.sendFrom = tick;
     this.newest = tick;
     this.stats.inputsPushed++;

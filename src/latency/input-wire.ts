@@ -9,11 +9,13 @@
  *   each input, oldest first:
  *     value  the first: the schema's bits; the others: 1 bit "same as the one before"
  *            (1 → nothing more), else the schema's bits
- *     view   the view offset q = round((tick - viewTick) * 256), 0xffff = no view tick;
- *            the first: uint16; the others: 1 bit "same as the one before", else 1 bit
- *            "small" → 7 bits (change in [-64, 63] quanta), else uint16
+ *     view   the view offset q = round((tick - viewTick) * 256), 0xffff = no view tick
+ *            (held while it drifts by at most 2 quanta: see holdView);
+ *            the first: 1 bit "none", else uint16; the others: 1 bit "same as the one
+ *            before", else 1 bit "tiny" → 3 bits (change in [-4, 3] quanta), else 1 bit
+ *            "small" → 7 bits (change in [-64, 63]), else uint16
  * An unchanged input with an unchanged view offset costs 2 bits; a packet of 8 such inputs after
- * a 20-bit input is 1 + 16 + 5 + 20 + 16 + 7 × 2 = 72 bits.
+ * a 20-bit input is 1 + 16 + 5 + 20 + 17 + 7 × 2 = 73 bits (57 without view ticks).
  *
  * Server → client (InputReceiver → InputSender), after each take: the newest pair (server tick,
  * input tick consumed) and the buffer's state:
@@ -34,6 +36,8 @@ export const VIEW_SCALE = 256;
 export const NO_VIEW = 0xffff;
 /** The largest view offset, ticks (the input tick minus the view tick). */
 export const MAX_VIEW_OFFSET = (NO_VIEW - 1) / VIEW_SCALE;
+/** Quanta a view offset may drift before it is sent again (see holdView). */
+export const VIEW_HOLD = 2;
 /** A tick past the newest acked one by this much or more is written in full. */
 export const RELATIVE_TICK_SPAN = 16384;
 export const MAX_TICK = 0xffffffff;
@@ -106,23 +110,43 @@ export function viewTickOf(tick: number, q: number): number {
   return q === NO_VIEW ? Number.NaN : tick - q / VIEW_SCALE;
 }
 
+/**
+ * The offset to send for `q` after the previous tick's `previous`: the previous one when within
+ * VIEW_HOLD quanta, so a view drifting slowly against the input tick (clock sync trims both
+ * clocks' rates) costs 1 bit most ticks; the error stays within VIEW_HOLD / 256 tick.
+ */
+export function holdView(q: number, previous: number): number {
+  return q !== NO_VIEW && previous !== NO_VIEW && previous >= 0 && Math.abs(q - previous) <= VIEW_HOLD
+    ? previous
+    : q;
+}
+
+/** The change of a view offset that is "tiny" (3 bits) or "small" (7 bits). */
+const tiny = (d: number) => d >= -4 && d <= 3;
+const small = (d: number) => d >= -64 && d <= 63;
+
 /** Bits the view offset `q` takes after `previous` (-1: the first of the packet). */
 export function viewBits(q: number, previous: number): number {
-  if (previous < 0) return 16;
+  if (previous < 0) return q === NO_VIEW ? 1 : 17;
   if (q === previous) return 1;
+  if (q === NO_VIEW || previous === NO_VIEW) return 19;
   const d = q - previous;
-  return q !== NO_VIEW && previous !== NO_VIEW && d >= -64 && d <= 63 ? 9 : 18;
+  return tiny(d) ? 5 : small(d) ? 10 : 19;
 }
 
 export function writeView(ws: WriteStream, q: number, previous: number): void {
   if (previous >= 0) {
     if (ws.bool(q === previous)) return;
-    const d = q - previous;
-    if (ws.bool(q !== NO_VIEW && previous !== NO_VIEW && d >= -64 && d <= 63)) {
+    const d = q !== NO_VIEW && previous !== NO_VIEW ? q - previous : NO_VIEW;
+    if (ws.bool(tiny(d))) {
+      ws.int(d, -4, 3);
+      return;
+    }
+    if (ws.bool(small(d))) {
       ws.int(d, -64, 63);
       return;
     }
-  }
+  } else if (ws.bool(q === NO_VIEW)) return;
   ws.uint16(q);
 }
 
@@ -130,13 +154,15 @@ export function writeView(ws: WriteStream, q: number, previous: number): void {
 export function readView(rs: ReadStream, previous: number): number {
   if (previous >= 0) {
     if (rs.bool(false)) return rs.ok ? previous : -1;
-    if (rs.bool(false)) {
-      const q = previous + rs.int(0, -64, 63);
+    const isTiny = rs.bool(false);
+    if (isTiny || rs.bool(false)) {
+      const q = previous + (isTiny ? rs.int(0, -4, 3) : rs.int(0, -64, 63));
       if (rs.ok && (previous === NO_VIEW || q < 0 || q >= NO_VIEW))
         rs.fail('view offset change out of range');
       return rs.ok ? q : -1;
     }
-  }
+  } else if (rs.bool(false)) return rs.ok ? NO_VIEW : -1;
+  // After a "none" flag of 0 an offset of NO_VIEW is still read as none: both mean the same.
   const q = rs.uint16(0);
   return rs.ok ? q : -1;
 }
