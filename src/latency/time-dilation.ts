@@ -9,8 +9,8 @@
  * stays still.
  */
 
-/** Reports averaged before a correction (a starved buffer is corrected at its first report). */
-const SAMPLES = 20;
+/** Reports averaged before a correction (a starved buffer is corrected at its second report). */
+const SAMPLES = 30;
 /** An averaged error below this many ticks is left alone. */
 const DEADBAND = 0.75;
 /** Input ticks a clock steered at 10% takes to move one tick. */
@@ -25,6 +25,9 @@ export class LeadControl {
   private count = 0;
   /** Reports about input ticks before this one predate the last correction's effect. */
   private holdUntil = -1;
+  /** The last correction (negative: it slowed the clock). */
+  private lastStep = 0;
+  private starvedRun = 0;
 
   constructor(
     /** Input ticks a correction is given to settle beyond the rate change (ClockSync's tail). */
@@ -38,6 +41,8 @@ export class LeadControl {
     this.corrections = 0;
     this.sum = this.count = 0;
     this.holdUntil = -1;
+    this.lastStep = 0;
+    this.starvedRun = 0;
   }
 
   /**
@@ -45,19 +50,25 @@ export class LeadControl {
    * `newestTick` is the client's newest pushed tick (when a correction made now starts to act).
    */
   report(inputTick: number, depth: number, target: number, newestTick: number): void {
-    if (inputTick < this.holdUntil) return;
+    // Negative: the input of the tick just taken had not arrived (a 0 only warns). Two reports
+    // in a row: one alone is as likely a late packet as a lagging clock.
+    this.starvedRun = depth < 0 ? this.starvedRun + 1 : 0;
+    const starved = this.starvedRun >= 2;
+    // A correction on its way is waited for, unless it slowed the clock and the buffer starves.
+    if (inputTick < this.holdUntil && !(starved && this.lastStep < 0)) return;
     this.sum += depth;
     this.count++;
-    const starved = depth <= 0 && target > 0;
     if (!starved && this.count < SAMPLES) return;
-    const error = target - this.sum / this.count;
-    this.sum = this.count = 0;
+    // Starved: the newest report is the truth (the mean still holds the reports before the fall).
+    const error = target - (starved ? depth : this.sum / this.count);
+    this.sum = this.count = this.starvedRun = 0;
     if (Math.abs(error) < DEADBAND) return;
     const before = this.lead;
     this.lead = Math.max(-this.maxLead, Math.min(this.maxLead, this.lead + error));
     const moved = Math.abs(this.lead - before);
     if (moved === 0) return;
     this.corrections++;
+    this.lastStep = this.lead - before;
     this.holdUntil = newestTick + Math.ceil(moved * TICKS_PER_TICK_OF_LEAD) + this.settleTicks;
   }
 }
