@@ -7,6 +7,7 @@ import {
   type PacketRecord,
 } from '../src/channels/index.js';
 import { InputReceiver, type InputReceiverOptions, InputSender } from '../src/latency/index.js';
+import { LeadControl } from '../src/latency/time-dilation.js';
 import { prng, randomInt } from '../src/random/prng.js';
 import { SchemaValueError, t } from '../src/schema/index.js';
 import { testSeed } from './support/seed.js';
@@ -173,10 +174,12 @@ describe('input channel wire', () => {
           ? Uint8Array.from({ length: randomInt(next, 40) }, () => randomInt(next, 256))
           : real.slice(0, randomInt(next, real.length));
       if (k % 2 === 1 && bytes.length > 0) bytes[randomInt(next, bytes.length)] ^= 1 << randomInt(next, 8);
+      const before = JSON.stringify(p.receiver.stats(0));
       const ok = p.server.readPacket(bytes, 0, bytes.length);
       if (!ok) {
         refused++;
         assert.ok((p.server.lastRejection ?? '').length > 0);
+        assert.equal(JSON.stringify(p.receiver.stats(0)), before, 'a refused packet changes nothing');
       }
     }
     assert.ok(refused > 2000, `${refused} refused`);
@@ -300,5 +303,35 @@ describe('input channel misuse throws at the call', () => {
     assert.equal(r.take(0, 0), null);
     assert.equal(r.stats(1), null);
     assert.ok(Number.isNaN(r.viewTick(0)));
+  });
+});
+
+describe('time dilation (LeadControl)', () => {
+  it('leaves a steady buffer alone, and corrects a steady error once by its mean', () => {
+    const c = new LeadControl(15, 64);
+    for (let i = 0; i < 300; i++) c.report(i, i % 2 === 0 ? 2 : 1, 2, i + 5); // mean 1.5: within the deadband
+    assert.equal(c.corrections, 0);
+    for (let i = 300; i < 330; i++) c.report(i, 4, 2, i + 5); // 30 reports of depth 4
+    assert.equal(c.corrections, 1);
+    assert.equal(c.lead, -2);
+    // Reports of inputs pushed before the correction took effect (tick 334 + 20 + 15) are ignored.
+    for (let i = 330; i < 369; i++) c.report(i, 4, 2, i + 5);
+    assert.equal(c.corrections, 1);
+  });
+
+  it('corrects starvation at its second report by the newest depth, even while a slowing correction settles', () => {
+    const c = new LeadControl(15, 64);
+    for (let i = 0; i < 30; i++) c.report(i, 4, 2, i + 5);
+    assert.equal(c.lead, -2, 'slowed');
+    c.report(31, -1, 2, 36); // one late packet: not yet
+    assert.equal(c.corrections, 1);
+    c.report(32, -2, 2, 37);
+    assert.equal(c.corrections, 2);
+    assert.equal(c.lead, 2, 'the whole deficit (2 - -2) at once');
+    // Now speeding up: further starvation waits for that correction's effect.
+    c.report(33, -2, 2, 38);
+    c.report(34, -2, 2, 39);
+    assert.equal(c.corrections, 2);
+    assert.equal(new LeadControl(15, 3).lead, 0);
   });
 });
