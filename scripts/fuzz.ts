@@ -8,7 +8,9 @@
  * datagrams, each read by the server or the client), then the `channels` target: hostile channel
  * data into a MessageConnection beside a checked real stream of messages and blocks (see
  * scripts/channel-fuzz-core.ts), then the `replication` target: hostile ghost sections into a
- * ClientMirror beside a real server-to-mirror stream (see scripts/replication-fuzz-core.ts).
+ * ClientMirror beside a real server-to-mirror stream (see scripts/replication-fuzz-core.ts), then
+ * the `inputs` target: hostile input entries and reports into the input channel's two ends beside
+ * a real stream (see scripts/inputs-fuzz-core.ts).
  *
  *   npm run fuzz -- [--iterations N] [--seed S] [--target name[,name]]   (--help for all flags)
  *
@@ -29,6 +31,7 @@ import {
   TARGET_NAMES,
   type TargetReport,
 } from './fuzz-core.js';
+import { INPUTS_TARGET, runInputsFuzz } from './inputs-fuzz-core.js';
 import {
   formatNetcodeDetails,
   NETCODE_TARGET,
@@ -49,6 +52,7 @@ const ALL_TARGETS: readonly string[] = [
   NETCODE_TARGET,
   CHANNEL_TARGET,
   REPLICATION_TARGET,
+  INPUTS_TARGET,
 ];
 
 const DEFAULT_ITERATIONS = 1_000_000;
@@ -178,6 +182,8 @@ function main(): number {
       report = runChannelFuzz({ seed: args.seed, inputs: args.iterations, onProgress, gc });
     } else if (name === REPLICATION_TARGET) {
       report = runReplicationFuzz({ seed: args.seed, inputs: args.iterations, onProgress, gc });
+    } else if (name === INPUTS_TARGET) {
+      report = runInputsFuzz({ seed: args.seed, inputs: args.iterations, onProgress, gc });
     } else {
       const target = createTarget(name, args.seed);
       const setupMs = performance.now() - setup;

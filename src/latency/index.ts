@@ -5,6 +5,9 @@ export {
   interpolationDelayTicks,
   type SampleMode,
 } from './ghost-sampler.js';
+export type { InputBufferStats } from './input-buffer.js';
+export { InputReceiver, type InputReceiverOptions } from './input-receiver.js';
+export { InputSender, type InputSenderOptions, type InputSenderStats } from './input-sender.js';
 export { compileInterpolator, type Interpolator, type InterpolatorOptions } from './interpolation.js';
 export {
   InterpolationDelay,

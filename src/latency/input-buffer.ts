@@ -1,0 +1,170 @@
+/** What one client's input buffer saw: every input is counted once by what became of it. */
+export interface InputBufferStats {
+  /** New inputs accepted into the buffer. */
+  received: number;
+  /** Inputs already held or already consumed (the redundancy of every packet). */
+  duplicates: number;
+  /** Inputs that arrived after their tick was consumed (as a repeat). */
+  late: number;
+  /** Inputs beyond the window ahead of the consumption cursor. */
+  ahead: number;
+  /** New inputs over maxInputsPerSecond. */
+  flooded: number;
+  /** Inputs the validator refused (replaced by the previous input). */
+  refused: number;
+  /** take() calls that consumed a tick, and those that repeated the last input for want of one. */
+  taken: number;
+  starved: number;
+  /** Times the cursor was moved to the client's inputs (they were beyond the window). */
+  resyncs: number;
+  /** The newest depth: input ticks seen past the one consumed last (negative: arriving late). */
+  depth: number;
+}
+
+export function zeroInputBufferStats(): InputBufferStats {
+  return {
+    received: 0,
+    duplicates: 0,
+    late: 0,
+    ahead: 0,
+    flooded: 0,
+    refused: 0,
+    taken: 0,
+    starved: 0,
+    resyncs: 0,
+    depth: 0,
+  };
+}
+
+/** Where an offered tick goes: a slot to fill, or one of these (counted). */
+export const NOT_NEW = -1;
+
+/**
+ * One client's inputs on the server, by input tick, consumed one per server tick from a cursor.
+ * Only ticks in [cursor, cursor + window) are accepted; a packet wholly beyond that by more than
+ * the window moves the cursor to it (the client's clock jumped), counted as a resync. New inputs
+ * spend a token (refilled by each take at maxInputsPerSecond / tickRate) so resyncs cannot be
+ * used to flood (the bucket holds two windows: a start and a resync).
+ */
+export class InputBuffer<T> {
+  readonly stats = zeroInputBufferStats();
+  readonly values: (T | undefined)[];
+  private readonly ticks: Float64Array;
+  private readonly views: Float64Array;
+  private readonly refused: Uint8Array;
+  /** Per slot, the tick consumed from it with a real input (to tell duplicates from late ones). */
+  private readonly consumed: Float64Array;
+  private readonly mask: number;
+  private started = false;
+  private next = 0;
+  private newestSeen = -1;
+  private tokens: number;
+  /** The input last consumed (a real one: a repeat or a refusal keeps it). */
+  private last: T | undefined = undefined;
+  private lastTick = -1;
+  private lastRealTick = -1;
+  private lastRealView = Number.NaN;
+  /** The newest (server tick, input tick consumed) pair, for the client's report. */
+  feedbackServerTick = -1;
+  feedbackInputTick = -1;
+
+  constructor(
+    readonly window: number,
+    private readonly tokensPerTake: number,
+  ) {
+    let capacity = 1;
+    while (capacity < window) capacity *= 2;
+    this.mask = capacity - 1;
+    this.values = new Array(capacity);
+    this.ticks = new Float64Array(capacity).fill(-1);
+    this.views = new Float64Array(capacity);
+    this.refused = new Uint8Array(capacity);
+    this.consumed = new Float64Array(capacity).fill(-1);
+    this.tokens = 2 * window;
+  }
+
+  /** The input tick the last take consumed (-1 before any). */
+  get lastInputTick(): number {
+    return this.lastTick;
+  }
+
+  /** The view tick of the last take (extrapolated one per tick over repeats; NaN if none). */
+  get viewTick(): number {
+    return this.lastRealView + (this.lastTick - this.lastRealTick);
+  }
+
+  /** A packet carrying ticks [first, last] arrived: starts the cursor, or resyncs it when hopeless. */
+  beginPacket(first: number, last: number): void {
+    const w = this.window;
+    if (!this.started || last < this.next - w || first >= this.next + w) {
+      if (this.started) this.stats.resyncs++;
+      this.started = true;
+      this.next = Math.max(first, last - w + 1);
+      this.newestSeen = last;
+      return;
+    }
+    if (last > this.newestSeen) this.newestSeen = last;
+  }
+
+  /** The slot to fill with the input of `tick`, or NOT_NEW (counted: duplicate, late, ahead, flooded). */
+  admit(tick: number): number {
+    const slot = tick & this.mask;
+    if (tick < this.next) {
+      if (this.consumed[slot] === tick) this.stats.duplicates++;
+      else this.stats.late++;
+      return NOT_NEW;
+    }
+    if (tick >= this.next + this.window) {
+      this.stats.ahead++;
+      return NOT_NEW;
+    }
+    if (this.ticks[slot] === tick) {
+      this.stats.duplicates++;
+      return NOT_NEW;
+    }
+    if (this.tokens < 1) {
+      this.stats.flooded++;
+      return NOT_NEW;
+    }
+    this.tokens--;
+    this.stats.received++;
+    return slot;
+  }
+
+  /** Fills a slot admit returned (the value is already in `values[slot]`). */
+  fill(slot: number, tick: number, viewTick: number, refused: boolean): void {
+    this.ticks[slot] = tick;
+    this.views[slot] = viewTick;
+    this.refused[slot] = refused ? 1 : 0;
+    if (refused) this.stats.refused++;
+  }
+
+  /**
+   * Consumes the input of the cursor's tick at `serverTick` and moves the cursor on: the input if
+   * held, else the last one repeated (starved). Null before the first input.
+   */
+  take(serverTick: number): T | null {
+    if (!this.started) return null;
+    this.tokens = Math.min(2 * this.window, this.tokens + this.tokensPerTake);
+    const tick = this.next++;
+    const slot = tick & this.mask;
+    if (this.ticks[slot] === tick) {
+      this.ticks[slot] = -1;
+      if (this.refused[slot] === 0) {
+        // The slot's object becomes the last input, the old last one the slot's spare.
+        const value = this.values[slot];
+        this.values[slot] = this.last;
+        this.last = value;
+        this.consumed[slot] = tick;
+      }
+      this.lastRealTick = tick;
+      this.lastRealView = this.views[slot];
+    } else this.stats.starved++;
+    this.stats.taken++;
+    this.lastTick = tick;
+    this.stats.depth = this.newestSeen - tick;
+    this.feedbackServerTick = serverTick;
+    this.feedbackInputTick = tick;
+    return this.last ?? null;
+  }
+}
