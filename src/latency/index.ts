@@ -22,6 +22,7 @@ export {
   type RewindClaim,
   type RewindOutcome,
 } from './lag-compensation.js';
+export { LatencyClient, type LatencyClientOptions } from './latency-client.js';
 export { Predictor, type PredictorOptions, type PredictorStats } from './predictor.js';
 export { compileQuantizer, type Quantizer } from './quantizer.js';
 export { MAX_RATE, MIN_RATE, TickClock, type TickClockOptions } from './tick-clock.js';

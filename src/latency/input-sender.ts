@@ -77,6 +77,8 @@ export class InputSender<T> implements CustomChannel {
   private readonly bits: Int32Array;
   private readonly views: Int32Array;
   private newest = -1;
+  /** The first tick pushed on this connection (-1 before any). */
+  private first = -1;
   private ackedTick = -1;
   /** The oldest tick still resent (older unacked ones were dropped). */
   private sendFrom = 0;
@@ -186,7 +188,7 @@ export class InputSender<T> implements CustomChannel {
     this.bits[slot] = this.codec.measure(this.values[slot] as T);
     const previousView = this.newest >= 0 ? this.views[(tick - 1) & mask] : -1;
     this.views[slot] = holdView(quantizeView(tick, viewTick), previousView);
-    if (this.newest < 0) this.sendFrom = tick;
+    if (this.newest < 0) this.sendFrom = this.first = tick;
     this.newest = tick;
     this.stats.inputsPushed++;
     const from = Math.max(this.ackedTick + 1, this.sendFrom);
@@ -198,9 +200,20 @@ export class InputSender<T> implements CustomChannel {
     return this.values[slot] as T;
   }
 
+  /**
+   * The input pushed for `tick` as the server decodes it (skipped ticks: the repeat), while it is
+   * among the last `maxUnacked` ticks pushed; undefined otherwise. A predictor that starts late
+   * replays these. The sender's copy: do not modify it.
+   */
+  inputAt(tick: number): T | undefined {
+    if (!Number.isInteger(tick) || this.first < 0 || tick < this.first) return undefined;
+    if (tick > this.newest || tick <= this.newest - this.maxUnacked) return undefined;
+    return this.values[tick & this.mask];
+  }
+
   /** Forgets everything (a new connection). */
   reset(): this {
-    this.newest = this.ackedTick = -1;
+    this.newest = this.ackedTick = this.first = -1;
     this.sendFrom = 0;
     this.planTo = -1;
     this.pairServer.fill(-1);

@@ -1,0 +1,142 @@
+import { checkFinite } from '../replication/check-argument.js';
+import type { ClientMirror } from '../replication/client-mirror.js';
+import { ClockSync, type ClockSyncOptions } from './clock-sync.js';
+import type { InputSender } from './input-sender.js';
+import { InterpolationDelay, type InterpolationDelayOptions } from './interpolation-delay.js';
+import type { Predictor } from './predictor.js';
+import { TickClock } from './tick-clock.js';
+
+export interface LatencyClientOptions<S, I> {
+  /** The server's tick rate. */
+  tickRate: number;
+  /** The replication mirror: its newest tick drives clock sync and the interpolation delay. */
+  mirror: ClientMirror;
+  /** The input channel: each predicted tick's input is pushed here. */
+  inputs: InputSender<I>;
+  /** Predicts the followed entity (see `follow`); without it inputs are sent but nothing is predicted. */
+  predictor?: Predictor<S, I>;
+  /** The packet layer's newest round-trip sample, ms (`client.client.endpoint?.rttSample ?? 0`). */
+  rttSample: () => number;
+  /** Input ticks the server should hold ahead of its consumption (default 2; its InputReceiver's bufferTicks). */
+  bufferTicks?: number;
+  sync?: ClockSyncOptions;
+  delay?: Omit<InterpolationDelayOptions, 'tickRate'>;
+}
+
+/**
+ * One client's timing, wired: a prediction clock that leads the server by the one-way delay plus
+ * the input buffer (steered by ClockSync, corrected by the server's time dilation), the input of
+ * each predicted tick pushed with the render tick shown, the followed entity predicted and
+ * reconciled with each snapshot, and the adaptive render tick for remote entities. Call `frame`
+ * once a frame after `client.update(now)`; draw `shown()` for the followed entity and remote
+ * ghosts at `renderTick` (GhostSampler).
+ */
+export class LatencyClient<S, I> {
+  readonly clock: TickClock;
+  readonly sync: ClockSync;
+  readonly delay: InterpolationDelay;
+  readonly mirror: ClientMirror;
+  readonly inputs: InputSender<I>;
+  readonly predictor: Predictor<S, I> | null;
+  readonly bufferTicks: number;
+  /** The tick remote entities are shown at (NaN until the delay knows the snapshot rate). */
+  renderTick = Number.NaN;
+  private readonly rttSample: () => number;
+  private followed = -1;
+  private started = false;
+  private sampled = -1;
+  private produce: ((tick: number) => I) | null = null;
+  private readonly onTick = (tick: number): void => {
+    // A clock jumped back (ClockSync found it far ahead) replays ticks already sent: the input
+    // stream stays in order and resumes past them.
+    if (tick <= this.inputs.newestTick) return;
+    const produce = this.produce as (tick: number) => I;
+    const view = this.renderTick;
+    // The server rewinds to this view; before a render tick exists there is nothing to rewind to.
+    const usable = !Number.isNaN(view) && tick - view >= 0 && tick - view <= 255;
+    const input = this.inputs.push(tick, produce(tick), usable ? view : Number.NaN);
+    if (this.started) this.predictor?.predict(tick, input);
+  };
+
+  constructor(options: LatencyClientOptions<S, I>) {
+    this.clock = new TickClock({ tickRate: options.tickRate });
+    this.sync = new ClockSync(this.clock, options.sync);
+    this.delay = new InterpolationDelay({ ...options.delay, tickRate: options.tickRate });
+    this.mirror = options.mirror;
+    this.inputs = options.inputs;
+    this.predictor = options.predictor ?? null;
+    this.rttSample = options.rttSample;
+    const buffer = options.bufferTicks ?? 2;
+    if (!(buffer >= 0 && buffer <= 64))
+      throw new RangeError(`LatencyClient: bufferTicks must be in [0, 64], got ${buffer}`);
+    this.bufferTicks = buffer;
+  }
+
+  /** The ghost id whose entity is predicted (the local player's), or -1: none. */
+  get following(): number {
+    return this.followed;
+  }
+
+  /** Predicts the entity under ghost `id` from its next snapshot on (-1: stop predicting). */
+  follow(id: number): void {
+    if (!Number.isInteger(id) || id < -1 || id >= this.mirror.capacity)
+      throw new RangeError(`LatencyClient.follow: id must be -1 or a ghost id, got ${id}`);
+    if (id !== this.followed) this.started = false;
+    this.followed = id;
+  }
+
+  /** Whether the followed entity is being predicted (its first state and applied input arrived). */
+  get predicting(): boolean {
+    return this.started;
+  }
+
+  /**
+   * One frame at local time `now` (monotonic seconds): takes the newest snapshot's tick as a clock
+   * sample, reconciles the prediction, runs the due predicted ticks (`input(tick)` gives each
+   * tick's input), steers the clock and moves the render tick.
+   */
+  frame(now: number, input: (tick: number) => I): void {
+    checkFinite('LatencyClient.frame', 'now', now);
+    const mirror = this.mirror;
+    const newest = mirror.newestTick;
+    if (newest > 0 && newest !== this.sampled) {
+      this.sampled = newest;
+      this.sync.addSample(now, newest, this.rttSample());
+      this.delay.onSnapshot(now, newest);
+      this.reconcile(newest);
+    }
+    // No input before the clock is placed on the server's tick: it would be numbered from 0.
+    this.produce = input;
+    this.clock.advance(now, this.sync.synced ? this.onTick : undefined);
+    this.produce = null;
+    this.sync.update(now, this.sync.oneWayTicks + this.bufferTicks + this.inputs.leadAdjustTicks);
+    const render = this.delay.renderTick(now);
+    if (!Number.isNaN(render)) this.renderTick = render;
+  }
+
+  /** What to draw for the followed entity: its prediction at the clock's alpha, corrections smoothed. */
+  shown(): S | null {
+    return this.started && this.predictor !== null ? this.predictor.shown(this.clock.alpha) : null;
+  }
+
+  private reconcile(serverTick: number): void {
+    const predictor = this.predictor;
+    if (predictor === null || this.followed < 0) return;
+    const ghost = this.mirror.ghost(this.followed);
+    if (ghost === null || ghost.tick !== serverTick) return;
+    const applied = this.inputs.appliedInputTick(serverTick);
+    if (applied < 0) return;
+    const state = ghost.value as S;
+    if (this.started) {
+      predictor.reconcile(state, applied);
+      return;
+    }
+    // Start from the server's state after the input it applied, and predict the inputs pushed since.
+    const inputs = this.inputs;
+    const newest = inputs.newestTick;
+    if (applied > newest || (applied < newest && inputs.inputAt(applied + 1) === undefined)) return;
+    predictor.reset(state, applied);
+    for (let tick = applied + 1; tick <= newest; tick++) predictor.predict(tick, inputs.inputAt(tick) as I);
+    this.started = true;
+  }
+}
