@@ -25,6 +25,7 @@ import { runBitpacker } from './suites/bitpacker.js';
 import { runCrc32 } from './suites/crc32.js';
 import { runHandshake } from './suites/handshake.js';
 import { runInterest } from './suites/interest.js';
+import { runLatency } from './suites/latency.js';
 import { runMeasure } from './suites/measure.js';
 import { runMemory } from './suites/memory.js';
 import { runMessages } from './suites/messages.js';
@@ -52,6 +53,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   interest: runInterest,
   memory: runMemory,
   w4: runW4,
+  latency: runLatency,
 };
 
 function parseCommandLine(): { quick: boolean; only: string | null; json: string | null } {

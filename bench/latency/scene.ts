@@ -68,6 +68,8 @@ export interface LatencySceneOptions {
   runners?: number;
   /** At this time (seconds after start) the server shoves the player by 3 m: a correction. */
   shoveAt?: number;
+  /** Then again every this many seconds (default: once). */
+  shoveEvery?: number;
   /** Seconds between shots at runner 0 (default 0.25). */
   shotInterval?: number;
   /** The client's clock sync (default ClockSync's). */
@@ -178,6 +180,7 @@ export function runLatencyScene(options: LatencySceneOptions): LatencySceneResul
   let worstShotError = 0;
   const scratch = new Float64Array(6); // the shot's box: 1 m around the aim, flat in z
   let shoved = options.shoveAt === undefined;
+  let nextShove = options.shoveAt ?? 0;
 
   const serverTick = (tick: number) => {
     const input = inputs.take(0, tick);
@@ -202,8 +205,9 @@ export function runLatencyScene(options: LatencySceneOptions): LatencySceneResul
         else worstShotError = Number.POSITIVE_INFINITY;
       }
     }
-    if (!shoved && now >= (options.shoveAt ?? 0)) {
-      shoved = true;
+    if (!shoved && now >= nextShove) {
+      if (options.shoveEvery === undefined) shoved = true;
+      else nextShove += options.shoveEvery;
       const p = world.get(player);
       world.set(player, { x: clamp(p.x + 3), y: p.y });
     }
@@ -232,6 +236,7 @@ export function runLatencyScene(options: LatencySceneOptions): LatencySceneResul
       tickRate: TICK_RATE,
     }),
     rttSample: () => client.client.endpoint?.rttSample ?? 0,
+    sendView: (input) => input.fire,
     sync: options.sync,
   });
   latency.follow(player.id);

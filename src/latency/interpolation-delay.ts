@@ -32,7 +32,7 @@ export interface InterpolationDelayOptions {
   /** Bounds of `ticks` (default 0 and half a second of ticks). */
   minTicks?: number;
   maxTicks?: number;
-  /** Fastest growth and shrink of `ticks`, in ticks per tick of time (defaults 0.5 and 0.02; growth < 1). */
+  /** Fastest growth and shrink of `ticks`, in ticks per tick of time (defaults 0.5 and 0.1; growth < 1). */
   growRate?: number;
   shrinkRate?: number;
   /** Snapshots the arrival baseline is the best of (default 64). */
@@ -63,6 +63,8 @@ const JITTER_RISE = 1 / 4;
 const JITTER_DECAY = 1 / 32;
 const INTERVAL_GAIN = 1 / 16;
 const LOSS_GAIN = 1 / 64;
+/** Snapshots after a reset during which the delay may drop to its target at once. */
+const SETTLING_SNAPSHOTS = 16;
 
 export class InterpolationDelay {
   readonly tickRate: number;
@@ -118,7 +120,7 @@ export class InterpolationDelay {
       throw new RangeError(
         `${where}: growRate must be < 1 (the render tick would go back), got ${this.growRate}`,
       );
-    this.shrinkRate = checkPositive(where, 'shrinkRate', options.shrinkRate ?? 0.02);
+    this.shrinkRate = checkPositive(where, 'shrinkRate', options.shrinkRate ?? 0.1);
     const window = options.windowSnapshots ?? 64;
     if (!Number.isInteger(window) || window < 1 || window > 4096)
       throw new RangeError(`${where}: windowSnapshots must be an integer in [1, 4096], got ${window}`);
@@ -174,7 +176,9 @@ export class InterpolationDelay {
       const step = serverTick - this.newest;
       // Interval: a step not much longer than the estimate is one interval; longer ones are gaps.
       if (Number.isNaN(this.fixedInterval)) {
-        if (this.counts.snapshots === 2) this.interval = step;
+        // Losses only lengthen steps, so a shorter step is believed at once (the first steps after
+        // connecting are often long); a longer one slowly.
+        if (this.counts.snapshots === 2 || step < this.interval) this.interval = step;
         else if (step < this.interval * 1.5) this.interval += (step - this.interval) * INTERVAL_GAIN;
       }
       const lost = Math.max(0, Math.round(step / this.interval) - 1);
@@ -203,8 +207,15 @@ export class InterpolationDelay {
     if (!Number.isNaN(this.lastUpdate)) {
       const elapsed = (now - this.lastUpdate) / this.tickSeconds;
       const error = this.target - this.current;
+      // The first snapshots after connecting come unevenly (a long first step): over them a
+      // smaller target is taken at once, which only moves the render tick forward.
+      const settling = this.counts.snapshots < SETTLING_SNAPSHOTS;
       this.current +=
-        error > 0 ? Math.min(error, elapsed * this.growRate) : Math.max(error, -elapsed * this.shrinkRate);
+        error > 0
+          ? Math.min(error, elapsed * this.growRate)
+          : settling
+            ? error
+            : Math.max(error, -elapsed * this.shrinkRate);
     }
     this.lastUpdate = now;
     return this.current;

@@ -19,6 +19,12 @@ export interface LatencyClientOptions<S, I> {
   rttSample: () => number;
   /** Input ticks the server should hold ahead of its consumption (default 2; its InputReceiver's bufferTicks). */
   bufferTicks?: number;
+  /**
+   * Which inputs carry the render tick shown (for lag compensation): e.g. `(input) => input.fire`.
+   * The others repeat the last one sent, at a bit each; the render tick drifts by a fraction of a
+   * tick every frame, so sending it with every input costs about 10 bits a tick. Default: all.
+   */
+  sendView?: (input: I) => boolean;
   sync?: ClockSyncOptions;
   delay?: Omit<InterpolationDelayOptions, 'tickRate'>;
 }
@@ -42,6 +48,9 @@ export class LatencyClient<S, I> {
   /** The tick remote entities are shown at (NaN until the delay knows the snapshot rate). */
   renderTick = Number.NaN;
   private readonly rttSample: () => number;
+  private readonly sendView: ((input: I) => boolean) | undefined;
+  /** The last view offset pushed (input tick − view), repeated by inputs that send none. */
+  private heldOffset = Number.NaN;
   private followed = -1;
   private started = false;
   private sampled = -1;
@@ -51,10 +60,14 @@ export class LatencyClient<S, I> {
     // stream stays in order and resumes past them.
     if (tick <= this.inputs.newestTick) return;
     const produce = this.produce as (tick: number) => I;
-    const view = this.renderTick;
+    const value = produce(tick);
     // The server rewinds to this view; before a render tick exists there is nothing to rewind to.
+    let view = this.renderTick;
+    // Views travel as offsets from the input's tick: an input that sends none repeats the offset.
+    if (this.sendView !== undefined && !this.sendView(value)) view = tick - this.heldOffset;
     const usable = !Number.isNaN(view) && tick - view >= 0 && tick - view <= 255;
-    const input = this.inputs.push(tick, produce(tick), usable ? view : Number.NaN);
+    const input = this.inputs.push(tick, value, usable ? view : Number.NaN);
+    if (usable) this.heldOffset = tick - view;
     if (this.started) this.predictor?.predict(tick, input);
   };
 
@@ -66,6 +79,7 @@ export class LatencyClient<S, I> {
     this.inputs = options.inputs;
     this.predictor = options.predictor ?? null;
     this.rttSample = options.rttSample;
+    this.sendView = options.sendView;
     const buffer = options.bufferTicks ?? 2;
     if (!(buffer >= 0 && buffer <= 64))
       throw new RangeError(`LatencyClient: bufferTicks must be in [0, 64], got ${buffer}`);
