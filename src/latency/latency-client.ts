@@ -1,5 +1,5 @@
-import { checkFinite } from '../replication/check-argument.js';
 import type { ClientMirror } from '../replication/client-mirror.js';
+import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import { ClockSync, type ClockSyncOptions } from './clock-sync.js';
 import type { InputSender } from './input-sender.js';
 import { InterpolationDelay, type InterpolationDelayOptions } from './interpolation-delay.js';
@@ -52,6 +52,7 @@ export class LatencyClient<S, I> {
   /** The last view offset pushed (input tick − view), repeated by inputs that send none. */
   private heldOffset = Number.NaN;
   private followed = -1;
+  private last = NO_TIME_YET;
   private started = false;
   private sampled = -1;
   private produce: ((tick: number) => I) | null = null;
@@ -110,7 +111,7 @@ export class LatencyClient<S, I> {
    * tick's input), steers the clock and moves the render tick.
    */
   frame(now: number, input: (tick: number) => I): void {
-    checkFinite('LatencyClient.frame', 'now', now);
+    this.last = checkTime('LatencyClient.frame', now, this.last);
     const mirror = this.mirror;
     const newest = mirror.newestTick;
     if (newest > 0 && newest !== this.sampled) {
