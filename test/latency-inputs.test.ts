@@ -214,6 +214,33 @@ describe('input buffer', () => {
     assert.equal(p.receiver.take(1, 3), null, 'a client not connected');
   });
 
+  it('adapts its target: a starved tick after warm-up raises it, 5 s with a tick to spare lower it', () => {
+    const p = pair({ bufferTicks: 2, maxBufferTicks: 4 });
+    let pushed = 0;
+    let serverTick = 0;
+    // The client stays `lead` ticks ahead of the server's cursor; a tick steps both.
+    const step = (lead: number) => {
+      while (pushed < serverTick + lead) p.sender.push(++pushed, input(pushed));
+      const { record } = p.up();
+      p.client.acked(record);
+      p.receiver.take(0, ++serverTick);
+    };
+    for (let i = 0; i < 150; i++) step(3); // warm-up (2 s at 60 Hz) and beyond, never dry
+    const stats = p.receiver.stats(0)!;
+    assert.equal(stats.starved, 0);
+    assert.equal(stats.target, 2);
+    // The two held inputs, then three ticks whose input has not arrived: the target rises by
+    // one with each, to its bound at most.
+    for (let i = 0; i < 5; i++) p.receiver.take(0, ++serverTick);
+    assert.equal(stats.starved, 3);
+    assert.equal(stats.target, 4, 'raised by each starved tick up to maxBufferTicks');
+    pushed = serverTick; // the late inputs are given up; the client catches up
+    for (let i = 0; i < 299; i++) step(3);
+    assert.equal(stats.target, 4, 'not before 5 s');
+    step(3);
+    assert.equal(stats.target, 3, `lowered after 5 s with a tick to spare ${JSON.stringify(stats)}`);
+  });
+
   it('ignores ticks beyond the window, and resyncs a client hopelessly ahead', () => {
     const p = pair({ windowTicks: 8 });
     p.sender.push(1, input(1));

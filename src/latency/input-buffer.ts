@@ -19,6 +19,8 @@ export interface InputBufferStats {
   resyncs: number;
   /** The newest depth: input ticks seen past the one consumed last (negative: arriving late). */
   depth: number;
+  /** The depth time dilation aims at now (between bufferTicks and maxBufferTicks). */
+  target: number;
 }
 
 export function zeroInputBufferStats(): InputBufferStats {
@@ -33,6 +35,7 @@ export function zeroInputBufferStats(): InputBufferStats {
     starved: 0,
     resyncs: 0,
     depth: 0,
+    target: 0,
   };
 }
 
@@ -64,6 +67,9 @@ export class InputBuffer<T> {
   private lastTick = -1;
   private lastRealTick = -1;
   private lastRealView = Number.NaN;
+  /** Takes since the last starved one after warm-up, and the least depth over them. */
+  private quiet = 0;
+  private lowest = Number.POSITIVE_INFINITY;
   /** The newest (server tick, input tick consumed) pair, for the client's report. */
   feedbackServerTick = -1;
   feedbackInputTick = -1;
@@ -71,7 +77,13 @@ export class InputBuffer<T> {
   constructor(
     readonly window: number,
     private readonly tokensPerTake: number,
+    /** The target's bounds, and the takes (ticks) that set its pace: see adapt(). */
+    private readonly minTarget = 2,
+    private readonly maxTarget = 2,
+    private readonly warmupTakes = 120,
+    private readonly quietTakes = 300,
   ) {
+    this.stats.target = minTarget;
     let capacity = 1;
     while (capacity < window) capacity *= 2;
     this.mask = capacity - 1;
@@ -160,11 +172,34 @@ export class InputBuffer<T> {
       this.lastRealTick = tick;
       this.lastRealView = this.views[slot];
     } else this.stats.starved++;
+    const starved = this.lastRealTick !== tick;
     this.stats.taken++;
     this.lastTick = tick;
     this.stats.depth = this.newestSeen - tick;
+    if (this.stats.taken > this.warmupTakes) this.adapt(starved);
     this.feedbackServerTick = serverTick;
     this.feedbackInputTick = tick;
     return this.last ?? null;
+  }
+
+  /**
+   * The adaptive target (Overwatch's buffer follows the link): a tick that found no input raises
+   * it by one (its inputs come more unevenly than the buffer covers); `quietTakes` ticks without
+   * one, all with a tick to spare, lower it by one. Only past warm-up: the first ticks starve
+   * while the client's clock is placed.
+   */
+  private adapt(starved: boolean): void {
+    const stats = this.stats;
+    if (starved) {
+      if (stats.target < this.maxTarget) stats.target++;
+      this.quiet = 0;
+      this.lowest = Number.POSITIVE_INFINITY;
+      return;
+    }
+    if (stats.depth < this.lowest) this.lowest = stats.depth;
+    if (++this.quiet < this.quietTakes) return;
+    if (this.lowest >= 1 && stats.target > this.minTarget) stats.target--;
+    this.quiet = 0;
+    this.lowest = Number.POSITIVE_INFINITY;
   }
 }

@@ -28,8 +28,14 @@ export interface InputReceiverOptions<T> {
   tickRate: number;
   /** Client indices are in [0, maxClients) (default 256, as MessageServer's). */
   maxClients?: number;
-  /** The buffer depth time dilation aims at, ticks (default 2, at most 15). */
+  /** The buffer depth time dilation aims at, ticks (default 2, at most 15): the least, when it adapts. */
   bufferTicks?: number;
+  /**
+   * The most the target may grow to (default 8; bufferTicks: fixed). A tick whose input has not
+   * arrived raises the client's target by one; 5 s without one, each with a tick to spare, lower
+   * it by one. Ignored over the first 2 s of a client's inputs (its clock is being placed).
+   */
+  maxBufferTicks?: number;
   /**
    * Input ticks accepted ahead of the consumption cursor (default 32); older than the cursor they
    * are late. A client wholly beyond the window by more than it has its cursor moved (a resync).
@@ -58,6 +64,7 @@ export class InputReceiver<T> {
   readonly channel: CustomChannelConfig;
   readonly maxClients: number;
   readonly bufferTicks: number;
+  readonly maxBufferTicks: number;
   readonly windowTicks: number;
   readonly maxInputsPerSecond: number;
   /** @internal */
@@ -72,6 +79,8 @@ export class InputReceiver<T> {
   readonly views = new Float64Array(MAX_INPUTS_PER_PACKET);
   private readonly endpoints: (InputEndpoint<T> | null)[];
   private readonly tokensPerTake: number;
+  private readonly warmupTakes: number;
+  private readonly quietTakes: number;
   private readonly options: InputReceiverOptions<T>;
 
   constructor(options: InputReceiverOptions<T>) {
@@ -82,6 +91,12 @@ export class InputReceiver<T> {
     const tickRate = checkPositive('InputReceiver', 'tickRate', options.tickRate);
     this.maxClients = integer('maxClients', options.maxClients ?? 256, 1, 65536);
     this.bufferTicks = integer('bufferTicks', options.bufferTicks ?? 2, 0, MAX_TARGET);
+    this.maxBufferTicks = integer(
+      'maxBufferTicks',
+      options.maxBufferTicks ?? Math.max(8, this.bufferTicks),
+      this.bufferTicks,
+      MAX_TARGET,
+    );
     this.windowTicks = integer('windowTicks', options.windowTicks ?? 32, this.bufferTicks + 1, 1024);
     this.maxInputsPerSecond = checkPositive(
       'InputReceiver',
@@ -89,6 +104,8 @@ export class InputReceiver<T> {
       options.maxInputsPerSecond ?? 2 * tickRate,
     );
     this.tokensPerTake = this.maxInputsPerSecond / tickRate;
+    this.warmupTakes = Math.ceil(2 * tickRate);
+    this.quietTakes = Math.ceil(5 * tickRate);
     this.endpoints = new Array(this.maxClients).fill(null);
     this.channel = {
       kind: 'custom',
@@ -98,7 +115,14 @@ export class InputReceiver<T> {
         const endpoint = new InputEndpoint(
           this,
           client,
-          new InputBuffer<T>(this.windowTicks, this.tokensPerTake),
+          new InputBuffer<T>(
+            this.windowTicks,
+            this.tokensPerTake,
+            this.bufferTicks,
+            this.maxBufferTicks,
+            this.warmupTakes,
+            this.quietTakes,
+          ),
         );
         this.endpoints[client] = endpoint;
         return endpoint;
@@ -197,7 +221,7 @@ class InputEndpoint<T> implements CustomChannel {
       this.ackedServerTick,
       b.feedbackInputTick,
       b.stats.depth,
-      this.receiver.bufferTicks,
+      b.stats.target,
     );
     this.writtenServerTick = b.feedbackServerTick;
     record.push(b.feedbackServerTick);
