@@ -49,6 +49,8 @@ interface Scene {
    * (negative: the clock is made to lag, as by an RTT estimate that shrank).
    */
   bias?: { at: number; ticks: number };
+  /** Keep the server's target at bufferTicks (no adaptation): the dilation alone is under test. */
+  fixedTarget?: boolean;
 }
 
 function run(seed: number, scene: Scene) {
@@ -60,6 +62,7 @@ function run(seed: number, scene: Scene) {
     tickRate: TICK_RATE,
     maxClients: 1,
     bufferTicks: scene.bufferTicks,
+    ...(scene.fixedTarget === true ? { maxBufferTicks: scene.bufferTicks } : {}),
   });
   const session = messageSession({
     protocolId: 92n,
@@ -170,6 +173,7 @@ describe('input channel on the real stack (MessageServer + simulated link + Cloc
       loss: 0,
       seconds: 7,
       bufferTicks,
+      fixedTarget: true,
       bias: { at: 3, ticks: -3 },
     });
     const firstStarved = takes.find((x) => x.at >= 3 && x.depth <= 0);
@@ -189,7 +193,14 @@ describe('input channel on the real stack (MessageServer + simulated link + Cloc
 
   it('at 50 ms ± 20 ms the depth stays near the target without oscillating', () => {
     const bufferTicks = 2;
-    const { takes, sender } = run(SEED, { latency: 50, jitter: 20, loss: 0, seconds: 8, bufferTicks });
+    const { takes, sender } = run(SEED, {
+      latency: 50,
+      jitter: 20,
+      loss: 0,
+      seconds: 8,
+      bufferTicks,
+      fixedTarget: true,
+    });
     const settled = takes.filter((x) => x.at >= 3);
     const starved = settled.filter((x) => x.starved).length;
     const corrections = settled[settled.length - 1].corrections - settled[0].corrections;
