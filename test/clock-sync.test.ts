@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { ClockSync, TickClock } from '../src/index.js';
 import { type ClockFrame, runClockScene, worst } from './support/clock-scene.js';
 import { testSeed } from './support/seed.js';
@@ -240,16 +238,5 @@ describe('ClockSync misuse', () => {
     assert.throws(() => sync.addSample(1, 1, 1), /backwards/);
     assert.throws(() => sync.update(1), /backwards/);
     assert.throws(() => sync.update(3, Number.NaN), RangeError);
-  });
-});
-
-describe('docs/latency.md', () => {
-  it('its example is examples/latency/clock-sync.ts, verbatim', () => {
-    const root = fileURLToPath(new URL('../../', import.meta.url));
-    const docs = readFileSync(`${root}docs/latency.md`, 'utf8');
-    const example = readFileSync(`${root}examples/latency/clock-sync.ts`, 'utf8');
-    const region = example.split('// #region docs\n')[1].split('// #endregion')[0];
-    const block = docs.split('```ts\n')[1].split('```')[0];
-    assert.equal(block, region);
   });
 });

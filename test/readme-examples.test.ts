@@ -4,6 +4,8 @@
  * of one (between `// #region readme` and `// #endregion`, with what the snippet leaves to the
  * reader declared around it). `npm test` type-checks examples/ with the rest of the project, so a
  * README edit not made in the example too, or an API change that breaks one, fails here or in tsc.
+ * The same holds for the guides listed in DOCS: each of their blocks is a `// #region docs` of a
+ * file under examples/.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -23,9 +25,12 @@ function tsFiles(dir: string): string[] {
   );
 }
 
-/** The README's ```ts blocks, each with the line it starts on. */
-function readmeBlocks(): { line: number; code: string }[] {
-  const lines = readFileSync(join(root, 'README.md'), 'utf8').split('\n');
+/** Guides whose code blocks are examples too (their regions are marked `// #region docs`). */
+const DOCS = ['docs/latency.md'];
+
+/** A markdown file's ```ts blocks, each with the line it starts on. */
+function tsBlocks(file: string): { line: number; code: string }[] {
+  const lines = readFileSync(join(root, file), 'utf8').split('\n');
   const blocks: { line: number; code: string }[] = [];
   for (let i = 0; i < lines.length; i++) {
     if (lines[i] !== '```ts') continue;
@@ -36,15 +41,15 @@ function readmeBlocks(): { line: number; code: string }[] {
   return blocks;
 }
 
-/** Every example file, whole, and every `// #region readme` … `// #endregion` in one. */
-function exampleRegions(): Map<string, string> {
+/** Every example file, whole, and every `// #region <marker>` … `// #endregion` in one. */
+function exampleRegions(marker: string): Map<string, string> {
   const regions = new Map<string, string>();
   for (const file of tsFiles(join(root, 'examples'))) {
     const text = readFileSync(file, 'utf8');
     regions.set(text.trimEnd(), file.slice(root.length));
     const lines = text.split('\n');
     for (let i = 0; i < lines.length; i++) {
-      if (lines[i].trim() !== '// #region readme') continue;
+      if (lines[i].trim() !== `// #region ${marker}`) continue;
       const start = i + 1;
       while (i + 1 < lines.length && lines[i + 1].trim() !== '// #endregion') i++;
       regions.set(lines.slice(start, i + 1).join('\n'), file.slice(root.length));
@@ -54,8 +59,8 @@ function exampleRegions(): Map<string, string> {
 }
 
 describe('README code', () => {
-  const blocks = readmeBlocks();
-  const regions = exampleRegions();
+  const blocks = tsBlocks('README.md');
+  const regions = exampleRegions('readme');
 
   it('the README has TypeScript blocks to check', () => assert.ok(blocks.length >= 8, `${blocks.length}`));
 
@@ -68,3 +73,21 @@ describe('README code', () => {
     });
   }
 });
+
+for (const doc of DOCS) {
+  describe(`${doc} code`, () => {
+    const blocks = tsBlocks(doc);
+    const regions = exampleRegions('docs');
+
+    it('it has TypeScript blocks to check', () => assert.ok(blocks.length >= 1, `${blocks.length}`));
+
+    for (const block of blocks) {
+      it(`the block at ${doc} line ${block.line} is a '// #region docs' of an example that tsc compiles`, () => {
+        assert.ok(
+          regions.has(block.code),
+          `${doc}:${block.line} is not a '// #region docs' of an examples/ file:\n${block.code}`,
+        );
+      });
+    }
+  });
+}

@@ -1,6 +1,7 @@
 /**
- * docs/latency.md's clock example, verbatim between the region markers (checked by
- * test/clock-sync.test.ts); what it leaves to the reader is declared around it so that tsc checks it.
+ * docs/latency.md's clock-sync-by-hand example, verbatim between the region markers (checked by
+ * test/readme-examples.test.ts); what it leaves to the reader is declared around it so that tsc
+ * checks it. LatencyClient does this wiring for a predicting client.
  */
 import type { ClientMirror, MessageClient } from 'ghostwire';
 
@@ -29,8 +30,8 @@ function frame(): void {
     sync.addSample(now, sampledTick, rttMs);
   }
   clock.advance(now, simulate);                             // simulate(tick) for each due tick
-  // Prediction runs ahead of the server by half a round trip plus a small buffer.
-  sync.update(now, rttMs / 2 / 1000 / clock.tickSeconds + bufferTicks);
+  // Prediction runs ahead of the server by the one-way delay plus a small buffer.
+  sync.update(now, sync.oneWayTicks + bufferTicks);
   render(clock.alpha);                                      // between tick and tick + 1
   requestFrame(frame);
 }
