@@ -229,11 +229,17 @@ describe('input buffer', () => {
     const stats = p.receiver.stats(0)!;
     assert.equal(stats.starved, 0);
     assert.equal(stats.target, 2);
-    // The two held inputs, then three ticks whose input has not arrived: the target rises by
-    // one with each, to its bound at most.
+    // The two held inputs, then a run of three ticks whose input has not arrived: one event (a
+    // stalled client is not jitter), the target rises by one.
     for (let i = 0; i < 5; i++) p.receiver.take(0, ++serverTick);
     assert.equal(stats.starved, 3);
-    assert.equal(stats.target, 4, 'raised by each starved tick up to maxBufferTicks');
+    assert.equal(stats.target, 3, 'a run of starved ticks raises it once');
+    pushed = serverTick; // the late inputs are given up; the client catches up
+    for (let i = 0; i < 10; i++) step(3);
+    // Another: the target rises again, up to maxBufferTicks at most.
+    for (let i = 0; i < 4; i++) p.receiver.take(0, ++serverTick);
+    assert.equal(stats.starved, 5);
+    assert.equal(stats.target, 4, 'raised again, to maxBufferTicks');
     pushed = serverTick; // the late inputs are given up; the client catches up
     for (let i = 0; i < 299; i++) step(3);
     assert.equal(stats.target, 4, 'not before 5 s');

@@ -72,6 +72,9 @@ export interface LatencySceneOptions {
   shoveEvery?: number;
   /** Seconds between shots at runner 0 (default 0.25). */
   shotInterval?: number;
+  /** The client stops (a hidden tab) at this time for `stallSeconds`: no update, no frame. */
+  stallAt?: number;
+  stallSeconds?: number;
   /** The client's clock sync (default ClockSync's). */
   sync?: ClockSyncOptions;
   /** The server's input buffer target, ticks (default InputReceiver's). */
@@ -283,6 +286,12 @@ export function runLatencyScene(options: LatencySceneOptions): LatencySceneResul
     const now = clock.now - start;
     serverClock.advance(clock.now, serverTick);
     session.server.update(clock.now);
+    if (
+      options.stallAt !== undefined &&
+      now >= options.stallAt &&
+      now < options.stallAt + (options.stallSeconds ?? 0)
+    )
+      continue;
     client.update(clock.now);
     const before = predictor.stats.mispredictions;
     latency.frame(clock.now, produce);

@@ -184,14 +184,16 @@ export class InputBuffer<T> {
 
   /**
    * The adaptive target (Overwatch's buffer follows the link): a tick that found no input raises
-   * it by one (its inputs come more unevenly than the buffer covers); `quietTakes` ticks without
+   * it by one (its inputs come more unevenly than the buffer covers; a run of such ticks, once);
+   * `quietTakes` ticks without
    * one, all with a tick to spare, lower it by one. Only past warm-up: the first ticks starve
    * while the client's clock is placed.
    */
   private adapt(starved: boolean): void {
     const stats = this.stats;
     if (starved) {
-      if (stats.target < this.maxTarget) stats.target++;
+      // A run of starved ticks (a stalled client, a clock behind) is one event, not jitter.
+      if (stats.target < this.maxTarget && this.quiet > 0) stats.target++;
       this.quiet = 0;
       this.lowest = Number.POSITIVE_INFINITY;
       return;

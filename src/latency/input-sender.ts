@@ -53,6 +53,8 @@ export interface InputSenderStats {
   feedbacks: number;
   /** Time-dilation corrections made. */
   corrections: number;
+  /** Times the server moved its input cursor (input tick − server tick changed: a resync). */
+  cursorMoves: number;
 }
 
 const PAIRS = 64;
@@ -89,6 +91,9 @@ export class InputSender<T> implements CustomChannel {
   private readonly pairInput = new Float64Array(PAIRS);
   private feedbackTick = -1;
   private depth = 0;
+  /** The newest report's input tick − server tick (NaN before any); corrections before the last restart. */
+  private offset = Number.NaN;
+  private correctionsBefore = 0;
   private readonly feedback: Feedback = { serverTick: 0, inputTick: 0, depth: 0, target: 0 };
   private readonly control: LeadControl;
 
@@ -219,6 +224,8 @@ export class InputSender<T> implements CustomChannel {
     this.pairServer.fill(-1);
     this.feedbackTick = -1;
     this.depth = 0;
+    this.offset = Number.NaN;
+    this.correctionsBefore = 0;
     this.control.reset();
     this.copier.forget();
     Object.assign(this.stats, zeroStats());
@@ -299,8 +306,18 @@ export class InputSender<T> implements CustomChannel {
     if (f.serverTick <= this.feedbackTick) return;
     this.feedbackTick = f.serverTick;
     this.depth = f.depth;
+    // The server consumes one input tick per server tick, so input tick − server tick stays put
+    // until it moves its cursor (a resync): then the reports before say nothing about the new
+    // place, and time dilation starts over from there.
+    const offset = f.inputTick - f.serverTick;
+    if (!Number.isNaN(this.offset) && offset !== this.offset) {
+      this.correctionsBefore += this.control.corrections;
+      this.control.reset();
+      this.stats.cursorMoves++;
+    }
+    this.offset = offset;
     this.control.report(f.inputTick, f.depth, f.target, this.newest);
-    this.stats.corrections = this.control.corrections;
+    this.stats.corrections = this.correctionsBefore + this.control.corrections;
   }
 }
 
@@ -313,5 +330,6 @@ function zeroStats(): InputSenderStats {
     droppedUnacked: 0,
     feedbacks: 0,
     corrections: 0,
+    cursorMoves: 0,
   };
 }

@@ -55,11 +55,25 @@ export class LatencyClient<S, I> {
   private last = NO_TIME_YET;
   private started = false;
   private sampled = -1;
+  /** The followed ghost's tick last reconciled. */
+  private reconciledTick = -1;
   private produce: ((tick: number) => I) | null = null;
   private readonly onTick = (tick: number): void => {
     // A clock jumped back (ClockSync found it far ahead) replays ticks already sent: the input
     // stream stays in order and resumes past them.
     if (tick <= this.inputs.newestTick) return;
+    const predictor = this.predictor;
+    // After a stall the server may have consumed (repeated) ticks this client never pushed, and
+    // the prediction adopted its state past them; or the stall outlasted the prediction's
+    // history. The inputs go on (the server resynchronizes to them or dilation catches up) and
+    // the prediction starts again from the next snapshot.
+    if (this.started && predictor !== null) {
+      const gap = tick - predictor.tick;
+      if (gap <= 0 || gap > predictor.historyTicks) {
+        this.started = false;
+        this.reconciledTick = -1;
+      }
+    }
     const produce = this.produce as (tick: number) => I;
     const value = produce(tick);
     // The server rewinds to this view; before a render tick exists there is nothing to rewind to.
@@ -69,7 +83,7 @@ export class LatencyClient<S, I> {
     const usable = !Number.isNaN(view) && tick - view >= 0 && tick - view <= 255;
     const input = this.inputs.push(tick, value, usable ? view : Number.NaN);
     if (usable) this.heldOffset = tick - view;
-    if (this.started) this.predictor?.predict(tick, input);
+    if (this.started) predictor?.predict(tick, input);
   };
 
   constructor(options: LatencyClientOptions<S, I>) {
@@ -96,7 +110,10 @@ export class LatencyClient<S, I> {
   follow(id: number): void {
     if (!Number.isInteger(id) || id < -1 || id >= this.mirror.capacity)
       throw new RangeError(`LatencyClient.follow: id must be -1 or a ghost id, got ${id}`);
-    if (id !== this.followed) this.started = false;
+    if (id !== this.followed) {
+      this.started = false;
+      this.reconciledTick = -1;
+    }
     this.followed = id;
   }
 
@@ -114,11 +131,13 @@ export class LatencyClient<S, I> {
     this.last = checkTime('LatencyClient.frame', now, this.last);
     const mirror = this.mirror;
     const newest = mirror.newestTick;
+    // A mirror whose newest tick went back was reset by a new connection: start over.
+    if (newest < this.sampled) this.reset();
     if (newest > 0 && newest !== this.sampled) {
       this.sampled = newest;
       this.sync.addSample(now, newest, this.rttSample());
       this.delay.onSnapshot(now, newest);
-      this.reconcile(newest);
+      this.reconcile();
     }
     // No input before the clock is placed on the server's tick: it would be numbered from 0.
     this.produce = input;
@@ -129,18 +148,32 @@ export class LatencyClient<S, I> {
     if (!Number.isNaN(render)) this.renderTick = render;
   }
 
+  /**
+   * Forgets the connection (done by `frame` when the mirror starts over): clock sync, the delay,
+   * the prediction and the held view start again from the next snapshot.
+   */
+  reset(): void {
+    this.sync.reset();
+    this.delay.reset();
+    this.started = false;
+    this.sampled = this.reconciledTick = -1;
+    this.renderTick = this.heldOffset = Number.NaN;
+  }
+
   /** What to draw for the followed entity: its prediction at the clock's alpha, corrections smoothed. */
   shown(): S | null {
     return this.started && this.predictor !== null ? this.predictor.shown(this.clock.alpha) : null;
   }
 
-  private reconcile(serverTick: number): void {
+  /** Reconciles with the followed ghost's state when a newer one arrived (sections carry only changes). */
+  private reconcile(): void {
     const predictor = this.predictor;
     if (predictor === null || this.followed < 0) return;
     const ghost = this.mirror.ghost(this.followed);
-    if (ghost === null || ghost.tick !== serverTick) return;
-    const applied = this.inputs.appliedInputTick(serverTick);
+    if (ghost === null || ghost.tick <= this.reconciledTick) return;
+    const applied = this.inputs.appliedInputTick(ghost.tick);
     if (applied < 0) return;
+    this.reconciledTick = ghost.tick;
     const state = ghost.value as S;
     if (this.started) {
       predictor.reconcile(state, applied);

@@ -95,6 +95,8 @@ export class Predictor<S, I> {
   private readonly interpolator: Interpolator<S>;
   private readonly visual: VisualError<S>;
   private readonly capacity: number;
+  /** Predicted states and inputs kept; also the longest gap `predict` fills. */
+  readonly historyTicks: number;
   private readonly tauTicks: number;
   private readonly snapDistance: number;
   /** States after each tick's input, by tick modulo capacity (the reset state at its tick). */
@@ -144,6 +146,7 @@ export class Predictor<S, I> {
     this.visual = compileVisualError(schema);
     this.error = new Float64Array(this.visual.lanes);
     this.capacity = historyTicks + 1;
+    this.historyTicks = historyTicks;
     this.states = new Array(this.capacity).fill(undefined);
     this.inputs = new Array(this.capacity).fill(undefined);
     this.tauTicks = smoothingSeconds * tickRate;

@@ -15,6 +15,8 @@ const SAMPLES = 30;
 const DEADBAND = 0.75;
 /** Input ticks a clock steered at 10% takes to move one tick. */
 const TICKS_PER_TICK_OF_LEAD = 10;
+/** A lead change above this many ticks is jumped by ClockSync (its default jumpTicks), not steered. */
+const JUMPED_TICKS = 10;
 
 export class LeadControl {
   /** The accumulated correction, ticks. */
@@ -69,6 +71,8 @@ export class LeadControl {
     if (moved === 0) return;
     this.corrections++;
     this.lastStep = this.lead - before;
-    this.holdUntil = newestTick + Math.ceil(moved * TICKS_PER_TICK_OF_LEAD) + this.settleTicks;
+    // A large correction is jumped at once (after a stall, say): only the settling time is waited.
+    const steered = moved > JUMPED_TICKS ? 0 : Math.ceil(moved * TICKS_PER_TICK_OF_LEAD);
+    this.holdUntil = newestTick + steered + this.settleTicks;
   }
 }
