@@ -187,6 +187,31 @@ function compileObject(
   return blend;
 }
 
+/**
+ * One generated blend per schema and teleport field, shared by its interpolators (a Predictor
+ * compiles one each): they then share one function's type feedback and the classes of the objects
+ * it makes, so its property accesses stay monomorphic. Each source is made unique, else V8's
+ * cache of `new Function` would share one feedback between schemas of the same shape.
+ */
+const generatedBlends = new WeakMap<SchemaNode, Map<string | undefined, GeneratedBlend>>();
+let generatedCount = 0;
+
+function generatedBlend(schema: SchemaNode & { kind: 'object' }, teleportField: string | undefined) {
+  let bySchema = generatedBlends.get(schema);
+  if (bySchema === undefined) {
+    bySchema = new Map();
+    generatedBlends.set(schema, bySchema);
+  }
+  let blend = bySchema.get(teleportField);
+  if (blend === undefined) {
+    const { source, constants } = interpolateSource(schema.fields, teleportField);
+    const unique = `// interpolator ${++generatedCount}\n${source}`;
+    blend = new Function('k', 'h', unique)(constants, helpers) as GeneratedBlend;
+    bySchema.set(teleportField, blend);
+  }
+  return blend;
+}
+
 /** Compiles the interpolator of an entity schema (a `t.object`): once per entity type. */
 export function compileInterpolator<T>(
   schema: Schema<T>,
@@ -198,8 +223,7 @@ export function compileInterpolator<T>(
   if (teleportField !== undefined && schema.fields[teleportField]?.kind !== 'bool')
     throw new RangeError(`compileInterpolator: teleportField ${teleportField} is not a boolean field`);
   if ((options.codegen ?? true) && codegenAvailable()) {
-    const { source, constants } = interpolateSource(schema.fields, teleportField);
-    const generated = new Function('k', 'h', source)(constants, helpers) as GeneratedBlend;
+    const generated = generatedBlend(schema, teleportField);
     // The fraction reaches the generated code through a Float64Array: this small wrapper is
     // inlined into its callers, so a fraction they compute is never boxed to make the call.
     const fraction = new Float64Array(1);
