@@ -137,8 +137,8 @@ function corrections(seed: number): void {
 
 /**
  * Bytes allocated per shown() frame (with and without a visual error) and per matching reconcile;
- * simulate's own allocation is excluded. compileInterpolator's blends return numbers, which V8
- * boxes: that part grows with the float lanes that are not small integers.
+ * simulate's own allocation is excluded. The interpolator's blend allocates nothing (generated
+ * code); what remains per frame is outside it (shown's own code, inlined into the loop).
  */
 async function allocation(): Promise<void> {
   const moves = inputs(prng(3), 40);

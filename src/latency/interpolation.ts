@@ -1,4 +1,6 @@
+import { codegenAvailable } from '../schema/codec.js';
 import type { Schema, SchemaNode } from '../schema/schema.js';
+import { interpolateSource, plainObjectMaker } from './interpolation-codegen.js';
 
 /**
  * Blending two states of one schema, compiled once per entity type. Per kind: floats linear
@@ -8,7 +10,14 @@ import type { Schema, SchemaNode } from '../schema/schema.js';
  * one). Objects, tuples and equal-length arrays blend member-wise; arrays of different lengths and
  * optionals present on one side only snap. Outputs are written into the caller's object, reusing
  * its nested objects and arrays, so after the first call nothing is allocated.
+ *
+ * Two implementations give the same results: code generated per schema (interpolation-codegen.ts),
+ * which stores each float where it goes, and the closures below, for runtimes that forbid
+ * `new Function` (a strict Content-Security-Policy). A closure returning a float boxes it.
  */
+
+/** The generated blend of a whole value: the fraction in `fraction[0]`. */
+type GeneratedBlend = (from: unknown, to: unknown, fraction: Float64Array, out: unknown) => unknown;
 
 /** Blends one node: `from` and `to` at `fraction`, into `out` where its shape allows; returns the result. */
 type Blend = (from: unknown, to: unknown, fraction: number, out: unknown) => unknown;
@@ -19,13 +28,22 @@ export interface InterpolatorOptions {
    * two states the whole value snaps (no sliding across the map).
    */
   teleportField?: string;
+  /**
+   * Generate specialised code (default: whenever the runtime allows `new Function`). `false`
+   * forces the closures, which give the same results but box each float they blend.
+   */
+  codegen?: boolean;
 }
 
 export interface Interpolator<T> {
   readonly schema: Schema<T>;
+  /** True when `interpolate` is generated code, false when the closures run. */
+  readonly compiled: boolean;
   /**
    * Writes the blend of `from` and `to` at `fraction` (0 = from, 1 = to, above 1 extrapolates
    * floats) into `out` and returns it. `fraction` must be finite and >= 0 (RangeError otherwise).
+   * For a blend that allocates nothing, pass `undefined` the first time and keep the object
+   * returned: V8 may store the floats of a caller's `{}` boxed (see plainObjectMaker).
    */
   interpolate(from: T, to: T, fraction: number, out: T): T;
 }
@@ -47,6 +65,17 @@ function clampedLinear(min: number, max: number): Blend {
     const v = mix(from as number, to as number, fraction);
     return v < min ? min : Math.min(v, max);
   };
+}
+
+function badFraction(fraction: number): never {
+  throw new RangeError(`interpolate: fraction must be finite and >= 0, got ${fraction}`);
+}
+
+/** The bytes of `v` in `out` when it has the length, else in a new array. */
+function copyBytes(v: Uint8Array, out: unknown): Uint8Array {
+  const r = out instanceof Uint8Array && out.length === v.length ? out : new Uint8Array(v.length);
+  r.set(v);
+  return r;
 }
 
 /** An array of `length` to write into: `out` when it fits, else a new one. */
@@ -129,12 +158,7 @@ function compileNode(node: SchemaNode): Blend {
       };
     }
     case 'bytes':
-      return (from, to, fraction, out) => {
-        const v = (fraction < 1 ? from : to) as Uint8Array;
-        const r = out instanceof Uint8Array && out.length === v.length ? out : new Uint8Array(v.length);
-        r.set(v);
-        return r;
-      };
+      return (from, to, fraction, out) => copyBytes((fraction < 1 ? from : to) as Uint8Array, out);
     default:
       // bool, int, int64, enum, string: discrete, immutable values.
       return snapScalar;
@@ -147,18 +171,44 @@ function compileObject(
 ): Blend {
   const keys = Object.keys(fields);
   const blends = keys.map((k) => compileNode(fields[k]));
+  const Blank = plainObjectMaker();
   const blend: Blend = (from, to, fraction, out) => {
     const a = from as Record<string, unknown>;
     const b = to as Record<string, unknown>;
     if (teleportField !== undefined && a[teleportField] !== b[teleportField] && from !== to)
       return blend(fraction < 1 ? a : b, fraction < 1 ? a : b, 0, out);
-    const r = (typeof out === 'object' && out !== null ? out : {}) as Record<string, unknown>;
+    const r = (typeof out === 'object' && out !== null ? out : new Blank()) as Record<string, unknown>;
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
       r[key] = blends[i](a[key], b[key], fraction, r[key]);
     }
     return r;
   };
+  return blend;
+}
+
+/**
+ * One generated blend per schema and teleport field, shared by its interpolators (a Predictor
+ * compiles one each): they then share one function's type feedback and the classes of the objects
+ * it makes, so its property accesses stay monomorphic. Each source is made unique, else V8's
+ * cache of `new Function` would share one feedback between schemas of the same shape.
+ */
+const generatedBlends = new WeakMap<SchemaNode, Map<string | undefined, GeneratedBlend>>();
+let generatedCount = 0;
+
+function generatedBlend(schema: SchemaNode & { kind: 'object' }, teleportField: string | undefined) {
+  let bySchema = generatedBlends.get(schema);
+  if (bySchema === undefined) {
+    bySchema = new Map();
+    generatedBlends.set(schema, bySchema);
+  }
+  let blend = bySchema.get(teleportField);
+  if (blend === undefined) {
+    const { source, constants } = interpolateSource(schema.fields, teleportField);
+    const unique = `// interpolator ${++generatedCount}\n${source}`;
+    blend = new Function('k', 'h', unique)(constants, helpers) as GeneratedBlend;
+    bySchema.set(teleportField, blend);
+  }
   return blend;
 }
 
@@ -172,13 +222,31 @@ export function compileInterpolator<T>(
   const { teleportField } = options;
   if (teleportField !== undefined && schema.fields[teleportField]?.kind !== 'bool')
     throw new RangeError(`compileInterpolator: teleportField ${teleportField} is not a boolean field`);
+  if ((options.codegen ?? true) && codegenAvailable()) {
+    const generated = generatedBlend(schema, teleportField);
+    // The fraction reaches the generated code through a Float64Array: this small wrapper is
+    // inlined into its callers, so a fraction they compute is never boxed to make the call.
+    const fraction = new Float64Array(1);
+    return {
+      schema,
+      compiled: true,
+      interpolate(from: T, to: T, f: number, out: T): T {
+        if (!(f >= 0 && f < Number.POSITIVE_INFINITY)) badFraction(f);
+        fraction[0] = f;
+        return generated(from, to, fraction, out) as T;
+      },
+    };
+  }
   const blend = compileObject(schema.fields, teleportField);
   return {
     schema,
+    compiled: false,
     interpolate(from: T, to: T, fraction: number, out: T): T {
-      if (!(fraction >= 0 && fraction < Number.POSITIVE_INFINITY))
-        throw new RangeError(`interpolate: fraction must be finite and >= 0, got ${fraction}`);
+      if (!(fraction >= 0 && fraction < Number.POSITIVE_INFINITY)) badFraction(fraction);
       return blend(from, to, fraction, out) as T;
     },
   };
 }
+
+/** What the generated code calls: cold paths and allocation, never a float-returning blend. */
+const helpers = { target, copyBytes };
