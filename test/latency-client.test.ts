@@ -36,6 +36,8 @@ describe('LatencyClient', () => {
     assert.equal(latency.predicting, false);
     assert.equal(latency.shown(), null);
     assert.ok(Number.isNaN(latency.renderTick));
+    assert.equal(latency.mirror.sectionsApplied, 0);
+    assert.throws(() => latency.mirror.sectionTick(0), RangeError);
   });
 
   it('throws at the call for time going back or not finite, a bad follow id or buffer', () => {

@@ -29,8 +29,8 @@ export function interpolationDelayTicks(packetIntervalTicks: number, packets = 3
 
 export class GhostSampler<T> {
   readonly maxExtrapolationTicks: number;
-  /** The value shown, rebuilt in place by each sample. */
-  readonly value: T;
+  /** The object samples are written into: the interpolator's own, made by the first sample. */
+  private out: T | undefined = undefined;
   /** The latest render tick asked for (−Infinity before the first): later requests never go below it. */
   lastTick = Number.NEGATIVE_INFINITY;
   /** The server tick the value shows (the render tick, or less when held or clamped). */
@@ -54,9 +54,16 @@ export class GhostSampler<T> {
     if (!(max >= 0 && Number.isFinite(max)))
       throw new RangeError(`GhostSampler: maxExtrapolationTicks must be finite and >= 0, got ${max}`);
     this.maxExtrapolationTicks = max;
-    this.value = {} as T;
     this.older = {} as T;
     this.newer = {} as T;
+  }
+
+  /**
+   * The value shown, rebuilt in place by each sample (one object from the first sample on; the
+   * interpolator makes it, so its floats are stored unboxed). Empty before the first sample.
+   */
+  get value(): T {
+    return this.out ?? ({} as T);
   }
 
   /** Forgets the ghost (a new one is shown with this sampler): time may start anew. */
@@ -98,7 +105,7 @@ export class GhostSampler<T> {
       this.load(size - 1, size - 1);
       this.mode = 'oldest';
       this.shownTick = history.tickAt(size - 1);
-      return this.interpolator.interpolate(this.older, this.older, 0, this.value);
+      return this.blend(this.older, 0);
     }
     if (k > 0) {
       this.load(k, k - 1);
@@ -106,7 +113,7 @@ export class GhostSampler<T> {
       const fraction = (tick - t0) / (history.tickAt(k - 1) - t0);
       this.mode = 'interpolated';
       this.shownTick = tick;
-      return this.interpolator.interpolate(this.older, this.newer, fraction, this.value);
+      return this.blend(this.newer, fraction);
     }
     // At or past the newest state.
     const newest = history.tickAt(0);
@@ -116,7 +123,7 @@ export class GhostSampler<T> {
       this.mode = tick === newest ? 'interpolated' : 'held';
       if (tick > newest) this.held++;
       this.shownTick = newest;
-      return this.interpolator.interpolate(this.older, this.older, 0, this.value);
+      return this.blend(this.older, 0);
     }
     const limit = newest + this.maxExtrapolationTicks;
     const shown = Math.min(tick, limit);
@@ -125,10 +132,17 @@ export class GhostSampler<T> {
     const t0 = history.tickAt(1);
     this.mode = tick > limit ? 'held' : 'extrapolated';
     this.shownTick = shown;
-    return this.interpolator.interpolate(this.older, this.newer, (shown - t0) / (newest - t0), this.value);
+    return this.blend(this.newer, (shown - t0) / (newest - t0));
   }
 
   /** Dequantizes states k (older) and j (newer) into the scratch values, unless they are there. */
+  /** The older state blended toward `to` at `fraction`, into the sampler's one output object. */
+  private blend(to: T, fraction: number): T {
+    const out = this.interpolator.interpolate(this.older, to, fraction, this.out as T);
+    this.out = out;
+    return out;
+  }
+
   private load(k: number, j: number): void {
     const history = this.history!;
     const layout = history.layout;

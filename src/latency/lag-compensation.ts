@@ -322,7 +322,8 @@ export class LagCompensation<S> {
         boxes: new Float64Array(length * 6),
         head: -1,
         count: 0,
-        blended: {} as S,
+        // Made by the first blend: the interpolator's own object keeps its floats unboxed.
+        blended: undefined as unknown as S,
       };
       this.tracks[id] = track;
     }

@@ -55,6 +55,9 @@ export class LatencyClient<S, I> {
   private last = NO_TIME_YET;
   private started = false;
   private sampled = -1;
+  /** Mirror sections already fed to the delay, and the newest tick fed. */
+  private sectionsSeen = 0;
+  private delayTick = -1;
   /** The followed ghost's tick last reconciled. */
   private reconciledTick = -1;
   private produce: ((tick: number) => I) | null = null;
@@ -133,15 +136,26 @@ export class LatencyClient<S, I> {
     const newest = mirror.newestTick;
     // A mirror whose newest tick went back was reset by a new connection: start over.
     if (newest < this.sampled) this.reset();
+    // Every section applied since the last frame times the snapshot stream (several may come
+    // between two frames; counting the skipped ones as lost would inflate the delay).
+    const sections = mirror.sectionsApplied;
+    for (let k = Math.max(this.sectionsSeen, sections - 16); k < sections; k++) {
+      const tick = mirror.sectionTick(k);
+      if (tick > this.delayTick && tick > 0) {
+        this.delay.onSnapshot(now, tick);
+        this.delayTick = tick;
+      }
+    }
+    this.sectionsSeen = sections;
     if (newest > 0 && newest !== this.sampled) {
       this.sampled = newest;
       this.sync.addSample(now, newest, this.rttSample());
-      this.delay.onSnapshot(now, newest);
       this.reconcile();
     }
-    // No input before the clock is placed on the server's tick: it would be numbered from 0.
+    // No input before ClockSync placed the clock on the server's tick (its first jump): it
+    // would be numbered from wherever the clock started.
     this.produce = input;
-    this.clock.advance(now, this.sync.synced ? this.onTick : undefined);
+    this.clock.advance(now, this.sync.jumps > 0 ? this.onTick : undefined);
     this.produce = null;
     this.sync.update(now, this.sync.oneWayTicks + this.bufferTicks + this.inputs.leadAdjustTicks);
     const render = this.delay.renderTick(now);
@@ -156,7 +170,7 @@ export class LatencyClient<S, I> {
     this.sync.reset();
     this.delay.reset();
     this.started = false;
-    this.sampled = this.reconciledTick = -1;
+    this.sampled = this.reconciledTick = this.delayTick = -1;
     this.renderTick = this.heldOffset = Number.NaN;
   }
 

@@ -78,6 +78,9 @@ interface GhostRecord {
  * packet with a reason and change nothing. A new connection starts empty (every ghost is
  * destroyed, with events) and the server sends everything again.
  */
+/** Section ticks ClientMirror remembers (see sectionTick). */
+const SECTION_RING = 16;
+
 export class ClientMirror implements CustomChannel, GhostTable {
   readonly types: readonly AnyEntityType[];
   readonly capacity: number;
@@ -91,6 +94,9 @@ export class ClientMirror implements CustomChannel, GhostTable {
   readonly configuration: number;
   private newest = 0;
   private count = 0;
+  /** The ticks of the last SECTION_RING sections applied, by their number; and how many were. */
+  private readonly sectionTicks = new Float64Array(SECTION_RING);
+  private sections = 0;
   private checked = false;
   private mismatches = 0;
   private readonly options: ClientMirrorOptions;
@@ -124,6 +130,29 @@ export class ClientMirror implements CustomChannel, GhostTable {
   /** The tick of the newest section applied (0 before any). */
   get newestTick(): number {
     return this.newest;
+  }
+
+  /**
+   * Sections applied since this mirror was made (never reset): with `sectionTick`, each one's
+   * tick, for a client that times the snapshot stream (several may arrive between two frames,
+   * while `newestTick` shows only the last).
+   */
+  get sectionsApplied(): number {
+    return this.sections;
+  }
+
+  /** The tick of section number `index`, one of the last 16 applied (`sectionsApplied` − 16 ≤ index < `sectionsApplied`). */
+  sectionTick(index: number): number {
+    if (
+      !Number.isInteger(index) ||
+      index < this.sections - SECTION_RING ||
+      index >= this.sections ||
+      index < 0
+    )
+      throw new RangeError(
+        `ClientMirror.sectionTick: index must be one of the last ${SECTION_RING} sections applied, got ${index}`,
+      );
+    return this.sectionTicks[index % SECTION_RING];
   }
 
   /** Whether this connection's server sent a configuration fingerprint equal to this mirror's. */
@@ -218,6 +247,8 @@ export class ClientMirror implements CustomChannel, GhostTable {
     }
     for (let i = 0; i < r.updates.length; i++) this.store(r.updates.items[i], r.updateStates[i], tick);
     this.newest = tick;
+    this.sectionTicks[this.sections % SECTION_RING] = tick;
+    this.sections++;
     if (r.hadConfiguration) this.checked = true;
     this.eventReceiver.apply(this, this.options.onEvent); // events hook: after the state
   }
