@@ -26,7 +26,7 @@ describe('npm start (tools/live.ts)', () => {
     // once both stood still its prediction equalled the server's avatar.
     assert.equal(
       stdout.match(
-        /prediction: [1-9]\d* reconciliations, \d+ mispredicted \([\d.]+%\), correction mean [\d.]+ cm, max [\d.]+ cm; .* equal to the server's/g,
+        /prediction: [1-9]\d* reconciliations, \d+ mispredicted \([\d.]+%;[^)]*\), correction mean [\d.]+ cm, max [\d.]+ cm; .* equal to the server's/g,
       )?.length,
       3,
     );

@@ -50,12 +50,19 @@ export class ArenaBot {
   /** Orb samples made at the render tick, and those interpolated between two received states. */
   samples = 0;
   interpolated = 0;
-  /** Clock-sync error (estimate − the server's true position, ticks): the newest, and |error| from 2 s after sync. */
+  /** Clock-sync error (estimate − the server's true position, ticks): the newest, and |error| once settled. */
   syncError = Number.NaN;
   syncErrorSum = 0;
   syncErrorMax = 0;
   syncErrorCount = 0;
   private syncedAt = Number.NaN;
+  /** Mispredictions when the bot settled (2 s after its clock synced; -1 before): the start's transients apart. */
+  mispredictionsAtSettle = -1;
+  /** Whether 2 s have passed since the clock synced: the figures since leave the start's transients out. */
+  get settled(): boolean {
+    return this.mispredictionsAtSettle >= 0;
+  }
+
   /** Set when the session drains: the bot stops walking; the first still input's tick. */
   still = false;
   stillFrom = -1;
@@ -144,6 +151,7 @@ export class ArenaBot {
     this.syncError = this.latency.sync.estimate(now) - serverPosition;
     if (Number.isNaN(this.syncedAt)) this.syncedAt = now;
     if (now - this.syncedAt < 2) return;
+    if (this.mispredictionsAtSettle < 0) this.mispredictionsAtSettle = this.predictor.stats.mispredictions;
     const size = Math.abs(this.syncError);
     this.syncErrorSum += size;
     this.syncErrorCount++;

@@ -26,6 +26,8 @@ export interface LiveBot {
   unreliable: Tally;
   sent: { chat: number; position: number; event: number };
   maps: { sent: number; received: number; corrupt: number; connectedTick: number };
+  /** The server's starved takes for this bot when it settled (-1 before). */
+  starvedAtSettle: number;
 }
 
 export interface LiveReport {
@@ -145,16 +147,18 @@ export function drawTable(r: LiveReport, time: number): string[] {
 
 /**
  * Whether a bot's predicted avatar equals the server's: once the bot stands still and the server
- * has consumed its first still input, both must hold the same quantized place.
+ * has consumed its first still input, both must hold the same quantized place. A prediction being
+ * restarted (see ArenaBot.frame) waits for a snapshot that moves the avatar, which never comes
+ * while it stands: the avatar is then shown from the mirror, and that must equal the server's.
  */
 export function converged(r: LiveReport, bot: LiveBot): boolean {
   const b = bot.arenaBot;
-  if (!bot.client.connected || !b.latency.predicting || b.stillFrom < 0) return false;
+  if (!bot.client.connected || b.stillFrom < 0) return false;
   const index = bot.client.client.clientIndex;
   if (r.arena.inputs.lastInputTick(index) < b.stillFrom) return false;
   const server = r.arena.avatar(index);
-  const mine = b.predictor.state;
-  return server !== null && server.x === mine.x && server.y === mine.y;
+  const mine = b.latency.predicting ? b.predictor.state : b.restarts > 0 ? (b.avatar()?.value ?? null) : null;
+  return server !== null && mine !== null && server.x === mine.x && server.y === mine.y;
 }
 
 /** Prints the summary at `time` (seconds since the start); returns whether every check passed. */
@@ -175,9 +179,16 @@ export function summarize(r: LiveReport, time: number): boolean {
       `  bot ${i}: reliable up ${up.received}/${bot.sent.chat} ${upOk ? 'all, in order' : 'MISSING OR OUT OF ORDER'}; reliable down ${bot.reliable.received}/${bot.reliable.sent} ${downOk ? 'all, in order' : 'MISSING OR OUT OF ORDER'}; maps ${bot.maps.received}/${bot.maps.sent} ${mapsOk ? 'intact' : 'MISSING OR CORRUPT'}; unreliable up ${bot.unreliable.received}/${bot.sent.position + bot.sent.event} (the rest lost or superseded, as unreliable may be); mirror ${b.mirror.size} ghosts ${wrong === 0 ? "equal to the server's" : `with ${wrong} DIFFERING FROM THE SERVER`}`,
     );
     const p = b.predictor.stats;
+    const settled = b.settled
+      ? `; ${p.mispredictions - b.mispredictionsAtSettle} after the first 2 s synced`
+      : '; none counted after settling: synced under 2 s';
     const place = b.latency.predicting ? b.predictor.state : null;
+    const avatar =
+      place === null
+        ? `prediction restarting, avatar shown from the mirror`
+        : `predicted avatar (${place.x.toFixed(2)}, ${place.y.toFixed(2)})`;
     console.log(
-      `    prediction: ${p.reconciliations} reconciliations, ${p.mispredictions} mispredicted (${fixed(percent(p.mispredictions, p.reconciliations), 1)}%), correction mean ${fixed(meanCorrectionCm(b), 1)} cm, max ${fixed(100 * p.maxCorrection, 1)} cm; last reconcile ${b.lastReconcileMatched ? 'matched' : 'corrected'}, ${b.restarts} restarts; predicted avatar ${place === null ? '-' : `(${place.x.toFixed(2)}, ${place.y.toFixed(2)})`} ${same ? "equal to the server's" : 'DIFFERING FROM THE SERVER'}`,
+      `    prediction: ${p.reconciliations} reconciliations, ${p.mispredictions} mispredicted (${fixed(percent(p.mispredictions, p.reconciliations), 1)}%${settled}), correction mean ${fixed(meanCorrectionCm(b), 1)} cm, max ${fixed(100 * p.maxCorrection, 1)} cm; last reconcile ${b.lastReconcileMatched ? 'matched' : 'corrected'}, ${b.restarts} restarts; ${avatar} ${same ? "equal to the server's" : 'DIFFERING FROM THE SERVER'}`,
     );
     const d = b.latency.delay.stats;
     console.log(
@@ -191,7 +202,7 @@ export function summarize(r: LiveReport, time: number): boolean {
         ? 'no zaps judged'
         : `zaps ${z.zaps}: ${fixed(percent(z.hits, z.zaps), 1)}% hit the orb rewound to what the bot showed (${fixed(percent(z.presentHits, z.zaps), 1)}% would hit it where it is now), aim error mean ${fixed((100 * z.errorSum) / z.zaps, 1)} cm, max ${fixed(100 * z.worst, 1)} cm, ${fixed(percent(z.exact, z.zaps), 1)}% within ${(100 * STEP).toFixed(1)} cm${z.blind > 0 ? `; ${z.blind} zaps before any render tick, not judged` : ''}`;
     console.log(
-      `    input: ${fixed(sender.inputBytes / time, 0)} bytes/s up in ${sender.packets} packets, ${sender.corrections} time-dilation corrections; server buffer: ${buffer?.taken ?? 0} ticks taken, ${buffer?.starved ?? 0} starved (last input repeated), ${buffer?.late ?? 0} inputs late; ${zaps}`,
+      `    input: ${fixed(sender.inputBytes / time, 0)} bytes/s up in ${sender.packets} packets, ${sender.corrections} time-dilation corrections; server buffer: ${buffer?.taken ?? 0} ticks taken, ${buffer?.starved ?? 0} starved (last input repeated; ${bot.starvedAtSettle < 0 ? '-' : (buffer?.starved ?? 0) - bot.starvedAtSettle} after the bot settled), ${buffer?.late ?? 0} inputs late; ${zaps}`,
     );
   }
   const arena = r.arena;

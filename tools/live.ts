@@ -140,6 +140,7 @@ const bots = await Promise.all(
       unreliable: tally(),
       sent: { chat: 0, position: 0, event: 0 },
       maps: { sent: 0, received: 0, corrupt: 0, connectedTick: -1 },
+      starvedAtSettle: -1,
     };
   }),
 );
@@ -197,6 +198,8 @@ function frame(time: number, playing: boolean): void {
     atServer[index] ??= tally();
     arena.avatarOf(index, i);
     bot.arenaBot.frame(time, arena.clock.position);
+    if (bot.starvedAtSettle < 0 && bot.arenaBot.settled)
+      bot.starvedAtSettle = arena.inputs.stats(index)?.starved ?? 0;
     if (playing) play(bot, i, index, time);
     receiveAtBot(bot, i);
     for (let m = server.receive(index, RELIABLE); m !== null; m = server.receive(index, RELIABLE))
