@@ -1,26 +1,41 @@
 /**
- * The replicated world `npm start` plays: an arena of wandering orbs and one avatar per bot, each
- * bot steering its own avatar with a command and seeing the orbs within its interest radius. The
+ * The replicated world `npm start` plays, server side: an arena of wandering orbs and one avatar
+ * per bot. Avatars move only by their bot's inputs (an InputReceiver, one input consumed per
+ * avatar per server tick, through the same `walk` the bots predict with); the server steps on a
+ * fixed 60 Hz TickClock. Bots "zap" the orb they see nearest now and then; the server rewinds the
+ * orbs to what that bot showed (LagCompensation) and measures how far the aim was from it. The
  * server's world is the only truth; each bot's ClientMirror is checked against it at the end.
  */
 
 import {
-  ClientMirror,
-  defineCommand,
+  type ClientMirror,
+  compileInterpolator,
   defineEntity,
   type Entity,
-  type Ghost,
+  InputReceiver,
+  LagCompensation,
   prng,
   ReplicationServer,
   ServerWorld,
+  TickClock,
   t,
 } from '../src/index.js';
 
 export const ARENA = 200; // metres, square
+export const TICK_RATE = 60;
 const ORBS = 400;
 const RADIUS = 40;
-const CAPACITY = 512;
+export const CAPACITY = 512;
 const coordinate = t.float(0, ARENA, 1 / 64);
+/** Positions and aims are quantized to this (metres): a zap within it of the rewound orb is exact. */
+export const STEP = 1 / 64;
+
+/** An orb's hit radius (metres). */
+export const HIT_RADIUS = 0.5;
+
+export type Place = { x: number; y: number };
+export type OrbValue = { x: number; y: number; glow: number };
+export type AvatarValue = { x: number; y: number; bot: number; score: number };
 
 export const Orb = defineEntity('orb', t.object({ x: coordinate, y: coordinate, glow: t.int(0, 15) }), {
   position: (v) => [v.x, v.y],
@@ -30,37 +45,92 @@ export const Avatar = defineEntity(
   t.object({ x: coordinate, y: coordinate, bot: t.int(0, 63), score: t.uint16() }),
   { position: (v) => [v.x, v.y], priority: 4 },
 );
-/** A bot's intent for its own avatar: a step of at most 0.5 m a tick each way (the server clamps nothing: the schema does). */
-export const Steer = defineCommand(
-  'steer',
-  t.object({ dx: t.float(-0.5, 0.5, 1 / 64), dy: t.float(-0.5, 0.5, 1 / 64) }),
-  {
-    target: Avatar,
-  },
-);
-const types = [Orb, Avatar];
+export const types = [Orb, Avatar];
+/**
+ * The predicted part of an avatar: its place (the first fields of Avatar, encoded alike). Its
+ * score is the server's alone (orbs it touches), shown from the mirror, never predicted.
+ */
+export const AvatarPlace = t.object({ x: coordinate, y: coordinate });
+export const orbLerp = compileInterpolator(Orb.schema);
 
-type OrbValue = { x: number; y: number; glow: number };
-type AvatarValue = { x: number; y: number; bot: number; score: number };
+/** A bot's input each tick: a step of at most 0.5 m each way, and now and then a zap at an orb. */
+export const Walk = t.object({
+  dx: t.float(-0.5, 0.5, 1 / 64),
+  dy: t.float(-0.5, 0.5, 1 / 64),
+  zap: t.bool(),
+  target: t.int(0, CAPACITY - 1),
+  aimX: coordinate,
+  aimY: coordinate,
+});
+export type WalkValue = { dx: number; dy: number; zap: boolean; target: number; aimX: number; aimY: number };
 
 const clamp = (v: number) => Math.min(ARENA, Math.max(0, v));
 
-/** The server's side: the world, its replication channel, and the orbs' motion. */
+/**
+ * The game's deterministic step, run by the server on each consumed input and replayed by the
+ * bots' predictors. Inputs and places are on the 1/64 m grid, so the sums are exact and both ends
+ * quantize to the same state.
+ */
+export function walk(state: Place, input: WalkValue): Place {
+  return { x: clamp(state.x + input.dx), y: clamp(state.y + input.dy) };
+}
+
+/** One bot's zaps as the server judged them. */
+export interface ZapTally {
+  zaps: number;
+  /** Within STEP of the orb rewound to what the bot showed. */
+  exact: number;
+  /** Within the orb's hit radius. */
+  hits: number;
+  errorSum: number;
+  worst: number;
+  /** Within the hit radius of the target's present place: what a server without rewinds would count. */
+  presentHits: number;
+  /** Zaps whose input carried no render tick (none shown yet). */
+  blind: number;
+}
+
+/** The server's side: the world, its replication and input channels, the orbs' motion, the zaps. */
 export class Arena {
   readonly world = new ServerWorld({ types, capacity: CAPACITY });
   readonly replication = new ReplicationServer({
     world: this.world,
     maxClients: 64,
     interest: { grid: { min: [0, 0], max: [ARENA, ARENA], cellSize: RADIUS / 2 }, radius: RADIUS },
-    commands: { ratePerSecond: 90, burst: 10 },
     // Each bot's ghost section gets 96 kbit/s while its link is good, 24 while RTT > 250 ms or loss > 10%.
     bandwidth: { kbps: 96 },
     flow: { badKbps: 24 },
   });
+  readonly inputs = new InputReceiver({ schema: Walk, tickRate: TICK_RATE, maxClients: 64 });
+  /** Fixed 60 Hz with bounded catch-up: ticks keep time whatever the event loop's timer does. */
+  readonly clock = new TickClock({ tickRate: TICK_RATE, startTick: this.world.serverTick });
+  readonly lag = new LagCompensation<OrbValue>({
+    interpolator: orbLerp,
+    tickRate: TICK_RATE,
+    capacity: CAPACITY,
+    maxClients: 64,
+    layout: Orb.layout,
+    bounds: (s, out) => {
+      out[0] = s.x - 0.5;
+      out[1] = s.y - 0.5;
+      out[3] = s.x + 0.5;
+      out[4] = s.y + 0.5;
+      out[2] = out[5] = 0;
+    },
+  });
+  readonly zaps: ZapTally[] = [];
+  /** While frozen (the session draining), orbs rest and avatars only walk: mirrors can catch up. */
+  frozen = false;
   private readonly orbs: Entity<OrbValue>[] = [];
   private readonly heading: number[] = [];
   private readonly avatars = new Map<number, Entity<AvatarValue>>();
   private readonly random: () => number;
+  private readonly volume = new Float64Array(6);
+  private afterTick: () => void = () => {};
+  private readonly onTick = (tick: number): void => {
+    this.step(tick);
+    this.afterTick();
+  };
 
   constructor(seed: number) {
     this.random = prng(seed);
@@ -70,12 +140,12 @@ export class Arena {
       );
       this.heading.push(this.random() * 2 * Math.PI);
     }
-    this.replication.commands.on(Steer, {
-      run: (_client, steer, entity) => {
-        const v = this.world.get(entity);
-        this.world.set(entity, { ...v, x: clamp(v.x + steer.dx), y: clamp(v.y + steer.dy) });
-      },
-    });
+  }
+
+  /** Runs the server ticks due at `now` (seconds), `afterTick` after each; returns how many. */
+  advance(now: number, afterTick: () => void): number {
+    this.afterTick = afterTick;
+    return this.clock.advance(now, this.onTick);
   }
 
   /** A connected bot's avatar: created on its first call, owned by it, followed by its view. */
@@ -85,43 +155,104 @@ export class Arena {
       avatar = this.world.create(Avatar, { x: ARENA / 2, y: ARENA / 2, bot, score: 0 });
       this.world.setOwner(avatar, clientIndex);
       this.avatars.set(clientIndex, avatar);
+      this.lag.resetStats(clientIndex);
     }
     const view = this.replication.view(clientIndex);
     if (view !== null && view.follow !== avatar.id) view.follow = avatar.id;
     return avatar;
   }
 
-  /** One simulation step: a third of the orbs wander (the rest rest), an orb an avatar touches scores. */
-  step(): void {
+  /**
+   * One server tick: each avatar takes its bot's input for this tick and walks (zapping if asked),
+   * a third of the orbs wander, an orb an avatar touches scores, then the world is stamped `tick`
+   * and the orbs are recorded for rewinds.
+   */
+  private step(tick: number): void {
+    const world = this.world;
+    for (const [client, avatar] of this.avatars) {
+      if (!world.isAlive(avatar)) continue;
+      const input = this.inputs.take(client, tick);
+      if (input === null) continue;
+      const a = world.get(avatar);
+      const to = walk(a, input);
+      if (to.x !== a.x || to.y !== a.y) world.set(avatar, { ...a, x: to.x, y: to.y });
+      if (input.zap) this.zap(client, input);
+    }
+    if (!this.frozen) this.wander();
+    if (world.tick() !== tick) throw new Error(`arena: the world's tick is not the clock's (${tick})`);
+    // Every orb every tick: the server's true history (a resting orb holds its place each tick).
+    for (const orb of this.orbs) this.lag.record(tick, orb.id, world.get(orb));
+  }
+
+  /** Rewinds the orbs to what the bot showed with this input and measures its aim at the target. */
+  private zap(client: number, input: WalkValue): void {
+    let tally = this.zaps[client];
+    if (tally === undefined) {
+      tally = { zaps: 0, exact: 0, hits: 0, errorSum: 0, worst: 0, presentHits: 0, blind: 0 };
+      this.zaps[client] = tally;
+    }
+    const view = this.inputs.viewTick(client);
+    if (!Number.isFinite(view)) {
+      tally.blind++;
+      return;
+    }
+    const base = Math.floor(view);
+    const v = this.volume;
+    v[0] = input.aimX - 1;
+    v[1] = input.aimY - 1;
+    v[3] = input.aimX + 1;
+    v[4] = input.aimY + 1;
+    let error = Number.POSITIVE_INFINITY;
+    this.lag.rewind(client, base, view - base, v, (id, orb) => {
+      if (id === input.target) error = Math.hypot(orb.x - input.aimX, orb.y - input.aimY);
+    });
+    tally.zaps++;
+    if (error <= STEP) tally.exact++;
+    if (error <= HIT_RADIUS) tally.hits++;
+    if (Number.isFinite(error)) tally.errorSum += error;
+    tally.worst = Math.max(tally.worst, error);
+    const present = this.world.entity(input.target);
+    if (present !== null && present.type === Orb) {
+      const o = this.world.get(present) as OrbValue;
+      if (Math.hypot(o.x - input.aimX, o.y - input.aimY) <= HIT_RADIUS) tally.presentHits++;
+    }
+  }
+
+  private wander(): void {
+    const world = this.world;
     for (let i = 0; i < this.orbs.length; i++) {
       if (this.random() > 0.33) continue;
       const orb = this.orbs[i];
-      const v = this.world.get(orb);
+      const v = world.get(orb);
       this.heading[i] += (this.random() - 0.5) * 0.4;
       const x = v.x + Math.cos(this.heading[i]) * 0.2;
       const y = v.y + Math.sin(this.heading[i]) * 0.2;
       if (x < 0 || x > ARENA || y < 0 || y > ARENA) this.heading[i] += Math.PI;
-      this.world.set(orb, { x: clamp(x), y: clamp(y), glow: v.glow });
+      world.set(orb, { x: clamp(x), y: clamp(y), glow: v.glow });
     }
     for (const avatar of this.avatars.values()) {
-      if (!this.world.isAlive(avatar)) continue;
-      const a = this.world.get(avatar);
-      const hit = this.orbs.find((orb) => {
-        const o = this.world.get(orb);
+      if (!world.isAlive(avatar)) continue;
+      const a = world.get(avatar);
+      const hit = this.orbs.findIndex((orb) => {
+        const o = world.get(orb);
         return Math.abs(o.x - a.x) < 1 && Math.abs(o.y - a.y) < 1;
       });
-      if (hit !== undefined) {
-        const o = this.world.get(hit);
-        this.world.set(hit, {
-          ...o,
-          x: this.random() * ARENA,
-          y: this.random() * ARENA,
-          glow: (o.glow + 1) & 15,
-        });
-        this.world.set(avatar, { ...a, score: (a.score + 1) & 0xffff });
-      }
+      if (hit < 0) continue;
+      const o = world.get(this.orbs[hit]);
+      world.set(this.orbs[hit], {
+        ...o,
+        x: this.random() * ARENA,
+        y: this.random() * ARENA,
+        glow: (o.glow + 1) & 15,
+      });
+      world.set(avatar, { ...a, score: (a.score + 1) & 0xffff });
     }
-    this.world.tick();
+  }
+
+  /** The server's avatar of a client (null before it connected). */
+  avatar(clientIndex: number): AvatarValue | null {
+    const avatar = this.avatars.get(clientIndex);
+    return avatar === undefined || !this.world.isAlive(avatar) ? null : this.world.get(avatar);
   }
 
   /**
@@ -143,37 +274,5 @@ export class Arena {
       else if (JSON.stringify(ghost.value) !== JSON.stringify(this.world.get(entity))) wrong++;
     }
     return wrong;
-  }
-}
-
-/** A bot's side: its mirror, and the way it steers (a circle of its own, so bots spread out). */
-export class ArenaBot {
-  readonly mirror = new ClientMirror({ types, capacity: CAPACITY });
-  private avatarId = -1;
-
-  constructor(private readonly bot: number) {}
-
-  /** The bot's own avatar, once its ghost arrived (found by its `bot` field, then by its id). */
-  avatar(): Ghost<AvatarValue> | null {
-    const known = this.avatarId < 0 ? null : this.mirror.ghost(this.avatarId);
-    if (known !== null && known.type === Avatar) return known as Ghost<AvatarValue>;
-    for (let id = 0; id < CAPACITY; id++) {
-      const ghost = this.mirror.ghost(id) as Ghost<AvatarValue> | null;
-      if (ghost !== null && ghost.type === Avatar && ghost.value.bot === this.bot) {
-        this.avatarId = id;
-        return ghost;
-      }
-    }
-    return null;
-  }
-
-  /** This tick's steer toward a point on the bot's circle. */
-  steer(time: number, avatar: Ghost<AvatarValue>): { dx: number; dy: number } {
-    const angle = time * 0.3 + (this.bot * 2 * Math.PI) / 8;
-    const r = 30 + 8 * (this.bot % 8);
-    const tx = ARENA / 2 + r * Math.cos(angle);
-    const ty = ARENA / 2 + r * Math.sin(angle);
-    const step = (d: number) => Math.max(-0.5, Math.min(0.5, d));
-    return { dx: step(tx - avatar.value.x), dy: step(ty - avatar.value.y) };
   }
 }

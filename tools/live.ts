@@ -4,8 +4,14 @@
  * while they run, and a summary at the end checks that every reliable message arrived, once and
  * in order, both ways. The server also sends each bot a 48 KiB block (a "map") on connecting and
  * every 5 s after, on the reliable channel; each one's bytes are checked on arrival. And it runs a
- * replicated arena (tools/live-arena.ts): wandering orbs and an avatar per bot, which the bot
- * steers by command; each bot mirrors what is near its avatar, checked against the server at the end.
+ * replicated arena (tools/live-arena.ts, tools/live-bot.ts) through the latency layer: the server
+ * steps at a fixed 60 Hz; each bot's avatar moves only by the bot's inputs (input channel), which
+ * the bot predicts and reconciles (LatencyClient); the orbs each bot mirrors are interpolated at
+ * its adaptive render tick; its zaps at orbs are judged on the server against the orbs rewound to
+ * what it showed (lag compensation). The table shows clock-sync error, interpolation delay,
+ * starvation, mispredictions and corrections, input bytes and the server's input buffer; at the
+ * end each bot's mirror is checked against the server's world, and its predicted avatar against
+ * the server's avatar once both stand still.
  *
  * Flags: `npm start -- --help`.
  */
@@ -19,16 +25,17 @@ import {
   MessageFactory,
   MessageServer,
   NetworkSimulator,
-  sendCommand,
   t,
   UdpTransport,
 } from '../src/node.js';
-import { Arena, ArenaBot, Steer } from './live-arena.js';
+import { Arena } from './live-arena.js';
+import { ArenaBot } from './live-bot.js';
+import { converged, drawTable, summarize, type Tally, tally } from './live-report.js';
 
 const args = commandLine({
   name: 'npm start --',
   description:
-    'A live session: a server and bots over real UDP on 127.0.0.1, each link shaped by the network simulator;\na table per bot refreshes while they play, then a summary checks every reliable message and map.',
+    'A live session: a server and bots over real UDP on 127.0.0.1, each link shaped by the network simulator;\nbots predict their avatars and interpolate the orbs they see; a table per bot refreshes while they play,\nthen a summary checks every reliable message, map and mirror, and each predicted avatar against the server.',
   flags: {
     clients: { arg: 'N', help: 'bots, 1 to 64 (default 4)' },
     seconds: { arg: 'S', help: 'how long to play; 0 runs until Ctrl-C (default 10)' },
@@ -59,11 +66,12 @@ const Event = defineMessage(
   'event',
   t.object({ n: t.uint32(), kind: t.enum(['hit', 'miss', 'pickup'] as const) }),
 );
-const factory = new MessageFactory([Chat, Position, Event, Steer]);
+const factory = new MessageFactory([Chat, Position, Event]);
 const RELIABLE = 0;
 const POSITIONS = 1;
 const EVENTS = 2;
-// Channel 3 is the arena's replication channel: its ghost section on the server, a mirror on each bot.
+// Channel 3 is the arena's replication channel (its ghost section on the server, a mirror on each
+// bot), channel 4 its input channel (an InputReceiver on the server, an InputSender on each bot).
 const channels = [
   { kind: 'reliable-ordered' as const, priority: 1 },
   { kind: 'unreliable-sequenced' as const, priority: 2 },
@@ -89,15 +97,6 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 const privateKey = new Uint8Array(32);
 globalThis.crypto.getRandomValues(privateKey);
 
-interface Tally {
-  sent: number;
-  received: number;
-  /** The next reliable message number expected: reliable delivery is checked as it happens. */
-  nextReliable: number;
-  outOfOrder: number;
-}
-const tally = (): Tally => ({ sent: 0, received: 0, nextReliable: 0, outOfOrder: 0 });
-
 const serverSocket = await UdpTransport.open({ address: '127.0.0.1:0', receiveBufferSize: 4 << 20 });
 const atServer: Tally[] = [];
 const arena = new Arena(SEED);
@@ -108,7 +107,7 @@ const server = new MessageServer({
   transports: [serverSocket],
   maxClients: 64,
   factory,
-  channels: [...channels, arena.replication.channel],
+  channels: [...channels, arena.replication.channel, arena.inputs.channel],
 });
 
 const bots = await Promise.all(
@@ -119,11 +118,11 @@ const bots = await Promise.all(
       outgoing: conditions,
       incoming: conditions,
     });
-    const arenaBot = new ArenaBot(i);
-    const client = new MessageClient({
+    const arenaBot = new ArenaBot(i, () => client.client.endpoint?.rttSample ?? 0);
+    const client: MessageClient = new MessageClient({
       transport: link,
       factory,
-      channels: [...channels, arenaBot.mirror.channel],
+      channels: [...channels, arenaBot.mirror.channel, arenaBot.sender.channel],
     });
     const token = generateConnectToken({
       protocolId: PROTOCOL_ID,
@@ -141,6 +140,7 @@ const bots = await Promise.all(
       unreliable: tally(),
       sent: { chat: 0, position: 0, event: 0 },
       maps: { sent: 0, received: 0, corrupt: 0, connectedTick: -1 },
+      starvedAtSettle: -1,
     };
   }),
 );
@@ -152,8 +152,16 @@ for (const bot of bots) bot.client.connect(bot.token, now());
 let ticks = 0;
 let lastDraw = 0;
 let drawnLines = 0;
-const previous = bots.map(() => ({ time: 0, received: 0, sent: 0, bytesUp: 0, bytesDown: 0 }));
 const tty = process.stdout.isTTY === true;
+const report = {
+  bots,
+  arena,
+  atServer,
+  conditions,
+  seed: SEED,
+  address: serverSocket.localAddress,
+  reliableChannel: RELIABLE,
+};
 
 function checkReliable(t: Tally, n: number): void {
   if (n !== t.nextReliable) t.outOfOrder++;
@@ -171,44 +179,62 @@ function receiveAtBot(bot: (typeof bots)[number], i: number): void {
   }
 }
 
-function tick(): void {
-  const time = now();
-  ticks++;
-  arena.step();
-  server.update(time);
+const sendAll = (): void => server.update(now());
+
+/**
+ * One frame of the event loop: the server runs the ticks due on its clock and sends, each bot
+ * receives, predicts and samples (its LatencyClient), and while `playing` the bots and the server
+ * send their messages and maps; when draining, only what is in flight moves (the avatars walk
+ * their last inputs out, the orbs rest).
+ */
+function frame(time: number, playing: boolean): void {
+  // A packet to every bot after each server tick, so that every tick's state goes out (two ticks
+  // in one frame would otherwise send only the second's, and rewinds would see states the bots never had).
+  arena.advance(time, sendAll);
   for (const [i, bot] of bots.entries()) {
     bot.client.update(time);
     if (!bot.client.connected) continue;
     const index = bot.client.client.clientIndex;
     atServer[index] ??= tally();
-    // Bots: a reliable chat message 10 times a second, positions every tick, an event now and then.
-    if (ticks % 6 === i % 6)
-      bot.client.send(RELIABLE, Chat, { n: bot.sent.chat++, text: `bot ${i} says hi` });
-    bot.client.send(POSITIONS, Position, {
-      n: bot.sent.position++,
-      x: Math.sin(time + i) * 100,
-      z: Math.cos(time) * 100,
-    });
-    if (ticks % 20 === 0) bot.client.send(EVENTS, Event, { n: bot.sent.event++, kind: 'pickup' });
     arena.avatarOf(index, i);
-    const avatar = bot.arenaBot.avatar();
-    if (avatar !== null) sendCommand(bot.client, POSITIONS, Steer, bot.arenaBot.steer(time, avatar), avatar);
-    // The server answers each bot on the reliable channel 5 times a second, and sends it a map on
-    // connecting and every 5 s after.
-    if (ticks % 12 === i % 12) {
-      server.send(index, RELIABLE, Chat, { n: bot.reliable.sent++, text: 'server state' });
-    }
-    if (bot.maps.connectedTick < 0) bot.maps.connectedTick = ticks;
-    if ((ticks - bot.maps.connectedTick) % MAP_EVERY_TICKS === 0)
-      server.sendBlock(index, RELIABLE, mapBytes(i, bot.maps.sent++));
+    bot.arenaBot.frame(time, arena.clock.position);
+    if (bot.starvedAtSettle < 0 && bot.arenaBot.settled)
+      bot.starvedAtSettle = arena.inputs.stats(index)?.starved ?? 0;
+    if (playing) play(bot, i, index, time);
     receiveAtBot(bot, i);
     for (let m = server.receive(index, RELIABLE); m !== null; m = server.receive(index, RELIABLE))
       checkReliable(atServer[index], (m.value as { n: number }).n);
+    if (!playing) continue;
     for (let m = server.receive(index, POSITIONS); m !== null; m = server.receive(index, POSITIONS))
-      if (arena.replication.commands.dispatch(index, m, time) === 'not-a-command') bot.unreliable.received++;
+      bot.unreliable.received++;
     for (let m = server.receive(index, EVENTS); m !== null; m = server.receive(index, EVENTS))
       bot.unreliable.received++;
   }
+}
+
+/** The messages of a frame in play, counted by frames (`ticks`). */
+function play(bot: (typeof bots)[number], i: number, index: number, time: number): void {
+  // Bots: a reliable chat message 10 times a second, positions every frame, an event now and then.
+  if (ticks % 6 === i % 6) bot.client.send(RELIABLE, Chat, { n: bot.sent.chat++, text: `bot ${i} says hi` });
+  bot.client.send(POSITIONS, Position, {
+    n: bot.sent.position++,
+    x: Math.sin(time + i) * 100,
+    z: Math.cos(time) * 100,
+  });
+  if (ticks % 20 === 0) bot.client.send(EVENTS, Event, { n: bot.sent.event++, kind: 'pickup' });
+  // The server answers each bot on the reliable channel 5 times a second, and sends it a map on
+  // connecting and every 5 s after.
+  if (ticks % 12 === i % 12)
+    server.send(index, RELIABLE, Chat, { n: bot.reliable.sent++, text: 'server state' });
+  if (bot.maps.connectedTick < 0) bot.maps.connectedTick = ticks;
+  if ((ticks - bot.maps.connectedTick) % MAP_EVERY_TICKS === 0)
+    server.sendBlock(index, RELIABLE, mapBytes(i, bot.maps.sent++));
+}
+
+function tick(): void {
+  const time = now();
+  ticks++;
+  frame(time, true);
   if (time - lastDraw >= 0.5) {
     draw(time);
     lastDraw = time;
@@ -216,49 +242,7 @@ function tick(): void {
 }
 
 function draw(time: number): void {
-  const lines = [
-    `ghostwire live: ${bots.length} bots ↔ server ${serverSocket.localAddress} over UDP, link ${conditions.latency}±${conditions.jitter} ms, ${conditions.loss}% loss, ${conditions.duplicates}% duplicates (seed ${SEED})  t=${time.toFixed(1)} s`,
-    'bot  state      rtt ms  loss %  up kbps  down kbps  msgs/s out  msgs/s in  reliable in flight  maps in  map progress  reliable in order  ghosts  flow  avatar (x, y) score',
-  ];
-  bots.forEach((bot, i) => {
-    if (!bot.client.connected) {
-      lines.push(`${String(i).padStart(3)}  connecting…`);
-      return;
-    }
-    const s = bot.client.stats();
-    const p = previous[i];
-    const dt = time - p.time || 1;
-    const outRate = (s.messages.messagesSent - p.sent) / dt;
-    const inRate = (s.messages.messagesReceived - p.received) / dt;
-    // Bandwidth from the bot's UDP socket over the last refresh (what left and arrived, netcode
-    // datagrams whole), rather than the packet layer's figure, which averages half its 256-packet
-    // window and so reads 0 for the first seconds.
-    const udp = bot.socket.stats;
-    const upKbps = ((udp.bytesSent - p.bytesUp) * 8) / 1000 / dt;
-    const downKbps = ((udp.bytesReceived - p.bytesDown) * 8) / 1000 / dt;
-    previous[i] = {
-      time,
-      sent: s.messages.messagesSent,
-      received: s.messages.messagesReceived,
-      bytesUp: udp.bytesSent,
-      bytesDown: udp.bytesReceived,
-    };
-    const inOrder =
-      bot.reliable.outOfOrder === 0 &&
-      bot.maps.corrupt === 0 &&
-      (atServer[bot.client.client.clientIndex]?.outOfOrder ?? 0) === 0;
-    const receiving = bot.client.blockProgress(RELIABLE).receiving;
-    const progress =
-      receiving === null ? '-' : `${Math.floor((100 * receiving.receivedBytes) / receiving.totalBytes)}%`;
-    const avatar = bot.arenaBot.avatar();
-    const where =
-      avatar === null
-        ? '-'
-        : `(${avatar.value.x.toFixed(1)}, ${avatar.value.y.toFixed(1)}) ${avatar.value.score}`;
-    lines.push(
-      `${String(i).padStart(3)}  connected ${s.rtt.toFixed(1).padStart(7)} ${s.packetLoss.toFixed(1).padStart(7)} ${upKbps.toFixed(1).padStart(8)} ${downKbps.toFixed(1).padStart(10)} ${outRate.toFixed(0).padStart(11)} ${inRate.toFixed(0).padStart(10)} ${String(s.queues[RELIABLE].send).padStart(19)} ${`${bot.maps.received}/${bot.maps.sent}`.padStart(8)} ${progress.padStart(13)}  ${(inOrder ? 'yes' : 'NO').padEnd(17)} ${String(bot.arenaBot.mirror.size).padStart(6)}  ${(arena.replication.flowStats(bot.client.client.clientIndex)?.mode ?? '-').padEnd(4)}  ${where}`,
-    );
-  });
+  const lines = drawTable(report, time);
   if (tty) {
     // Redraw in place: back up over the previous table, erase each line's tail.
     if (drawnLines > 0) process.stdout.write(`\x1b[${drawnLines}A`);
@@ -269,6 +253,7 @@ function draw(time: number): void {
   drawnLines = lines.length;
 }
 
+// The frame loop; the server's TickClock decides how many 60 Hz ticks each frame runs.
 const timer = setInterval(tick, 1000 / 60);
 let stopping = false;
 
@@ -276,10 +261,12 @@ async function stop(): Promise<void> {
   if (stopping) return;
   stopping = true;
   clearInterval(timer);
-  arena.world.tick(); // the last steer commands' changes go out too, so the mirrors can match the world
-  // Let the last reliable messages and maps arrive, without new traffic: until all are in, or for
-  // at most 10 s plus a few round trips (a lost reliable message is never given up on, but the
-  // session ends).
+  // Drain without new traffic: the bots stand still (their inputs say so), the orbs rest, and the
+  // last reliable messages and maps arrive; until all are in, every mirror equals the world and
+  // every predicted avatar the server's, or for at most 10 s plus a few round trips (a lost
+  // reliable message is never given up on, but the session ends).
+  arena.frozen = true;
+  for (const bot of bots) bot.arenaBot.still = true;
   const drainUntil = now() + 10 + (4 * (conditions.latency + conditions.jitter)) / 1000;
   const allIn = () =>
     bots.every((bot) => {
@@ -288,46 +275,16 @@ async function stop(): Promise<void> {
         bot.maps.received === bot.maps.sent &&
         bot.reliable.received === bot.reliable.sent &&
         (up?.received ?? 0) === bot.sent.chat &&
-        (!bot.client.connected || arena.mismatches(bot.client.client.clientIndex, bot.arenaBot.mirror) === 0)
+        (!bot.client.connected ||
+          (arena.mismatches(bot.client.client.clientIndex, bot.arenaBot.mirror) === 0 &&
+            converged(report, bot)))
       );
     });
   while (now() < drainUntil && !allIn()) {
-    const time = now();
-    server.update(time);
-    for (const [i, bot] of bots.entries()) {
-      bot.client.update(time);
-      if (!bot.client.connected) continue;
-      const index = bot.client.client.clientIndex;
-      receiveAtBot(bot, i);
-      for (let m = server.receive(index, RELIABLE); m !== null; m = server.receive(index, RELIABLE))
-        checkReliable(atServer[index], (m.value as { n: number }).n);
-    }
+    frame(now(), false);
     await new Promise((resolve) => setTimeout(resolve, 1000 / 60));
   }
-  let ok = true;
-  console.log('\nsummary');
-  for (const [i, bot] of bots.entries()) {
-    const index = bot.client.client.clientIndex;
-    const up = atServer[index] ?? tally();
-    const upOk = up.outOfOrder === 0 && up.received === bot.sent.chat;
-    const downOk = bot.reliable.outOfOrder === 0 && bot.reliable.received === bot.reliable.sent;
-    const mapsOk = bot.maps.corrupt === 0 && bot.maps.received === bot.maps.sent;
-    const mirror = bot.arenaBot.mirror;
-    const wrong = arena.mismatches(index, mirror);
-    ok &&= upOk && downOk && mapsOk && wrong === 0 && bot.client.connected;
-    console.log(
-      `  bot ${i}: reliable up ${up.received}/${bot.sent.chat} ${upOk ? 'all, in order' : 'MISSING OR OUT OF ORDER'}; reliable down ${bot.reliable.received}/${bot.reliable.sent} ${downOk ? 'all, in order' : 'MISSING OR OUT OF ORDER'}; maps ${bot.maps.received}/${bot.maps.sent} ${mapsOk ? 'intact' : 'MISSING OR CORRUPT'}; unreliable up ${bot.unreliable.received}/${bot.sent.position + bot.sent.event} (the rest lost or superseded, as unreliable may be); mirror ${mirror.size} ghosts ${wrong === 0 ? "equal to the server's" : `with ${wrong} DIFFERING FROM THE SERVER`}`,
-    );
-  }
-  const refused = arena.replication.commands.stats;
-  console.log(
-    `  arena: ${arena.world.size} entities on the server; steer commands run ${refused.delivered}, refused ${refused.invalid + refused.unowned + refused.missingEntity + refused.overRate + refused.rejectedByValidator}`,
-  );
-  console.log(
-    ok
-      ? "every reliable message arrived exactly once and in order, both ways, every map intact, and every bot's mirror equals the server's world near it."
-      : 'RELIABLE DELIVERY OR REPLICATION FAILED',
-  );
+  const ok = summarize(report, now());
   for (const bot of bots) bot.client.disconnect();
   server.update(now());
   serverSocket.close();
