@@ -43,8 +43,10 @@ export class ArenaBot {
   /** Corrections (metres) summed over the mispredictions seen, for their mean. */
   correctionSum = 0;
   corrections = 0;
-  /** Predictions restarted because the server had applied input ticks not pushed yet (see frame). */
-  restarts = 0;
+  /** Predictions restarted (LatencyClient.restarts: a stall, or the server ahead of the inputs). */
+  get restarts(): number {
+    return this.latency.restarts;
+  }
   /** Whether the last reconcile found the prediction equal to the server's state. */
   lastReconcileMatched = false;
   /** Orb samples made at the render tick, and those interpolated between two received states. */
@@ -88,6 +90,8 @@ export class ArenaBot {
       inputs: this.sender,
       predictor: this.predictor,
       rttSample,
+      // Only a zap needs the render tick the bot showed; other inputs repeat its offset at a bit.
+      sendView: (input) => input.zap,
     });
   }
 
@@ -118,29 +122,10 @@ export class ArenaBot {
   frame(now: number, serverPosition: number): void {
     const avatar = this.avatar();
     if (avatar !== null && this.latency.following !== avatar.id) this.latency.follow(avatar.id);
-    // Works around LatencyClient: a reconcile whose applied input tick is past the newest input
-    // pushed (the server's cursor ran on, repeating, after this clock jumped back or its inputs
-    // came late) makes the predictor adopt that tick, and the next tick pushed then throws in
-    // Predictor.predict. Following anew restarts the prediction from the next snapshot instead.
-    const following = this.latency.following;
-    if (
-      this.latency.predicting &&
-      this.sender.appliedInputTick(this.mirror.newestTick) > this.sender.newestTick
-    ) {
-      this.latency.follow(-1);
-      this.latency.follow(following);
-      this.restarts++;
-    }
     const p = this.predictor.stats;
     const reconciled = p.reconciliations + p.historyMisses;
     const mispredicted = p.mispredictions;
-    // Works around LatencyClient: in the frame whose snapshot first syncs the clock, the due ticks
-    // ran (and pushed inputs) before ClockSync placed the clock, numbered from where it idled; the
-    // server's input buffer then started tens of ticks deep and time dilation overcorrected. Paused
-    // until synced, the clock runs no tick before its placement (resume skips the paused time).
-    if (!this.latency.sync.synced) this.latency.clock.pause();
     this.latency.frame(now, this.produce);
-    if (this.latency.clock.paused && this.latency.sync.synced) this.latency.clock.resume();
     if (p.mispredictions > mispredicted) {
       this.corrections++;
       this.correctionSum += p.lastCorrection;

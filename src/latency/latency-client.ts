@@ -54,6 +54,7 @@ export class LatencyClient<S, I> {
   private followed = -1;
   private last = NO_TIME_YET;
   private started = false;
+  private restartCount = 0;
   private sampled = -1;
   /** Mirror sections already fed to the delay, and the newest tick fed. */
   private sectionsSeen = 0;
@@ -75,6 +76,7 @@ export class LatencyClient<S, I> {
       if (gap <= 0 || gap > predictor.historyTicks) {
         this.started = false;
         this.reconciledTick = -1;
+        this.restartCount++;
       }
     }
     const produce = this.produce as (tick: number) => I;
@@ -118,6 +120,14 @@ export class LatencyClient<S, I> {
       this.reconciledTick = -1;
     }
     this.followed = id;
+  }
+
+  /**
+   * Times the prediction restarted from a snapshot because its ticks were over: the server had
+   * consumed ticks this client never pushed (after a stall), or a stall outlasted its history.
+   */
+  get restarts(): number {
+    return this.restartCount;
   }
 
   /** Whether the followed entity is being predicted (its first state and applied input arrived). */
