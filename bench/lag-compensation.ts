@@ -128,7 +128,7 @@ async function allocation(): Promise<void> {
   const one = await bytes([9.5, -1, -1, 10.5, 1, 1]);
   console.log(
     `rewind allocation after warm-up: ${missing.toFixed(3)} bytes when no entity is tested, ` +
-      `${one.toFixed(1)} bytes with one tested (its blend into a \`{}\` output, whose float field V8 keeps boxed)`,
+      `${one.toFixed(1)} bytes with one tested`,
   );
 }
 
