@@ -9,7 +9,6 @@ import { commandLine } from '../scripts/cli.js';
 import {
   compileInterpolator,
   compileLayout,
-  defineEntity,
   EntityHistory,
   GhostSampler,
   type Infer,
@@ -21,6 +20,7 @@ import { prng } from '../src/random/prng.js';
 import { consume, median, sinkChecksum } from './harness.js';
 import { allocatedPerIteration } from './support/allocation.js';
 import { inputs, predictor } from './support/prediction-scene.js';
+import { Soldier, SoldierType } from './support/soldier.js';
 
 const Mob = t.object({
   position: t.vector3(t.float(-512, 512, 0.01)),
@@ -32,16 +32,6 @@ const Mob = t.object({
   gear: t.object({ level: t.uint8(), weight: t.float32() }),
 });
 type Mob = Infer<typeof Mob>;
-
-const Soldier = t.object({
-  position: t.vector3(t.float(-512, 512, 0.01)),
-  facing: t.quaternion(),
-  radius: t.float(0, 4, 0.05),
-  hp: t.int(0, 100),
-  teleported: t.bool(),
-});
-type Soldier = Infer<typeof Soldier>;
-const SoldierType = defineEntity('soldier', Soldier);
 
 const N = 200_000;
 

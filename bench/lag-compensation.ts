@@ -11,19 +11,11 @@
  *    it starved, against Fiedler's rule held fixed (3 intervals: 9 ticks, 150 ms).
  */
 import { commandLine } from '../scripts/cli.js';
-import { compileInterpolator, defineEntity, LagCompensation, prng, t } from '../src/index.js';
+import { compileInterpolator, LagCompensation, prng } from '../src/index.js';
 import { allocatedPerIteration } from './support/allocation.js';
 import { runLink } from './support/snapshot-link.js';
+import { Soldier, SoldierType } from './support/soldier.js';
 
-const Soldier = t.object({
-  position: t.vector3(t.float(-512, 512, 0.01)),
-  facing: t.quaternion(),
-  radius: t.float(0, 4, 0.05),
-  hp: t.int(0, 100),
-  teleported: t.bool(),
-});
-type Soldier = typeof Soldier extends import('../src/index.js').Schema<infer T> ? T : never;
-const SoldierType = defineEntity('soldier', Soldier);
 const TICK_RATE = 60;
 const ENTITIES = 64;
 const RUNS = 7;

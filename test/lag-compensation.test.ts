@@ -1,29 +1,19 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Soldier, SoldierType } from '../bench/support/soldier.js';
 import {
   compileInterpolator,
-  defineEntity,
   EntityHistory,
   GhostSampler,
   LagCompensation,
   type LagCompensationOptions,
   prng,
   ServerWorld,
-  t,
 } from '../src/index.js';
 import { testSeed } from './support/seed.js';
 
 const seed = testSeed('lag-compensation');
 
-const Soldier = t.object({
-  position: t.vector3(t.float(-512, 512, 0.01)),
-  facing: t.quaternion(),
-  radius: t.float(0, 4, 0.05),
-  hp: t.int(0, 100),
-  teleported: t.bool(),
-});
-type Soldier = typeof Soldier extends import('../src/index.js').Schema<infer T> ? T : never;
-const SoldierType = defineEntity('soldier', Soldier);
 const layout = SoldierType.layout;
 const lerp = compileInterpolator(Soldier, { teleportField: 'teleported' });
 
