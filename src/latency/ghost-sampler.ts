@@ -135,7 +135,6 @@ export class GhostSampler<T> {
     return this.blend(this.newer, (shown - t0) / (newest - t0));
   }
 
-  /** Dequantizes states k (older) and j (newer) into the scratch values, unless they are there. */
   /** The older state blended toward `to` at `fraction`, into the sampler's one output object. */
   private blend(to: T, fraction: number): T {
     const out = this.interpolator.interpolate(this.older, to, fraction, this.out as T);
@@ -143,6 +142,7 @@ export class GhostSampler<T> {
     return out;
   }
 
+  /** Dequantizes states k (older) and j (newer) into the scratch values, unless they are there. */
   private load(k: number, j: number): void {
     const history = this.history!;
     const layout = history.layout;
