@@ -102,10 +102,15 @@ export abstract class NetcodeFuzzWorld extends NetcodeFuzzState {
     this.connectCount++;
     const address = this.server.clientAddress(index);
     const party = this.attempts.get(clientId);
+    // The party's own handshake, or (still Connected on its side after the server dropped it) a
+    // replay of its own earlier response from its own address while its token is valid: netcode
+    // 1.02 connects that client again, with the token's keys, so it is the same real client
+    // (GW_SEED=723632092 found one).
     if (
       party !== undefined &&
       party.tap.localAddress === address &&
-      party.client.state === ClientState.SendingConnectionResponse
+      (party.client.state === ClientState.SendingConnectionResponse ||
+        party.client.state === ClientState.Connected)
     ) {
       this.slots[index] = party;
       party.serverIndex = index;
