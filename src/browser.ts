@@ -1,0 +1,14 @@
+/**
+ * The browser client entry, built into dist/browser/ghostwire.js by `npm run bundle`: everything
+ * in the browser-safe entry point, with the pure-JS AEAD (@noble/ciphers) registered as the
+ * default. It is already the default when nothing registers another; registering it here states
+ * it, so a page never depends on what else the bundle happens to contain.
+ */
+import { nobleAead, registerDefaultAead } from './connection/aead.js';
+
+registerDefaultAead(nobleAead);
+
+export * from './index.js';
+
+// Client transports for browsers (WebSocket, WebRTC data channel; browser-safe, in src/transport/)
+// are exported here, beside the core, as they land.
