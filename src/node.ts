@@ -1,6 +1,7 @@
 /**
  * `ghostwire/node`: everything in the browser-safe entry point plus what needs Node's modules:
- * UDP sockets, and node:crypto's native ChaCha20-Poly1305, registered here as the default AEAD.
+ * UDP sockets, the WebSocket server transport, and node:crypto's native ChaCha20-Poly1305,
+ * registered here as the default AEAD.
  */
 import { registerDefaultAead } from './connection/aead.js';
 import { nodeAead } from './connection/aead-node.js';
@@ -10,3 +11,9 @@ registerDefaultAead(nodeAead);
 export { nodeAead } from './connection/aead-node.js';
 export * from './index.js';
 export { UdpTransport, type UdpTransportOptions } from './transport/udp-transport.js';
+export {
+  type PeerCloseReason,
+  type WebSocketServerStats,
+  WebSocketServerTransport,
+  type WebSocketServerTransportOptions,
+} from './transport/websocket-server.js';

@@ -22,8 +22,12 @@ const LAYERS = [
   'latency',
 ];
 
-/** The only sources that may use Node's modules: the UDP transport and the native AEAD. */
-const NODE_ONLY = new Set(['transport/udp-transport.ts', 'connection/aead-node.ts']);
+/** The only sources that may use Node's modules: the UDP and WebSocket server transports, the native AEAD. */
+const NODE_ONLY = new Set([
+  'transport/udp-transport.ts',
+  'transport/websocket-server.ts',
+  'connection/aead-node.ts',
+]);
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>

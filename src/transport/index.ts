@@ -1,6 +1,7 @@
 /**
  * Datagram transports, browser-safe: the interface, the in-memory network and the network
- * simulator. The UDP transport needs node:dgram; import it from './udp-transport.js'.
+ * simulator, the WebSocket client. The UDP and WebSocket server transports need Node's modules:
+ * import them from `ghostwire/node`.
  */
 export {
   type Address,
@@ -35,3 +36,13 @@ export {
   TransportCounters,
   type TransportStats,
 } from './transport.js';
+export {
+  DEFAULT_WEBSOCKET_MAX_DATAGRAM,
+  type WebSocketClientState,
+  type WebSocketClientStats,
+  WebSocketClientTransport,
+  type WebSocketClientTransportOptions,
+  type WebSocketCloseInfo,
+  type WebSocketConstructor,
+  type WebSocketLike,
+} from './websocket-client.js';
