@@ -52,6 +52,8 @@ export const types = [Orb, Avatar];
  */
 export const AvatarPlace = t.object({ x: coordinate, y: coordinate });
 export const orbLerp = compileInterpolator(Orb.schema);
+/** Other players' avatars are shown interpolated too (the demo page); bot and score step. */
+export const avatarLerp = compileInterpolator(Avatar.schema);
 
 /** A bot's input each tick: a step of at most 0.5 m each way, and now and then a zap at an orb. */
 export const Walk = t.object({
@@ -247,6 +249,13 @@ export class Arena {
       });
       world.set(avatar, { ...a, score: (a.score + 1) & 0xffff });
     }
+  }
+
+  /** A client left: its avatar goes, so the next client in its slot starts with one of its own. */
+  leave(clientIndex: number): void {
+    const avatar = this.avatars.get(clientIndex);
+    this.avatars.delete(clientIndex);
+    if (avatar !== undefined && this.world.isAlive(avatar)) this.world.destroy(avatar);
   }
 
   /** The server's avatar of a client (null before it connected). */

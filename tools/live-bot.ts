@@ -35,6 +35,12 @@ import {
 const ZAP_EVERY = 30;
 const STILL: WalkValue = { dx: 0, dy: 0, zap: false, target: 0, aimX: 0, aimY: 0 };
 
+/**
+ * Who steers instead of the bot's circle (a player's keys): the step wanted at predicted tick
+ * `tick` from `from` (null: the avatar not yet known), and whether to zap the orb shown nearest.
+ */
+export type Steer = (tick: number, from: Place | null) => { dx: number; dy: number; zap: boolean };
+
 export class ArenaBot {
   readonly mirror = new ClientMirror({ types, capacity: CAPACITY });
   readonly sender = new InputSender({ schema: Walk });
@@ -68,6 +74,10 @@ export class ArenaBot {
   /** Set when the session drains: the bot stops walking; the first still input's tick. */
   still = false;
   stillFrom = -1;
+  /** The orbs shown at the last frame's render tick: ids and places of the first `orbsShown`. */
+  readonly orbIds = new Int32Array(CAPACITY);
+  readonly orbPlaces = new Float64Array(2 * CAPACITY);
+  orbsShown = 0;
   private readonly samplers: (GhostSampler<OrbValue> | null)[] = new Array(CAPACITY).fill(null);
   private avatarId = -1;
   /** The orb shown nearest the avatar at the last render tick (id -1: none interpolated). */
@@ -78,6 +88,7 @@ export class ArenaBot {
   constructor(
     readonly bot: number,
     rttSample: () => number,
+    private readonly steer?: Steer,
   ) {
     this.predictor = new Predictor<Place, WalkValue>({
       schema: AvatarPlace,
@@ -146,6 +157,7 @@ export class ArenaBot {
   /** Every orb mirrored, shown at `renderTick`; the one nearest the avatar is the next zap's aim. */
   private sample(renderTick: number): void {
     this.aim.id = -1;
+    this.orbsShown = 0;
     if (Number.isNaN(renderTick)) return;
     const me = this.shown();
     let best = Number.POSITIVE_INFINITY;
@@ -162,6 +174,10 @@ export class ArenaBot {
       const orb = sampler.sample(history, renderTick);
       if (orb === null) continue;
       this.samples++;
+      this.orbIds[this.orbsShown] = id;
+      this.orbPlaces[2 * this.orbsShown] = orb.x;
+      this.orbPlaces[2 * this.orbsShown + 1] = orb.y;
+      this.orbsShown++;
       if (sampler.mode !== 'interpolated') continue;
       this.interpolated++;
       const d = me === null ? 0 : Math.hypot(orb.x - me.x, orb.y - me.y);
@@ -181,6 +197,7 @@ export class ArenaBot {
       return STILL;
     }
     const from = this.latency.predicting ? this.predictor.state : (this.avatar()?.value ?? null);
+    if (this.steer !== undefined) return this.steered(tick, from, this.steer);
     const angle = (tick / TICK_RATE) * 0.3 + (this.bot * 2 * Math.PI) / 8;
     const r = 30 + 8 * (this.bot % 8);
     const tx = ARENA / 2 + r * Math.cos(angle);
@@ -193,6 +210,17 @@ export class ArenaBot {
       this.nextZap = tick + ZAP_EVERY;
       return { dx, dy, zap: true, target: this.aim.id, aimX: this.aim.x, aimY: this.aim.y };
     }
+    return { dx, dy, zap: false, target: 0, aimX: 0, aimY: 0 };
+  }
+
+  /** A steered input: the step clamped to the walk's range, a zap at the aim when asked and one is shown. */
+  private steered(tick: number, from: Place | null, steer: Steer): WalkValue {
+    const wanted = steer(tick, from);
+    const step = (d: number) => Math.round(Math.max(-0.5, Math.min(0.5, d)) * 64) / 64;
+    const dx = step(wanted.dx);
+    const dy = step(wanted.dy);
+    if (wanted.zap && this.aim.id >= 0)
+      return { dx, dy, zap: true, target: this.aim.id, aimX: this.aim.x, aimY: this.aim.y };
     return { dx, dy, zap: false, target: 0, aimX: 0, aimY: 0 };
   }
 }

@@ -1,0 +1,71 @@
+/**
+ * The demo page's picture: the arena around the player's avatar on a canvas (orbs and other
+ * avatars as interpolated at the render tick, the player's avatar as predicted), and the text
+ * overlay with the link's and the latency layer's figures.
+ */
+import { ARENA } from '../tools/live-arena.js';
+
+/** Metres shown across the canvas: the interest radius (40 m) each way, and a margin. */
+const VIEW_METRES = 100;
+
+export interface Scene {
+  /** The player's avatar as shown (predicted), or null before it is known. */
+  me: { x: number; y: number; score: number } | null;
+  /** Orb places, x then y, the first `orbs` of them. */
+  orbPlaces: Float64Array;
+  orbs: number;
+  /** Other avatars: places and numbers. */
+  others: { x: number; y: number; bot: number }[];
+  /** Lines of the overlay. */
+  overlay: string[];
+}
+
+/** Draws one frame; the canvas keeps its size, the view centres on the player (else the arena). */
+export function drawScene(context: CanvasRenderingContext2D, scene: Scene): void {
+  const { width, height } = context.canvas;
+  const scale = Math.min(width, height) / VIEW_METRES;
+  const cx = scene.me?.x ?? ARENA / 2;
+  const cy = scene.me?.y ?? ARENA / 2;
+  const px = (x: number) => width / 2 + (x - cx) * scale;
+  const py = (y: number) => height / 2 + (y - cy) * scale;
+
+  context.fillStyle = '#0b1020';
+  context.fillRect(0, 0, width, height);
+  // The arena's edge.
+  context.strokeStyle = '#2a3558';
+  context.lineWidth = 2;
+  context.strokeRect(px(0), py(0), ARENA * scale, ARENA * scale);
+
+  context.fillStyle = '#6fd3ff';
+  for (let i = 0; i < scene.orbs; i++) {
+    context.beginPath();
+    context.arc(px(scene.orbPlaces[2 * i]), py(scene.orbPlaces[2 * i + 1]), 0.5 * scale, 0, 2 * Math.PI);
+    context.fill();
+  }
+  for (const other of scene.others) disc(context, px(other.x), py(other.y), scale, '#ff9f43', `${other.bot}`);
+  if (scene.me !== null) disc(context, px(scene.me.x), py(scene.me.y), scale, '#7bed9f', 'you');
+
+  context.font = '13px monospace';
+  context.textBaseline = 'top';
+  context.fillStyle = 'rgba(0, 0, 0, 0.55)';
+  context.fillRect(8, 8, 250, 18 * scene.overlay.length + 8);
+  context.fillStyle = '#e8ecf8';
+  for (const [i, line] of scene.overlay.entries()) context.fillText(line, 14, 13 + 18 * i);
+}
+
+function disc(
+  context: CanvasRenderingContext2D,
+  x: number,
+  y: number,
+  scale: number,
+  colour: string,
+  label: string,
+) {
+  context.fillStyle = colour;
+  context.beginPath();
+  context.arc(x, y, 1.2 * scale, 0, 2 * Math.PI);
+  context.fill();
+  context.font = '11px monospace';
+  context.textBaseline = 'bottom';
+  context.fillText(label, x + 1.4 * scale, y - 1.4 * scale);
+}

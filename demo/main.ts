@@ -1,0 +1,36 @@
+/**
+ * `npm run demo`: starts the demo game's server (demo/server.ts) and prints the URL to open.
+ * Flags: `npm run demo -- --help`.
+ */
+import { commandLine, flagValue, rangeFlag } from '../scripts/cli.js';
+import { startDemoServer } from './server.js';
+
+const args = commandLine({
+  name: 'npm run demo --',
+  description:
+    'The demo game: a server with bots; open the URL it prints and play in your browser (arrow keys or WASD,\nspace zaps the orb nearest you). The page connects over WebSocket on the same port.',
+  flags: {
+    host: { arg: 'HOST', help: 'listen address (default 127.0.0.1; 0.0.0.0 for other machines)' },
+    port: { arg: 'PORT', help: 'HTTP and WebSocket port (default 8080; 0: any free one)' },
+    bots: { arg: 'N', help: "the server's own bots, 0 to 16 (default 4)" },
+    public: { arg: 'HOST:PORT', help: 'the address connect tokens list, when not the listening one' },
+  },
+});
+const port = flagValue(() => Math.floor(rangeFlag('--port', args.port, 8080, 0, 65535)));
+const bots = flagValue(() => Math.floor(rangeFlag('--bots', args.bots, 4, 0, 16)));
+
+const demo = await startDemoServer({ host: args.host, port, bots, publicAddress: args.public }).catch(
+  (error: NodeJS.ErrnoException) => {
+    const hint = error.code === 'EADDRINUSE' ? ' (another port: npm run demo -- --port 8081)' : '';
+    process.stderr.write(`ghostwire demo: ${error.message}${hint}\n`);
+    process.exit(1);
+  },
+);
+process.stdout.write(`ghostwire demo: open ${demo.url}\n(Ctrl-C stops it)\n`);
+
+let stopping = false;
+process.on('SIGINT', () => {
+  if (stopping) return;
+  stopping = true;
+  void demo.close().then(() => process.stdout.write('stopped\n'));
+});

@@ -1,0 +1,216 @@
+/**
+ * The demo game's server: one HTTP server serves the page, its script and GET /token, and carries
+ * the game's WebSocket (WEBSOCKET_PATH) for a MessageServer. The world is the arena `npm start`
+ * plays (tools/live-arena.ts: orbs, avatars moved by their clients' inputs at a fixed 60 Hz, zaps
+ * judged through lag compensation); a few bots of the server's own (demo/bots.ts) keep it alive
+ * with one player. GET /token stands in for a game's web service: the server holds the private key
+ * and hands each new page a connect token for a fresh client id, its avatar number in the token's
+ * user data.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  type Address,
+  formatAddress,
+  generateConnectToken,
+  MessageServer,
+  toAddress,
+  WebSocketServerTransport,
+} from '../src/node.js';
+import { Arena, type AvatarValue } from '../tools/live-arena.js';
+import { DemoBots } from './bots.js';
+import { buildDemoAssets, type DemoAssets } from './client-bundle.js';
+import {
+  FIRST_PLAYER_AVATAR,
+  factory,
+  LAST_AVATAR,
+  PROTOCOL_ID,
+  type TokenAnswer,
+  WEBSOCKET_PATH,
+} from './protocol.js';
+
+export interface DemoServerOptions {
+  /** Where to listen (default 127.0.0.1); 0.0.0.0 serves other machines (give publicAddress then). */
+  host?: string;
+  /** Port (default 8080; 0: any free one). */
+  port?: number;
+  /** The host:port connect tokens list, when it is not the listening address. */
+  publicAddress?: string;
+  /** The server's own bots (default 4, at most 16). */
+  bots?: number;
+  /** The arena's seed (default: random). */
+  seed?: number;
+}
+
+/** A player (a page, not a bot) as the server sees it. */
+export interface PlayerStatus {
+  clientIndex: number;
+  avatar: number;
+  /** Where its avatar is now (null before the first frame after connecting). */
+  place: AvatarValue | null;
+  /** Its inputs the InputReceiver consumed (one per server tick) and repeated for want of one. */
+  inputsTaken: number;
+  inputsStarved: number;
+  inputsReceived: number;
+}
+
+export interface DemoStatus {
+  /** Netcode clients connected: bots and players. */
+  connected: number;
+  bots: number;
+  players: PlayerStatus[];
+  /** Datagrams the WebSocket transport sent and received. */
+  wsSent: number;
+  wsReceived: number;
+  peersOpen: number;
+  ticks: number;
+}
+
+export interface DemoServer {
+  /** The page's URL: http://host:port/ */
+  readonly url: string;
+  status(): DemoStatus;
+  close(): Promise<void>;
+}
+
+const FRAME_MS = 1000 / 60;
+
+/** Starts the demo (builds the page's script first); resolves once listening. */
+export async function startDemoServer(options: DemoServerOptions = {}): Promise<DemoServer> {
+  const host = options.host ?? '127.0.0.1';
+  const assets = await buildDemoAssets();
+  const privateKey = new Uint8Array(32);
+  globalThis.crypto.getRandomValues(privateKey);
+  const tokens = new TokenIssuer(privateKey);
+  const http = createServer((request, response) => serve(request, response, assets, tokens));
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? 8080, host, () => resolve());
+  });
+  const port = (http.address() as AddressInfo).port;
+  const ws = await WebSocketServerTransport.open({
+    server: http,
+    path: WEBSOCKET_PATH,
+    publicAddress: options.publicAddress ?? formatAddress(host, port),
+  });
+  tokens.serverAddress = ws.localAddress;
+
+  const arena = new Arena(options.seed ?? (Math.random() * 2 ** 32) >>> 0);
+  const bots = new DemoBots(Math.min(16, Math.max(0, options.bots ?? 4)));
+  /** Avatar number of each connected client index (from its token's user data). */
+  const avatars = new Map<number, number>();
+  const server = new MessageServer({
+    protocolId: PROTOCOL_ID,
+    privateKey,
+    publicAddresses: [ws.localAddress, bots.serverTransport.localAddress],
+    transports: [ws, bots.serverTransport],
+    maxClients: 64,
+    factory,
+    channels: [arena.replication.channel, arena.inputs.channel],
+    onConnect: (index, _clientId, userData) => avatars.set(index, userData[0] & 63),
+    onDisconnect: (index) => {
+      avatars.delete(index);
+      arena.leave(index);
+    },
+  });
+
+  const start = performance.now();
+  const now = () => (performance.now() - start) / 1000;
+  const sendAll = () => server.update(now());
+  let ticks = 0;
+  bots.connect(privateKey, Math.floor(Date.now() / 1000), now());
+  // Every frame: the server ticks due on its 60 Hz clock (a packet to every client after each),
+  // then the bots, then each connected client's avatar is made (on its first frame) and followed.
+  const timer = setInterval(() => {
+    const time = now();
+    ticks += arena.advance(time, sendAll);
+    bots.frame(time, arena.clock.position);
+    for (const [index, avatar] of avatars) arena.avatarOf(index, avatar);
+  }, FRAME_MS);
+
+  let closed = false;
+  const isBot = (index: number) => avatars.get(index)! < FIRST_PLAYER_AVATAR;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/`,
+    status: () => ({
+      connected: server.server.connectedClients,
+      bots: bots.connected,
+      players: [...avatars.keys()]
+        .filter((index) => !isBot(index))
+        .map((index) => {
+          const inputs = arena.inputs.stats(index);
+          return {
+            clientIndex: index,
+            avatar: avatars.get(index)!,
+            place: arena.avatar(index),
+            inputsTaken: inputs?.taken ?? 0,
+            inputsStarved: inputs?.starved ?? 0,
+            inputsReceived: inputs?.received ?? 0,
+          };
+        }),
+      wsSent: ws.stats.sent,
+      wsReceived: ws.stats.received,
+      peersOpen: ws.stats.peersOpen,
+      ticks,
+    }),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      clearInterval(timer);
+      try {
+        // Every client told (netcode disconnect packets) while its transport is still open.
+        server.server.stop();
+        bots.close();
+      } finally {
+        ws.close();
+        http.closeAllConnections();
+        await new Promise((resolve) => http.close(resolve));
+      }
+    },
+  };
+}
+
+/** Connect tokens for new pages: a fresh client id each, avatar numbers cycling through the players' range. */
+class TokenIssuer {
+  serverAddress: Address = toAddress('127.0.0.1:0');
+  private nextClientId = 1000n;
+  private nextAvatar = FIRST_PLAYER_AVATAR;
+
+  constructor(private readonly privateKey: Uint8Array) {}
+
+  issue(): TokenAnswer {
+    const avatar = this.nextAvatar;
+    this.nextAvatar = avatar === LAST_AVATAR ? FIRST_PLAYER_AVATAR : avatar + 1;
+    const userData = new Uint8Array(256);
+    userData[0] = avatar;
+    const token = generateConnectToken({
+      protocolId: PROTOCOL_ID,
+      privateKey: this.privateKey,
+      clientId: this.nextClientId++,
+      serverAddresses: [this.serverAddress],
+      now: Math.floor(Date.now() / 1000),
+      userData,
+    });
+    return { token: Buffer.from(token).toString('base64'), serverAddress: this.serverAddress, avatar };
+  }
+}
+
+function serve(
+  request: IncomingMessage,
+  response: ServerResponse,
+  assets: DemoAssets,
+  tokens: TokenIssuer,
+): void {
+  const path = (request.url ?? '/').split('?')[0];
+  if (request.method !== 'GET') {
+    response.writeHead(405).end();
+    return;
+  }
+  const send = (type: string, body: string) =>
+    response.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
+  if (path === '/' || path === '/index.html') send('text/html; charset=utf-8', assets.html);
+  else if (path === '/client.js') send('text/javascript; charset=utf-8', assets.code);
+  else if (path === '/client.js.map') send('application/json', assets.map);
+  else if (path === '/token') send('application/json', JSON.stringify(tokens.issue()));
+  else response.writeHead(404).end();
+}
