@@ -1,0 +1,76 @@
+/**
+ * The demo server (demo/server.ts) in Node, no browser needed: it serves the page, its bundled
+ * script and connect tokens on one port and refuses anything else; a client built as the page
+ * builds it (an ArenaBot over a WebSocketClientTransport, `ws`'s WebSocket standing in for the
+ * browser's) connects with a token from GET /token, and its inputs move its avatar on the server.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import WebSocket from 'ws';
+import { factory, type TokenAnswer, WEBSOCKET_PATH } from '../demo/protocol.js';
+import { type DemoServer, startDemoServer } from '../demo/server.js';
+import { MessageClient, WebSocketClientTransport } from '../src/node.js';
+import { ARENA } from '../tools/live-arena.js';
+import { ArenaBot } from '../tools/live-bot.js';
+
+describe('the demo server', { timeout: 20_000 }, () => {
+  let demo: DemoServer;
+  before(async () => {
+    demo = await startDemoServer({ host: '127.0.0.1', port: 0, bots: 2, seed: 7 });
+  });
+  after(() => demo.close());
+
+  it('serves the page, its script and tokens; 404 elsewhere, 405 for other methods', async () => {
+    const page = await fetch(demo.url);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /<canvas id="arena"/);
+    const script = await fetch(`${demo.url}client.js`);
+    assert.equal(script.headers.get('content-type'), 'text/javascript; charset=utf-8');
+    assert.ok((await script.text()).length > 10_000);
+    assert.equal((await fetch(`${demo.url}nothing`)).status, 404);
+    assert.equal((await fetch(`${demo.url}token`, { method: 'POST' })).status, 405);
+    const [a, b] = await Promise.all([token(), token()]);
+    assert.notEqual(a.token, b.token, 'a fresh token each time');
+    assert.notEqual(a.avatar, b.avatar, 'and an avatar number of its own');
+    assert.equal(Buffer.from(a.token, 'base64').length, 2048, 'a netcode connect token');
+  });
+
+  it('a client built as the page builds it connects over WebSocket and walks its avatar', async () => {
+    const answer = await token();
+    const bot = new ArenaBot(answer.avatar, () => client.client.endpoint?.rttSample ?? 0);
+    const transport = new WebSocketClientTransport({
+      url: `${demo.url.replace('http:', 'ws:').replace(/\/$/, '')}${WEBSOCKET_PATH}`,
+      serverAddress: answer.serverAddress,
+      WebSocket,
+    });
+    const client: MessageClient = new MessageClient({
+      transport,
+      factory,
+      channels: [bot.mirror.channel, bot.sender.channel],
+    });
+    const now = () => performance.now() / 1000;
+    client.connect(Uint8Array.from(Buffer.from(answer.token, 'base64')), now());
+    const until = now() + 3;
+    while (now() < until) {
+      client.update(now());
+      if (client.connected) bot.frame(now(), Number.NaN);
+      await new Promise((resolve) => setTimeout(resolve, 1000 / 60));
+    }
+    assert.equal(client.connected, true, client.lastRejection ?? '');
+    assert.ok(bot.mirror.size > 20, `${bot.mirror.size} ghosts`);
+    const status = demo.status();
+    assert.equal(status.bots, 2);
+    const me = status.players.find((p) => p.avatar === answer.avatar);
+    assert.ok(me !== undefined && me.place !== null, JSON.stringify(status));
+    assert.ok(me.inputsTaken > 30, `inputs taken: ${me.inputsTaken}`);
+    assert.ok(Math.hypot(me.place.x - ARENA / 2, me.place.y - ARENA / 2) > 5, JSON.stringify(me.place));
+    client.disconnect();
+    transport.close();
+  });
+
+  async function token(): Promise<TokenAnswer> {
+    const response = await fetch(`${demo.url}token`);
+    assert.equal(response.status, 200);
+    return (await response.json()) as TokenAnswer;
+  }
+});
