@@ -32,6 +32,7 @@ import { runMessages } from './suites/messages.js';
 import { runPacket } from './suites/packet.js';
 import { runReject } from './suites/reject.js';
 import { runServerLoad } from './suites/server-load.js';
+import { runTransports } from './suites/transports.js';
 import { runUdp } from './suites/udp.js';
 import { runW1 } from './suites/w1.js';
 import { runW3 } from './suites/w3.js';
@@ -54,6 +55,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   memory: runMemory,
   w4: runW4,
   latency: runLatency,
+  transports: runTransports,
 };
 
 function parseCommandLine(): { quick: boolean; only: string | null; json: string | null } {
