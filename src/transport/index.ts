@@ -35,3 +35,10 @@ export {
   TransportCounters,
   type TransportStats,
 } from './transport.js';
+export {
+  type FetchFunction,
+  type RtcPeerConnectionConstructor,
+  type WebRtcClientState,
+  WebRtcClientTransport,
+  type WebRtcClientTransportOptions,
+} from './webrtc-client.js';
