@@ -11,15 +11,16 @@ import { Client, ClientState } from '../src/connection/client.js';
 import { generateConnectToken } from '../src/connection/connect-token.js';
 import { t } from '../src/schema/schema.js';
 import type { Address } from '../src/transport/address.js';
-import { WebRtcClientTransport } from '../src/transport/webrtc-client.js';
+import type { WebRtcClientTransport } from '../src/transport/webrtc-client.js';
 import { candidatesOf } from '../src/transport/webrtc-offer.js';
-import { WebRtcServerTransport, type WebRtcServerTransportOptions } from '../src/transport/webrtc-server.js';
+import type { WebRtcServerTransport } from '../src/transport/webrtc-server.js';
 import { PRIVATE_KEY, PROTOCOL_ID } from './support/netcode-harness.js';
 import {
-  freeUdpPort,
   LoopbackRTCPeerConnection,
   median,
-  serveSignaling,
+  openRtcClient,
+  retries,
+  rtcServer,
   udpSocketPorts,
   until,
 } from './support/webrtc-loopback.js';
@@ -30,21 +31,6 @@ const channels = [{ kind: 'reliable-ordered' as const, sendQueueSize: 64 }];
 const RELIABLE = 0;
 const now = () => performance.now() / 1000;
 const unixNow = () => Math.floor(Date.now() / 1000);
-
-async function rtcServer(options: Partial<WebRtcServerTransportOptions> = {}) {
-  const port = await freeUdpPort();
-  const transport = new WebRtcServerTransport({ port, bindAddress: '127.0.0.1', ...options });
-  const signaling = await serveSignaling(transport);
-  return {
-    port,
-    transport,
-    url: signaling.url,
-    close: async () => {
-      transport.close();
-      await signaling.close();
-    },
-  };
-}
 
 function messageServer(transport: WebRtcServerTransport, maxClients = 8) {
   return new MessageServer({
@@ -57,50 +43,6 @@ function messageServer(transport: WebRtcServerTransport, maxClients = 8) {
     channels,
     maxClients,
   });
-}
-
-/** A client transport on loopback; `answers` collects the server's answer SDPs. */
-function rtcClient(url: string, serverAddress: Address, answers?: string[], maxDatagramSize?: number) {
-  return new WebRtcClientTransport({
-    signalingUrl: url,
-    serverAddress,
-    RTCPeerConnection: LoopbackRTCPeerConnection,
-    maxDatagramSize,
-    connectTimeout: 3,
-    fetch: async (input, init) => {
-      const response = await fetch(input, init);
-      if (answers !== undefined) answers.push(((await response.clone().json()) as { sdp: string }).sdp);
-      return response;
-    },
-  });
-}
-
-/** Channels that failed to open and were retried (see openRtcClient). */
-const retries: string[] = [];
-
-/**
- * A client transport whose channel is open. About 1 in 50 connections of node-datachannel's
- * polyfill fail on the client side ("Got a remote candidate without ICE transport" when it
- * applies the answer); an application would retry or fall back to WebSocket, and so does this,
- * up to twice, recording why.
- */
-async function openRtcClient(
-  url: string,
-  serverAddress: Address,
-  answers?: string[],
-  maxDatagramSize?: number,
-): Promise<WebRtcClientTransport> {
-  for (let attempt = 0; ; attempt++) {
-    const transport = rtcClient(url, serverAddress, answers, maxDatagramSize);
-    try {
-      await transport.opened;
-      return transport;
-    } catch (error) {
-      transport.close();
-      if (attempt === 2) throw error;
-      retries.push(String(transport.failure));
-    }
-  }
 }
 
 function token(
@@ -194,7 +136,7 @@ describe('WebRTC transports on loopback', () => {
         await until(() => server.server.connectedClients === 0 && s.transport.peerCount === 0, 5, tick),
         'the server saw the disconnect and freed the peer',
       );
-      assert.equal(s.transport.stats.peersClosed, 1);
+      assert.ok(s.transport.stats.peersClosed >= 1); // more when a polyfill connection was retried
       assert.equal(s.transport.stats.handshakeTimeouts, 0);
       assert.throws(() => transport.send(s.transport.localAddress, new Uint8Array(1)), /closed/);
     } finally {
@@ -214,26 +156,35 @@ describe('WebRTC transports on loopback', () => {
           bytes: token(address, 3n, { privateKey: new Uint8Array(32).fill(9) }),
         },
       ];
-      const clients = await Promise.all(
-        cases.map(async ({ bytes }) => {
-          const transport = await openRtcClient(s.url, address);
-          const client = new Client({ transport, aead: nodeAead });
-          client.connect(bytes, now());
-          return { transport, client };
-        }),
-      );
+      const clients: { transport: WebRtcClientTransport; client: Client }[] = [];
       const tick = () => {
         server.update(now());
         for (const c of clients) c.client.update(now());
       };
-      assert.ok(await until(() => clients.every((c) => c.client.state < 0), 4, tick));
+      // Each client sends its request as soon as its channel opens, well within the handshake
+      // timeout of its own peer (a retried connection gets a new peer).
+      const timer = setInterval(tick, 3);
+      try {
+        await Promise.all(
+          cases.map(async ({ bytes }, i) => {
+            const transport = await openRtcClient(s.url, address);
+            const client = new Client({ transport, aead: nodeAead });
+            client.connect(bytes, now());
+            clients[i] = { transport, client };
+          }),
+        );
+        assert.ok(await until(() => clients.every((c) => c.client.state < 0), 4));
+      } finally {
+        clearInterval(timer);
+      }
       for (const [i, { counter }] of cases.entries()) {
         assert.ok(server.server.counters[counter] > 0, counter);
         assert.equal(clients[i].client.state, ClientState.ConnectionRequestTimedOut);
       }
       assert.equal(server.server.connectedClients, 0);
       assert.ok(await until(() => s.transport.peerCount === 0, 3, tick), 'peers freed');
-      assert.equal(s.transport.stats.handshakeTimeouts, 2);
+      // Two, or more when a polyfill connection was retried (its first peer timed out too).
+      assert.ok(s.transport.stats.handshakeTimeouts >= 2);
       // The server closed the channels: the clients see it.
       assert.ok(await until(() => clients.every((c) => c.transport.state === 'failed'), 3));
       for (const c of clients) assert.equal(c.transport.failure, 'the data channel closed');
@@ -242,77 +193,56 @@ describe('WebRTC transports on loopback', () => {
     }
   });
 
-  it('refuses bad signalling with 4xx and a reason', async () => {
-    const s = await rtcServer({ offersPerSecond: 2 });
+  it('a client the server kicks: the disconnect reaches it, then the peer is freed', async () => {
+    const s = await rtcServer();
+    const server = messageServer(s.transport);
     try {
-      const post = async (body: string) => {
-        const response = await fetch(s.url, {
-          method: 'POST',
-          body,
-          headers: { 'content-type': 'application/json' },
-        });
-        return { status: response.status, error: ((await response.json()) as { error: string }).error };
+      const transport = await openRtcClient(s.url, s.transport.localAddress);
+      const client = new MessageClient({ transport, aead: nodeAead, factory, channels });
+      client.connect(token(s.transport.localAddress, 4n), now());
+      const tick = () => {
+        server.update(now());
+        client.update(now());
       };
-      assert.deepEqual(await post('hello'), { status: 400, error: 'body is not JSON' });
-      assert.deepEqual(await post('[]'), {
-        status: 400,
-        error: 'body must be a JSON object { "type": "offer", "sdp": "..." }',
-      });
-      assert.deepEqual(await post('{}'), { status: 400, error: 'type must be "offer"' });
-      assert.deepEqual(await post('{"type":"answer","sdp":"v=0"}'), {
-        status: 400,
-        error: 'type must be "offer"',
-      });
-      assert.deepEqual(await post('{"type":"offer","sdp":5}'), {
-        status: 400,
-        error: 'sdp must be a string',
-      });
-      assert.deepEqual(await post(JSON.stringify({ type: 'offer', sdp: `v=0${'a'.repeat(20000)}` })), {
-        status: 413,
-        error: 'sdp of 20003 bytes exceeds the limit of 16384 bytes',
-      });
-      assert.deepEqual(await post(JSON.stringify({ type: 'offer', sdp: 'x'.repeat(50000) })), {
-        status: 413,
-        error: 'body over 40000 bytes',
-      });
-      // Well formed but not an SDP libdatachannel accepts: refused with its reason.
-      const bad = await post(JSON.stringify({ type: 'offer', sdp: 'v=0\r\n' }));
-      assert.equal(bad.status, 400);
-      assert.match(bad.error, /^the offer was not accepted: .*ICE user fragment/);
-      // Five more at once: a fixed one-second window takes at most 2 per address, so some are 429.
-      const burst = await Promise.all(
-        Array.from({ length: 5 }, () => post(JSON.stringify({ type: 'offer', sdp: 'v=0\r\n' }))),
-      );
-      const limited = burst.filter((r) => r.status === 429);
-      assert.ok(limited.length >= 1, JSON.stringify(burst));
-      assert.equal(limited[0].error, 'more than 2 offers per second from this address');
-      assert.equal(s.transport.peerCount, 0);
-      assert.equal(s.transport.stats.offersAccepted, 0);
-      // Refused by the transport: 4 shapes, the oversized SDP, libdatachannel's refusal, the burst.
-      assert.equal(s.transport.stats.offersRefused, 4 + 1 + 1 + 5);
+      assert.ok(await until(() => client.connected, 5, tick));
+      server.server.disconnect(0);
+      assert.ok(await until(() => !client.connected && s.transport.peerCount === 0, 3, tick));
+      assert.equal(client.client.state, ClientState.Disconnected, 'the netcode disconnect arrived');
+      assert.equal(s.transport.stats.idleTimeouts + s.transport.stats.handshakeTimeouts, 0);
+      assert.ok(await until(() => transport.state === 'failed', 3));
     } finally {
       await s.close();
     }
   });
 
-  it('caps peers: an offer past maxPeers is refused with 503', async () => {
-    const s = await rtcServer({ maxPeers: 1 });
-    const offers = [new LoopbackRTCPeerConnection(), new LoopbackRTCPeerConnection()];
+  it('closes an established peer that falls silent for idleTimeout', async () => {
+    const s = await rtcServer({ idleTimeout: 0.3 });
+    const server = messageServer(s.transport);
     try {
-      const sdps: string[] = [];
-      for (const pc of offers) {
-        pc.createDataChannel('x');
-        await pc.setLocalDescription(await pc.createOffer());
-        await until(() => pc.iceGatheringState === 'complete', 1);
-        sdps.push(pc.localDescription?.sdp ?? '');
-      }
-      const first = await s.transport.handleOffer({ type: 'offer', sdp: sdps[0] }, '10.1.1.1');
-      assert.equal(first.status, 200);
-      assert.equal((first.body as { type: string }).type, 'answer');
-      const second = await s.transport.handleOffer({ type: 'offer', sdp: sdps[1] }, '10.1.1.2');
-      assert.deepEqual(second, { status: 503, body: { error: 'the server has its 1 peers' } });
+      const transport = await openRtcClient(s.url, s.transport.localAddress);
+      const client = new MessageClient({ transport, aead: nodeAead, factory, channels });
+      client.connect(token(s.transport.localAddress, 5n), now());
+      assert.ok(
+        await until(
+          () => client.connected,
+          5,
+          () => {
+            server.update(now());
+            client.update(now());
+          },
+        ),
+      );
+      // The client stops updating: nothing more comes from it.
+      assert.ok(
+        await until(
+          () => s.transport.peerCount === 0,
+          3,
+          () => server.update(now()),
+        ),
+      );
+      assert.equal(s.transport.stats.idleTimeouts, 1);
+      transport.close();
     } finally {
-      for (const pc of offers) pc.close();
       await s.close();
     }
   });
@@ -329,12 +259,18 @@ describe('WebRTC transports on loopback', () => {
         '10.2.2.2',
       );
       assert.equal(answered.status, 200); // the answer is never applied
+      const retried = retries.length;
       const idle = await openRtcClient(s.url, s.transport.localAddress);
-      assert.equal(s.transport.peerCount, 2);
+      // Exact unless the polyfill's connection was retried: each retry may leave one peer more.
+      const within = (value: number, name: string) => {
+        const extra = retries.length - retried;
+        assert.ok(value >= 2 && value <= 2 + extra, `${name} ${value}, retries ${extra}`);
+      };
+      within(s.transport.peerCount, 'peers');
       const tick = () => s.transport.update(now());
       assert.ok(await until(() => s.transport.peerCount === 0, 3, tick), 'freed');
-      assert.equal(s.transport.stats.handshakeTimeouts, 2);
-      assert.equal(s.transport.stats.peersClosed, 2);
+      within(s.transport.stats.handshakeTimeouts, 'handshakeTimeouts');
+      within(s.transport.stats.peersClosed, 'peersClosed');
       assert.ok(await until(() => idle.state === 'failed', 3));
       assert.equal(idle.failure, 'the data channel closed');
     } finally {
@@ -413,7 +349,8 @@ describe('WebRTC transports on loopback', () => {
       console.log(
         `WebRTC: ${count} clients connected through UDP port ${s.port} in ${total.toFixed(2)} s (batches of 25); ` +
           `time to connect median ${median(connectMs).toFixed(1)} ms, max ${Math.max(...connectMs).toFixed(1)} ms; ` +
-          `UDP sockets in this process on the server port: ${ports === null ? 'n/a' : ports.filter((p) => p === s.port).length}`,
+          `UDP sockets in this process on the server port: ${ports === null ? 'n/a' : ports.filter((p) => p === s.port).length}; ` +
+          `client connections retried so far: ${retries.length}`,
       );
       for (const [i, c] of clients.entries()) c.client.send(RELIABLE, Chat, { text: `hi ${i}` });
       let heard = 0;

@@ -208,10 +208,10 @@ export class WebRtcServerTransport implements DatagramTransport {
    * `{ type: 'answer', sdp }`, or a 4xx / 503 with `{ error: reason }`. Never rejects.
    */
   async handleOffer(body: unknown, remoteIp: string): Promise<SignalingResponse> {
-    const refused = this.checkOffer(body, remoteIp);
-    if (typeof refused !== 'string') {
+    const offer = this.checkOffer(body, remoteIp);
+    if (typeof offer !== 'string') {
       this.stats.offersRefused++;
-      return refused;
+      return offer;
     }
     const address = this.addresses.allocate();
     const connection = new nodeDataChannel.PeerConnection(`gw-${++this.peerNames}`, {
@@ -229,21 +229,28 @@ export class WebRtcServerTransport implements DatagramTransport {
     });
     connection.onDataChannel((channel) => this.attach(peer, channel));
     try {
+      let timer: ReturnType<typeof setTimeout> | undefined;
       const gathered = new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, GATHER_TIMEOUT * 1000);
+        timer = setTimeout(resolve, GATHER_TIMEOUT * 1000);
         connection.onGatheringStateChange((state) => {
-          if (state === 'complete') {
-            clearTimeout(timer);
-            resolve();
-          }
+          if (state === 'complete') resolve();
         });
-      });
+      }).finally(() => clearTimeout(timer));
       // The client offers either DTLS role (actpass); taking it as active makes the server the
       // DTLS server, so the handshake starts from the client once it has the answer. Answering
       // active instead races the answer: the server's first flight can reach the client before it
       // knows the server's fingerprint, is dropped, and is resent only after DTLS's 1 s timer.
-      connection.setRemoteDescription(refused.replace(/^a=setup:actpass/m, 'a=setup:active'), 'offer');
+      try {
+        connection.setRemoteDescription(offer.replace(/^a=setup:actpass/m, 'a=setup:active'), 'offer');
+      } catch (error) {
+        clearTimeout(timer);
+        throw error;
+      }
       await gathered;
+      if (this.isClosed) {
+        this.stats.offersRefused++;
+        return refusal(503, 'the server is closed');
+      }
       const answer = peer.freed ? null : connection.localDescription();
       if (answer === null) throw new Error('no answer was produced');
       const sdp =

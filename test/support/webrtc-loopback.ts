@@ -8,7 +8,15 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { RTCPeerConnection as PolyfillPeerConnection } from 'node-datachannel/polyfill';
-import type { RtcPeerConnectionConstructor } from '../../src/transport/webrtc-client.js';
+import type { Address } from '../../src/transport/address.js';
+import {
+  type RtcPeerConnectionConstructor,
+  WebRtcClientTransport,
+} from '../../src/transport/webrtc-client.js';
+import {
+  WebRtcServerTransport,
+  type WebRtcServerTransportOptions,
+} from '../../src/transport/webrtc-server.js';
 import type { OfferHandler } from '../../src/transport/webrtc-signaling.js';
 import { createSignalingApp } from '../../src/transport/webrtc-signaling.js';
 
@@ -93,4 +101,64 @@ export async function until(
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** A server transport on 127.0.0.1 with its signalling route served on 127.0.0.1. */
+export async function rtcServer(options: Partial<WebRtcServerTransportOptions> = {}) {
+  const port = await freeUdpPort();
+  const transport = new WebRtcServerTransport({ port, bindAddress: '127.0.0.1', ...options });
+  const signaling = await serveSignaling(transport);
+  return {
+    port,
+    transport,
+    url: signaling.url,
+    close: async () => {
+      transport.close();
+      await signaling.close();
+    },
+  };
+}
+
+/** A client transport on loopback; `answers` collects the server's answer SDPs. */
+export function rtcClient(url: string, serverAddress: Address, answers?: string[], maxDatagramSize?: number) {
+  return new WebRtcClientTransport({
+    signalingUrl: url,
+    serverAddress,
+    RTCPeerConnection: LoopbackRTCPeerConnection,
+    maxDatagramSize,
+    connectTimeout: 3,
+    fetch: async (input, init) => {
+      const response = await fetch(input, init);
+      if (answers !== undefined) answers.push(((await response.clone().json()) as { sdp: string }).sdp);
+      return response;
+    },
+  });
+}
+
+/** Channels that failed to open and were retried (see openRtcClient). */
+export const retries: string[] = [];
+
+/**
+ * A client transport whose channel is open. About 1 in 50 connections of node-datachannel's
+ * polyfill fail on the client side ("Got a remote candidate without ICE transport" when it
+ * applies the answer); an application would retry or fall back to WebSocket, and so does this,
+ * up to twice, recording why.
+ */
+export async function openRtcClient(
+  url: string,
+  serverAddress: Address,
+  answers?: string[],
+  maxDatagramSize?: number,
+): Promise<WebRtcClientTransport> {
+  for (let attempt = 0; ; attempt++) {
+    const transport = rtcClient(url, serverAddress, answers, maxDatagramSize);
+    try {
+      await transport.opened;
+      return transport;
+    } catch (error) {
+      transport.close();
+      if (attempt === 2) throw error;
+      retries.push(String(transport.failure));
+    }
+  }
 }
