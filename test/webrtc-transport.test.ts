@@ -69,8 +69,13 @@ function chats(receive: () => { is(type: typeof Chat): boolean; value: unknown }
 }
 
 after(() => {
-  if (retries.length > 0)
-    console.log(`WebRTC client connections retried: ${retries.length} (${retries.join('; ')})`);
+  if (retries.length > 0) {
+    const reasons = new Map<string, number>();
+    for (const reason of retries) reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+    console.log(
+      `WebRTC client connections retried: ${[...reasons].map(([r, n]) => `${n} × ${r}`).join('; ')}`,
+    );
+  }
   nodeDataChannel.cleanup();
 });
 

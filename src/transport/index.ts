@@ -1,6 +1,7 @@
 /**
- * Datagram transports, browser-safe: the interface, the in-memory network and the network
- * simulator. The UDP transport needs node:dgram; import it from './udp-transport.js'.
+ * Datagram transports, browser-safe: the interface, the in-memory network, the network simulator
+ * and the WebRTC client. The UDP transport needs node:dgram and the WebRTC server node-datachannel:
+ * they are exported from `ghostwire/node`.
  */
 export {
   type Address,

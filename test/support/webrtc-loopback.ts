@@ -139,10 +139,11 @@ export function rtcClient(url: string, serverAddress: Address, answers?: string[
 export const retries: string[] = [];
 
 /**
- * A client transport whose channel is open. About 1 in 50 connections of node-datachannel's
- * polyfill fail on the client side ("Got a remote candidate without ICE transport" when it
- * applies the answer); an application would retry or fall back to WebSocket, and so does this,
- * up to twice, recording why.
+ * A client transport whose channel is open. node-datachannel as the offering side sometimes
+ * refuses a well-formed answer under CPU contention ("Got a remote candidate without ICE
+ * transport"; about 1 connection in 50 alone, more under `npm test`'s parallel load): an
+ * application would retry or fall back to WebSocket, and so does this, up to 5 times after a
+ * short pause, recording why. Browsers offer with their own stack.
  */
 export async function openRtcClient(
   url: string,
@@ -157,8 +158,9 @@ export async function openRtcClient(
       return transport;
     } catch (error) {
       transport.close();
-      if (attempt === 2) throw error;
+      if (attempt === 5) throw error;
       retries.push(String(transport.failure));
+      await sleep(20 + 30 * attempt);
     }
   }
 }
