@@ -213,14 +213,23 @@ export class WebRtcServerTransport implements DatagramTransport {
       this.stats.offersRefused++;
       return offer;
     }
+    let connection: NdPeerConnection;
+    try {
+      connection = new nodeDataChannel.PeerConnection(`gw-${++this.peerNames}`, {
+        iceServers: [],
+        enableIceUdpMux: true,
+        portRangeBegin: this.port,
+        portRangeEnd: this.port,
+        bindAddress: this.o.bindAddress,
+      });
+    } catch (error) {
+      this.stats.offersRefused++;
+      return refusal(
+        503,
+        `no peer connection could be made: ${error instanceof Error ? error.message : error}`,
+      );
+    }
     const address = this.addresses.allocate();
-    const connection = new nodeDataChannel.PeerConnection(`gw-${++this.peerNames}`, {
-      iceServers: [],
-      enableIceUdpMux: true,
-      portRangeBegin: this.port,
-      portRangeEnd: this.port,
-      bindAddress: this.o.bindAddress,
-    });
     const peer = new Peer(address, connection, seconds());
     this.peers.set(address, peer);
     this.stats.peers = this.peers.size;
