@@ -11,6 +11,18 @@ registerDefaultAead(nodeAead);
 export { nodeAead } from './connection/aead-node.js';
 export * from './index.js';
 export { UdpTransport, type UdpTransportOptions } from './transport/udp-transport.js';
+export type { SignalingResponse } from './transport/webrtc-offer.js';
+export {
+  WebRtcServerCounters,
+  WebRtcServerTransport,
+  type WebRtcServerTransportOptions,
+} from './transport/webrtc-server.js';
+export {
+  createSignalingApp,
+  type OfferHandler,
+  type SignalingRouteOptions,
+  signalingRoute,
+} from './transport/webrtc-signaling.js';
 export {
   type PeerCloseReason,
   type WebSocketServerStats,

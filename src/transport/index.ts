@@ -1,7 +1,7 @@
 /**
- * Datagram transports, browser-safe: the interface, the in-memory network and the network
- * simulator, the WebSocket client. The UDP and WebSocket server transports need Node's modules:
- * import them from `ghostwire/node`.
+ * Datagram transports, browser-safe: the interface, the in-memory network, the network simulator
+ * and the WebSocket and WebRTC clients. The UDP transport (node:dgram), the WebSocket server (ws)
+ * and the WebRTC server (node-datachannel) need Node: they are exported from `ghostwire/node`.
  */
 export {
   type Address,
@@ -36,6 +36,13 @@ export {
   TransportCounters,
   type TransportStats,
 } from './transport.js';
+export {
+  type FetchFunction,
+  type RtcPeerConnectionConstructor,
+  type WebRtcClientState,
+  WebRtcClientTransport,
+  type WebRtcClientTransportOptions,
+} from './webrtc-client.js';
 export {
   DEFAULT_WEBSOCKET_MAX_DATAGRAM,
   type WebSocketClientState,

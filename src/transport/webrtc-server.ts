@@ -1,0 +1,396 @@
+/**
+ * The server end of the WebRTC transport, on node-datachannel (libdatachannel). Node-only: exported
+ * from `ghostwire/node`, never from the browser-safe entry point.
+ */
+import nodeDataChannel from 'node-datachannel';
+import { checkTime, NO_TIME_YET } from '../time/check-time.js';
+import { type Address, formatAddress, parseHost } from './address.js';
+import { PeerAddresses } from './peer-addresses.js';
+import {
+  checkDatagram,
+  checkInteger,
+  type DatagramHandler,
+  DatagramQueue,
+  type DatagramTransport,
+  DEFAULT_MAX_DATAGRAMS_PER_RECEIVE,
+  DEFAULT_MAX_QUEUED_DATAGRAMS,
+  receiveLimit,
+  TransportCounters,
+} from './transport.js';
+import { OfferRateLimit, readOffer, refusal, type SignalingResponse, withCandidate } from './webrtc-offer.js';
+
+type NdPeerConnection = nodeDataChannel.PeerConnection;
+type NdDataChannel = nodeDataChannel.DataChannel;
+
+export interface WebRtcServerTransportOptions {
+  /** The one UDP port every peer shares (ICE UDP mux), 1..65535. Required. */
+  port: number;
+  /** The interface to bind (default "0.0.0.0": all IPv4 interfaces). */
+  bindAddress?: string;
+  /**
+   * The IP clients reach the server at, when its interfaces do not carry it (NAT, cloud public
+   * IP): answers then carry exactly one candidate, `publicIp`:`port`. Default: the candidates
+   * libdatachannel gathers on `bindAddress`.
+   */
+  publicIp?: string;
+  /** The address connect tokens list (default `publicIp` or `bindAddress` with `port`). */
+  localAddress?: Address;
+  /** Peers open at once; more offers are refused with 503 (default 256). */
+  maxPeers?: number;
+  /** Offers accepted per remote IP per second; more are refused with 429 (default 5). */
+  offersPerSecond?: number;
+  /** The longest offer SDP accepted, in bytes; longer are refused with 413 (default 16384). */
+  maxSdpBytes?: number;
+  /**
+   * Seconds from the offer until the netcode handshake completes (the server sends the peer its
+   * first keep-alive or payload); a peer that has not got there is closed and freed (default 10).
+   */
+  handshakeTimeout?: number;
+  /** Seconds without a message from an established peer before it is closed (default 10). */
+  idleTimeout?: number;
+  /** Incoming datagrams held until received, across all peers (default 1024). */
+  maxQueuedDatagrams?: number;
+  /** The default `max` of receive (default 256). */
+  maxDatagramsPerReceive?: number;
+  /** The largest datagram sent or accepted; larger messages are dropped and counted (default 1400). */
+  maxDatagramSize?: number;
+  /** Bytes a peer's channel may hold unsent before sends to it count undeliverable (default 262144). */
+  maxBufferedBytes?: number;
+}
+
+/** What the transport counts beyond the datagram counters every transport keeps. */
+export class WebRtcServerCounters extends TransportCounters {
+  /** Peers open now (each holds one PeerConnection). */
+  peers = 0;
+  /** Offers answered (a peer was created for each). */
+  offersAccepted = 0;
+  /** Offers refused, any reason (the response says which). */
+  offersRefused = 0;
+  /** Peers whose netcode handshake had not completed within handshakeTimeout. */
+  handshakeTimeouts = 0;
+  /** Established peers closed after idleTimeout without a message. */
+  idleTimeouts = 0;
+  /** Peers freed for any reason (timeouts, the remote closing, a failed connection, close()). */
+  peersClosed = 0;
+  /** Messages over maxDatagramSize, dropped. */
+  oversized = 0;
+  /** Text messages (the protocol is binary), dropped. */
+  textMessages = 0;
+}
+
+/** Netcode packet types, in the low 4 bits of a packet's first byte (netcode 1.02). */
+const KEEP_ALIVE = 4;
+const PAYLOAD = 5;
+const DISCONNECT = 6;
+/** Seconds a peer stays open after the server sent it a netcode disconnect, so the packets leave. */
+const DISCONNECT_LINGER = 0.5;
+/** Seconds between sweeps for timed-out peers. */
+const SWEEP_INTERVAL = 0.1;
+/** Seconds the answer waits for its candidates; host candidates on the mux come at once. */
+const GATHER_TIMEOUT = 2;
+
+class Peer {
+  channel: NdDataChannel | null = null;
+  established = false;
+  closeAt = Number.POSITIVE_INFINITY;
+  lastReceive: number;
+  freed = false;
+  constructor(
+    readonly address: Address,
+    readonly connection: NdPeerConnection,
+    readonly created: number,
+  ) {
+    this.lastReceive = created;
+  }
+}
+
+const seconds = (): number => performance.now() / 1000;
+
+/**
+ * WebRTC data channels as one `DatagramTransport` for a netcode Server. Every peer shares one UDP
+ * port (libdatachannel's ICE UDP mux, held open for the transport's life by a mux listener), gets
+ * an address of its own from `PeerAddresses`, and its channel's binary messages arrive as datagrams
+ * from that address. Peers come from `handleOffer` (one HTTP round trip; see webrtc-signaling.ts).
+ *
+ * Timeouts run on the wall clock (`performance.now()`), checked on `update` and on each offer.
+ */
+export class WebRtcServerTransport implements DatagramTransport {
+  readonly localAddress: Address;
+  readonly port: number;
+  readonly maxDatagramSize: number;
+  readonly stats: WebRtcServerCounters = new WebRtcServerCounters();
+  private readonly queue: DatagramQueue;
+  private readonly addresses: PeerAddresses;
+  private readonly peers = new Map<Address, Peer>();
+  private readonly rate: OfferRateLimit;
+  private readonly listener: nodeDataChannel.IceUdpMuxListener;
+  private readonly o: Required<Omit<WebRtcServerTransportOptions, 'publicIp' | 'localAddress'>> & {
+    publicIp: string | undefined;
+  };
+  private lastUpdate = NO_TIME_YET;
+  private nextSweep = 0;
+  private isClosed = false;
+  private peerNames = 0;
+
+  /** Opens the UDP port; throws when it cannot be bound (in use, bad address). */
+  constructor(options: WebRtcServerTransportOptions) {
+    const where = 'WebRtcServerTransport';
+    const {
+      port,
+      bindAddress = '0.0.0.0',
+      publicIp,
+      maxPeers = 256,
+      offersPerSecond = 5,
+      maxSdpBytes = 16384,
+      handshakeTimeout = 10,
+      idleTimeout = 10,
+      maxQueuedDatagrams = DEFAULT_MAX_QUEUED_DATAGRAMS,
+      maxDatagramsPerReceive = DEFAULT_MAX_DATAGRAMS_PER_RECEIVE,
+      maxDatagramSize = 1400,
+      maxBufferedBytes = 262144,
+    } = options;
+    checkInteger(where, 'port', port, 1, 65535);
+    if (parseHost(bindAddress) === null)
+      throw new RangeError(`${where}: bindAddress ${bindAddress} is not an IP`);
+    if (publicIp !== undefined && parseHost(publicIp) === null) {
+      throw new RangeError(`${where}: publicIp ${publicIp} is not an IP`);
+    }
+    checkInteger(where, 'maxPeers', maxPeers, 1, 65536);
+    checkInteger(where, 'offersPerSecond', offersPerSecond, 1, 1 << 20);
+    checkInteger(where, 'maxSdpBytes', maxSdpBytes, 256, 1 << 20);
+    checkInteger(where, 'maxDatagramSize', maxDatagramSize, 1, 65536);
+    checkInteger(where, 'maxBufferedBytes', maxBufferedBytes, 0, 1 << 30);
+    checkInteger(where, 'maxDatagramsPerReceive', maxDatagramsPerReceive, 1, Number.MAX_SAFE_INTEGER);
+    for (const [name, value] of [
+      ['handshakeTimeout', handshakeTimeout],
+      ['idleTimeout', idleTimeout],
+    ] as const) {
+      if (!(value > 0 && value <= 3600))
+        throw new RangeError(`${where}: ${name} must be in (0, 3600] s, got ${value}`);
+    }
+    this.o = {
+      port,
+      bindAddress,
+      publicIp,
+      maxPeers,
+      offersPerSecond,
+      maxSdpBytes,
+      handshakeTimeout,
+      idleTimeout,
+      maxQueuedDatagrams,
+      maxDatagramsPerReceive,
+      maxDatagramSize,
+      maxBufferedBytes,
+    };
+    this.port = port;
+    this.maxDatagramSize = maxDatagramSize;
+    this.localAddress = options.localAddress ?? formatAddress(publicIp ?? bindAddress, port);
+    this.queue = new DatagramQueue(maxQueuedDatagrams, this.stats);
+    this.addresses = new PeerAddresses(port);
+    this.rate = new OfferRateLimit(offersPerSecond, 4096);
+    // Holds the mux socket from now to close(): the port is taken (or the constructor throws) before
+    // any offer, and the first peer does not wait for the socket to come up.
+    this.listener = new nodeDataChannel.IceUdpMuxListener(port, bindAddress);
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /** Peers open now. */
+  get peerCount(): number {
+    return this.peers.size;
+  }
+
+  /**
+   * Answers one signalling request: `body` is the parsed JSON (`{ type: 'offer', sdp }`, the SDP
+   * with its candidates), `remoteIp` the requester's, for the rate limit. Resolves to 200 with
+   * `{ type: 'answer', sdp }`, or a 4xx / 503 with `{ error: reason }`. Never rejects.
+   */
+  async handleOffer(body: unknown, remoteIp: string): Promise<SignalingResponse> {
+    const offer = this.checkOffer(body, remoteIp);
+    if (typeof offer !== 'string') {
+      this.stats.offersRefused++;
+      return offer;
+    }
+    let connection: NdPeerConnection;
+    try {
+      connection = new nodeDataChannel.PeerConnection(`gw-${++this.peerNames}`, {
+        iceServers: [],
+        enableIceUdpMux: true,
+        portRangeBegin: this.port,
+        portRangeEnd: this.port,
+        bindAddress: this.o.bindAddress,
+      });
+    } catch (error) {
+      this.stats.offersRefused++;
+      return refusal(
+        503,
+        `no peer connection could be made: ${error instanceof Error ? error.message : error}`,
+      );
+    }
+    const address = this.addresses.allocate();
+    const peer = new Peer(address, connection, seconds());
+    this.peers.set(address, peer);
+    this.stats.peers = this.peers.size;
+    connection.onStateChange((state) => {
+      if (state === 'failed' || state === 'closed') this.free(peer);
+    });
+    connection.onDataChannel((channel) => this.attach(peer, channel));
+    try {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const gathered = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, GATHER_TIMEOUT * 1000);
+        connection.onGatheringStateChange((state) => {
+          if (state === 'complete') resolve();
+        });
+      }).finally(() => clearTimeout(timer));
+      // The client offers either DTLS role (actpass); taking it as active makes the server the
+      // DTLS server, so the handshake starts from the client once it has the answer. Answering
+      // active instead races the answer: the server's first flight can reach the client before it
+      // knows the server's fingerprint, is dropped, and is resent only after DTLS's 1 s timer.
+      try {
+        connection.setRemoteDescription(offer.replace(/^a=setup:actpass/m, 'a=setup:active'), 'offer');
+      } catch (error) {
+        clearTimeout(timer);
+        throw error;
+      }
+      await gathered;
+      if (this.isClosed) {
+        this.stats.offersRefused++;
+        return refusal(503, 'the server is closed');
+      }
+      const answer = peer.freed ? null : connection.localDescription();
+      if (answer === null) throw new Error('no answer was produced');
+      const sdp =
+        this.o.publicIp === undefined ? answer.sdp : withCandidate(answer.sdp, this.o.publicIp, this.port);
+      this.stats.offersAccepted++;
+      return { status: 200, body: { type: 'answer', sdp } };
+    } catch (error) {
+      this.free(peer);
+      this.stats.offersRefused++;
+      const message = error instanceof Error ? error.message : String(error);
+      return refusal(400, `the offer was not accepted: ${message}`);
+    }
+  }
+
+  /** The offer's SDP, or why it is refused before any peer is made. */
+  private checkOffer(body: unknown, remoteIp: string): string | SignalingResponse {
+    if (this.isClosed) return refusal(503, 'the server is closed');
+    const sdp = readOffer(body, this.o.maxSdpBytes);
+    if (typeof sdp !== 'string') return sdp;
+    const now = seconds();
+    if (!this.rate.allow(String(remoteIp), now)) {
+      return refusal(429, `more than ${this.o.offersPerSecond} offers per second from this address`);
+    }
+    this.sweep(now);
+    if (this.peers.size >= this.o.maxPeers)
+      return refusal(503, `the server has its ${this.o.maxPeers} peers`);
+    return sdp;
+  }
+
+  private attach(peer: Peer, channel: NdDataChannel): void {
+    if (peer.freed || peer.channel !== null) {
+      channel.close(); // one channel per peer: more are the client's mistake
+      return;
+    }
+    peer.channel = channel;
+    channel.onClosed(() => this.free(peer));
+    channel.onMessage((message) => {
+      if (peer.freed || this.isClosed) return;
+      if (typeof message === 'string') {
+        this.stats.textMessages++;
+        return;
+      }
+      const data = message instanceof ArrayBuffer ? new Uint8Array(message) : message;
+      if (data.length > this.maxDatagramSize) {
+        this.stats.oversized++;
+        return;
+      }
+      peer.lastReceive = seconds();
+      // node-datachannel hands each message a buffer of its own: queued as it is.
+      this.queue.pushAdopted(peer.address, data);
+    });
+  }
+
+  send(to: Address, data: Uint8Array): void {
+    if (this.isClosed)
+      throw new Error(`WebRtcServerTransport.send: transport ${this.localAddress} is closed`);
+    checkDatagram('WebRtcServerTransport.send', data, this.maxDatagramSize);
+    this.stats.sent++;
+    this.stats.bytesSent += data.length;
+    const peer = this.peers.get(to);
+    const channel = peer?.channel;
+    if (peer === undefined || channel === undefined || channel === null || !channel.isOpen()) {
+      this.stats.undeliverable++;
+      return;
+    }
+    if (data.length > 0) {
+      // The netcode server sends keep-alives and payloads only to connected clients: the first one
+      // marks the handshake complete; a disconnect ends the peer once it has left.
+      const type = data[0] & 0x0f;
+      if (type === KEEP_ALIVE || type === PAYLOAD) peer.established = true;
+      else if (type === DISCONNECT && peer.closeAt === Number.POSITIVE_INFINITY) {
+        peer.closeAt = seconds() + DISCONNECT_LINGER;
+      }
+    }
+    try {
+      if (channel.bufferedAmount() > this.o.maxBufferedBytes) this.stats.undeliverable++;
+      else channel.sendMessageBinary(data);
+    } catch {
+      this.stats.undeliverable++;
+    }
+  }
+
+  receive(handler: DatagramHandler, max?: number): number {
+    const limit = receiveLimit('WebRtcServerTransport.receive', handler, max, this.o.maxDatagramsPerReceive);
+    if (this.isClosed) return 0;
+    return this.queue.drain(handler, limit, 'WebRtcServerTransport.receive');
+  }
+
+  /** Checks `now` by the stack's rule; closes timed-out peers (on the wall clock, every 0.1 s). */
+  update(now: number): void {
+    this.lastUpdate = checkTime('WebRtcServerTransport.update', now, this.lastUpdate);
+    if (!this.isClosed) this.sweep(seconds());
+  }
+
+  private sweep(now: number): void {
+    if (now < this.nextSweep) return;
+    this.nextSweep = now + SWEEP_INTERVAL;
+    for (const peer of this.peers.values()) {
+      if (!peer.established && now - peer.created > this.o.handshakeTimeout) {
+        this.stats.handshakeTimeouts++;
+        this.free(peer);
+      } else if (peer.established && now - peer.lastReceive > this.o.idleTimeout) {
+        this.stats.idleTimeouts++;
+        this.free(peer);
+      } else if (now >= peer.closeAt) {
+        this.free(peer);
+      }
+    }
+  }
+
+  /** Closes a peer's channel and connection and forgets it; idempotent. */
+  private free(peer: Peer): void {
+    if (peer.freed) return;
+    peer.freed = true;
+    this.peers.delete(peer.address);
+    this.stats.peers = this.peers.size;
+    this.stats.peersClosed++;
+    try {
+      peer.channel?.close();
+      peer.connection.close();
+    } catch {
+      // Already closed by the remote end.
+    }
+  }
+
+  /** Closes every peer and the UDP port. Idempotent. */
+  close(): void {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    for (const peer of [...this.peers.values()]) this.free(peer);
+    this.queue.clear();
+    this.listener.stop();
+  }
+}
