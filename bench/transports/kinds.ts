@@ -9,6 +9,7 @@ import type { DatagramTransport } from '../../src/transport/transport.js';
 import { UdpTransport } from '../../src/transport/udp-transport.js';
 import { WebSocketClientTransport } from '../../src/transport/websocket-client.js';
 import { WebSocketServerTransport } from '../../src/transport/websocket-server.js';
+import { openRtcClient, rtcServer } from '../../test/support/webrtc-loopback.js';
 
 export interface TransportPair {
   server: DatagramTransport;
@@ -73,7 +74,42 @@ const websocket: TransportKind = {
   },
 };
 
-/** The kinds this machine can run (WebRTC joins when its transport is present). */
+/**
+ * WebRTC data channels: the server on node-datachannel (one UDP port for every peer), the clients
+ * node-datachannel's standard RTCPeerConnection (what a browser runs, here in Node), signalling over
+ * HTTP on loopback. A polyfill client that fails to connect under load is retried (see
+ * openRtcClient); a browser offers with its own stack.
+ */
+const webrtc: TransportKind = {
+  name: 'WebRTC',
+  async open(n) {
+    const s = await rtcServer({
+      offersPerSecond: 100_000,
+      maxPeers: 1024,
+      publicIp: '127.0.0.1',
+      handshakeTimeout: 600,
+      idleTimeout: 600,
+      maxQueuedDatagrams: 65536,
+    });
+    const clients: DatagramTransport[] = [];
+    for (let i = 0; i < n; i += 25) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(25, n - i) }, () => openRtcClient(s.url, s.transport.localAddress)),
+      );
+      clients.push(...batch);
+    }
+    return {
+      server: s.transport,
+      clients,
+      async close() {
+        for (const c of clients) c.close();
+        await s.close();
+      },
+    };
+  },
+};
+
+/** The kinds this machine can run. */
 export async function transportKinds(): Promise<TransportKind[]> {
-  return [udp, websocket];
+  return [udp, websocket, webrtc];
 }
