@@ -1,14 +1,14 @@
 /**
- * `npm run demo`: starts the demo game's server (demo/server.ts) and prints the URL to open.
- * Flags: `npm run demo -- --help`.
+ * `npm start` (or `npm run demo`): starts the demo game's server (demo/server.ts) and prints the
+ * URL to open. Flags: `npm start -- --help`.
  */
 import { commandLine, flagValue, rangeFlag } from '../scripts/cli.js';
 import { startDemoServer } from './server.js';
 
 const args = commandLine({
-  name: 'npm run demo --',
+  name: 'npm start --',
   description:
-    'The demo game: a server with bots; open the URL it prints and play in your browser (arrow keys or WASD,\nspace zaps the orb nearest you). The page connects over WebSocket on the same port.',
+    'The demo game: a server with bots; open the URL it prints and play in your browser (arrow keys or WASD,\nspace zaps the orb nearest you). The page connects over WebSocket on the same port.\n`npm start -- --headless` runs the terminal session of bots over UDP instead.',
   flags: {
     host: { arg: 'HOST', help: 'listen address (default 127.0.0.1; 0.0.0.0 for other machines)' },
     port: { arg: 'PORT', help: 'HTTP and WebSocket port (default 8080; 0: any free one)' },
@@ -21,7 +21,7 @@ const bots = flagValue(() => Math.floor(rangeFlag('--bots', args.bots, 4, 0, 16)
 
 const demo = await startDemoServer({ host: args.host, port, bots, publicAddress: args.public }).catch(
   (error: NodeJS.ErrnoException) => {
-    const hint = error.code === 'EADDRINUSE' ? ' (another port: npm run demo -- --port 8081)' : '';
+    const hint = error.code === 'EADDRINUSE' ? ' (another port: npm start -- --port 8081)' : '';
     process.stderr.write(`ghostwire demo: ${error.message}${hint}\n`);
     process.exit(1);
   },

@@ -51,7 +51,7 @@ describe('browser bundle', () => {
     assert.deepEqual(found, []);
   });
 
-  it('the checks can fail: the Node entry point is refused for browsers, naming its node: import', async () => {
+  it('the checks can fail: the Node entry point is refused for browsers, naming a Node module it imports', async () => {
     const options = browserBundleOptions();
     await assert.rejects(
       build({
@@ -59,7 +59,8 @@ describe('browser bundle', () => {
         entryPoints: [options.entryPoints[0].replace(/browser\.ts$/, 'node.ts')],
         write: false,
       }),
-      /node:crypto/,
+      // node:crypto (the AEAD), or the Node modules its server transports' packages import first.
+      /Could not resolve "(?:node:)?(?:crypto|fs|path|stream|child_process|net|http|dgram)"/,
     );
     const marked = await build({
       ...browserBundleOptions({ markNodeGlobals: true }),

@@ -13,7 +13,8 @@
  * end each bot's mirror is checked against the server's world, and its predicted avatar against
  * the server's avatar once both stand still.
  *
- * Flags: `npm start -- --help`.
+ * Runs as `npm start -- --headless` (plain `npm start` serves the browser demo: tools/start.ts).
+ * Flags: `npm start -- --headless --help`.
  */
 
 import { commandLine, flagValue, rangeFlag, resolveSeed } from '../scripts/cli.js';
@@ -33,7 +34,7 @@ import { ArenaBot } from './live-bot.js';
 import { converged, drawTable, summarize, type Tally, tally } from './live-report.js';
 
 const args = commandLine({
-  name: 'npm start --',
+  name: 'npm start -- --headless',
   description:
     'A live session: a server and bots over real UDP on 127.0.0.1, each link shaped by the network simulator;\nbots predict their avatars and interpolate the orbs they see; a table per bot refreshes while they play,\nthen a summary checks every reliable message, map and mirror, and each predicted avatar against the server.',
   flags: {
