@@ -292,6 +292,45 @@ describe('replication delta: hostile input', () => {
     }
   });
 
+  it("refuses a blob kept as the zero state's empty placeholder, unless its codec reads it", () => {
+    // Against nothing, "unchanged" keeps the zero state's empty blob, which t.string(4) never
+    // writes: accepted, it left a state that does not dequantize.
+    rs.reset(
+      bitsOf([
+        [0, 1],
+        [0, 1],
+        [0, 1],
+      ]),
+    );
+    assert.equal(readDelta(rs, layout, null, layout.createState()), false);
+    assert.match(rs.error ?? '', /\.s: blob missing against the zero state at bit 3/);
+    // A field that can take no bits encodes as the empty blob: that one is a state.
+    const none = compileLayout(t.object({ s: t.string(0), b: t.uint8() }));
+    const state = none.createState();
+    none.quantize({ s: '', b: 3 }, state);
+    const read = decode(none, encode(none, state, null).bytes, null);
+    assert.ok(read.ok, read.error ?? '');
+    assert.deepEqual(none.dequantize(read.out), { s: '', b: 3 });
+  });
+
+  it('refuses the mutated delta GW_SEED=1983811534 found: two flips leave .maybe as the placeholder', () => {
+    const state = everyKind.createState();
+    state.lanes.set([
+      1, 0, 381, 0, 381, 5, 1, 256, 1, 320, 1, 1, 1, 10000, 1, 1, 2147483648, 2147483648, 2147483648,
+      268960768, 4261404670, 0, 200, 200, 200, 1, 1, 61, 0, 1, 125,
+    ]);
+    const blobs = [[2, 194, 128], [2, 194, 128], [7, 0, 0, 0, 0, 0, 0, 0], [0], [0], [0, 0]];
+    blobs.forEach((b, i) => {
+      state.blobs[i] = Uint8Array.from(b);
+    });
+    everyKind.dequantize(state); // the state is valid
+    const { bytes } = encode(everyKind, state, null);
+    for (const flip of [1023326935, 932511700]) bytes[(flip >>> 3) % bytes.length] ^= 1 << (flip & 7);
+    const read = decode(everyKind, bytes, null);
+    assert.equal(read.ok, false);
+    assert.match(read.error ?? '', /\.maybe: blob missing against the zero state at bit \d+/);
+  });
+
   it('refuses the two words of a split int64 past its range, each within its lane', () => {
     const wide = compileLayout(t.object({ big: t.int64(0n, 1n << 40n) }));
     assert.deepEqual(

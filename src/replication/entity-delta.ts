@@ -38,7 +38,8 @@ export { PreviousChanges };
  * A reader refuses a lane value above the lane's max, a delta leaving [0, max], the two words of
  * a split int64 past its range, a lane or blob
  * "changed" to its baseline value, list indices not strictly increasing, a blob longer than its
- * maxBytes or than the input left, and a blob its codec does not decode (trailing bits included).
+ * maxBytes or than the input left, a blob its codec does not decode (trailing bits included), and
+ * a blob left as the zero state's empty placeholder when its codec does not decode that.
  */
 
 /** Lane counts up to this use the flags form without a tag (a list never wins there). */
@@ -317,8 +318,16 @@ function readInto(
   }
   for (let i = 0; i < layout.blobs.length; i++) {
     out.blobs[i] = base.blobs[i];
-    if (!rs.ok || rs.bits(0, 1) === 0) continue;
+    if (!rs.ok) continue;
     const blob = layout.blobs[i];
+    if (rs.bits(0, 1) === 0) {
+      // An empty blob is the zero state's placeholder, an encoding only of a field that can take
+      // no bits (t.string(0)): kept otherwise, it would leave a state that does not dequantize.
+      const kept = base.blobs[i];
+      if (rs.ok && kept.length === 0 && !blob.codec.decode(kept).ok)
+        rs.fail(`${blob.path}: blob missing against the zero state`);
+      continue;
+    }
     const lengthBits = bitsRequired(0, blob.maxBytes);
     const length = lengthBits === 0 ? 0 : rs.bits(0, lengthBits);
     if (length > blob.maxBytes) rs.fail(`${blob.path}: blob longer than ${blob.maxBytes} bytes`);
