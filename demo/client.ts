@@ -6,10 +6,17 @@
  * Orbs and other avatars are interpolated at the render tick. `window.ghostwire` holds the page's
  * status for tests and the curious.
  */
-import { type Ghost, GhostSampler, MessageClient, WebSocketClientTransport } from '../src/browser.js';
+import {
+  type Ghost,
+  GhostSampler,
+  MessageClient,
+  NetworkSimulator,
+  WebSocketClientTransport,
+} from '../src/browser.js';
 import { Avatar, type AvatarValue, avatarLerp, CAPACITY } from '../tools/live-arena.js';
 import { ArenaBot, type Steer } from '../tools/live-bot.js';
 import { drawScene, type Scene } from './draw.js';
+import { installNetworkPanel, type LinkControl } from './network-panel.js';
 import { factory, type TokenAnswer, WEBSOCKET_PATH } from './protocol.js';
 
 /** What the page reports about itself (read by test/demo-chromium.test.ts). */
@@ -36,7 +43,7 @@ export interface PageStatus {
 
 declare global {
   interface Window {
-    ghostwire: PageStatus;
+    ghostwire: PageStatus & LinkControl;
   }
 }
 
@@ -55,7 +62,7 @@ const status: PageStatus = {
   framesDrawn: 0,
   errors: [],
 };
-window.ghostwire = status;
+window.ghostwire = status as PageStatus & LinkControl;
 window.addEventListener('error', (event) => status.errors.push(String(event.message)));
 window.addEventListener('unhandledrejection', (event) => status.errors.push(String(event.reason)));
 
@@ -108,8 +115,11 @@ async function main(): Promise<void> {
     () => client.client.endpoint?.rttSample ?? 0,
     status.botMode ? undefined : keySteer,
   );
+  // The network panel's sliders act on this simulated link around the real one (demo/network-panel.ts).
+  const link = new NetworkSimulator(transport, { seed: (Math.random() * 2 ** 32) >>> 0 });
+  installNetworkPanel(link, () => (client.connected ? client.stats() : null), status);
   const client: MessageClient = new MessageClient({
-    transport,
+    transport: link,
     factory,
     channels: [bot.mirror.channel, bot.sender.channel],
   });

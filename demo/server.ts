@@ -28,6 +28,8 @@ import {
   type TokenAnswer,
   WEBSOCKET_PATH,
 } from './protocol.js';
+import { DemoStats } from './stats.js';
+import { buildDashboardAssets, type DashboardAssets, serveStats } from './stats-routes.js';
 
 export interface DemoServerOptions {
   /** Where to listen (default 127.0.0.1); 0.0.0.0 serves other machines (give publicAddress then). */
@@ -78,11 +80,12 @@ const FRAME_MS = 1000 / 60;
 /** Starts the demo (builds the page's script first); resolves once listening. */
 export async function startDemoServer(options: DemoServerOptions = {}): Promise<DemoServer> {
   const host = options.host ?? '127.0.0.1';
-  const assets = await buildDemoAssets();
+  const [assets, dashboard] = await Promise.all([buildDemoAssets(), buildDashboardAssets()]);
+  const hooks: StatsHooks = { stats: null, dashboard };
   const privateKey = new Uint8Array(32);
   globalThis.crypto.getRandomValues(privateKey);
   const tokens = new TokenIssuer(privateKey);
-  const http = createServer((request, response) => serve(request, response, assets, tokens));
+  const http = createServer((request, response) => serve(request, response, assets, tokens, hooks));
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port ?? 8080, host, () => resolve());
@@ -114,6 +117,8 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     },
   });
 
+  const stats = new DemoStats({ server, arena, avatars });
+  hooks.stats = stats;
   const start = performance.now();
   const now = () => (performance.now() - start) / 1000;
   const sendAll = () => server.update(now());
@@ -123,7 +128,10 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   // then the bots, then each connected client's avatar is made (on its first frame) and followed.
   const timer = setInterval(() => {
     const time = now();
-    ticks += arena.advance(time, sendAll);
+    const before = performance.now();
+    const ran = arena.advance(time, sendAll);
+    stats.timed(performance.now() - before, ran);
+    ticks += ran;
     bots.frame(time, arena.clock.position);
     for (const [index, avatar] of avatars) arena.avatarOf(index, avatar);
   }, FRAME_MS);
@@ -157,6 +165,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
       if (closed) return;
       closed = true;
       clearInterval(timer);
+      stats.close();
       try {
         // Every client told (netcode disconnect packets) while its transport is still open.
         server.server.stop();
@@ -168,6 +177,12 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
       }
     },
   };
+}
+
+/** The dashboard's routes (demo/stats-routes.ts); stats once the game is made. */
+interface StatsHooks {
+  stats: DemoStats | null;
+  dashboard: DashboardAssets;
 }
 
 /** Connect tokens for new pages: a fresh client id each, avatar numbers cycling through the players' range. */
@@ -200,6 +215,7 @@ function serve(
   response: ServerResponse,
   assets: DemoAssets,
   tokens: TokenIssuer,
+  hooks: StatsHooks,
 ): void {
   const path = (request.url ?? '/').split('?')[0];
   if (request.method !== 'GET') {
@@ -211,6 +227,7 @@ function serve(
   if (path === '/' || path === '/index.html') send('text/html; charset=utf-8', assets.html);
   else if (path === '/client.js') send('text/javascript; charset=utf-8', assets.code);
   else if (path === '/client.js.map') send('application/json', assets.map);
+  else if (hooks.stats !== null && serveStats(path, response, hooks.stats, hooks.dashboard)) return;
   else if (path === '/token') send('application/json', JSON.stringify(tokens.issue()));
   else response.writeHead(404).end();
 }
