@@ -1,28 +1,43 @@
 /**
- * The demo page's script (bundled by demo/client-bundle.ts): fetches a connect token, connects
- * over WebSocket on the page's own port, and plays the arena. The player's avatar is predicted by
+ * The demo page's script (bundled by demo/client-bundle.ts): connects over WebRTC, or WebSocket on
+ * the page's own port when WebRTC does not open within 3 s (`?transport=webrtc|websocket|auto`,
+ * default auto), fetches a connect token for that transport, and plays the arena. The player's avatar is predicted by
  * an ArenaBot's LatencyClient (the same one the server's bots use) steered by the keys (arrows or
  * WASD, space zaps the orb shown nearest); `?bot=1` lets it steer itself round a circle instead.
  * Orbs and other avatars are interpolated at the render tick. `window.ghostwire` holds the page's
  * status for tests and the curious.
  */
 import {
+  connectTransport,
   type Ghost,
   GhostSampler,
   MessageClient,
   NetworkSimulator,
-  WebSocketClientTransport,
+  type TransportChoice,
+  toAddress,
+  type WebRtcClientTransport,
+  type WebSocketClientTransport,
 } from '../src/browser.js';
 import { Avatar, type AvatarValue, avatarLerp, CAPACITY } from '../tools/live-arena.js';
 import { ArenaBot, type Steer } from '../tools/live-bot.js';
 import { drawScene, type Scene } from './draw.js';
 import { installNetworkPanel, type LinkControl } from './network-panel.js';
-import { factory, type TokenAnswer, WEBSOCKET_PATH } from './protocol.js';
+import { factory, RTC_OFFER_PATH, type ServersAnswer, type TokenAnswer, WEBSOCKET_PATH } from './protocol.js';
 
 /** What the page reports about itself (read by test/demo-chromium.test.ts). */
 export interface PageStatus {
-  /** The WebSocket's state. */
-  socket: 'connecting' | 'open' | 'closed' | 'none';
+  /** The transport's state. */
+  socket: 'connecting' | 'open' | 'failed' | 'closed' | 'none';
+  /** What `?transport=` asked for, and what the page runs over (null while connecting). */
+  transportChoice: TransportChoice;
+  transport: 'webrtc' | 'websocket' | null;
+  /** Why auto did not use WebRTC (null when it did, or when forced). */
+  fallbackReason: string | null;
+  /** Milliseconds connectTransport took (a failed WebRTC attempt included). */
+  transportConnectMs: number;
+  /** Milliseconds from the page's start until the transport was open, and until the netcode handshake completed. */
+  transportOpenMs: number;
+  handshakeMs: number;
   /** The netcode handshake completed and the connection stands. */
   connected: boolean;
   /** It completed at least once. */
@@ -47,12 +62,20 @@ declare global {
   }
 }
 
+const params = new URLSearchParams(location.search);
+const asked = params.get('transport');
 const status: PageStatus = {
   socket: 'none',
+  transportChoice: asked === 'webrtc' || asked === 'websocket' ? asked : 'auto',
+  transport: null,
+  fallbackReason: null,
+  transportConnectMs: Number.NaN,
+  transportOpenMs: Number.NaN,
+  handshakeMs: Number.NaN,
   connected: false,
   handshakeDone: false,
   avatar: -1,
-  botMode: new URLSearchParams(location.search).get('bot') === '1',
+  botMode: params.get('bot') === '1',
   datagramsReceived: 0,
   sections: 0,
   ghosts: 0,
@@ -104,12 +127,33 @@ const keySteer: Steer = () => {
 };
 
 async function main(): Promise<void> {
-  const answer = (await (await fetch('token')).json()) as TokenAnswer;
-  status.avatar = answer.avatar;
-  const token = Uint8Array.from(atob(answer.token), (c) => c.charCodeAt(0));
+  const servers = (await (await fetch('servers')).json()) as ServersAnswer;
   const url = new URL(WEBSOCKET_PATH, location.href);
   url.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  const transport = new WebSocketClientTransport({ url: url.href, serverAddress: answer.serverAddress });
+  status.socket = 'connecting';
+  const connected = await connectTransport({
+    choice: status.transportChoice,
+    webrtc:
+      servers.webrtc === null
+        ? undefined
+        : {
+            signalingUrl: new URL(RTC_OFFER_PATH, location.href).href,
+            serverAddress: toAddress(servers.webrtc),
+          },
+    websocket: { url: url.href, serverAddress: toAddress(servers.websocket) },
+  });
+  const transport = connected.transport;
+  status.transport = connected.kind;
+  status.fallbackReason = connected.fallbackReason;
+  status.transportConnectMs = connected.connectSeconds * 1000;
+  status.transportOpenMs = performance.now();
+  if (connected.fallbackReason !== null)
+    console.info(`ghostwire: over WebSocket (${connected.fallbackReason})`);
+  const response = await fetch(`token?transport=${connected.kind}`);
+  if (!response.ok) throw new Error(`no token: ${response.status} ${await response.text()}`);
+  const answer = (await response.json()) as TokenAnswer;
+  status.avatar = answer.avatar;
+  const token = Uint8Array.from(atob(answer.token), (c) => c.charCodeAt(0));
   const bot: ArenaBot = new ArenaBot(
     answer.avatar,
     () => client.client.endpoint?.rttSample ?? 0,
@@ -147,7 +191,7 @@ class Game {
   constructor(
     private readonly bot: ArenaBot,
     private readonly client: MessageClient,
-    private readonly transport: WebSocketClientTransport,
+    private readonly transport: WebRtcClientTransport | WebSocketClientTransport,
   ) {}
 
   step(now: number): void {
@@ -156,6 +200,7 @@ class Game {
       status.socket = this.transport.state;
       status.connected = this.client.connected;
       if (!this.client.connected) return;
+      if (!status.handshakeDone) status.handshakeMs = performance.now();
       status.handshakeDone = true;
       this.bot.frame(now, Number.NaN); // the server's true tick is not known here: no sync error kept
       status.datagramsReceived = this.transport.stats.received;
@@ -201,7 +246,7 @@ class Game {
       orbs: bot.orbsShown,
       others,
       overlay: [
-        `ghostwire demo · WebSocket${status.botMode ? ' · bot' : ''}`,
+        `ghostwire demo · ${status.transport === 'webrtc' ? 'WebRTC' : 'WebSocket'}${status.botMode ? ' · bot' : ''}`,
         link,
         `delay ${((bot.latency.delay.ticks / 60) * 1000).toFixed(0)} ms  (render tick ${renderTick.toFixed(1)})`,
         `mispredictions ${bot.predictor.stats.mispredictions}`,

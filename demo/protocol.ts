@@ -9,6 +9,8 @@ export const PROTOCOL_ID = 0x6768_6f73_7464_656dn;
 
 /** Where the page's WebSocket upgrades, on the same port as the page. */
 export const WEBSOCKET_PATH = '/ghostwire';
+/** Where the page POSTs its WebRTC offer (one round trip; the answer carries the server's candidate). */
+export const RTC_OFFER_PATH = '/rtc/offer';
 
 /**
  * The game's messages: the factory both ends need. The channels are the arena's replication
@@ -17,11 +19,20 @@ export const WEBSOCKET_PATH = '/ghostwire';
 export const Note = defineMessage('note', t.object({ text: t.string(64) }));
 export const factory = new MessageFactory([Note]);
 
-/** GET /token's JSON answer. */
+/** GET /servers' JSON answer: the address each transport's tokens list (webrtc null: none served). */
+export interface ServersAnswer {
+  websocket: string;
+  webrtc: string | null;
+}
+
+/**
+ * GET /token?transport=webrtc|websocket's JSON answer (default websocket; 404 with
+ * `{ error }` when that transport is not served).
+ */
 export interface TokenAnswer {
   /** The connect token, base64. */
   token: string;
-  /** The server address the token lists (the WebSocket transport's public address). */
+  /** The server address the token lists (the public address of the transport asked for). */
   serverAddress: string;
   /** The `bot` number of this client's avatar: how the page finds its own among the ghosts. */
   avatar: number;

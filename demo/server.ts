@@ -1,6 +1,8 @@
 /**
- * The demo game's server: one HTTP server serves the page, its script and GET /token, and carries
- * the game's WebSocket (WEBSOCKET_PATH) for a MessageServer. The world is the arena `npm start`
+ * The demo game's server: one HTTP server serves the page, its script, GET /servers, GET /token and
+ * the WebRTC signalling route (POST RTC_OFFER_PATH), and carries the game's WebSocket
+ * (WEBSOCKET_PATH); WebRTC data channels come in on one UDP port. One MessageServer takes both
+ * transports (and the bots' in-memory one); a token lists the address of the transport asked for. The world is the arena `npm start`
  * plays (tools/live-arena.ts: orbs, avatars moved by their clients' inputs at a fixed 60 Hz, zaps
  * judged through lag compensation); a few bots of the server's own (demo/bots.ts) keep it alive
  * with one player. GET /token stands in for a game's web service: the server holds the private key
@@ -9,12 +11,15 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
 import {
   type Address,
+  createSignalingApp,
   formatAddress,
   generateConnectToken,
   MessageServer,
   toAddress,
+  WebRtcServerTransport,
   WebSocketServerTransport,
 } from '../src/node.js';
 import { Arena, type AvatarValue } from '../tools/live-arena.js';
@@ -25,6 +30,8 @@ import {
   factory,
   LAST_AVATAR,
   PROTOCOL_ID,
+  RTC_OFFER_PATH,
+  type ServersAnswer,
   type TokenAnswer,
   WEBSOCKET_PATH,
 } from './protocol.js';
@@ -38,6 +45,10 @@ export interface DemoServerOptions {
   port?: number;
   /** The host:port connect tokens list, when it is not the listening address. */
   publicAddress?: string;
+  /** WebRTC's one UDP port (default: the HTTP port's number; null: no WebRTC). */
+  rtcPort?: number | null;
+  /** The IP browsers reach WebRTC at, when the host's interfaces do not carry it (NAT, cloud). */
+  publicIp?: string;
   /** The server's own bots (default 4, at most 16). */
   bots?: number;
   /** The arena's seed (default: random). */
@@ -65,6 +76,11 @@ export interface DemoStatus {
   wsSent: number;
   wsReceived: number;
   peersOpen: number;
+  /** WebRTC: offers answered, peers open now, datagrams sent and received (zeros without WebRTC). */
+  rtcOffers: number;
+  rtcPeers: number;
+  rtcSent: number;
+  rtcReceived: number;
   ticks: number;
 }
 
@@ -85,7 +101,12 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   const privateKey = new Uint8Array(32);
   globalThis.crypto.getRandomValues(privateKey);
   const tokens = new TokenIssuer(privateKey);
-  const http = createServer((request, response) => serve(request, response, assets, tokens, hooks));
+  let rtc: WebRtcServerTransport | null = null;
+  let signaling: ReturnType<typeof getRequestListener> | null = null;
+  const http = createServer((request, response) => {
+    if (request.url === RTC_OFFER_PATH && signaling !== null) void signaling(request, response);
+    else serve(request, response, assets, tokens, hooks);
+  });
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port ?? 8080, host, () => resolve());
@@ -96,7 +117,23 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     path: WEBSOCKET_PATH,
     publicAddress: options.publicAddress ?? formatAddress(host, port),
   });
-  tokens.serverAddress = ws.localAddress;
+  tokens.servers.websocket = ws.localAddress;
+  const rtcPort = options.rtcPort === undefined ? port : options.rtcPort;
+  if (rtcPort !== null) {
+    try {
+      rtc = new WebRtcServerTransport({
+        port: rtcPort,
+        bindAddress: host === '0.0.0.0' || host === '::' ? '0.0.0.0' : host,
+        publicIp: options.publicIp,
+      });
+    } catch (error) {
+      ws.close();
+      http.close();
+      throw error;
+    }
+    signaling = getRequestListener(createSignalingApp(rtc, { path: RTC_OFFER_PATH }).fetch);
+    tokens.servers.webrtc = rtc.localAddress;
+  }
 
   const arena = new Arena(options.seed ?? (Math.random() * 2 ** 32) >>> 0);
   const bots = new DemoBots(Math.min(16, Math.max(0, options.bots ?? 4)));
@@ -105,8 +142,8 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   const server = new MessageServer({
     protocolId: PROTOCOL_ID,
     privateKey,
-    publicAddresses: [ws.localAddress, bots.serverTransport.localAddress],
-    transports: [ws, bots.serverTransport],
+    publicAddresses: [ws.localAddress, bots.serverTransport.localAddress, ...(rtc ? [rtc.localAddress] : [])],
+    transports: [ws, bots.serverTransport, ...(rtc ? [rtc] : [])],
     maxClients: 64,
     factory,
     channels: [arena.replication.channel, arena.inputs.channel],
@@ -159,6 +196,10 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
       wsSent: ws.stats.sent,
       wsReceived: ws.stats.received,
       peersOpen: ws.stats.peersOpen,
+      rtcOffers: rtc?.stats.offersAccepted ?? 0,
+      rtcPeers: rtc?.stats.peers ?? 0,
+      rtcSent: rtc?.stats.sent ?? 0,
+      rtcReceived: rtc?.stats.received ?? 0,
       ticks,
     }),
     close: async () => {
@@ -172,6 +213,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
         bots.close();
       } finally {
         ws.close();
+        rtc?.close();
         http.closeAllConnections();
         await new Promise((resolve) => http.close(resolve));
       }
@@ -185,15 +227,24 @@ interface StatsHooks {
   dashboard: DashboardAssets;
 }
 
-/** Connect tokens for new pages: a fresh client id each, avatar numbers cycling through the players' range. */
+/**
+ * Connect tokens for new pages: a fresh client id each, avatar numbers cycling through the players'
+ * range, listing the address of the transport the page connected over (?transport=, default WebSocket).
+ */
 class TokenIssuer {
-  serverAddress: Address = toAddress('127.0.0.1:0');
+  readonly servers: { websocket: Address; webrtc: Address | null } = {
+    websocket: toAddress('127.0.0.1:0'),
+    webrtc: null,
+  };
   private nextClientId = 1000n;
   private nextAvatar = FIRST_PLAYER_AVATAR;
 
   constructor(private readonly privateKey: Uint8Array) {}
 
-  issue(): TokenAnswer {
+  /** A token listing `transport`'s address; null when this server does not serve it. */
+  issue(transport: string | null): TokenAnswer | null {
+    const serverAddress = transport === 'webrtc' ? this.servers.webrtc : this.servers.websocket;
+    if (serverAddress === null) return null;
     const avatar = this.nextAvatar;
     this.nextAvatar = avatar === LAST_AVATAR ? FIRST_PLAYER_AVATAR : avatar + 1;
     const userData = new Uint8Array(256);
@@ -202,11 +253,11 @@ class TokenIssuer {
       protocolId: PROTOCOL_ID,
       privateKey: this.privateKey,
       clientId: this.nextClientId++,
-      serverAddresses: [this.serverAddress],
+      serverAddresses: [serverAddress],
       now: Math.floor(Date.now() / 1000),
       userData,
     });
-    return { token: Buffer.from(token).toString('base64'), serverAddress: this.serverAddress, avatar };
+    return { token: Buffer.from(token).toString('base64'), serverAddress, avatar };
   }
 }
 
@@ -217,7 +268,8 @@ function serve(
   tokens: TokenIssuer,
   hooks: StatsHooks,
 ): void {
-  const path = (request.url ?? '/').split('?')[0];
+  const url = new URL(request.url ?? '/', 'http://demo');
+  const path = url.pathname;
   if (request.method !== 'GET') {
     response.writeHead(405).end();
     return;
@@ -228,6 +280,13 @@ function serve(
   else if (path === '/client.js') send('text/javascript; charset=utf-8', assets.code);
   else if (path === '/client.js.map') send('application/json', assets.map);
   else if (hooks.stats !== null && serveStats(path, response, hooks.stats, hooks.dashboard)) return;
-  else if (path === '/token') send('application/json', JSON.stringify(tokens.issue()));
-  else response.writeHead(404).end();
+  else if (path === '/servers')
+    send('application/json', JSON.stringify(tokens.servers satisfies ServersAnswer));
+  else if (path === '/token') {
+    const transport = url.searchParams.get('transport');
+    const answer = tokens.issue(transport);
+    if (answer !== null) send('application/json', JSON.stringify(answer));
+    else
+      response.writeHead(404, { 'content-type': 'application/json' }).end(`{"error":"no ${transport} here"}`);
+  } else response.writeHead(404).end();
 }

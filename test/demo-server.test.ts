@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
-import { factory, type TokenAnswer, WEBSOCKET_PATH } from '../demo/protocol.js';
+import { factory, type ServersAnswer, type TokenAnswer, WEBSOCKET_PATH } from '../demo/protocol.js';
 import { type DemoServer, startDemoServer } from '../demo/server.js';
 import { MessageClient, WebSocketClientTransport } from '../src/node.js';
 import { ARENA } from '../tools/live-arena.js';
@@ -66,6 +66,32 @@ describe('the demo server', { timeout: 20_000 }, () => {
     assert.ok(Math.hypot(me.place.x - ARENA / 2, me.place.y - ARENA / 2) > 5, JSON.stringify(me.place));
     client.disconnect();
     transport.close();
+  });
+
+  it('GET /servers lists both transports; a token lists the address of the one asked for', async () => {
+    const servers = (await (await fetch(`${demo.url}servers`)).json()) as ServersAnswer;
+    assert.ok(servers.webrtc !== null);
+    // By default WebRTC's UDP port takes the HTTP (TCP) port's number: one host:port for both.
+    assert.equal(servers.webrtc, servers.websocket);
+    const rtc = (await (await fetch(`${demo.url}token?transport=webrtc`)).json()) as TokenAnswer;
+    assert.equal(rtc.serverAddress, servers.webrtc);
+    assert.equal((await token()).serverAddress, servers.websocket);
+    const refused = await fetch(`${demo.url}rtc/offer`, { method: 'POST', body: '{"type":"offer"}' });
+    assert.equal(refused.status, 400, 'the signalling route answers, and refuses an offer without SDP');
+    assert.match(((await refused.json()) as { error: string }).error, /sdp/i);
+  });
+
+  it('without WebRTC (rtcPort null), a WebRTC token is a 404 with a reason', async () => {
+    const plain = await startDemoServer({ host: '127.0.0.1', port: 0, bots: 0, rtcPort: null });
+    try {
+      assert.equal(((await (await fetch(`${plain.url}servers`)).json()) as ServersAnswer).webrtc, null);
+      const response = await fetch(`${plain.url}token?transport=webrtc`);
+      assert.equal(response.status, 404);
+      assert.match(await response.text(), /no webrtc here/);
+      assert.equal((await fetch(`${plain.url}rtc/offer`, { method: 'POST', body: '{}' })).status, 405);
+    } finally {
+      await plain.close();
+    }
   });
 
   async function token(): Promise<TokenAnswer> {

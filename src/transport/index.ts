@@ -14,6 +14,13 @@ export {
   toAddress,
 } from './address.js';
 export {
+  type ConnectedTransport,
+  type ConnectTransportOptions,
+  connectTransport,
+  type TransportChoice,
+  type TransportKind,
+} from './fallback-client.js';
+export {
   MemoryNetwork,
   type MemoryNetworkOptions,
   MemoryTransport,

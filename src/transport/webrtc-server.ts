@@ -5,7 +5,7 @@
 import nodeDataChannel from 'node-datachannel';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import { type Address, formatAddress, parseHost } from './address.js';
-import { PeerAddresses } from './peer-addresses.js';
+import { PEER_SPACE, PeerAddresses } from './peer-addresses.js';
 import {
   checkDatagram,
   checkInteger,
@@ -186,7 +186,7 @@ export class WebRtcServerTransport implements DatagramTransport {
     this.maxDatagramSize = maxDatagramSize;
     this.localAddress = options.localAddress ?? formatAddress(publicIp ?? bindAddress, port);
     this.queue = new DatagramQueue(maxQueuedDatagrams, this.stats);
-    this.addresses = new PeerAddresses(port);
+    this.addresses = new PeerAddresses(port, PEER_SPACE.webrtc);
     this.rate = new OfferRateLimit(offersPerSecond, 4096);
     // Holds the mux socket from now to close(): the port is taken (or the constructor throws) before
     // any offer, and the first peer does not wait for the socket to come up.

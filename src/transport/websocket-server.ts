@@ -7,7 +7,7 @@ import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import { type Address, formatAddress, parseAddress, toAddress } from './address.js';
-import { PeerAddresses } from './peer-addresses.js';
+import { PEER_SPACE, PeerAddresses } from './peer-addresses.js';
 import {
   checkDatagram,
   checkInteger,
@@ -229,7 +229,7 @@ export class WebSocketServerTransport implements DatagramTransport {
     this.peerTimeout = peerTimeout;
     this.stats = this.counters;
     this.queue = new DatagramQueue(maxQueuedDatagrams, this.counters);
-    this.addresses = new PeerAddresses(parseAddress(localAddress)?.port ?? 0);
+    this.addresses = new PeerAddresses(parseAddress(localAddress)?.port ?? 0, PEER_SPACE.websocket);
     this.path = path;
     this.onPeerOpen = options.onPeerOpen;
     this.onPeerClose = options.onPeerClose;
