@@ -178,6 +178,21 @@ describe(`ghost section (seed ${SEED})`, () => {
     assert.equal(p.mirror.ghost(b.id)?.generation, b.generation);
   });
 
+  it('a field that takes no bits (t.string(0)) replicates: its empty encoding is a whole state', () => {
+    const Blank = defineEntity('blank', t.object({ note: t.string(0), n: t.int(0, 7) }));
+    const world = new ServerWorld({ types: [Blank], capacity: 4 });
+    const replication = new ReplicationServer({ world, maxClients: 1 });
+    const mirror = new ClientMirror({ types: [Blank], capacity: 4 });
+    const server = new MessageConnection({ factory, channels: [replication.channel], clientIndex: 0 });
+    const client = new MessageConnection({ factory, channels: [mirror.channel], clientIndex: 0 });
+    const blank = world.create(Blank, { note: '', n: 5 });
+    world.tick();
+    const { data } = server.writePacket(1 / 30);
+    const copy = data.slice();
+    assert.ok(client.readPacket(copy, 0, copy.length), client.lastRejection ?? '');
+    assert.deepEqual(mirror.ghost(blank.id)?.value, { note: '', n: 5 });
+  });
+
   it('refuses a stale section: an older packet arriving late changes nothing', () => {
     const p = pair();
     const e = p.world.create(Cube, cube(1));

@@ -137,7 +137,6 @@ export class GhostReceiver implements SectionGhosts {
       if ((seen[id] & CREATED) !== 0) return this.refuse(rs, `ghost ${id} created twice`);
       const state = this.state(type);
       if (!readDelta(rs, this.types[type].layout, null, state)) break;
-      if (!this.whole(rs, state, id)) return false;
       seen[id] |= CREATED;
       this.creates.push(id);
       this.createTypes.push(type);
@@ -171,7 +170,6 @@ export class GhostReceiver implements SectionGhosts {
       }
       const state = this.state(type);
       if (!readDelta(rs, this.types[type].layout, baseline, state, this.previousChanges)) break;
-      if (baseline === null && !this.whole(rs, state, id)) return false;
       seen[id] = UPDATED;
       this.updates.push(id);
       this.updateStates[this.updates.length - 1] = state;
@@ -192,13 +190,6 @@ export class GhostReceiver implements SectionGhosts {
    * A state read against the zero state must carry every blob: an empty one is the zero state's
    * placeholder, never an encoding (each variable-size field takes at least one bit).
    */
-  private whole(rs: ReadStream, state: LaneState, id: number): boolean {
-    for (let b = 0; b < state.blobs.length; b++)
-      if (state.blobs[b].length === 0)
-        return this.refuse(rs, `ghost ${id}'s state lacks a variable-size field`);
-    return true;
-  }
-
   private refuse(rs: ReadStream, reason: string): false {
     rs.fail(reason);
     return false;
