@@ -268,7 +268,14 @@ function serve(
   tokens: TokenIssuer,
   hooks: StatsHooks,
 ): void {
-  const url = new URL(request.url ?? '/', 'http://demo');
+  // A request target no URL parser takes ("//[") is the client's error, not the server's end.
+  const url = URL.canParse(request.url ?? '/', 'http://demo')
+    ? new URL(request.url ?? '/', 'http://demo')
+    : null;
+  if (url === null) {
+    response.writeHead(400).end();
+    return;
+  }
   const path = url.pathname;
   if (request.method !== 'GET') {
     response.writeHead(405).end();
@@ -287,6 +294,8 @@ function serve(
     const answer = tokens.issue(transport);
     if (answer !== null) send('application/json', JSON.stringify(answer));
     else
-      response.writeHead(404, { 'content-type': 'application/json' }).end(`{"error":"no ${transport} here"}`);
+      response
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: `no ${transport} here` }));
   } else response.writeHead(404).end();
 }

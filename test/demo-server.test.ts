@@ -5,6 +5,7 @@
  * browser's) connects with a token from GET /token, and its inputs move its avatar on the server.
  */
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { factory, type ServersAnswer, type TokenAnswer, WEBSOCKET_PATH } from '../demo/protocol.js';
@@ -33,6 +34,22 @@ describe('the demo server', { timeout: 20_000 }, () => {
     assert.notEqual(a.token, b.token, 'a fresh token each time');
     assert.notEqual(a.avatar, b.avatar, 'and an avatar number of its own');
     assert.equal(Buffer.from(a.token, 'base64').length, 2048, 'a netcode connect token');
+  });
+
+  it('a request target no URL parser takes is a 400, and the server goes on', async () => {
+    const { port } = new URL(demo.url);
+    const status = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () =>
+        socket.write('GET //[ HTTP/1.1\r\nHost: x\r\n\r\n'),
+      );
+      socket.once('data', (data) => {
+        resolve(String(data).split('\r\n')[0]);
+        socket.end();
+      });
+      socket.once('error', reject);
+    });
+    assert.equal(status, 'HTTP/1.1 400 Bad Request');
+    assert.equal((await fetch(demo.url)).status, 200);
   });
 
   it('a client built as the page builds it connects over WebSocket and walks its avatar', async () => {
