@@ -19,21 +19,31 @@ export interface DemoAssets {
   map: string;
 }
 
-/** Builds the client bundle (nothing written) and reads the page. */
-export async function buildDemoAssets(): Promise<DemoAssets> {
+/**
+ * One demo script (a .ts under demo/) bundled for browsers in memory: the code and its source map.
+ * The page's client and the dashboard are both built this way.
+ */
+export async function bundleDemoScript(entry: string): Promise<{ code: string; map: string }> {
+  const name = entry.slice(entry.lastIndexOf('/') + 1).replace(/\.ts$/, '.js');
   const result = await build({
-    entryPoints: [CLIENT_ENTRY],
+    entryPoints: [entry],
     bundle: true,
     format: 'esm',
     platform: 'browser',
     target: 'es2022',
     minify: true,
     sourcemap: true,
-    outfile: `${REPO_ROOT}dist/demo/public/client.js`,
+    outfile: `${REPO_ROOT}dist/demo/public/${name}`,
     write: false,
     logLevel: 'silent',
   });
   const code = result.outputFiles.find((f) => f.path.endsWith('.js'))!.text;
   const map = result.outputFiles.find((f) => f.path.endsWith('.js.map'))!.text;
+  return { code, map };
+}
+
+/** Builds the client bundle (nothing written) and reads the page. */
+export async function buildDemoAssets(): Promise<DemoAssets> {
+  const { code, map } = await bundleDemoScript(CLIENT_ENTRY);
   return { html: readFileSync(PAGE, 'utf8'), code, map };
 }

@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import { build } from 'esbuild';
 import { REPO_ROOT } from '../scripts/browser-bundle.js';
+import { bundleDemoScript } from './client-bundle.js';
 import type { DemoStats } from './stats.js';
 
 export interface DashboardAssets {
@@ -19,20 +19,7 @@ export interface DashboardAssets {
 
 /** Builds the dashboard's script (nothing written) and reads its page and uPlot's stylesheet. */
 export async function buildDashboardAssets(): Promise<DashboardAssets> {
-  const result = await build({
-    entryPoints: [`${REPO_ROOT}demo/dashboard.ts`],
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    minify: true,
-    sourcemap: true,
-    outfile: `${REPO_ROOT}dist/demo/public/dashboard.js`,
-    write: false,
-    logLevel: 'silent',
-  });
-  const code = result.outputFiles.find((f) => f.path.endsWith('.js'))!.text;
-  const map = result.outputFiles.find((f) => f.path.endsWith('.js.map'))!.text;
+  const { code, map } = await bundleDemoScript(`${REPO_ROOT}demo/dashboard.ts`);
   const css = readFileSync(createRequire(import.meta.url).resolve('uplot/dist/uPlot.min.css'), 'utf8');
   return { html: readFileSync(`${REPO_ROOT}demo/public/dashboard.html`, 'utf8'), code, map, css };
 }
