@@ -263,6 +263,9 @@ export function runLatencyScene(options: LatencySceneOptions): LatencySceneResul
   let nextChange = 0;
   let mirrorDelaySum = 0;
   let mirrorDelayCount = 0;
+  let nextPredicted = 0;
+  let predictedDelaySum = 0;
+  let predictedDelayCount = 0;
 
   // The game's input each predicted tick: wander, and now and then fire at runner 0 where it is shown.
   const produce = (tick: number): MoveValue => {
@@ -299,6 +302,19 @@ export function runLatencyScene(options: LatencySceneOptions): LatencySceneResul
       mispredictions++;
       mispredictedAt.push(now);
       corrections.push(predictor.stats.lastCorrection);
+    }
+    // With prediction a changed input shows in the frame whose prediction first holds its tick:
+    // the ticks the clock has run past it by then.
+    while (
+      latency.predicting &&
+      nextPredicted < changes.length &&
+      predictor.tick >= changes[nextPredicted].tick
+    ) {
+      if (now >= 2) {
+        predictedDelaySum += latency.clock.tick - changes[nextPredicted].tick;
+        predictedDelayCount++;
+      }
+      nextPredicted++;
     }
     if (mirror.newestTick !== sampled) {
       sampled = mirror.newestTick;
@@ -354,8 +370,8 @@ export function runLatencyScene(options: LatencySceneOptions): LatencySceneResul
     clockErrors,
     inputBytesPerSecond: stats.inputBits / 8 / seconds,
     repeatedInputs: (inputs.stats(0)?.starved ?? 0) - starvedAtTwo,
-    // predict(tick, input) steps the player with the input at the tick it is pushed.
-    predictedDisplayDelayTicks: 0,
+    predictedDisplayDelayTicks:
+      predictedDelayCount === 0 ? Number.NaN : predictedDelaySum / predictedDelayCount,
     mirrorDisplayDelayTicks: mirrorDelayCount === 0 ? Number.NaN : mirrorDelaySum / mirrorDelayCount,
     rttMs: client.client.endpoint?.rtt ?? 0,
   };

@@ -72,6 +72,7 @@ export function runLatency(ctx: SuiteContext): void {
       clockP50: median(settled.map((e) => quantile(e, 0.5))),
       clockP99: median(settled.map((e) => quantile(e, 0.99))),
       clockMax: Math.max(...settled.map((e) => Math.max(...e))),
+      predictedDelay: median(runs.map((r) => r.predictedDisplayDelayTicks)),
       mirrorDelay: median(runs.map((r) => r.mirrorDisplayDelayTicks)),
       delay: median(runs.map((r) => r.meanDelayTicks)),
       fiedler: runs[0].fiedlerTicks,
@@ -88,7 +89,7 @@ export function runLatency(ctx: SuiteContext): void {
     rows.push([
       link.name,
       `${f2(row.clockP50)} / ${f2(row.clockP99)} / ${f2(row.clockMax)}`,
-      `0 / ${row.mirrorDelay.toFixed(1)}`,
+      `${row.predictedDelay.toFixed(1)} / ${row.mirrorDelay.toFixed(1)}`,
       `${f2(row.delay)} / ${row.fiedler}`,
       `${(100 * row.starved).toFixed(2)}%`,
       `${row.mispredictions} (${f2(row.correctionMean)} / ${f2(row.correctionMax)} m)`,
