@@ -1,0 +1,192 @@
+/**
+ * The directory: the one place a fleet keeps what it shares — which server processes are alive and
+ * how loaded, where each room lives, who holds a seat in it, and the matchmaking queue — plus a
+ * small publish/subscribe bus. Two implementations: EmbeddedDirectory (one process, the default)
+ * and RedisDirectory (a real redis-server shared by processes on several machines).
+ *
+ * Every method is async, resolves or rejects (never hangs), and is atomic where it says so: two
+ * backends reserving the last seat of a room at once see one succeed and one refused.
+ * Times are unix milliseconds from the directory's clock (`now` in the implementations' options).
+ */
+
+/** A process's lifecycle as the fleet sees it (Agones' verbs): only 'ready' processes get new rooms. */
+export type ProcessState = 'starting' | 'ready' | 'draining';
+
+/** What a server process reports with each heartbeat. */
+export interface ProcessLoad {
+  rooms: number;
+  /** Clients connected to its rooms now. */
+  clients: number;
+  /** Mean time of one room tick over the last report period, milliseconds. */
+  tickMs: number;
+  /** Worst room tick over the last report period, milliseconds. */
+  tickMaxMs: number;
+}
+
+/** The transports a server process serves, each as the host:port a connect token lists. */
+export interface ProcessAddresses {
+  udp?: string;
+  websocket?: string;
+  webrtc?: string;
+  /** Where browsers POST their WebRTC offer (http(s) URL), when the process serves WebRTC. */
+  signalingUrl?: string;
+}
+
+export interface ProcessRecord {
+  processId: string;
+  /** The machine's name (hostname), for load per machine. */
+  machine: string;
+  addresses: ProcessAddresses;
+  state: ProcessState;
+  /** Rooms it takes at most. */
+  maxRooms: number;
+  load: ProcessLoad;
+  /** When its last heartbeat arrived. */
+  heartbeatAt: number;
+}
+
+/** Values a room advertises for room queries (kept small: they travel with every listing). */
+export type RoomMetadata = Record<string, string | number | boolean>;
+
+export interface RoomListing {
+  roomId: string;
+  /** Its room type, as registered by name. */
+  name: string;
+  processId: string;
+  /** Seats held now: reserved (not yet used), taken (client connected) and held for reconnection. */
+  seats: number;
+  maxClients: number;
+  /** A locked room takes no new reservations (reconnections still resume). */
+  locked: boolean;
+  /** A private room is found only by its id, never by a query. */
+  private: boolean;
+  metadata: RoomMetadata;
+  createdAt: number;
+}
+
+/** reserved: not used yet · taken: its client is connected · held: kept for a dropped client. */
+export type SeatState = 'reserved' | 'taken' | 'held';
+
+export interface Seat {
+  /** Unguessable id, carried in the connect token's user data. */
+  seatId: string;
+  roomId: string;
+  processId: string;
+  /** The authenticated player (the backend's verifier names it). */
+  userId: string;
+  /** The netcode client id of the token issued for it, decimal. */
+  clientId: string;
+  state: SeatState;
+  /** When a reserved or held seat lapses (Infinity while taken). */
+  expiresAt: number;
+}
+
+export type ReserveResult =
+  | { ok: true; seat: Seat }
+  | { ok: false; reason: 'no such room' | 'locked' | 'full' | 'seat exists' };
+
+export type ConsumeResult =
+  | { ok: true; seat: Seat }
+  | { ok: false; reason: 'unknown seat' | 'expired' | 'already used' | 'wrong room' };
+
+/** One player (or party) waiting for a match. */
+export interface Ticket {
+  ticketId: string;
+  /** The players it seats (a party is one ticket of several users, matched together). */
+  userIds: string[];
+  /** Tickets match only within a pool: the game mode and region, e.g. "duel/eu". */
+  pool: string;
+  /** Skill rating; the window around it widens with waiting time. */
+  skill: number;
+  /** Free-form properties the game's own match rule may read. */
+  properties: RoomMetadata;
+  createdAt: number;
+}
+
+/** What became of a ticket: still queued, matched into a room, cancelled or lapsed. */
+export type TicketStatus =
+  | { state: 'queued'; ticket: Ticket }
+  | { state: 'matched'; matchId: string; roomId: string; ticketIds: string[]; matchedAt: number }
+  | { state: 'cancelled' }
+  | { state: 'unknown' };
+
+export interface RoomQuery {
+  name?: string;
+  processId?: string;
+  /** Only rooms that take a reservation now: not locked, not private, a seat free. */
+  joinable?: boolean;
+}
+
+export type Unsubscribe = () => Promise<void>;
+
+export interface Directory {
+  // Processes. A record lapses ttlMs after its last registration or heartbeat unless renewed.
+  registerProcess(record: ProcessRecord, ttlMs: number): Promise<void>;
+  /** Renews a live record; false when it had lapsed (the caller registers again). */
+  heartbeat(processId: string, state: ProcessState, load: ProcessLoad, ttlMs: number): Promise<boolean>;
+  getProcess(processId: string): Promise<ProcessRecord | null>;
+  listProcesses(): Promise<ProcessRecord[]>;
+  /** Removes a process and everything of it (rooms, seats) and publishes PROCESS_GONE once. */
+  removeProcess(processId: string): Promise<void>;
+  /** Finds processes whose record lapsed, removes them as removeProcess does; returns their ids. */
+  sweep(): Promise<string[]>;
+
+  // Rooms.
+  /** Lists a new room on a live process; false if the process is unknown or the id taken. */
+  createRoom(listing: Omit<RoomListing, 'seats' | 'createdAt'>): Promise<boolean>;
+  /** Changes what a room advertises; false if it is gone. */
+  updateRoom(
+    roomId: string,
+    patch: { locked?: boolean; metadata?: RoomMetadata; maxClients?: number },
+  ): Promise<boolean>;
+  /** Removes a room and its seats. */
+  removeRoom(roomId: string): Promise<void>;
+  getRoom(roomId: string): Promise<RoomListing | null>;
+  findRooms(query: RoomQuery): Promise<RoomListing[]>;
+
+  // Seats. Atomic: a room never has more live seats than maxClients.
+  reserveSeat(
+    roomId: string,
+    seat: { seatId: string; userId: string; clientId: string; ttlMs: number },
+  ): Promise<ReserveResult>;
+  /** The process takes a seat when its client connects: reserved or held → taken, once. */
+  consumeSeat(seatId: string, roomId: string): Promise<ConsumeResult>;
+  /** A dropped client's seat kept ttlMs for its reconnection: taken → held. False if not taken. */
+  holdSeat(seatId: string, ttlMs: number): Promise<boolean>;
+  getSeat(seatId: string): Promise<Seat | null>;
+  /** Frees a seat (its client left for good). */
+  releaseSeat(seatId: string): Promise<void>;
+
+  // Matchmaking queue.
+  addTicket(ticket: Ticket): Promise<void>;
+  /** Cancels a queued ticket; false if it is no longer queued (matched or gone). */
+  cancelTicket(ticketId: string): Promise<boolean>;
+  listTickets(pool?: string): Promise<Ticket[]>;
+  /**
+   * Atomically takes every named ticket out of the queue and records the match for each, or takes
+   * none (false) when any is no longer queued. Results are kept resultTtlMs for polling.
+   */
+  claimTickets(
+    ticketIds: string[],
+    match: { matchId: string; roomId: string },
+    resultTtlMs: number,
+  ): Promise<boolean>;
+  ticketStatus(ticketId: string): Promise<TicketStatus>;
+
+  // Messages between processes: at-most-once, to the subscribers live at the time of publishing.
+  publish(channel: string, message: string): Promise<void>;
+  subscribe(channel: string, handler: (message: string) => void): Promise<Unsubscribe>;
+
+  close(): Promise<void>;
+}
+
+/** Channel on which a removed process is announced: JSON ProcessGone. */
+export const PROCESS_GONE = 'ghostwire:process-gone';
+
+export interface ProcessGone {
+  processId: string;
+  /** Its rooms, removed with it. */
+  roomIds: string[];
+  /** 'lapsed' (no heartbeat within its ttl: crashed or cut off) or 'removed' (stopped cleanly). */
+  reason: 'lapsed' | 'removed';
+}
