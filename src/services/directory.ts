@@ -156,6 +156,11 @@ export interface Directory {
   getSeat(seatId: string): Promise<Seat | null>;
   /** Frees a seat (its client left for good). */
   releaseSeat(seatId: string): Promise<void>;
+  /**
+   * Writes a seat as the process knows it (taken or held), for a process listing its rooms again
+   * after the directory lost them (a Redis restart without persistence). False if the room is gone.
+   */
+  restoreSeat(seat: Seat): Promise<boolean>;
 
   // Matchmaking queue.
   addTicket(ticket: Ticket): Promise<void>;

@@ -231,6 +231,16 @@ export class EmbeddedDirectory implements Directory {
     this.dropSeat(seatId);
   }
 
+  async restoreSeat(seat: Seat): Promise<boolean> {
+    this.open();
+    const room = this.rooms.get(seat.roomId);
+    if (room === undefined || room.listing.processId !== seat.processId) return false;
+    this.dropSeat(seat.seatId);
+    this.seats.set(seat.seatId, { ...seat });
+    room.seats.add(seat.seatId);
+    return true;
+  }
+
   async addTicket(ticket: Ticket): Promise<void> {
     this.open();
     if (this.tickets.has(ticket.ticketId) || this.results.has(ticket.ticketId))
