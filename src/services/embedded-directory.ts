@@ -243,8 +243,11 @@ export class EmbeddedDirectory implements Directory {
 
   async addTicket(ticket: Ticket): Promise<void> {
     this.open();
-    if (this.tickets.has(ticket.ticketId) || this.results.has(ticket.ticketId))
+    // A lapsed result frees its id, as its Redis key would expire, swept or not.
+    const result = this.results.get(ticket.ticketId);
+    if (this.tickets.has(ticket.ticketId) || (result !== undefined && result.expiresAt > this.now()))
       throw new Error(`ticket ${ticket.ticketId} exists`);
+    this.results.delete(ticket.ticketId);
     this.tickets.set(ticket.ticketId, structuredClone(ticket));
   }
 

@@ -5,5 +5,6 @@
  */
 export * from './directory.js';
 export { EmbeddedDirectory, type EmbeddedDirectoryOptions } from './embedded-directory.js';
+export { RedisDirectory, type RedisDirectoryOptions, RedisUnavailableError } from './redis-directory.js';
 export * from './room-requests.js';
 export * from './seat-token.js';
