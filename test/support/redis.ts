@@ -130,6 +130,15 @@ export class RedisServer {
     await this.launch();
   }
 
+  /** Freezes the server (SIGSTOP): it keeps its connections but answers nothing, as a stalled host. */
+  pause(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.child?.kill('SIGCONT');
+  }
+
   /** Stops it and removes its directory. */
   async dispose(): Promise<void> {
     await this.stop();
