@@ -80,6 +80,7 @@ export class RedisDirectory implements Directory {
       // Never queue while disconnected, never resend after a reconnection: a call either reaches
       // Redis now or rejects, and a script that may have run is not run twice.
       enableOfflineQueue: false,
+      enableAutoPipelining: options.redis?.enableAutoPipelining ?? true,
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,
       retryStrategy: options.redis?.retryStrategy ?? ((times) => Math.min(50 * times, 500)),

@@ -27,6 +27,10 @@ local function seatLive(state, expiresAt, now)
   local e = tonumber(expiresAt)
   return e ~= nil and e > now
 end
+`;
+
+/** Helpers for the scripts that remove rooms and processes (left out of the others: less to load per call). */
+const DROPPING = `
 local function dropRoom(roomId)
   local key = P .. 'room:' .. roomId
   local pid = redis.call('HGET', key, 'processId')
@@ -310,5 +314,6 @@ export type DirectoryScriptName = keyof typeof DIRECTORY_SCRIPTS;
 
 /** The full source of a script: the shared helpers, then its body. */
 export function scriptSource(name: DirectoryScriptName): string {
-  return PRELUDE + DIRECTORY_SCRIPTS[name];
+  const body = DIRECTORY_SCRIPTS[name];
+  return PRELUDE + (/drop(Room|Process)\(/.test(body) ? DROPPING : '') + body;
 }
