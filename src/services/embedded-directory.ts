@@ -21,6 +21,7 @@ import {
   type TicketStatus,
   type Unsubscribe,
 } from './directory.js';
+import { checkMaxClients, checkTtl } from './directory-checks.js';
 
 export interface EmbeddedDirectoryOptions {
   /** Unix milliseconds (default Date.now); tests pass their own clock. */
@@ -118,6 +119,7 @@ export class EmbeddedDirectory implements Directory {
 
   async createRoom(listing: Omit<RoomListing, 'seats' | 'createdAt'>): Promise<boolean> {
     this.open();
+    checkMaxClients(listing.maxClients);
     const process = this.liveProcess(listing.processId);
     if (process === null || this.rooms.has(listing.roomId)) return false;
     const copy: RoomListing = { ...structuredClone(listing), seats: 0, createdAt: this.now() };
@@ -131,6 +133,7 @@ export class EmbeddedDirectory implements Directory {
     patch: { locked?: boolean; metadata?: RoomMetadata; maxClients?: number },
   ): Promise<boolean> {
     this.open();
+    if (patch.maxClients !== undefined) checkMaxClients(patch.maxClients);
     const room = this.rooms.get(roomId);
     if (room === undefined) return false;
     if (patch.locked !== undefined) room.listing.locked = patch.locked;
@@ -365,9 +368,4 @@ export class EmbeddedDirectory implements Directory {
     this.processes.delete(processId);
     void this.publish(PROCESS_GONE, JSON.stringify({ processId, roomIds, reason } satisfies ProcessGone));
   }
-}
-
-function checkTtl(ttlMs: number): void {
-  if (!Number.isFinite(ttlMs) || ttlMs <= 0)
-    throw new RangeError(`ttlMs must be a positive finite number, got ${ttlMs}`);
 }

@@ -37,6 +37,7 @@ import type {
   TicketStatus,
   Unsubscribe,
 } from './directory.js';
+import { checkMaxClients, checkTtl } from './directory-checks.js';
 import { RedisChannels } from './redis-channels.js';
 import { fieldsOf, processOf, roomOf, seatOf, ticketOf, ticketResultOf } from './redis-records.js';
 import { DIRECTORY_SCRIPTS, type DirectoryScriptName, scriptSource } from './redis-scripts.js';
@@ -162,6 +163,7 @@ export class RedisDirectory implements Directory {
 
   async createRoom(listing: Omit<RoomListing, 'seats' | 'createdAt'>): Promise<boolean> {
     const { roomId, name, processId, maxClients, locked, metadata } = listing;
+    checkMaxClients(maxClients);
     const created = await this.script(
       'gwCreateRoom',
       roomId,
@@ -179,6 +181,7 @@ export class RedisDirectory implements Directory {
     roomId: string,
     patch: { locked?: boolean; metadata?: RoomMetadata; maxClients?: number },
   ): Promise<boolean> {
+    if (patch.maxClients !== undefined) checkMaxClients(patch.maxClients);
     const pairs: string[] = [];
     if (patch.locked !== undefined) pairs.push('locked', flag(patch.locked));
     if (patch.metadata !== undefined) pairs.push('metadata', JSON.stringify(patch.metadata));
@@ -388,9 +391,4 @@ function ms(value: number): string {
 
 function isReplyError(error: unknown): boolean {
   return (error as { name?: string } | null)?.name === 'ReplyError';
-}
-
-function checkTtl(ttlMs: number): void {
-  if (!Number.isFinite(ttlMs) || ttlMs <= 0)
-    throw new RangeError(`ttlMs must be a positive finite number, got ${ttlMs}`);
 }

@@ -235,6 +235,8 @@ function processContract(ctx: ContractContext): void {
     assert.deepEqual(await ids(peer.findRooms({ joinable: true })), ['r1']);
     const updated = await peer.getRoom('r1');
     assert.deepEqual([updated?.maxClients, updated?.metadata], [3, { map: 'inferno' }]);
+    await assert.rejects(directory.createRoom(roomListing('r5', 'p1', Number.NaN)), RangeError);
+    await assert.rejects(directory.updateRoom('r1', { maxClients: 2.5 }), RangeError);
     await directory.removeRoom('r1');
     await directory.removeRoom('r1');
     assert.equal(await peer.getRoom('r1'), null);
