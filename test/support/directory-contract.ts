@@ -127,7 +127,7 @@ function processContract(ctx: ContractContext): void {
     await directory.registerProcess(processRecord('p2'), ctx.ttlMs * 10);
     await elapse(ctx.ttlMs / 2);
     assert.equal(await directory.heartbeat('p1', 'ready', LOAD, ctx.ttlMs), true);
-    await elapse(ctx.ttlMs / 2 + ctx.ttlMs / 4);
+    await elapse(ctx.ttlMs * 0.6); // past its first lapse, within the renewed one
     assert.ok((await directory.getProcess('p1')) !== null, 'the heartbeat renewed it');
     await elapse(ctx.ttlMs);
     assert.equal(await directory.getProcess('p1'), null);
