@@ -110,6 +110,17 @@ describe('ProcessManager', () => {
     }
   });
 
+  it('kills a child never heard from within startupTimeoutMs; stop() rejects a pending start()', async () => {
+    const pm = manager(['mute'], { startupTimeoutMs: 300 });
+    const starting = pm.start(1);
+    const [id, reason] = await once(pm, 'unhealthy');
+    assert.equal(reason, 'no first heartbeat in 300 ms');
+    const [exitedId, , signal] = await once(pm, 'exited');
+    assert.deepEqual([exitedId, signal], [id, 'SIGKILL']);
+    await pm.stop({ drain: false });
+    await assert.rejects(starting, /stopped/);
+  });
+
   it('drains a child: waits for its rooms to end, then stops it cleanly and does not restart it', async () => {
     const pm = manager(['steady', '3']);
     const [id, other] = await pm.start(2);

@@ -98,6 +98,8 @@ export class ProcessManager extends EventEmitter<ProcessManagerEvents> {
   private monitor: NodeJS.Timeout | null = null;
   private stopped = false;
   private unhealthyCount = 0;
+  /** Pending start() calls, looking again whenever a child is heard from or ends. */
+  private readonly waiters = new Set<() => void>();
 
   constructor(options: ProcessManagerOptions) {
     super();
@@ -124,21 +126,14 @@ export class ProcessManager extends EventEmitter<ProcessManagerEvents> {
     return new Promise((resolve, reject) => {
       const settle = () => {
         if (mine.some((slot) => !this.slots.has(slot))) {
-          done();
+          this.waiters.delete(settle);
           reject(new Error(this.stopped ? 'process manager stopped' : 'a server process gave up starting'));
         } else if (mine.every((slot) => slot.run !== null && slot.run.heartbeatAt > 0)) {
-          done();
+          this.waiters.delete(settle);
           resolve([...this.runs.keys()]);
         }
       };
-      const done = () => {
-        this.off('healthy', settle);
-        this.off('gaveUp', settle);
-        this.off('exited', settle);
-      };
-      this.on('healthy', settle);
-      this.on('gaveUp', settle);
-      this.on('exited', settle);
+      this.waiters.add(settle);
       settle();
     });
   }
@@ -165,6 +160,7 @@ export class ProcessManager extends EventEmitter<ProcessManagerEvents> {
     const timeoutMs = options.drain === false ? 0 : (options.timeoutMs ?? this.options.drainTimeoutMs);
     await Promise.all([...this.runs.values()].map((run) => (run.stopping ??= this.finish(run, timeoutMs))));
     this.slots.clear();
+    this.wake();
   }
 
   /** Load per process (from its last heartbeat) and for the machine. */
@@ -235,7 +231,10 @@ export class ProcessManager extends EventEmitter<ProcessManagerEvents> {
       if (run.ended) return;
       run.ended = true;
       unserve?.();
-      void this.ended(run, { code, signal }).then(() => exited({ code, signal }));
+      void this.ended(run, { code, signal }).finally(() => {
+        exited({ code, signal });
+        this.wake();
+      });
     };
     child.on('exit', onEnd);
     // A fork that could not start emits only 'error'.
@@ -259,10 +258,17 @@ export class ProcessManager extends EventEmitter<ProcessManagerEvents> {
       run.cpuPercent = beat.cpuPercent;
       // 'draining' proves the beat was sent after the child got the request.
       if (run.drainRequested && beat.state === 'draining' && beat.load.rooms === 0) run.drained();
-      if (first) this.emit('healthy', run.processId);
+      if (first) {
+        this.emit('healthy', run.processId);
+        this.wake();
+      }
     } else if (tag === 'drained' && run.drainRequested) {
       run.drained();
     }
+  }
+
+  private wake(): void {
+    for (const waiter of [...this.waiters]) waiter();
   }
 
   /** Kills children silent for too long (or never heard from within startupTimeoutMs). */
