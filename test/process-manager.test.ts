@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { PROCESS_GONE, type ProcessGone } from '../src/services/directory.js';
 import { EmbeddedDirectory } from '../src/services/embedded-directory.js';
+import { reportToManager } from '../src/services/managed-process.js';
 import { ProcessManager, type ProcessManagerOptions } from '../src/services/process-manager.js';
 
 const SERVER = fileURLToPath(new URL('./fixtures/managed-server.js', import.meta.url));
@@ -170,6 +171,17 @@ describe('ProcessManager', () => {
     assert.ok(events[4][1] - events[3][1] >= 59);
     assert.deepEqual(pm.report().processes, []);
     await pm.stop();
+  });
+});
+
+describe('reportToManager', () => {
+  it('does nothing outside a process manager', () => {
+    const server = {
+      load: () => ({ rooms: 0, clients: 0, tickMs: 0, tickMaxMs: 0 }),
+      state: () => 'ready' as const,
+      drain: async () => {},
+    };
+    assert.equal(reportToManager(server), null);
   });
 });
 
