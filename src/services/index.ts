@@ -5,5 +5,7 @@
  */
 export * from './directory.js';
 export { EmbeddedDirectory, type EmbeddedDirectoryOptions } from './embedded-directory.js';
+export * from './match-rules.js';
+export * from './matchmaker.js';
 export * from './room-requests.js';
 export * from './seat-token.js';
