@@ -88,7 +88,7 @@ export function validateMatchRules(
 /** The skill radius a ticket accepts after waiting `waitedMs` (negative waits count as 0). */
 export function skillRadius(window: SkillWindow, waitedMs: number): number {
   const radius = window.initial + (window.perSecond * Math.max(0, waitedMs)) / 1000;
-  return radius < window.max ? radius : window.max;
+  return Math.min(radius, window.max);
 }
 
 /** Validates the rules once and returns the pass that applies them. */
