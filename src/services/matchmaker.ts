@@ -82,7 +82,7 @@ export class Matchmaker {
   private readonly concurrency: number;
   private readonly now: () => number;
   /** This matchmaker's queued tickets per user, for the per-user limit. */
-  private readonly queuedByUser = new Map<string, Set<string>>();
+  private readonly queuedByUser = new Map<string, number>();
   /** This matchmaker's queued tickets: their users and the first listing sure to include them. */
   private readonly ownTickets = new Map<string, { userIds: string[]; listedFrom: number }>();
   private listings = 0;
@@ -143,7 +143,7 @@ export class Matchmaker {
     if (typeof skill !== 'number' || !Number.isFinite(skill))
       throw new RangeError(`skill must be a finite number, got ${skill}`);
     for (const u of userIds)
-      if ((this.queuedByUser.get(u)?.size ?? 0) >= this.ticketsPerUser)
+      if ((this.queuedByUser.get(u) ?? 0) >= this.ticketsPerUser)
         throw new RangeError(`user ${u} already has ${this.ticketsPerUser} queued ticket(s)`);
     const ticket: Ticket = {
       ticketId: randomId(),
@@ -322,11 +322,7 @@ export class Matchmaker {
 
   private track(ticketId: string, userIds: string[]): void {
     this.ownTickets.set(ticketId, { userIds, listedFrom: Number.POSITIVE_INFINITY });
-    for (const u of userIds) {
-      const set = this.queuedByUser.get(u) ?? new Set<string>();
-      set.add(ticketId);
-      this.queuedByUser.set(u, set);
-    }
+    for (const u of userIds) this.queuedByUser.set(u, (this.queuedByUser.get(u) ?? 0) + 1);
   }
 
   private untrack(ticketId: string): void {
@@ -334,9 +330,9 @@ export class Matchmaker {
     if (own === undefined) return;
     this.ownTickets.delete(ticketId);
     for (const u of own.userIds) {
-      const set = this.queuedByUser.get(u);
-      set?.delete(ticketId);
-      if (set?.size === 0) this.queuedByUser.delete(u);
+      const count = (this.queuedByUser.get(u) ?? 1) - 1;
+      if (count > 0) this.queuedByUser.set(u, count);
+      else this.queuedByUser.delete(u);
     }
   }
 
