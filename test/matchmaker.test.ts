@@ -218,6 +218,39 @@ describe('matchmaker: passes', () => {
     assert.equal(matched(await ctx.mm.status(a)).roomId, 'r');
   });
 
+  it('a claim that throws is settled by the ticket status: landed → matched, not landed → abandoned', async () => {
+    for (const landed of [true, false]) {
+      const time = clock();
+      const dir = new (class extends EmbeddedDirectory {
+        override async claimTickets(
+          ids: string[],
+          match: { matchId: string; roomId: string },
+          ttl: number,
+        ): Promise<boolean> {
+          if (landed) await super.claimTickets(ids, match, ttl);
+          throw new Error('connection reset');
+        }
+      })({ now: time.now });
+      const ctx = setup({ rules: { ...RULES, maxPlayers: 2 } }, dir);
+      const a = await ctx.mm.enqueue({ userIds: ['a'], pool: 'p', skill: 1000 });
+      await ctx.mm.enqueue({ userIds: ['b'], pool: 'p', skill: 1000 });
+      await ctx.mm.process();
+      const m = ctx.mm.metrics();
+      assert.equal(m.errors, 1);
+      assert.equal(m.matches, landed ? 1 : 0);
+      assert.deepEqual(ctx.abandoned, landed ? [] : ['r0']);
+      assert.equal((await ctx.mm.status(a)).state, landed ? 'matched' : 'queued');
+    }
+  });
+
+  it('a process() called during a pass joins that pass', async () => {
+    const { mm } = setup();
+    const first = mm.process();
+    assert.equal(mm.process(), first);
+    await first;
+    assert.equal(mm.metrics().passes, 1);
+  });
+
   it('a pass whose listing fails rejects and is counted', async () => {
     const { mm, dir } = setup();
     await dir.close();
