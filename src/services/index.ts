@@ -14,6 +14,8 @@ export {
 export type { IpcEndpoint } from './ipc-endpoint.js';
 export { type ManagedProcess, type ManagedServer, reportToManager } from './managed-process.js';
 export { HEARTBEAT_MS_ENV, PROCESS_ID_ENV } from './manager-protocol.js';
+export * from './match-rules.js';
+export * from './matchmaker.js';
 export {
   type DrainOutcome,
   type ExitInfo,
