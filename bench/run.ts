@@ -21,6 +21,7 @@ import {
   sinkChecksum,
 } from './harness.js';
 import { runDirectory } from './services/directory.js';
+import { runMatchmaking } from './services/matchmaking.js';
 import { runAead } from './suites/aead.js';
 import { runBitpacker } from './suites/bitpacker.js';
 import { runCrc32 } from './suites/crc32.js';
@@ -57,6 +58,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   w4: runW4,
   latency: runLatency,
   transports: runTransports,
+  matchmaking: runMatchmaking,
   directory: runDirectory,
 };
 
