@@ -174,6 +174,16 @@ describe('rooms: join-or-create, create, join by id', () => {
       maxRooms: 10,
       addresses: addressesOf(1),
     });
+    const draining = await FakeRoomProcess.start(f.directory, {
+      processId: 'draining',
+      addresses: addressesOf(2),
+    });
+    await f.directory.heartbeat(
+      'draining',
+      'draining',
+      { rooms: 0, clients: 0, tickMs: 0, tickMaxMs: 0 },
+      60_000,
+    );
     const noWs = await FakeRoomProcess.start(f.directory, {
       processId: 'udp-only',
       addresses: { udp: '127.0.0.1:45000' },
@@ -189,10 +199,12 @@ describe('rooms: join-or-create, create, join by id', () => {
     assert.equal(created.status, 200, String(created.body.error));
     assert.deepEqual([created.body.processId, created.body.serverAddress], ['idle', '127.0.0.1:42001']);
     assert.deepEqual([busy.requests.length, idle.requests.length, noWs.requests.length], [0, 1, 0]);
-    // Rooms placed since the last heartbeat count: eight more creations reach the busy process too.
+    assert.equal(draining.requests.length, 0, 'a draining process takes no new rooms');
+    // Rooms placed since the last heartbeat count: a burst fills the idle one up to the busy one's
+    // load (0.8), then alternates, instead of piling all on the process that looked emptiest.
     for (let i = 0; i < 8; i++)
       await call(f.url, 'POST', '/rooms/create', { name: 'arena', transport: 'websocket' }, session);
-    assert.ok(busy.requests.length >= 1, 'the burst spreads over both');
+    assert.deepEqual([busy.requests.length, idle.requests.length], [1, 8]);
     const create = await call(f.url, 'POST', '/rooms/create', { name: 'arena', transport: 'udp' }, session);
     assert.equal(create.status, 200);
   });

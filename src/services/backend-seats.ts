@@ -42,7 +42,10 @@ export interface SeatIssuerConfig {
 }
 
 export class SeatIssuer {
-  /** joinOrCreate's creations in flight per room type and transport: one at a time, the rest wait. */
+  /**
+   * joinOrCreate's creations in flight per room type and transport: one at a time, the others
+   * arriving meanwhile wait and take seats in it (their options unused, as when they find a room).
+   */
   private readonly creating = new Map<string, Promise<string>>();
 
   constructor(private readonly config: SeatIssuerConfig) {}
