@@ -21,6 +21,7 @@ import {
   sinkChecksum,
 } from './harness.js';
 import { runAead } from './suites/aead.js';
+import { runBackend } from './suites/backend.js';
 import { runBitpacker } from './suites/bitpacker.js';
 import { runCrc32 } from './suites/crc32.js';
 import { runHandshake } from './suites/handshake.js';
@@ -56,6 +57,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   w4: runW4,
   latency: runLatency,
   transports: runTransports,
+  backend: runBackend,
 };
 
 function parseCommandLine(): { quick: boolean; only: string | null; json: string | null } {

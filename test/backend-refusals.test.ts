@@ -173,7 +173,7 @@ describe('hostile bodies (seeded fuzz)', () => {
     const seed = testSeed('backend fuzz');
     const next = prng(seed);
     const f = await start({ createTimeoutMs: 100 });
-    await FakeRoomProcess.start(f.directory, { processId: 'p1', maxClients: 50 });
+    await FakeRoomProcess.start(f.directory, { processId: 'p1', maxClients: 50, maxRooms: 100_000 });
     const { session } = await guest(f.url);
     const routes = [
       ['POST', '/auth'],
@@ -226,12 +226,27 @@ describe('hostile bodies (seeded fuzz)', () => {
     const statuses = new Map<number, number>();
     for (let i = 0; i < 300; i++) {
       const [method, path] = routes[randomInt(next, routes.length)];
-      const form = randomInt(next, 4);
+      const form = randomInt(next, 6);
       let body: BodyInit | undefined;
       if (form === 0) body = JSON.stringify(value(0));
       else if (form === 1) body = Buffer.from(randomBytes(next, randomInt(next, 64)));
       else if (form === 2) body = `{"name":"${'['.repeat(randomInt(next, 3000))}`;
-      else body = '['.repeat(5000) + ']'.repeat(5000);
+      else if (form === 3) body = '['.repeat(5000) + ']'.repeat(5000);
+      else {
+        // A valid body with one field replaced or added: reaches the handlers, not only the schemas.
+        const valid: Record<string, unknown> = {
+          name: 'arena',
+          transport: 'udp',
+          seatId: 's1',
+          roomId: 'r1',
+          pool: 'duel',
+          skill: 10,
+          options: { map: 'dust' },
+        };
+        const keys = Object.keys(valid);
+        if (form === 5) valid[keys[randomInt(next, keys.length)]] = value(1);
+        body = JSON.stringify(valid);
+      }
       const headers: Record<string, string> = { 'Content-Type': 'application/json' };
       if (randomInt(next, 4) > 0) headers.Authorization = `Bearer ${session}`;
       const answer = await raw(f.url, method, path, method === 'GET' ? undefined : body, headers);

@@ -12,10 +12,12 @@ import {
   readConnectToken,
   readConnectTokenPrivate,
 } from '../src/connection/connect-token.js';
+import { createBackend } from '../src/services/backend.js';
 import { ROOM_GONE } from '../src/services/backend-refusal.js';
 import type { guestAuthSchema } from '../src/services/backend-schemas.js';
 import type { JoinAnswer } from '../src/services/backend-seats.js';
 import { SessionSigner } from '../src/services/backend-session.js';
+import { EmbeddedDirectory } from '../src/services/embedded-directory.js';
 import { decodeSeatUserData } from '../src/services/seat-token.js';
 import {
   addressesOf,
@@ -163,6 +165,42 @@ describe('rooms: join-or-create, create, join by id', () => {
     );
     assert.equal(new Set(answers.map((a) => a.body.roomId)).size, 1);
     assert.equal(p.requests.length, 1);
+  });
+
+  it('seats a burst bigger than a room: the first room’s size decides how many rooms are made next', async () => {
+    const directory = new EmbeddedDirectory();
+    const p = await FakeRoomProcess.start(directory, { processId: 'p1', maxClients: 10, maxRooms: 100 });
+    const backend = createBackend({
+      directory,
+      privateKey: PRIVATE_KEY,
+      protocolId: PROTOCOL_ID,
+      sweepIntervalMs: 0,
+      rateLimit: false,
+    });
+    const post = async (path: string, body: unknown, session?: string) => {
+      const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+      if (session !== undefined) headers.Authorization = `Bearer ${session}`;
+      const response = await backend.app.fetch(
+        new Request(`http://backend${path}`, { method: 'POST', headers, body: JSON.stringify(body) }),
+      );
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    const { session } = (await post('/auth', { name: 'ada' })).body as { session: string };
+    // All in one tick: the first creation seats 10; the 90 others learn that and make 9 rooms at once.
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, () =>
+        post('/rooms/join-or-create', { name: 'arena', transport: 'udp' }, session),
+      ),
+    );
+    assert.deepEqual(new Set(answers.map((a) => a.status)), new Set([200]));
+    assert.equal(p.requests.length, 10);
+    const rooms = await directory.findRooms({ name: 'arena' });
+    assert.deepEqual(
+      rooms.map((room) => room.seats),
+      new Array(10).fill(10),
+    );
+    await backend.close();
+    await directory.close();
   });
 
   it('places new rooms on the least loaded ready process serving the transport', async () => {

@@ -41,12 +41,18 @@ export interface SeatIssuerConfig {
   now: () => number;
 }
 
+/** How often joinOrCreate looks again when the rooms it found or created filled up meanwhile. */
+const ATTEMPTS = 5;
+
 export class SeatIssuer {
   /**
-   * joinOrCreate's creations in flight per room type and transport: one at a time, the others
-   * arriving meanwhile wait and take seats in it (their options unused, as when they find a room).
+   * joinOrCreate's creations in flight per room type and transport. Players arriving while one is
+   * under way wait for it instead of each creating a room, as many as the last room of that type
+   * seated (unknown at first: all of them); past that a further room is created alongside.
    */
-  private readonly creating = new Map<string, Promise<string>>();
+  private readonly creating = new Map<string, { roomId: Promise<string>; waiting: number }>();
+  /** Seats of the last room created per room type and transport. */
+  private readonly capacity = new Map<string, number>();
 
   constructor(private readonly config: SeatIssuerConfig) {}
 
@@ -58,7 +64,8 @@ export class SeatIssuer {
     transport: TransportKind,
   ): Promise<JoinAnswer> {
     const { directory } = this.config;
-    for (let attempt = 0; attempt < 3; attempt++) {
+    const key = `${transport}\n${name}`;
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       // Fullest first: players gather in rooms rather than spreading one per room.
       const rooms = (await directory.findRooms({ name, joinable: true })).sort(
         (a, b) => b.seats - a.seats || a.createdAt - b.createdAt,
@@ -69,25 +76,35 @@ export class SeatIssuer {
         const answer = await this.tryReserve(room, process, userId, transport, randomId());
         if (answer !== null) return answer;
       }
-      const key = `${transport}\n${name}`;
-      let creation = this.creating.get(key);
-      if (creation === undefined) {
-        creation = this.config.placer.createRoom({ name, options, transport });
-        this.creating.set(key, creation);
-        creation.then(
-          () => this.creating.delete(key),
-          () => this.creating.delete(key),
-        );
-      }
-      const roomId = await creation;
+      const roomId = await this.newRoom(key, () =>
+        this.config.placer.createRoom({ name, options, transport }),
+      );
       const room = await directory.getRoom(roomId);
       const process = room === null ? null : await directory.getProcess(room.processId);
       if (room !== null && process !== null) {
+        if (this.capacity.size > 1000) this.capacity.clear(); // names come from requests: stay bounded
+        this.capacity.set(key, room.maxClients);
         const answer = await this.tryReserve(room, process, userId, transport, randomId());
         if (answer !== null) return answer;
       }
     }
-    throw new Refusal(503, `no seat found in a ${name} room after 3 attempts (rooms filling up)`);
+    throw new Refusal(503, `no seat found in a ${name} room after ${ATTEMPTS} attempts (rooms filling up)`);
+  }
+
+  /** The room a waiting player is counted in: the creation under way, or a new one when it is full. */
+  private newRoom(key: string, create: () => Promise<string>): Promise<string> {
+    let group = this.creating.get(key);
+    if (group === undefined || group.waiting >= (this.capacity.get(key) ?? Number.POSITIVE_INFINITY)) {
+      const created = { roomId: create(), waiting: 0 };
+      const done = () => {
+        if (this.creating.get(key) === created) this.creating.delete(key);
+      };
+      created.roomId.then(done, done);
+      this.creating.set(key, created);
+      group = created;
+    }
+    group.waiting++;
+    return group.roomId;
   }
 
   /** A seat in a new room of type `name`. */

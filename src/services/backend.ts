@@ -12,7 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import { createAdaptorServer } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -245,15 +245,23 @@ export interface ServedBackend {
   close(): Promise<void>;
 }
 
-/** Listens on `port` (0: any free one) at `hostname` (default 127.0.0.1). */
+/**
+ * Listens on `port` (0: any free one) at `hostname` (default 127.0.0.1). `backlog` (default 2048)
+ * is the queue of connections not yet accepted: a burst of players connecting at once overflows
+ * Node's default of 511, and each dropped connection attempt retries only after a second or more.
+ */
 export async function serveBackend(
   backend: Backend,
-  options: { port?: number; hostname?: string } = {},
+  options: { port?: number; hostname?: string; backlog?: number } = {},
 ): Promise<ServedBackend> {
   const hostname = options.hostname ?? '127.0.0.1';
-  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: backend.app.fetch, port: options.port ?? 0, hostname }, () => resolve(s));
-    s.once('error', reject);
+  const server = createAdaptorServer({ fetch: backend.app.fetch });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ port: options.port ?? 0, host: hostname, backlog: options.backlog ?? 2048 }, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const { port } = server.address() as AddressInfo;
   const host = hostname.includes(':') ? `[${hostname}]` : hostname;
