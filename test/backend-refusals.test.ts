@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { prng, randomBytes, randomInt } from '../src/random/prng.js';
+import { createBackend } from '../src/services/backend.js';
 import { RateLimiter } from '../src/services/backend-rate-limit.js';
+import { EmbeddedDirectory } from '../src/services/embedded-directory.js';
 import { call, FakeRoomProcess, type Fixture, guest, startBackend } from './support/backend-fixture.js';
 import { testSeed } from './support/seed.js';
 
@@ -140,6 +142,19 @@ describe('refusals with a reason', () => {
     assert.deepEqual(statuses, [404, 404, 404, 429, 429]);
     assert.equal(last?.headers.get('Retry-After'), '1');
     assert.match(String(last?.error), /too many requests/);
+  });
+});
+
+describe('createBackend misuse', () => {
+  it('throws RangeError at the call for a bad key, protocol id or lifetime', () => {
+    const directory = new EmbeddedDirectory();
+    const base = { directory, privateKey: new Uint8Array(32), protocolId: 1n, sweepIntervalMs: 0 };
+    assert.throws(() => createBackend({ ...base, privateKey: new Uint8Array(31) }), /privateKey must be/);
+    assert.throws(() => createBackend({ ...base, protocolId: 1 as unknown as bigint }), /protocolId must be/);
+    assert.throws(() => createBackend({ ...base, tokenSeconds: 1.5 }), /tokenSeconds must be an integer/);
+    assert.throws(() => createBackend({ ...base, sessionSeconds: Number.NaN }), /sessionSeconds must be > 0/);
+    assert.throws(() => createBackend({ ...base, sessionSecret: new Uint8Array(8) }), /at least 16 bytes/);
+    assert.throws(() => createBackend({ ...base, rateLimit: { perSecond: -1 } }), /rateLimit.perSecond/);
   });
 });
 

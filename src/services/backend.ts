@@ -111,8 +111,14 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
   const remoteIp = options.remoteIp ?? socketIp;
   const onError = options.onError ?? ((error: unknown) => console.error('backend:', error));
   const secret = options.sessionSecret ?? new Uint8Array(randomBytes(32));
+  const timeoutSeconds = options.timeoutSeconds ?? 5;
   if (!Number.isInteger(tokenSeconds))
     throw new RangeError(`tokenSeconds must be an integer, got ${tokenSeconds}`);
+  if (!Number.isInteger(timeoutSeconds))
+    throw new RangeError(`timeoutSeconds must be an integer (negative: no timeout), got ${timeoutSeconds}`);
+  if (typeof options.protocolId !== 'bigint') throw new RangeError('protocolId must be a bigint');
+  if (!(options.privateKey instanceof Uint8Array) || options.privateKey.length !== 32)
+    throw new RangeError('privateKey must be a Uint8Array of 32 bytes');
 
   const gone = new GoneRooms();
   const placer = new RoomPlacer(directory, options.createTimeoutMs ?? DEFAULT_CREATE_TIMEOUT_MS);
@@ -123,11 +129,9 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
     privateKey: options.privateKey,
     protocolId: options.protocolId,
     tokenSeconds,
-    timeoutSeconds: options.timeoutSeconds ?? 5,
+    timeoutSeconds,
     now,
   });
-  if (!(options.privateKey instanceof Uint8Array) || options.privateKey.length !== 32)
-    throw new RangeError('privateKey must be a Uint8Array of 32 bytes');
 
   const app = new Hono<BackendEnv>();
   const limiter = options.rateLimit === false ? null : new RateLimiter(options.rateLimit);
