@@ -23,6 +23,7 @@ import {
 import { runDirectory } from './services/directory.js';
 import { runMatchmaking } from './services/matchmaking.js';
 import { runAead } from './suites/aead.js';
+import { runBackend } from './suites/backend.js';
 import { runBitpacker } from './suites/bitpacker.js';
 import { runCrc32 } from './suites/crc32.js';
 import { runHandshake } from './suites/handshake.js';
@@ -60,6 +61,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   transports: runTransports,
   matchmaking: runMatchmaking,
   directory: runDirectory,
+  backend: runBackend,
 };
 
 function parseCommandLine(): { quick: boolean; only: string | null; json: string | null } {

@@ -3,6 +3,28 @@
  * Redis), rooms and their server processes, matchmaking, the HTTP backend that mints connect
  * tokens, the process manager and the load tester.
  */
+
+export {
+  type Backend,
+  type BackendOptions,
+  createBackend,
+  type ServedBackend,
+  serveBackend,
+} from './backend.js';
+export {
+  BackendClient,
+  type BackendClientOptions,
+  BackendError,
+  type MatchmakeOptions,
+  type Seated,
+} from './backend-client.js';
+export { type MatchmakingQueue, type MatchPoll, matchSeatId } from './backend-matchmake-routes.js';
+export { RateLimiter, type RateLimitOptions } from './backend-rate-limit.js';
+export { Refusal, ROOM_GONE } from './backend-refusal.js';
+export type { RequestInfo, VerifyResult } from './backend-routes.js';
+export { guestAuthSchema, summarizeIssues } from './backend-schemas.js';
+export type { JoinAnswer } from './backend-seats.js';
+export { type Session, SessionSigner } from './backend-session.js';
 export * from './directory.js';
 export { EmbeddedDirectory, type EmbeddedDirectoryOptions } from './embedded-directory.js';
 export {
@@ -27,5 +49,13 @@ export {
   type ProcessReport,
 } from './process-manager.js';
 export { RedisDirectory, type RedisDirectoryOptions, RedisUnavailableError } from './redis-directory.js';
+export {
+  type CreateMatchRoomOptions,
+  createMatchRoom,
+  RoomPlacer,
+  serverAddressOf,
+  TRANSPORT_KINDS,
+  type TransportKind,
+} from './room-placement.js';
 export * from './room-requests.js';
 export * from './seat-token.js';

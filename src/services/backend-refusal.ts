@@ -1,0 +1,13 @@
+/** A request the backend refuses: the HTTP status and the reason it answers as { error: reason }. */
+export class Refusal extends Error {
+  constructor(
+    readonly status: 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 429 | 503,
+    readonly reason: string,
+  ) {
+    super(reason);
+    this.name = 'Refusal';
+  }
+}
+
+/** What a join, create or reconnect answers when its server process has stopped. */
+export const ROOM_GONE = 'room gone: its server process stopped';

@@ -1,0 +1,90 @@
+/**
+ * The zod schemas of every body, path parameter and query the backend reads, and the validators
+ * that refuse the rest with 400 and the issues summarized as one reason string.
+ */
+import { zValidator } from '@hono/zod-validator';
+import type { ValidationTargets } from 'hono';
+import { z } from 'zod';
+
+export const transportSchema = z.enum(['udp', 'websocket', 'webrtc']);
+
+/** Room, seat and ticket ids: what seat-token.ts can carry (1..64 printable ASCII). */
+export const idSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII');
+
+export const roomTypeSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_.:-]+$/, 'must be letters, digits and _ . : -');
+
+const MAX_KEYS = 32;
+
+/** A room's creation options: any JSON object of up to 32 keys (the room type checks the rest). */
+export const roomOptionsSchema = z
+  .record(z.string().max(64), z.unknown())
+  .refine((o) => Object.keys(o).length <= MAX_KEYS, `at most ${MAX_KEYS} keys`);
+
+/** Ticket properties: flat string / number / boolean values, as RoomMetadata. */
+export const propertiesSchema = z
+  .record(z.string().min(1).max(64), z.union([z.string().max(256), z.number(), z.boolean()]))
+  .refine((o) => Object.keys(o).length <= MAX_KEYS, `at most ${MAX_KEYS} keys`);
+
+/** What POST /auth reads when the game gives no schema of its own: a guest's display name. */
+export const guestAuthSchema = z.object({ name: z.string().trim().min(1).max(32) });
+
+export const joinOrCreateSchema = z.object({
+  name: roomTypeSchema,
+  options: roomOptionsSchema.optional(),
+  transport: transportSchema,
+});
+
+export const joinSchema = z.object({ transport: transportSchema });
+
+export const reconnectSchema = z.object({
+  seatId: idSchema,
+  transport: transportSchema,
+  /** The seat's room, so a room whose process stopped answers 410 rather than 404. */
+  roomId: idSchema.optional(),
+});
+
+export const matchmakeSchema = z.object({
+  pool: z.string().min(1).max(64),
+  skill: z.number().min(-1e9).max(1e9).optional(),
+  properties: propertiesSchema.optional(),
+  /** The other players of the party (their userIds); each polls the same ticket with its session. */
+  party: z.array(z.string().min(1).max(128)).max(15).optional(),
+});
+
+export const roomParamSchema = z.object({ roomId: idSchema });
+export const ticketParamSchema = z.object({ ticketId: idSchema });
+export const transportQuerySchema = z.object({ transport: transportSchema });
+
+/** A short reason from zod's issues: "name: Too small…; transport: Invalid option…" (first 5). */
+export function summarizeIssues(error: {
+  issues: readonly { path: readonly PropertyKey[]; message: string }[];
+}): string {
+  const parts = error.issues.slice(0, 5).map((issue) => {
+    const path = issue.path.map(String).join('.');
+    return `${path === '' ? 'body' : path}: ${issue.message}`;
+  });
+  if (error.issues.length > 5) parts.push(`and ${error.issues.length - 5} more`);
+  return parts.join('; ').slice(0, 500);
+}
+
+const JSON_TYPE = /^application\/json(;|$)/i;
+
+/**
+ * The zod validator for one target, answering 400 { error: reason } on a mismatch. A body must be
+ * JSON (415 otherwise): a form or text body would reach the schema as an empty object.
+ */
+export function validate<T extends keyof ValidationTargets, S extends z.ZodType>(target: T, schema: S) {
+  return zValidator(target, schema, (result, c) => {
+    if (target === 'json' && !JSON_TYPE.test(c.req.header('Content-Type') ?? ''))
+      return c.json({ error: 'body must be application/json' }, 415);
+    if (!result.success) return c.json({ error: summarizeIssues(result.error) }, 400);
+  });
+}

@@ -1,0 +1,237 @@
+/**
+ * Seats and their connect tokens: finds or creates the room, reserves a seat in the directory and
+ * mints the netcode connect token for the room's server, with the seat named in the token's user
+ * data (seat-token.ts) so the server takes exactly that seat when the client connects.
+ */
+import { nodeAead } from '../connection/aead-node.js';
+import { generateConnectToken } from '../connection/connect-token.js';
+import { toAddress } from '../transport/address.js';
+import { Refusal, ROOM_GONE } from './backend-refusal.js';
+import type { Directory, ProcessRecord, RoomListing, Seat } from './directory.js';
+import type { GoneRooms } from './gone-rooms.js';
+import { type RoomPlacer, serverAddressOf, type TransportKind } from './room-placement.js';
+import { encodeSeatUserData, randomId } from './seat-token.js';
+
+/** What a join, create, reconnect or a match answers: where to connect and the token to do it. */
+export interface JoinAnswer {
+  roomId: string;
+  seatId: string;
+  processId: string;
+  transport: TransportKind;
+  /** The address the token lists (the process's address for this transport). */
+  serverAddress: string;
+  /** The 2048-byte netcode connect token, base64. */
+  connectToken: string;
+  /** Where a WebRTC client posts its offer (webrtc only). */
+  signalingUrl?: string;
+  /** When the seat lapses unless the client connects, unix ms. */
+  expiresAt: number;
+}
+
+export interface SeatIssuerConfig {
+  directory: Directory;
+  placer: RoomPlacer;
+  gone: GoneRooms;
+  privateKey: Uint8Array;
+  protocolId: bigint;
+  /** Seat reservation and token lifetime, seconds. */
+  tokenSeconds: number;
+  /** The netcode connection timeout the token carries, seconds. */
+  timeoutSeconds: number;
+  now: () => number;
+}
+
+/** How often joinOrCreate looks again when the rooms it found or created filled up meanwhile. */
+const ATTEMPTS = 5;
+
+export class SeatIssuer {
+  /**
+   * joinOrCreate's creations in flight per room type and transport. Players arriving while one is
+   * under way wait for it instead of each creating a room, as many as the last room of that type
+   * seated (unknown at first: all of them); past that a further room is created alongside.
+   */
+  private readonly creating = new Map<string, { roomId: Promise<string>; waiting: number }>();
+  /** Seats of the last room created per room type and transport. */
+  private readonly capacity = new Map<string, number>();
+
+  constructor(private readonly config: SeatIssuerConfig) {}
+
+  /** A seat in a joinable room of type `name`, else in a new one. */
+  async joinOrCreate(
+    userId: string,
+    name: string,
+    options: Record<string, unknown>,
+    transport: TransportKind,
+  ): Promise<JoinAnswer> {
+    const { directory } = this.config;
+    const key = `${transport}\n${name}`;
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      // Fullest first: players gather in rooms rather than spreading one per room.
+      const rooms = (await directory.findRooms({ name, joinable: true })).sort(
+        (a, b) => b.seats - a.seats || a.createdAt - b.createdAt,
+      );
+      for (const room of rooms) {
+        const process = await directory.getProcess(room.processId);
+        if (process === null || serverAddressOf(process, transport) === null) continue;
+        const answer = await this.tryReserve(room, process, userId, transport, randomId());
+        if (answer !== null) return answer;
+      }
+      const roomId = await this.newRoom(key, () =>
+        this.config.placer.createRoom({ name, options, transport }),
+      );
+      const room = await directory.getRoom(roomId);
+      const process = room === null ? null : await directory.getProcess(room.processId);
+      if (room !== null && process !== null) {
+        if (this.capacity.size > 1000) this.capacity.clear(); // names come from requests: stay bounded
+        this.capacity.set(key, room.maxClients);
+        const answer = await this.tryReserve(room, process, userId, transport, randomId());
+        if (answer !== null) return answer;
+      }
+    }
+    throw new Refusal(503, `no seat found in a ${name} room after ${ATTEMPTS} attempts (rooms filling up)`);
+  }
+
+  /** The room a waiting player is counted in: the creation under way, or a new one when it is full. */
+  private newRoom(key: string, create: () => Promise<string>): Promise<string> {
+    let group = this.creating.get(key);
+    if (group === undefined || group.waiting >= (this.capacity.get(key) ?? Number.POSITIVE_INFINITY)) {
+      const created = { roomId: create(), waiting: 0 };
+      const done = () => {
+        if (this.creating.get(key) === created) this.creating.delete(key);
+      };
+      created.roomId.then(done, done);
+      this.creating.set(key, created);
+      group = created;
+    }
+    group.waiting++;
+    return group.roomId;
+  }
+
+  /** A seat in a new room of type `name`. */
+  async create(
+    userId: string,
+    name: string,
+    options: Record<string, unknown>,
+    transport: TransportKind,
+  ): Promise<JoinAnswer> {
+    const roomId = await this.config.placer.createRoom({ name, options, transport });
+    return this.join(userId, roomId, transport);
+  }
+
+  /** A seat in the room `roomId` (private rooms too). `seatId` fixed: the same seat on a repeat. */
+  async join(userId: string, roomId: string, transport: TransportKind, seatId?: string): Promise<JoinAnswer> {
+    const { room, process } = await this.roomAndProcess(roomId);
+    if (serverAddressOf(process, transport) === null)
+      throw new Refusal(409, `the room's server does not serve ${transport}`);
+    const fixed = seatId !== undefined;
+    const result = await this.config.directory.reserveSeat(room.roomId, {
+      seatId: seatId ?? randomId(),
+      userId,
+      clientId: randomClientId(),
+      ttlMs: this.config.tokenSeconds * 1000,
+    });
+    if (result.ok) return this.answer(result.seat, process, transport);
+    if (result.reason === 'seat exists' && fixed) return this.again(userId, seatId, transport);
+    if (result.reason === 'no such room') await this.roomAndProcess(roomId); // throws 410 if it went
+    throw new Refusal(409, result.reason);
+  }
+
+  /** A fresh token for a seat held for this user's reconnection. */
+  async reconnect(
+    userId: string,
+    seatId: string,
+    transport: TransportKind,
+    roomId?: string,
+  ): Promise<JoinAnswer> {
+    const seat = await this.config.directory.getSeat(seatId);
+    if (seat === null) {
+      if (roomId !== undefined && this.config.gone.has(roomId, this.config.now()))
+        throw new Refusal(410, ROOM_GONE);
+      throw new Refusal(404, 'no such seat (expired or released)');
+    }
+    if (seat.userId !== userId) throw new Refusal(403, 'the seat belongs to another player');
+    if (seat.state !== 'held')
+      throw new Refusal(409, `the seat is ${seat.state}, not held for a reconnection`);
+    return this.again(userId, seatId, transport);
+  }
+
+  /** Another token for a seat this user already has (reserved, or held for reconnection). */
+  private async again(userId: string, seatId: string, transport: TransportKind): Promise<JoinAnswer> {
+    const seat = await this.config.directory.getSeat(seatId);
+    if (seat === null) throw new Refusal(404, 'no such seat (expired or released)');
+    if (seat.userId !== userId) throw new Refusal(403, 'the seat belongs to another player');
+    if (seat.state === 'taken') throw new Refusal(409, 'the seat is already used');
+    const { process } = await this.roomAndProcess(seat.roomId);
+    if (serverAddressOf(process, transport) === null)
+      throw new Refusal(409, `the room's server does not serve ${transport}`);
+    return this.answer(seat, process, transport);
+  }
+
+  private async tryReserve(
+    room: RoomListing,
+    process: ProcessRecord,
+    userId: string,
+    transport: TransportKind,
+    seatId: string,
+  ): Promise<JoinAnswer | null> {
+    const result = await this.config.directory.reserveSeat(room.roomId, {
+      seatId,
+      userId,
+      clientId: randomClientId(),
+      ttlMs: this.config.tokenSeconds * 1000,
+    });
+    return result.ok ? this.answer(result.seat, process, transport) : null;
+  }
+
+  /** The room and its live process; 410 when its process stopped, 409 when it never existed. */
+  private async roomAndProcess(roomId: string): Promise<{ room: RoomListing; process: ProcessRecord }> {
+    const { directory, gone, now } = this.config;
+    const room = await directory.getRoom(roomId);
+    if (room === null) {
+      if (gone.has(roomId, now())) throw new Refusal(410, ROOM_GONE);
+      throw new Refusal(409, 'no such room');
+    }
+    const process = await directory.getProcess(room.processId);
+    if (process === null) throw new Refusal(410, ROOM_GONE); // lapsed, not swept yet
+    return { room, process };
+  }
+
+  private answer(seat: Seat, process: ProcessRecord, transport: TransportKind): JoinAnswer {
+    const { privateKey, protocolId, timeoutSeconds, tokenSeconds } = this.config;
+    const serverAddress = serverAddressOf(process, transport) as string;
+    const now = this.config.now();
+    const nowSeconds = Math.floor(now / 1000);
+    // The token lives as long as the seat waits for it (a held seat may have less time left).
+    const seatLeft = Number.isFinite(seat.expiresAt) ? seat.expiresAt - now : tokenSeconds * 1000;
+    const expireSeconds = Math.max(1, Math.min(tokenSeconds, Math.ceil(seatLeft / 1000)));
+    const token = generateConnectToken({
+      protocolId,
+      privateKey,
+      clientId: BigInt(seat.clientId),
+      serverAddresses: [toAddress(serverAddress)],
+      now: nowSeconds,
+      expireSeconds,
+      timeoutSeconds,
+      userData: encodeSeatUserData({ roomId: seat.roomId, seatId: seat.seatId }),
+      aead: nodeAead,
+    });
+    const answer: JoinAnswer = {
+      roomId: seat.roomId,
+      seatId: seat.seatId,
+      processId: process.processId,
+      transport,
+      serverAddress,
+      connectToken: Buffer.from(token).toString('base64'),
+      expiresAt: Number.isFinite(seat.expiresAt) ? seat.expiresAt : (nowSeconds + expireSeconds) * 1000,
+    };
+    if (transport === 'webrtc') answer.signalingUrl = process.addresses.signalingUrl;
+    return answer;
+  }
+}
+
+/** A random netcode client id (64 bits), decimal as the directory keeps it. */
+function randomClientId(): string {
+  const words = new BigUint64Array(1);
+  globalThis.crypto.getRandomValues(words);
+  return words[0].toString();
+}

@@ -1,0 +1,284 @@
+/**
+ * The HTTP backend (netcode's model): it authenticates players, finds or creates their room,
+ * reserves a seat in the directory and answers a connect token for the server process it chose.
+ * It holds the private key, which the server processes share. A hono app, so it mounts in any
+ * hono server or runs alone with serveBackend:
+ *
+ *   const backend = createBackend({ directory, privateKey, protocolId: 0x1234n });
+ *   const { url } = await serveBackend(backend, { port: 8080 });
+ *
+ * Routes: POST /auth · POST /rooms/join-or-create · POST /rooms/create · POST /rooms/:roomId/join ·
+ * POST /reconnect · POST /matchmake · GET|DELETE /matchmake/:ticketId (when given a matchmaker).
+ */
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { createAdaptorServer } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import type { z } from 'zod';
+import { addMatchmakeRoutes, type MatchmakingQueue } from './backend-matchmake-routes.js';
+import { RateLimiter, type RateLimitOptions } from './backend-rate-limit.js';
+import { Refusal } from './backend-refusal.js';
+import {
+  addRoomRoutes,
+  type BackendEnv,
+  type RequestInfo,
+  requireSession,
+  type VerifyResult,
+} from './backend-routes.js';
+import { guestAuthSchema } from './backend-schemas.js';
+import { SeatIssuer } from './backend-seats.js';
+import { SessionSigner } from './backend-session.js';
+import { type Directory, PROCESS_GONE, type Unsubscribe } from './directory.js';
+import { GoneRooms } from './gone-rooms.js';
+import { DEFAULT_CREATE_TIMEOUT_MS, RoomPlacer } from './room-placement.js';
+import { randomId } from './seat-token.js';
+
+export interface BackendOptions<S extends z.ZodType = typeof guestAuthSchema> {
+  directory: Directory;
+  /** The 32-byte key the server processes share: connect tokens are sealed with it. */
+  privateKey: Uint8Array;
+  /** The game's netcode protocol id. */
+  protocolId: bigint;
+  /** The schema of POST /auth's body (default: a guest's { name }). */
+  authSchema?: S;
+  /**
+   * Who the player is (a password check, an OAuth token lookup…). Default: every guest is let in
+   * as a fresh `guest-<random>` with data { name }.
+   */
+  verify?: (body: z.output<S>, request: RequestInfo) => Promise<VerifyResult>;
+  /** Signs session tokens; backends sharing it accept each other's sessions (default: random). */
+  sessionSecret?: Uint8Array;
+  /** Session lifetime, seconds (default 3600). */
+  sessionSeconds?: number;
+  /** Seat reservation and connect-token lifetime, seconds (default 15). */
+  tokenSeconds?: number;
+  /** The netcode connection timeout written in tokens, seconds (default 5). */
+  timeoutSeconds?: number;
+  /** How long a create-room request waits for its process (default 5000 ms; then 503). */
+  createTimeoutMs?: number;
+  /** Enables the /matchmake routes. */
+  matchmaker?: MatchmakingQueue;
+  /** Per-address token bucket (default 30 at once, 10 a second, 10000 addresses), or false. */
+  rateLimit?: RateLimitOptions | false;
+  /** Largest request body, bytes (default 16384; larger: 413). */
+  maxBodyBytes?: number;
+  /** The client's address (default: the socket's). Behind a proxy, read its header here. */
+  remoteIp?: (c: Context) => string;
+  /** When given, only these room types are created (others: 400 without asking a process). */
+  roomTypes?: readonly string[];
+  /**
+   * How often the backend sweeps lapsed processes out of the directory (each sweep publishes
+   * PROCESS_GONE for them), ms; 0 leaves that to another part of the fleet. Default 2000.
+   */
+  sweepIntervalMs?: number;
+  /** Unix milliseconds (default Date.now). */
+  now?: () => number;
+  /** Told of unexpected errors (answered 500); default console.error. */
+  onError?: (error: unknown) => void;
+}
+
+export interface Backend {
+  app: Hono<BackendEnv>;
+  /** Stops the sweep and the PROCESS_GONE subscription (the directory stays open). */
+  close(): Promise<void>;
+}
+
+function socketIp(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'unknown'; // not served by @hono/node-server
+  }
+}
+
+const guestVerify = async (body: unknown): Promise<VerifyResult> => {
+  const name = (body as { name?: unknown }).name;
+  return { userId: `guest-${randomId()}`, data: { name: typeof name === 'string' ? name : 'guest' } };
+};
+
+export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
+  options: BackendOptions<S>,
+): Backend {
+  const { directory } = options;
+  const now = options.now ?? Date.now;
+  const sessionSeconds = positive('sessionSeconds', options.sessionSeconds ?? 3600);
+  const tokenSeconds = positive('tokenSeconds', options.tokenSeconds ?? 15);
+  const maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes ?? 16384);
+  const sweepIntervalMs = options.sweepIntervalMs ?? 2000;
+  const remoteIp = options.remoteIp ?? socketIp;
+  const onError = options.onError ?? ((error: unknown) => console.error('backend:', error));
+  const secret = options.sessionSecret ?? new Uint8Array(randomBytes(32));
+  const timeoutSeconds = options.timeoutSeconds ?? 5;
+  if (!Number.isInteger(tokenSeconds))
+    throw new RangeError(`tokenSeconds must be an integer, got ${tokenSeconds}`);
+  if (!Number.isInteger(timeoutSeconds))
+    throw new RangeError(`timeoutSeconds must be an integer (negative: no timeout), got ${timeoutSeconds}`);
+  if (typeof options.protocolId !== 'bigint') throw new RangeError('protocolId must be a bigint');
+  if (!(options.privateKey instanceof Uint8Array) || options.privateKey.length !== 32)
+    throw new RangeError('privateKey must be a Uint8Array of 32 bytes');
+
+  const gone = new GoneRooms();
+  const placer = new RoomPlacer(directory, options.createTimeoutMs ?? DEFAULT_CREATE_TIMEOUT_MS);
+  const seats = new SeatIssuer({
+    directory,
+    placer,
+    gone,
+    privateKey: options.privateKey,
+    protocolId: options.protocolId,
+    tokenSeconds,
+    timeoutSeconds,
+    now,
+  });
+
+  const app = new Hono<BackendEnv>();
+  const limiter = options.rateLimit === false ? null : new RateLimiter(options.rateLimit);
+  if (limiter !== null) {
+    app.use('*', async (c, next) => {
+      const wait = limiter.take(remoteIp(c), now());
+      if (wait > 0) {
+        c.header('Retry-After', String(wait));
+        return c.json({ error: `too many requests from this address; retry in ${wait} s` }, 429);
+      }
+      await next();
+    });
+  }
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: (c) => c.json({ error: `body over ${maxBodyBytes} bytes` }, 413),
+    }),
+  );
+  const ctx = {
+    sessions: new SessionSigner(secret),
+    seats,
+    now,
+    sessionSeconds,
+    authSchema: options.authSchema ?? guestAuthSchema,
+    verify: (options.verify ?? guestVerify) as (body: unknown, request: RequestInfo) => Promise<VerifyResult>,
+    remoteIp,
+    roomTypes: options.roomTypes === undefined ? null : new Set(options.roomTypes),
+  };
+  addRoomRoutes(app, ctx);
+  if (options.matchmaker !== undefined)
+    addMatchmakeRoutes(app, {
+      matchmaker: options.matchmaker,
+      seats,
+      session: requireSession(ctx),
+      secret,
+      now,
+    });
+  methodNotAllowed(app);
+
+  app.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path.slice(0, 100)}` }, 404));
+  app.onError((error, c) => {
+    if (error instanceof Refusal) return c.json({ error: error.reason }, error.status);
+    if (error instanceof HTTPException)
+      return c.json({ error: error.message || 'bad request' }, error.status);
+    onError(error);
+    return c.json({ error: 'internal error' }, 500);
+  });
+
+  // Rooms of a stopped process answer 410 for a while; the subscription is made at once and
+  // awaited only by close().
+  let closed = false;
+  const subscription: Promise<Unsubscribe> = directory.subscribe(PROCESS_GONE, (message) => {
+    try {
+      const roomIds = (JSON.parse(message) as { roomIds?: unknown }).roomIds;
+      if (Array.isArray(roomIds))
+        gone.add(
+          roomIds.filter((id) => typeof id === 'string'),
+          now(),
+        );
+    } catch {
+      // not ours to fix: a malformed announcement is skipped
+    }
+  });
+  subscription.catch(onError);
+  const sweeper =
+    sweepIntervalMs > 0
+      ? setInterval(() => {
+          if (!closed) directory.sweep().catch(onError);
+        }, sweepIntervalMs)
+      : null;
+  sweeper?.unref();
+
+  return {
+    app,
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (sweeper !== null) clearInterval(sweeper);
+      const unsubscribe = await subscription.catch(() => null);
+      await unsubscribe?.().catch(() => {});
+    },
+  };
+}
+
+/** 405 with Allow for a known path asked with another method (hono alone would answer 404). */
+function methodNotAllowed(app: Hono<BackendEnv>): void {
+  const allowed = new Map<string, Set<string>>();
+  for (const route of app.routes) {
+    if (route.method === 'ALL') continue;
+    const methods = allowed.get(route.path) ?? new Set<string>();
+    methods.add(route.method);
+    allowed.set(route.path, methods);
+  }
+  for (const [path, methods] of allowed) {
+    const allow = [...methods].join(', ');
+    app.all(path, (c) => {
+      c.header('Allow', allow);
+      return c.json({ error: `${c.req.method} not allowed here (${allow})` }, 405);
+    });
+  }
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be > 0, got ${value}`);
+  return value;
+}
+
+export interface ServedBackend {
+  /** "http://host:port" */
+  url: string;
+  port: number;
+  /** Stops listening and closes the backend. */
+  close(): Promise<void>;
+}
+
+/**
+ * Listens on `port` (0: any free one) at `hostname` (default 127.0.0.1). `backlog` (default 2048)
+ * is the queue of connections not yet accepted: a burst of players connecting at once overflows
+ * Node's default of 511, and each dropped connection attempt retries only after a second or more.
+ */
+export async function serveBackend(
+  backend: Backend,
+  options: { port?: number; hostname?: string; backlog?: number } = {},
+): Promise<ServedBackend> {
+  const hostname = options.hostname ?? '127.0.0.1';
+  const server = createAdaptorServer({ fetch: backend.app.fetch });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ port: options.port ?? 0, host: hostname, backlog: options.backlog ?? 2048 }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = hostname.includes(':') ? `[${hostname}]` : hostname;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // keep-alive sockets would hold close() open
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+      await backend.close();
+    },
+  };
+}

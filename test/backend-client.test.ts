@@ -1,0 +1,157 @@
+/**
+ * The browser-safe BackendClient against a served backend, and the matchmaking routes (with a
+ * stand-in matchmaker: queued, matched with this player's seat, cancelled, someone else's ticket).
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, it } from 'node:test';
+import { readConnectToken } from '../src/connection/connect-token.js';
+import { BackendClient, BackendError } from '../src/services/backend-client.js';
+import { matchSeatId } from '../src/services/backend-matchmake-routes.js';
+import type { JoinAnswer } from '../src/services/backend-seats.js';
+import { call, FakeRoomProcess, type Fixture, guest, startBackend } from './support/backend-fixture.js';
+
+const SECRET = new Uint8Array(32).fill(5);
+let fixture: Fixture | null = null;
+afterEach(async () => {
+  await fixture?.close();
+  fixture = null;
+});
+
+async function start(options: Parameters<typeof startBackend>[0] = {}): Promise<Fixture> {
+  fixture = await startBackend(options);
+  await FakeRoomProcess.start(fixture.directory, { processId: 'p1', maxClients: 4 });
+  return fixture;
+}
+
+describe('BackendClient', () => {
+  it('authenticates, joins, creates and reconnects, with the token as bytes', async () => {
+    const f = await start();
+    const client = new BackendClient({ url: `${f.url}/` });
+    await assert.rejects(client.joinOrCreate('arena', { transport: 'udp' }), { status: 401 });
+    const me = await client.auth({ name: 'ada' });
+    assert.match(me.userId, /^guest-/);
+    const first = await client.joinOrCreate('arena', { transport: 'websocket' });
+    assert.ok(first.connectToken instanceof Uint8Array);
+    assert.equal(first.connectToken.length, 2048);
+    assert.ok(readConnectToken(first.connectToken).ok);
+    const second = await client.join(first.roomId, { transport: 'udp' });
+    assert.equal(second.roomId, first.roomId);
+    const other = await client.create('arena', { transport: 'webrtc', options: { map: 'dust' } });
+    assert.notEqual(other.roomId, first.roomId);
+    assert.equal(typeof other.signalingUrl, 'string');
+    await f.directory.consumeSeat(other.seatId, other.roomId);
+    await f.directory.holdSeat(other.seatId, 10_000);
+    const back = await client.reconnect();
+    assert.deepEqual([back.seatId, back.transport], [other.seatId, 'webrtc']);
+    const refused = await client.reconnect(first.seatId, { transport: 'udp' }).catch((e: unknown) => e);
+    assert.ok(refused instanceof BackendError);
+    assert.deepEqual(
+      [refused.status, refused.reason],
+      [409, 'the seat is reserved, not held for a reconnection'],
+    );
+  });
+
+  it('stays browser-safe: no node: imports, no Buffer', () => {
+    const source = readFileSync(new URL('../../src/services/backend-client.ts', import.meta.url), 'utf8');
+    assert.doesNotMatch(source, /from 'node:/);
+    for (const line of source.split('\n').filter((l) => l.startsWith('import')))
+      assert.match(line, /^import type /);
+    assert.doesNotMatch(source, /\bBuffer\b/);
+  });
+});
+
+describe('matchmaking routes', () => {
+  it('queues a ticket, polls it to a match with this player’s seat, the same seat on every poll', async () => {
+    const f = await start({ sessionSecret: SECRET });
+    const ada = await guest(f.url, 'ada');
+    const bob = await guest(f.url, 'bob');
+    const eve = await guest(f.url, 'eve');
+    const queued = await call(
+      f.url,
+      'POST',
+      '/matchmake',
+      { pool: 'duel/eu', skill: 1500, party: [bob.userId] },
+      ada.session,
+    );
+    assert.equal(queued.status, 200);
+    const ticketId = String(queued.body.ticketId);
+    const ticket = await f.directory.ticketStatus(ticketId);
+    assert.ok(ticket.state === 'queued');
+    assert.deepEqual([ticket.ticket.userIds, ticket.ticket.skill], [[ada.userId, bob.userId], 1500]);
+    const poll = (session: string) =>
+      call(f.url, 'GET', `/matchmake/${ticketId}?transport=udp`, undefined, session);
+    assert.equal((await poll(ada.session)).body.state, 'queued');
+    assert.equal((await poll(eve.session)).body.state, 'unknown', 'someone else’s ticket');
+
+    const roomId = await f.matchmaker.match('duel/eu', 'duel');
+    const matched = await poll(ada.session);
+    assert.equal(matched.body.state, 'matched');
+    const join = matched.body.join as JoinAnswer;
+    assert.equal(join.roomId, roomId);
+    const room = await f.directory.getRoom(roomId);
+    assert.equal(room?.private, true, 'a match room is private');
+    const again = (await poll(ada.session)).body.join as JoinAnswer;
+    assert.equal(again.seatId, join.seatId, 'polling again gives the same seat');
+    const partner = (await poll(bob.session)).body.join as JoinAnswer;
+    assert.notEqual(partner.seatId, join.seatId, 'the party member gets a seat of its own');
+    assert.equal((await f.directory.getRoom(roomId))?.seats, 2);
+    assert.equal(partner.seatId, matchSeatId(SECRET, ticketId, bob.userId));
+    await f.directory.consumeSeat(join.seatId, roomId);
+    const used = await poll(ada.session);
+    assert.deepEqual([used.status, used.body.error], [409, 'the seat is already used']);
+  });
+
+  it('cancels a queued ticket once; refuses to cancel another player’s', async () => {
+    const f = await start();
+    const ada = await guest(f.url, 'ada');
+    const eve = await guest(f.url, 'eve');
+    const { ticketId } = (await call(f.url, 'POST', '/matchmake', { pool: 'duel' }, ada.session)).body as {
+      ticketId: string;
+    };
+    const theirs = await call(f.url, 'DELETE', `/matchmake/${ticketId}`, undefined, eve.session);
+    assert.deepEqual([theirs.status, theirs.body.error], [409, 'ticket is not queued (unknown)']);
+    const cancel = await call(f.url, 'DELETE', `/matchmake/${ticketId}`, undefined, ada.session);
+    assert.deepEqual([cancel.status, cancel.body.state], [200, 'cancelled']);
+    const twice = await call(f.url, 'DELETE', `/matchmake/${ticketId}`, undefined, ada.session);
+    assert.deepEqual([twice.status, twice.body.error], [409, 'ticket is not queued (cancelled)']);
+    const poll = await call(f.url, 'GET', `/matchmake/${ticketId}?transport=udp`, undefined, ada.session);
+    assert.equal(poll.body.state, 'cancelled');
+    assert.equal(
+      (await call(f.url, 'GET', '/matchmake/nope?transport=udp', undefined, ada.session)).body.state,
+      'unknown',
+    );
+  });
+
+  it('client.matchmake polls until matched, and an abort cancels the ticket', async () => {
+    const f = await start();
+    const client = new BackendClient({ url: f.url });
+    await client.auth({ name: 'ada' });
+    let ticket = '';
+    const seated = client.matchmake({
+      pool: 'duel',
+      transport: 'udp',
+      pollMs: 20,
+      onTicket: (id) => (ticket = id),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const roomId = await f.matchmaker.match('duel', 'duel');
+    const seat = await seated;
+    assert.deepEqual([seat.roomId, seat.connectToken.length], [roomId, 2048]);
+    assert.ok(ticket.length > 0);
+
+    const abort = new AbortController();
+    const waiting = client.matchmake({
+      pool: 'duel',
+      transport: 'udp',
+      pollMs: 20,
+      signal: abort.signal,
+      onTicket: (id) => (ticket = id),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    abort.abort(new Error('player left the queue'));
+    await assert.rejects(waiting, /player left the queue/);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(await f.directory.ticketStatus(ticket), { state: 'cancelled' });
+  });
+});
