@@ -1,0 +1,61 @@
+/**
+ * A server process's side of room-requests.ts: reads a CreateRoomRequest off the pub/sub bus (JSON
+ * from anyone on it, so checked field by field) and publishes the CreateRoomReply.
+ */
+import type { Directory } from './directory.js';
+import { type CreateRoomReply, type CreateRoomRequest, replyChannel } from './room-requests.js';
+
+/** The longest request id answered (a reply channel is named by it). */
+const MAX_REQUEST_ID = 128;
+
+/** The request in `message`, or a reason it is not one (with its id when it had a usable one). */
+export function parseCreateRoomRequest(
+  message: string,
+): { ok: true; request: CreateRoomRequest } | { ok: false; reason: string; requestId: string | null } {
+  let value: unknown;
+  try {
+    value = JSON.parse(message);
+  } catch {
+    return { ok: false, reason: 'not JSON', requestId: null };
+  }
+  if (typeof value !== 'object' || value === null)
+    return { ok: false, reason: 'not an object', requestId: null };
+  const v = value as Record<string, unknown>;
+  const requestId =
+    typeof v.requestId === 'string' && v.requestId.length > 0 && v.requestId.length <= MAX_REQUEST_ID
+      ? v.requestId
+      : null;
+  const refuse = (reason: string) => ({ ok: false as const, reason, requestId });
+  if (requestId === null) return refuse('bad requestId');
+  if (v.kind !== 'create-room') return refuse('kind is not create-room');
+  if (typeof v.name !== 'string' || v.name.length === 0) return refuse('bad room name');
+  if (
+    v.options !== undefined &&
+    (typeof v.options !== 'object' || v.options === null || Array.isArray(v.options))
+  )
+    return refuse('options must be an object');
+  if (v.private !== undefined && typeof v.private !== 'boolean') return refuse('private must be a boolean');
+  return {
+    ok: true,
+    request: {
+      kind: 'create-room',
+      requestId,
+      name: v.name,
+      options: (v.options ?? {}) as Record<string, unknown>,
+      ...(v.private === undefined ? {} : { private: v.private }),
+    },
+  };
+}
+
+/** Publishes a reply; a failing directory is reported, never thrown. */
+export async function publishReply(
+  directory: Directory,
+  reply: CreateRoomReply,
+  onError: (error: unknown, where: string) => void,
+): Promise<void> {
+  try {
+    await directory.publish(replyChannel(reply.requestId), JSON.stringify(reply));
+  } catch (error) {
+    onError(error, 'create-room reply');
+  }
+}
