@@ -4,6 +4,7 @@
  */
 import type { Directory } from './directory.js';
 import { type CreateRoomReply, type CreateRoomRequest, replyChannel } from './room-requests.js';
+import type { CreateRoomResult } from './room-server-options.js';
 
 /** The longest request id answered (a reply channel is named by it). */
 const MAX_REQUEST_ID = 128;
@@ -47,8 +48,60 @@ export function parseCreateRoomRequest(
   };
 }
 
+/**
+ * Answers one message off the process's request channel: `create` makes the room (null: no such
+ * room type). Resolves whether the message was a request; never rejects.
+ */
+export async function answerCreateRoom(
+  message: string,
+  directory: Directory,
+  create: (
+    name: string,
+    options: Record<string, unknown>,
+    isPrivate: boolean,
+  ) => Promise<CreateRoomResult> | null,
+  onError: (error: unknown, where: string) => void,
+): Promise<boolean> {
+  const parsed = parseCreateRoomRequest(message);
+  if (!parsed.ok) {
+    if (parsed.requestId !== null)
+      await publishReply(
+        directory,
+        { requestId: parsed.requestId, ok: false, reason: parsed.reason },
+        onError,
+      );
+    return false;
+  }
+  const { requestId, name, options } = parsed.request;
+  let result: CreateRoomResult;
+  try {
+    result = (await create(name, options, parsed.request.private ?? false)) ?? {
+      ok: false,
+      reason: `no room type ${name}`,
+    };
+  } catch (error) {
+    onError(error, 'create-room request');
+    result = { ok: false, reason: 'server error' };
+  }
+  const { room } = result.ok ? result : { room: null };
+  await publishReply(
+    directory,
+    room !== null
+      ? {
+          requestId,
+          ok: true,
+          roomId: room.roomId,
+          maxClients: room.maxClients,
+          metadata: { ...room.metadata },
+        }
+      : { requestId, ok: false, reason: (result as { reason: string }).reason },
+    onError,
+  );
+  return true;
+}
+
 /** Publishes a reply; a failing directory is reported, never thrown. */
-export async function publishReply(
+async function publishReply(
   directory: Directory,
   reply: CreateRoomReply,
   onError: (error: unknown, where: string) => void,

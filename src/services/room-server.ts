@@ -6,14 +6,9 @@
  * The process keeps itself listed in the directory with heartbeats (process-presence.ts).
  */
 import { hostname } from 'node:os';
-import type { ChannelConfig } from '../channels/config.js';
-import type { AnyMessageType, MessageFactory } from '../channels/message.js';
+import type { AnyMessageType } from '../channels/message.js';
 import { MessageServer } from '../channels/message-endpoints.js';
-import type { Aead } from '../connection/aead.js';
-import type { ReliableConfig } from '../packet/config.js';
-import type { Address } from '../transport/address.js';
-import type { DatagramTransport } from '../transport/transport.js';
-import { parseCreateRoomRequest, publishReply } from './create-room-answer.js';
+import { answerCreateRoom } from './create-room-answer.js';
 import type {
   Directory,
   ProcessAddresses,
@@ -24,64 +19,16 @@ import type {
 } from './directory.js';
 import { ProcessPresence, TickTimes } from './process-presence.js';
 import { ROOM_DEFAULTS, type Room, type RoomDefaults, type RoomHost, type RoomType } from './room.js';
-import { type RoomChannelSlot, roomChannel, routeChannels } from './room-channels.js';
+import { roomChannel, routeChannels } from './room-channels.js';
 import { processChannel } from './room-requests.js';
-import { type HostedRoom, RoomSeating, type SeatingCounters } from './room-seating.js';
+import { type HostedRoom, RoomSeating } from './room-seating.js';
+import {
+  type CreateRoomResult,
+  checkSettings,
+  type RoomServerOptions,
+  type RoomServerStats,
+} from './room-server-options.js';
 import { randomId } from './seat-token.js';
-
-export type TransportKind = 'udp' | 'websocket' | 'webrtc' | 'memory';
-
-export interface RoomServerTransport {
-  kind: TransportKind;
-  transport: DatagramTransport;
-  /** The address connect tokens list for it (default its localAddress). */
-  publicAddress?: Address;
-}
-
-export interface RoomServerOptions<M extends AnyMessageType = AnyMessageType> {
-  directory: Directory;
-  protocolId: bigint;
-  /** The key the backend seals connect tokens with. */
-  privateKey: Uint8Array;
-  /** The transports served (owned by the caller: stop() does not close them). */
-  transports: RoomServerTransport[];
-  factory: MessageFactory<M>;
-  /** The channels every client lists, room slots among them (default: the ghost section only). */
-  channels?: (ChannelConfig | RoomChannelSlot)[];
-  processId?: string;
-  /** Default os.hostname(). */
-  machine?: string;
-  /** Client slots of the MessageServer (default 256). */
-  maxClients?: number;
-  /** Rooms it takes at most (default 64). */
-  maxRooms?: number;
-  signalingUrl?: string;
-  /** Default 1000 ms. */
-  heartbeatMs?: number;
-  /** The process record's time to live in the directory (default 4000 ms). */
-  ttlMs?: number;
-  /** false: no timers of its own; the caller drives `update(nowMs)` and `heartbeat()` (tests). */
-  timers?: boolean;
-  /** Monotonic milliseconds (default performance.now). */
-  now?: () => number;
-  aead?: Aead;
-  /** Unix seconds for token expiry (default the system clock). */
-  unixTime?: () => number;
-  packetBudgetBytes?: number;
-  reliable?: Partial<ReliableConfig>;
-  /** A room hook threw, or the directory failed: reported here, never thrown (default console.error). */
-  onError?(error: unknown, where: string): void;
-}
-
-export type CreateRoomResult = { ok: true; room: Room } | { ok: false; reason: string };
-
-export interface RoomServerStats extends SeatingCounters {
-  /** Directory calls that failed. */
-  directoryErrors: number;
-  reregistrations: number;
-  /** Create requests off the bus that were not requests. */
-  badRequests: number;
-}
 
 interface Definition {
   type: RoomType;
@@ -206,9 +153,18 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> {
   async start(): Promise<void> {
     if (this.phase !== 'starting') throw new Error(`RoomServer.start: the process is ${this.phase}`);
     this.phase = 'ready';
-    await this.presence.register();
+    try {
+      await this.presence.register();
+    } catch (error) {
+      this.phase = 'starting';
+      throw error;
+    }
+    const create = (name: string, options: Record<string, unknown>, isPrivate: boolean) =>
+      this.definitions.has(name) ? this.tryCreate(name, options, isPrivate) : null;
     this.unsubscribe = await this.options.directory.subscribe(processChannel(this.processId), (message) => {
-      void this.answer(message);
+      void answerCreateRoom(message, this.options.directory, create, this.report).then((wellFormed) => {
+        if (!wellFormed) this.badRequests++;
+      });
     });
     if (this.options.timers !== false) {
       this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.options.heartbeatMs ?? 1000);
@@ -229,8 +185,9 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> {
   /** One heartbeat now (the timer calls it each heartbeatMs); lists the process again if the directory lost it. */
   async heartbeat(): Promise<void> {
     if (this.phase === 'stopped' || this.phase === 'starting') return;
-    await this.presence.beat();
+    // The period ends now: the heartbeat carries its figures.
     this.tickTimes.roll();
+    await this.presence.beat();
   }
 
   /**
@@ -306,37 +263,6 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> {
       load: this.load(),
       heartbeatAt: 0,
     };
-  }
-
-  private async answer(message: string): Promise<void> {
-    const parsed = parseCreateRoomRequest(message);
-    if (!parsed.ok) {
-      this.badRequests++;
-      if (parsed.requestId !== null)
-        await publishReply(
-          this.options.directory,
-          { requestId: parsed.requestId, ok: false, reason: parsed.reason },
-          this.report,
-        );
-      return;
-    }
-    const { requestId, name, options } = parsed.request;
-    const result = this.definitions.has(name)
-      ? await this.tryCreate(name, options, parsed.request.private ?? false)
-      : ({ ok: false, reason: `no room type ${name}` } as const);
-    await publishReply(
-      this.options.directory,
-      result.ok
-        ? {
-            requestId,
-            ok: true,
-            roomId: result.room.roomId,
-            maxClients: result.room.maxClients,
-            metadata: { ...result.room.metadata },
-          }
-        : { requestId, ok: false, reason: result.reason },
-      this.report,
-    );
   }
 
   private async tryCreate(
@@ -431,6 +357,7 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> {
     hosted.disposed = true;
     this.seating.endRoom(hosted);
     this.hosted.delete(hosted.room.roomId);
+    this.retime();
     if (fromDirectory)
       await this.options.directory.removeRoom(hosted.room.roomId).catch((error) => {
         this.seating.counters.directoryErrors++;
@@ -455,22 +382,17 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> {
     for (const hosted of this.hosted.values()) rate = Math.max(rate, hosted.room.tickRate);
     if (rate === 0) for (const d of this.definitions.values()) rate = Math.max(rate, d.defaults.tickRate);
     const frameMs = 1000 / Math.max(1, rate || ROOM_DEFAULTS.tickRate);
-    if (this.frameTimer !== null && frameMs >= this.frameMs) return;
+    if (this.frameTimer !== null && frameMs === this.frameMs) return;
     if (this.frameTimer !== null) clearInterval(this.frameTimer);
     this.frameMs = frameMs;
     this.frameTimer = setInterval(() => this.update(), frameMs);
   }
 }
 
-/** What is wrong with a room's settings, or null. */
-function checkSettings(s: RoomDefaults): string | null {
-  if (!Number.isInteger(s.maxClients) || s.maxClients < 1)
-    return `maxClients must be an integer >= 1, got ${s.maxClients}`;
-  if (!(s.tickRate > 0 && s.tickRate <= 1000))
-    return `tickRate must be in (0, 1000] per second, got ${s.tickRate}`;
-  if (!(s.reconnectWindowMs >= 0 && s.reconnectWindowMs < Number.POSITIVE_INFINITY))
-    return `reconnectWindowMs must be a finite number >= 0, got ${s.reconnectWindowMs}`;
-  if (!(s.emptyDisposeMs >= 0 && s.emptyDisposeMs < Number.POSITIVE_INFINITY))
-    return `emptyDisposeMs must be a finite number >= 0, got ${s.emptyDisposeMs}`;
-  return null;
-}
+export type {
+  CreateRoomResult,
+  RoomServerOptions,
+  RoomServerStats,
+  RoomServerTransport,
+  TransportKind,
+} from './room-server-options.js';

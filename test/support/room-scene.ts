@@ -28,7 +28,7 @@ export const Player = defineEntity(
   t.object({ room: t.string(8), seat: t.uint16(), score: t.uint16() }),
 );
 export const Banner = defineEntity('banner', t.object({ room: t.string(8) }));
-const types = [Player, Banner];
+export const types = [Player, Banner];
 const CAPACITY = 64;
 /** Client → room: add to my score. */
 export const Score = defineMessage('score', t.object({ add: t.int(1, 100) }));
