@@ -152,20 +152,23 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> {
   /** Registers the process (ready), answers create requests, starts its timers. Throws if the directory refuses. */
   async start(): Promise<void> {
     if (this.phase !== 'starting') throw new Error(`RoomServer.start: the process is ${this.phase}`);
-    this.phase = 'ready';
-    try {
-      await this.presence.register();
-    } catch (error) {
-      this.phase = 'starting';
-      throw error;
-    }
     const create = (name: string, options: Record<string, unknown>, isPrivate: boolean) =>
       this.definitions.has(name) ? this.tryCreate(name, options, isPrivate) : null;
+    // Listening before it is listed: no request sent once it is found goes unheard.
     this.unsubscribe = await this.options.directory.subscribe(processChannel(this.processId), (message) => {
       void answerCreateRoom(message, this.options.directory, create, this.report).then((wellFormed) => {
         if (!wellFormed) this.badRequests++;
       });
     });
+    this.phase = 'ready';
+    try {
+      await this.presence.register();
+    } catch (error) {
+      this.phase = 'starting';
+      await this.unsubscribe().catch(() => {});
+      this.unsubscribe = null;
+      throw error;
+    }
     if (this.options.timers !== false) {
       this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.options.heartbeatMs ?? 1000);
       this.retime();
