@@ -3,7 +3,12 @@
  * advances (no timers), netcode clients that mirror their room's world, and connect tokens minted
  * as the backend would: reserve a seat, then seal the seat claim in the token's user data.
  */
-import { defineMessage, MessageClient, MessageFactory } from '../../src/channels/index.js';
+import {
+  type ChannelConfig,
+  defineMessage,
+  MessageClient,
+  MessageFactory,
+} from '../../src/channels/index.js';
 import { nobleAead } from '../../src/connection/aead.js';
 import { generateConnectToken } from '../../src/connection/connect-token.js';
 import { ClientMirror, defineEntity, type Entity, ServerWorld } from '../../src/replication/index.js';
@@ -172,13 +177,13 @@ export async function roomScene(extra: Partial<RoomServerOptions<typeof Score>> 
       aead: nobleAead,
     });
   /** A new player's end on its own address, connecting with `connectToken`. */
-  const connect = (connectToken: Uint8Array): TestClient => {
+  const connect = (connectToken: Uint8Array, extraChannels: ChannelConfig[] = []): TestClient => {
     const mirror = new ClientMirror({ types, capacity: CAPACITY });
     const messages = new MessageClient({
       transport: network.createTransport(),
       aead: nobleAead,
       factory,
-      channels: [mirror.channel, { kind: 'reliable-ordered' }],
+      channels: [mirror.channel, { kind: 'reliable-ordered' }, ...extraChannels],
     });
     messages.connect(connectToken, clock.ms / 1000);
     const client = { messages, mirror, live: true };
@@ -186,7 +191,12 @@ export async function roomScene(extra: Partial<RoomServerOptions<typeof Score>> 
     return client;
   };
   /** Reserves a seat for `userId` and connects with a token for it; the seat's id is returned too. */
-  const join = async (roomId: string, userId: string, options?: Record<string, unknown>) => {
+  const join = async (
+    roomId: string,
+    userId: string,
+    options?: Record<string, unknown>,
+    extraChannels: ChannelConfig[] = [],
+  ) => {
     const seatId = `seat-${userId}-${nextClientId}`;
     const clientId = nextClientId;
     const reserved = await directory.reserveSeat(roomId, {
@@ -197,7 +207,7 @@ export async function roomScene(extra: Partial<RoomServerOptions<typeof Score>> 
       options,
     });
     if (!reserved.ok) throw new Error(`reserve refused: ${reserved.reason}`);
-    const client = connect(token({ roomId, seatId }, nextClientId++));
+    const client = connect(token({ roomId, seatId }, nextClientId++), extraChannels);
     return { client, seatId, clientId };
   };
   const create = async (options: Record<string, unknown> = {}) => {
