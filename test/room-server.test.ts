@@ -121,6 +121,20 @@ describe('RoomServer: leaving and coming back', () => {
     assert.equal(await s.directory.getSeat(seatId), null);
   });
 
+  it('a room kicking a client from its own message: it leaves with consent, its later messages are dropped', async () => {
+    const s = await roomScene();
+    const room = await s.create({ tag: 'a' });
+    const { client, seatId } = await s.join(room.roomId, 'ann');
+    await s.run(200);
+    client.messages.send(1, Score, { add: 100 });
+    client.messages.send(1, Score, { add: 1 });
+    await s.run(100);
+    assert.ok(!connected(client));
+    assert.deepEqual(TestRoom.log.slice(2), ['a: leave ann true']);
+    assert.equal(await s.directory.getSeat(seatId), null);
+    assert.deepEqual(s.errors, []);
+  });
+
   it('a dropped client reconnecting within the window resumes its player, sent the whole world again', async () => {
     const s = await roomScene();
     const room = await s.create({ tag: 'a' });

@@ -166,13 +166,14 @@ export class RoomSeating {
     for (const client of room.seats.values()) {
       if (client.state !== 'joined') continue;
       for (const channel of messageChannels) {
+        if (client.state !== 'joined') break; // kicked by one of its messages: its slot is gone
         for (
           let m = messages.receive(client.index, channel);
           m !== null;
           m = messages.receive(client.index, channel)
         ) {
           this.hook(room, 'onMessage', () => room.onMessage(client, m!, channel));
-          if (client.state !== 'joined') break; // kicked by its own message
+          if (client.state !== 'joined') break;
         }
       }
     }
