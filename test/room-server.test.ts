@@ -329,6 +329,24 @@ describe('RoomServer: rooms and the process', () => {
     assert.equal(await s.directory.getProcess(s.server.processId), null);
   });
 
+  it('a room hook that throws is reported through onError and the room goes on', async () => {
+    const s = await roomScene();
+    class Faulty extends TestRoom {
+      override onTick(tick: number): void {
+        if (tick === 3) throw new Error('bug at tick 3');
+      }
+    }
+    s.server.define('faulty', Faulty);
+    const made = await s.server.createRoom('faulty', { tag: 'f' });
+    assert.ok(made.ok);
+    const { client } = await s.join(made.room.roomId, 'ann');
+    await s.run(500);
+    assert.ok(connected(client));
+    assert.ok(made.room.tick > 3);
+    assert.equal(s.server.stats.hookErrors, 1);
+    assert.deepEqual(s.errors, ['room faulty onTick: Error: bug at tick 3']);
+  });
+
   it('misuse throws at the call', async () => {
     const s = await roomScene();
     assert.throws(() => s.server.define('test', TestRoom), /defined already/);

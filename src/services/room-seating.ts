@@ -87,7 +87,11 @@ export class RoomSeating {
       onTick: (tick) => {
         const start = performance.now();
         room.tick = tick;
-        this.hook(room, 'onTick', () => room.onTick(tick, dt));
+        try {
+          room.onTick(tick, dt);
+        } catch (error) {
+          this.countHookError(room, 'onTick', error);
+        }
         for (const replication of room.replications) replication.world.tick();
         times.add(performance.now() - start);
       },
@@ -172,7 +176,11 @@ export class RoomSeating {
           m !== null;
           m = messages.receive(client.index, channel)
         ) {
-          this.hook(room, 'onMessage', () => room.onMessage(client, m!, channel));
+          try {
+            room.onMessage(client, m, channel);
+          } catch (error) {
+            this.countHookError(room, 'onMessage', error);
+          }
           if (client.state !== 'joined') break;
         }
       }
