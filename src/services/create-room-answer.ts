@@ -8,6 +8,8 @@ import type { CreateRoomResult } from './room-server-options.js';
 
 /** The longest request id answered (a reply channel is named by it). */
 const MAX_REQUEST_ID = 128;
+/** The longest reason a reply carries (a room's onCreate may throw any message). */
+const MAX_REASON = 200;
 
 /** The request in `message`, or a reason it is not one (with its id when it had a usable one). */
 export function parseCreateRoomRequest(
@@ -94,7 +96,7 @@ export async function answerCreateRoom(
           maxClients: room.maxClients,
           metadata: { ...room.metadata },
         }
-      : { requestId, ok: false, reason: (result as { reason: string }).reason },
+      : { requestId, ok: false, reason: (result as { reason: string }).reason.slice(0, MAX_REASON) },
     onError,
   );
   return true;

@@ -24,6 +24,5 @@ export {
   type RoomServerOptions,
   type RoomServerStats,
   type RoomServerTransport,
-  type TransportKind,
 } from './room-server.js';
 export * from './seat-token.js';

@@ -5,15 +5,14 @@ import type { Aead } from '../connection/aead.js';
 import type { ReliableConfig } from '../packet/config.js';
 import type { Address } from '../transport/address.js';
 import type { DatagramTransport } from '../transport/transport.js';
-import type { Directory } from './directory.js';
+import type { Directory, ProcessAddresses } from './directory.js';
 import type { Room, RoomDefaults } from './room.js';
 import type { RoomChannelSlot } from './room-channels.js';
 import type { SeatingCounters } from './room-seating.js';
 
-export type TransportKind = 'udp' | 'websocket' | 'webrtc' | 'memory';
-
 export interface RoomServerTransport {
-  kind: TransportKind;
+  /** Which address of the process record it is (the backend lists it in tokens for that kind). */
+  kind: Exclude<keyof ProcessAddresses, 'signalingUrl'>;
   transport: DatagramTransport;
   /** The address connect tokens list for it (default its localAddress). */
   publicAddress?: Address;

@@ -397,5 +397,4 @@ export type {
   RoomServerOptions,
   RoomServerStats,
   RoomServerTransport,
-  TransportKind,
 } from './room-server-options.js';
