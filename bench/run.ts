@@ -20,6 +20,7 @@ import {
   type SuiteReport,
   sinkChecksum,
 } from './harness.js';
+import { runMatchmaking } from './services/matchmaking.js';
 import { runAead } from './suites/aead.js';
 import { runBitpacker } from './suites/bitpacker.js';
 import { runCrc32 } from './suites/crc32.js';
@@ -56,6 +57,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   w4: runW4,
   latency: runLatency,
   transports: runTransports,
+  matchmaking: runMatchmaking,
 };
 
 function parseCommandLine(): { quick: boolean; only: string | null; json: string | null } {

@@ -8,6 +8,27 @@ export { parseCreateRoomRequest } from './create-room-answer.js';
 export * from './directory.js';
 export { EmbeddedDirectory, type EmbeddedDirectoryOptions } from './embedded-directory.js';
 export {
+  IpcDirectory,
+  type IpcDirectoryOptions,
+  MAX_CHILD_SUBSCRIPTIONS,
+  serveDirectory,
+} from './ipc-directory.js';
+export type { IpcEndpoint } from './ipc-endpoint.js';
+export { type ManagedProcess, type ManagedServer, reportToManager } from './managed-process.js';
+export { HEARTBEAT_MS_ENV, PROCESS_ID_ENV } from './manager-protocol.js';
+export * from './match-rules.js';
+export * from './matchmaker.js';
+export {
+  type DrainOutcome,
+  type ExitInfo,
+  type MachineReport,
+  ProcessManager,
+  type ProcessManagerEvents,
+  type ProcessManagerOptions,
+  type ProcessManagerReport,
+  type ProcessReport,
+} from './process-manager.js';
+export {
   ROOM_DEFAULTS,
   Room,
   RoomClient,

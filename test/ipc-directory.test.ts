@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Unsubscribe } from '../src/services/directory.js';
+import { EmbeddedDirectory } from '../src/services/embedded-directory.js';
+import { IpcDirectory, serveDirectory } from '../src/services/ipc-directory.js';
+import type { IpcEndpoint } from '../src/services/ipc-endpoint.js';
+
+interface LinkedEndpoint extends IpcEndpoint {
+  sent: unknown[];
+}
+
+/** Two ends of a channel in one process; `copy` stands for the channel's serialization. */
+function link(copy: (message: unknown) => unknown = structuredClone) {
+  let connected = true;
+  const disconnects = new Set<() => void>();
+  const end = (
+    deliver: () => Set<(message: unknown) => void>,
+  ): LinkedEndpoint & {
+    listeners: Set<(message: unknown) => void>;
+  } => {
+    const listeners = new Set<(message: unknown) => void>();
+    return {
+      listeners,
+      sent: [],
+      get connected() {
+        return connected;
+      },
+      send(message, done) {
+        if (!connected) return done(new Error('IPC channel closed'));
+        this.sent.push(message);
+        const copied = copy(message);
+        setImmediate(() => {
+          for (const listener of deliver()) listener(copied);
+          done(null);
+        });
+      },
+      onMessage(listener) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+      onDisconnect(listener) {
+        disconnects.add(listener);
+        return () => disconnects.delete(listener);
+      },
+    };
+  };
+  const parent = end(() => child.listeners);
+  const child = end(() => parent.listeners);
+  const disconnect = () => {
+    connected = false;
+    for (const listener of [...disconnects]) listener();
+  };
+  return { parent, child, disconnect };
+}
+
+/** Counts the subscriptions live in it. */
+class CountingDirectory extends EmbeddedDirectory {
+  live = 0;
+  override async subscribe(channel: string, handler: (message: string) => void): Promise<Unsubscribe> {
+    const unsubscribe = await super.subscribe(channel, handler);
+    this.live++;
+    return async () => {
+      this.live--;
+      await unsubscribe();
+    };
+  }
+}
+
+const RECORD = {
+  processId: 'p1',
+  machine: 'm',
+  addresses: {},
+  state: 'ready' as const,
+  maxRooms: 1,
+  load: { rooms: 0, clients: 0, tickMs: 0, tickMaxMs: 0 },
+  heartbeatAt: 0,
+};
+
+describe('IpcDirectory and serveDirectory', () => {
+  it('answers calls, keeps misuse errors as RangeError, and forwards subscribed messages', async () => {
+    const { parent, child } = link();
+    const directory = new EmbeddedDirectory();
+    serveDirectory(parent, directory);
+    const remote = new IpcDirectory({ endpoint: child });
+    await remote.registerProcess(RECORD, 1000);
+    assert.equal((await directory.getProcess('p1'))?.machine, 'm');
+    await assert.rejects(remote.registerProcess(RECORD, -1), RangeError);
+    const heard: string[] = [];
+    const unsubscribe = await remote.subscribe('c', (message) => heard.push(message));
+    await directory.publish('c', 'one');
+    await sleep(5);
+    await unsubscribe();
+    await directory.publish('c', 'two');
+    await sleep(5);
+    assert.deepEqual(heard, ['one']);
+  });
+
+  it('rejects at once when the channel is closed, and pending calls when it closes', async () => {
+    const { child, disconnect } = link();
+    const remote = new IpcDirectory({ endpoint: child, timeoutMs: 60_000 });
+    const pending = remote.listProcesses(); // Nobody serves: it would wait for the timeout.
+    disconnect();
+    await assert.rejects(pending, /closed/);
+    await assert.rejects(remote.getSeat('s'), /closed/);
+  });
+
+  it('rejects a call nobody answers after its timeout', async () => {
+    const { child } = link();
+    const remote = new IpcDirectory({ endpoint: child, timeoutMs: 50 });
+    await assert.rejects(remote.getRoom('r'), /timed out after 50 ms/);
+    assert.throws(() => new IpcDirectory({ endpoint: child, timeoutMs: 0 }), RangeError);
+  });
+
+  it("refuses a channel that loses Infinity (JSON instead of 'advanced' serialization)", async () => {
+    const { parent, child } = link((message) => JSON.parse(JSON.stringify(message)));
+    serveDirectory(parent, new EmbeddedDirectory());
+    const remote = new IpcDirectory({ endpoint: child });
+    await assert.rejects(remote.listProcesses(), /advanced/);
+  });
+
+  it('answers unknown methods with an error, ignores malformed calls, and drops subscriptions on close', async () => {
+    const { parent, child, disconnect } = link();
+    const directory = new CountingDirectory();
+    serveDirectory(parent, directory);
+    const replies: unknown[] = [];
+    child.onMessage((message) => replies.push(message));
+    for (const bad of [null, 7, { gw: 'dir' }, { gw: 'dir', id: 1.5, method: 'sweep', args: [] }])
+      child.send(bad, () => {});
+    child.send({ gw: 'dir', id: 9, method: 'close', args: [] }, () => {});
+    child.send({ gw: 'dir', id: 10, method: 'sweep', args: [1, 2, 3, 4, 5] }, () => {});
+    await sleep(10);
+    assert.equal(replies.length, 1);
+    assert.deepEqual(replies[0], {
+      gw: 'dir-result',
+      id: 9,
+      inf: Number.POSITIVE_INFINITY,
+      ok: false,
+      error: { name: 'Error', message: 'no directory method "close"' },
+    });
+    // The parent's directory was not closed by the child's request.
+    assert.deepEqual(await directory.listProcesses(), []);
+    const remote = new IpcDirectory({ endpoint: child });
+    await remote.subscribe('c', () => {});
+    await remote.subscribe('d', () => {});
+    assert.equal(directory.live, 2);
+    disconnect();
+    await sleep(5);
+    assert.equal(directory.live, 0, "the child's subscriptions are dropped when its channel closes");
+  });
+});
