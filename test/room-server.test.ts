@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ClientState } from '../src/connection/client.js';
-import { type CreateRoomReply, processChannel, replyChannel } from '../src/services/index.js';
+import {
+  type CreateRoomReply,
+  type ManagedServer,
+  processChannel,
+  replyChannel,
+} from '../src/services/index.js';
 import { mirroredRooms, roomScene, Score, TestRoom } from './support/room-scene.js';
 
 const connected = (c: { messages: { client: { state: number } } }) =>
@@ -306,7 +311,7 @@ describe('RoomServer: rooms and the process', () => {
     assert.deepEqual(TestRoom.log, ['a: create', 'a: join ann', 'a: leave ann false', 'a: dispose']);
     assert.equal(await s.directory.getProcess(s.server.processId), null);
     assert.equal(await s.directory.getRoom(room.roomId), null);
-    assert.equal(s.server.state, 'stopped');
+    assert.equal(s.server.lifecycle, 'stopped');
     const result = await s.server.createRoom('test');
     assert.deepEqual(result, { ok: false, reason: 'the process is stopped' });
   });
@@ -316,16 +321,19 @@ describe('RoomServer: rooms and the process', () => {
     const room = await s.create({ tag: 'a' });
     const { client } = await s.join(room.roomId, 'ann');
     await s.run(300);
-    const drained = s.server.drain(5000);
+    const managed: ManagedServer = s.server; // what a process manager's reportToManager drives
+    assert.equal(managed.state(), 'ready');
+    const drained = managed.drain();
     await s.settle();
-    assert.equal(s.server.state, 'draining');
+    assert.equal(s.server.lifecycle, 'draining');
+    assert.equal(managed.state(), 'draining');
     assert.equal((await s.directory.getProcess(s.server.processId))?.state, 'draining');
     assert.equal((await s.directory.getRoom(room.roomId))?.locked, true);
     assert.deepEqual(await s.server.createRoom('test'), { ok: false, reason: 'the process is draining' });
     client.messages.disconnect();
     await s.run(50);
     await drained;
-    assert.equal(s.server.state, 'stopped');
+    assert.equal(s.server.lifecycle, 'stopped');
     assert.equal(await s.directory.getProcess(s.server.processId), null);
   });
 

@@ -17,6 +17,8 @@ import type {
   ProcessState,
   Unsubscribe,
 } from './directory.js';
+import type { ManagedServer } from './managed-process.js';
+import { PROCESS_ID_ENV } from './manager-protocol.js';
 import { ProcessPresence, TickTimes } from './process-presence.js';
 import { ROOM_DEFAULTS, type Room, type RoomDefaults, type RoomHost, type RoomType } from './room.js';
 import { roomChannel, routeChannels } from './room-channels.js';
@@ -35,7 +37,8 @@ interface Definition {
   defaults: RoomDefaults;
 }
 
-export class RoomServer<M extends AnyMessageType = AnyMessageType> {
+/** Also what the process manager's reportToManager takes (load, state, drain, stop). */
+export class RoomServer<M extends AnyMessageType = AnyMessageType> implements ManagedServer {
   readonly processId: string;
   readonly messages: MessageServer<M>;
   private readonly options: RoomServerOptions<M>;
@@ -56,7 +59,8 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> {
 
   constructor(options: RoomServerOptions<M>) {
     this.options = options;
-    this.processId = options.processId ?? randomId();
+    // A child of the ProcessManager is listed under the id the manager gave it.
+    this.processId = options.processId ?? (process.env[PROCESS_ID_ENV] || randomId());
     this.now = options.now ?? (() => performance.now());
     this.report = options.onError ?? ((error, where) => console.error(`RoomServer ${where}:`, error));
     const maxRooms = options.maxRooms ?? 64;
@@ -106,7 +110,7 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> {
       {
         record: () => this.record(),
         load: () => this.load(),
-        state: () => (this.phase === 'stopped' ? 'draining' : this.phase),
+        state: () => this.state(),
         rooms: () => this.seating.listings(this.processId),
       },
       options.ttlMs ?? 4000,
@@ -115,8 +119,13 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> {
   }
 
   /** 'starting' until start(), then 'ready', 'draining' (drain()) and 'stopped'. */
-  get state(): ProcessState | 'stopped' {
+  get lifecycle(): ProcessState | 'stopped' {
     return this.phase;
+  }
+
+  /** The state the directory and a process manager see (a stopped process last said 'draining'). */
+  state(): ProcessState {
+    return this.phase === 'stopped' ? 'draining' : this.phase;
   }
 
   get stats(): Readonly<RoomServerStats> {
@@ -261,7 +270,7 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> {
       processId: this.processId,
       machine: this.options.machine ?? hostname(),
       addresses,
-      state: this.phase === 'stopped' ? 'draining' : this.phase,
+      state: this.state(),
       maxRooms: this.options.maxRooms ?? 64,
       load: this.load(),
       heartbeatAt: 0,
