@@ -68,12 +68,8 @@ describe('RoomServer over UDP on its own timers', () => {
       });
       client.connect(token, 0);
       pump = setInterval(() => client.update((performance.now() - start) / 1000), 1000 / 60);
-      await until(
-        'the mirror to hold the room',
-        3000,
-        () => mirroredRooms({ messages: client, mirror, live: true }).length === 2,
-      );
-      assert.deepEqual(mirroredRooms({ messages: client, mirror, live: true }), ['u', 'u']);
+      await until('the mirror to hold the room', 3000, () => mirroredRooms({ mirror }).length === 2);
+      assert.deepEqual(mirroredRooms({ mirror }), ['u', 'u']);
       // A heartbeat period with the client seated and the room ticking (the room's first frames may
       // fall in a period of their own with no tick yet).
       await until('a heartbeat with the client and ticks', 3000, async () => {

@@ -221,7 +221,7 @@ export async function roomScene(extra: Partial<RoomServerOptions<typeof Score>> 
 }
 
 /** The tags of the ghosts a client mirrors (sorted). */
-export function mirroredRooms(client: TestClient): string[] {
+export function mirroredRooms(client: { mirror: ClientMirror }): string[] {
   const tags: string[] = [];
   for (let id = 0; id < CAPACITY; id++) {
     const ghost = client.mirror.ghost(id);
