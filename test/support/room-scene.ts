@@ -89,7 +89,10 @@ export class TestRoom extends Room<typeof Score> {
 
   override onMessage(client: RoomClient, message: { value: unknown }): void {
     const add = (message.value as { add: number }).add;
-    if (add === 100) return this.kick(client); // a cheat: out
+    if (add === 100) {
+      this.kick(client); // a cheat: out
+      return;
+    }
     const player = this.players.get(client.seatId)!;
     const value = this.world.get(player);
     this.world.set(player, { ...value, score: value.score + add });
