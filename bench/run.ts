@@ -21,6 +21,7 @@ import {
   sinkChecksum,
 } from './harness.js';
 import { runMatchmaking } from './services/matchmaking.js';
+import { runRooms } from './services/rooms.js';
 import { runAead } from './suites/aead.js';
 import { runBitpacker } from './suites/bitpacker.js';
 import { runCrc32 } from './suites/crc32.js';
@@ -58,6 +59,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   latency: runLatency,
   transports: runTransports,
   matchmaking: runMatchmaking,
+  rooms: runRooms,
 };
 
 function parseCommandLine(): { quick: boolean; only: string | null; json: string | null } {

@@ -44,6 +44,7 @@ export interface RoomServerOptions<M extends AnyMessageType = AnyMessageType> {
   timers?: boolean;
   /** Monotonic milliseconds (default performance.now). */
   now?: () => number;
+  /** Default nodeAead (node:crypto). */
   aead?: Aead;
   /** Unix seconds for token expiry (default the system clock). */
   unixTime?: () => number;

@@ -8,6 +8,7 @@
 import { hostname } from 'node:os';
 import type { AnyMessageType } from '../channels/message.js';
 import { MessageServer } from '../channels/message-endpoints.js';
+import { nodeAead } from '../connection/aead-node.js';
 import { answerCreateRoom } from './create-room-answer.js';
 import type {
   Directory,
@@ -85,7 +86,8 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
       publicAddresses: options.transports.map((t) => t.publicAddress ?? t.transport.localAddress),
       transports: options.transports.map((t) => t.transport),
       maxClients: slots,
-      aead: options.aead,
+      // Node's native ChaCha20-Poly1305 unless told otherwise: services run on Node only.
+      aead: options.aead ?? nodeAead,
       unixTime: options.unixTime,
       factory: options.factory,
       channels,
