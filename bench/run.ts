@@ -22,6 +22,7 @@ import {
 } from './harness.js';
 import { runDirectory } from './services/directory.js';
 import { runMatchmaking } from './services/matchmaking.js';
+import { runRooms } from './services/rooms.js';
 import { runAead } from './suites/aead.js';
 import { runBackend } from './suites/backend.js';
 import { runBitpacker } from './suites/bitpacker.js';
@@ -62,6 +63,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   matchmaking: runMatchmaking,
   directory: runDirectory,
   backend: runBackend,
+  rooms: runRooms,
 };
 
 function parseCommandLine(): { quick: boolean; only: string | null; json: string | null } {

@@ -28,6 +28,8 @@ export interface ProcessAddresses {
   udp?: string;
   websocket?: string;
   webrtc?: string;
+  /** An in-memory transport's address (tests, and backends running in the same process). */
+  memory?: string;
   /** Where browsers POST their WebRTC offer (http(s) URL), when the process serves WebRTC. */
   signalingUrl?: string;
 }
@@ -76,6 +78,8 @@ export interface Seat {
   userId: string;
   /** The netcode client id of the token issued for it, decimal. */
   clientId: string;
+  /** The join options the backend took for this seat (the room's onJoin gets them); JSON values. */
+  options?: Record<string, unknown>;
   state: SeatState;
   /** When a reserved or held seat lapses (Infinity while taken). */
   expiresAt: number;
@@ -147,7 +151,13 @@ export interface Directory {
   // Seats. Atomic: a room never has more live seats than maxClients.
   reserveSeat(
     roomId: string,
-    seat: { seatId: string; userId: string; clientId: string; ttlMs: number },
+    seat: {
+      seatId: string;
+      userId: string;
+      clientId: string;
+      ttlMs: number;
+      options?: Record<string, unknown>;
+    },
   ): Promise<ReserveResult>;
   /** The process takes a seat when its client connects: reserved or held → taken, once. */
   consumeSeat(seatId: string, roomId: string): Promise<ConsumeResult>;

@@ -169,7 +169,13 @@ export class EmbeddedDirectory implements Directory {
 
   async reserveSeat(
     roomId: string,
-    seat: { seatId: string; userId: string; clientId: string; ttlMs: number },
+    seat: {
+      seatId: string;
+      userId: string;
+      clientId: string;
+      ttlMs: number;
+      options?: Record<string, unknown>;
+    },
   ): Promise<ReserveResult> {
     this.open();
     checkTtl(seat.ttlMs);
@@ -185,6 +191,7 @@ export class EmbeddedDirectory implements Directory {
       processId: room.listing.processId,
       userId: seat.userId,
       clientId: seat.clientId,
+      ...(seat.options === undefined ? {} : { options: structuredClone(seat.options) }),
       state: 'reserved',
       expiresAt: this.now() + seat.ttlMs,
     };

@@ -25,6 +25,7 @@ export type { RequestInfo, VerifyResult } from './backend-routes.js';
 export { guestAuthSchema, summarizeIssues } from './backend-schemas.js';
 export type { JoinAnswer } from './backend-seats.js';
 export { type Session, SessionSigner } from './backend-session.js';
+export { parseCreateRoomRequest } from './create-room-answer.js';
 export * from './directory.js';
 export { EmbeddedDirectory, type EmbeddedDirectoryOptions } from './embedded-directory.js';
 export {
@@ -50,6 +51,16 @@ export {
 } from './process-manager.js';
 export { RedisDirectory, type RedisDirectoryOptions, RedisUnavailableError } from './redis-directory.js';
 export {
+  ROOM_DEFAULTS,
+  Room,
+  RoomClient,
+  type RoomClientState,
+  type RoomDefaults,
+  type RoomMessage,
+  type RoomType,
+} from './room.js';
+export { type RoomChannelSlot, roomChannel } from './room-channels.js';
+export {
   type CreateMatchRoomOptions,
   createMatchRoom,
   RoomPlacer,
@@ -58,4 +69,11 @@ export {
   type TransportKind,
 } from './room-placement.js';
 export * from './room-requests.js';
+export {
+  type CreateRoomResult,
+  RoomServer,
+  type RoomServerOptions,
+  type RoomServerStats,
+  type RoomServerTransport,
+} from './room-server.js';
 export * from './seat-token.js';

@@ -1,0 +1,107 @@
+/**
+ * Custom channels a room owns (its ghost section, its input channel) over the one MessageServer of
+ * the process. The process lists a slot per name in its channel list; each connection's slot is a
+ * RoutedChannel that stays inert until its client joins a room, then passes everything to the
+ * channel that room made for that client. A client therefore only ever sees its own room's world.
+ */
+import type { CustomChannel, PacketRecord } from '../channels/channel.js';
+import type { ChannelConfig, CustomChannelConfig } from '../channels/config.js';
+import type { ScratchList } from '../channels/scratch-list.js';
+import type { ReadStream } from '../serialize/read-stream.js';
+import type { WriteStream } from '../serialize/write-stream.js';
+
+/** A place in the process's channel list for a custom channel each room provides under `name`. */
+export interface RoomChannelSlot {
+  kind: 'room';
+  name: string;
+  /** The section's place in the packet (default 1), as CustomChannelConfig's. */
+  priority?: number;
+  budgetBytes?: number;
+}
+
+/** A slot for the room's channel `name` (the ghost section of `Room.replicate` is 'replication'). */
+export function roomChannel(
+  name: string,
+  options: { priority?: number; budgetBytes?: number } = {},
+): RoomChannelSlot {
+  if (typeof name !== 'string' || name.length === 0)
+    throw new RangeError('roomChannel: name must be a non-empty string');
+  return { kind: 'room', name, ...options };
+}
+
+/** One connection's side of a room channel: inert until attached to the channel its room made. */
+export class RoutedChannel implements CustomChannel {
+  private inner: CustomChannel | null = null;
+
+  get attached(): boolean {
+    return this.inner !== null;
+  }
+
+  /** Starts passing this connection's section to `inner` (made by the room's channel for this client). */
+  attach(inner: CustomChannel): void {
+    this.inner?.close?.();
+    this.inner = inner;
+  }
+
+  select(now: number, budgetBits: number): number {
+    return this.inner === null ? 0 : this.inner.select(now, budgetBits);
+  }
+
+  writeSelected(ws: WriteStream, now: number, record: ScratchList<number>): void {
+    this.inner?.writeSelected(ws, now, record);
+  }
+
+  read(rs: ReadStream, staged: ScratchList<unknown>): boolean {
+    if (this.inner !== null) return this.inner.read(rs, staged);
+    // Nothing here can parse the entry before the client is in a room: the packet is refused.
+    rs.fail('room channel: the client is not in a room yet');
+    return false;
+  }
+
+  apply(staged: ScratchList<unknown>): void {
+    this.inner?.apply(staged);
+  }
+
+  acked(record: PacketRecord, start: number, end: number): void {
+    this.inner?.acked(record, start, end);
+  }
+
+  close(): void {
+    const inner = this.inner;
+    this.inner = null;
+    inner?.close?.();
+  }
+
+  link(rtt: number, packetLoss: number, now: number): void {
+    this.inner?.link?.(rtt, packetLoss, now);
+  }
+}
+
+/**
+ * The process's channel list with each slot made a custom channel whose connections are
+ * RoutedChannels, kept per client slot and name in `routes` for the server to attach.
+ */
+export function routeChannels(
+  channels: readonly (ChannelConfig | RoomChannelSlot)[],
+  routes: Map<string, (RoutedChannel | null)[]>,
+  slots: number,
+): ChannelConfig[] {
+  return channels.map((channel) => {
+    if (channel.kind !== 'room') return channel;
+    if (routes.has(channel.name))
+      throw new RangeError(`RoomServer: room channel ${channel.name} is listed twice`);
+    const perSlot: (RoutedChannel | null)[] = new Array(slots).fill(null);
+    routes.set(channel.name, perSlot);
+    const config: CustomChannelConfig = {
+      kind: 'custom',
+      priority: channel.priority ?? 1,
+      ...(channel.budgetBytes === undefined ? {} : { budgetBytes: channel.budgetBytes }),
+      create: (clientIndex) => {
+        const routed = new RoutedChannel();
+        perSlot[clientIndex] = routed;
+        return routed;
+      },
+    };
+    return config;
+  });
+}

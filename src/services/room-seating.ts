@@ -1,0 +1,359 @@
+/**
+ * Who sits where: a connection becomes a room's client once its seat is taken in the directory
+ * (the claim read from its connect token's user data); a client that disconnects leaves, one that
+ * times out is dropped and its seat held for the room's reconnection window; the same seat coming
+ * back (a new token, a new connection) resumes the same RoomClient with a fresh replication client,
+ * so it is sent the whole world again. Nothing from the network throws out of here.
+ */
+
+import type { AnyMessageType } from '../channels/message.js';
+import type { MessageServer } from '../channels/message-endpoints.js';
+import type { ServerDisconnectReason } from '../connection/server-options.js';
+import { TickClock } from '../latency/tick-clock.js';
+import type { Directory, RoomListing, Seat } from './directory.js';
+import type { TickTimes } from './process-presence.js';
+import { type Room, RoomClient } from './room.js';
+import type { RoutedChannel } from './room-channels.js';
+import { decodeSeatUserData } from './seat-token.js';
+
+/** A room as its server keeps it. */
+export interface HostedRoom {
+  readonly room: Room;
+  readonly clock: TickClock;
+  /** Runs one tick of the room (bound once: the frame loop passes it to the clock). */
+  readonly onTick: (tick: number) => void;
+  /** Since when nobody is seated (ms), or -1. */
+  emptySince: number;
+  /** Asking the directory whether reservations are pending, before disposing. */
+  checking: boolean;
+  disposed: boolean;
+}
+
+export interface SeatingCounters {
+  /** Connections refused, by reason (no seat claim, no such room, expired, already used, full, auth…). */
+  refused: Record<string, number>;
+  joins: number;
+  reconnections: number;
+  /** Clients gone for good: left with consent, or their window lapsed. */
+  leaves: number;
+  drops: number;
+  directoryErrors: number;
+  /** Room hooks that threw (reported through onError). */
+  hookErrors: number;
+}
+
+export interface SeatingOptions {
+  directory: Directory;
+  messages: MessageServer<AnyMessageType>;
+  routes: Map<string, (RoutedChannel | null)[]>;
+  /** Indices of the channels that carry messages (delivered to onMessage). */
+  messageChannels: number[];
+  rooms: Map<string, HostedRoom>;
+  now: () => number;
+  report: (error: unknown, where: string) => void;
+  dispose: (hosted: HostedRoom) => Promise<void>;
+}
+
+export class RoomSeating {
+  readonly counters: SeatingCounters = {
+    refused: {},
+    joins: 0,
+    reconnections: 0,
+    leaves: 0,
+    drops: 0,
+    directoryErrors: 0,
+    hookErrors: 0,
+  };
+  /** Set by stop(): clients leave without directory calls (the process record goes with its seats). */
+  stopping = false;
+  /** Per slot: bumped at each connect and disconnect, so an admission that outlived its connection knows. */
+  private readonly serials: Uint32Array;
+  private readonly slotClients: (RoomClient | null)[];
+  private readonly slotRooms: (HostedRoom | null)[];
+
+  constructor(private readonly o: SeatingOptions) {
+    const slots = o.messages.server.maxClients;
+    this.serials = new Uint32Array(slots);
+    this.slotClients = new Array(slots).fill(null);
+    this.slotRooms = new Array(slots).fill(null);
+  }
+
+  /** Wraps a new room for hosting: its clock and its measured tick. */
+  host(room: Room, times: TickTimes): HostedRoom {
+    const dt = 1 / room.tickRate;
+    const hosted: HostedRoom = {
+      room,
+      clock: new TickClock({ tickRate: room.tickRate }),
+      onTick: (tick) => {
+        const start = performance.now();
+        room.tick = tick;
+        try {
+          room.onTick(tick, dt);
+        } catch (error) {
+          this.countHookError(room, 'onTick', error);
+        }
+        for (const replication of room.replications) replication.world.tick();
+        times.add(performance.now() - start);
+      },
+      emptySince: this.o.now(),
+      checking: false,
+      disposed: false,
+    };
+    return hosted;
+  }
+
+  joinedClients(): number {
+    let n = 0;
+    for (const client of this.slotClients) if (client !== null && client.state === 'joined') n++;
+    return n;
+  }
+
+  /** Clients joined or dropped (a drain waits for none). */
+  seatedClients(): number {
+    let n = 0;
+    for (const hosted of this.o.rooms.values()) n += hosted.room.seats.size;
+    return n;
+  }
+
+  connected(index: number, clientId: bigint, userData: Uint8Array): void {
+    const serial = ++this.serials[index];
+    this.admit(index, serial, clientId, userData).catch((error) => {
+      this.o.report(error, 'admit');
+      this.refuse(index, serial, 'server error');
+    });
+  }
+
+  disconnected(index: number, reason: ServerDisconnectReason): void {
+    this.serials[index]++;
+    for (const perSlot of this.o.routes.values()) perSlot[index] = null;
+    const client = this.slotClients[index];
+    const hosted = this.slotRooms[index];
+    this.slotClients[index] = null;
+    this.slotRooms[index] = null;
+    if (client === null || hosted === null) return;
+    client.index = -1;
+    const room = hosted.room;
+    if (!this.stopping && reason === 'timed out' && room.reconnectWindowMs > 0) {
+      client.state = 'dropped';
+      client.dropDeadline = this.o.now() + room.reconnectWindowMs;
+      this.counters.drops++;
+      this.directory('holdSeat', () => this.o.directory.holdSeat(client.seatId, room.reconnectWindowMs)).then(
+        (held) => {
+          // The directory no longer has the seat: it cannot be taken again, so the client is gone.
+          if (held === false && client.state === 'dropped') this.leave(client, false);
+        },
+      );
+      this.hook(room, 'onDrop', () => room.onDrop(client));
+      return;
+    }
+    this.leave(client, reason === 'client disconnected' || reason === 'kicked');
+  }
+
+  /** A client leaves its room for good: its seat is released and onLeave runs. */
+  leave(client: RoomClient, consented: boolean): void {
+    if (client.state === 'left') return;
+    const hosted = this.roomOf(client);
+    client.state = 'left';
+    if (hosted === null) return;
+    hosted.room.seats.delete(client.seatId);
+    if (hosted.room.seats.size === 0) hosted.emptySince = this.o.now();
+    this.counters.leaves++;
+    if (!this.stopping) void this.directory('releaseSeat', () => this.o.directory.releaseSeat(client.seatId));
+    this.hook(hosted.room, 'onLeave', () => hosted.room.onLeave(client, consented));
+  }
+
+  /** Hands each joined client's messages to its room's onMessage. */
+  deliverMessages(hosted: HostedRoom): void {
+    const { messages, messageChannels } = this.o;
+    const room = hosted.room;
+    if (messageChannels.length === 0) return;
+    for (const client of room.seats.values()) {
+      if (client.state !== 'joined') continue;
+      for (const channel of messageChannels) {
+        if (client.state !== 'joined') break; // kicked by one of its messages: its slot is gone
+        for (
+          let m = messages.receive(client.index, channel);
+          m !== null;
+          m = messages.receive(client.index, channel)
+        ) {
+          try {
+            room.onMessage(client, m, channel);
+          } catch (error) {
+            this.countHookError(room, 'onMessage', error);
+          }
+          if (client.state !== 'joined') break;
+        }
+      }
+    }
+  }
+
+  /** Lapsed reconnection windows, and rooms empty past their grace. */
+  sweep(now: number): void {
+    for (const hosted of this.o.rooms.values()) {
+      const room = hosted.room;
+      for (const client of room.seats.values())
+        if (client.state === 'dropped' && client.dropDeadline <= now) this.leave(client, false);
+      if (room.seats.size > 0) hosted.emptySince = -1;
+      else if (hosted.emptySince < 0) hosted.emptySince = now;
+      else if (!hosted.checking && now - hosted.emptySince >= room.emptyDisposeMs)
+        void this.disposeIfUnreserved(hosted);
+    }
+  }
+
+  /** Forgets a room's clients (it is being disposed). */
+  endRoom(hosted: HostedRoom): void {
+    for (const client of [...hosted.room.seats.values()]) {
+      if (client.index >= 0 && this.o.messages.server.isConnected(client.index)) {
+        this.slotClients[client.index] = null;
+        this.slotRooms[client.index] = null;
+        this.o.messages.server.disconnect(client.index);
+      }
+      this.leave(client, false);
+    }
+  }
+
+  /** Each room's listing and the seats this process knows, to list them again. */
+  listings(processId: string) {
+    const now = this.o.now();
+    return [...this.o.rooms.values()].map(({ room }) => ({
+      listing: {
+        roomId: room.roomId,
+        name: room.name,
+        processId,
+        maxClients: room.maxClients,
+        locked: room.locked,
+        private: room.isPrivate,
+        metadata: { ...room.metadata },
+      } satisfies Omit<RoomListing, 'seats' | 'createdAt'>,
+      seats: [...room.seats.values()].map((client) => ({
+        seat: {
+          seatId: client.seatId,
+          roomId: room.roomId,
+          processId,
+          userId: client.userId,
+          clientId: client.clientId.toString(),
+          options: { ...client.options },
+          state: 'taken',
+          expiresAt: Number.POSITIVE_INFINITY,
+        } satisfies Seat,
+        heldMs: client.state === 'dropped' ? Math.max(1, client.dropDeadline - now) : 0,
+      })),
+    }));
+  }
+
+  private async admit(index: number, serial: number, clientId: bigint, userData: Uint8Array): Promise<void> {
+    const claim = decodeSeatUserData(userData);
+    if (claim === null) return this.refuse(index, serial, 'no seat claim');
+    const hosted = this.o.rooms.get(claim.roomId);
+    if (hosted === undefined || hosted.disposed) return this.refuse(index, serial, 'no such room');
+    const taken = await this.directory('consumeSeat', () =>
+      this.o.directory.consumeSeat(claim.seatId, claim.roomId),
+    );
+    if (taken === undefined) return this.refuse(index, serial, 'directory error');
+    if (!taken.ok) return this.refuse(index, serial, taken.reason);
+    const seat = taken.seat;
+    const room = hosted.room;
+    const known = room.seats.get(seat.seatId);
+    if (this.serials[index] !== serial || hosted.disposed) {
+      // Its connection (or the room) ended while the seat was being taken: give the seat back.
+      if (known?.state === 'dropped')
+        void this.directory('holdSeat', () =>
+          this.o.directory.holdSeat(seat.seatId, Math.max(1, known.dropDeadline - this.o.now())),
+        );
+      else if (known === undefined)
+        void this.directory('releaseSeat', () => this.o.directory.releaseSeat(seat.seatId));
+      return hosted.disposed ? this.refuse(index, serial, 'no such room') : undefined;
+    }
+    if (known !== undefined) {
+      if (known.state !== 'dropped') return this.refuse(index, serial, 'already used');
+      known.clientId = clientId;
+      this.seat(index, hosted, known);
+      this.counters.reconnections++;
+      this.hook(room, 'onReconnect', () => room.onReconnect(known));
+      return;
+    }
+    if (room.seats.size >= room.maxClients) {
+      void this.directory('releaseSeat', () => this.o.directory.releaseSeat(seat.seatId));
+      return this.refuse(index, serial, 'full');
+    }
+    const client = new RoomClient(room.roomId, seat.seatId, seat.userId, clientId, seat.options ?? {}, index);
+    room.seats.set(seat.seatId, client);
+    let verdict: boolean | string;
+    try {
+      verdict = await room.onAuth(client, client.options);
+    } catch (error) {
+      this.countHookError(room, 'onAuth', error);
+      verdict = 'auth failed';
+    }
+    if (verdict !== true || this.serials[index] !== serial || hosted.disposed) {
+      room.seats.delete(seat.seatId);
+      client.state = 'left';
+      void this.directory('releaseSeat', () => this.o.directory.releaseSeat(seat.seatId));
+      return this.refuse(index, serial, hosted.disposed ? 'no such room' : 'auth refused');
+    }
+    this.seat(index, hosted, client);
+    this.counters.joins++;
+    this.hook(room, 'onJoin', () => room.onJoin(client, client.options));
+  }
+
+  /** Puts a client on its connection: the room's channels attached (a fresh ghost sender: a full resync). */
+  private seat(index: number, hosted: HostedRoom, client: RoomClient): void {
+    client.index = index;
+    client.state = 'joined';
+    this.slotClients[index] = client;
+    this.slotRooms[index] = hosted;
+    hosted.emptySince = -1;
+    for (const [name, perSlot] of this.o.routes) {
+      const config = hosted.room.channels.get(name);
+      const routed = perSlot[index];
+      if (config !== undefined && routed !== null) routed.attach(config.create(index));
+    }
+  }
+
+  private refuse(index: number, serial: number, reason: string): void {
+    const refused = this.counters.refused;
+    refused[reason] = (refused[reason] ?? 0) + 1;
+    if (this.serials[index] === serial && this.o.messages.server.isConnected(index))
+      this.o.messages.server.disconnect(index);
+  }
+
+  private roomOf(client: RoomClient): HostedRoom | null {
+    const hosted = this.o.rooms.get(client.roomId);
+    return hosted !== undefined && hosted.room.seats.get(client.seatId) === client ? hosted : null;
+  }
+
+  private async disposeIfUnreserved(hosted: HostedRoom): Promise<void> {
+    hosted.checking = true;
+    const listing = await this.directory('getRoom', () => this.o.directory.getRoom(hosted.room.roomId));
+    hosted.checking = false;
+    if (hosted.disposed || hosted.room.seats.size > 0) return;
+    // Seats reserved and not yet used: their clients are on the way, the room waits another grace.
+    if (listing !== undefined && listing !== null && listing.seats > 0) hosted.emptySince = this.o.now();
+    else await this.o.dispose(hosted);
+  }
+
+  /** A directory call whose failure is counted and reported; undefined when it failed. */
+  private async directory<T>(where: string, call: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await call();
+    } catch (error) {
+      this.counters.directoryErrors++;
+      this.o.report(error, where);
+      return undefined;
+    }
+  }
+
+  private hook(room: Room, where: string, call: () => unknown): void {
+    try {
+      const result = call();
+      if (result instanceof Promise) result.catch((error) => this.countHookError(room, where, error));
+    } catch (error) {
+      this.countHookError(room, where, error);
+    }
+  }
+
+  private countHookError(room: Room, where: string, error: unknown): void {
+    this.counters.hookErrors++;
+    this.o.report(error, `room ${room.name} ${where}`);
+  }
+}

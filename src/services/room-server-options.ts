@@ -1,0 +1,78 @@
+/** What a RoomServer is built with, what it counts, and the checks of a room's settings. */
+import type { ChannelConfig } from '../channels/config.js';
+import type { AnyMessageType, MessageFactory } from '../channels/message.js';
+import type { Aead } from '../connection/aead.js';
+import type { ReliableConfig } from '../packet/config.js';
+import type { Address } from '../transport/address.js';
+import type { DatagramTransport } from '../transport/transport.js';
+import type { Directory, ProcessAddresses } from './directory.js';
+import type { Room, RoomDefaults } from './room.js';
+import type { RoomChannelSlot } from './room-channels.js';
+import type { SeatingCounters } from './room-seating.js';
+
+export interface RoomServerTransport {
+  /** Which address of the process record it is (the backend lists it in tokens for that kind). */
+  kind: Exclude<keyof ProcessAddresses, 'signalingUrl'>;
+  transport: DatagramTransport;
+  /** The address connect tokens list for it (default its localAddress). */
+  publicAddress?: Address;
+}
+
+export interface RoomServerOptions<M extends AnyMessageType = AnyMessageType> {
+  directory: Directory;
+  protocolId: bigint;
+  /** The key the backend seals connect tokens with. */
+  privateKey: Uint8Array;
+  /** The transports served (owned by the caller: stop() does not close them). */
+  transports: RoomServerTransport[];
+  factory: MessageFactory<M>;
+  /** The channels every client lists, room slots among them (default: the ghost section only). */
+  channels?: (ChannelConfig | RoomChannelSlot)[];
+  processId?: string;
+  /** Default os.hostname(). */
+  machine?: string;
+  /** Client slots of the MessageServer (default 256). */
+  maxClients?: number;
+  /** Rooms it takes at most (default 64). */
+  maxRooms?: number;
+  signalingUrl?: string;
+  /** Default 1000 ms. */
+  heartbeatMs?: number;
+  /** The process record's time to live in the directory (default 4000 ms). */
+  ttlMs?: number;
+  /** false: no timers of its own; the caller drives `update(nowMs)` and `heartbeat()` (tests). */
+  timers?: boolean;
+  /** Monotonic milliseconds (default performance.now). */
+  now?: () => number;
+  /** Default nodeAead (node:crypto). */
+  aead?: Aead;
+  /** Unix seconds for token expiry (default the system clock). */
+  unixTime?: () => number;
+  packetBudgetBytes?: number;
+  reliable?: Partial<ReliableConfig>;
+  /** A room hook threw, or the directory failed: reported here, never thrown (default console.error). */
+  onError?(error: unknown, where: string): void;
+}
+
+export type CreateRoomResult = { ok: true; room: Room } | { ok: false; reason: string };
+
+export interface RoomServerStats extends SeatingCounters {
+  /** Directory calls that failed. */
+  directoryErrors: number;
+  reregistrations: number;
+  /** Create requests off the bus that were not requests. */
+  badRequests: number;
+}
+
+export /** What is wrong with a room's settings, or null. */
+function checkSettings(s: RoomDefaults): string | null {
+  if (!Number.isInteger(s.maxClients) || s.maxClients < 1)
+    return `maxClients must be an integer >= 1, got ${s.maxClients}`;
+  if (!(s.tickRate > 0 && s.tickRate <= 1000))
+    return `tickRate must be in (0, 1000] per second, got ${s.tickRate}`;
+  if (!(s.reconnectWindowMs >= 0 && s.reconnectWindowMs < Number.POSITIVE_INFINITY))
+    return `reconnectWindowMs must be a finite number >= 0, got ${s.reconnectWindowMs}`;
+  if (!(s.emptyDisposeMs >= 0 && s.emptyDisposeMs < Number.POSITIVE_INFINITY))
+    return `emptyDisposeMs must be a finite number >= 0, got ${s.emptyDisposeMs}`;
+  return null;
+}

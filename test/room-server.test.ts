@@ -1,0 +1,365 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ClientState } from '../src/connection/client.js';
+import {
+  type CreateRoomReply,
+  type ManagedServer,
+  processChannel,
+  replyChannel,
+} from '../src/services/index.js';
+import { mirroredRooms, roomScene, Score, TestRoom } from './support/room-scene.js';
+
+const connected = (c: { messages: { client: { state: number } } }) =>
+  c.messages.client.state === ClientState.Connected;
+
+describe('RoomServer: joining with a seat', () => {
+  it('a reserved seat joins its room, which replicates its world to the client', async () => {
+    const s = await roomScene();
+    const room = await s.create({ tag: 'a' });
+    const { client, seatId } = await s.join(room.roomId, 'ann', { colour: 'red' });
+    await s.run(300);
+    assert.ok(connected(client));
+    assert.deepEqual(TestRoom.log, ['a: create', 'a: join ann']);
+    assert.equal(room.clients.length, 1);
+    assert.deepEqual(room.clients[0].options, { colour: 'red' });
+    assert.equal((await s.directory.getSeat(seatId))?.state, 'taken');
+    assert.deepEqual(mirroredRooms(client), ['a', 'a']); // its banner and its player
+    client.messages.send(1, Score, { add: 5 });
+    await s.run(200);
+    assert.equal(room.score(room.clients[0]), 5);
+    assert.equal(s.server.load().clients, 1);
+    assert.equal(s.server.load().rooms, 1);
+    assert.deepEqual(s.errors, []);
+  });
+
+  it('a second use of the same seat is refused, the first player stays', async () => {
+    const s = await roomScene();
+    const room = await s.create({ tag: 'a' });
+    const { client, seatId } = await s.join(room.roomId, 'ann');
+    await s.run(200);
+    const thief = s.connect(s.token({ roomId: room.roomId, seatId }));
+    await s.run(300);
+    assert.ok(!connected(thief), 'the second connection is disconnected');
+    assert.ok(connected(client));
+    assert.equal(s.server.stats.refused['already used'], 1);
+    assert.equal(room.clients.length, 1);
+    assert.deepEqual(mirroredRooms(thief), []);
+  });
+
+  it('an expired reservation, a token without a claim and a claim for no room are refused with their reasons', async () => {
+    const s = await roomScene();
+    const room = await s.create({ tag: 'a' });
+    const seat = await s.directory.reserveSeat(room.roomId, {
+      seatId: 'late',
+      userId: 'bob',
+      clientId: '99',
+      ttlMs: 500,
+    });
+    assert.ok(seat.ok);
+    await s.run(600);
+    const late = s.connect(s.token({ roomId: room.roomId, seatId: 'late' }, 99n));
+    const blank = s.connect(s.token(null));
+    const lost = s.connect(s.token({ roomId: 'no-such-room', seatId: 'x' }));
+    await s.run(300);
+    for (const c of [late, blank, lost]) assert.ok(!connected(c));
+    assert.deepEqual(s.server.stats.refused, { expired: 1, 'no seat claim': 1, 'no such room': 1 });
+    assert.deepEqual(TestRoom.log, ['a: create']);
+  });
+
+  it('a full or locked room takes no reservation; a room fuller than its listing refuses the connection', async () => {
+    const s = await roomScene();
+    const room = await s.create({ tag: 'a', maxClients: 1 });
+    await s.join(room.roomId, 'ann');
+    await assert.rejects(s.join(room.roomId, 'bob'), /full/);
+    const other = await s.create({ tag: 'b' });
+    other.lock();
+    await s.settle();
+    await assert.rejects(s.join(other.roomId, 'bob'), /locked/);
+    other.unlock();
+    await s.settle();
+    await s.join(other.roomId, 'bob');
+    await s.run(200);
+    // The listing says 3 (drifted), the room itself 1: the room's own count decides.
+    await s.directory.updateRoom(room.roomId, { maxClients: 3 });
+    const { client } = await s.join(room.roomId, 'cat');
+    await s.run(300);
+    assert.ok(!connected(client));
+    assert.equal(s.server.stats.refused.full, 1);
+    assert.equal(room.clients.length, 1);
+  });
+
+  it('onAuth refusing a player releases its seat', async () => {
+    const s = await roomScene();
+    const room = await s.create({ tag: 'a' });
+    const { client, seatId } = await s.join(room.roomId, 'eve', { banned: true });
+    await s.run(300);
+    assert.ok(!connected(client));
+    assert.equal(s.server.stats.refused['auth refused'], 1);
+    assert.equal(await s.directory.getSeat(seatId), null);
+    assert.deepEqual(TestRoom.log, ['a: create']);
+  });
+
+  it('two rooms are isolated: each client mirrors only its own room', async () => {
+    const s = await roomScene();
+    const a = await s.create({ tag: 'a' });
+    const b = await s.create({ tag: 'b' });
+    const ann = await s.join(a.roomId, 'ann');
+    const bob = await s.join(b.roomId, 'bob');
+    const cat = await s.join(b.roomId, 'cat');
+    await s.run(400);
+    assert.deepEqual(mirroredRooms(ann.client), ['a', 'a']);
+    assert.deepEqual(mirroredRooms(bob.client), ['b', 'b', 'b']);
+    assert.deepEqual(mirroredRooms(cat.client), ['b', 'b', 'b']);
+    assert.equal(s.server.load().clients, 3);
+  });
+});
+
+describe('RoomServer: leaving and coming back', () => {
+  it('a client that disconnects leaves with consent and its seat is released', async () => {
+    const s = await roomScene();
+    const room = await s.create({ tag: 'a' });
+    const { client, seatId } = await s.join(room.roomId, 'ann');
+    await s.run(200);
+    client.messages.disconnect();
+    await s.run(100);
+    assert.deepEqual(TestRoom.log.slice(2), ['a: leave ann true']);
+    assert.equal(await s.directory.getSeat(seatId), null);
+  });
+
+  it('a room kicking a client from its own message: it leaves with consent, its later messages are dropped', async () => {
+    const s = await roomScene();
+    const room = await s.create({ tag: 'a' });
+    const { client, seatId } = await s.join(room.roomId, 'ann');
+    await s.run(200);
+    client.messages.send(1, Score, { add: 100 });
+    client.messages.send(1, Score, { add: 1 });
+    await s.run(100);
+    assert.ok(!connected(client));
+    assert.deepEqual(TestRoom.log.slice(2), ['a: leave ann true']);
+    assert.equal(await s.directory.getSeat(seatId), null);
+    assert.deepEqual(s.errors, []);
+  });
+
+  it('a dropped client reconnecting within the window resumes its player, sent the whole world again', async () => {
+    const s = await roomScene();
+    const room = await s.create({ tag: 'a' });
+    const { client, seatId, clientId } = await s.join(room.roomId, 'ann');
+    const other = await s.join(room.roomId, 'bob');
+    await s.run(300);
+    client.messages.send(1, Score, { add: 7 });
+    await s.run(200);
+    const seated = room.clients.find((c) => c.userId === 'ann')!;
+    assert.equal(room.score(seated), 7);
+    client.live = false; // its link dies: the server times it out (token timeout 1 s)
+    await s.run(1500);
+    assert.deepEqual(TestRoom.log.slice(3), ['a: drop ann']);
+    assert.equal((await s.directory.getSeat(seatId))?.state, 'held');
+    // The backend issues a new token for the same seat; a new device connects with it.
+    const back = s.connect(s.token({ roomId: room.roomId, seatId }, clientId));
+    await s.run(400);
+    assert.ok(connected(back));
+    assert.deepEqual(TestRoom.log.slice(3), ['a: drop ann', 'a: reconnect ann']);
+    assert.equal(
+      room.clients.find((c) => c.userId === 'ann'),
+      seated,
+      'the same RoomClient',
+    );
+    assert.equal(room.score(seated), 7, 'its game state kept');
+    // A fresh mirror holds everything: the banner, both players, ann's score.
+    assert.deepEqual(mirroredRooms(back), ['a', 'a', 'a']);
+    const mine = [...Array(64).keys()]
+      .map((id) => back.mirror.ghost(id)?.value as { score?: number } | undefined)
+      .find((v) => v?.score === 7);
+    assert.ok(mine !== undefined);
+    assert.equal((await s.directory.getSeat(seatId))?.state, 'taken');
+    assert.equal(s.server.stats.reconnections, 1);
+    assert.ok(connected(other.client));
+  });
+
+  it('after the window the seat is released, onLeave runs unconsented and the seat no longer joins', async () => {
+    const s = await roomScene();
+    const room = await s.create({ tag: 'a' });
+    const { client, seatId, clientId } = await s.join(room.roomId, 'ann');
+    await s.join(room.roomId, 'bob'); // keeps the room alive
+    await s.run(300);
+    client.live = false;
+    await s.run(1500 + 3100);
+    assert.deepEqual(TestRoom.log.slice(3), ['a: drop ann', 'a: leave ann false']);
+    assert.equal(await s.directory.getSeat(seatId), null);
+    const back = s.connect(s.token({ roomId: room.roomId, seatId }, clientId));
+    await s.run(300);
+    assert.ok(!connected(back));
+    assert.equal(s.server.stats.refused['unknown seat'], 1);
+  });
+});
+
+describe('RoomServer: rooms and the process', () => {
+  it('answers a create-room request over pub/sub, refusals with their reason', async () => {
+    const s = await roomScene();
+    const replies: CreateRoomReply[] = [];
+    for (const id of ['r1', 'r2', 'r3'])
+      await s.directory.subscribe(replyChannel(id), (m) => replies.push(JSON.parse(m) as CreateRoomReply));
+    const channel = processChannel(s.server.processId);
+    await s.directory.publish(
+      channel,
+      JSON.stringify({ kind: 'create-room', requestId: 'r1', name: 'test', options: { tag: 'p' } }),
+    );
+    await s.directory.publish(
+      channel,
+      JSON.stringify({ kind: 'create-room', requestId: 'r2', name: 'test', options: { refuse: true } }),
+    );
+    await s.directory.publish(
+      channel,
+      JSON.stringify({ kind: 'create-room', requestId: 'r3', name: 'nope', options: {} }),
+    );
+    await s.directory.publish(channel, '{not json');
+    await s.settle();
+    replies.sort((x, y) => x.requestId.localeCompare(y.requestId));
+    assert.equal(replies.length, 3);
+    const [made, refused, unknown] = replies;
+    assert.ok(made.ok);
+    assert.equal(made.maxClients, 4);
+    assert.deepEqual(made.metadata, { tag: 'p' });
+    assert.equal((await s.directory.getRoom(made.roomId))?.processId, s.server.processId);
+    assert.ok(s.server.room(made.roomId) !== undefined);
+    assert.deepEqual(refused, { requestId: 'r2', ok: false, reason: 'refused by onCreate' });
+    assert.deepEqual(unknown, { requestId: 'r3', ok: false, reason: 'no room type nope' });
+    assert.equal(s.server.stats.badRequests, 1);
+  });
+
+  it('an empty room is disposed after its grace, not while a reservation is pending', async () => {
+    const s = await roomScene();
+    const room = await s.create({ tag: 'a' });
+    const kept = await s.create({ tag: 'k' });
+    await s.directory.reserveSeat(kept.roomId, {
+      seatId: 'pending',
+      userId: 'x',
+      clientId: '50',
+      ttlMs: 3000,
+    });
+    await s.run(1900);
+    assert.ok(s.server.room(room.roomId) !== undefined);
+    await s.run(200);
+    assert.equal(s.server.room(room.roomId), undefined);
+    assert.equal(await s.directory.getRoom(room.roomId), null);
+    assert.ok(s.server.room(kept.roomId) !== undefined, 'a seat reserved keeps it');
+    assert.ok(TestRoom.log.includes('a: dispose'));
+    await s.run(3000); // the reservation lapsed: disposed a grace later
+    assert.equal(s.server.room(kept.roomId), undefined);
+  });
+
+  it('a room empty again after its last player left is disposed after its grace', async () => {
+    const s = await roomScene();
+    const room = await s.create({ tag: 'a' });
+    const { client } = await s.join(room.roomId, 'ann');
+    await s.run(3000);
+    assert.ok(s.server.room(room.roomId) !== undefined);
+    client.messages.disconnect();
+    await s.run(2100);
+    assert.equal(s.server.room(room.roomId), undefined);
+    assert.deepEqual(TestRoom.log, ['a: create', 'a: join ann', 'a: leave ann true', 'a: dispose']);
+  });
+
+  it('registers again with its rooms and seats when the directory forgot it', async () => {
+    const s = await roomScene();
+    const room = await s.create({ tag: 'a' });
+    const ann = await s.join(room.roomId, 'ann');
+    const bob = await s.join(room.roomId, 'bob');
+    await s.run(300);
+    bob.client.live = false;
+    await s.run(1500); // bob dropped: held
+    await s.server.heartbeat();
+    assert.equal(s.server.stats.reregistrations, 0);
+    await s.directory.removeProcess(s.server.processId); // as a restarted Redis would have it
+    assert.equal(await s.directory.getRoom(room.roomId), null);
+    await s.server.heartbeat();
+    assert.equal(s.server.stats.reregistrations, 1);
+    const record = await s.directory.getProcess(s.server.processId);
+    assert.equal(record?.state, 'ready');
+    assert.deepEqual(record?.addresses, { memory: '10.0.0.1:40000' });
+    assert.equal((await s.directory.getRoom(room.roomId))?.seats, 2);
+    assert.equal((await s.directory.getSeat(ann.seatId))?.state, 'taken');
+    assert.equal((await s.directory.getSeat(bob.seatId))?.state, 'held');
+    // bob's seat, restored, still takes him back.
+    const back = s.connect(s.token({ roomId: room.roomId, seatId: bob.seatId }, bob.clientId));
+    await s.run(300);
+    assert.ok(connected(back));
+    assert.equal(s.server.stats.reconnections, 1);
+  });
+
+  it('heartbeats report the load', async () => {
+    const s = await roomScene();
+    const room = await s.create({ tag: 'a' });
+    await s.join(room.roomId, 'ann');
+    await s.run(500);
+    await s.server.heartbeat();
+    const record = await s.directory.getProcess(s.server.processId);
+    assert.equal(record?.load.rooms, 1);
+    assert.equal(record?.load.clients, 1);
+    assert.ok(record!.load.tickMs > 0 && record!.load.tickMaxMs >= record!.load.tickMs);
+  });
+
+  it('stop tells every client, disposes the rooms and removes the process', async () => {
+    const s = await roomScene();
+    const room = await s.create({ tag: 'a' });
+    const { client } = await s.join(room.roomId, 'ann');
+    await s.run(300);
+    assert.ok(connected(client));
+    await s.server.stop();
+    await s.run(50);
+    assert.equal(client.messages.client.state, ClientState.Disconnected);
+    assert.deepEqual(TestRoom.log, ['a: create', 'a: join ann', 'a: leave ann false', 'a: dispose']);
+    assert.equal(await s.directory.getProcess(s.server.processId), null);
+    assert.equal(await s.directory.getRoom(room.roomId), null);
+    assert.equal(s.server.lifecycle, 'stopped');
+    const result = await s.server.createRoom('test');
+    assert.deepEqual(result, { ok: false, reason: 'the process is stopped' });
+  });
+
+  it('drain locks the rooms, waits for them to empty, then stops', async () => {
+    const s = await roomScene();
+    const room = await s.create({ tag: 'a' });
+    const { client } = await s.join(room.roomId, 'ann');
+    await s.run(300);
+    const managed: ManagedServer = s.server; // what a process manager's reportToManager drives
+    assert.equal(managed.state(), 'ready');
+    const drained = managed.drain();
+    await s.settle();
+    assert.equal(s.server.lifecycle, 'draining');
+    assert.equal(managed.state(), 'draining');
+    assert.equal((await s.directory.getProcess(s.server.processId))?.state, 'draining');
+    assert.equal((await s.directory.getRoom(room.roomId))?.locked, true);
+    assert.deepEqual(await s.server.createRoom('test'), { ok: false, reason: 'the process is draining' });
+    client.messages.disconnect();
+    await s.run(50);
+    await drained;
+    assert.equal(s.server.lifecycle, 'stopped');
+    assert.equal(await s.directory.getProcess(s.server.processId), null);
+  });
+
+  it('a room hook that throws is reported through onError and the room goes on', async () => {
+    const s = await roomScene();
+    class Faulty extends TestRoom {
+      override onTick(tick: number): void {
+        if (tick === 3) throw new Error('bug at tick 3');
+      }
+    }
+    s.server.define('faulty', Faulty);
+    const made = await s.server.createRoom('faulty', { tag: 'f' });
+    assert.ok(made.ok);
+    const { client } = await s.join(made.room.roomId, 'ann');
+    await s.run(500);
+    assert.ok(connected(client));
+    assert.ok(made.room.tick > 3);
+    assert.equal(s.server.stats.hookErrors, 1);
+    assert.deepEqual(s.errors, ['room faulty onTick: Error: bug at tick 3']);
+  });
+
+  it('misuse throws at the call', async () => {
+    const s = await roomScene();
+    assert.throws(() => s.server.define('test', TestRoom), /defined already/);
+    assert.throws(() => s.server.define('x', TestRoom, { tickRate: 0 }), /tickRate/);
+    await assert.rejects(s.server.createRoom('nope'), /no room type nope/);
+    await assert.rejects(s.server.start(), /ready/);
+  });
+});
