@@ -1,9 +1,9 @@
 /**
  * What every Directory must do, as one suite run against each implementation: processes and their
- * lapse, rooms, seats (with the races that must leave one winner) and, in
- * directory-contract-queue.ts, the matchmaking queue and publish/subscribe. A subject gives the
- * directory, a peer sharing its store (another process of the fleet, for races and messages) and a
- * way to let directory time pass: a fake clock for the embedded one, real sleeps against Redis.
+ * lapse, rooms, seats (with the races that must leave one winner); the matchmaking queue and
+ * publish/subscribe in -queue.ts; that callers cannot change what is stored in -copies.ts. A
+ * subject gives the directory, a peer sharing its store (another process of the fleet, for races
+ * and messages) and a way to let directory time pass: a fake clock, or real sleeps against Redis.
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -14,6 +14,7 @@ import {
   type ProcessRecord,
   type RoomListing,
 } from '../../src/services/directory.js';
+import { copiesContract } from './directory-contract-copies.js';
 import { queueContract } from './directory-contract-queue.js';
 
 export interface ContractSubject {
@@ -98,6 +99,7 @@ export function directoryContract(name: string, make: MakeSubject, options: Cont
     processContract(context);
     seatContract(context);
     queueContract(context);
+    copiesContract(context);
   });
 }
 
