@@ -240,7 +240,9 @@ export class EmbeddedDirectory implements Directory {
     const room = this.rooms.get(seat.roomId);
     if (room === undefined || room.listing.processId !== seat.processId) return false;
     this.dropSeat(seat.seatId);
-    this.seats.set(seat.seatId, { ...seat });
+    // A taken seat never lapses, whatever the caller's copy says (a JSON one says null).
+    const expiresAt = seat.state === 'taken' ? Number.POSITIVE_INFINITY : seat.expiresAt;
+    this.seats.set(seat.seatId, { ...seat, expiresAt });
     room.seats.add(seat.seatId);
     return true;
   }

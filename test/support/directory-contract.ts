@@ -1,9 +1,7 @@
 /**
- * What every Directory must do, as one suite run against each implementation: processes and their
- * lapse, rooms, seats (with the races that must leave one winner); the matchmaking queue and
- * publish/subscribe in -queue.ts; that callers cannot change what is stored in -copies.ts. A
- * subject gives the directory, a peer sharing its store (another process of the fleet, for races
- * and messages) and a way to let directory time pass: a fake clock, or real sleeps against Redis.
+ * What every Directory must do, run against each implementation: processes, rooms, seats (races
+ * leave one winner); the queue and pub/sub in -queue.ts; in -copies.ts, callers cannot alter what
+ * is stored. A subject gives the directory, a peer on its store (another process) and its clock.
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -396,5 +394,7 @@ function seatContract(ctx: ContractContext): void {
     assert.equal(await peer.restoreSeat({ ...taken, seatId: 's3', roomId: 'r9' }), false, 'no such room');
     assert.equal(await directory.getSeat('s3'), null);
     assert.deepEqual(await directory.consumeSeat('s1', 'r1'), { ok: false, reason: 'already used' });
+    assert.equal(await peer.restoreSeat({ ...taken, seatId: 's4', expiresAt: 0 }), true);
+    assert.deepEqual(await directory.getSeat('s4'), { ...taken, seatId: 's4' }, 'taken: expiresAt Infinity');
   });
 }
