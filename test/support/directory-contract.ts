@@ -368,9 +368,9 @@ function seatContract(ctx: ContractContext): void {
     await assert.rejects(directory.holdSeat('s2', Number.POSITIVE_INFINITY), RangeError);
   });
 
-  it('restores the seats a process knows into its room, and into no other', async () => {
+  it('restores the seats a process knows into its room, and into no other, past maxClients', async () => {
     const { directory, peer } = ctx.subject;
-    await room(4);
+    await room(2);
     await directory.registerProcess(processRecord('p2'), 60_000);
     await directory.createRoom(roomListing('r2', 'p2'));
     const taken = {
