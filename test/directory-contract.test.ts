@@ -1,12 +1,20 @@
 /**
- * The Directory contract (test/support/directory-contract.ts) run against both implementations:
- * the embedded one on a fake clock, and RedisDirectory against a real redis-server with real short
- * TTLs, two directories (two connections) sharing it as two processes of a fleet would.
+ * The Directory contract (test/support/directory-contract.ts) run against every implementation:
+ * the embedded one on a fake clock; IpcDirectory, two children's worth served by one parent's
+ * embedded directory, over in-process links and over a real forked child's channel; and
+ * RedisDirectory against a real redis-server with real short TTLs, two directories (two
+ * connections) sharing it as two processes of a fleet would.
  */
+import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
 import { after } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { EmbeddedDirectory } from '../src/services/embedded-directory.js';
+import { IpcDirectory, serveDirectory } from '../src/services/ipc-directory.js';
+import { childEndpoint } from '../src/services/ipc-endpoint.js';
 import { RedisDirectory } from '../src/services/redis-directory.js';
 import { directoryContract } from './support/directory-contract.js';
+import { ipcLink } from './support/ipc-link.js';
 import { RedisServer, redisSkip } from './support/redis.js';
 
 directoryContract(
@@ -21,6 +29,67 @@ directoryContract(
         now += ms;
       },
       close: () => directory.close(),
+    };
+  },
+  { ttlMs: 1000 },
+);
+
+directoryContract(
+  'ipc (in-process links)',
+  async () => {
+    let now = 1_700_000_000_000;
+    const served = new EmbeddedDirectory({ now: () => now });
+    const links = [ipcLink(), ipcLink()];
+    const stops = links.map((link) => serveDirectory(link.parent, served));
+    const [directory, peer] = links.map((link) => new IpcDirectory({ endpoint: link.child }));
+    return {
+      directory,
+      peer,
+      elapse: async (ms) => {
+        now += ms;
+      },
+      close: async () => {
+        await Promise.all([directory.close(), peer.close()]);
+        for (const stop of stops) stop();
+        await served.close();
+      },
+    };
+  },
+  { ttlMs: 1000 },
+);
+
+// A child (test/fixtures/directory-relay.ts) serves back, over its real channel, the IpcDirectory
+// it has to the directory served here: calls from this process go through the child's IpcDirectory.
+const RELAY = fileURLToPath(new URL('./fixtures/directory-relay.js', import.meta.url));
+let relay: ChildProcess | null = null;
+after(() => {
+  relay?.kill();
+});
+
+directoryContract(
+  'ipc (a forked child)',
+  async () => {
+    if (relay === null) {
+      relay = fork(RELAY, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      await once(relay, 'message');
+    }
+    let now = 1_700_000_000_000;
+    const served = new EmbeddedDirectory({ now: () => now });
+    const stop = serveDirectory(relay, served);
+    const endpoint = childEndpoint(relay);
+    // Two directories on one channel, as two parts of one child would each make their own.
+    const [directory, peer] = [new IpcDirectory({ endpoint }), new IpcDirectory({ endpoint })];
+    return {
+      directory,
+      peer,
+      elapse: async (ms) => {
+        now += ms;
+      },
+      close: async () => {
+        await Promise.all([directory.close(), peer.close()]);
+        stop();
+        await served.close();
+      },
     };
   },
   { ttlMs: 1000 },

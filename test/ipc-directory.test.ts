@@ -4,55 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Unsubscribe } from '../src/services/directory.js';
 import { EmbeddedDirectory } from '../src/services/embedded-directory.js';
 import { IpcDirectory, serveDirectory } from '../src/services/ipc-directory.js';
-import type { IpcEndpoint } from '../src/services/ipc-endpoint.js';
-
-interface LinkedEndpoint extends IpcEndpoint {
-  sent: unknown[];
-}
-
-/** Two ends of a channel in one process; `copy` stands for the channel's serialization. */
-function link(copy: (message: unknown) => unknown = structuredClone) {
-  let connected = true;
-  const disconnects = new Set<() => void>();
-  const end = (
-    deliver: () => Set<(message: unknown) => void>,
-  ): LinkedEndpoint & {
-    listeners: Set<(message: unknown) => void>;
-  } => {
-    const listeners = new Set<(message: unknown) => void>();
-    return {
-      listeners,
-      sent: [],
-      get connected() {
-        return connected;
-      },
-      send(message, done) {
-        if (!connected) return done(new Error('IPC channel closed'));
-        this.sent.push(message);
-        const copied = copy(message);
-        setImmediate(() => {
-          for (const listener of deliver()) listener(copied);
-          done(null);
-        });
-      },
-      onMessage(listener) {
-        listeners.add(listener);
-        return () => listeners.delete(listener);
-      },
-      onDisconnect(listener) {
-        disconnects.add(listener);
-        return () => disconnects.delete(listener);
-      },
-    };
-  };
-  const parent = end(() => child.listeners);
-  const child = end(() => parent.listeners);
-  const disconnect = () => {
-    connected = false;
-    for (const listener of [...disconnects]) listener();
-  };
-  return { parent, child, disconnect };
-}
+import { ipcLink } from './support/ipc-link.js';
 
 /** Counts the subscriptions live in it. */
 class CountingDirectory extends EmbeddedDirectory {
@@ -79,7 +31,7 @@ const RECORD = {
 
 describe('IpcDirectory and serveDirectory', () => {
   it('answers calls, keeps misuse errors as RangeError, and forwards subscribed messages', async () => {
-    const { parent, child } = link();
+    const { parent, child } = ipcLink();
     const directory = new EmbeddedDirectory();
     serveDirectory(parent, directory);
     const remote = new IpcDirectory({ endpoint: child });
@@ -97,7 +49,7 @@ describe('IpcDirectory and serveDirectory', () => {
   });
 
   it('rejects at once when the channel is closed, and pending calls when it closes', async () => {
-    const { child, disconnect } = link();
+    const { child, disconnect } = ipcLink();
     const remote = new IpcDirectory({ endpoint: child, timeoutMs: 60_000 });
     const pending = remote.listProcesses(); // Nobody serves: it would wait for the timeout.
     disconnect();
@@ -106,21 +58,21 @@ describe('IpcDirectory and serveDirectory', () => {
   });
 
   it('rejects a call nobody answers after its timeout', async () => {
-    const { child } = link();
+    const { child } = ipcLink();
     const remote = new IpcDirectory({ endpoint: child, timeoutMs: 50 });
     await assert.rejects(remote.getRoom('r'), /timed out after 50 ms/);
     assert.throws(() => new IpcDirectory({ endpoint: child, timeoutMs: 0 }), RangeError);
   });
 
   it("refuses a channel that loses Infinity (JSON instead of 'advanced' serialization)", async () => {
-    const { parent, child } = link((message) => JSON.parse(JSON.stringify(message)));
+    const { parent, child } = ipcLink((message) => JSON.parse(JSON.stringify(message)));
     serveDirectory(parent, new EmbeddedDirectory());
     const remote = new IpcDirectory({ endpoint: child });
     await assert.rejects(remote.listProcesses(), /advanced/);
   });
 
   it('answers unknown methods with an error, ignores malformed calls, and drops subscriptions on close', async () => {
-    const { parent, child, disconnect } = link();
+    const { parent, child, disconnect } = ipcLink();
     const directory = new CountingDirectory();
     serveDirectory(parent, directory);
     const replies: unknown[] = [];
@@ -147,5 +99,33 @@ describe('IpcDirectory and serveDirectory', () => {
     disconnect();
     await sleep(5);
     assert.equal(directory.live, 0, "the child's subscriptions are dropped when its channel closes");
+  });
+});
+
+describe('several IpcDirectory on one channel', () => {
+  it('each gets its own answers and messages, and closing one keeps the others’ subscriptions', async () => {
+    const { parent, child } = ipcLink();
+    const directory = new CountingDirectory();
+    serveDirectory(parent, directory);
+    const [a, b] = [new IpcDirectory({ endpoint: child }), new IpcDirectory({ endpoint: child })];
+    await directory.registerProcess(RECORD, 60_000);
+    // In flight together: a reply meant for one must not settle the other's call.
+    const [process, none, gone] = await Promise.all([a.getProcess('p1'), b.getProcess('p2'), a.sweep()]);
+    assert.equal(process?.processId, 'p1');
+    assert.equal(none, null);
+    assert.deepEqual(gone, []);
+    const heardA: string[] = [];
+    const heardB: string[] = [];
+    await Promise.all([a.subscribe('c', (m) => heardA.push(m)), b.subscribe('c', (m) => heardB.push(m))]);
+    assert.equal(directory.live, 2);
+    await directory.publish('c', 'one');
+    await sleep(5);
+    assert.deepEqual([heardA, heardB], [['one'], ['one']]);
+    await a.close();
+    assert.equal(directory.live, 1, "b's subscription stays");
+    await directory.publish('c', 'two');
+    await sleep(5);
+    assert.deepEqual([heardA, heardB], [['one'], ['one', 'two']]);
+    assert.equal((await b.getProcess('p1'))?.processId, 'p1');
   });
 });

@@ -7,6 +7,8 @@
  * Every method is async, resolves or rejects (never hangs), and is atomic where it says so: two
  * backends reserving the last seat of a room at once see one succeed and one refused.
  * Times are unix milliseconds from the directory's clock (`now` in the implementations' options).
+ * Lists (listProcesses, findRooms, listTickets) come in no particular order: sort what needs one.
+ * What a call returns is the caller's own copy, and so is what it stores of what it was given.
  */
 
 /** A process's lifecycle as the fleet sees it (Agones' verbs): only 'ready' processes get new rooms. */
@@ -81,7 +83,10 @@ export interface Seat {
   /** The join options the backend took for this seat (the room's onJoin gets them); JSON values. */
   options?: Record<string, unknown>;
   state: SeatState;
-  /** When a reserved or held seat lapses (Infinity while taken). */
+  /**
+   * When a reserved or held seat lapses. Infinity while taken, which JSON turns into null: send
+   * seats as JSON knowing it, and give restoreSeat Infinity back for a taken seat.
+   */
   expiresAt: number;
 }
 
@@ -159,7 +164,10 @@ export interface Directory {
       options?: Record<string, unknown>;
     },
   ): Promise<ReserveResult>;
-  /** The process takes a seat when its client connects: reserved or held → taken, once. */
+  /**
+   * The process takes a seat when its client connects: reserved or held → taken, once. Too late,
+   * the answer is 'expired', or 'unknown seat' once the lapsed seat was cleared away: both refuse.
+   */
   consumeSeat(seatId: string, roomId: string): Promise<ConsumeResult>;
   /** A dropped client's seat kept ttlMs for its reconnection: taken → held. False if not taken. */
   holdSeat(seatId: string, ttlMs: number): Promise<boolean>;
@@ -168,13 +176,18 @@ export interface Directory {
   releaseSeat(seatId: string): Promise<void>;
   /**
    * Writes a seat as the process knows it (taken or held), for a process listing its rooms again
-   * after the directory lost them (a Redis restart without persistence). False if the room is gone.
+   * after the directory lost them (a Redis restart without persistence). False if the room is gone
+   * or not the seat's process's. It does not check maxClients: the process knows its clients are
+   * there. A taken seat is kept without lapsing whatever its expiresAt (pass Infinity).
    */
   restoreSeat(seat: Seat): Promise<boolean>;
 
   // Matchmaking queue.
   addTicket(ticket: Ticket): Promise<void>;
-  /** Cancels a queued ticket; false if it is no longer queued (matched or gone). */
+  /**
+   * Cancels a queued ticket; false if it is no longer queued (matched or gone). Its status then
+   * reads 'cancelled' for 60 s (and its id cannot be queued again meanwhile), then 'unknown'.
+   */
   cancelTicket(ticketId: string): Promise<boolean>;
   listTickets(pool?: string): Promise<Ticket[]>;
   /**

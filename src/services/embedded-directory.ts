@@ -22,6 +22,7 @@ import {
   type Unsubscribe,
 } from './directory.js';
 import { checkMaxClients, checkTtl } from './directory-checks.js';
+import { copyListing, copyMetadata, copyProcess, copyResult, copyTicket } from './directory-copies.js';
 
 export interface EmbeddedDirectoryOptions {
   /** Unix milliseconds (default Date.now); tests pass their own clock. */
@@ -60,7 +61,7 @@ export class EmbeddedDirectory implements Directory {
     checkTtl(ttlMs);
     const now = this.now();
     const entry = this.processes.get(record.processId);
-    const copy = { ...structuredClone(record), heartbeatAt: now };
+    const copy = { ...copyProcess(record), heartbeatAt: now };
     if (entry !== undefined && entry.expiresAt > now) {
       entry.record = copy;
       entry.expiresAt = now + ttlMs;
@@ -91,7 +92,7 @@ export class EmbeddedDirectory implements Directory {
   async getProcess(processId: string): Promise<ProcessRecord | null> {
     this.open();
     const entry = this.liveProcess(processId);
-    return entry === null ? null : structuredClone(entry.record);
+    return entry === null ? null : copyProcess(entry.record);
   }
 
   async listProcesses(): Promise<ProcessRecord[]> {
@@ -99,7 +100,7 @@ export class EmbeddedDirectory implements Directory {
     const now = this.now();
     return [...this.processes.values()]
       .filter((entry) => entry.expiresAt > now)
-      .map((entry) => structuredClone(entry.record));
+      .map((entry) => copyProcess(entry.record));
   }
 
   async removeProcess(processId: string): Promise<void> {
@@ -122,7 +123,7 @@ export class EmbeddedDirectory implements Directory {
     checkMaxClients(listing.maxClients);
     const process = this.liveProcess(listing.processId);
     if (process === null || this.rooms.has(listing.roomId)) return false;
-    const copy: RoomListing = { ...structuredClone(listing), seats: 0, createdAt: this.now() };
+    const copy = copyListing({ ...listing, seats: 0, createdAt: this.now() });
     this.rooms.set(listing.roomId, { listing: copy, seats: new Set() });
     process.rooms.add(listing.roomId);
     return true;
@@ -137,7 +138,7 @@ export class EmbeddedDirectory implements Directory {
     const room = this.rooms.get(roomId);
     if (room === undefined) return false;
     if (patch.locked !== undefined) room.listing.locked = patch.locked;
-    if (patch.metadata !== undefined) room.listing.metadata = { ...patch.metadata };
+    if (patch.metadata !== undefined) room.listing.metadata = copyMetadata(patch.metadata);
     if (patch.maxClients !== undefined) room.listing.maxClients = patch.maxClients;
     return true;
   }
@@ -246,7 +247,9 @@ export class EmbeddedDirectory implements Directory {
     const room = this.rooms.get(seat.roomId);
     if (room === undefined || room.listing.processId !== seat.processId) return false;
     this.dropSeat(seat.seatId);
-    this.seats.set(seat.seatId, { ...seat });
+    // A taken seat never lapses, whatever the caller's copy says (a JSON one says null).
+    const expiresAt = seat.state === 'taken' ? Number.POSITIVE_INFINITY : seat.expiresAt;
+    this.seats.set(seat.seatId, { ...seat, expiresAt });
     room.seats.add(seat.seatId);
     return true;
   }
@@ -258,7 +261,7 @@ export class EmbeddedDirectory implements Directory {
     if (this.tickets.has(ticket.ticketId) || (result !== undefined && result.expiresAt > this.now()))
       throw new Error(`ticket ${ticket.ticketId} exists`);
     this.results.delete(ticket.ticketId);
-    this.tickets.set(ticket.ticketId, structuredClone(ticket));
+    this.tickets.set(ticket.ticketId, copyTicket(ticket));
   }
 
   async cancelTicket(ticketId: string): Promise<boolean> {
@@ -272,7 +275,7 @@ export class EmbeddedDirectory implements Directory {
     this.open();
     const out: Ticket[] = [];
     for (const ticket of this.tickets.values())
-      if (pool === undefined || ticket.pool === pool) out.push(structuredClone(ticket));
+      if (pool === undefined || ticket.pool === pool) out.push(copyTicket(ticket));
     return out;
   }
 
@@ -297,10 +300,10 @@ export class EmbeddedDirectory implements Directory {
   async ticketStatus(ticketId: string): Promise<TicketStatus> {
     this.open();
     const ticket = this.tickets.get(ticketId);
-    if (ticket !== undefined) return { state: 'queued', ticket: structuredClone(ticket) };
+    if (ticket !== undefined) return { state: 'queued', ticket: copyTicket(ticket) };
     const result = this.results.get(ticketId);
     if (result === undefined || result.expiresAt <= this.now()) return { state: 'unknown' };
-    return structuredClone(result.status);
+    return copyResult(result.status);
   }
 
   async publish(channel: string, message: string): Promise<void> {
@@ -349,7 +352,9 @@ export class EmbeddedDirectory implements Directory {
   }
 
   private listingOf(room: RoomEntry): RoomListing {
-    return { ...structuredClone(room.listing), seats: this.liveSeats(room) };
+    const listing = copyListing(room.listing);
+    listing.seats = this.liveSeats(room);
+    return listing;
   }
 
   private dropSeat(seatId: string): void {

@@ -102,7 +102,6 @@ export function serveDirectory(child: ChildProcess | IpcEndpoint, directory: Dir
     }
     if (method === 'subscribe') return subscribe(args[0], args[1]);
     if (method === 'unsubscribe') return unsubscribe(args[0]);
-    if (method === 'unsubscribeAll') return unsubscribeAll();
     return Promise.reject(new Error(`no directory method ${JSON.stringify(method)}`));
   };
 
@@ -191,6 +190,13 @@ export interface IpcDirectoryOptions {
   timeoutMs?: number;
 }
 
+/**
+ * Call and subscription numbers are unique in the process, not per IpcDirectory: a child may make
+ * several on its one channel, and each must know its own replies and messages among all of them.
+ */
+let nextCallId = 1;
+let nextSubscription = 1;
+
 interface Pending {
   resolve(value: unknown): void;
   reject(error: Error): void;
@@ -204,8 +210,6 @@ export class IpcDirectory implements Directory {
   private readonly pending = new Map<number, Pending>();
   private readonly handlers = new Map<number, (message: string) => void>();
   private readonly removers: (() => void)[];
-  private nextId = 1;
-  private nextSub = 1;
   private closed = false;
 
   constructor(options: IpcDirectoryOptions = {}) {
@@ -305,7 +309,7 @@ export class IpcDirectory implements Directory {
 
   async subscribe(channel: string, handler: (message: string) => void): Promise<Unsubscribe> {
     // The id is ours and the handler in place before asking: a message may overtake the reply.
-    const sub = this.nextSub++;
+    const sub = nextSubscription++;
     this.handlers.set(sub, handler);
     try {
       await this.call('subscribe', [channel, sub]);
@@ -319,10 +323,13 @@ export class IpcDirectory implements Directory {
     };
   }
 
-  /** Drops this child's subscriptions in the parent; the parent's directory stays open. */
+  /** Drops its own subscriptions in the parent (not others' on the channel); the directory stays open. */
   async close(): Promise<void> {
     if (this.closed) return;
-    const drop = this.endpoint.connected ? this.call('unsubscribeAll', []).catch(() => {}) : null;
+    const subs = [...this.handlers.keys()];
+    const drop = this.endpoint.connected
+      ? Promise.all(subs.map((sub) => this.call('unsubscribe', [sub]).catch(() => {})))
+      : null;
     this.closed = true;
     this.handlers.clear();
     await drop;
@@ -333,7 +340,7 @@ export class IpcDirectory implements Directory {
   private call<T>(method: string, args: unknown[]): Promise<T> {
     if (this.closed) return Promise.reject(new Error('directory closed'));
     if (!this.endpoint.connected) return Promise.reject(new Error('IPC channel to the directory closed'));
-    const id = this.nextId++;
+    const id = nextCallId++;
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(
         () => this.settle(id, new Error(`directory call ${method} timed out after ${this.timeoutMs} ms`)),

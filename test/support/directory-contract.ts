@@ -1,9 +1,7 @@
 /**
- * What every Directory must do, as one suite run against each implementation: processes and their
- * lapse, rooms, seats (with the races that must leave one winner) and, in
- * directory-contract-queue.ts, the matchmaking queue and publish/subscribe. A subject gives the
- * directory, a peer sharing its store (another process of the fleet, for races and messages) and a
- * way to let directory time pass: a fake clock for the embedded one, real sleeps against Redis.
+ * What every Directory must do, run against each implementation: processes, rooms, seats (races
+ * leave one winner); the queue and pub/sub in -queue.ts; in -copies.ts, callers cannot alter what
+ * is stored. A subject gives the directory, a peer on its store (another process) and its clock.
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -14,6 +12,7 @@ import {
   type ProcessRecord,
   type RoomListing,
 } from '../../src/services/directory.js';
+import { copiesContract } from './directory-contract-copies.js';
 import { queueContract } from './directory-contract-queue.js';
 
 export interface ContractSubject {
@@ -98,6 +97,7 @@ export function directoryContract(name: string, make: MakeSubject, options: Cont
     processContract(context);
     seatContract(context);
     queueContract(context);
+    copiesContract(context);
   });
 }
 
@@ -368,9 +368,9 @@ function seatContract(ctx: ContractContext): void {
     await assert.rejects(directory.holdSeat('s2', Number.POSITIVE_INFINITY), RangeError);
   });
 
-  it('restores the seats a process knows into its room, and into no other', async () => {
+  it('restores the seats a process knows into its room, and into no other, past maxClients', async () => {
     const { directory, peer } = ctx.subject;
-    await room(4);
+    await room(2);
     await directory.registerProcess(processRecord('p2'), 60_000);
     await directory.createRoom(roomListing('r2', 'p2'));
     const taken = {
@@ -394,5 +394,7 @@ function seatContract(ctx: ContractContext): void {
     assert.equal(await peer.restoreSeat({ ...taken, seatId: 's3', roomId: 'r9' }), false, 'no such room');
     assert.equal(await directory.getSeat('s3'), null);
     assert.deepEqual(await directory.consumeSeat('s1', 'r1'), { ok: false, reason: 'already used' });
+    assert.equal(await peer.restoreSeat({ ...taken, seatId: 's4', expiresAt: 0 }), true);
+    assert.deepEqual(await directory.getSeat('s4'), { ...taken, seatId: 's4' }, 'taken: expiresAt Infinity');
   });
 }
