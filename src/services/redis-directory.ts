@@ -205,20 +205,33 @@ export class RedisDirectory implements Directory {
 
   async reserveSeat(
     roomId: string,
-    seat: { seatId: string; userId: string; clientId: string; ttlMs: number },
+    seat: {
+      seatId: string;
+      userId: string;
+      clientId: string;
+      ttlMs: number;
+      options?: Record<string, unknown>;
+    },
   ): Promise<ReserveResult> {
     checkTtl(seat.ttlMs);
     const { seatId, userId, clientId } = seat;
-    const reply = (await this.script('gwReserveSeat', roomId, seatId, userId, clientId, ms(seat.ttlMs))) as [
-      string,
-      string?,
-      number?,
-    ];
+    const options = optionsField(seat.options);
+    const reply = (await this.script(
+      'gwReserveSeat',
+      roomId,
+      seatId,
+      userId,
+      clientId,
+      ms(seat.ttlMs),
+      options,
+    )) as [string, string?, number?];
     if (reply[0] !== 'ok')
       return { ok: false, reason: reply[0] as Exclude<ReserveResult, { ok: true }>['reason'] };
     const processId = reply[1] as string;
     const expiresAt = reply[2] as number;
-    return { ok: true, seat: { seatId, roomId, processId, userId, clientId, state: 'reserved', expiresAt } };
+    const reserved: Seat = { seatId, roomId, processId, userId, clientId, state: 'reserved', expiresAt };
+    if (options !== '') reserved.options = JSON.parse(options) as Record<string, unknown>;
+    return { ok: true, seat: reserved };
   }
 
   async consumeSeat(seatId: string, roomId: string): Promise<ConsumeResult> {
@@ -255,6 +268,7 @@ export class RedisDirectory implements Directory {
       clientId,
       state,
       expiresAt,
+      optionsField(seat.options),
     );
     return restored === 1;
   }
@@ -391,4 +405,9 @@ function ms(value: number): string {
 
 function isReplyError(error: unknown): boolean {
   return (error as { name?: string } | null)?.name === 'ReplyError';
+}
+
+/** A seat's join options as stored: their JSON, '' for none (a copy: the caller's object stays its own). */
+function optionsField(options: Record<string, unknown> | undefined): string {
+  return options === undefined ? '' : JSON.stringify(options);
 }

@@ -117,7 +117,7 @@ export function seatOf(seatId: string, f: Record<string, string>): Seat | null {
   if (typeof f.roomId !== 'string' || typeof f.processId !== 'string') return null;
   if (typeof f.userId !== 'string' || typeof f.clientId !== 'string') return null;
   if (!SEAT_STATES.includes(f.state) || Number.isNaN(expiresAt)) return null;
-  return {
+  const seat: Seat = {
     seatId,
     roomId: f.roomId,
     processId: f.processId,
@@ -126,6 +126,12 @@ export function seatOf(seatId: string, f: Record<string, string>): Seat | null {
     state: f.state as SeatState,
     expiresAt,
   };
+  if (f.options !== undefined) {
+    const options = parseJson(f.options);
+    if (!isObject(options)) return null;
+    seat.options = options;
+  }
+  return seat;
 }
 
 export function ticketOf(json: unknown): Ticket | null {
