@@ -107,6 +107,20 @@ export function joinPathSuite(
       const ends = await Promise.all(seats.map((s) => players.connect(s.connectToken)));
       await until('each to mirror all three', 5000, () => ends.every((p) => mirroredPlayers(p).length === 3));
       assert.equal(fleet.matchmaker?.metrics().matches, 1);
+      // The real Matchmaker's refusals reach the player as 400 with the reason, never a 500.
+      const zed = await player('zed');
+      const queue = (pool: string) =>
+        fetch(`${fleet.url}/matchmake`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${zed.client.session}` },
+          body: JSON.stringify({ pool }),
+        });
+      assert.equal((await queue('quiet')).status, 200);
+      const twice = await queue('quiet');
+      assert.deepEqual(
+        [twice.status, await twice.json()],
+        [400, { error: `user ${zed.userId} already has 1 queued ticket(s)` }],
+      );
     });
 
     it('a reservation that lapses unused is refused: its token expires, and the process refuses its seat', async () => {
