@@ -39,7 +39,15 @@ import type {
 } from './directory.js';
 import { checkMaxClients, checkTtl } from './directory-checks.js';
 import { RedisChannels } from './redis-channels.js';
-import { fieldsOf, processOf, roomOf, seatOf, ticketOf, ticketResultOf } from './redis-records.js';
+import {
+  fieldsOf,
+  optionsField,
+  processOf,
+  roomOf,
+  seatOf,
+  ticketOf,
+  ticketResultOf,
+} from './redis-records.js';
 import { DIRECTORY_SCRIPTS, type DirectoryScriptName, scriptSource } from './redis-scripts.js';
 
 export interface RedisDirectoryOptions {
@@ -203,16 +211,7 @@ export class RedisDirectory implements Directory {
     return rooms.filter((room) => !room.locked && !room.private && room.seats < room.maxClients);
   }
 
-  async reserveSeat(
-    roomId: string,
-    seat: {
-      seatId: string;
-      userId: string;
-      clientId: string;
-      ttlMs: number;
-      options?: Record<string, unknown>;
-    },
-  ): Promise<ReserveResult> {
+  async reserveSeat(roomId: string, seat: Parameters<Directory['reserveSeat']>[1]): Promise<ReserveResult> {
     checkTtl(seat.ttlMs);
     const { seatId, userId, clientId } = seat;
     const options = optionsField(seat.options);
@@ -405,9 +404,4 @@ function ms(value: number): string {
 
 function isReplyError(error: unknown): boolean {
   return (error as { name?: string } | null)?.name === 'ReplyError';
-}
-
-/** A seat's join options as stored: their JSON, '' for none (a copy: the caller's object stays its own). */
-function optionsField(options: Record<string, unknown> | undefined): string {
-  return options === undefined ? '' : JSON.stringify(options);
 }

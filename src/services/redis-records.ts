@@ -112,6 +112,11 @@ export function roomOf(roomId: string, f: Record<string, string>, seats: unknown
   };
 }
 
+/** A seat's join options as stored: their JSON, '' for none (a copy: the caller's object stays its own). */
+export function optionsField(options: Record<string, unknown> | undefined): string {
+  return options === undefined ? '' : JSON.stringify(options);
+}
+
 export function seatOf(seatId: string, f: Record<string, string>): Seat | null {
   const expiresAt = f.expiresAt === 'inf' ? Number.POSITIVE_INFINITY : numberField(f.expiresAt);
   if (typeof f.roomId !== 'string' || typeof f.processId !== 'string') return null;
