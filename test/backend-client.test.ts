@@ -40,6 +40,7 @@ describe('BackendClient', () => {
     const other = await client.create('arena', { transport: 'webrtc', options: { map: 'dust' } });
     assert.notEqual(other.roomId, first.roomId);
     assert.equal(typeof other.signalingUrl, 'string');
+    assert.deepEqual((await f.directory.getSeat(other.seatId))?.options, { map: 'dust' }, 'join options');
     await f.directory.consumeSeat(other.seatId, other.roomId);
     await f.directory.holdSeat(other.seatId, 10_000);
     const back = await client.reconnect();
@@ -50,6 +51,8 @@ describe('BackendClient', () => {
       [refused.status, refused.reason],
       [409, 'the seat is reserved, not held for a reconnection'],
     );
+    const third = await client.join(first.roomId, { transport: 'udp', options: { team: 'red' } });
+    assert.deepEqual((await f.directory.getSeat(third.seatId))?.options, { team: 'red' });
   });
 
   it('stays browser-safe: no node: imports, no Buffer', () => {
@@ -62,20 +65,17 @@ describe('BackendClient', () => {
 });
 
 describe('matchmaking routes', () => {
-  it('queues a ticket, polls it to a match with this player’s seat, the same seat on every poll', async () => {
+  it('polls a party’s ticket to a match with each member’s own seat, the same seat on every poll', async () => {
     const f = await start({ sessionSecret: SECRET });
     const ada = await guest(f.url, 'ada');
     const bob = await guest(f.url, 'bob');
     const eve = await guest(f.url, 'eve');
-    const queued = await call(
-      f.url,
-      'POST',
-      '/matchmake',
-      { pool: 'duel/eu', skill: 1500, party: [bob.userId] },
-      ada.session,
-    );
-    assert.equal(queued.status, 200);
-    const ticketId = String(queued.body.ticketId);
+    // A party is queued by the game's server (HTTP queues its caller alone); each member polls.
+    const ticketId = await f.matchmaker.enqueue({
+      userIds: [ada.userId, bob.userId],
+      pool: 'duel/eu',
+      skill: 1500,
+    });
     const ticket = await f.directory.ticketStatus(ticketId);
     assert.ok(ticket.state === 'queued');
     assert.deepEqual([ticket.ticket.userIds, ticket.ticket.skill], [[ada.userId, bob.userId], 1500]);
@@ -100,6 +100,21 @@ describe('matchmaking routes', () => {
     await f.directory.consumeSeat(join.seatId, roomId);
     const used = await poll(ada.session);
     assert.deepEqual([used.status, used.body.error], [409, 'the seat is already used']);
+  });
+
+  it('queues its caller alone: a party named over HTTP is refused, the matchmaker’s refusals are 400', async () => {
+    const f = await start();
+    const ada = await guest(f.url, 'ada');
+    const bob = await guest(f.url, 'bob');
+    const party = await call(f.url, 'POST', '/matchmake', { pool: 'duel', party: [bob.userId] }, ada.session);
+    assert.equal(party.status, 400);
+    assert.match(String(party.body.error), /party/);
+    const solo = await call(f.url, 'POST', '/matchmake', { pool: 'duel', skill: 3 }, ada.session);
+    const ticket = await f.directory.ticketStatus(String(solo.body.ticketId));
+    assert.ok(ticket.state === 'queued');
+    assert.deepEqual(ticket.ticket.userIds, [ada.userId]);
+    const refused = await call(f.url, 'POST', '/matchmake', { pool: 'no-rules' }, ada.session);
+    assert.deepEqual([refused.status, refused.body.error], [400, 'pool "no-rules" has no match rules']);
   });
 
   it('cancels a queued ticket once; refuses to cancel another player’s', async () => {

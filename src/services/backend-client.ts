@@ -24,6 +24,11 @@ export class BackendError extends Error {
     super(`backend answered ${status}: ${reason}`);
     this.name = 'BackendError';
   }
+
+  /** The seat's room is gone for good (its server process stopped or crashed): join another. */
+  get roomGone(): boolean {
+    return this.status === 410 && this.reason.startsWith('room gone');
+  }
 }
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
@@ -38,12 +43,16 @@ export interface BackendClientOptions {
 }
 
 export interface MatchmakeOptions {
+  /** The pool to queue in (ignored with `ticketId`). */
   pool: string;
   transport: TransportKind;
   skill?: number;
   properties?: Record<string, string | number | boolean>;
-  /** The other players of the party (their userIds); each polls the ticket with its own session. */
-  party?: string[];
+  /**
+   * A ticket the game's server queued for this player's party (HTTP queues only the caller
+   * alone): polled instead of queuing a new one.
+   */
+  ticketId?: string;
   /** Polling period, ms (default 1000). */
   pollMs?: number;
   /** Aborting cancels the ticket (best effort) and rejects with the signal's reason. */
@@ -88,8 +97,8 @@ export class BackendClient {
     return this.seat('/rooms/create', { name, ...options });
   }
 
-  join(roomId: string, options: { transport: TransportKind }): Promise<Seated> {
-    return this.seat(`/rooms/${encodeURIComponent(roomId)}/join`, { transport: options.transport });
+  join(roomId: string, options: { transport: TransportKind; options?: object }): Promise<Seated> {
+    return this.seat(`/rooms/${encodeURIComponent(roomId)}/join`, options);
   }
 
   /** A fresh token for a seat held after a drop (default: the last seat this client was given). */
@@ -106,18 +115,16 @@ export class BackendClient {
 
   /** Queues a ticket and polls until matched; the seat in the match's room. */
   async matchmake(options: MatchmakeOptions): Promise<Seated> {
-    const { pool, transport, skill, properties, party, signal, onTicket } = options;
+    const { pool, transport, skill, properties, signal, onTicket } = options;
     const pollMs = options.pollMs ?? 1000;
     signal?.throwIfAborted();
-    const { ticketId } = (await this.call(
-      'POST',
-      '/matchmake',
-      { pool, skill, properties, party },
-      true,
-      signal,
-    )) as {
-      ticketId: string;
-    };
+    const ticketId =
+      options.ticketId ??
+      (
+        (await this.call('POST', '/matchmake', { pool, skill, properties }, true, signal)) as {
+          ticketId: string;
+        }
+      ).ticketId;
     onTicket?.(ticketId);
     const path = `/matchmake/${encodeURIComponent(ticketId)}`;
     try {

@@ -1,7 +1,12 @@
 /**
  * The matchmaking routes: POST /matchmake queues a ticket, GET /matchmake/:ticketId polls it (and
  * once matched, reserves this player's seat in the match's room), DELETE cancels it. The queue
- * itself is the game's matchmaker, behind the small interface below.
+ * itself is the game's Matchmaker (matchmaker.ts), or anything of the same shape.
+ *
+ * A ticket queued over HTTP seats its caller alone: a player cannot name others into a ticket
+ * (they never consented). A game with parties forms them on its own server and queues the party's
+ * ticket with Matchmaker.enqueue({ userIds }); each member then polls that ticket id here with its
+ * own session and gets its own seat.
  */
 import { createHmac } from 'node:crypto';
 import type { Hono, MiddlewareHandler } from 'hono';
@@ -9,16 +14,13 @@ import { Refusal } from './backend-refusal.js';
 import type { BackendEnv } from './backend-routes.js';
 import { matchmakeSchema, ticketParamSchema, transportQuerySchema, validate } from './backend-schemas.js';
 import type { JoinAnswer, SeatIssuer } from './backend-seats.js';
-import type { RoomMetadata, TicketStatus } from './directory.js';
+import type { TicketStatus } from './directory.js';
+import type { EnqueueRequest } from './matchmaker.js';
 
-/** What the routes need of a matchmaker (the Matchmaker class, or a stand-in). */
+/** What the routes need of a matchmaker: the Matchmaker class, or a stand-in of its shape. */
 export interface MatchmakingQueue {
-  enqueue(request: {
-    userIds: string[];
-    pool: string;
-    skill: number;
-    properties: RoomMetadata;
-  }): Promise<{ ticketId: string }>;
+  /** The new ticket's id; throws RangeError for a request it refuses (answered 400 with it). */
+  enqueue(request: EnqueueRequest): Promise<string>;
   /** False when the ticket is no longer queued. */
   cancel(ticketId: string): Promise<boolean>;
   status(ticketId: string): Promise<TicketStatus>;
@@ -42,15 +44,22 @@ export interface MatchmakeRouteContext {
 
 export function addMatchmakeRoutes(app: Hono<BackendEnv>, ctx: MatchmakeRouteContext): void {
   app.post('/matchmake', ctx.session, validate('json', matchmakeSchema), async (c) => {
-    const { pool, skill, properties, party } = c.req.valid('json');
-    const userId = c.get('session').userId;
-    const userIds = [...new Set([userId, ...(party ?? [])])];
-    const { ticketId } = await ctx.matchmaker.enqueue({
-      userIds,
-      pool,
-      skill: skill ?? 0,
-      properties: properties ?? {},
-    });
+    const { pool, skill, properties } = c.req.valid('json');
+    const userIds = [c.get('session').userId];
+    let ticketId: string;
+    try {
+      ticketId = await ctx.matchmaker.enqueue({
+        userIds,
+        pool,
+        skill: skill ?? 0,
+        properties: properties ?? {},
+      });
+    } catch (error) {
+      // The matchmaker's refusals (a pool without rules, the per-user ticket limit) are the
+      // caller's to fix; anything else is ours (500).
+      if (error instanceof RangeError) throw new Refusal(400, error.message.slice(0, 200));
+      throw error;
+    }
     return c.json({ ticketId });
   });
 

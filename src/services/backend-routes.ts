@@ -90,8 +90,8 @@ export function addRoomRoutes(app: Hono<BackendEnv>, ctx: RouteContext): void {
     validate('json', joinSchema),
     async (c) => {
       const { roomId } = c.req.valid('param');
-      const { transport } = c.req.valid('json');
-      return c.json(await ctx.seats.join(c.get('session').userId, roomId, transport));
+      const { transport, options } = c.req.valid('json');
+      return c.json(await ctx.seats.join(c.get('session').userId, roomId, transport, undefined, options));
     },
   );
 

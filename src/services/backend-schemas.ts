@@ -42,7 +42,8 @@ export const joinOrCreateSchema = z.object({
   transport: transportSchema,
 });
 
-export const joinSchema = z.object({ transport: transportSchema });
+/** options: the join options the room's onAuth and onJoin read. */
+export const joinSchema = z.object({ transport: transportSchema, options: roomOptionsSchema.optional() });
 
 export const reconnectSchema = z.object({
   seatId: idSchema,
@@ -51,12 +52,14 @@ export const reconnectSchema = z.object({
   roomId: idSchema.optional(),
 });
 
-export const matchmakeSchema = z.object({
+/**
+ * Strict: a `party` (or any unknown key) is refused rather than ignored — a player cannot queue
+ * others; parties are queued by the game's server (backend-matchmake-routes.ts).
+ */
+export const matchmakeSchema = z.strictObject({
   pool: z.string().min(1).max(64),
   skill: z.number().min(-1e9).max(1e9).optional(),
   properties: propertiesSchema.optional(),
-  /** The other players of the party (their userIds); each polls the same ticket with its session. */
-  party: z.array(z.string().min(1).max(128)).max(15).optional(),
 });
 
 export const roomParamSchema = z.object({ roomId: idSchema });

@@ -73,7 +73,7 @@ export class SeatIssuer {
       for (const room of rooms) {
         const process = await directory.getProcess(room.processId);
         if (process === null || serverAddressOf(process, transport) === null) continue;
-        const answer = await this.tryReserve(room, process, userId, transport, randomId());
+        const answer = await this.tryReserve(room, process, userId, transport, options);
         if (answer !== null) return answer;
       }
       const roomId = await this.newRoom(key, () =>
@@ -84,7 +84,7 @@ export class SeatIssuer {
       if (room !== null && process !== null) {
         if (this.capacity.size > 1000) this.capacity.clear(); // names come from requests: stay bounded
         this.capacity.set(key, room.maxClients);
-        const answer = await this.tryReserve(room, process, userId, transport, randomId());
+        const answer = await this.tryReserve(room, process, userId, transport, options);
         if (answer !== null) return answer;
       }
     }
@@ -115,11 +115,20 @@ export class SeatIssuer {
     transport: TransportKind,
   ): Promise<JoinAnswer> {
     const roomId = await this.config.placer.createRoom({ name, options, transport });
-    return this.join(userId, roomId, transport);
+    return this.join(userId, roomId, transport, undefined, options);
   }
 
-  /** A seat in the room `roomId` (private rooms too). `seatId` fixed: the same seat on a repeat. */
-  async join(userId: string, roomId: string, transport: TransportKind, seatId?: string): Promise<JoinAnswer> {
+  /**
+   * A seat in the room `roomId` (private rooms too). `seatId` fixed: the same seat on a repeat.
+   * `options` ride with the seat to the room's onAuth and onJoin.
+   */
+  async join(
+    userId: string,
+    roomId: string,
+    transport: TransportKind,
+    seatId?: string,
+    options?: Record<string, unknown>,
+  ): Promise<JoinAnswer> {
     const { room, process } = await this.roomAndProcess(roomId);
     if (serverAddressOf(process, transport) === null)
       throw new Refusal(409, `the room's server does not serve ${transport}`);
@@ -129,6 +138,7 @@ export class SeatIssuer {
       userId,
       clientId: randomClientId(),
       ttlMs: this.config.tokenSeconds * 1000,
+      ...(options === undefined ? {} : { options }),
     });
     if (result.ok) return this.answer(result.seat, process, transport);
     if (result.reason === 'seat exists' && fixed) return this.again(userId, seatId, transport);
@@ -172,13 +182,14 @@ export class SeatIssuer {
     process: ProcessRecord,
     userId: string,
     transport: TransportKind,
-    seatId: string,
+    options: Record<string, unknown>,
   ): Promise<JoinAnswer | null> {
     const result = await this.config.directory.reserveSeat(room.roomId, {
-      seatId,
+      seatId: randomId(),
       userId,
       clientId: randomClientId(),
       ttlMs: this.config.tokenSeconds * 1000,
+      options,
     });
     return result.ok ? this.answer(result.seat, process, transport) : null;
   }

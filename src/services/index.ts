@@ -35,6 +35,7 @@ export {
   serveDirectory,
 } from './ipc-directory.js';
 export type { IpcEndpoint } from './ipc-endpoint.js';
+export { type FleetRoom, type LocalFleet, type LocalFleetOptions, startLocalFleet } from './local-fleet.js';
 export { type ManagedProcess, type ManagedServer, reportToManager } from './managed-process.js';
 export { HEARTBEAT_MS_ENV, PROCESS_ID_ENV } from './manager-protocol.js';
 export * from './match-rules.js';

@@ -39,7 +39,15 @@ import type {
 } from './directory.js';
 import { checkMaxClients, checkTtl } from './directory-checks.js';
 import { RedisChannels } from './redis-channels.js';
-import { fieldsOf, processOf, roomOf, seatOf, ticketOf, ticketResultOf } from './redis-records.js';
+import {
+  fieldsOf,
+  optionsField,
+  processOf,
+  roomOf,
+  seatOf,
+  ticketOf,
+  ticketResultOf,
+} from './redis-records.js';
 import { DIRECTORY_SCRIPTS, type DirectoryScriptName, scriptSource } from './redis-scripts.js';
 
 export interface RedisDirectoryOptions {
@@ -203,22 +211,26 @@ export class RedisDirectory implements Directory {
     return rooms.filter((room) => !room.locked && !room.private && room.seats < room.maxClients);
   }
 
-  async reserveSeat(
-    roomId: string,
-    seat: { seatId: string; userId: string; clientId: string; ttlMs: number },
-  ): Promise<ReserveResult> {
+  async reserveSeat(roomId: string, seat: Parameters<Directory['reserveSeat']>[1]): Promise<ReserveResult> {
     checkTtl(seat.ttlMs);
     const { seatId, userId, clientId } = seat;
-    const reply = (await this.script('gwReserveSeat', roomId, seatId, userId, clientId, ms(seat.ttlMs))) as [
-      string,
-      string?,
-      number?,
-    ];
+    const options = optionsField(seat.options);
+    const reply = (await this.script(
+      'gwReserveSeat',
+      roomId,
+      seatId,
+      userId,
+      clientId,
+      ms(seat.ttlMs),
+      options,
+    )) as [string, string?, number?];
     if (reply[0] !== 'ok')
       return { ok: false, reason: reply[0] as Exclude<ReserveResult, { ok: true }>['reason'] };
     const processId = reply[1] as string;
     const expiresAt = reply[2] as number;
-    return { ok: true, seat: { seatId, roomId, processId, userId, clientId, state: 'reserved', expiresAt } };
+    const reserved: Seat = { seatId, roomId, processId, userId, clientId, state: 'reserved', expiresAt };
+    if (options !== '') reserved.options = JSON.parse(options) as Record<string, unknown>;
+    return { ok: true, seat: reserved };
   }
 
   async consumeSeat(seatId: string, roomId: string): Promise<ConsumeResult> {
@@ -255,6 +267,7 @@ export class RedisDirectory implements Directory {
       clientId,
       state,
       expiresAt,
+      optionsField(seat.options),
     );
     return restored === 1;
   }

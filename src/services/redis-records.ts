@@ -112,12 +112,17 @@ export function roomOf(roomId: string, f: Record<string, string>, seats: unknown
   };
 }
 
+/** A seat's join options as stored: their JSON, '' for none (a copy: the caller's object stays its own). */
+export function optionsField(options: Record<string, unknown> | undefined): string {
+  return options === undefined ? '' : JSON.stringify(options);
+}
+
 export function seatOf(seatId: string, f: Record<string, string>): Seat | null {
   const expiresAt = f.expiresAt === 'inf' ? Number.POSITIVE_INFINITY : numberField(f.expiresAt);
   if (typeof f.roomId !== 'string' || typeof f.processId !== 'string') return null;
   if (typeof f.userId !== 'string' || typeof f.clientId !== 'string') return null;
   if (!SEAT_STATES.includes(f.state) || Number.isNaN(expiresAt)) return null;
-  return {
+  const seat: Seat = {
     seatId,
     roomId: f.roomId,
     processId: f.processId,
@@ -126,6 +131,12 @@ export function seatOf(seatId: string, f: Record<string, string>): Seat | null {
     state: f.state as SeatState,
     expiresAt,
   };
+  if (f.options !== undefined) {
+    const options = parseJson(f.options);
+    if (!isObject(options)) return null;
+    seat.options = options;
+  }
+  return seat;
 }
 
 export function ticketOf(json: unknown): Ticket | null {

@@ -176,6 +176,7 @@ if redis.call('ZCARD', rkey .. ':seats') >= (tonumber(room[2]) or 0) then return
 local expiresAt = now + ttl
 redis.call('HSET', skey, 'roomId', roomId, 'processId', room[1], 'userId', ARGV[4], 'clientId', ARGV[5],
   'state', 'reserved', 'expiresAt', string.format('%.0f', expiresAt))
+if ARGV[7] and ARGV[7] ~= '' then redis.call('HSET', skey, 'options', ARGV[7]) end
 redis.call('PEXPIRE', skey, ttl + ${LAPSED_SEAT_KEPT_MS})
 redis.call('ZADD', rkey .. ':seats', expiresAt, seatId)
 return { 'ok', room[1], expiresAt }`,
@@ -241,6 +242,7 @@ if old then redis.call('ZREM', P .. 'room:' .. old .. ':seats', seatId) end
 redis.call('DEL', skey)
 redis.call('HSET', skey, 'roomId', roomId, 'processId', ARGV[4], 'userId', ARGV[5], 'clientId', ARGV[6],
   'state', ARGV[7], 'expiresAt', expiresAt)
+if ARGV[9] and ARGV[9] ~= '' then redis.call('HSET', skey, 'options', ARGV[9]) end
 if expiresAt == 'inf' then
   redis.call('ZADD', P .. 'room:' .. roomId .. ':seats', '+inf', seatId)
 else

@@ -5,8 +5,9 @@
  */
 import { type BackendOptions, createBackend, serveBackend } from '../../src/services/backend.js';
 import type { MatchmakingQueue } from '../../src/services/backend-matchmake-routes.js';
-import type { Directory, ProcessAddresses, RoomMetadata, Ticket } from '../../src/services/directory.js';
+import type { Directory, ProcessAddresses, RoomMetadata } from '../../src/services/directory.js';
 import { EmbeddedDirectory } from '../../src/services/embedded-directory.js';
+import type { EnqueueRequest } from '../../src/services/matchmaker.js';
 import { createMatchRoom } from '../../src/services/room-placement.js';
 import {
   type CreateRoomReply,
@@ -103,10 +104,11 @@ export class FakeRoomProcess {
 export class FakeMatchmaker implements MatchmakingQueue {
   constructor(private readonly directory: Directory) {}
 
-  async enqueue(request: Omit<Ticket, 'ticketId' | 'createdAt'>): Promise<{ ticketId: string }> {
+  async enqueue(request: EnqueueRequest): Promise<string> {
+    if (request.pool === 'no-rules') throw new RangeError('pool "no-rules" has no match rules');
     const ticketId = randomId();
-    await this.directory.addTicket({ ticketId, ...request, createdAt: Date.now() });
-    return { ticketId };
+    await this.directory.addTicket({ ticketId, properties: {}, ...request, createdAt: Date.now() });
+    return ticketId;
   }
 
   cancel(ticketId: string) {

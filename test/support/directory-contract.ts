@@ -368,6 +368,29 @@ function seatContract(ctx: ContractContext): void {
     await assert.rejects(directory.holdSeat('s2', Number.POSITIVE_INFINITY), RangeError);
   });
 
+  it('keeps a seat’s join options through reservation, taking, holding and restoring', async () => {
+    const { directory, peer } = ctx.subject;
+    await room(4);
+    const options = { team: 'red', level: 3, flags: [true, null], nested: { a: 'b' } };
+    const reserved = await directory.reserveSeat('r1', { ...seatRequest('s1', 10_000), options });
+    assert.ok(reserved.ok);
+    assert.deepEqual(reserved.seat.options, options);
+    options.team = 'blue'; // the directory kept its own copy
+    assert.deepEqual((await peer.getSeat('s1'))?.options?.team, 'red');
+    const taken = await peer.consumeSeat('s1', 'r1');
+    assert.ok(taken.ok);
+    assert.deepEqual(taken.seat.options, { ...options, team: 'red' });
+    assert.equal(await directory.holdSeat('s1', 10_000), true);
+    assert.deepEqual((await peer.getSeat('s1'))?.options, { ...options, team: 'red' });
+    const restored = { ...taken.seat, seatId: 's2', options: { team: 'green' } };
+    assert.equal(await peer.restoreSeat(restored), true);
+    assert.deepEqual(await directory.getSeat('s2'), restored);
+    const plain = await directory.reserveSeat('r1', seatRequest('s3', 10_000));
+    assert.ok(plain.ok);
+    assert.equal('options' in plain.seat, false, 'a seat without options has none');
+    assert.equal('options' in ((await peer.getSeat('s3')) ?? {}), false);
+  });
+
   it('restores the seats a process knows into its room, and into no other, past maxClients', async () => {
     const { directory, peer } = ctx.subject;
     await room(2);
