@@ -10,6 +10,7 @@ export const types = [Avatar];
 export const Score = defineMessage('score', t.object({ add: t.int(1, 10) }));
 export const factory = new MessageFactory([Score]);
 
+// #region docs
 export class Arena extends Room<typeof Score> {
   readonly world = new ServerWorld({ types, capacity: 64 });
   private readonly avatars = new Map<string, Entity<{ name: string; score: number }>>();
@@ -37,3 +38,4 @@ export class Arena extends Room<typeof Score> {
     this.avatars.delete(client.seatId);
   }
 }
+// #endregion
