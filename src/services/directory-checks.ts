@@ -12,3 +12,11 @@ export function checkMaxClients(maxClients: number): void {
   if (!Number.isSafeInteger(maxClients) || maxClients < 0)
     throw new RangeError(`maxClients must be a non-negative integer, got ${maxClients}`);
 }
+
+/** A seat given back by its process: a held or reserved seat lapses at a finite time. */
+export function checkRestoredSeat(seat: { state: string; expiresAt: number }): void {
+  if (seat.state !== 'taken' && seat.state !== 'held' && seat.state !== 'reserved')
+    throw new RangeError(`seat state must be taken, held or reserved, got ${seat.state}`);
+  if (seat.state !== 'taken' && !Number.isFinite(seat.expiresAt))
+    throw new RangeError(`a ${seat.state} seat lapses at a finite time, got expiresAt ${seat.expiresAt}`);
+}

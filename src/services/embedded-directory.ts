@@ -21,7 +21,7 @@ import {
   type TicketStatus,
   type Unsubscribe,
 } from './directory.js';
-import { checkMaxClients, checkTtl } from './directory-checks.js';
+import { checkMaxClients, checkRestoredSeat, checkTtl } from './directory-checks.js';
 import { copyListing, copyMetadata, copyProcess, copyResult, copyTicket } from './directory-copies.js';
 
 export interface EmbeddedDirectoryOptions {
@@ -244,6 +244,7 @@ export class EmbeddedDirectory implements Directory {
 
   async restoreSeat(seat: Seat): Promise<boolean> {
     this.open();
+    checkRestoredSeat(seat);
     const room = this.rooms.get(seat.roomId);
     if (room === undefined || room.listing.processId !== seat.processId) return false;
     this.dropSeat(seat.seatId);

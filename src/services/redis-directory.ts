@@ -37,7 +37,7 @@ import type {
   TicketStatus,
   Unsubscribe,
 } from './directory.js';
-import { checkMaxClients, checkTtl } from './directory-checks.js';
+import { checkMaxClients, checkRestoredSeat, checkTtl } from './directory-checks.js';
 import { RedisChannels } from './redis-channels.js';
 import {
   fieldsOf,
@@ -256,8 +256,9 @@ export class RedisDirectory implements Directory {
   }
 
   async restoreSeat(seat: Seat): Promise<boolean> {
+    checkRestoredSeat(seat);
     const { seatId, roomId, processId, userId, clientId, state } = seat;
-    const expiresAt = state === 'taken' || !Number.isFinite(seat.expiresAt) ? 'inf' : ms(seat.expiresAt);
+    const expiresAt = state === 'taken' ? 'inf' : ms(seat.expiresAt);
     const restored = await this.script(
       'gwRestoreSeat',
       seatId,

@@ -419,5 +419,6 @@ function seatContract(ctx: ContractContext): void {
     assert.deepEqual(await directory.consumeSeat('s1', 'r1'), { ok: false, reason: 'already used' });
     assert.equal(await peer.restoreSeat({ ...taken, seatId: 's4', expiresAt: 0 }), true);
     assert.deepEqual(await directory.getSeat('s4'), { ...taken, seatId: 's4' }, 'taken: expiresAt Infinity');
+    await assert.rejects(peer.restoreSeat({ ...held, seatId: 's5', expiresAt: Number.NaN }), RangeError);
   });
 }
