@@ -38,6 +38,11 @@ interface ProcessEntry {
 interface RoomEntry {
   listing: RoomListing;
   seats: Set<string>;
+  /**
+   * No seat of the room lapses before this (a lower bound: taking or releasing a seat leaves it
+   * as is), so counting live seats skips the walk over every seat until then.
+   */
+  lapseAt: number;
 }
 
 type TicketResult = Exclude<TicketStatus, { state: 'queued' } | { state: 'unknown' }>;
@@ -124,7 +129,7 @@ export class EmbeddedDirectory implements Directory {
     const process = this.liveProcess(listing.processId);
     if (process === null || this.rooms.has(listing.roomId)) return false;
     const copy = copyListing({ ...listing, seats: 0, createdAt: this.now() });
-    this.rooms.set(listing.roomId, { listing: copy, seats: new Set() });
+    this.rooms.set(listing.roomId, { listing: copy, seats: new Set(), lapseAt: Number.POSITIVE_INFINITY });
     process.rooms.add(listing.roomId);
     return true;
   }
@@ -157,13 +162,17 @@ export class EmbeddedDirectory implements Directory {
   async findRooms(query: RoomQuery): Promise<RoomListing[]> {
     this.open();
     const out: RoomListing[] = [];
+    // Filtered before copying: a join lists the joinable rooms of one type among every room.
     for (const room of this.rooms.values()) {
-      const listing = this.listingOf(room);
+      const { listing } = room;
       if (query.name !== undefined && listing.name !== query.name) continue;
       if (query.processId !== undefined && listing.processId !== query.processId) continue;
-      if (query.joinable && (listing.locked || listing.private || listing.seats >= listing.maxClients))
-        continue;
-      out.push(listing);
+      if (query.joinable && (listing.locked || listing.private)) continue;
+      const seats = this.liveSeats(room);
+      if (query.joinable && seats >= listing.maxClients) continue;
+      const copy = copyListing(listing);
+      copy.seats = seats;
+      out.push(copy);
     }
     return out;
   }
@@ -198,6 +207,7 @@ export class EmbeddedDirectory implements Directory {
     };
     this.seats.set(seat.seatId, entry);
     room.seats.add(seat.seatId);
+    room.lapseAt = Math.min(room.lapseAt, entry.expiresAt);
     return { ok: true, seat: { ...entry } };
   }
 
@@ -223,6 +233,8 @@ export class EmbeddedDirectory implements Directory {
     if (seat === undefined || seat.state !== 'taken') return false;
     seat.state = 'held';
     seat.expiresAt = this.now() + ttlMs;
+    const room = this.rooms.get(seat.roomId);
+    if (room !== undefined) room.lapseAt = Math.min(room.lapseAt, seat.expiresAt);
     return true;
   }
 
@@ -252,6 +264,7 @@ export class EmbeddedDirectory implements Directory {
     const expiresAt = seat.state === 'taken' ? Number.POSITIVE_INFINITY : seat.expiresAt;
     this.seats.set(seat.seatId, { ...seat, expiresAt });
     room.seats.add(seat.seatId);
+    room.lapseAt = Math.min(room.lapseAt, expiresAt);
     return true;
   }
 
@@ -342,13 +355,17 @@ export class EmbeddedDirectory implements Directory {
     return entry !== undefined && entry.expiresAt > this.now() ? entry : null;
   }
 
-  /** Live seats of a room, dropping the lapsed ones on the way. */
+  /** Live seats of a room, dropping the lapsed ones on the way (none before room.lapseAt). */
   private liveSeats(room: RoomEntry): number {
     const now = this.now();
+    if (now < room.lapseAt) return room.seats.size;
+    let lapseAt = Number.POSITIVE_INFINITY;
     for (const seatId of room.seats) {
       const seat = this.seats.get(seatId);
       if (seat === undefined || seat.expiresAt <= now) this.dropSeat(seatId);
+      else if (seat.expiresAt < lapseAt) lapseAt = seat.expiresAt;
     }
+    room.lapseAt = lapseAt;
     return room.seats.size;
   }
 

@@ -29,8 +29,18 @@ export interface HostedRoom {
   disposed: boolean;
 }
 
+/**
+ * How long a reserved seat that a wrong client's token took is held again for its own client: the
+ * backend's default token life, so its client's token can still use it (its original expiry is
+ * not known here).
+ */
+const HAND_BACK_MS = 15_000;
+
 export interface SeatingCounters {
-  /** Connections refused, by reason (no seat claim, no such room, expired, already used, full, auth…). */
+  /**
+   * Connections refused, by reason (no seat claim, no such room, expired, already used, wrong
+   * client, full, auth…).
+   */
   refused: Record<string, number>;
   joins: number;
   reconnections: number;
@@ -254,15 +264,22 @@ export class RoomSeating {
     const seat = taken.seat;
     const room = hosted.room;
     const known = room.seats.get(seat.seatId);
-    if (this.serials[index] !== serial || hosted.disposed) {
-      // Its connection (or the room) ended while the seat was being taken: give the seat back.
+    // The backend mints a seat's token for the seat's own client id only: a token naming the seat
+    // for another client (a stale token of a seat id reserved again, another issuer) is refused.
+    const wrongClient = seat.clientId !== clientId.toString();
+    if (wrongClient || this.serials[index] !== serial || hosted.disposed) {
+      // Refused, or its connection (or the room) ended while the seat was being taken: give the
+      // seat back, to its own client when it may still come.
       if (known?.state === 'dropped')
         void this.directory('holdSeat', () =>
           this.o.directory.holdSeat(seat.seatId, Math.max(1, known.dropDeadline - this.o.now())),
         );
+      else if (known === undefined && wrongClient && !hosted.disposed)
+        void this.directory('holdSeat', () => this.o.directory.holdSeat(seat.seatId, HAND_BACK_MS));
       else if (known === undefined)
         void this.directory('releaseSeat', () => this.o.directory.releaseSeat(seat.seatId));
-      return hosted.disposed ? this.refuse(index, serial, 'no such room') : undefined;
+      if (hosted.disposed) return this.refuse(index, serial, 'no such room');
+      return wrongClient ? this.refuse(index, serial, 'wrong client') : undefined;
     }
     if (known !== undefined) {
       if (known.state !== 'dropped') return this.refuse(index, serial, 'already used');
