@@ -1,7 +1,8 @@
 /**
  * The whole join path in one call, for one machine or for one machine of several: a directory
  * (EmbeddedDirectory, or RedisDirectory when given `redis`), room servers in this process serving
- * UDP, WebSocket and / or WebRTC (fleet-transports.ts), the HTTP backend that mints their connect tokens and, when asked, a matchmaker behind it.
+ * UDP, WebSocket and / or WebRTC (fleet-transports.ts), the HTTP backend that mints their connect
+ * tokens and, when asked, a matchmaker behind it.
  *
  *   const fleet = await startLocalFleet({ rooms: { arena: Arena }, protocolId, factory });
  *   // fleet.url: what BackendClient talks to · await fleet.close()
