@@ -9,6 +9,17 @@ import { nobleAead, registerDefaultAead } from './connection/aead.js';
 registerDefaultAead(nobleAead);
 
 export * from './index.js';
+// The HTTP backend's client (fetch only): a page authenticates, joins or matchmakes, and gets its
+// connect token the way a Node client does (ghostwire/services exports the same class).
+export {
+  BackendClient,
+  type BackendClientOptions,
+  BackendError,
+  type FetchLike,
+  type MatchmakeOptions,
+  type Seated,
+} from './join/backend-client.js';
+export { type JoinAnswer, TRANSPORT_KINDS, type TransportKind } from './join/join-answer.js';
 
 // Client transports for browsers (WebSocket, WebRTC data channel; browser-safe, in src/transport/)
 // are exported here, beside the core, as they land.

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, it } from 'node:test';
 import { readConnectToken } from '../src/connection/connect-token.js';
-import { BackendClient, BackendError } from '../src/services/backend-client.js';
+import { BackendClient, BackendError } from '../src/join/backend-client.js';
 import { matchSeatId } from '../src/services/backend-matchmake-routes.js';
 import type { JoinAnswer } from '../src/services/backend-seats.js';
 import { call, FakeRoomProcess, type Fixture, guest, startBackend } from './support/backend-fixture.js';
@@ -56,7 +56,7 @@ describe('BackendClient', () => {
   });
 
   it('stays browser-safe: no node: imports, no Buffer', () => {
-    const source = readFileSync(new URL('../../src/services/backend-client.ts', import.meta.url), 'utf8');
+    const source = readFileSync(new URL('../../src/join/backend-client.ts', import.meta.url), 'utf8');
     assert.doesNotMatch(source, /from 'node:/);
     for (const line of source.split('\n').filter((l) => l.startsWith('import')))
       assert.match(line, /^import type /);

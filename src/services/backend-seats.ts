@@ -5,6 +5,7 @@
  */
 import { nodeAead } from '../connection/aead-node.js';
 import { generateConnectToken } from '../connection/connect-token.js';
+import type { JoinAnswer } from '../join/join-answer.js';
 import { toAddress } from '../transport/address.js';
 import { Refusal, ROOM_GONE } from './backend-refusal.js';
 import type { Directory, ProcessRecord, RoomListing, Seat } from './directory.js';
@@ -12,21 +13,7 @@ import type { GoneRooms } from './gone-rooms.js';
 import { type RoomPlacer, serverAddressOf, type TransportKind } from './room-placement.js';
 import { encodeSeatUserData, randomId } from './seat-token.js';
 
-/** What a join, create, reconnect or a match answers: where to connect and the token to do it. */
-export interface JoinAnswer {
-  roomId: string;
-  seatId: string;
-  processId: string;
-  transport: TransportKind;
-  /** The address the token lists (the process's address for this transport). */
-  serverAddress: string;
-  /** The 2048-byte netcode connect token, base64. */
-  connectToken: string;
-  /** Where a WebRTC client posts its offer (webrtc only). */
-  signalingUrl?: string;
-  /** When the seat lapses unless the client connects, unix ms. */
-  expiresAt: number;
-}
+export type { JoinAnswer };
 
 export interface SeatIssuerConfig {
   directory: Directory;

@@ -5,19 +5,19 @@
  */
 
 export {
+  BackendClient,
+  type BackendClientOptions,
+  BackendError,
+  type MatchmakeOptions,
+  type Seated,
+} from '../join/backend-client.js';
+export {
   type Backend,
   type BackendOptions,
   createBackend,
   type ServedBackend,
   serveBackend,
 } from './backend.js';
-export {
-  BackendClient,
-  type BackendClientOptions,
-  BackendError,
-  type MatchmakeOptions,
-  type Seated,
-} from './backend-client.js';
 export { type MatchmakingQueue, type MatchPoll, matchSeatId } from './backend-matchmake-routes.js';
 export { RateLimiter, type RateLimitOptions } from './backend-rate-limit.js';
 export { Refusal, ROOM_GONE } from './backend-refusal.js';

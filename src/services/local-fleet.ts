@@ -1,7 +1,8 @@
 /**
  * The whole join path in one call, for one machine or for one machine of several: a directory
  * (EmbeddedDirectory, or RedisDirectory when given `redis`), room servers in this process serving
- * UDP, the HTTP backend that mints their connect tokens and, when asked, a matchmaker behind it.
+ * UDP, WebSocket and / or WebRTC (fleet-transports.ts), the HTTP backend that mints their connect
+ * tokens and, when asked, a matchmaker behind it.
  *
  *   const fleet = await startLocalFleet({ rooms: { arena: Arena }, protocolId, factory });
  *   // fleet.url: what BackendClient talks to · await fleet.close()
@@ -12,10 +13,11 @@
 import { randomBytes } from 'node:crypto';
 import type { ChannelConfig } from '../channels/config.js';
 import type { AnyMessageType, MessageFactory } from '../channels/message.js';
-import { UdpTransport } from '../transport/udp-transport.js';
+import type { TransportKind } from '../join/join-answer.js';
 import { type BackendOptions, createBackend, type ServedBackend, serveBackend } from './backend.js';
 import type { Directory } from './directory.js';
 import { EmbeddedDirectory } from './embedded-directory.js';
+import { checkFleetTransports, type FleetTransports, openFleetTransports } from './fleet-transports.js';
 import type { MatchRules } from './match-rules.js';
 import { Matchmaker } from './matchmaker.js';
 import { RedisDirectory } from './redis-directory.js';
@@ -40,8 +42,14 @@ export interface LocalFleetOptions<M extends AnyMessageType = AnyMessageType> {
   privateKey?: Uint8Array;
   /** A redis:// URL: the fleet's directory is that Redis (several machines), not an embedded one. */
   redis?: string;
-  /** Room servers started in this process, each on its own UDP port (default 1). */
+  /** Room servers started in this process (default 1). */
   servers?: number;
+  /**
+   * What each server serves, each on a port of its own (default ['udp']): 'websocket' (browsers
+   * connect to ws://<serverAddress>/), 'webrtc' (offers to the seat's signalingUrl). The first is
+   * the one matchmaking creates rooms for.
+   */
+  transports?: TransportKind[];
   /** The address servers and backend listen on (default 127.0.0.1). */
   host?: string;
   /** The backend's port (default 0: any free one). */
@@ -80,6 +88,8 @@ export async function startLocalFleet<M extends AnyMessageType>(
     throw new RangeError(`servers must be an integer >= 1, got ${count}`);
   if (Object.keys(options.rooms).length === 0)
     throw new RangeError('startLocalFleet: give at least one room type');
+  const kinds = options.transports ?? ['udp'];
+  checkFleetTransports(kinds);
   const host = options.host ?? '127.0.0.1';
   const privateKey = options.privateKey ?? new Uint8Array(randomBytes(32));
   const directory: Directory =
@@ -87,27 +97,28 @@ export async function startLocalFleet<M extends AnyMessageType>(
       ? new EmbeddedDirectory()
       : await RedisDirectory.connect({ url: options.redis });
   const servers: RoomServer<M>[] = [];
-  const sockets: UdpTransport[] = [];
+  const opened: FleetTransports[] = [];
   let backend: ServedBackend | null = null;
   let matchmaker: Matchmaker | null = null;
   const close = async () => {
     await backend?.close();
     await matchmaker?.stop();
     for (const server of servers) await server.stop();
-    for (const socket of sockets) socket.close();
+    for (const transports of opened) await transports.close();
     await directory.close();
   };
   try {
     for (let i = 0; i < count; i++) {
-      const socket = await UdpTransport.open({ address: `${host.includes(':') ? `[${host}]` : host}:0` });
-      sockets.push(socket);
+      const transports = await openFleetTransports(kinds, host);
+      opened.push(transports);
       const server = new RoomServer<M>({
         ...options.server,
         directory,
         protocolId: options.protocolId,
         privateKey,
         factory: options.factory,
-        transports: [{ kind: 'udp', transport: socket }],
+        transports: transports.served,
+        ...(transports.signalingUrl === undefined ? {} : { signalingUrl: transports.signalingUrl }),
         ...(options.channels === undefined ? {} : { channels: options.channels }),
       });
       for (const [name, room] of Object.entries(options.rooms)) {
@@ -123,7 +134,7 @@ export async function startLocalFleet<M extends AnyMessageType>(
         directory,
         ...(match.rules === undefined ? {} : { rules: match.rules }),
         ...(match.pools === undefined ? {} : { pools: match.pools }),
-        onMatch: () => createMatchRoom({ directory, name: match.room, transport: 'udp' }),
+        onMatch: () => createMatchRoom({ directory, name: match.room, transport: kinds[0] }),
       });
       matchmaker.start(match.intervalMs ?? 250);
     }

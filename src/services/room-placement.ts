@@ -4,6 +4,7 @@
  * with a timeout. Used by the backend's create routes and by matchmaking (createMatchRoom).
  */
 import { z } from 'zod';
+import type { TransportKind } from '../join/join-answer.js';
 import { isAddress } from '../transport/address.js';
 import { Refusal } from './backend-refusal.js';
 import type { Directory, ProcessRecord } from './directory.js';
@@ -15,8 +16,7 @@ import {
 } from './room-requests.js';
 import { randomId } from './seat-token.js';
 
-export type TransportKind = 'udp' | 'websocket' | 'webrtc';
-export const TRANSPORT_KINDS: readonly TransportKind[] = ['udp', 'websocket', 'webrtc'];
+export { TRANSPORT_KINDS, type TransportKind } from '../join/join-answer.js';
 
 /** How long a create-room request waits for its process's reply by default. */
 export const DEFAULT_CREATE_TIMEOUT_MS = 5000;

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import type * as Ghostwire from '../../src/browser.js';
 import { nodeAead } from '../../src/connection/aead-node.js';
 import { ClientState, describeClientState } from '../../src/connection/client.js';
 import {
@@ -9,6 +8,8 @@ import {
   readConnectTokenPrivate,
 } from '../../src/connection/connect-token.js';
 import { CONNECT_TOKEN_BYTES } from '../../src/connection/constants.js';
+// The core the bundle carries (the bundle adds BackendClient, which this scenario does not use).
+import type * as Ghostwire from '../../src/index.js';
 import * as ghostwire from '../../src/index.js';
 import { fromHex } from './shared.js';
 

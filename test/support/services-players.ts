@@ -1,11 +1,12 @@
 /**
- * Players for the services end-to-end tests: real netcode clients over UDP on loopback, each with a
- * mirror of its room's world (room-scene.ts's TestRoom types), driven on a real 60 Hz timer.
+ * Players for the services end-to-end tests: real netcode clients over UDP (or a transport the test
+ * opens: WebSocket, WebRTC) on loopback, each with a mirror of its room's world (room-scene.ts's TestRoom types), driven on a real 60 Hz timer.
  */
 import assert from 'node:assert/strict';
 import { MessageClient } from '../../src/channels/index.js';
 import { ClientState } from '../../src/connection/client.js';
 import { ClientMirror } from '../../src/replication/index.js';
+import type { DatagramTransport } from '../../src/transport/transport.js';
 import { UdpTransport } from '../../src/transport/udp-transport.js';
 import { factory, type Score, types } from './room-scene.js';
 
@@ -16,7 +17,7 @@ const seconds = () => (performance.now() - started) / 1000;
 export interface Player {
   messages: MessageClient<typeof Score>;
   mirror: ClientMirror;
-  socket: UdpTransport;
+  socket: DatagramTransport;
   /** False: the test stopped driving it (its link went silent). */
   live: boolean;
 }
@@ -29,9 +30,9 @@ export class Players {
     for (const p of this.all) if (p.live) p.messages.update(now);
   }, 1000 / 60);
 
-  /** A new player on its own UDP socket, connecting with `token`. */
-  async connect(token: Uint8Array): Promise<Player> {
-    const socket = await UdpTransport.open({ address: '127.0.0.1:0' });
+  /** A new player on its own UDP socket (or on `socket`, which it then owns), connecting with `token`. */
+  async connect(token: Uint8Array, socket?: DatagramTransport): Promise<Player> {
+    socket ??= await UdpTransport.open({ address: '127.0.0.1:0' });
     const mirror = new ClientMirror({ types, capacity: CAPACITY });
     const messages = new MessageClient({
       transport: socket,

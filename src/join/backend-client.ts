@@ -1,0 +1,222 @@
+/**
+ * The game's side of the HTTP backend, for browsers and Node bots alike: fetch only, no Node
+ * modules (exported from the browser bundle and from `ghostwire/services`).
+ *
+ *   const backend = new BackendClient({ url: 'https://game.example.com/api' });
+ *   await backend.auth({ name: 'ada' });
+ *   const seat = await backend.joinOrCreate('arena', { transport: 'websocket' });
+ *   // seat.connectToken: the 2048 bytes for the netcode client; seat.serverAddress, seat.signalingUrl
+ */
+import type { JoinAnswer, TransportKind } from './join-answer.js';
+
+/** A join answer with its connect token decoded to bytes. */
+export type Seated = Omit<JoinAnswer, 'connectToken'> & { connectToken: Uint8Array };
+
+/** A refusal from the backend (or an unreadable answer): the status and its reason. */
+export class BackendError extends Error {
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    /** Seconds to wait, from Retry-After (429). */
+    readonly retryAfter?: number,
+  ) {
+    super(`backend answered ${status}: ${reason}`);
+    this.name = 'BackendError';
+  }
+
+  /** The seat's room is gone for good (its server process stopped or crashed): join another. */
+  get roomGone(): boolean {
+    return this.status === 410 && this.reason.startsWith('room gone');
+  }
+}
+
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+export interface BackendClientOptions {
+  /** The backend's base URL, without a trailing slash: "https://game.example.com/api". */
+  url: string;
+  /** Default: globalThis.fetch. */
+  fetch?: FetchLike;
+  /** A session from an earlier auth() (kept in localStorage, say). */
+  session?: string;
+}
+
+export interface MatchmakeOptions {
+  /** The pool to queue in (ignored with `ticketId`). */
+  pool: string;
+  transport: TransportKind;
+  skill?: number;
+  properties?: Record<string, string | number | boolean>;
+  /**
+   * A ticket the game's server queued for this player's party (HTTP queues only the caller
+   * alone): polled instead of queuing a new one.
+   */
+  ticketId?: string;
+  /** Polling period, ms (default 1000). */
+  pollMs?: number;
+  /** Aborting cancels the ticket (best effort) and rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Told the ticket id as soon as it is queued. */
+  onTicket?: (ticketId: string) => void;
+}
+
+export class BackendClient {
+  private readonly url: string;
+  private readonly fetch: FetchLike;
+  /** The session token auth() answered (sent as Authorization: Bearer). */
+  session: string | null;
+  /** The last seat this client was given, for reconnect(). */
+  private last: Seated | null = null;
+
+  constructor(options: BackendClientOptions) {
+    if (typeof options.url !== 'string') throw new TypeError('BackendClient: url must be a string');
+    this.url = options.url.replace(/\/+$/, '');
+    const f = options.fetch ?? globalThis.fetch;
+    if (typeof f !== 'function') throw new TypeError('BackendClient: no fetch available; pass one');
+    this.fetch = (url, init) => f(url, init);
+    this.session = options.session ?? null;
+  }
+
+  /** Authenticates (the body the backend's auth schema expects; a guest's { name } by default). */
+  async auth(body: unknown): Promise<{ userId: string; session: string; expiresAt: number }> {
+    const answer = (await this.call('POST', '/auth', body, false)) as {
+      userId: string;
+      session: string;
+      expiresAt: number;
+    };
+    this.session = answer.session;
+    return answer;
+  }
+
+  joinOrCreate(name: string, options: { transport: TransportKind; options?: object }): Promise<Seated> {
+    return this.seat('/rooms/join-or-create', { name, ...options });
+  }
+
+  create(name: string, options: { transport: TransportKind; options?: object }): Promise<Seated> {
+    return this.seat('/rooms/create', { name, ...options });
+  }
+
+  join(roomId: string, options: { transport: TransportKind; options?: object }): Promise<Seated> {
+    return this.seat(`/rooms/${encodeURIComponent(roomId)}/join`, options);
+  }
+
+  /** A fresh token for a seat held after a drop (default: the last seat this client was given). */
+  reconnect(seatId?: string, options: { transport?: TransportKind; roomId?: string } = {}): Promise<Seated> {
+    const last = this.last;
+    const id = seatId ?? last?.seatId;
+    if (id === undefined) throw new RangeError('reconnect: no seat given and none joined before');
+    const same = last !== null && last.seatId === id;
+    const transport = options.transport ?? (same ? last.transport : undefined);
+    if (transport === undefined) throw new RangeError('reconnect: which transport?');
+    const roomId = options.roomId ?? (same ? last.roomId : undefined);
+    return this.seat('/reconnect', { seatId: id, transport, ...(roomId === undefined ? {} : { roomId }) });
+  }
+
+  /** Queues a ticket and polls until matched; the seat in the match's room. */
+  async matchmake(options: MatchmakeOptions): Promise<Seated> {
+    const { pool, transport, skill, properties, signal, onTicket } = options;
+    const pollMs = options.pollMs ?? 1000;
+    signal?.throwIfAborted();
+    const ticketId =
+      options.ticketId ??
+      (
+        (await this.call('POST', '/matchmake', { pool, skill, properties }, true, signal)) as {
+          ticketId: string;
+        }
+      ).ticketId;
+    onTicket?.(ticketId);
+    const path = `/matchmake/${encodeURIComponent(ticketId)}`;
+    try {
+      for (;;) {
+        let poll: { state: string; join?: JoinAnswer };
+        try {
+          poll = (await this.call(
+            'GET',
+            `${path}?transport=${transport}`,
+            undefined,
+            true,
+            signal,
+          )) as typeof poll;
+        } catch (error) {
+          if (!(error instanceof BackendError) || error.status !== 429) throw error;
+          await sleep((error.retryAfter ?? 1) * 1000, signal);
+          continue;
+        }
+        if (poll.state === 'matched' && poll.join !== undefined) return this.remember(poll.join);
+        if (poll.state !== 'queued') throw new BackendError(410, `ticket ${poll.state}`);
+        await sleep(pollMs, signal);
+      }
+    } catch (error) {
+      if (signal?.aborted) await this.call('DELETE', path, undefined, true).catch(() => {});
+      throw error;
+    }
+  }
+
+  private async seat(path: string, body: object): Promise<Seated> {
+    return this.remember((await this.call('POST', path, body, true)) as JoinAnswer);
+  }
+
+  private remember(answer: JoinAnswer): Seated {
+    const seated: Seated = { ...answer, connectToken: fromBase64(answer.connectToken) };
+    this.last = seated;
+    return seated;
+  }
+
+  private async call(
+    method: string,
+    path: string,
+    body: unknown,
+    authorized: boolean,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
+    const headers: Record<string, string> = {};
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (authorized) {
+      if (this.session === null) throw new BackendError(401, 'not authenticated: call auth() first');
+      headers.Authorization = `Bearer ${this.session}`;
+    }
+    const init: RequestInit = { method, headers };
+    if (body !== undefined) init.body = JSON.stringify(body);
+    if (signal !== undefined) init.signal = signal;
+    const response = await this.fetch(`${this.url}${path}`, init);
+    let answer: unknown = null;
+    try {
+      answer = await response.json();
+    } catch {
+      // an unreadable answer is reported by its status below
+    }
+    if (!response.ok) {
+      const reason = (answer as { error?: unknown } | null)?.error;
+      const retry = Number(response.headers.get('Retry-After'));
+      throw new BackendError(
+        response.status,
+        typeof reason === 'string' ? reason : response.statusText,
+        Number.isFinite(retry) && retry > 0 ? retry : undefined,
+      );
+    }
+    if (answer === null) throw new BackendError(response.status, 'answer is not JSON');
+    return answer;
+  }
+}
+
+function fromBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,101 @@
+/**
+ * The transports one room server of a local fleet serves, each on a port of its own: UDP, WebSocket
+ * (its own HTTP server: browsers connect to ws://<address>/) and WebRTC (data channels on one UDP
+ * port, offers POSTed to a signalling route on an HTTP server of its own). The room server lists
+ * each address under its kind in its process record, so the backend hands out the one asked for.
+ */
+import { createSocket } from 'node:dgram';
+import type { AddressInfo } from 'node:net';
+import { type ServerType, serve } from '@hono/node-server';
+import type { TransportKind } from '../join/join-answer.js';
+import { formatAddress } from '../transport/address.js';
+import { UdpTransport } from '../transport/udp-transport.js';
+import { WebRtcServerTransport } from '../transport/webrtc-server.js';
+import { createSignalingApp } from '../transport/webrtc-signaling.js';
+import { WebSocketServerTransport } from '../transport/websocket-server.js';
+import type { RoomServerTransport } from './room-server-options.js';
+
+/** Where a WebRTC peer posts its offer on the fleet's signalling servers. */
+export const FLEET_SIGNALING_PATH = '/rtc/offer';
+
+export interface FleetTransports {
+  served: RoomServerTransport[];
+  /** The signalling route's URL when WebRTC is served. */
+  signalingUrl?: string;
+  /** Closes every transport and server opened (idempotent). */
+  close(): Promise<void>;
+}
+
+/** Throws RangeError for an empty list, a kind not served here, or a kind listed twice. */
+export function checkFleetTransports(kinds: readonly TransportKind[]): void {
+  if (!Array.isArray(kinds) || kinds.length === 0)
+    throw new RangeError('transports: give at least one of udp, websocket, webrtc');
+  for (const kind of kinds)
+    if (kind !== 'udp' && kind !== 'websocket' && kind !== 'webrtc')
+      throw new RangeError(`transports: ${JSON.stringify(kind)} is not udp, websocket or webrtc`);
+  if (new Set(kinds).size !== kinds.length) throw new RangeError('transports: a kind is listed twice');
+}
+
+/** Opens `kinds` on `host`, each on a free port; on a failure closes what it opened and rethrows. */
+export async function openFleetTransports(
+  kinds: readonly TransportKind[],
+  host: string,
+): Promise<FleetTransports> {
+  const closers: (() => void | Promise<void>)[] = [];
+  const served: RoomServerTransport[] = [];
+  let signalingUrl: string | undefined;
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    for (const closer of closers.reverse()) await closer();
+  };
+  const any = formatAddress(host, 0);
+  try {
+    for (const kind of kinds) {
+      if (kind === 'udp') {
+        const socket = await UdpTransport.open({ address: any });
+        closers.push(() => socket.close());
+        served.push({ kind, transport: socket });
+      } else if (kind === 'websocket') {
+        const ws = await WebSocketServerTransport.open({ address: any });
+        closers.push(() => ws.close());
+        served.push({ kind, transport: ws });
+      } else {
+        const rtc = new WebRtcServerTransport({ port: await freeUdpPort(host), bindAddress: host });
+        closers.push(() => rtc.close());
+        const http = await listen(createSignalingApp(rtc, { path: FLEET_SIGNALING_PATH }).fetch, host);
+        closers.push(() => new Promise<void>((resolve) => http.close(() => resolve())));
+        const { port } = http.address() as AddressInfo;
+        signalingUrl = `http://${formatAddress(host, port)}${FLEET_SIGNALING_PATH}`;
+        served.push({ kind, transport: rtc });
+      }
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { served, ...(signalingUrl === undefined ? {} : { signalingUrl }), close };
+}
+
+function listen(fetch: Parameters<typeof serve>[0]['fetch'], hostname: string): Promise<ServerType> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch, port: 0, hostname }, () => resolve(server));
+    server.once('error', reject);
+  });
+}
+
+/**
+ * A UDP port free on `host` a moment ago: WebRtcServerTransport needs a port number (libdatachannel
+ * binds it itself). Another process could take it in between; then opening the fleet fails.
+ */
+function freeUdpPort(host: string): Promise<number> {
+  const socket = createSocket(host.includes(':') ? 'udp6' : 'udp4');
+  return new Promise((resolve, reject) => {
+    socket.once('error', reject);
+    socket.bind(0, host, () => {
+      const { port } = socket.address();
+      socket.close(() => resolve(port));
+    });
+  });
+}
