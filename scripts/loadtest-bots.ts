@@ -115,11 +115,17 @@ class LoadBot {
     this.messages.update(now);
     const state = this.messages.client.state;
     // Below Disconnected: an error state (token refused, timed out…); Disconnected: the server let it go.
-    if (state <= ClientState.Disconnected) return this.fail(`netcode: ${describeClientState(state)}`);
+    if (state <= ClientState.Disconnected) {
+      this.fail(`netcode: ${describeClientState(state)}`);
+      return;
+    }
     if (this.phase === 'connecting') {
       // A bot connecting at the stop joins before it leaves: a netcode client still in its
       // handshake sends no disconnect, so the server would hold its slot until the timeout.
-      if (now - this.seatedAt > 10) return this.fail('no snapshot within 10 s');
+      if (now - this.seatedAt > 10) {
+        this.fail('no snapshot within 10 s');
+        return;
+      }
       if (this.mirror.sectionsApplied === this.sections) return;
       this.phase = 'playing';
       report.joins++;
@@ -128,7 +134,10 @@ class LoadBot {
       this.due = now + FRAME_SECONDS * random();
       this.at = now + config.sessionSeconds * (0.5 + random());
     }
-    if (stopping || now >= this.at) return this.leave(now);
+    if (stopping || now >= this.at) {
+      this.leave(now);
+      return;
+    }
     // A random walk: a new heading now and then, half a metre a tick at most.
     if (random() < 0.05) {
       this.input.dx = Math.round((random() - 0.5) * 64) / 64;
