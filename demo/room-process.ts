@@ -8,6 +8,7 @@
  *     [--max-rooms 64] [--tick-rate 20] [--room-size 32] [--heartbeat-ms 1000]
  */
 import { commandLine, flagValue, positiveIntegerFlag, rangeFlag } from '../scripts/cli.js';
+import type { ServerCounters } from '../src/connection/server-options.js';
 import type { ProcessLoad, RoomServerStats } from '../src/services/index.js';
 import {
   type Directory,
@@ -35,6 +36,8 @@ export interface RoomStats extends RoomServerStats {
   errors: number;
   /** Inputs the arenas' avatars took. */
   inputsTaken: number;
+  /** The netcode server's counters (requests accepted and refused by reason). */
+  netcode: ServerCounters;
   load: ProcessLoad;
 }
 
@@ -108,6 +111,7 @@ const statsTimer =
           ...server.stats,
           errors,
           inputsTaken: arenaTotals.inputsTaken,
+          netcode: { ...server.messages.server.counters },
           load: server.load(),
         };
         directory.publish(statsChannel, JSON.stringify(stats)).catch(() => {});

@@ -75,6 +75,7 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadSummary
     const unsubscribe = await directory.subscribe(STATS_CHANNEL, (message) => {
       const stats = JSON.parse(message) as RoomStats;
       roomStats.set(stats.processId, stats);
+      if (process.env.GW_LOADTEST_DEBUG) console.log(JSON.stringify(stats));
     });
     cleanups.push(unsubscribe);
 
@@ -154,8 +155,13 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadSummary
       options.onProgress?.(progressLine(sample, totals));
     }
     await bots.stop(15_000);
-    // The servers' last counters: the leaves just sent reach them, then a stats period passes.
-    await sleep(1500);
+    // The servers' last counters: wait until they heard every leave (or 5 s), then one more period.
+    const heard = () => {
+      const all = [...roomStats.values()];
+      return all.reduce((n, r) => n + r.joins - r.leaves, 0) === 0 && all.every((r) => r.load.clients === 0);
+    };
+    await until('the servers to hear the leaves', 5000, heard).catch(() => {});
+    await sleep(1100);
     const summary = summarize({
       options: { ...options, rampSeconds: ramp, roomSize },
       directory: options.redis === undefined ? 'embedded' : `redis ${redisUrl}`,
