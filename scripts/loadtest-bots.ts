@@ -3,7 +3,9 @@
  * arena room (demo/arena-room.ts) that authenticates with the HTTP backend, gets a seat (matchmake
  * or joinOrCreate), connects over real UDP with netcode, mirrors its room's world and sends an
  * input every 50 ms, leaves after a random session and comes back after a pause. One 20 Hz timer
- * drives every bot; each bot keeps its one UDP socket across its sessions.
+ * drives every bot; each bot keeps its one UDP socket across its sessions, but takes a new one
+ * after a failure (the server may still hold a connection from the old address, and netcode
+ * ignores connection requests from an address already connected).
  *
  * The parent passes a BotsConfig as JSON in argv[2] and sends `{ type: 'stop' }`; this process
  * sends a BotReport every second and a last one with `final: true` once every bot has left.
@@ -33,7 +35,7 @@ type Phase = 'waiting' | 'seating' | 'connecting' | 'playing' | 'stopped';
 class LoadBot {
   readonly mirror = new ClientMirror({ types, capacity: CAPACITY });
   readonly sender = new InputSender({ schema: Walk });
-  readonly messages: MessageClient;
+  messages: MessageClient;
   phase: Phase = 'waiting';
   /** When the next session starts (waiting) or ends (playing), seconds on the bot clock. */
   at: number;
@@ -50,16 +52,30 @@ class LoadBot {
 
   constructor(
     readonly name: string,
-    readonly socket: UdpTransport,
+    public socket: UdpTransport,
     firstAt: number,
   ) {
     this.at = firstAt;
-    this.messages = new MessageClient({
-      transport: socket,
+    this.messages = this.client();
+  }
+
+  private client(): MessageClient {
+    return new MessageClient({
+      transport: this.socket,
       aead: nodeAead,
       factory: arenaFactory,
       channels: [this.mirror.channel, this.sender.channel],
     });
+  }
+
+  /** A new socket and netcode client; the bot waits meanwhile. */
+  private async renew(): Promise<void> {
+    const resting = this.phase;
+    this.phase = 'seating';
+    this.socket.close();
+    this.socket = await openSocket();
+    this.messages = this.client();
+    this.phase = stopping ? 'stopped' : resting;
   }
 
   frame(now: number): void {
@@ -159,6 +175,7 @@ class LoadBot {
     if (this.messages.client.state > ClientState.Disconnected) this.messages.disconnect();
     report.failures[reason] = (report.failures[reason] ?? 0) + 1;
     this.rest(clock());
+    if (reason.startsWith('netcode')) void this.renew();
   }
 
   /** Counters of the connection ending: what it did since the last count, then a fresh baseline. */
@@ -186,13 +203,13 @@ class LoadBot {
   }
 }
 
+function openSocket(): Promise<UdpTransport> {
+  return UdpTransport.open({ address: '127.0.0.1:0', maxQueuedDatagrams: 1024, receiveBufferSize: 1 << 18 });
+}
+
 const bots: LoadBot[] = [];
 for (let i = 0; i < config.bots; i++) {
-  const socket = await UdpTransport.open({
-    address: '127.0.0.1:0',
-    maxQueuedDatagrams: 1024,
-    receiveBufferSize: 1 << 18,
-  });
+  const socket = await openSocket();
   // Arrivals spread evenly over the ramp.
   bots.push(new LoadBot(`bot${config.firstBot + i}`, socket, (config.rampSeconds * i) / config.bots));
 }
