@@ -18,6 +18,7 @@ import {
   reportToManager,
 } from '../src/services/index.js';
 import { toAddress } from '../src/transport/address.js';
+import type { TransportStats } from '../src/transport/transport.js';
 import { UdpTransport } from '../src/transport/udp-transport.js';
 import {
   ARENA_MAX_CLIENTS,
@@ -38,6 +39,8 @@ export interface RoomStats extends RoomServerStats {
   inputsTaken: number;
   /** The netcode server's counters (requests accepted and refused by reason). */
   netcode: ServerCounters;
+  /** The UDP socket's counters (dropped: its receive queue was full; undeliverable: sends refused). */
+  udp: TransportStats;
   load: ProcessLoad;
 }
 
@@ -112,6 +115,7 @@ const statsTimer =
           errors,
           inputsTaken: arenaTotals.inputsTaken,
           netcode: { ...server.messages.server.counters },
+          udp: { ...socket.stats },
           load: server.load(),
         };
         directory.publish(statsChannel, JSON.stringify(stats)).catch(() => {});

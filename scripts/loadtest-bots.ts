@@ -72,8 +72,10 @@ class LoadBot {
   private async renew(): Promise<void> {
     const resting = this.phase;
     this.phase = 'seating';
+    this.countSocket();
     this.socket.close();
     this.socket = await openSocket();
+    this.seenReceived = this.seenDropped = 0;
     this.messages = this.client();
     this.phase = stopping ? 'stopped' : resting;
   }
@@ -178,6 +180,17 @@ class LoadBot {
     if (reason.startsWith('netcode')) void this.renew();
   }
 
+  private seenReceived = 0;
+  private seenDropped = 0;
+  /** Adds the socket's datagrams received and dropped since the last count. */
+  countSocket(): void {
+    const stats = this.socket.stats;
+    report.udpReceived += stats.received - this.seenReceived;
+    report.udpDropped += stats.dropped - this.seenDropped;
+    this.seenReceived = stats.received;
+    this.seenDropped = stats.dropped;
+  }
+
   /** Counters of the connection ending: what it did since the last count, then a fresh baseline. */
   private collect(): void {
     this.count();
@@ -214,8 +227,13 @@ for (let i = 0; i < config.bots; i++) {
   bots.push(new LoadBot(`bot${config.firstBot + i}`, socket, (config.rampSeconds * i) / config.bots));
 }
 
+let lastTurn = clock();
+let turnLagMs = 0;
 const timer = setInterval(() => {
   const now = clock();
+  // How late this turn is: a bot process short of CPU shows it here first.
+  turnLagMs = Math.max(turnLagMs, (now - lastTurn) * 1000 - TURN_MS);
+  lastTurn = now;
   for (const bot of bots) bot.frame(now);
   if (stopping && bots.every((b) => b.phase === 'stopped' || b.phase === 'seating') && !finished) finish();
 }, TURN_MS);
@@ -225,13 +243,18 @@ let cpuAt = performance.now();
 const reporter = setInterval(() => send(false), 1000);
 
 function send(final: boolean): void {
-  for (const bot of bots) bot.count();
+  for (const bot of bots) {
+    bot.count();
+    bot.countSocket();
+  }
   const used = process.cpuUsage(cpu);
   const wall = performance.now() - cpuAt;
   cpu = process.cpuUsage();
   cpuAt = performance.now();
   report.playing = bots.filter((b) => b.phase === 'playing').length;
   report.cpuPercent = ((used.user + used.system) / 1000 / Math.max(wall, 1)) * 100;
+  report.lagMs = turnLagMs;
+  turnLagMs = 0;
   report.final = final;
   process.send?.(report);
   report = emptyReport();

@@ -36,7 +36,12 @@ export interface BotReport {
   /** The bots' packets sent, and those reported lost (no ack in time). */
   packetsSent: number;
   packetsLost: number;
+  /** Datagrams the bots' sockets received, and dropped (a full receive queue), since the last report. */
+  udpReceived: number;
+  udpDropped: number;
   cpuPercent: number;
+  /** The latest the bots' 10 ms timer ran in the period, ms. */
+  lagMs: number;
   /** The last report: every bot has left. */
   final: boolean;
 }
@@ -53,7 +58,10 @@ export function emptyReport(): BotReport {
     inputs: 0,
     packetsSent: 0,
     packetsLost: 0,
+    udpReceived: 0,
+    udpDropped: 0,
     cpuPercent: 0,
+    lagMs: 0,
     final: false,
   };
 }

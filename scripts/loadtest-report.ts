@@ -22,6 +22,8 @@ export interface Sample {
   /** Summed over the room processes (100 = one core). */
   serverCpuPercent: number;
   botCpuPercent: number;
+  /** The latest a bot process's timer ran in the second, ms. */
+  botLagMs: number;
 }
 
 export interface Quantiles {
@@ -61,6 +63,12 @@ export interface LoadSummary {
   tickMaxMs: number;
   /** Bot packets reported lost / sent, percent. */
   lossPercent: number;
+  /** Datagrams the room servers sent and the bots' sockets received; 1 − received / sent, percent. */
+  serverSent: number;
+  botsReceived: number;
+  downLossPercent: number;
+  /** Datagrams the bots' sockets dropped (their receive queue full). */
+  botsDropped: number;
   serverCpuPercent: number;
   botCpuPercent: number;
   /** Clients joined on the servers / the servers' CPU in cores, over the steady seconds. */
@@ -94,7 +102,7 @@ export function progressLine(s: Sample, totals: BotReport): string {
     `join p50/p99 ${fixed(join.p50, 0)}/${fixed(join.p99, 0)} ms (http ${fixed(http.p50, 0)}/${fixed(http.p99, 0)})`,
     `tick ${fixed(s.tickMs, 2)}/${fixed(s.tickMaxMs, 1)} ms`,
     `loss ${fixed(loss, 2)}%`,
-    `cpu servers ${fixed(s.serverCpuPercent, 0)}% bots ${fixed(s.botCpuPercent, 0)}%`,
+    `cpu servers ${fixed(s.serverCpuPercent, 0)}% bots ${fixed(s.botCpuPercent, 0)}% (lag ${fixed(s.botLagMs, 0)} ms)`,
   ].join(' · ');
 }
 
@@ -144,6 +152,11 @@ export function summarize(run: {
     tickMs: mean((s) => s.tickMs),
     tickMaxMs: samples.reduce((m, s) => Math.max(m, s.tickMaxMs), 0),
     lossPercent: totals.packetsSent === 0 ? 0 : (100 * totals.packetsLost) / totals.packetsSent,
+    serverSent: sum((r) => r.udp.sent),
+    botsReceived: totals.udpReceived,
+    downLossPercent:
+      sum((r) => r.udp.sent) === 0 ? 0 : 100 * (1 - totals.udpReceived / sum((r) => r.udp.sent)),
+    botsDropped: totals.udpDropped,
     serverCpuPercent: serverCpu,
     botCpuPercent: mean((s) => s.botCpuPercent),
     clientsPerCore: serverCpu > 0 ? meanServerClients / (serverCpu / 100) : 0,
@@ -166,7 +179,7 @@ export function formatSummary(s: LoadSummary): string {
     `  joins ${s.joins} · leaves ${s.leaves} · failures ${failures.length === 0 ? 0 : failures.join(', ')}`,
     `  join (auth → first snapshot) p50 ${fixed(s.joinMs.p50)} ms · p99 ${fixed(s.joinMs.p99)} ms · max ${fixed(s.joinMs.max)} ms (n=${s.joinMs.count})`,
     `  http (auth → connect token) p50 ${fixed(s.httpMs.p50)} ms · p99 ${fixed(s.httpMs.p99)} ms (n=${s.httpMs.count})`,
-    `  server tick mean ${fixed(s.tickMs, 3)} ms · max ${fixed(s.tickMaxMs, 2)} ms · loss ${fixed(s.lossPercent, 3)}%`,
+    `  server tick mean ${fixed(s.tickMs, 3)} ms · max ${fixed(s.tickMaxMs, 2)} ms · loss up ${fixed(s.lossPercent, 3)}% (bot packets unacked), down ${fixed(s.downLossPercent, 3)}% (${s.botsReceived} of ${s.serverSent} server datagrams reached the bots; ${s.botsDropped} dropped by full bot queues)`,
     `  snapshots received ${s.snapshots} · inputs sent ${s.inputsSent}, taken by the servers ${s.inputsTaken}`,
     `  servers: joins ${s.serverJoins}, leaves ${s.serverLeaves}, refused ${refused.length === 0 ? 0 : refused.join(', ')}, errors ${s.serverErrors}`,
     `  cpu: room servers ${fixed(s.serverCpuPercent)}% · bots ${fixed(s.botCpuPercent)}% (100% = one core)`,

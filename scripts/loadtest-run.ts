@@ -67,7 +67,7 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadSummary
     let directory: Directory;
     if (redisUrl === undefined) directory = new EmbeddedDirectory();
     else {
-      const redis = await RedisDirectory.connect({ url: redisUrl, keyPrefix: `gw-load-${options.seed}:` });
+      const redis = await RedisDirectory.connect({ url: redisUrl });
       cleanups.push(() => redis.close());
       directory = redis;
     }
@@ -251,6 +251,9 @@ function merge(into: BotReport, report: BotReport): void {
   into.inputs += report.inputs;
   into.packetsSent += report.packetsSent;
   into.packetsLost += report.packetsLost;
+  into.lagMs = Math.max(into.lagMs, report.lagMs);
+  into.udpReceived += report.udpReceived;
+  into.udpDropped += report.udpDropped;
 }
 
 function takeSample(manager: ProcessManager, bots: Bots, interval: BotReport, at: number): Sample {
@@ -277,6 +280,7 @@ function takeSample(manager: ProcessManager, bots: Bots, interval: BotReport, at
     tickMaxMs: tickMax,
     serverCpuPercent: report.machine.cpuPercent,
     botCpuPercent: bots.cpuPercent(),
+    botLagMs: interval.lagMs,
   };
 }
 
