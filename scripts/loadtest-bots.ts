@@ -47,8 +47,6 @@ class LoadBot {
   private readonly input: WalkValue = { dx: 0, dy: 0, zap: false, target: 0, aimX: 0, aimY: 0 };
   /** The current connection's counts already reported. */
   private sections = 0;
-  private sent = 0;
-  private lost = 0;
 
   constructor(
     readonly name: string,
@@ -75,7 +73,7 @@ class LoadBot {
     this.countSocket();
     this.socket.close();
     this.socket = await openSocket();
-    this.seenReceived = this.seenDropped = 0;
+    this.seenSent = this.seenReceived = this.seenDropped = 0;
     this.messages = this.client();
     this.phase = stopping ? 'stopped' : resting;
   }
@@ -180,34 +178,30 @@ class LoadBot {
     if (reason.startsWith('netcode')) void this.renew();
   }
 
+  private seenSent = 0;
   private seenReceived = 0;
   private seenDropped = 0;
   /** Adds the socket's datagrams received and dropped since the last count. */
   countSocket(): void {
     const stats = this.socket.stats;
+    report.udpSent += stats.sent - this.seenSent;
     report.udpReceived += stats.received - this.seenReceived;
+    this.seenSent = stats.sent;
     report.udpDropped += stats.dropped - this.seenDropped;
     this.seenReceived = stats.received;
     this.seenDropped = stats.dropped;
   }
 
-  /** Counters of the connection ending: what it did since the last count, then a fresh baseline. */
+  /** Counters of the connection ending. */
   private collect(): void {
     this.count();
-    this.sent = this.lost = 0;
   }
 
-  /** Adds what the current connection did since the last count: snapshots, packets sent and lost. */
+  /** Adds the snapshots the current connection mirrored since the last count. */
   count(): void {
     if (this.phase !== 'playing') return;
     report.snapshots += this.mirror.sectionsApplied - this.sections;
     this.sections = this.mirror.sectionsApplied;
-    const endpoint = this.messages.client.endpoint;
-    if (endpoint === null) return;
-    report.packetsSent += endpoint.counters.packetsSent - this.sent;
-    report.packetsLost += endpoint.counters.packetsLost - this.lost;
-    this.sent = endpoint.counters.packetsSent;
-    this.lost = endpoint.counters.packetsLost;
   }
 
   private rest(now: number): void {

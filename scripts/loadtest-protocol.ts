@@ -33,10 +33,8 @@ export interface BotReport {
   /** Ghost sections applied by the mirrors. */
   snapshots: number;
   inputs: number;
-  /** The bots' packets sent, and those reported lost (no ack in time). */
-  packetsSent: number;
-  packetsLost: number;
-  /** Datagrams the bots' sockets received, and dropped (a full receive queue), since the last report. */
+  /** Datagrams the bots' sockets sent and received, and dropped (a full receive queue), since the last report. */
+  udpSent: number;
   udpReceived: number;
   udpDropped: number;
   cpuPercent: number;
@@ -56,8 +54,7 @@ export function emptyReport(): BotReport {
     httpMs: [],
     snapshots: 0,
     inputs: 0,
-    packetsSent: 0,
-    packetsLost: 0,
+    udpSent: 0,
     udpReceived: 0,
     udpDropped: 0,
     cpuPercent: 0,

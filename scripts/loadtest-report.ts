@@ -14,8 +14,9 @@ export interface Sample {
   rooms: number;
   joins: number;
   failures: number;
-  packetsSent: number;
-  packetsLost: number;
+  /** Datagrams sent and received by the servers and the bots over the second, both ways. */
+  datagramsSent: number;
+  datagramsReceived: number;
   /** Mean over the room processes hosting rooms of their mean room tick; the worst room tick of any. */
   tickMs: number;
   tickMaxMs: number;
@@ -61,12 +62,19 @@ export interface LoadSummary {
   inputsTaken: number;
   tickMs: number;
   tickMaxMs: number;
-  /** Bot packets reported lost / sent, percent. */
+  /**
+   * Datagrams lost on the way, percent: 1 − received / sent over both directions, from the
+   * sockets' own counts (a datagram dropped by a full kernel receive queue is lost here).
+   */
   lossPercent: number;
-  /** Datagrams the room servers sent and the bots' sockets received; 1 − received / sent, percent. */
-  serverSent: number;
-  botsReceived: number;
+  /** Bots → servers: 1 − servers received / bots sent, percent. */
+  upLossPercent: number;
+  /** Servers → bots: 1 − bots received / servers sent, percent. */
   downLossPercent: number;
+  serverSent: number;
+  serverReceived: number;
+  botsSent: number;
+  botsReceived: number;
   /** Datagrams the bots' sockets dropped (their receive queue full). */
   botsDropped: number;
   serverCpuPercent: number;
@@ -82,6 +90,10 @@ export interface LoadSummary {
   directoryErrors: number;
 }
 
+/** Percent of `sent` not received (0 when nothing was sent; never below 0). */
+const lossOf = (sent: number, received: number) =>
+  sent === 0 ? 0 : Math.max(0, 100 * (1 - received / sent));
+
 export function quantiles(values: readonly number[]): Quantiles {
   if (values.length === 0) return { count: 0, p50: 0, p99: 0, max: 0 };
   const sorted = [...values].sort((a, b) => a - b);
@@ -94,7 +106,7 @@ const fixed = (n: number, digits = 1) => n.toFixed(digits);
 export function progressLine(s: Sample, totals: BotReport): string {
   const join = quantiles(totals.joinMs);
   const http = quantiles(totals.httpMs);
-  const loss = s.packetsSent === 0 ? 0 : (100 * s.packetsLost) / s.packetsSent;
+  const loss = lossOf(s.datagramsSent, s.datagramsReceived);
   return [
     `${fixed(s.at, 0).padStart(4)}s`,
     `users ${s.users} (server ${s.serverClients} in ${s.rooms} rooms)`,
@@ -126,6 +138,8 @@ export function summarize(run: {
   for (const r of rooms)
     for (const [why, n] of Object.entries(r.refused)) refused[why] = (refused[why] ?? 0) + n;
   const sum = (pick: (r: RoomStats) => number) => rooms.reduce((n, r) => n + pick(r), 0);
+  const serverSent = sum((r) => r.udp.sent);
+  const serverReceived = sum((r) => r.udp.received);
   return {
     clients: options.clients,
     seconds: options.seconds,
@@ -151,11 +165,13 @@ export function summarize(run: {
     inputsTaken: sum((r) => r.inputsTaken),
     tickMs: mean((s) => s.tickMs),
     tickMaxMs: samples.reduce((m, s) => Math.max(m, s.tickMaxMs), 0),
-    lossPercent: totals.packetsSent === 0 ? 0 : (100 * totals.packetsLost) / totals.packetsSent,
-    serverSent: sum((r) => r.udp.sent),
+    lossPercent: lossOf(serverSent + totals.udpSent, serverReceived + totals.udpReceived),
+    upLossPercent: lossOf(totals.udpSent, serverReceived),
+    downLossPercent: lossOf(serverSent, totals.udpReceived),
+    serverSent,
+    serverReceived,
+    botsSent: totals.udpSent,
     botsReceived: totals.udpReceived,
-    downLossPercent:
-      sum((r) => r.udp.sent) === 0 ? 0 : 100 * (1 - totals.udpReceived / sum((r) => r.udp.sent)),
     botsDropped: totals.udpDropped,
     serverCpuPercent: serverCpu,
     botCpuPercent: mean((s) => s.botCpuPercent),
@@ -179,7 +195,7 @@ export function formatSummary(s: LoadSummary): string {
     `  joins ${s.joins} · leaves ${s.leaves} · failures ${failures.length === 0 ? 0 : failures.join(', ')}`,
     `  join (auth → first snapshot) p50 ${fixed(s.joinMs.p50)} ms · p99 ${fixed(s.joinMs.p99)} ms · max ${fixed(s.joinMs.max)} ms (n=${s.joinMs.count})`,
     `  http (auth → connect token) p50 ${fixed(s.httpMs.p50)} ms · p99 ${fixed(s.httpMs.p99)} ms (n=${s.httpMs.count})`,
-    `  server tick mean ${fixed(s.tickMs, 3)} ms · max ${fixed(s.tickMaxMs, 2)} ms · loss up ${fixed(s.lossPercent, 3)}% (bot packets unacked), down ${fixed(s.downLossPercent, 3)}% (${s.botsReceived} of ${s.serverSent} server datagrams reached the bots; ${s.botsDropped} dropped by full bot queues)`,
+    `  server tick mean ${fixed(s.tickMs, 3)} ms · max ${fixed(s.tickMaxMs, 2)} ms · datagram loss ${fixed(s.lossPercent, 2)}%: up ${fixed(s.upLossPercent, 2)}% (${s.serverReceived} of ${s.botsSent}), down ${fixed(s.downLossPercent, 2)}% (${s.botsReceived} of ${s.serverSent})`,
     `  snapshots received ${s.snapshots} · inputs sent ${s.inputsSent}, taken by the servers ${s.inputsTaken}`,
     `  servers: joins ${s.serverJoins}, leaves ${s.serverLeaves}, refused ${refused.length === 0 ? 0 : refused.join(', ')}, errors ${s.serverErrors}`,
     `  cpu: room servers ${fixed(s.serverCpuPercent)}% · bots ${fixed(s.botCpuPercent)}% (100% = one core)`,

@@ -147,9 +147,18 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadSummary
       merge(totals, report);
       merge(interval, report);
     };
+    let serverSent = 0;
+    let serverReceived = 0;
     for (let second = 1; second <= Math.ceil(options.seconds); second++) {
       await sleep(started + second * 1000 - performance.now());
       const sample = takeSample(manager, bots, interval, (performance.now() - started) / 1000);
+      // The servers' datagrams over the second (their counters arrive once a second too).
+      const sent = [...roomStats.values()].reduce((n, r) => n + r.udp.sent, 0);
+      const received = [...roomStats.values()].reduce((n, r) => n + r.udp.received, 0);
+      sample.datagramsSent = sent - serverSent + interval.udpSent;
+      sample.datagramsReceived = received - serverReceived + interval.udpReceived;
+      serverSent = sent;
+      serverReceived = received;
       interval = emptyReport();
       samples.push(sample);
       options.onProgress?.(progressLine(sample, totals));
@@ -249,9 +258,8 @@ function merge(into: BotReport, report: BotReport): void {
   for (const ms of report.httpMs) into.httpMs.push(ms);
   into.snapshots += report.snapshots;
   into.inputs += report.inputs;
-  into.packetsSent += report.packetsSent;
-  into.packetsLost += report.packetsLost;
   into.lagMs = Math.max(into.lagMs, report.lagMs);
+  into.udpSent += report.udpSent;
   into.udpReceived += report.udpReceived;
   into.udpDropped += report.udpDropped;
 }
@@ -274,8 +282,8 @@ function takeSample(manager: ProcessManager, bots: Bots, interval: BotReport, at
     rooms: report.machine.rooms,
     joins: interval.joins,
     failures: Object.values(interval.failures).reduce((a, b) => a + b, 0),
-    packetsSent: interval.packetsSent,
-    packetsLost: interval.packetsLost,
+    datagramsSent: 0,
+    datagramsReceived: 0,
     tickMs: hosting === 0 ? 0 : tickSum / hosting,
     tickMaxMs: tickMax,
     serverCpuPercent: report.machine.cpuPercent,
