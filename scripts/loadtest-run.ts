@@ -126,6 +126,8 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadSummary
       maxProcesses: options.processes,
       directory,
       env: { GW_ROOM_KEY: key.toString('hex') },
+      // Node flags for the room servers, to profile them: GW_ROOM_EXEC_ARGV="--cpu-prof".
+      execArgv: process.env.GW_ROOM_EXEC_ARGV?.split(' ').filter((a) => a !== '') ?? [],
       heartbeatIntervalMs: 500,
       startupTimeoutMs: 20_000,
       stdio: options.stdio ?? 'inherit',
