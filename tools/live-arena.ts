@@ -118,6 +118,9 @@ export class Arena {
   frozen = false;
   private readonly orbs: Entity<OrbValue>[] = [];
   private readonly heading: number[] = [];
+  /** Each orb's place as the world holds it (quantized), kept at every set: the touch test reads these, not the world. */
+  private readonly orbX = new Float64Array(ORBS);
+  private readonly orbY = new Float64Array(ORBS);
   private readonly avatars = new Map<number, Entity<AvatarValue>>();
   private readonly random: () => number;
   private readonly volume = new Float64Array(6);
@@ -161,6 +164,7 @@ export class Arena {
         this.world.create(Orb, { x: this.random() * ARENA, y: this.random() * ARENA, glow: i & 15 }),
       );
       this.heading.push(this.random() * 2 * Math.PI);
+      this.keepPlace(i);
     }
   }
 
@@ -257,14 +261,20 @@ export class Arena {
       const y = v.y + Math.sin(this.heading[i]) * 0.2;
       if (x < 0 || x > ARENA || y < 0 || y > ARENA) this.heading[i] += Math.PI;
       world.set(orb, { x: clamp(x), y: clamp(y), glow: v.glow });
+      this.keepPlace(i);
     }
+    // The first orb within a metre each way of each avatar (an orb an earlier avatar touched has moved).
+    const orbX = this.orbX;
+    const orbY = this.orbY;
     for (const avatar of this.avatars.values()) {
       if (!world.isAlive(avatar)) continue;
       const a = world.get(avatar);
-      const hit = this.orbs.findIndex((orb) => {
-        const o = world.get(orb);
-        return Math.abs(o.x - a.x) < 1 && Math.abs(o.y - a.y) < 1;
-      });
+      let hit = -1;
+      for (let i = 0; i < orbX.length; i++)
+        if (Math.abs(orbX[i] - a.x) < 1 && Math.abs(orbY[i] - a.y) < 1) {
+          hit = i;
+          break;
+        }
       if (hit < 0) continue;
       const o = world.get(this.orbs[hit]);
       world.set(this.orbs[hit], {
@@ -273,8 +283,16 @@ export class Arena {
         y: this.random() * ARENA,
         glow: (o.glow + 1) & 15,
       });
+      this.keepPlace(hit);
       world.set(avatar, { ...a, score: (a.score + 1) & 0xffff });
     }
+  }
+
+  /** Reads orb `i`'s place back from the world (quantized as every reader sees it). */
+  private keepPlace(i: number): void {
+    const v = this.world.get(this.orbs[i]);
+    this.orbX[i] = v.x;
+    this.orbY[i] = v.y;
   }
 
   /** A client left: its avatar goes, so the next client in its slot starts with one of its own. */
