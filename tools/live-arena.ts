@@ -16,6 +16,7 @@ import {
   LagCompensation,
   prng,
   ReplicationServer,
+  type ReplicationServerOptions,
   ServerWorld,
   TickClock,
   t,
@@ -92,39 +93,34 @@ export interface ZapTally {
   blind: number;
 }
 
+/** Where an Arena runs: alone (`npm start`, the defaults) or as a room's simulation (demo/arena-room.ts). */
+export interface ArenaOptions {
+  /** Server ticks per second (default TICK_RATE, 60). */
+  tickRate?: number;
+  /** Client indices are in [0, maxClients) (default 64). */
+  maxClients?: number;
+  /** Makes the replication of the arena's world (default a ReplicationServer of its own; a room passes `Room.replicate`). */
+  replicate?: (options: Omit<ReplicationServerOptions, 'maxClients'>) => ReplicationServer;
+}
+
 /** The server's side: the world, its replication and input channels, the orbs' motion, the zaps. */
 export class Arena {
   readonly world = new ServerWorld({ types, capacity: CAPACITY });
-  readonly replication = new ReplicationServer({
-    world: this.world,
-    maxClients: 64,
-    interest: { grid: { min: [0, 0], max: [ARENA, ARENA], cellSize: RADIUS / 2 }, radius: RADIUS },
-    // Each bot's ghost section gets 96 kbit/s while its link is good, 24 while RTT > 250 ms or loss > 10%.
-    bandwidth: { kbps: 96 },
-    flow: { badKbps: 24 },
-  });
-  readonly inputs = new InputReceiver({ schema: Walk, tickRate: TICK_RATE, maxClients: 64 });
-  /** Fixed 60 Hz with bounded catch-up: ticks keep time whatever the event loop's timer does. */
-  readonly clock = new TickClock({ tickRate: TICK_RATE, startTick: this.world.serverTick });
-  readonly lag = new LagCompensation<OrbValue>({
-    interpolator: orbLerp,
-    tickRate: TICK_RATE,
-    capacity: CAPACITY,
-    maxClients: 64,
-    layout: Orb.layout,
-    bounds: (s, out) => {
-      out[0] = s.x - 0.5;
-      out[1] = s.y - 0.5;
-      out[3] = s.x + 0.5;
-      out[4] = s.y + 0.5;
-      out[2] = out[5] = 0;
-    },
-  });
+  readonly replication: ReplicationServer;
+  readonly inputs: InputReceiver<WalkValue>;
+  /** Fixed rate with bounded catch-up: ticks keep time whatever the event loop's timer does. */
+  readonly clock: TickClock;
+  readonly lag: LagCompensation<OrbValue>;
   readonly zaps: ZapTally[] = [];
+  /** Inputs the avatars took (one per avatar per tick once its client's inputs flow). */
+  inputsTaken = 0;
   /** While frozen (the session draining), orbs rest and avatars only walk: mirrors can catch up. */
   frozen = false;
   private readonly orbs: Entity<OrbValue>[] = [];
   private readonly heading: number[] = [];
+  /** Each orb's place as the world holds it (quantized), kept at every set: the touch test reads these, not the world. */
+  private readonly orbX = new Float64Array(ORBS);
+  private readonly orbY = new Float64Array(ORBS);
   private readonly avatars = new Map<number, Entity<AvatarValue>>();
   private readonly random: () => number;
   private readonly volume = new Float64Array(6);
@@ -134,13 +130,41 @@ export class Arena {
     this.afterTick();
   };
 
-  constructor(seed: number) {
+  constructor(seed: number, options: ArenaOptions = {}) {
+    const tickRate = options.tickRate ?? TICK_RATE;
+    const maxClients = options.maxClients ?? 64;
+    const replication: Omit<ReplicationServerOptions, 'maxClients'> = {
+      world: this.world,
+      interest: { grid: { min: [0, 0], max: [ARENA, ARENA], cellSize: RADIUS / 2 }, radius: RADIUS },
+      // Each bot's ghost section gets 96 kbit/s while its link is good, 24 while RTT > 250 ms or loss > 10%.
+      bandwidth: { kbps: 96 },
+      flow: { badKbps: 24 },
+    };
+    this.replication =
+      options.replicate?.(replication) ?? new ReplicationServer({ ...replication, maxClients });
+    this.inputs = new InputReceiver({ schema: Walk, tickRate, maxClients });
+    this.clock = new TickClock({ tickRate, startTick: this.world.serverTick });
+    this.lag = new LagCompensation<OrbValue>({
+      interpolator: orbLerp,
+      tickRate,
+      capacity: CAPACITY,
+      maxClients,
+      layout: Orb.layout,
+      bounds: (s, out) => {
+        out[0] = s.x - 0.5;
+        out[1] = s.y - 0.5;
+        out[3] = s.x + 0.5;
+        out[4] = s.y + 0.5;
+        out[2] = out[5] = 0;
+      },
+    });
     this.random = prng(seed);
     for (let i = 0; i < ORBS; i++) {
       this.orbs.push(
         this.world.create(Orb, { x: this.random() * ARENA, y: this.random() * ARENA, glow: i & 15 }),
       );
       this.heading.push(this.random() * 2 * Math.PI);
+      this.keepPlace(i);
     }
   }
 
@@ -164,24 +188,30 @@ export class Arena {
     return avatar;
   }
 
-  /**
-   * One server tick: each avatar takes its bot's input for this tick and walks (zapping if asked),
-   * a third of the orbs wander, an orb an avatar touches scores, then the world is stamped `tick`
-   * and the orbs are recorded for rewinds.
-   */
+  /** One server tick (simulate), then the world stamped `tick`. */
   private step(tick: number): void {
+    this.simulate(tick);
+    if (this.world.tick() !== tick) throw new Error(`arena: the world's tick is not the clock's (${tick})`);
+  }
+
+  /**
+   * The simulation of server tick `tick`, the world not yet stamped (a room's host stamps it): each
+   * avatar takes its bot's input for this tick and walks (zapping if asked), a third of the orbs
+   * wander, an orb an avatar touches scores, and the orbs are recorded for rewinds.
+   */
+  simulate(tick: number): void {
     const world = this.world;
     for (const [client, avatar] of this.avatars) {
       if (!world.isAlive(avatar)) continue;
       const input = this.inputs.take(client, tick);
       if (input === null) continue;
+      this.inputsTaken++;
       const a = world.get(avatar);
       const to = walk(a, input);
       if (to.x !== a.x || to.y !== a.y) world.set(avatar, { ...a, x: to.x, y: to.y });
       if (input.zap) this.zap(client, input);
     }
     if (!this.frozen) this.wander();
-    if (world.tick() !== tick) throw new Error(`arena: the world's tick is not the clock's (${tick})`);
     // Every orb every tick: the server's true history (a resting orb holds its place each tick).
     for (const orb of this.orbs) this.lag.record(tick, orb.id, world.get(orb));
   }
@@ -231,14 +261,20 @@ export class Arena {
       const y = v.y + Math.sin(this.heading[i]) * 0.2;
       if (x < 0 || x > ARENA || y < 0 || y > ARENA) this.heading[i] += Math.PI;
       world.set(orb, { x: clamp(x), y: clamp(y), glow: v.glow });
+      this.keepPlace(i);
     }
+    // The first orb within a metre each way of each avatar (an orb an earlier avatar touched has moved).
+    const orbX = this.orbX;
+    const orbY = this.orbY;
     for (const avatar of this.avatars.values()) {
       if (!world.isAlive(avatar)) continue;
       const a = world.get(avatar);
-      const hit = this.orbs.findIndex((orb) => {
-        const o = world.get(orb);
-        return Math.abs(o.x - a.x) < 1 && Math.abs(o.y - a.y) < 1;
-      });
+      let hit = -1;
+      for (let i = 0; i < orbX.length; i++)
+        if (Math.abs(orbX[i] - a.x) < 1 && Math.abs(orbY[i] - a.y) < 1) {
+          hit = i;
+          break;
+        }
       if (hit < 0) continue;
       const o = world.get(this.orbs[hit]);
       world.set(this.orbs[hit], {
@@ -247,8 +283,16 @@ export class Arena {
         y: this.random() * ARENA,
         glow: (o.glow + 1) & 15,
       });
+      this.keepPlace(hit);
       world.set(avatar, { ...a, score: (a.score + 1) & 0xffff });
     }
+  }
+
+  /** Reads orb `i`'s place back from the world (quantized as every reader sees it). */
+  private keepPlace(i: number): void {
+    const v = this.world.get(this.orbs[i]);
+    this.orbX[i] = v.x;
+    this.orbY[i] = v.y;
   }
 
   /** A client left: its avatar goes, so the next client in its slot starts with one of its own. */

@@ -1,0 +1,275 @@
+/**
+ * A bot process of the load tester (scripts/loadtest.ts forks it): many bots, each a player of the
+ * arena room (demo/arena-room.ts) that authenticates with the HTTP backend, gets a seat (matchmake
+ * or joinOrCreate), connects over real UDP with netcode, mirrors its room's world and sends an
+ * input every 50 ms, leaves after a random session and comes back after a pause. One 20 Hz timer
+ * drives every bot; each bot keeps its one UDP socket across its sessions, but takes a new one
+ * after a failure (the server may still hold a connection from the old address, and netcode
+ * ignores connection requests from an address already connected).
+ *
+ * The parent passes a BotsConfig as JSON in argv[2] and sends `{ type: 'stop' }`; this process
+ * sends a BotReport every second and a last one with `final: true` once every bot has left.
+ */
+import { ARENA_ROOM, arenaFactory } from '../demo/arena-room.js';
+import { MessageClient } from '../src/channels/index.js';
+import { nodeAead } from '../src/connection/aead-node.js';
+import { ClientState, describeClientState } from '../src/connection/client.js';
+import { ClientMirror, InputSender, prng } from '../src/index.js';
+import { BackendClient } from '../src/services/backend-client.js';
+import { UdpTransport } from '../src/transport/udp-transport.js';
+import { CAPACITY, types, Walk, type WalkValue } from '../tools/live-arena.js';
+import { type BotReport, type BotsConfig, emptyReport } from './loadtest-protocol.js';
+
+const config = JSON.parse(process.argv[2] ?? '{}') as BotsConfig;
+/** A playing bot's frame (20 Hz); a connecting bot is updated every timer turn (100 Hz), as a game's render loop would. */
+const FRAME_SECONDS = 1 / 20;
+const TURN_MS = 10;
+const start = performance.now();
+const clock = () => (performance.now() - start) / 1000;
+const random = prng(config.seed);
+let report: BotReport = emptyReport();
+let stopping = false;
+
+type Phase = 'waiting' | 'seating' | 'connecting' | 'playing' | 'stopped';
+
+class LoadBot {
+  readonly mirror = new ClientMirror({ types, capacity: CAPACITY });
+  readonly sender = new InputSender({ schema: Walk });
+  messages: MessageClient;
+  phase: Phase = 'waiting';
+  /** When the next session starts (waiting) or ends (playing), seconds on the bot clock. */
+  at: number;
+  /** When the next 20 Hz frame is due while playing (phases spread over the bots). */
+  private due = 0;
+  private began = 0;
+  private seatedAt = 0;
+  private tick = 0;
+  private readonly input: WalkValue = { dx: 0, dy: 0, zap: false, target: 0, aimX: 0, aimY: 0 };
+  /** The current connection's counts already reported. */
+  private sections = 0;
+
+  constructor(
+    readonly name: string,
+    public socket: UdpTransport,
+    firstAt: number,
+  ) {
+    this.at = firstAt;
+    this.messages = this.client();
+  }
+
+  private client(): MessageClient {
+    return new MessageClient({
+      transport: this.socket,
+      aead: nodeAead,
+      factory: arenaFactory,
+      channels: [this.mirror.channel, this.sender.channel],
+    });
+  }
+
+  /** A new socket and netcode client; the bot waits meanwhile. */
+  private async renew(): Promise<void> {
+    const resting = this.phase;
+    this.phase = 'seating';
+    this.countSocket();
+    this.socket.close();
+    this.socket = await openSocket();
+    this.seenSent = this.seenReceived = this.seenDropped = 0;
+    this.messages = this.client();
+    this.phase = stopping ? 'stopped' : resting;
+  }
+
+  frame(now: number): void {
+    switch (this.phase) {
+      case 'waiting':
+        if (stopping) this.phase = 'stopped';
+        else if (now >= this.at) void this.seat(now);
+        return;
+      case 'connecting':
+        this.play(now);
+        return;
+      case 'playing':
+        if (now < this.due && !stopping) return;
+        // Every frame due; a stall longer than a quarter second skips the backlog.
+        this.due = now - this.due > 0.25 ? now + FRAME_SECONDS : this.due + FRAME_SECONDS;
+        this.play(now);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Auth, then a seat over HTTP; the netcode connection starts when the token is in hand. */
+  private async seat(now: number): Promise<void> {
+    this.phase = 'seating';
+    this.began = now;
+    try {
+      const backend = new BackendClient({ url: config.backendUrl });
+      await backend.auth({ name: this.name });
+      const seat =
+        config.mode === 'matchmake'
+          ? await backend.matchmake({ pool: ARENA_ROOM, transport: 'udp', pollMs: 100 })
+          : await backend.joinOrCreate(ARENA_ROOM, { transport: 'udp' });
+      const at = clock();
+      report.httpMs.push((at - this.began) * 1000);
+      if (stopping) {
+        this.phase = 'stopped';
+        return;
+      }
+      this.seatedAt = at;
+      this.phase = 'connecting';
+      // A new room: nothing mirrored or sent before counts (sectionsApplied is never reset).
+      this.mirror.reset();
+      this.sender.reset();
+      this.sections = this.mirror.sectionsApplied;
+      this.messages.connect(seat.connectToken, at);
+    } catch (error) {
+      this.fail(`http: ${error instanceof Error ? error.message.slice(0, 80) : String(error)}`);
+    }
+  }
+
+  private play(now: number): void {
+    this.messages.update(now);
+    const state = this.messages.client.state;
+    // Below Disconnected: an error state (token refused, timed out…); Disconnected: the server let it go.
+    if (state <= ClientState.Disconnected) {
+      this.fail(`netcode: ${describeClientState(state)}`);
+      return;
+    }
+    if (this.phase === 'connecting') {
+      // A bot connecting at the stop joins before it leaves: a netcode client still in its
+      // handshake sends no disconnect, so the server would hold its slot until the timeout.
+      if (now - this.seatedAt > 10) {
+        this.fail('no snapshot within 10 s');
+        return;
+      }
+      if (this.mirror.sectionsApplied === this.sections) return;
+      this.phase = 'playing';
+      report.joins++;
+      report.joinMs.push((now - this.began) * 1000);
+      this.tick = this.mirror.newestTick + 2;
+      this.due = now + FRAME_SECONDS * random();
+      this.at = now + config.sessionSeconds * (0.5 + random());
+    }
+    if (stopping || now >= this.at) {
+      this.leave(now);
+      return;
+    }
+    // A random walk: a new heading now and then, half a metre a tick at most.
+    if (random() < 0.05) {
+      this.input.dx = Math.round((random() - 0.5) * 64) / 64;
+      this.input.dy = Math.round((random() - 0.5) * 64) / 64;
+    }
+    this.sender.push(this.tick++, this.input);
+    report.inputs++;
+  }
+
+  private leave(now: number): void {
+    this.collect();
+    this.messages.disconnect();
+    report.leaves++;
+    this.rest(now);
+  }
+
+  private fail(reason: string): void {
+    this.collect();
+    if (this.messages.client.state > ClientState.Disconnected) this.messages.disconnect();
+    report.failures[reason] = (report.failures[reason] ?? 0) + 1;
+    this.rest(clock());
+    if (reason.startsWith('netcode')) void this.renew();
+  }
+
+  private seenSent = 0;
+  private seenReceived = 0;
+  private seenDropped = 0;
+  /** Adds the socket's datagrams received and dropped since the last count. */
+  countSocket(): void {
+    const stats = this.socket.stats;
+    report.udpSent += stats.sent - this.seenSent;
+    report.udpReceived += stats.received - this.seenReceived;
+    this.seenSent = stats.sent;
+    report.udpDropped += stats.dropped - this.seenDropped;
+    this.seenReceived = stats.received;
+    this.seenDropped = stats.dropped;
+  }
+
+  /** Counters of the connection ending. */
+  private collect(): void {
+    this.count();
+  }
+
+  /** Adds the snapshots the current connection mirrored since the last count. */
+  count(): void {
+    if (this.phase !== 'playing') return;
+    report.snapshots += this.mirror.sectionsApplied - this.sections;
+    this.sections = this.mirror.sectionsApplied;
+  }
+
+  private rest(now: number): void {
+    this.phase = stopping ? 'stopped' : 'waiting';
+    this.at = now + config.gapSeconds * (0.5 + random());
+  }
+}
+
+function openSocket(): Promise<UdpTransport> {
+  return UdpTransport.open({ address: '127.0.0.1:0', maxQueuedDatagrams: 1024, receiveBufferSize: 1 << 18 });
+}
+
+const bots: LoadBot[] = [];
+for (let i = 0; i < config.bots; i++) {
+  const socket = await openSocket();
+  // Arrivals spread evenly over the ramp.
+  bots.push(new LoadBot(`bot${config.firstBot + i}`, socket, (config.rampSeconds * i) / config.bots));
+}
+
+let lastTurn = clock();
+let turnLagMs = 0;
+const timer = setInterval(() => {
+  const now = clock();
+  // How late this turn is: a bot process short of CPU shows it here first.
+  turnLagMs = Math.max(turnLagMs, (now - lastTurn) * 1000 - TURN_MS);
+  lastTurn = now;
+  for (const bot of bots) bot.frame(now);
+  if (stopping && bots.every((b) => b.phase === 'stopped' || b.phase === 'seating') && !finished) finish();
+}, TURN_MS);
+
+let cpu = process.cpuUsage();
+let cpuAt = performance.now();
+const reporter = setInterval(() => send(false), 1000);
+
+function send(final: boolean): void {
+  for (const bot of bots) {
+    bot.count();
+    bot.countSocket();
+  }
+  const used = process.cpuUsage(cpu);
+  const wall = performance.now() - cpuAt;
+  cpu = process.cpuUsage();
+  cpuAt = performance.now();
+  report.playing = bots.filter((b) => b.phase === 'playing').length;
+  report.cpuPercent = ((used.user + used.system) / 1000 / Math.max(wall, 1)) * 100;
+  report.lagMs = turnLagMs;
+  turnLagMs = 0;
+  report.final = final;
+  process.send?.(report);
+  report = emptyReport();
+}
+
+let finished = false;
+function finish(): void {
+  finished = true;
+  clearInterval(timer);
+  clearInterval(reporter);
+  // The disconnect packets are on their way; the sockets close after they left.
+  setTimeout(() => {
+    send(true);
+    for (const bot of bots) bot.socket.close();
+    process.disconnect?.();
+  }, 100);
+}
+
+process.on('message', (message) => {
+  if ((message as { type?: string }).type === 'stop') stopping = true;
+});
+process.on('disconnect', () => {
+  if (!finished) process.exit(0);
+});

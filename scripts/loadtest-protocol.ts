@@ -1,0 +1,64 @@
+/** What the load tester and its bot processes say to each other over IPC. */
+
+/** A bot process's settings (JSON in its argv[2]). */
+export interface BotsConfig {
+  backendUrl: string;
+  bots: number;
+  /** The first bot's number (bot names are unique across processes). */
+  firstBot: number;
+  mode: 'join' | 'matchmake';
+  seed: number;
+  /** Arrivals spread over this many seconds from the start. */
+  rampSeconds: number;
+  /** Mean session, seconds (each is 0.5 to 1.5 times it). */
+  sessionSeconds: number;
+  /** Mean pause before coming back, seconds (each is 0.5 to 1.5 times it). */
+  gapSeconds: number;
+}
+
+/** A bot process's figures since its previous report (`playing` and `cpuPercent`: now). */
+export interface BotReport {
+  /** Bots connected and mirroring their room now. */
+  playing: number;
+  /** Sessions that reached their first replicated snapshot. */
+  joins: number;
+  /** Sessions ended by the bot (netcode disconnect). */
+  leaves: number;
+  /** Sessions that failed, by reason. */
+  failures: Record<string, number>;
+  /** Auth to first snapshot, ms, per join. */
+  joinMs: number[];
+  /** Auth to connect token (the HTTP part alone), ms, per seat. */
+  httpMs: number[];
+  /** Ghost sections applied by the mirrors. */
+  snapshots: number;
+  inputs: number;
+  /** Datagrams the bots' sockets sent and received, and dropped (a full receive queue), since the last report. */
+  udpSent: number;
+  udpReceived: number;
+  udpDropped: number;
+  cpuPercent: number;
+  /** The latest the bots' 10 ms timer ran in the period, ms. */
+  lagMs: number;
+  /** The last report: every bot has left. */
+  final: boolean;
+}
+
+export function emptyReport(): BotReport {
+  return {
+    playing: 0,
+    joins: 0,
+    leaves: 0,
+    failures: {},
+    joinMs: [],
+    httpMs: [],
+    snapshots: 0,
+    inputs: 0,
+    udpSent: 0,
+    udpReceived: 0,
+    udpDropped: 0,
+    cpuPercent: 0,
+    lagMs: 0,
+    final: false,
+  };
+}

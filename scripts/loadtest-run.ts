@@ -1,0 +1,305 @@
+/**
+ * The load tester's run: a directory (embedded and served to the children over IPC, or Redis), the
+ * HTTP backend in this process (no rate limit: every bot comes from 127.0.0.1), a Matchmaker when
+ * bots matchmake, a ProcessManager running `processes` room servers (demo/room-process.ts) and
+ * `botProcesses` bot processes (scripts/loadtest-bots.ts). A progress line each second; the
+ * summary at the end (scripts/loadtest-report.ts).
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { ARENA_PROTOCOL_ID, ARENA_ROOM } from '../demo/arena-room.js';
+import type { RoomStats } from '../demo/room-process.js';
+import {
+  createBackend,
+  createMatchRoom,
+  type Directory,
+  EmbeddedDirectory,
+  Matchmaker,
+  ProcessManager,
+  RedisDirectory,
+  serveBackend,
+} from '../src/services/index.js';
+import { RedisServer } from '../test/support/redis.js';
+import { type BotReport, type BotsConfig, emptyReport } from './loadtest-protocol.js';
+import { type LoadSummary, progressLine, type Sample, summarize } from './loadtest-report.js';
+
+export interface LoadtestOptions {
+  clients: number;
+  seconds: number;
+  processes: number;
+  botProcesses: number;
+  mode: 'join' | 'matchmake';
+  /** A Redis URL, 'local' (a redis-server started on a free port), or undefined (embedded). */
+  redis?: string;
+  seed: number;
+  /** Seats per arena room (default 32). */
+  roomSize?: number;
+  /** Arrivals spread over this long (default min(seconds / 3, clients / 100), at least 1). */
+  rampSeconds?: number;
+  /** Mean session length before a bot leaves and comes back (default 20 s). */
+  sessionSeconds?: number;
+  gapSeconds?: number;
+  /** Told each progress line (default: none). */
+  onProgress?: (line: string) => void;
+  /** The children's output: inherited (default) or discarded. */
+  stdio?: 'inherit' | 'ignore';
+}
+
+const STATS_CHANNEL = 'loadtest:stats';
+const ROOM_PROCESS = fileURLToPath(new URL('../demo/room-process.js', import.meta.url));
+const BOT_PROCESS = fileURLToPath(new URL('./loadtest-bots.js', import.meta.url));
+
+export async function runLoadtest(options: LoadtestOptions): Promise<LoadSummary> {
+  const ramp = options.rampSeconds ?? Math.max(1, Math.min(options.seconds / 3, options.clients / 100));
+  const key = randomBytes(32);
+  const cleanups: (() => Promise<unknown> | unknown)[] = [];
+  const cleanup = async () => {
+    for (const undo of cleanups.reverse()) await Promise.resolve(undo()).catch(() => {});
+  };
+  try {
+    let redisUrl = options.redis;
+    if (redisUrl === 'local') {
+      const server = await RedisServer.start();
+      cleanups.push(() => server.dispose());
+      redisUrl = server.url;
+    }
+    let directory: Directory;
+    if (redisUrl === undefined) directory = new EmbeddedDirectory();
+    else {
+      const redis = await RedisDirectory.connect({ url: redisUrl });
+      cleanups.push(() => redis.close());
+      directory = redis;
+    }
+    const roomStats = new Map<string, RoomStats>();
+    const unsubscribe = await directory.subscribe(STATS_CHANNEL, (message) => {
+      const stats = JSON.parse(message) as RoomStats;
+      roomStats.set(stats.processId, stats);
+      if (process.env.GW_LOADTEST_DEBUG) console.log(JSON.stringify(stats));
+    });
+    cleanups.push(unsubscribe);
+
+    const roomSize = options.roomSize ?? 32;
+    const matchmaker =
+      options.mode === 'matchmake'
+        ? new Matchmaker({
+            directory,
+            pools: {
+              [ARENA_ROOM]: {
+                minPlayers: 1,
+                maxPlayers: roomSize,
+                skillWindow: { initial: 1e9, perSecond: 0, max: 1e9 },
+                fillWaitMs: 250,
+              },
+            },
+            onMatch: () => createMatchRoom({ directory, name: ARENA_ROOM, transport: 'udp' }),
+          })
+        : undefined;
+    if (matchmaker !== undefined) {
+      matchmaker.start(100);
+      cleanups.push(() => matchmaker.stop());
+    }
+    const backend = createBackend({
+      directory,
+      privateKey: key,
+      protocolId: ARENA_PROTOCOL_ID,
+      rateLimit: false,
+      roomTypes: [ARENA_ROOM],
+      matchmaker:
+        matchmaker === undefined
+          ? undefined
+          : {
+              enqueue: async (request) => ({ ticketId: await matchmaker.enqueue(request) }),
+              cancel: (ticketId) => matchmaker.cancel(ticketId),
+              status: (ticketId) => matchmaker.status(ticketId),
+            },
+    });
+    const served = await serveBackend(backend);
+    cleanups.push(() => served.close());
+
+    const args = ['--room-size', `${roomSize}`, '--stats-channel', STATS_CHANNEL];
+    args.push('--slots', `${Math.max(64, Math.ceil((options.clients * 1.5) / options.processes))}`);
+    if (redisUrl !== undefined) args.push('--redis', redisUrl);
+    const manager = new ProcessManager({
+      modulePath: ROOM_PROCESS,
+      args,
+      maxProcesses: options.processes,
+      directory,
+      env: { GW_ROOM_KEY: key.toString('hex') },
+      // Node flags for the room servers, to profile them: GW_ROOM_EXEC_ARGV="--cpu-prof".
+      execArgv: process.env.GW_ROOM_EXEC_ARGV?.split(' ').filter((a) => a !== '') ?? [],
+      heartbeatIntervalMs: 500,
+      startupTimeoutMs: 20_000,
+      stdio: options.stdio ?? 'inherit',
+    });
+    cleanups.push(() => manager.stop({ drain: false }));
+    await manager.start();
+    await until('the room processes listed', 20_000, async () => {
+      const listed = await directory.listProcesses();
+      return listed.filter((p) => p.state === 'ready').length >= options.processes;
+    });
+
+    const bots = startBots(options, served.url, ramp, options.stdio ?? 'inherit');
+    cleanups.push(() => bots.kill());
+    const samples: Sample[] = [];
+    const started = performance.now();
+    const totals = emptyReport();
+    let interval = emptyReport();
+    bots.onReport = (report) => {
+      merge(totals, report);
+      merge(interval, report);
+    };
+    let serverSent = 0;
+    let serverReceived = 0;
+    for (let second = 1; second <= Math.ceil(options.seconds); second++) {
+      await sleep(started + second * 1000 - performance.now());
+      const sample = takeSample(manager, bots, interval, (performance.now() - started) / 1000);
+      // The servers' datagrams over the second (their counters arrive once a second too).
+      const sent = [...roomStats.values()].reduce((n, r) => n + r.udp.sent, 0);
+      const received = [...roomStats.values()].reduce((n, r) => n + r.udp.received, 0);
+      sample.datagramsSent = sent - serverSent + interval.udpSent;
+      sample.datagramsReceived = received - serverReceived + interval.udpReceived;
+      serverSent = sent;
+      serverReceived = received;
+      interval = emptyReport();
+      samples.push(sample);
+      options.onProgress?.(progressLine(sample, totals));
+    }
+    await bots.stop(15_000);
+    // The servers' last counters: wait until they heard every leave (or 5 s), then one more period.
+    const heard = () => {
+      const all = [...roomStats.values()];
+      return all.reduce((n, r) => n + r.joins - r.leaves, 0) === 0 && all.every((r) => r.load.clients === 0);
+    };
+    await until('the servers to hear the leaves', 5000, heard).catch(() => {});
+    await sleep(1100);
+    const summary = summarize({
+      options: { ...options, rampSeconds: ramp, roomSize },
+      directory: options.redis === undefined ? 'embedded' : `redis ${redisUrl}`,
+      samples,
+      totals,
+      rooms: [...roomStats.values()],
+      cpus: manager.report().machine.cpus,
+    });
+    return summary;
+  } finally {
+    await cleanup();
+  }
+}
+
+interface Bots {
+  playing(): number;
+  cpuPercent(): number;
+  onReport: (report: BotReport) => void;
+  stop(timeoutMs: number): Promise<void>;
+  kill(): void;
+}
+
+function startBots(
+  options: LoadtestOptions,
+  backendUrl: string,
+  ramp: number,
+  stdio: 'inherit' | 'ignore',
+): Bots {
+  const children: { child: ChildProcess; playing: number; cpu: number; final: boolean }[] = [];
+  const bots: Bots = {
+    playing: () => children.reduce((n, c) => n + c.playing, 0),
+    cpuPercent: () => children.reduce((n, c) => n + c.cpu, 0),
+    onReport: () => {},
+    async stop(timeoutMs) {
+      for (const c of children) if (c.child.connected) c.child.send({ type: 'stop' });
+      await until('the bots to leave', timeoutMs, () => children.every((c) => c.final)).catch(() => {});
+    },
+    kill() {
+      for (const c of children) if (c.child.exitCode === null) c.child.kill();
+    },
+  };
+  let first = 0;
+  for (let i = 0; i < options.botProcesses; i++) {
+    const count =
+      Math.floor(options.clients / options.botProcesses) +
+      (i < options.clients % options.botProcesses ? 1 : 0);
+    const config: BotsConfig = {
+      backendUrl,
+      bots: count,
+      firstBot: first,
+      mode: options.mode,
+      seed: (options.seed + i * 0x9e3779b9) >>> 0,
+      rampSeconds: ramp,
+      sessionSeconds: options.sessionSeconds ?? 20,
+      gapSeconds: options.gapSeconds ?? 1,
+    };
+    first += count;
+    const child = fork(BOT_PROCESS, [JSON.stringify(config)], {
+      stdio:
+        stdio === 'ignore' ? ['ignore', 'ignore', 'ignore', 'ipc'] : ['inherit', 'inherit', 'inherit', 'ipc'],
+    });
+    const entry = { child, playing: 0, cpu: 0, final: false };
+    child.on('message', (message) => {
+      const report = message as BotReport;
+      entry.playing = report.playing;
+      entry.cpu = report.cpuPercent;
+      if (report.final) entry.final = true;
+      bots.onReport(report);
+    });
+    child.on('exit', () => {
+      entry.final = true;
+      entry.playing = 0;
+    });
+    children.push(entry);
+  }
+  return bots;
+}
+
+function merge(into: BotReport, report: BotReport): void {
+  into.joins += report.joins;
+  into.leaves += report.leaves;
+  for (const [reason, n] of Object.entries(report.failures))
+    into.failures[reason] = (into.failures[reason] ?? 0) + n;
+  for (const ms of report.joinMs) into.joinMs.push(ms);
+  for (const ms of report.httpMs) into.httpMs.push(ms);
+  into.snapshots += report.snapshots;
+  into.inputs += report.inputs;
+  into.lagMs = Math.max(into.lagMs, report.lagMs);
+  into.udpSent += report.udpSent;
+  into.udpReceived += report.udpReceived;
+  into.udpDropped += report.udpDropped;
+}
+
+function takeSample(manager: ProcessManager, bots: Bots, interval: BotReport, at: number): Sample {
+  const report = manager.report();
+  let tickSum = 0;
+  let tickMax = 0;
+  let hosting = 0;
+  for (const p of report.processes) {
+    if (p.load.rooms === 0) continue;
+    hosting++;
+    tickSum += p.load.tickMs;
+    tickMax = Math.max(tickMax, p.load.tickMaxMs);
+  }
+  return {
+    at,
+    users: bots.playing(),
+    serverClients: report.machine.clients,
+    rooms: report.machine.rooms,
+    joins: interval.joins,
+    failures: Object.values(interval.failures).reduce((a, b) => a + b, 0),
+    datagramsSent: 0,
+    datagramsReceived: 0,
+    tickMs: hosting === 0 ? 0 : tickSum / hosting,
+    tickMaxMs: tickMax,
+    serverCpuPercent: report.machine.cpuPercent,
+    botCpuPercent: bots.cpuPercent(),
+    botLagMs: interval.lagMs,
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+async function until(what: string, ms: number, check: () => boolean | Promise<boolean>): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`loadtest: timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}

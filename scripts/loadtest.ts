@@ -1,0 +1,55 @@
+/**
+ * `npm run loadtest`: bots in child processes play the demo's arena rooms on room-server child
+ * processes, through the whole join path (HTTP auth, a seat by joinOrCreate or matchmaking, a
+ * netcode connection over UDP, replication and inputs at 20 Hz), leaving and coming back. A progress
+ * line each second; the summary ends with clients per core. `npm run loadtest -- --help`.
+ */
+import { commandLine, flagValue, positiveIntegerFlag, rangeFlag, resolveSeed } from './cli.js';
+import { formatSummary } from './loadtest-report.js';
+import { runLoadtest } from './loadtest-run.js';
+
+const args = commandLine({
+  name: 'npm run loadtest --',
+  description:
+    'Bots (child processes) authenticate, get a seat, connect over UDP and play the arena at 20 Hz on\nroom-server child processes, leave and come back; prints a line a second and a summary with clients per core.',
+  flags: {
+    clients: { arg: 'N', help: 'bots (default 200)' },
+    seconds: { arg: 'S', help: 'how long the bots play (default 30)' },
+    processes: { arg: 'N', help: 'room-server processes (default 1)' },
+    'bot-processes': { arg: 'N', help: 'bot processes (default 1)' },
+    mode: { arg: 'join|matchmake', help: 'how bots get a seat (default join: joinOrCreate)' },
+    redis: {
+      arg: 'URL|local',
+      help: 'a RedisDirectory at URL, or on a redis-server started here (default: embedded)',
+    },
+    'room-size': { arg: 'N', help: 'seats per room, 1 to 64 (default 32)' },
+    session: { arg: 'S', help: 'mean session before a bot leaves and comes back (default 20)' },
+    ramp: {
+      arg: 'S',
+      help: 'arrivals spread over this long (default min(seconds/3, clients/100), at least 1)',
+    },
+    seed: { arg: 'N', help: "the bots' uint32 seed (default: GW_SEED, else fresh)" },
+    json: { kind: 'boolean', help: 'print the summary as JSON too' },
+  },
+});
+const options = flagValue(() => {
+  const mode = args.mode ?? 'join';
+  if (mode !== 'join' && mode !== 'matchmake') throw new Error('--mode must be join or matchmake');
+  return {
+    clients: positiveIntegerFlag('--clients', args.clients, 200),
+    seconds: rangeFlag('--seconds', args.seconds, 30, 1, 3600),
+    processes: positiveIntegerFlag('--processes', args.processes, 1),
+    botProcesses: positiveIntegerFlag('--bot-processes', args['bot-processes'], 1),
+    mode: mode as 'join' | 'matchmake',
+    redis: args.redis,
+    roomSize: Math.floor(rangeFlag('--room-size', args['room-size'], 32, 1, 64)),
+    sessionSeconds: rangeFlag('--session', args.session, 20, 0.5, 1e6),
+    rampSeconds: args.ramp === undefined ? undefined : rangeFlag('--ramp', args.ramp, 1, 0, 3600),
+    seed: resolveSeed(args.seed),
+  };
+});
+console.log(`loadtest: seed ${options.seed}`);
+const summary = await runLoadtest({ ...options, onProgress: (line) => console.log(line) });
+console.log(formatSummary(summary));
+if (args.json) console.log(JSON.stringify(summary));
+process.exit(0);
