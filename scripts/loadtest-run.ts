@@ -105,14 +105,7 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadSummary
       protocolId: ARENA_PROTOCOL_ID,
       rateLimit: false,
       roomTypes: [ARENA_ROOM],
-      matchmaker:
-        matchmaker === undefined
-          ? undefined
-          : {
-              enqueue: async (request) => ({ ticketId: await matchmaker.enqueue(request) }),
-              cancel: (ticketId) => matchmaker.cancel(ticketId),
-              status: (ticketId) => matchmaker.status(ticketId),
-            },
+      matchmaker,
     });
     const served = await serveBackend(backend);
     cleanups.push(() => served.close());
