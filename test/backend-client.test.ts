@@ -4,25 +4,15 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { readConnectToken } from '../src/connection/connect-token.js';
 import { BackendClient, BackendError } from '../src/join/backend-client.js';
 import { matchSeatId } from '../src/services/backend-matchmake-routes.js';
 import type { JoinAnswer } from '../src/services/backend-seats.js';
-import { call, FakeRoomProcess, type Fixture, guest, startBackend } from './support/backend-fixture.js';
+import { backendPerTest, call, FakeRoomProcess, guest } from './support/backend-fixture.js';
 
 const SECRET = new Uint8Array(32).fill(5);
-let fixture: Fixture | null = null;
-afterEach(async () => {
-  await fixture?.close();
-  fixture = null;
-});
-
-async function start(options: Parameters<typeof startBackend>[0] = {}): Promise<Fixture> {
-  fixture = await startBackend(options);
-  await FakeRoomProcess.start(fixture.directory, { processId: 'p1', maxClients: 4 });
-  return fixture;
-}
+const start = backendPerTest((f) => FakeRoomProcess.start(f.directory, { processId: 'p1', maxClients: 4 }));
 
 describe('BackendClient', () => {
   it('authenticates, joins, creates and reconnects, with the token as bytes', async () => {

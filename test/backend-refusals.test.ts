@@ -4,24 +4,15 @@
  * a 5xx.
  */
 import assert from 'node:assert/strict';
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { prng, randomBytes, randomInt } from '../src/random/prng.js';
 import { createBackend } from '../src/services/backend.js';
 import { RateLimiter } from '../src/services/backend-rate-limit.js';
 import { EmbeddedDirectory } from '../src/services/embedded-directory.js';
-import { call, FakeRoomProcess, type Fixture, guest, startBackend } from './support/backend-fixture.js';
+import { backendPerTest, call, FakeRoomProcess, guest } from './support/backend-fixture.js';
 import { testSeed } from './support/seed.js';
 
-let fixture: Fixture | null = null;
-afterEach(async () => {
-  await fixture?.close();
-  fixture = null;
-});
-
-async function start(options: Parameters<typeof startBackend>[0] = {}): Promise<Fixture> {
-  fixture = await startBackend(options);
-  return fixture;
-}
+const start = backendPerTest();
 
 async function raw(
   url: string,

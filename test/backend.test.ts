@@ -4,7 +4,7 @@
  * and rooms whose process stopped.
  */
 import assert from 'node:assert/strict';
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { nodeAead } from '../src/connection/aead-node.js';
 import {
   decryptConnectTokenPrivate,
@@ -21,25 +21,15 @@ import { EmbeddedDirectory } from '../src/services/embedded-directory.js';
 import { decodeSeatUserData } from '../src/services/seat-token.js';
 import {
   addressesOf,
+  backendPerTest,
   call,
   FakeRoomProcess,
-  type Fixture,
   guest,
   PRIVATE_KEY,
   PROTOCOL_ID,
-  startBackend,
 } from './support/backend-fixture.js';
 
-let fixture: Fixture | null = null;
-afterEach(async () => {
-  await fixture?.close();
-  fixture = null;
-});
-
-async function start(options: Parameters<typeof startBackend>[0] = {}): Promise<Fixture> {
-  fixture = await startBackend(options);
-  return fixture;
-}
+const start = backendPerTest();
 
 /** What a server sees in the token: its private part opened with the shared key. */
 function openToken(answer: JoinAnswer) {
@@ -94,8 +84,7 @@ describe('POST /auth and sessions', () => {
     const junk = await call(url, 'POST', '/rooms/join-or-create', body, 'v1.abc.def');
     assert.deepEqual([junk.status, junk.body.error], [401, 'session token not signed here']);
 
-    const secret = new Uint8Array(32).fill(3);
-    await fixture?.close();
+    const secret = new Uint8Array(32).fill(3); // a second backend (start closes the first)
     let now = Date.now();
     const f = await start({ sessionSecret: secret, sessionSeconds: 10, now: () => now });
     const { session } = await guest(f.url);

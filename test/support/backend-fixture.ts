@@ -3,6 +3,7 @@
  * answer create-room requests by listing the room in the directory, as a real process does) and a
  * stand-in matchmaker (the real one lives in matchmaker.ts).
  */
+import { afterEach } from 'node:test';
 import { type BackendOptions, createBackend, serveBackend } from '../../src/services/backend.js';
 import type { MatchmakingQueue } from '../../src/services/backend-matchmake-routes.js';
 import type { Directory, ProcessAddresses, RoomMetadata } from '../../src/services/directory.js';
@@ -202,4 +203,24 @@ export async function guest(url: string, name = 'ada'): Promise<{ session: strin
   const answer = await call(url, 'POST', '/auth', { name });
   if (answer.status !== 200) throw new Error(`auth answered ${answer.status}: ${answer.body.error}`);
   return answer.body as { session: string; userId: string };
+}
+
+/**
+ * A backend per test: the returned start() serves one (then `prepare` runs on it, e.g. a fake room
+ * process), closing the one it served before; the test's afterEach closes the last.
+ */
+export function backendPerTest(
+  prepare?: (fixture: Fixture) => Promise<unknown>,
+): (options?: Partial<BackendOptions>) => Promise<Fixture> {
+  let fixture: Fixture | null = null;
+  afterEach(async () => {
+    await fixture?.close();
+    fixture = null;
+  });
+  return async (options = {}) => {
+    await fixture?.close();
+    fixture = await startBackend(options);
+    await prepare?.(fixture);
+    return fixture;
+  };
 }
