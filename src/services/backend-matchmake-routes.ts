@@ -13,7 +13,7 @@ import type { Hono, MiddlewareHandler } from 'hono';
 import { Refusal } from './backend-refusal.js';
 import type { BackendEnv } from './backend-routes.js';
 import { matchmakeSchema, ticketParamSchema, transportQuerySchema, validate } from './backend-schemas.js';
-import type { JoinAnswer, SeatIssuer } from './backend-seats.js';
+import { type JoinAnswer, type SeatIssuer, seatHolder } from './backend-seats.js';
 import type { TicketStatus } from './directory.js';
 import type { EnqueueRequest } from './matchmaker.js';
 
@@ -71,7 +71,8 @@ export function addMatchmakeRoutes(app: Hono<BackendEnv>, ctx: MatchmakeRouteCon
     async (c) => {
       const { ticketId } = c.req.valid('param');
       const { transport } = c.req.valid('query');
-      const userId = c.get('session').userId;
+      const session = c.get('session');
+      const userId = session.userId;
       const status = await ctx.matchmaker.status(ticketId);
       switch (status.state) {
         case 'queued':
@@ -83,7 +84,7 @@ export function addMatchmakeRoutes(app: Hono<BackendEnv>, ctx: MatchmakeRouteCon
           // The same seat on every poll (its id derives from ticket and player), so polling again
           // after a lost answer gets a fresh token for it rather than a second seat.
           const seatId = matchSeatId(ctx.secret, ticketId, userId);
-          const join = await ctx.seats.join(userId, status.roomId, transport, seatId);
+          const join = await ctx.seats.join(seatHolder(session), status.roomId, transport, seatId);
           return c.json({ state: 'matched', matchId: status.matchId, join } satisfies MatchPoll);
         }
         default:

@@ -13,7 +13,7 @@ import {
   roomParamSchema,
   validate,
 } from './backend-schemas.js';
-import type { SeatIssuer } from './backend-seats.js';
+import { type SeatIssuer, seatHolder } from './backend-seats.js';
 import { bearerToken, type Session, type SessionSigner } from './backend-session.js';
 
 export type BackendEnv = { Variables: { session: Session } };
@@ -74,13 +74,13 @@ export function addRoomRoutes(app: Hono<BackendEnv>, ctx: RouteContext): void {
   app.post('/rooms/join-or-create', session, validate('json', joinOrCreateSchema), async (c) => {
     const { name, options, transport } = c.req.valid('json');
     checkRoomType(ctx, name);
-    return c.json(await ctx.seats.joinOrCreate(c.get('session').userId, name, options ?? {}, transport));
+    return c.json(await ctx.seats.joinOrCreate(seatHolder(c.get('session')), name, options ?? {}, transport));
   });
 
   app.post('/rooms/create', session, validate('json', joinOrCreateSchema), async (c) => {
     const { name, options, transport } = c.req.valid('json');
     checkRoomType(ctx, name);
-    return c.json(await ctx.seats.create(c.get('session').userId, name, options ?? {}, transport));
+    return c.json(await ctx.seats.create(seatHolder(c.get('session')), name, options ?? {}, transport));
   });
 
   app.post(
@@ -91,7 +91,9 @@ export function addRoomRoutes(app: Hono<BackendEnv>, ctx: RouteContext): void {
     async (c) => {
       const { roomId } = c.req.valid('param');
       const { transport, options } = c.req.valid('json');
-      return c.json(await ctx.seats.join(c.get('session').userId, roomId, transport, undefined, options));
+      return c.json(
+        await ctx.seats.join(seatHolder(c.get('session')), roomId, transport, undefined, options),
+      );
     },
   );
 

@@ -8,6 +8,7 @@ import { generateConnectToken } from '../connection/connect-token.js';
 import type { JoinAnswer } from '../join/join-answer.js';
 import { toAddress } from '../transport/address.js';
 import { Refusal, ROOM_GONE } from './backend-refusal.js';
+import type { Session } from './backend-session.js';
 import type { Directory, ProcessRecord, RoomListing, Seat } from './directory.js';
 import type { GoneRooms } from './gone-rooms.js';
 import { type RoomPlacer, serverAddressOf, type TransportKind } from './room-placement.js';
@@ -28,6 +29,22 @@ export interface SeatIssuerConfig {
   now: () => number;
 }
 
+/** Who a seat is for: the player, and what the verifier said of them (the room's `client.auth`). */
+export interface SeatHolder {
+  userId: string;
+  auth?: Record<string, unknown>;
+}
+
+/**
+ * The seat holder a session names. Its verifier's data rides along when it is a JSON object (the
+ * room reads its fields); other JSON (a string, an array) stays in the session only.
+ */
+export function seatHolder(session: Session): SeatHolder {
+  const { userId, data } = session;
+  const isObject = typeof data === 'object' && data !== null && !Array.isArray(data);
+  return isObject ? { userId, auth: data as Record<string, unknown> } : { userId };
+}
+
 /** How often joinOrCreate looks again when the rooms it found or created filled up meanwhile. */
 const ATTEMPTS = 5;
 
@@ -45,7 +62,7 @@ export class SeatIssuer {
 
   /** A seat in a joinable room of type `name`, else in a new one. */
   async joinOrCreate(
-    userId: string,
+    holder: SeatHolder,
     name: string,
     options: Record<string, unknown>,
     transport: TransportKind,
@@ -60,7 +77,7 @@ export class SeatIssuer {
       for (const room of rooms) {
         const process = await directory.getProcess(room.processId);
         if (process === null || serverAddressOf(process, transport) === null) continue;
-        const answer = await this.tryReserve(room, process, userId, transport, options);
+        const answer = await this.tryReserve(room, process, holder, transport, options);
         if (answer !== null) return answer;
       }
       const roomId = await this.newRoom(key, () =>
@@ -71,7 +88,7 @@ export class SeatIssuer {
       if (room !== null && process !== null) {
         if (this.capacity.size > 1000) this.capacity.clear(); // names come from requests: stay bounded
         this.capacity.set(key, room.maxClients);
-        const answer = await this.tryReserve(room, process, userId, transport, options);
+        const answer = await this.tryReserve(room, process, holder, transport, options);
         if (answer !== null) return answer;
       }
     }
@@ -96,21 +113,22 @@ export class SeatIssuer {
 
   /** A seat in a new room of type `name`. */
   async create(
-    userId: string,
+    holder: SeatHolder,
     name: string,
     options: Record<string, unknown>,
     transport: TransportKind,
   ): Promise<JoinAnswer> {
     const roomId = await this.config.placer.createRoom({ name, options, transport });
-    return this.join(userId, roomId, transport, undefined, options);
+    return this.join(holder, roomId, transport, undefined, options);
   }
 
   /**
-   * A seat in the room `roomId` (private rooms too). `seatId` fixed: the same seat on a repeat.
-   * `options` ride with the seat to the room's onAuth and onJoin.
+   * A seat in the room `roomId` (private rooms too). `seatId` fixed: the same seat on a repeat
+   * (which keeps the auth it was reserved with). `options` and the holder's auth ride with the
+   * seat to the room's onAuth and onJoin.
    */
   async join(
-    userId: string,
+    holder: SeatHolder,
     roomId: string,
     transport: TransportKind,
     seatId?: string,
@@ -122,13 +140,14 @@ export class SeatIssuer {
     const fixed = seatId !== undefined;
     const result = await this.config.directory.reserveSeat(room.roomId, {
       seatId: seatId ?? randomId(),
-      userId,
+      userId: holder.userId,
       clientId: randomClientId(),
       ttlMs: this.config.tokenSeconds * 1000,
       ...(options === undefined ? {} : { options }),
+      ...(holder.auth === undefined ? {} : { auth: holder.auth }),
     });
     if (result.ok) return this.answer(result.seat, process, transport);
-    if (result.reason === 'seat exists' && fixed) return this.again(userId, seatId, transport);
+    if (result.reason === 'seat exists' && fixed) return this.again(holder.userId, seatId, transport);
     if (result.reason === 'no such room') await this.roomAndProcess(roomId); // throws 410 if it went
     throw new Refusal(409, result.reason);
   }
@@ -167,16 +186,17 @@ export class SeatIssuer {
   private async tryReserve(
     room: RoomListing,
     process: ProcessRecord,
-    userId: string,
+    holder: SeatHolder,
     transport: TransportKind,
     options: Record<string, unknown>,
   ): Promise<JoinAnswer | null> {
     const result = await this.config.directory.reserveSeat(room.roomId, {
       seatId: randomId(),
-      userId,
+      userId: holder.userId,
       clientId: randomClientId(),
       ttlMs: this.config.tokenSeconds * 1000,
       options,
+      ...(holder.auth === undefined ? {} : { auth: holder.auth }),
     });
     return result.ok ? this.answer(result.seat, process, transport) : null;
   }

@@ -82,6 +82,11 @@ export interface Seat {
   clientId: string;
   /** The join options the backend took for this seat (the room's onJoin gets them); JSON values. */
   options?: Record<string, unknown>;
+  /**
+   * What the backend's verifier said about the player (its session's data: a display name, rank,
+   * entitlements…), for the room's onAuth and onJoin; JSON values. Absent when it said nothing.
+   */
+  auth?: Record<string, unknown>;
   state: SeatState;
   /**
    * When a reserved or held seat lapses. Infinity while taken, which JSON turns into null: send
@@ -162,6 +167,7 @@ export interface Directory {
       clientId: string;
       ttlMs: number;
       options?: Record<string, unknown>;
+      auth?: Record<string, unknown>;
     },
   ): Promise<ReserveResult>;
   /**

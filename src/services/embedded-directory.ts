@@ -22,7 +22,14 @@ import {
   type Unsubscribe,
 } from './directory.js';
 import { checkMaxClients, checkRestoredSeat, checkTtl } from './directory-checks.js';
-import { copyListing, copyMetadata, copyProcess, copyResult, copyTicket } from './directory-copies.js';
+import {
+  copyListing,
+  copyMetadata,
+  copyProcess,
+  copyResult,
+  copySeat,
+  copyTicket,
+} from './directory-copies.js';
 
 export interface EmbeddedDirectoryOptions {
   /** Unix milliseconds (default Date.now); tests pass their own clock. */
@@ -177,16 +184,7 @@ export class EmbeddedDirectory implements Directory {
     return out;
   }
 
-  async reserveSeat(
-    roomId: string,
-    seat: {
-      seatId: string;
-      userId: string;
-      clientId: string;
-      ttlMs: number;
-      options?: Record<string, unknown>;
-    },
-  ): Promise<ReserveResult> {
+  async reserveSeat(roomId: string, seat: Parameters<Directory['reserveSeat']>[1]): Promise<ReserveResult> {
     this.open();
     checkTtl(seat.ttlMs);
     const room = this.rooms.get(roomId);
@@ -195,20 +193,21 @@ export class EmbeddedDirectory implements Directory {
     if (this.seats.has(seat.seatId)) return { ok: false, reason: 'seat exists' };
     if (room.listing.locked) return { ok: false, reason: 'locked' };
     if (this.liveSeats(room) >= room.listing.maxClients) return { ok: false, reason: 'full' };
-    const entry: Seat = {
+    const entry = copySeat({
       seatId: seat.seatId,
       roomId,
       processId: room.listing.processId,
       userId: seat.userId,
       clientId: seat.clientId,
-      ...(seat.options === undefined ? {} : { options: structuredClone(seat.options) }),
+      options: seat.options,
+      auth: seat.auth,
       state: 'reserved',
       expiresAt: this.now() + seat.ttlMs,
-    };
+    });
     this.seats.set(seat.seatId, entry);
     room.seats.add(seat.seatId);
     room.lapseAt = Math.min(room.lapseAt, entry.expiresAt);
-    return { ok: true, seat: { ...entry } };
+    return { ok: true, seat: copySeat(entry) };
   }
 
   async consumeSeat(seatId: string, roomId: string): Promise<ConsumeResult> {
@@ -223,7 +222,7 @@ export class EmbeddedDirectory implements Directory {
     }
     seat.state = 'taken';
     seat.expiresAt = Number.POSITIVE_INFINITY;
-    return { ok: true, seat: { ...seat } };
+    return { ok: true, seat: copySeat(seat) };
   }
 
   async holdSeat(seatId: string, ttlMs: number): Promise<boolean> {
@@ -246,7 +245,7 @@ export class EmbeddedDirectory implements Directory {
       this.dropSeat(seatId);
       return null;
     }
-    return { ...seat };
+    return copySeat(seat);
   }
 
   async releaseSeat(seatId: string): Promise<void> {
@@ -262,7 +261,7 @@ export class EmbeddedDirectory implements Directory {
     this.dropSeat(seat.seatId);
     // A taken seat never lapses, whatever the caller's copy says (a JSON one says null).
     const expiresAt = seat.state === 'taken' ? Number.POSITIVE_INFINITY : seat.expiresAt;
-    this.seats.set(seat.seatId, { ...seat, expiresAt });
+    this.seats.set(seat.seatId, copySeat({ ...seat, expiresAt }));
     room.seats.add(seat.seatId);
     room.lapseAt = Math.min(room.lapseAt, expiresAt);
     return true;

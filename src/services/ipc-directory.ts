@@ -263,10 +263,7 @@ export class IpcDirectory implements Directory {
   findRooms(query: RoomQuery): Promise<RoomListing[]> {
     return this.call('findRooms', [query]);
   }
-  reserveSeat(
-    roomId: string,
-    seat: { seatId: string; userId: string; clientId: string; ttlMs: number },
-  ): Promise<ReserveResult> {
+  reserveSeat(roomId: string, seat: Parameters<Directory['reserveSeat']>[1]): Promise<ReserveResult> {
     return this.call('reserveSeat', [roomId, seat]);
   }
   consumeSeat(seatId: string, roomId: string): Promise<ConsumeResult> {

@@ -14,7 +14,8 @@
  *   P rooms                  set     ids of every room
  *   P room:<id>              hash    name, processId, maxClients, locked, private (0/1), metadata (json), createdAt
  *   P room:<id>:seats        zset    seat ids scored by expiresAt (+inf while taken)
- *   P seat:<id>              hash    roomId, processId, userId, clientId, state, expiresAt ('inf' while taken); PX until expiry + 60 s
+ *   P seat:<id>              hash    roomId, processId, userId, clientId, state, expiresAt ('inf' while taken),
+ *                                    options and auth (json, when given); PX until expiry + 60 s
  *   P tickets                hash    ticket id → ticket json (queued tickets)
  *   P ticket-pool            hash    ticket id → its pool
  *   P pool:<pool>            set     ids of the pool's queued tickets
@@ -214,22 +215,16 @@ export class RedisDirectory implements Directory {
   async reserveSeat(roomId: string, seat: Parameters<Directory['reserveSeat']>[1]): Promise<ReserveResult> {
     checkTtl(seat.ttlMs);
     const { seatId, userId, clientId } = seat;
-    const options = optionsField(seat.options);
-    const reply = (await this.script(
-      'gwReserveSeat',
-      roomId,
-      seatId,
-      userId,
-      clientId,
-      ms(seat.ttlMs),
-      options,
-    )) as [string, string?, number?];
+    const [options, auth] = [optionsField(seat.options), optionsField(seat.auth)];
+    const args = [roomId, seatId, userId, clientId, ms(seat.ttlMs), options, auth];
+    const reply = (await this.script('gwReserveSeat', ...args)) as [string, string?, number?];
     if (reply[0] !== 'ok')
       return { ok: false, reason: reply[0] as Exclude<ReserveResult, { ok: true }>['reason'] };
     const processId = reply[1] as string;
     const expiresAt = reply[2] as number;
     const reserved: Seat = { seatId, roomId, processId, userId, clientId, state: 'reserved', expiresAt };
     if (options !== '') reserved.options = JSON.parse(options) as Record<string, unknown>;
+    if (auth !== '') reserved.auth = JSON.parse(auth) as Record<string, unknown>;
     return { ok: true, seat: reserved };
   }
 
@@ -269,6 +264,7 @@ export class RedisDirectory implements Directory {
       state,
       expiresAt,
       optionsField(seat.options),
+      optionsField(seat.auth),
     );
     return restored === 1;
   }

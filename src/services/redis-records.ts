@@ -112,7 +112,10 @@ export function roomOf(roomId: string, f: Record<string, string>, seats: unknown
   };
 }
 
-/** A seat's join options as stored: their JSON, '' for none (a copy: the caller's object stays its own). */
+/**
+ * A seat's join options or auth data as stored: their JSON, '' for none (a copy: the caller's
+ * object stays its own).
+ */
 export function optionsField(options: Record<string, unknown> | undefined): string {
   return options === undefined ? '' : JSON.stringify(options);
 }
@@ -135,6 +138,11 @@ export function seatOf(seatId: string, f: Record<string, string>): Seat | null {
     const options = parseJson(f.options);
     if (!isObject(options)) return null;
     seat.options = options;
+  }
+  if (f.auth !== undefined) {
+    const auth = parseJson(f.auth);
+    if (!isObject(auth)) return null;
+    seat.auth = auth;
   }
   return seat;
 }

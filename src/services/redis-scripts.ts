@@ -161,7 +161,7 @@ for _, roomId in ipairs(ids) do
 end
 return out`,
 
-  // roomId, seatId, userId, clientId, ttl → {'ok', pid, expiresAt} or {reason}
+  // roomId, seatId, userId, clientId, ttl, options json, auth json ('' for none) → {'ok', pid, expiresAt} or {reason}
   gwReserveSeat: `
 local now = nowMs()
 local roomId, seatId, ttl = ARGV[2], ARGV[3], tonumber(ARGV[6])
@@ -177,6 +177,7 @@ local expiresAt = now + ttl
 redis.call('HSET', skey, 'roomId', roomId, 'processId', room[1], 'userId', ARGV[4], 'clientId', ARGV[5],
   'state', 'reserved', 'expiresAt', string.format('%.0f', expiresAt))
 if ARGV[7] and ARGV[7] ~= '' then redis.call('HSET', skey, 'options', ARGV[7]) end
+if ARGV[8] and ARGV[8] ~= '' then redis.call('HSET', skey, 'auth', ARGV[8]) end
 redis.call('PEXPIRE', skey, ttl + ${LAPSED_SEAT_KEPT_MS})
 redis.call('ZADD', rkey .. ':seats', expiresAt, seatId)
 return { 'ok', room[1], expiresAt }`,
@@ -231,7 +232,8 @@ redis.call('DEL', skey)
 if roomId then redis.call('ZREM', P .. 'room:' .. roomId .. ':seats', ARGV[2]) end
 return 1`,
 
-  // seatId, roomId, pid, userId, clientId, state, expiresAt ('inf' or ms) → 1, or 0 if the room is gone
+  // seatId, roomId, pid, userId, clientId, state, expiresAt ('inf' or ms), options json, auth json
+  // ('' for none) → 1, or 0 if the room is gone
   gwRestoreSeat: `
 local now = nowMs()
 local seatId, roomId, expiresAt = ARGV[2], ARGV[3], ARGV[8]
@@ -243,6 +245,7 @@ redis.call('DEL', skey)
 redis.call('HSET', skey, 'roomId', roomId, 'processId', ARGV[4], 'userId', ARGV[5], 'clientId', ARGV[6],
   'state', ARGV[7], 'expiresAt', expiresAt)
 if ARGV[9] and ARGV[9] ~= '' then redis.call('HSET', skey, 'options', ARGV[9]) end
+if ARGV[10] and ARGV[10] ~= '' then redis.call('HSET', skey, 'auth', ARGV[10]) end
 if expiresAt == 'inf' then
   redis.call('ZADD', P .. 'room:' .. roomId .. ':seats', '+inf', seatId)
 else

@@ -243,6 +243,7 @@ export class RoomSeating {
           userId: client.userId,
           clientId: client.clientId.toString(),
           options: { ...client.options },
+          ...(Object.keys(client.auth).length === 0 ? {} : { auth: { ...client.auth } }),
           state: 'taken',
           expiresAt: Number.POSITIVE_INFINITY,
         } satisfies Seat,
@@ -293,7 +294,8 @@ export class RoomSeating {
       void this.directory('releaseSeat', () => this.o.directory.releaseSeat(seat.seatId));
       return this.refuse(index, serial, 'full');
     }
-    const client = new RoomClient(room.roomId, seat.seatId, seat.userId, clientId, seat.options ?? {}, index);
+    const { seatId, userId, options, auth } = seat;
+    const client = new RoomClient(room.roomId, seatId, userId, clientId, options ?? {}, index, auth);
     room.seats.set(seat.seatId, client);
     let verdict: boolean | string;
     try {

@@ -32,6 +32,17 @@ export const ROOM_DEFAULTS: Readonly<RoomDefaults> = Object.freeze({
 /** joining: connected, its seat being taken · joined · dropped: timed out, seat held · left: gone for good. */
 export type RoomClientState = 'joining' | 'joined' | 'dropped' | 'left';
 
+const EMPTY_AUTH: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** Freezes a JSON value and everything in it (its depth is bounded: session data is ≤ 1 KB). */
+function freezeJson<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) freezeJson(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 /**
  * A player seated in a room. The same object lives across a reconnection (only `index` changes),
  * so a room keys its per-player game state by it (or by `seatId`).
@@ -42,6 +53,12 @@ export class RoomClient {
   state: RoomClientState = 'joining';
   /** @internal When a dropped client's window lapses (the server's clock, ms). */
   dropDeadline = 0;
+  /**
+   * What the backend's verifier said of the player (its session data: a display name, a rank,
+   * entitlements…), JSON values; {} when it said nothing. Unlike `options`, the player cannot
+   * choose it (it was signed into their session). Frozen, nested values too: a room reads it.
+   */
+  readonly auth: Readonly<Record<string, unknown>>;
 
   constructor(
     readonly roomId: string,
@@ -53,8 +70,10 @@ export class RoomClient {
     /** The join options the backend took for the seat (unvalidated JSON values). */
     readonly options: Readonly<Record<string, unknown>>,
     index: number,
+    auth?: Record<string, unknown>,
   ) {
     this.index = index;
+    this.auth = auth === undefined ? EMPTY_AUTH : freezeJson(auth);
   }
 }
 
@@ -101,7 +120,10 @@ export abstract class Room<M extends AnyMessageType = AnyMessageType> {
 
   /** Checks the creation options; throw (an Error whose message is the reason) to refuse the room. */
   onCreate(_options: Record<string, unknown>): void | Promise<void> {}
-  /** Admits a client whose seat was taken: false or a reason refuses it (its seat is released). */
+  /**
+   * Admits a client whose seat was taken (`client.auth` holds what the verifier said of the
+   * player): false or a reason refuses it (its seat is released).
+   */
   onAuth(
     _client: RoomClient,
     _options: Readonly<Record<string, unknown>>,

@@ -1,8 +1,8 @@
 /**
  * What every Directory must do, run against each implementation: processes, rooms, seats (races
  * leave one winner); the queue and pub/sub in -queue.ts; in -copies.ts, callers cannot alter what
- * is stored; in -counts.ts, seat counts follow lapses. A subject gives the directory, a peer on its
- * store (another process) and its clock.
+ * is stored; in -counts.ts, seat counts follow lapses; in -auth.ts, a seat's auth data is kept. A
+ * subject gives the directory, a peer on its store (another process) and its clock.
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -13,6 +13,7 @@ import {
   type ProcessRecord,
   type RoomListing,
 } from '../../src/services/directory.js';
+import { authContract } from './directory-contract-auth.js';
 import { copiesContract } from './directory-contract-copies.js';
 import { countsContract } from './directory-contract-counts.js';
 import { queueContract } from './directory-contract-queue.js';
@@ -101,6 +102,7 @@ export function directoryContract(name: string, make: MakeSubject, options: Cont
     queueContract(context);
     copiesContract(context);
     countsContract(context);
+    authContract(context);
   });
 }
 
