@@ -20,7 +20,9 @@ export class Arena extends Room<typeof Score> {
   }
 
   override onJoin(client: RoomClient, options: Readonly<Record<string, unknown>>): void {
-    const name = typeof options.name === 'string' ? options.name.slice(0, 32) : client.userId.slice(0, 32);
+    // Who the backend's verifier said this is (the guest verifier: { name }), else the join options.
+    const given = client.auth.name ?? options.name;
+    const name = typeof given === 'string' ? given.slice(0, 32) : client.userId.slice(0, 32);
     this.avatars.set(client.seatId, this.world.create(Avatar, { name, score: 0 }));
   }
 
