@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Unsubscribe } from '../src/services/directory.js';
 import { EmbeddedDirectory } from '../src/services/embedded-directory.js';
 import { IpcDirectory, serveDirectory } from '../src/services/ipc-directory.js';
+import { until } from './support/directory-contract.js';
 import { ipcLink } from './support/ipc-link.js';
 
 /** Counts the subscriptions live in it. */
@@ -40,11 +40,15 @@ describe('IpcDirectory and serveDirectory', () => {
     await assert.rejects(remote.registerProcess(RECORD, -1), RangeError);
     const heard: string[] = [];
     const unsubscribe = await remote.subscribe('c', (message) => heard.push(message));
+    const marks: string[] = [];
+    await remote.subscribe('z', (message) => marks.push(message));
     await directory.publish('c', 'one');
-    await sleep(5);
+    await until(() => heard.length === 1, "'one'");
     await unsubscribe();
     await directory.publish('c', 'two');
-    await sleep(5);
+    // Messages arrive in order: once the later mark is in, 'two' would have been too.
+    await directory.publish('z', 'mark');
+    await until(() => marks.length === 1, 'the mark');
     assert.deepEqual(heard, ['one']);
   });
 
@@ -81,8 +85,10 @@ describe('IpcDirectory and serveDirectory', () => {
       child.send(bad, () => {});
     child.send({ gw: 'dir', id: 9, method: 'close', args: [] }, () => {});
     child.send({ gw: 'dir', id: 10, method: 'sweep', args: [1, 2, 3, 4, 5] }, () => {});
-    await sleep(10);
-    assert.equal(replies.length, 1);
+    // A last well-formed call: its answer comes after any the malformed ones could have had.
+    child.send({ gw: 'dir', id: 11, method: 'listProcesses', args: [] }, () => {});
+    await until(() => replies.some((r) => (r as { id?: number }).id === 11), 'the last answer');
+    assert.equal(replies.length, 2);
     assert.deepEqual(replies[0], {
       gw: 'dir-result',
       id: 9,
@@ -97,8 +103,7 @@ describe('IpcDirectory and serveDirectory', () => {
     await remote.subscribe('d', () => {});
     assert.equal(directory.live, 2);
     disconnect();
-    await sleep(5);
-    assert.equal(directory.live, 0, "the child's subscriptions are dropped when its channel closes");
+    await until(() => directory.live === 0, "the child's subscriptions dropped when its channel closes");
   });
 });
 
@@ -119,12 +124,12 @@ describe('several IpcDirectory on one channel', () => {
     await Promise.all([a.subscribe('c', (m) => heardA.push(m)), b.subscribe('c', (m) => heardB.push(m))]);
     assert.equal(directory.live, 2);
     await directory.publish('c', 'one');
-    await sleep(5);
+    await until(() => heardA.length + heardB.length === 2, "'one' to both");
     assert.deepEqual([heardA, heardB], [['one'], ['one']]);
     await a.close();
     assert.equal(directory.live, 1, "b's subscription stays");
     await directory.publish('c', 'two');
-    await sleep(5);
+    await until(() => heardB.length === 2, "'two' to b");
     assert.deepEqual([heardA, heardB], [['one'], ['one', 'two']]);
     assert.equal((await b.getProcess('p1'))?.processId, 'p1');
   });
