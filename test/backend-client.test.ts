@@ -10,6 +10,7 @@ import { BackendClient, BackendError } from '../src/join/backend-client.js';
 import { matchSeatId } from '../src/services/backend-matchmake-routes.js';
 import type { JoinAnswer } from '../src/services/backend-seats.js';
 import { backendPerTest, call, FakeRoomProcess, guest } from './support/backend-fixture.js';
+import { until as waitFor } from './support/directory-contract.js';
 
 const SECRET = new Uint8Array(32).fill(5);
 const start = backendPerTest((f) => FakeRoomProcess.start(f.directory, { processId: 'p1', maxClients: 4 }));
@@ -139,12 +140,13 @@ describe('matchmaking routes', () => {
       pollMs: 20,
       onTicket: (id) => (ticket = id),
     });
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await waitFor(() => ticket.length > 0, 'the ticket');
     const roomId = await f.matchmaker.match('duel', 'duel');
     const seat = await seated;
     assert.deepEqual([seat.roomId, seat.connectToken.length], [roomId, 2048]);
     assert.ok(ticket.length > 0);
 
+    const first = ticket;
     const abort = new AbortController();
     const waiting = client.matchmake({
       pool: 'duel',
@@ -153,10 +155,15 @@ describe('matchmaking routes', () => {
       signal: abort.signal,
       onTicket: (id) => (ticket = id),
     });
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await waitFor(() => ticket !== first, 'the second ticket');
     abort.abort(new Error('player left the queue'));
     await assert.rejects(waiting, /player left the queue/);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.deepEqual(await f.directory.ticketStatus(ticket), { state: 'cancelled' });
+    // The cancel is sent as the poll stops: wait for it to land.
+    const cancelled = { state: 'cancelled' };
+    for (let i = 0; i < 200; i++) {
+      if ((await f.directory.ticketStatus(ticket)).state === 'cancelled') break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.deepEqual(await f.directory.ticketStatus(ticket), cancelled);
   });
 });
