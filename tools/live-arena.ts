@@ -121,6 +121,8 @@ export class Arena {
   /** Each orb's place as the world holds it (quantized), kept at every set: the touch test reads these, not the world. */
   private readonly orbX = new Float64Array(ORBS);
   private readonly orbY = new Float64Array(ORBS);
+  /** Each orb's value as the world holds it (quantized), read back once per change: what is recorded for rewinds. */
+  private readonly orbValues: OrbValue[] = [];
   private readonly avatars = new Map<number, Entity<AvatarValue>>();
   private readonly random: () => number;
   private readonly volume = new Float64Array(6);
@@ -213,7 +215,9 @@ export class Arena {
     }
     if (!this.frozen) this.wander();
     // Every orb every tick: the server's true history (a resting orb holds its place each tick).
-    for (const orb of this.orbs) this.lag.record(tick, orb.id, world.get(orb));
+    const orbs = this.orbs;
+    const values = this.orbValues;
+    for (let i = 0; i < orbs.length; i++) this.lag.record(tick, orbs[i].id, values[i]);
   }
 
   /** Rewinds the orbs to what the bot showed with this input and measures its aim at the target. */
@@ -255,7 +259,7 @@ export class Arena {
     for (let i = 0; i < this.orbs.length; i++) {
       if (this.random() > 0.33) continue;
       const orb = this.orbs[i];
-      const v = world.get(orb);
+      const v = this.orbValues[i];
       this.heading[i] += (this.random() - 0.5) * 0.4;
       const x = v.x + Math.cos(this.heading[i]) * 0.2;
       const y = v.y + Math.sin(this.heading[i]) * 0.2;
@@ -276,7 +280,7 @@ export class Arena {
           break;
         }
       if (hit < 0) continue;
-      const o = world.get(this.orbs[hit]);
+      const o = this.orbValues[hit];
       world.set(this.orbs[hit], {
         ...o,
         x: this.random() * ARENA,
@@ -288,9 +292,10 @@ export class Arena {
     }
   }
 
-  /** Reads orb `i`'s place back from the world (quantized as every reader sees it). */
+  /** Reads orb `i`'s value back from the world (quantized as every reader sees it). */
   private keepPlace(i: number): void {
-    const v = this.world.get(this.orbs[i]);
+    const v = this.world.get(this.orbs[i]) as OrbValue;
+    this.orbValues[i] = v;
     this.orbX[i] = v.x;
     this.orbY[i] = v.y;
   }
