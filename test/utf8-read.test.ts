@@ -41,7 +41,10 @@ describe('utf8Read (validate and decode in one call)', () => {
       assert.equal(utf8Read(bytes, start, end), expected, context);
       assert.equal(utf8ReadPortable(bytes, start, end), expected, context);
       if (expected !== null) {
-        assert.equal(expected, new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(start, end)));
+        assert.equal(
+          expected,
+          new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes.subarray(start, end)),
+        );
       }
     }
     assert.ok(valid > 1000 && invalid > 1000, `${valid} valid, ${invalid} invalid samples`);
@@ -61,6 +64,13 @@ describe('utf8Read (validate and decode in one call)', () => {
       const u = Uint8Array.from(bytes);
       assert.equal(utf8Read(u, 0, u.length), expected, `${bytes}`);
       assert.equal(utf8ReadPortable(u, 0, u.length), expected, `${bytes}`);
+    }
+    // A leading U+FEFF is text: kept on every path, long (TextDecoder) and short alike.
+    for (const text of ['\ufeffab', `\ufeff${'x'.repeat(100)}`]) {
+      const u = new TextEncoder().encode(text);
+      assert.equal(utf8Decode(u, 0, u.length), text);
+      assert.equal(utf8Read(u, 0, u.length), text);
+      assert.equal(utf8ReadPortable(u, 0, u.length), text);
     }
     const padded = Uint8Array.from([0xff, 0x61, 0x62, 0xff]);
     assert.equal(utf8Read(padded, 1, 3), 'ab');

@@ -112,7 +112,8 @@ export function utf8Valid(bytes: Uint8Array, start: number, end: number): boolea
   return true;
 }
 
-const decoder = typeof TextDecoder === 'function' ? new TextDecoder() : undefined;
+// ignoreBOM: a leading U+FEFF is text the writer sent, not a marker to drop.
+const decoder = typeof TextDecoder === 'function' ? new TextDecoder('utf-8', { ignoreBOM: true }) : undefined;
 
 type Slice = (this: Uint8Array, start: number, end: number) => string;
 
