@@ -30,6 +30,7 @@ import { runCrc32 } from './suites/crc32.js';
 import { runHandshake } from './suites/handshake.js';
 import { runInterest } from './suites/interest.js';
 import { runLatency } from './suites/latency.js';
+import { runLobby } from './suites/lobby.js';
 import { runMeasure } from './suites/measure.js';
 import { runMemory } from './suites/memory.js';
 import { runMessages } from './suites/messages.js';
@@ -44,6 +45,7 @@ import { runW4 } from './suites/w4.js';
 
 const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   w1: runW1,
+  lobby: runLobby,
   w3: runW3,
   bitpacker: runBitpacker,
   crc32: runCrc32,

@@ -234,6 +234,42 @@ export function emitRead(g: Emitter, n: SchemaNode, target: string, path: string
       g.line(`const ${v} = ${a};`);
       return v;
     }
+    case 'string': {
+      // Inline, as ReadStream.string does it (length, align, bytes), failing at the same bits.
+      const bits = bitsRequired(0, n.maxBytes);
+      const length = g.local('l');
+      if (bits === 0) g.line(`const ${length} = 0;`);
+      else {
+        if (!checked) emitNeed(g, String(bits), path);
+        g.line(`const ${length} = ${emitUnpack(g, bits)};`);
+        if (n.maxBytes !== 2 ** bits - 1) {
+          g.line(`if (${length} > ${n.maxBytes}) ${reject(path, `'int out of range [0, ${n.maxBytes}]'`)}`);
+        }
+      }
+      // The stream position is wi * 32 - sb, so sb & 7 bits are left before the next byte.
+      g.line(`const ${length}p = sb & 7;`);
+      g.open(`if (${length}p !== 0) {`);
+      g.line(`const ${length}z = scratch & ((1 << ${length}p) - 1);`);
+      g.line(`scratch >>>= ${length}p; sb -= ${length}p;`);
+      g.line(`if (${length}z !== 0) ${reject(path, "'non-zero align padding'")}`);
+      g.close();
+      g.line(`if (${length} * 8 > end - wi * 32 + sb) ${reject(path, "'string past the end'")}`);
+      g.line(`let ${v} = '';`);
+      g.open(`if (${length} > 0) {`);
+      g.line(`const ${length}s = (wi * 32 - sb) >>> 3, ${length}b = r.bytes;`);
+      g.line(`${v} = h.utf8Read(${length}b, ${length}s, ${length}s + ${length});`);
+      g.line(
+        `if (${v} === null) ${reject(path, `h.stringProblem(${length}b, ${length}s, ${length}s + ${length})`)}`,
+      );
+      // Past the bytes: reload the scratch word the way BitReader.seek does.
+      g.line(`const ${length}e = wi * 32 - sb + ${length} * 8, ${length}w = ${length}e & 31;`);
+      g.line(`wi = ${length}e >>> 5;`);
+      g.line(
+        `if (${length}w === 0) { scratch = 0; sb = 0; } else { scratch = words[wi++] >>> ${length}w; sb = 32 - ${length}w; }`,
+      );
+      g.close();
+      return v;
+    }
     case 'optional': {
       if (!checked) emitNeed(g, '1', path);
       g.line(`let ${v};`);

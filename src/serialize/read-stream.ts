@@ -4,7 +4,7 @@ import { type CompressedFloat, dequantize } from './compressed-float.js';
 import { bitsToFloat32, bitsToFloat64 } from './float-bits.js';
 import { serializeIntRelative, serializeSequenceRelative } from './relative.js';
 import { SERIALIZE_CHECK_VALUE, type Stream } from './stream.js';
-import { utf8Decode, utf8Valid } from './utf8.js';
+import { utf8Read } from './utf8.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -197,12 +197,12 @@ export class ReadStream implements Stream {
     if (length === 0 || this.failure !== null) return '';
     const start = this.reader.bitsConsumed >>> 3;
     const input = this.reader.input;
-    if (!utf8Valid(input, start, start + length)) {
+    const text = utf8Read(input, start, start + length);
+    if (text === null) {
       const nul = input.indexOf(0, start);
       this.fail(nul >= 0 && nul < start + length ? 'NUL byte in string' : 'invalid UTF-8 in string');
       return '';
     }
-    const text = utf8Decode(input, start, start + length);
     this.reader.skipBytes(length);
     return text;
   }

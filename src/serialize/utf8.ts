@@ -112,7 +112,64 @@ export function utf8Valid(bytes: Uint8Array, start: number, end: number): boolea
   return true;
 }
 
-const decoder = typeof TextDecoder === 'function' ? new TextDecoder() : undefined;
+// ignoreBOM: a leading U+FEFF is text the writer sent, not a marker to drop.
+const decoder = typeof TextDecoder === 'function' ? new TextDecoder('utf-8', { ignoreBOM: true }) : undefined;
+
+type Slice = (this: Uint8Array, start: number, end: number) => string;
+
+/**
+ * Node's native slicers (Buffer.prototype.latin1Slice / utf8Slice), found by a feature check on
+ * globalThis rather than an import so browsers simply go without them. They make a flat string in
+ * one native call, faster than a JS loop even for short names (BENCHMARKS.md, lobby workload); kept
+ * only if they work on a plain Uint8Array (otherwise the portable loop runs).
+ */
+const native = nativeSlices();
+
+function nativeSlices(): { latin1: Slice; utf8: Slice } | null {
+  const proto = (globalThis as { Buffer?: { prototype?: { latin1Slice?: unknown; utf8Slice?: unknown } } })
+    .Buffer?.prototype;
+  const latin1 = proto?.latin1Slice;
+  const utf8 = proto?.utf8Slice;
+  if (typeof latin1 !== 'function' || typeof utf8 !== 'function') return null;
+  try {
+    const probe = new Uint8Array([0x61, 0xc3, 0xa9]);
+    if (latin1.call(probe, 0, 1) !== 'a' || utf8.call(probe, 0, 3) !== 'a\u00e9') return null;
+  } catch {
+    return null;
+  }
+  return { latin1: latin1 as Slice, utf8: utf8 as Slice };
+}
+
+/** The index of the first byte in [start, end) that is not ASCII or is zero; `end` when none. */
+function asciiRunEnd(bytes: Uint8Array, start: number, end: number): number {
+  let i = start;
+  while (i < end) {
+    const b = bytes[i];
+    if (b === 0 || b >= 0x80) break;
+    i++;
+  }
+  return i;
+}
+
+/**
+ * Validates (as {@link utf8Valid}) and decodes bytes[start, end), scanning an ASCII prefix once:
+ * the text, or null when it is not well-formed UTF-8 or holds a zero byte. Never throws; allocates
+ * nothing but the string. Uses Node's native slicers when present, else {@link utf8ReadPortable}.
+ */
+export function utf8Read(bytes: Uint8Array, start: number, end: number): string | null {
+  if (native === null) return utf8ReadPortable(bytes, start, end);
+  const i = asciiRunEnd(bytes, start, end);
+  // Pure ASCII (most names and keys): nothing more to check, and Latin-1 decodes it as it is.
+  if (i === end) return native.latin1.call(bytes, start, end);
+  return utf8Valid(bytes, i, end) ? native.utf8.call(bytes, start, end) : null;
+}
+
+/** {@link utf8Read} in plain JavaScript, as browsers run it. */
+export function utf8ReadPortable(bytes: Uint8Array, start: number, end: number): string | null {
+  const i = asciiRunEnd(bytes, start, end);
+  if (i < end && !utf8Valid(bytes, i, end)) return null;
+  return utf8Decode(bytes, start, end);
+}
 
 /** Decodes well-formed UTF-8 (see {@link utf8Valid}) from bytes[start, end). */
 export function utf8Decode(bytes: Uint8Array, start: number, end: number): string {
