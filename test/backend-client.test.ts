@@ -108,6 +108,19 @@ describe('matchmaking routes', () => {
     assert.deepEqual([refused.status, refused.body.error], [400, 'pool "no-rules" has no match rules']);
   });
 
+  it('answers unknown, and no seat, to a player polling someone else’s matched ticket', async () => {
+    const f = await start({ sessionSecret: SECRET });
+    const ada = await guest(f.url, 'ada');
+    const eve = await guest(f.url, 'eve');
+    const ticketId = await f.matchmaker.enqueue({ userIds: [ada.userId], pool: 'duel/eu', skill: 1 });
+    const roomId = await f.matchmaker.match('duel/eu', 'duel');
+    const stranger = await call(f.url, 'GET', `/matchmake/${ticketId}?transport=udp`, undefined, eve.session);
+    assert.deepEqual([stranger.status, stranger.body], [200, { state: 'unknown' }]);
+    assert.equal((await f.directory.getRoom(roomId))?.seats, 0, 'no seat reserved for the stranger');
+    const own = await call(f.url, 'GET', `/matchmake/${ticketId}?transport=udp`, undefined, ada.session);
+    assert.equal(own.body.state, 'matched');
+  });
+
   it('cancels a queued ticket once; refuses to cancel another player’s', async () => {
     const f = await start();
     const ada = await guest(f.url, 'ada');
@@ -121,8 +134,9 @@ describe('matchmaking routes', () => {
     assert.deepEqual([cancel.status, cancel.body.state], [200, 'cancelled']);
     const twice = await call(f.url, 'DELETE', `/matchmake/${ticketId}`, undefined, ada.session);
     assert.deepEqual([twice.status, twice.body.error], [409, 'ticket is not queued (cancelled)']);
+    // A cancelled ticket keeps no users, so it reads as unknown to everyone (its owner knows).
     const poll = await call(f.url, 'GET', `/matchmake/${ticketId}?transport=udp`, undefined, ada.session);
-    assert.equal(poll.body.state, 'cancelled');
+    assert.equal(poll.body.state, 'unknown');
     assert.equal(
       (await call(f.url, 'GET', '/matchmake/nope?transport=udp', undefined, ada.session)).body.state,
       'unknown',

@@ -81,6 +81,8 @@ export function addMatchmakeRoutes(app: Hono<BackendEnv>, ctx: MatchmakeRouteCon
             return c.json({ state: 'unknown' } satisfies MatchPoll);
           return c.json({ state: 'queued', waitedMs: Math.max(0, ctx.now() - status.ticket.createdAt) });
         case 'matched': {
+          // Only the match's players get a seat: a leaked ticket id must not seat a stranger.
+          if (!status.userIds.includes(userId)) return c.json({ state: 'unknown' } satisfies MatchPoll);
           // The same seat on every poll (its id derives from ticket and player), so polling again
           // after a lost answer gets a fresh token for it rather than a second seat.
           const seatId = matchSeatId(ctx.secret, ticketId, userId);
@@ -88,7 +90,11 @@ export function addMatchmakeRoutes(app: Hono<BackendEnv>, ctx: MatchmakeRouteCon
           return c.json({ state: 'matched', matchId: status.matchId, join } satisfies MatchPoll);
         }
         default:
-          return c.json({ state: status.state } satisfies MatchPoll);
+          // A cancelled ticket keeps no users: whether it was cancelled is not told (as for a
+          // stranger's queued ticket); its owner learned it from the DELETE answer.
+          return c.json({ state: 'unknown' } satisfies MatchPoll);
+        case 'unknown':
+          return c.json({ state: 'unknown' } satisfies MatchPoll);
       }
     },
   );

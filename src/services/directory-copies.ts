@@ -74,6 +74,7 @@ export function copyResult(
     matchId: status.matchId,
     roomId: status.roomId,
     ticketIds: status.ticketIds.slice(),
+    userIds: status.userIds.slice(),
     matchedAt: status.matchedAt,
   };
 }

@@ -120,7 +120,15 @@ export interface Ticket {
 /** What became of a ticket: still queued, matched into a room, cancelled or lapsed. */
 export type TicketStatus =
   | { state: 'queued'; ticket: Ticket }
-  | { state: 'matched'; matchId: string; roomId: string; ticketIds: string[]; matchedAt: number }
+  | {
+      state: 'matched';
+      matchId: string;
+      roomId: string;
+      ticketIds: string[];
+      /** Every player of the match (all its tickets' users): who may take a seat in it. */
+      userIds: string[];
+      matchedAt: number;
+    }
   | { state: 'cancelled' }
   | { state: 'unknown' };
 

@@ -302,9 +302,16 @@ export class EmbeddedDirectory implements Directory {
     if (new Set(ticketIds).size !== ticketIds.length) return false;
     if (!ticketIds.every((id) => this.tickets.has(id))) return false;
     const now = this.now();
+    const userIds = ticketIds.flatMap((id) => this.tickets.get(id)?.userIds ?? []);
     for (const id of ticketIds) {
       this.tickets.delete(id);
-      const status: TicketResult = { state: 'matched', ...match, ticketIds: [...ticketIds], matchedAt: now };
+      const status: TicketResult = {
+        state: 'matched',
+        ...match,
+        ticketIds: [...ticketIds],
+        userIds: [...userIds],
+        matchedAt: now,
+      };
       this.results.set(id, { status, expiresAt: now + resultTtlMs });
     }
     return true;

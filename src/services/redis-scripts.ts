@@ -288,13 +288,16 @@ return out`,
   // matchId, roomId, resultTtl, ticketIds... → 1 all claimed, 0 none (one was not queued)
   gwClaimTickets: `
 local matchId, roomId, ttl = ARGV[2], ARGV[3], ARGV[4]
-local quoted = {}
+local quoted, users = {}, {}
 for i = 5, #ARGV do
-  if redis.call('HEXISTS', P .. 'tickets', ARGV[i]) == 0 then return 0 end
+  local json = redis.call('HGET', P .. 'tickets', ARGV[i])
+  if not json then return 0 end
   quoted[#quoted + 1] = cjson.encode(ARGV[i])
+  for _, user in ipairs(cjson.decode(json).userIds) do users[#users + 1] = cjson.encode(user) end
 end
 local result = '{"state":"matched","matchId":' .. cjson.encode(matchId) .. ',"roomId":' ..
-  cjson.encode(roomId) .. ',"ticketIds":[' .. table.concat(quoted, ',') .. '],"matchedAt":' ..
+  cjson.encode(roomId) .. ',"ticketIds":[' .. table.concat(quoted, ',') .. '],"userIds":[' ..
+  table.concat(users, ',') .. '],"matchedAt":' ..
   string.format('%.0f', nowMs()) .. '}'
 for i = 5, #ARGV do
   local id = ARGV[i]

@@ -57,7 +57,13 @@ export function queueContract(ctx: ContractContext): void {
     assert.ok(status.state === 'matched');
     assert.deepEqual(
       { ...status, matchedAt: 0 },
-      { state: 'matched', ...match, ticketIds: ['t1', 't2'], matchedAt: 0 },
+      {
+        state: 'matched',
+        ...match,
+        ticketIds: ['t1', 't2'],
+        userIds: ['user-t1', 'friend-t1', 'user-t2', 'friend-t2'],
+        matchedAt: 0,
+      },
     );
     assert.ok(status.matchedAt > 0);
     assert.equal(await directory.cancelTicket('t1'), false, 'a matched ticket is no longer queued');
