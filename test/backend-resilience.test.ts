@@ -1,6 +1,6 @@
 /**
  * The backend against a directory that is not ready yet (its PROCESS_GONE subscription is retried
- * until it holds).
+ * until it holds), and its options refused at construction when they make no sense.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -9,6 +9,7 @@ import { ROOM_GONE } from '../src/services/backend-refusal.js';
 import type { JoinAnswer } from '../src/services/backend-seats.js';
 import type { Unsubscribe } from '../src/services/directory.js';
 import { EmbeddedDirectory } from '../src/services/embedded-directory.js';
+import { createMatchRoom } from '../src/services/room-placement.js';
 import { backendPerTest, call, FakeRoomProcess, guest } from './support/backend-fixture.js';
 import { until } from './support/directory-contract.js';
 
@@ -59,5 +60,38 @@ describe('the PROCESS_GONE subscription', () => {
     const calls = directory.subscribeCalls;
     await new Promise((resolve) => setTimeout(resolve, 500));
     assert.equal(directory.subscribeCalls, calls);
+  });
+});
+
+describe('options refused at construction', () => {
+  const base = { directory: new EmbeddedDirectory(), privateKey: KEY, protocolId: 1n, onError: () => {} };
+  for (const [name, value] of [
+    ['sweepIntervalMs', Number.NaN],
+    ['sweepIntervalMs', -1],
+    ['sweepIntervalMs', Number.POSITIVE_INFINITY],
+    ['createTimeoutMs', Number.NaN],
+    ['createTimeoutMs', -5],
+    ['createTimeoutMs', Number.POSITIVE_INFINITY],
+    ['sessionSeconds', Number.NaN],
+    ['sessionSeconds', Number.POSITIVE_INFINITY],
+    ['sessionSeconds', 0.0001],
+  ] as const) {
+    it(`createBackend: ${name} ${value}`, () => {
+      assert.throws(() => createBackend({ ...base, [name]: value }), { name: 'RangeError' });
+    });
+  }
+
+  it('createMatchRoom: a createTimeoutMs that is not a finite positive number', async () => {
+    for (const timeoutMs of [Number.NaN, -1, Number.POSITIVE_INFINITY])
+      await assert.rejects(createMatchRoom({ directory: base.directory, name: 'duel', timeoutMs }), {
+        name: 'RangeError',
+      });
+  });
+
+  it('takes sessionSeconds with a fraction of a second in whole milliseconds', async () => {
+    const f = await start({ sessionSeconds: 1.5 });
+    const auth = await call(f.url, 'POST', '/auth', { name: 'ada' });
+    assert.equal(auth.status, 200);
+    assert.ok(Number.isInteger(auth.body.expiresAt));
   });
 });

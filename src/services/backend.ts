@@ -112,6 +112,12 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
   const tokenSeconds = positive('tokenSeconds', options.tokenSeconds ?? 15);
   const maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes ?? 16384);
   const sweepIntervalMs = options.sweepIntervalMs ?? 2000;
+  if (!(sweepIntervalMs >= 0) || !Number.isFinite(sweepIntervalMs))
+    throw new RangeError(
+      `sweepIntervalMs must be a finite number >= 0 (0: no sweep), got ${sweepIntervalMs}`,
+    );
+  if (Math.round(sessionSeconds * 1000) < 1)
+    throw new RangeError(`sessionSeconds must be at least a millisecond, got ${sessionSeconds}`);
   const remoteIp = options.remoteIp ?? socketIp;
   const onError = options.onError ?? ((error: unknown) => console.error('backend:', error));
   const secret = options.sessionSecret ?? new Uint8Array(randomBytes(32));
