@@ -134,9 +134,12 @@ describe('matchmaking routes', () => {
     assert.deepEqual([cancel.status, cancel.body.state], [200, 'cancelled']);
     const twice = await call(f.url, 'DELETE', `/matchmake/${ticketId}`, undefined, ada.session);
     assert.deepEqual([twice.status, twice.body.error], [409, 'ticket is not queued (cancelled)']);
-    // A cancelled ticket keeps no users, so it reads as unknown to everyone (its owner knows).
     const poll = await call(f.url, 'GET', `/matchmake/${ticketId}?transport=udp`, undefined, ada.session);
-    assert.equal(poll.body.state, 'unknown');
+    assert.equal(poll.body.state, 'cancelled');
+    const stranger = await call(f.url, 'GET', `/matchmake/${ticketId}?transport=udp`, undefined, eve.session);
+    assert.equal(stranger.body.state, 'unknown', 'whether another player’s ticket was cancelled is not told');
+    const theirsAgain = await call(f.url, 'DELETE', `/matchmake/${ticketId}`, undefined, eve.session);
+    assert.deepEqual([theirsAgain.status, theirsAgain.body.error], [409, 'ticket is not queued (unknown)']);
     assert.equal(
       (await call(f.url, 'GET', '/matchmake/nope?transport=udp', undefined, ada.session)).body.state,
       'unknown',
@@ -146,7 +149,7 @@ describe('matchmaking routes', () => {
   it('client.matchmake polls until matched, and an abort cancels the ticket', async () => {
     const f = await start();
     const client = new BackendClient({ url: f.url });
-    await client.auth({ name: 'ada' });
+    const me = await client.auth({ name: 'ada' });
     let ticket = '';
     const seated = client.matchmake({
       pool: 'duel',
@@ -173,7 +176,7 @@ describe('matchmaking routes', () => {
     abort.abort(new Error('player left the queue'));
     await assert.rejects(waiting, /player left the queue/);
     // The cancel is sent as the poll stops: wait for it to land.
-    const cancelled = { state: 'cancelled' };
+    const cancelled = { state: 'cancelled', userIds: [me.userId] };
     for (let i = 0; i < 200; i++) {
       if ((await f.directory.ticketStatus(ticket)).state === 'cancelled') break;
       await new Promise((resolve) => setTimeout(resolve, 10));

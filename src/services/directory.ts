@@ -129,7 +129,8 @@ export type TicketStatus =
       userIds: string[];
       matchedAt: number;
     }
-  | { state: 'cancelled' }
+  /** The cancelled ticket's users: only they are told it was cancelled. */
+  | { state: 'cancelled'; userIds: string[] }
   | { state: 'unknown' };
 
 export interface RoomQuery {

@@ -279,8 +279,11 @@ export class EmbeddedDirectory implements Directory {
 
   async cancelTicket(ticketId: string): Promise<boolean> {
     this.open();
-    if (!this.tickets.delete(ticketId)) return false;
-    this.results.set(ticketId, { status: { state: 'cancelled' }, expiresAt: this.now() + 60_000 });
+    const ticket = this.tickets.get(ticketId);
+    if (ticket === undefined) return false;
+    this.tickets.delete(ticketId);
+    const status: TicketResult = { state: 'cancelled', userIds: [...ticket.userIds] };
+    this.results.set(ticketId, { status, expiresAt: this.now() + 60_000 });
     return true;
   }
 

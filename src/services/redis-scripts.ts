@@ -269,11 +269,16 @@ return 1`,
   // ticketId → 1 cancelled, 0 not queued
   gwCancelTicket: `
 local id = ARGV[2]
-if redis.call('HDEL', P .. 'tickets', id) == 0 then return 0 end
+local json = redis.call('HGET', P .. 'tickets', id)
+if not json then return 0 end
+redis.call('HDEL', P .. 'tickets', id)
+local users = {}
+for _, user in ipairs(cjson.decode(json).userIds) do users[#users + 1] = cjson.encode(user) end
 local pool = redis.call('HGET', P .. 'ticket-pool', id)
 redis.call('HDEL', P .. 'ticket-pool', id)
 if pool then redis.call('SREM', P .. 'pool:' .. pool, id) end
-redis.call('SET', P .. 'ticket-result:' .. id, '{"state":"cancelled"}', 'PX', ${CANCELLED_KEPT_MS})
+redis.call('SET', P .. 'ticket-result:' .. id, '{"state":"cancelled","userIds":[' ..
+  table.concat(users, ',') .. ']}', 'PX', ${CANCELLED_KEPT_MS})
 return 1`,
 
   // pool → the queued tickets' json
