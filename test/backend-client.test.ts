@@ -108,6 +108,19 @@ describe('matchmaking routes', () => {
     assert.deepEqual([refused.status, refused.body.error], [400, 'pool "no-rules" has no match rules']);
   });
 
+  it('answers unknown, and no seat, to a player polling someone else’s matched ticket', async () => {
+    const f = await start({ sessionSecret: SECRET });
+    const ada = await guest(f.url, 'ada');
+    const eve = await guest(f.url, 'eve');
+    const ticketId = await f.matchmaker.enqueue({ userIds: [ada.userId], pool: 'duel/eu', skill: 1 });
+    const roomId = await f.matchmaker.match('duel/eu', 'duel');
+    const stranger = await call(f.url, 'GET', `/matchmake/${ticketId}?transport=udp`, undefined, eve.session);
+    assert.deepEqual([stranger.status, stranger.body], [200, { state: 'unknown' }]);
+    assert.equal((await f.directory.getRoom(roomId))?.seats, 0, 'no seat reserved for the stranger');
+    const own = await call(f.url, 'GET', `/matchmake/${ticketId}?transport=udp`, undefined, ada.session);
+    assert.equal(own.body.state, 'matched');
+  });
+
   it('cancels a queued ticket once; refuses to cancel another player’s', async () => {
     const f = await start();
     const ada = await guest(f.url, 'ada');
@@ -123,6 +136,10 @@ describe('matchmaking routes', () => {
     assert.deepEqual([twice.status, twice.body.error], [409, 'ticket is not queued (cancelled)']);
     const poll = await call(f.url, 'GET', `/matchmake/${ticketId}?transport=udp`, undefined, ada.session);
     assert.equal(poll.body.state, 'cancelled');
+    const stranger = await call(f.url, 'GET', `/matchmake/${ticketId}?transport=udp`, undefined, eve.session);
+    assert.equal(stranger.body.state, 'unknown', 'whether another player’s ticket was cancelled is not told');
+    const theirsAgain = await call(f.url, 'DELETE', `/matchmake/${ticketId}`, undefined, eve.session);
+    assert.deepEqual([theirsAgain.status, theirsAgain.body.error], [409, 'ticket is not queued (unknown)']);
     assert.equal(
       (await call(f.url, 'GET', '/matchmake/nope?transport=udp', undefined, ada.session)).body.state,
       'unknown',
@@ -132,7 +149,7 @@ describe('matchmaking routes', () => {
   it('client.matchmake polls until matched, and an abort cancels the ticket', async () => {
     const f = await start();
     const client = new BackendClient({ url: f.url });
-    await client.auth({ name: 'ada' });
+    const me = await client.auth({ name: 'ada' });
     let ticket = '';
     const seated = client.matchmake({
       pool: 'duel',
@@ -159,7 +176,7 @@ describe('matchmaking routes', () => {
     abort.abort(new Error('player left the queue'));
     await assert.rejects(waiting, /player left the queue/);
     // The cancel is sent as the poll stops: wait for it to land.
-    const cancelled = { state: 'cancelled' };
+    const cancelled = { state: 'cancelled', userIds: [me.userId] };
     for (let i = 0; i < 200; i++) {
       if ((await f.directory.ticketStatus(ticket)).state === 'cancelled') break;
       await new Promise((resolve) => setTimeout(resolve, 10));

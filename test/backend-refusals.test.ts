@@ -45,7 +45,9 @@ describe('refusals with a reason', () => {
       ['/rooms/join-or-create', { name: 'a b', transport: 'udp' }, /^name: must be letters/],
       ['/rooms/join-or-create', { name: 'arena', transport: 'udp', options: 'big' }, /^options: /],
       ['/rooms/create', { transport: 'udp' }, /^name: /],
-      ['/reconnect', { seatId: 'é', transport: 'udp' }, /^seatId: must be printable ASCII/],
+      ['/reconnect', { seatId: 'é', transport: 'udp' }, /^seatId: must be letters, digits/],
+      ['/reconnect', { seatId: 'abc:seats', transport: 'udp' }, /^seatId: must be letters, digits/],
+      ['/reconnect', { seatId: 'abc', roomId: 'r*', transport: 'udp' }, /^roomId: must be letters, digits/],
       ['/reconnect', { seatId: 'x'.repeat(65), transport: 'udp' }, /^seatId: Too big/],
       ['/matchmake', { pool: 'duel', skill: 'high' }, /^skill: /],
       ['/matchmake', { pool: 'duel', properties: { a: { nested: 1 } } }, /^properties.a: /],
@@ -69,6 +71,14 @@ describe('refusals with a reason', () => {
       [param.status, param.body.error],
       [400, 'roomId: Too big: expected string to have <=64 characters'],
     );
+    // An id reaching directory keys with ':' would name another record (a 500 WRONGTYPE on Redis).
+    for (const path of ['/rooms/r1:seats/join', '/rooms/r1%3Aseats/join']) {
+      const keyed = await call(f.url, 'POST', path, { transport: 'udp' }, session);
+      assert.equal(keyed.status, 400, path);
+      assert.match(String(keyed.body.error), /^roomId: must be letters, digits/);
+    }
+    const ticket = await call(f.url, 'GET', '/matchmake/t:1?transport=udp', undefined, session);
+    assert.equal(ticket.status, 400);
     const query = await call(f.url, 'GET', '/matchmake/abc?transport=smoke', undefined, session);
     assert.equal(query.status, 400);
     assert.match(String(query.body.error), /^transport: /);

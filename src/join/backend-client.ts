@@ -24,6 +24,11 @@ export class BackendError extends Error {
     this.name = 'BackendError';
   }
 
+  /** No answer came within the client's timeoutMs (status 0: nothing was answered). */
+  get timedOut(): boolean {
+    return this.status === 0;
+  }
+
   /** The seat's room is gone for good (its server process stopped or crashed): join another. */
   get roomGone(): boolean {
     return this.status === 410 && this.reason.startsWith('room gone');
@@ -39,7 +44,21 @@ export interface BackendClientOptions {
   fetch?: FetchLike;
   /** A session from an earlier auth() (kept in localStorage, say). */
   session?: string;
+  /**
+   * How long one request may wait for its whole answer, ms (default 10000); then it rejects with
+   * a BackendError whose timedOut is true. A backend that accepts and never answers would
+   * otherwise hold the player's join forever.
+   */
+  timeoutMs?: number;
 }
+
+/** What each request takes besides its own fields. */
+export interface RequestOptions {
+  /** Aborting rejects the request with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+export type SeatOptions = { transport: TransportKind; options?: object } & RequestOptions;
 
 export interface MatchmakeOptions {
   /** The pool to queue in (ignored with `ticketId`). */
@@ -63,6 +82,7 @@ export interface MatchmakeOptions {
 export class BackendClient {
   private readonly url: string;
   private readonly fetch: FetchLike;
+  private readonly timeoutMs: number;
   /** The session token auth() answered (sent as Authorization: Bearer). */
   session: string | null;
   /** The last seat this client was given, for reconnect(). */
@@ -75,11 +95,17 @@ export class BackendClient {
     if (typeof f !== 'function') throw new TypeError('BackendClient: no fetch available; pass one');
     this.fetch = (url, init) => f(url, init);
     this.session = options.session ?? null;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    if (!Number.isFinite(this.timeoutMs) || this.timeoutMs <= 0)
+      throw new RangeError(`BackendClient: timeoutMs must be a finite number > 0, got ${this.timeoutMs}`);
   }
 
   /** Authenticates (the body the backend's auth schema expects; a guest's { name } by default). */
-  async auth(body: unknown): Promise<{ userId: string; session: string; expiresAt: number }> {
-    const answer = (await this.call('POST', '/auth', body, false)) as {
+  async auth(
+    body: unknown,
+    request: RequestOptions = {},
+  ): Promise<{ userId: string; session: string; expiresAt: number }> {
+    const answer = (await this.call('POST', '/auth', body, false, request.signal)) as {
       userId: string;
       session: string;
       expiresAt: number;
@@ -88,20 +114,26 @@ export class BackendClient {
     return answer;
   }
 
-  joinOrCreate(name: string, options: { transport: TransportKind; options?: object }): Promise<Seated> {
-    return this.seat('/rooms/join-or-create', { name, ...options });
+  joinOrCreate(name: string, options: SeatOptions): Promise<Seated> {
+    const { signal, ...body } = options;
+    return this.seat('/rooms/join-or-create', { name, ...body }, signal);
   }
 
-  create(name: string, options: { transport: TransportKind; options?: object }): Promise<Seated> {
-    return this.seat('/rooms/create', { name, ...options });
+  create(name: string, options: SeatOptions): Promise<Seated> {
+    const { signal, ...body } = options;
+    return this.seat('/rooms/create', { name, ...body }, signal);
   }
 
-  join(roomId: string, options: { transport: TransportKind; options?: object }): Promise<Seated> {
-    return this.seat(`/rooms/${encodeURIComponent(roomId)}/join`, options);
+  join(roomId: string, options: SeatOptions): Promise<Seated> {
+    const { signal, ...body } = options;
+    return this.seat(`/rooms/${encodeURIComponent(roomId)}/join`, body, signal);
   }
 
   /** A fresh token for a seat held after a drop (default: the last seat this client was given). */
-  reconnect(seatId?: string, options: { transport?: TransportKind; roomId?: string } = {}): Promise<Seated> {
+  reconnect(
+    seatId?: string,
+    options: { transport?: TransportKind; roomId?: string } & RequestOptions = {},
+  ): Promise<Seated> {
     const last = this.last;
     const id = seatId ?? last?.seatId;
     if (id === undefined) throw new RangeError('reconnect: no seat given and none joined before');
@@ -109,7 +141,8 @@ export class BackendClient {
     const transport = options.transport ?? (same ? last.transport : undefined);
     if (transport === undefined) throw new RangeError('reconnect: which transport?');
     const roomId = options.roomId ?? (same ? last.roomId : undefined);
-    return this.seat('/reconnect', { seatId: id, transport, ...(roomId === undefined ? {} : { roomId }) });
+    const body = { seatId: id, transport, ...(roomId === undefined ? {} : { roomId }) };
+    return this.seat('/reconnect', body, options.signal);
   }
 
   /** Queues a ticket and polls until matched; the seat in the match's room. */
@@ -152,8 +185,8 @@ export class BackendClient {
     }
   }
 
-  private async seat(path: string, body: object): Promise<Seated> {
-    return this.remember((await this.call('POST', path, body, true)) as JoinAnswer);
+  private async seat(path: string, body: object, signal?: AbortSignal): Promise<Seated> {
+    return this.remember((await this.call('POST', path, body, true, signal)) as JoinAnswer);
   }
 
   private remember(answer: JoinAnswer): Seated {
@@ -175,15 +208,33 @@ export class BackendClient {
       if (this.session === null) throw new BackendError(401, 'not authenticated: call auth() first');
       headers.Authorization = `Bearer ${this.session}`;
     }
-    const init: RequestInit = { method, headers };
+    signal?.throwIfAborted();
+    const deadline = requestDeadline(this.timeoutMs, signal);
+    const init: RequestInit = { method, headers, signal: deadline.signal };
     if (body !== undefined) init.body = JSON.stringify(body);
-    if (signal !== undefined) init.signal = signal;
-    const response = await this.fetch(`${this.url}${path}`, init);
+    const timedOut = () =>
+      new BackendError(
+        0,
+        `timeout: no answer to ${method} ${path.split('?')[0]} within ${this.timeoutMs} ms`,
+      );
+    let response: Response;
     let answer: unknown = null;
     try {
-      answer = await response.json();
-    } catch {
-      // an unreadable answer is reported by its status below
+      try {
+        response = await this.fetch(`${this.url}${path}`, init);
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        throw deadline.expired() ? timedOut() : error;
+      }
+      try {
+        answer = await response.json();
+      } catch {
+        // an unreadable answer is reported by its status below, unless the wait was cut short
+        if (signal?.aborted) throw signal.reason;
+        if (deadline.expired()) throw timedOut();
+      }
+    } finally {
+      deadline.dispose();
     }
     if (!response.ok) {
       const reason = (answer as { error?: unknown } | null)?.error;
@@ -197,6 +248,41 @@ export class BackendClient {
     if (answer === null) throw new BackendError(response.status, 'answer is not JSON');
     return answer;
   }
+}
+
+/**
+ * The signal of one request: the caller's, and a timer. AbortSignal.any and AbortSignal.timeout
+ * are used where present (Node 20.3+, current browsers), a controller and a timer otherwise.
+ */
+function requestDeadline(
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): { signal: AbortSignal; expired(): boolean; dispose(): void } {
+  const controller = new AbortController();
+  let expired = false;
+  const timer = setTimeout(() => {
+    expired = true;
+    controller.abort(new Error(`timeout after ${timeoutMs} ms`));
+  }, timeoutMs);
+  if (signal === undefined)
+    return { signal: controller.signal, expired: () => expired, dispose: () => clearTimeout(timer) };
+  const any = (AbortSignal as { any?: (signals: AbortSignal[]) => AbortSignal }).any;
+  if (typeof any === 'function')
+    return {
+      signal: any.call(AbortSignal, [signal, controller.signal]),
+      expired: () => expired,
+      dispose: () => clearTimeout(timer),
+    };
+  const onAbort = () => controller.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    expired: () => expired,
+    dispose: () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    },
+  };
 }
 
 function fromBase64(text: string): Uint8Array {

@@ -9,7 +9,7 @@
  * own session and gets its own seat.
  */
 import { createHmac } from 'node:crypto';
-import type { Hono, MiddlewareHandler } from 'hono';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { Refusal } from './backend-refusal.js';
 import type { BackendEnv } from './backend-routes.js';
 import { matchmakeSchema, ticketParamSchema, transportQuerySchema, validate } from './backend-schemas.js';
@@ -77,18 +77,22 @@ export function addMatchmakeRoutes(app: Hono<BackendEnv>, ctx: MatchmakeRouteCon
       switch (status.state) {
         case 'queued':
           // Another player's ticket reads as unknown: ticket ids are not shared.
-          if (!status.ticket.userIds.includes(userId))
-            return c.json({ state: 'unknown' } satisfies MatchPoll);
+          if (!status.ticket.userIds.includes(userId)) return unknown(c);
           return c.json({ state: 'queued', waitedMs: Math.max(0, ctx.now() - status.ticket.createdAt) });
         case 'matched': {
+          // Only the match's players get a seat: a leaked ticket id must not seat a stranger.
+          if (!status.userIds.includes(userId)) return unknown(c);
           // The same seat on every poll (its id derives from ticket and player), so polling again
           // after a lost answer gets a fresh token for it rather than a second seat.
           const seatId = matchSeatId(ctx.secret, ticketId, userId);
           const join = await ctx.seats.join(seatHolder(session), status.roomId, transport, seatId);
           return c.json({ state: 'matched', matchId: status.matchId, join } satisfies MatchPoll);
         }
+        case 'cancelled':
+          if (!status.userIds.includes(userId)) return unknown(c);
+          return c.json({ state: 'cancelled' } satisfies MatchPoll);
         default:
-          return c.json({ state: status.state } satisfies MatchPoll);
+          return unknown(c);
       }
     },
   );
@@ -96,16 +100,19 @@ export function addMatchmakeRoutes(app: Hono<BackendEnv>, ctx: MatchmakeRouteCon
   app.delete('/matchmake/:ticketId', ctx.session, validate('param', ticketParamSchema), async (c) => {
     const { ticketId } = c.req.valid('param');
     const status = await ctx.matchmaker.status(ticketId);
-    if (status.state !== 'queued' || !status.ticket.userIds.includes(c.get('session').userId))
-      throw new Refusal(
-        409,
-        `ticket is not queued (${status.state === 'queued' ? 'unknown' : status.state})`,
-      );
+    const userId = c.get('session').userId;
+    const users =
+      status.state === 'queued' ? status.ticket.userIds : status.state === 'unknown' ? [] : status.userIds;
+    // What became of another player's ticket is not told, as for GET.
+    const state = users.includes(userId) ? status.state : 'unknown';
+    if (state !== 'queued') throw new Refusal(409, `ticket is not queued (${state})`);
     if (!(await ctx.matchmaker.cancel(ticketId)))
       throw new Refusal(409, 'ticket is not queued (matched meanwhile)');
     return c.json({ state: 'cancelled' });
   });
 }
+
+const unknown = (c: Context<BackendEnv>) => c.json({ state: 'unknown' } satisfies MatchPoll);
 
 /** The seat a matched player gets: 22 base64url characters of HMAC(secret, ticket, player). */
 export function matchSeatId(secret: Uint8Array, ticketId: string, userId: string): string {

@@ -3,8 +3,9 @@
  * map of bounded size. When the map is full, buckets that have refilled completely are dropped
  * first (an absent bucket is a full one, so nothing changes for them); then the least recently
  * used. An attacker rotating addresses can at worst refill someone's bucket early: it never makes
- * the map grow.
+ * the map grow. Addresses are keyed by addressKey: an IPv6 client's whole /64 shares one bucket.
  */
+import { addressKey } from './address-key.js';
 
 export interface RateLimitOptions {
   /** Requests an address may make at once (default 30). */
@@ -43,7 +44,8 @@ export class RateLimiter {
   }
 
   /** Takes one token for `address` at `now` (unix ms): 0 if allowed, else the seconds to wait. */
-  take(address: string, now: number): number {
+  take(client: string, now: number): number {
+    const address = addressKey(client);
     let bucket = this.buckets.get(address);
     if (bucket === undefined) {
       if (this.buckets.size >= this.maxAddresses) this.evict(now);

@@ -64,7 +64,7 @@ export function addRoomRoutes(app: Hono<BackendEnv>, ctx: RouteContext): void {
     const verdict = await ctx.verify(body, info);
     if (verdict === null) return c.json({ error: 'credentials refused' }, 401);
     if ('refused' in verdict) return c.json({ error: String(verdict.refused).slice(0, 200) }, 401);
-    const expiresAt = ctx.now() + ctx.sessionSeconds * 1000;
+    const expiresAt = ctx.now() + Math.round(ctx.sessionSeconds * 1000); // whole ms: signed as an integer
     const session = ctx.sessions.sign({ userId: verdict.userId, expiresAt, data: verdict.data });
     return c.json({ session, userId: verdict.userId, expiresAt });
   });

@@ -8,12 +8,15 @@ import { z } from 'zod';
 
 export const transportSchema = z.enum(['udp', 'websocket', 'webrtc']);
 
-/** Room, seat and ticket ids: what seat-token.ts can carry (1..64 printable ASCII). */
+/**
+ * Room, seat and ticket ids: randomId's alphabet (base64url), 1..64 characters. Nothing else may
+ * pass: ids are spliced into directory keys, and "<roomId>:seats" would name another record.
+ */
 export const idSchema = z
   .string()
   .min(1)
   .max(64)
-  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII');
+  .regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, "_" or "-"');
 
 export const roomTypeSchema = z
   .string()

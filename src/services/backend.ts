@@ -86,6 +86,10 @@ export interface Backend {
   close(): Promise<void>;
 }
 
+/** Backoff of the PROCESS_GONE subscription while the directory refuses it, ms. */
+const GONE_RETRY_FIRST_MS = 100;
+const GONE_RETRY_MAX_MS = 5000;
+
 function socketIp(c: Context): string {
   try {
     return getConnInfo(c).remote.address ?? 'unknown';
@@ -108,6 +112,12 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
   const tokenSeconds = positive('tokenSeconds', options.tokenSeconds ?? 15);
   const maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes ?? 16384);
   const sweepIntervalMs = options.sweepIntervalMs ?? 2000;
+  if (!(sweepIntervalMs >= 0) || !Number.isFinite(sweepIntervalMs))
+    throw new RangeError(
+      `sweepIntervalMs must be a finite number >= 0 (0: no sweep), got ${sweepIntervalMs}`,
+    );
+  if (Math.round(sessionSeconds * 1000) < 1)
+    throw new RangeError(`sessionSeconds must be at least a millisecond, got ${sessionSeconds}`);
   const remoteIp = options.remoteIp ?? socketIp;
   const onError = options.onError ?? ((error: unknown) => console.error('backend:', error));
   const secret = options.sessionSecret ?? new Uint8Array(randomBytes(32));
@@ -182,10 +192,11 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
     return c.json({ error: 'internal error' }, 500);
   });
 
-  // Rooms of a stopped process answer 410 for a while; the subscription is made at once and
-  // awaited only by close().
+  // Rooms of a stopped process answer 410 for a while. The subscription is made at once and
+  // retried with capped backoff while the directory refuses it (Redis not ready yet): without
+  // it the backend would hand out seats in dead rooms until their seats lapse.
   let closed = false;
-  const subscription: Promise<Unsubscribe> = directory.subscribe(PROCESS_GONE, (message) => {
+  const onGone = (message: string) => {
     try {
       const roomIds = (JSON.parse(message) as { roomIds?: unknown }).roomIds;
       if (Array.isArray(roomIds))
@@ -196,8 +207,26 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
     } catch {
       // not ours to fix: a malformed announcement is skipped
     }
-  });
-  subscription.catch(onError);
+  };
+  let unsubscribe: Unsubscribe | null = null;
+  let retry: ReturnType<typeof setTimeout> | null = null;
+  let attempt: Promise<void> = Promise.resolve();
+  const subscribeGone = (delayMs: number): void => {
+    retry = null;
+    attempt = directory.subscribe(PROCESS_GONE, onGone).then(
+      (u) => {
+        if (closed) return u().catch(() => {});
+        unsubscribe = u;
+      },
+      (error: unknown) => {
+        if (closed) return;
+        onError(error);
+        retry = setTimeout(() => subscribeGone(Math.min(delayMs * 2, GONE_RETRY_MAX_MS)), delayMs);
+        retry.unref?.();
+      },
+    );
+  };
+  subscribeGone(GONE_RETRY_FIRST_MS);
   const sweeper =
     sweepIntervalMs > 0
       ? setInterval(() => {
@@ -212,8 +241,9 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
       if (closed) return;
       closed = true;
       if (sweeper !== null) clearInterval(sweeper);
-      const unsubscribe = await subscription.catch(() => null);
-      await unsubscribe?.().catch(() => {});
+      if (retry !== null) clearTimeout(retry);
+      await attempt;
+      await (unsubscribe as Unsubscribe | null)?.().catch(() => {});
     },
   };
 }

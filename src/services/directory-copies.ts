@@ -68,12 +68,13 @@ export function copyTicket(ticket: Ticket): Ticket {
 export function copyResult(
   status: Exclude<TicketStatus, { state: 'queued' } | { state: 'unknown' }>,
 ): TicketStatus {
-  if (status.state === 'cancelled') return { state: 'cancelled' };
+  if (status.state === 'cancelled') return { state: 'cancelled', userIds: status.userIds.slice() };
   return {
     state: 'matched',
     matchId: status.matchId,
     roomId: status.roomId,
     ticketIds: status.ticketIds.slice(),
+    userIds: status.userIds.slice(),
     matchedAt: status.matchedAt,
   };
 }

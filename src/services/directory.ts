@@ -120,8 +120,17 @@ export interface Ticket {
 /** What became of a ticket: still queued, matched into a room, cancelled or lapsed. */
 export type TicketStatus =
   | { state: 'queued'; ticket: Ticket }
-  | { state: 'matched'; matchId: string; roomId: string; ticketIds: string[]; matchedAt: number }
-  | { state: 'cancelled' }
+  | {
+      state: 'matched';
+      matchId: string;
+      roomId: string;
+      ticketIds: string[];
+      /** Every player of the match (all its tickets' users): who may take a seat in it. */
+      userIds: string[];
+      matchedAt: number;
+    }
+  /** The cancelled ticket's users: only they are told it was cancelled. */
+  | { state: 'cancelled'; userIds: string[] }
   | { state: 'unknown' };
 
 export interface RoomQuery {

@@ -279,8 +279,11 @@ export class EmbeddedDirectory implements Directory {
 
   async cancelTicket(ticketId: string): Promise<boolean> {
     this.open();
-    if (!this.tickets.delete(ticketId)) return false;
-    this.results.set(ticketId, { status: { state: 'cancelled' }, expiresAt: this.now() + 60_000 });
+    const ticket = this.tickets.get(ticketId);
+    if (ticket === undefined) return false;
+    this.tickets.delete(ticketId);
+    const status: TicketResult = { state: 'cancelled', userIds: [...ticket.userIds] };
+    this.results.set(ticketId, { status, expiresAt: this.now() + 60_000 });
     return true;
   }
 
@@ -302,9 +305,16 @@ export class EmbeddedDirectory implements Directory {
     if (new Set(ticketIds).size !== ticketIds.length) return false;
     if (!ticketIds.every((id) => this.tickets.has(id))) return false;
     const now = this.now();
+    const userIds = ticketIds.flatMap((id) => this.tickets.get(id)?.userIds ?? []);
     for (const id of ticketIds) {
       this.tickets.delete(id);
-      const status: TicketResult = { state: 'matched', ...match, ticketIds: [...ticketIds], matchedAt: now };
+      const status: TicketResult = {
+        state: 'matched',
+        ...match,
+        ticketIds: [...ticketIds],
+        userIds: [...userIds],
+        matchedAt: now,
+      };
       this.results.set(id, { status, expiresAt: now + resultTtlMs });
     }
     return true;

@@ -162,10 +162,13 @@ export function ticketOf(json: unknown): Ticket | null {
 export function ticketResultOf(json: unknown): TicketStatus | null {
   const value = typeof json === 'string' ? parseJson(json) : undefined;
   if (!isObject(value)) return null;
-  if (value.state === 'cancelled') return { state: 'cancelled' };
   const { matchId, roomId, ticketIds, matchedAt } = value;
+  // A result stored before userIds were recorded names no one: it reads as nobody's.
+  const userIds = value.userIds ?? [];
+  if (!Array.isArray(userIds) || !userIds.every((id) => typeof id === 'string')) return null;
+  if (value.state === 'cancelled') return { state: 'cancelled', userIds };
   if (value.state !== 'matched' || typeof matchId !== 'string' || typeof roomId !== 'string') return null;
   if (!Array.isArray(ticketIds) || !ticketIds.every((id) => typeof id === 'string')) return null;
   if (typeof matchedAt !== 'number') return null;
-  return { state: 'matched', matchId, roomId, ticketIds, matchedAt };
+  return { state: 'matched', matchId, roomId, ticketIds, userIds, matchedAt };
 }

@@ -269,11 +269,16 @@ return 1`,
   // ticketId → 1 cancelled, 0 not queued
   gwCancelTicket: `
 local id = ARGV[2]
-if redis.call('HDEL', P .. 'tickets', id) == 0 then return 0 end
+local json = redis.call('HGET', P .. 'tickets', id)
+if not json then return 0 end
+redis.call('HDEL', P .. 'tickets', id)
+local users = {}
+for _, user in ipairs(cjson.decode(json).userIds) do users[#users + 1] = cjson.encode(user) end
 local pool = redis.call('HGET', P .. 'ticket-pool', id)
 redis.call('HDEL', P .. 'ticket-pool', id)
 if pool then redis.call('SREM', P .. 'pool:' .. pool, id) end
-redis.call('SET', P .. 'ticket-result:' .. id, '{"state":"cancelled"}', 'PX', ${CANCELLED_KEPT_MS})
+redis.call('SET', P .. 'ticket-result:' .. id, '{"state":"cancelled","userIds":[' ..
+  table.concat(users, ',') .. ']}', 'PX', ${CANCELLED_KEPT_MS})
 return 1`,
 
   // pool → the queued tickets' json
@@ -288,13 +293,16 @@ return out`,
   // matchId, roomId, resultTtl, ticketIds... → 1 all claimed, 0 none (one was not queued)
   gwClaimTickets: `
 local matchId, roomId, ttl = ARGV[2], ARGV[3], ARGV[4]
-local quoted = {}
+local quoted, users = {}, {}
 for i = 5, #ARGV do
-  if redis.call('HEXISTS', P .. 'tickets', ARGV[i]) == 0 then return 0 end
+  local json = redis.call('HGET', P .. 'tickets', ARGV[i])
+  if not json then return 0 end
   quoted[#quoted + 1] = cjson.encode(ARGV[i])
+  for _, user in ipairs(cjson.decode(json).userIds) do users[#users + 1] = cjson.encode(user) end
 end
 local result = '{"state":"matched","matchId":' .. cjson.encode(matchId) .. ',"roomId":' ..
-  cjson.encode(roomId) .. ',"ticketIds":[' .. table.concat(quoted, ',') .. '],"matchedAt":' ..
+  cjson.encode(roomId) .. ',"ticketIds":[' .. table.concat(quoted, ',') .. '],"userIds":[' ..
+  table.concat(users, ',') .. '],"matchedAt":' ..
   string.format('%.0f', nowMs()) .. '}'
 for i = 5, #ARGV do
   local id = ARGV[i]

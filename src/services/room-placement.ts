@@ -51,7 +51,11 @@ export class RoomPlacer {
   constructor(
     private readonly directory: Directory,
     private readonly timeoutMs = DEFAULT_CREATE_TIMEOUT_MS,
-  ) {}
+  ) {
+    // NaN or Infinity would reach setTimeout, which fires them at once (a 503 for every create).
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+      throw new RangeError(`createTimeoutMs must be a finite number > 0, got ${timeoutMs}`);
+  }
 
   /** The least loaded ready process with room to spare that serves `transport` (any when undefined). */
   async pickProcess(transport: TransportKind | undefined): Promise<ProcessRecord | null> {

@@ -35,7 +35,10 @@ export function queueContract(ctx: ContractContext): void {
     assert.equal(await peer.cancelTicket('t1'), true);
     assert.equal(await directory.cancelTicket('t1'), false);
     assert.equal(await directory.cancelTicket('t9'), false);
-    assert.deepEqual(await directory.ticketStatus('t1'), { state: 'cancelled' });
+    assert.deepEqual(await directory.ticketStatus('t1'), {
+      state: 'cancelled',
+      userIds: ['user-t1', 'friend-t1'],
+    });
     assert.deepEqual(ids(await directory.listTickets('duel/eu')), ['t3']);
     await assert.rejects(peer.addTicket(ticket('t1')), /exists/, 'its cancellation is still readable');
   });
@@ -57,7 +60,13 @@ export function queueContract(ctx: ContractContext): void {
     assert.ok(status.state === 'matched');
     assert.deepEqual(
       { ...status, matchedAt: 0 },
-      { state: 'matched', ...match, ticketIds: ['t1', 't2'], matchedAt: 0 },
+      {
+        state: 'matched',
+        ...match,
+        ticketIds: ['t1', 't2'],
+        userIds: ['user-t1', 'friend-t1', 'user-t2', 'friend-t2'],
+        matchedAt: 0,
+      },
     );
     assert.ok(status.matchedAt > 0);
     assert.equal(await directory.cancelTicket('t1'), false, 'a matched ticket is no longer queued');
