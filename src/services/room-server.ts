@@ -231,6 +231,8 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
 
   /** Takes no new rooms or seats, waits until every room is empty (or `timeoutMs`), then stops. */
   async drain(timeoutMs = 30_000): Promise<void> {
+    if (!Number.isFinite(timeoutMs) || timeoutMs < 0)
+      throw new RangeError(`RoomServer.drain: timeoutMs must be a finite number >= 0, got ${timeoutMs}`);
     if (this.phase === 'stopped') return;
     if (this.phase !== 'draining') {
       this.phase = 'draining';
