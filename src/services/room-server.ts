@@ -201,6 +201,7 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
     if (this.phase === 'stopped' || this.phase === 'starting') return;
     // The period ends now: the heartbeat carries its figures.
     this.tickTimes.roll();
+    this.seating.retryReleases();
     await this.presence.beat();
   }
 
