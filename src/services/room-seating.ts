@@ -10,7 +10,7 @@ import type { AnyMessageType } from '../channels/message.js';
 import type { MessageServer } from '../channels/message-endpoints.js';
 import type { ServerDisconnectReason } from '../connection/server-options.js';
 import { TickClock } from '../latency/tick-clock.js';
-import type { Directory, RoomListing, Seat } from './directory.js';
+import type { Directory } from './directory.js';
 import type { TickTimes } from './process-presence.js';
 import { type Room, RoomClient } from './room.js';
 import type { RoutedChannel } from './room-channels.js';
@@ -234,36 +234,6 @@ export class RoomSeating {
       }
       this.leave(client, false);
     }
-  }
-
-  /** Each room's listing and the seats this process knows, to list them again. */
-  listings(processId: string) {
-    const now = this.o.now();
-    return [...this.o.rooms.values()].map(({ room }) => ({
-      listing: {
-        roomId: room.roomId,
-        name: room.name,
-        processId,
-        maxClients: room.maxClients,
-        locked: room.locked,
-        private: room.isPrivate,
-        metadata: { ...room.metadata },
-      } satisfies Omit<RoomListing, 'seats' | 'createdAt'>,
-      seats: [...room.seats.values()].map((client) => ({
-        seat: {
-          seatId: client.seatId,
-          roomId: room.roomId,
-          processId,
-          userId: client.userId,
-          clientId: client.clientId.toString(),
-          options: { ...client.options },
-          ...(Object.keys(client.auth).length === 0 ? {} : { auth: { ...client.auth } }),
-          state: 'taken',
-          expiresAt: Number.POSITIVE_INFINITY,
-        } satisfies Seat,
-        heldMs: client.state === 'dropped' ? Math.max(1, client.dropDeadline - now) : 0,
-      })),
-    }));
   }
 
   private async admit(index: number, serial: number, clientId: bigint, userData: Uint8Array): Promise<void> {

@@ -23,6 +23,7 @@ import { PROCESS_ID_ENV } from './manager-protocol.js';
 import { ProcessPresence, TickTimes } from './process-presence.js';
 import { ROOM_DEFAULTS, type Room, type RoomDefaults, type RoomHost, type RoomType } from './room.js';
 import { roomChannel, routeChannels } from './room-channels.js';
+import { hostsRoom, roomListings, seatListing } from './room-listings.js';
 import { processChannel } from './room-requests.js';
 import { type HostedRoom, RoomSeating } from './room-seating.js';
 import {
@@ -113,7 +114,9 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
         record: () => this.record(),
         load: () => this.load(),
         state: () => this.state(),
-        rooms: () => this.seating.listings(this.processId),
+        rooms: () => roomListings(this.hosted, this.processId),
+        hosts: (roomId) => hostsRoom(this.hosted, roomId),
+        seat: (roomId, seatId) => seatListing(this.hosted, this.processId, roomId, seatId, this.now()),
       },
       options.ttlMs ?? 4000,
       this.report,
