@@ -73,7 +73,8 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadSummary
     }
     const roomStats = new Map<string, RoomStats>();
     const unsubscribe = await directory.subscribe(STATS_CHANNEL, (message) => {
-      const stats = JSON.parse(message) as RoomStats;
+      const stats = parseRoomStats(message);
+      if (stats === null) return; // not a room process's counters: nothing to sum
       roomStats.set(stats.processId, stats);
       if (process.env.GW_LOADTEST_DEBUG) console.log(JSON.stringify(stats));
     });
@@ -200,7 +201,7 @@ function startBots(
     cpuPercent: () => children.reduce((n, c) => n + c.cpu, 0),
     onReport: () => {},
     async stop(timeoutMs) {
-      for (const c of children) if (c.child.connected) c.child.send({ type: 'stop' });
+      for (const c of children) if (c.child.connected) tellStop(c.child);
       await until('the bots to leave', timeoutMs, () => children.every((c) => c.final)).catch(() => {});
     },
     kill() {
@@ -228,6 +229,11 @@ function startBots(
         stdio === 'ignore' ? ['ignore', 'ignore', 'ignore', 'ipc'] : ['inherit', 'inherit', 'inherit', 'ipc'],
     });
     const entry = { child, playing: 0, cpu: 0, final: false };
+    // A fork that failed, or a channel that broke: counted as ended (its exit may never come).
+    child.on('error', () => {
+      entry.final = true;
+      entry.playing = 0;
+    });
     child.on('message', (message) => {
       const report = message as BotReport;
       entry.playing = report.playing;
@@ -242,6 +248,30 @@ function startBots(
     children.push(entry);
   }
   return bots;
+}
+
+/** A room process's published counters, or null for a message that is not (it would break the sums). */
+export function parseRoomStats(message: string): RoomStats | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(message);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  const v = value as Record<string, unknown>;
+  const isObject = (x: unknown) => typeof x === 'object' && x !== null;
+  if (typeof v.processId !== 'string' || !isObject(v.udp) || !isObject(v.load) || !isObject(v.refused))
+    return null;
+  return value as RoomStats;
+}
+
+/**
+ * Asks a bot process to stop. Its channel may close between the connected check and the send: with
+ * no callback that error is emitted on the child, and would end this process.
+ */
+export function tellStop(child: Pick<ChildProcess, 'send'>): void {
+  child.send({ type: 'stop' }, () => {});
 }
 
 function merge(into: BotReport, report: BotReport): void {

@@ -13,11 +13,18 @@ import { EmbeddedDirectory } from '../src/services/embedded-directory.js';
 import { IpcDirectory, serveDirectory } from '../src/services/ipc-directory.js';
 import { childEndpoint } from '../src/services/ipc-endpoint.js';
 import { RedisDirectory } from '../src/services/redis-directory.js';
-import { directoryContract } from './support/directory-contract.js';
+import { type ContractOptions, directoryContract, type MakeSubject } from './support/directory-contract.js';
+import { directoryMisuseContract } from './support/directory-contract-misuse.js';
 import { ipcLink } from './support/ipc-link.js';
 import { RedisServer, redisSkip } from './support/redis.js';
 
-directoryContract(
+/** Every part of the contract for one implementation. */
+function contracts(name: string, make: MakeSubject, options: ContractOptions): void {
+  directoryContract(name, make, options);
+  directoryMisuseContract(name, make, options);
+}
+
+contracts(
   'embedded',
   async () => {
     let now = 1_700_000_000_000;
@@ -34,7 +41,7 @@ directoryContract(
   { ttlMs: 1000 },
 );
 
-directoryContract(
+contracts(
   'ipc (in-process links)',
   async () => {
     let now = 1_700_000_000_000;
@@ -66,7 +73,7 @@ after(() => {
   relay?.kill();
 });
 
-directoryContract(
+contracts(
   'ipc (a forked child)',
   async () => {
     if (relay === null) {
@@ -102,7 +109,7 @@ after(async () => {
   await server?.dispose();
 });
 
-directoryContract(
+contracts(
   'redis',
   async () => {
     // Started by the first test that needs it (a missing required server fails these tests only).

@@ -134,3 +134,26 @@ describe('several IpcDirectory on one channel', () => {
     assert.equal((await b.getProcess('p1'))?.processId, 'p1');
   });
 });
+
+describe('a subscribe that times out', () => {
+  it('is dropped in the parent once it lands there', async () => {
+    /** Subscribes only after the child gave up waiting. */
+    class SlowDirectory extends CountingDirectory {
+      override async subscribe(channel: string, handler: (message: string) => void): Promise<Unsubscribe> {
+        await new Promise((resolve) => setTimeout(resolve, 80));
+        return super.subscribe(channel, handler);
+      }
+    }
+    const { parent, child } = ipcLink();
+    const directory = new SlowDirectory();
+    serveDirectory(parent, directory);
+    const remote = new IpcDirectory({ endpoint: child, timeoutMs: 20 });
+    await assert.rejects(
+      remote.subscribe('c', () => {}),
+      /timed out/,
+    );
+    // Past the parent's late subscribe (80 ms): it was made, then dropped again.
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    await until(() => directory.live === 0, 'the late subscription to be dropped');
+  });
+});

@@ -72,6 +72,16 @@ describe('ProcessManager', () => {
     assert.throws(() => pm.start(1), /stopped/);
   });
 
+  it('drain and stop refuse a timeout that is NaN, negative or infinite, before stopping anything', async () => {
+    const pm = manager(['steady', '1']);
+    for (const timeoutMs of [Number.NaN, -1, Number.POSITIVE_INFINITY]) {
+      assert.throws(() => pm.drain('no-such-process', timeoutMs), /timeoutMs must be/);
+      await assert.rejects(pm.stop({ timeoutMs }), RangeError);
+    }
+    assert.deepEqual(await pm.start(0), [], 'not stopped by the refused calls');
+    await pm.stop();
+  });
+
   it('restarts a crashed child after removing its directory entry, which publishes PROCESS_GONE', async () => {
     const directory = new EmbeddedDirectory();
     const gone: ProcessGone[] = [];

@@ -316,6 +316,14 @@ describe('RoomServer: rooms and the process', () => {
     assert.deepEqual(result, { ok: false, reason: 'the process is stopped' });
   });
 
+  it('drain refuses a timeout that is NaN, negative or infinite, and goes on as it was', async () => {
+    const s = await roomScene();
+    for (const timeoutMs of [Number.NaN, -1, Number.POSITIVE_INFINITY])
+      await assert.rejects(s.server.drain(timeoutMs), RangeError, `${timeoutMs}`);
+    assert.equal(s.server.lifecycle, 'ready');
+    await s.server.stop();
+  });
+
   it('drain locks the rooms, waits for them to empty, then stops', async () => {
     const s = await roomScene();
     const room = await s.create({ tag: 'a' });

@@ -20,3 +20,16 @@ export function checkRestoredSeat(seat: { state: string; expiresAt: number }): v
   if (seat.state !== 'taken' && !Number.isFinite(seat.expiresAt))
     throw new RangeError(`a ${seat.state} seat lapses at a finite time, got expiresAt ${seat.expiresAt}`);
 }
+
+const PROCESS_STATES: ReadonlySet<string> = new Set(['starting', 'ready', 'draining']);
+
+/**
+ * A process's lifecycle state (another word would never match a query for 'ready') and, when it
+ * registers, a whole number of rooms it takes.
+ */
+export function checkProcessState(state: string, maxRooms = 0): void {
+  if (!PROCESS_STATES.has(state))
+    throw new RangeError(`state must be starting, ready or draining, got ${String(state)}`);
+  if (!Number.isSafeInteger(maxRooms) || maxRooms < 0)
+    throw new RangeError(`maxRooms must be a non-negative integer, got ${maxRooms}`);
+}

@@ -21,7 +21,7 @@ import {
   type TicketStatus,
   type Unsubscribe,
 } from './directory.js';
-import { checkMaxClients, checkRestoredSeat, checkTtl } from './directory-checks.js';
+import { checkMaxClients, checkProcessState, checkRestoredSeat, checkTtl } from './directory-checks.js';
 import {
   copyListing,
   copyMetadata,
@@ -71,6 +71,7 @@ export class EmbeddedDirectory implements Directory {
   async registerProcess(record: ProcessRecord, ttlMs: number): Promise<void> {
     this.open();
     checkTtl(ttlMs);
+    checkProcessState(record.state, record.maxRooms);
     const now = this.now();
     const entry = this.processes.get(record.processId);
     const copy = { ...copyProcess(record), heartbeatAt: now };
@@ -91,6 +92,7 @@ export class EmbeddedDirectory implements Directory {
   ): Promise<boolean> {
     this.open();
     checkTtl(ttlMs);
+    checkProcessState(state);
     const entry = this.liveProcess(processId);
     if (entry === null) return false;
     const now = this.now();

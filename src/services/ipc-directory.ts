@@ -312,6 +312,8 @@ export class IpcDirectory implements Directory {
       await this.call('subscribe', [channel, sub]);
     } catch (error) {
       this.handlers.delete(sub);
+      // A timeout may hide a subscription the parent made: drop it there too (an unknown id is ignored).
+      if (!this.closed && this.endpoint.connected) void this.call('unsubscribe', [sub]).catch(() => {});
       throw error;
     }
     return async () => {

@@ -143,16 +143,17 @@ export class ProcessManager extends EventEmitter<ProcessManagerEvents> {
    * drainTimeoutMs, then stops it: SIGTERM, and SIGKILL after killGraceMs. It is not restarted.
    */
   drain(processId: string, timeoutMs = this.options.drainTimeoutMs): Promise<DrainOutcome> {
+    checkTimeout(timeoutMs);
     const run = this.runs.get(processId);
     if (run === undefined) throw new RangeError(`no running process ${processId}`);
-    if (!Number.isFinite(timeoutMs) || timeoutMs < 0)
-      throw new RangeError(`timeoutMs must be a finite number >= 0, got ${timeoutMs}`);
     run.stopping ??= this.finish(run, timeoutMs);
     return run.stopping;
   }
 
   /** Stops every child (draining each first unless `drain` is false); no restarts after this. */
   async stop(options: { drain?: boolean; timeoutMs?: number } = {}): Promise<void> {
+    // Checked before anything stops: a bad timeout would otherwise kill every child at once.
+    if (options.timeoutMs !== undefined) checkTimeout(options.timeoutMs);
     this.stopped = true;
     if (this.monitor !== null) clearInterval(this.monitor);
     this.monitor = null;
@@ -350,4 +351,10 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A drain's timeout: NaN or a negative one would skip the drain; a setTimeout cannot wait Infinity. */
+function checkTimeout(timeoutMs: number): void {
+  if (!Number.isFinite(timeoutMs) || timeoutMs < 0)
+    throw new RangeError(`timeoutMs must be a finite number >= 0, got ${timeoutMs}`);
 }

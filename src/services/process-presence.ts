@@ -10,8 +10,12 @@ export interface PresenceSource {
   record(): ProcessRecord;
   load(): ProcessLoad;
   state(): ProcessState;
-  /** Its rooms as listings, with the seats it knows (taken, or held with the ms left). */
-  rooms(): { listing: Omit<RoomListing, 'seats' | 'createdAt'>; seats: { seat: Seat; heldMs: number }[] }[];
+  /** Its rooms as listings, with the ids of the seats they hold. */
+  rooms(): { listing: Omit<RoomListing, 'seats' | 'createdAt'>; seatIds: string[] }[];
+  /** Whether it hosts the room still. */
+  hosts(roomId: string): boolean;
+  /** A seat as it knows it now (taken, or held with the ms left), or null once its client left. */
+  seat(roomId: string, seatId: string): { seat: Seat; heldMs: number } | null;
 }
 
 /** Mean and worst room tick of a report period. */
@@ -97,18 +101,43 @@ export class ProcessPresence {
     }
   }
 
-  /** Registers again, then lists every room and seat it hosts. */
+  /**
+   * Registers again, then lists every room and seat it hosts. Clients leave and rooms go while the
+   * writes are awaited: each write is of what is hosted at the time, and undone if that went meanwhile.
+   */
   private async relist(): Promise<void> {
     await this.register();
     this.reregistrations++;
-    for (const { listing, seats } of this.source.rooms()) {
+    for (const { listing, seatIds } of this.source.rooms()) {
       if (this.stopped) return;
+      if (!this.source.hosts(listing.roomId)) continue;
       await this.directory.createRoom(listing);
-      for (const { seat, heldMs } of seats) {
-        // Held seats go back as taken, then held on the directory's own clock for what is left.
-        await this.directory.restoreSeat({ ...seat, state: 'taken', expiresAt: Number.POSITIVE_INFINITY });
-        if (heldMs > 0) await this.directory.holdSeat(seat.seatId, heldMs);
+      if (!this.source.hosts(listing.roomId)) {
+        await this.directory.removeRoom(listing.roomId);
+        continue;
       }
+      for (const seatId of seatIds) await this.relistSeat(listing.roomId, seatId);
+    }
+  }
+
+  /**
+   * Writes a seat as it is now, again while it changed during the writes (its client dropped,
+   * reconnected or left), a few times at most: the seating's own calls follow later changes.
+   */
+  private async relistSeat(roomId: string, seatId: string): Promise<void> {
+    let written = 'none';
+    for (let attempt = 0; attempt < 4 && !this.stopped; attempt++) {
+      const now = this.source.seat(roomId, seatId);
+      const state = now === null ? 'none' : `${now.heldMs > 0 ? 'held' : 'taken'} ${now.seat.clientId}`;
+      if (state === written) return;
+      written = state;
+      if (now === null) {
+        await this.directory.releaseSeat(seatId);
+        continue;
+      }
+      // Held seats go back as taken, then held on the directory's own clock for what is left.
+      await this.directory.restoreSeat({ ...now.seat, state: 'taken', expiresAt: Number.POSITIVE_INFINITY });
+      if (now.heldMs > 0) await this.directory.holdSeat(seatId, now.heldMs);
     }
   }
 }

@@ -38,7 +38,7 @@ import type {
   TicketStatus,
   Unsubscribe,
 } from './directory.js';
-import { checkMaxClients, checkRestoredSeat, checkTtl } from './directory-checks.js';
+import { checkMaxClients, checkProcessState, checkRestoredSeat, checkTtl } from './directory-checks.js';
 import { RedisChannels } from './redis-channels.js';
 import {
   fieldsOf,
@@ -127,6 +127,7 @@ export class RedisDirectory implements Directory {
 
   async registerProcess(record: ProcessRecord, ttlMs: number): Promise<void> {
     checkTtl(ttlMs);
+    checkProcessState(record.state, record.maxRooms);
     const { processId, machine, addresses, state, maxRooms, load } = record;
     const addressesJson = JSON.stringify(addresses);
     const loadJson = JSON.stringify(load);
@@ -149,6 +150,7 @@ export class RedisDirectory implements Directory {
     ttlMs: number,
   ): Promise<boolean> {
     checkTtl(ttlMs);
+    checkProcessState(state);
     return (await this.script('gwHeartbeat', processId, state, JSON.stringify(load), ms(ttlMs))) === 1;
   }
 

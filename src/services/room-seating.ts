@@ -10,10 +10,11 @@ import type { AnyMessageType } from '../channels/message.js';
 import type { MessageServer } from '../channels/message-endpoints.js';
 import type { ServerDisconnectReason } from '../connection/server-options.js';
 import { TickClock } from '../latency/tick-clock.js';
-import type { Directory, RoomListing, Seat } from './directory.js';
+import type { Directory } from './directory.js';
 import type { TickTimes } from './process-presence.js';
 import { type Room, RoomClient } from './room.js';
 import type { RoutedChannel } from './room-channels.js';
+import { SeatReleases } from './seat-releases.js';
 import { decodeSeatUserData } from './seat-token.js';
 
 /** A room as its server keeps it. */
@@ -80,8 +81,12 @@ export class RoomSeating {
   private readonly serials: Uint32Array;
   private readonly slotClients: (RoomClient | null)[];
   private readonly slotRooms: (HostedRoom | null)[];
+  private readonly releases: SeatReleases;
 
   constructor(private readonly o: SeatingOptions) {
+    this.releases = new SeatReleases((seatId) =>
+      this.directory('releaseSeat', () => o.directory.releaseSeat(seatId).then(() => true)),
+    );
     const slots = o.messages.server.maxClients;
     this.serials = new Uint32Array(slots);
     this.slotClients = new Array(slots).fill(null);
@@ -168,8 +173,17 @@ export class RoomSeating {
     hosted.room.seats.delete(client.seatId);
     if (hosted.room.seats.size === 0) hosted.emptySince = this.o.now();
     this.counters.leaves++;
-    if (!this.stopping) void this.directory('releaseSeat', () => this.o.directory.releaseSeat(client.seatId));
+    if (!this.stopping) this.releases.add(client.seatId);
     this.hook(hosted.room, 'onLeave', () => hosted.room.onLeave(client, consented));
+  }
+
+  /** Releases again the seats whose release failed (called each heartbeat). */
+  retryReleases(): void {
+    if (this.stopping) return;
+    this.releases.retry((seatId) => {
+      for (const hosted of this.o.rooms.values()) if (hosted.room.seats.has(seatId)) return true;
+      return false;
+    });
   }
 
   /** Hands each joined client's messages to its room's onMessage. */
@@ -222,36 +236,6 @@ export class RoomSeating {
     }
   }
 
-  /** Each room's listing and the seats this process knows, to list them again. */
-  listings(processId: string) {
-    const now = this.o.now();
-    return [...this.o.rooms.values()].map(({ room }) => ({
-      listing: {
-        roomId: room.roomId,
-        name: room.name,
-        processId,
-        maxClients: room.maxClients,
-        locked: room.locked,
-        private: room.isPrivate,
-        metadata: { ...room.metadata },
-      } satisfies Omit<RoomListing, 'seats' | 'createdAt'>,
-      seats: [...room.seats.values()].map((client) => ({
-        seat: {
-          seatId: client.seatId,
-          roomId: room.roomId,
-          processId,
-          userId: client.userId,
-          clientId: client.clientId.toString(),
-          options: { ...client.options },
-          ...(Object.keys(client.auth).length === 0 ? {} : { auth: { ...client.auth } }),
-          state: 'taken',
-          expiresAt: Number.POSITIVE_INFINITY,
-        } satisfies Seat,
-        heldMs: client.state === 'dropped' ? Math.max(1, client.dropDeadline - now) : 0,
-      })),
-    }));
-  }
-
   private async admit(index: number, serial: number, clientId: bigint, userData: Uint8Array): Promise<void> {
     const claim = decodeSeatUserData(userData);
     if (claim === null) return this.refuse(index, serial, 'no seat claim');
@@ -260,7 +244,10 @@ export class RoomSeating {
     const taken = await this.directory('consumeSeat', () =>
       this.o.directory.consumeSeat(claim.seatId, claim.roomId),
     );
-    if (taken === undefined) return this.refuse(index, serial, 'directory error');
+    if (taken === undefined) {
+      this.refuse(index, serial, 'directory error');
+      return this.untake(hosted, claim.seatId);
+    }
     if (!taken.ok) return this.refuse(index, serial, taken.reason);
     const seat = taken.seat;
     const room = hosted.room;
@@ -277,8 +264,7 @@ export class RoomSeating {
         );
       else if (known === undefined && wrongClient && !hosted.disposed)
         void this.directory('holdSeat', () => this.o.directory.holdSeat(seat.seatId, HAND_BACK_MS));
-      else if (known === undefined)
-        void this.directory('releaseSeat', () => this.o.directory.releaseSeat(seat.seatId));
+      else if (known === undefined) this.releases.add(seat.seatId);
       if (hosted.disposed) return this.refuse(index, serial, 'no such room');
       return wrongClient ? this.refuse(index, serial, 'wrong client') : undefined;
     }
@@ -291,7 +277,7 @@ export class RoomSeating {
       return;
     }
     if (room.seats.size >= room.maxClients) {
-      void this.directory('releaseSeat', () => this.o.directory.releaseSeat(seat.seatId));
+      this.releases.add(seat.seatId);
       return this.refuse(index, serial, 'full');
     }
     const { seatId, userId, options, auth } = seat;
@@ -307,12 +293,25 @@ export class RoomSeating {
     if (verdict !== true || this.serials[index] !== serial || hosted.disposed) {
       room.seats.delete(seat.seatId);
       client.state = 'left';
-      void this.directory('releaseSeat', () => this.o.directory.releaseSeat(seat.seatId));
+      this.releases.add(seat.seatId);
       return this.refuse(index, serial, hosted.disposed ? 'no such room' : 'auth refused');
     }
     this.seat(index, hosted, client);
     this.counters.joins++;
     this.hook(room, 'onJoin', () => room.onJoin(client, client.options));
+  }
+
+  /**
+   * A consumeSeat that failed may have taken the seat first (a timeout), and a taken seat never
+   * lapses: it is held again — for its dropped client's window, or a token's life (still reserved,
+   * it stays so). If nobody's here and the hold fails, it is released (retried until that lands).
+   */
+  private async untake(hosted: HostedRoom, seatId: string): Promise<void> {
+    const known = hosted.room.seats.get(seatId);
+    if (known !== undefined && known.state !== 'dropped') return; // seated here: its leave releases it
+    const ms = known === undefined ? HAND_BACK_MS : Math.max(1, known.dropDeadline - this.o.now());
+    const held = await this.directory('holdSeat', () => this.o.directory.holdSeat(seatId, ms));
+    if (held === undefined && known === undefined) this.releases.add(seatId);
   }
 
   /** Puts a client on its connection: the room's channels attached (a fresh ghost sender: a full resync). */

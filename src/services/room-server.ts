@@ -23,6 +23,7 @@ import { PROCESS_ID_ENV } from './manager-protocol.js';
 import { ProcessPresence, TickTimes } from './process-presence.js';
 import { ROOM_DEFAULTS, type Room, type RoomDefaults, type RoomHost, type RoomType } from './room.js';
 import { roomChannel, routeChannels } from './room-channels.js';
+import { hostsRoom, roomListings, seatListing } from './room-listings.js';
 import { processChannel } from './room-requests.js';
 import { type HostedRoom, RoomSeating } from './room-seating.js';
 import {
@@ -113,7 +114,9 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
         record: () => this.record(),
         load: () => this.load(),
         state: () => this.state(),
-        rooms: () => this.seating.listings(this.processId),
+        rooms: () => roomListings(this.hosted, this.processId),
+        hosts: (roomId) => hostsRoom(this.hosted, roomId),
+        seat: (roomId, seatId) => seatListing(this.hosted, this.processId, roomId, seatId, this.now()),
       },
       options.ttlMs ?? 4000,
       this.report,
@@ -201,6 +204,7 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
     if (this.phase === 'stopped' || this.phase === 'starting') return;
     // The period ends now: the heartbeat carries its figures.
     this.tickTimes.roll();
+    this.seating.retryReleases();
     await this.presence.beat();
   }
 
@@ -231,6 +235,8 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
 
   /** Takes no new rooms or seats, waits until every room is empty (or `timeoutMs`), then stops. */
   async drain(timeoutMs = 30_000): Promise<void> {
+    if (!Number.isFinite(timeoutMs) || timeoutMs < 0)
+      throw new RangeError(`RoomServer.drain: timeoutMs must be a finite number >= 0, got ${timeoutMs}`);
     if (this.phase === 'stopped') return;
     if (this.phase !== 'draining') {
       this.phase = 'draining';

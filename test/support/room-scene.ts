@@ -14,6 +14,7 @@ import { generateConnectToken } from '../../src/connection/connect-token.js';
 import { ClientMirror, defineEntity, type Entity, ServerWorld } from '../../src/replication/index.js';
 import { t } from '../../src/schema/schema.js';
 import {
+  type Directory,
   EmbeddedDirectory,
   encodeSeatUserData,
   Room,
@@ -119,7 +120,11 @@ export interface TestClient {
   live: boolean;
 }
 
-export async function roomScene(extra: Partial<RoomServerOptions<typeof Score>> = {}) {
+/** `wrap` stands between the server and the directory (faults injected there); the test sees the directory itself. */
+export async function roomScene(
+  extra: Partial<RoomServerOptions<typeof Score>> = {},
+  wrap: (directory: Directory) => Directory = (directory) => directory,
+) {
   const clock = { ms: 0 };
   const directory = new EmbeddedDirectory({ now: () => UNIX_MS + clock.ms });
   const network = new MemoryNetwork();
@@ -127,7 +132,7 @@ export async function roomScene(extra: Partial<RoomServerOptions<typeof Score>> 
   const privateKey = new Uint8Array(32).fill(7);
   const errors: string[] = [];
   const server = new RoomServer({
-    directory,
+    directory: wrap(directory),
     protocolId: PROTOCOL_ID,
     privateKey,
     transports: [{ kind: 'memory', transport: serverSocket }],
