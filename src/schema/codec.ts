@@ -4,7 +4,7 @@ import { bitsToFloat32, float32Problem, float32ToBits } from '../serialize/float
 import { MeasureStream } from '../serialize/measure-stream.js';
 import { ReadStream } from '../serialize/read-stream.js';
 import type { Stream } from '../serialize/stream.js';
-import { checkedUtf8Length, utf8Read } from '../serialize/utf8.js';
+import { checkedUtf8Length, utf8Length, utf8Read, utf8Write } from '../serialize/utf8.js';
 import { WriteStream } from '../serialize/write-stream.js';
 import { generate } from './generate.js';
 import { SchemaValueError, serializeNode } from './interpret.js';
@@ -75,7 +75,9 @@ const helpers = {
   compressedFloatProblem,
   bitsToFloat32,
   checkedUtf8Length,
+  utf8Length,
   utf8Read,
+  utf8Write,
   /** Why bytes[start, end) is not a string a reader accepts (the reasons ReadStream.string gives). */
   stringProblem(bytes: Uint8Array, start: number, end: number): string {
     const nul = bytes.indexOf(0, start);
