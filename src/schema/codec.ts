@@ -183,6 +183,19 @@ class SchemaCodec<T> implements Codec<T> {
   }
 
   encode(value: T): Uint8Array {
+    // Most values fit the buffer an earlier encode sized: write straight away, skipping the
+    // measuring pass (14% of the lobby encode). On any throw (overflow, or a bad value, which
+    // measuring may report first when it has several faults) take the measured path below.
+    const reused = this.writeStream;
+    if (reused !== null) {
+      reused.reset();
+      try {
+        this.impl.write(reused, value);
+        return reused.finish();
+      } catch {
+        // Redone below.
+      }
+    }
     // A value past the schema's bounds measures past maxBits; the write below then rejects it.
     const bytes = (Math.min(this.measure(value), this.maxBits) + 7) >>> 3;
     if (this.writeStream === null || this.writeStream.writer.capacityBytes < bytes) {
