@@ -213,13 +213,61 @@ function emitWrite(g: Emitter, n: SchemaNode, expr: string, path: string, reserv
       g.close();
       return;
     }
+    case 'string': {
+      const s = g.local('s');
+      g.line(`const ${s} = ${expr};`);
+      emitString(g, n.maxBytes, s, () => emitThroughStream(g, n, s, path));
+      return;
+    }
     default:
-      // Rare or variable-width kinds go through the stream's own checked method.
-      flushPacks(g);
-      g.line(SYNC_WRITER);
-      g.line(`try { h.node(ws, ${g.constant(n)}, ${expr}); } catch (error) { h.rethrow(${path}, error); }`);
-      g.line(LOAD_WRITER);
+      emitThroughStream(g, n, expr, path);
   }
+}
+
+/** Rare or variable-width kinds (and a string the inline path declines) go through the stream's checked method. */
+function emitThroughStream(g: Emitter, n: SchemaNode, expr: string, path: string): void {
+  flushPacks(g);
+  g.line(SYNC_WRITER);
+  g.line(`try { h.node(ws, ${g.constant(n)}, ${expr}); } catch (error) { h.rethrow(${path}, error); }`);
+  g.line(LOAD_WRITER);
+}
+
+/**
+ * A string inline, as WriteStream.string writes it (length, align, bytes) with one UTF-8 length
+ * pass. Anything unusual (not a string, too long, a lone surrogate or U+0000, near the end of the
+ * buffer) takes `fallback`, the stream's own method, so it throws exactly as before.
+ */
+function emitString(g: Emitter, maxBytes: number, s: string, fallback: () => void): void {
+  flushPacks(g);
+  const bits = bitsRequired(0, maxBytes);
+  const l = `${s}l`;
+  // UTF-8 never takes fewer bytes than UTF-16 code units: a longer text is refused unscanned.
+  g.line(`const ${l} = typeof ${s} === 'string' && ${s}.length <= ${maxBytes} ? h.utf8Length(${s}) : -1;`);
+  g.open(
+    `if (${l} < 0 || ${l} > ${maxBytes} || wi * 32 + sb + ${bits + ALIGN_WORST_CASE} + ${l} * 8 > cap) {`,
+  );
+  fallback();
+  g.close();
+  g.open('else {');
+  if (bits > 0) emitPackNow(g, l, bits);
+  // Align: the pad bits are the zeros already above sb in the scratch word.
+  g.line(
+    `if ((sb & 7) !== 0) { sb = (sb + 7) & ~7; if (sb === 32) { words[wi++] = scratch; scratch = 0; sb = 0; } }`,
+  );
+  g.open(`if (${l} > 0) {`);
+  // Bytes straight into the buffer after the scratch word's whole bytes, then reload the word the
+  // bytes end in (its bytes past the end may be stale from an earlier, longer stream: masked off).
+  g.line(`if (sb !== 0) words[wi] = scratch;`);
+  g.line(`const ${s}o = wi * 4 + (sb >>> 3);`);
+  // As many bytes as code units: all ASCII, copied as they are.
+  g.line(
+    `if (${l} === ${s}.length) for (let j = 0; j < ${l}; j++) bytes[${s}o + j] = ${s}.charCodeAt(j); else h.utf8Write(${s}, bytes, ${s}o, ${l});`,
+  );
+  g.line(`const ${s}e = ${s}o + ${l};`);
+  g.line(`wi = ${s}e >>> 2; sb = (${s}e & 3) << 3;`);
+  g.line(`scratch = sb === 0 ? 0 : words[wi] & ((1 << sb) - 1);`);
+  g.close();
+  g.close();
 }
 /** Emits adding the node's measured bits to `bits`. */
 function emitMeasure(g: Emitter, n: SchemaNode, expr: string): void {
@@ -286,7 +334,7 @@ export function generate(root: SchemaNode): GeneratedSource {
   g.lines.push(
     'function write(ws, value) {',
     `  ${clean}`,
-    '  const w = ws.writer, words = w.words, cap = w.capacityBits;',
+    '  const w = ws.writer, words = w.words, bytes = w.bytes, cap = w.capacityBits;',
     '  let scratch = w.scratch, sb = w.scratchBits, wi = w.wordIndex;',
   );
   emitWrite(g, root, 'value', "''", false);

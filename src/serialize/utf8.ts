@@ -74,6 +74,37 @@ export function utf8Encode(text: string, out: Uint8Array, offset: number): void 
   }
 }
 
+type Write = (this: Uint8Array, text: string, offset: number, length: number) => number;
+
+/**
+ * Node's native UTF-8 writer (Buffer.prototype.utf8Write), found on globalThis like the slicers
+ * below so browsers go without it; kept only if it encodes into a plain Uint8Array as
+ * {@link utf8Encode} does. One native call beats the JS loop on multi-byte names.
+ */
+const nativeWrite = nativeUtf8Write();
+
+function nativeUtf8Write(): Write | null {
+  const write = (globalThis as { Buffer?: { prototype?: { utf8Write?: unknown } } }).Buffer?.prototype
+    ?.utf8Write;
+  if (typeof write !== 'function') return null;
+  try {
+    const probe = new Uint8Array(4);
+    if ((write as Write).call(probe, '\u00e9a', 1, 3) !== 3 || probe.join() !== '0,195,169,97') return null;
+  } catch {
+    return null;
+  }
+  return write as Write;
+}
+
+/**
+ * Encodes `text`, already measured as `length` UTF-8 bytes by {@link utf8Length} (no lone
+ * surrogate), into `out` at `offset`: the same bytes as {@link utf8Encode}, natively when possible.
+ */
+export function utf8Write(text: string, out: Uint8Array, offset: number, length: number): void {
+  if (nativeWrite === null) utf8Encode(text, out, offset);
+  else nativeWrite.call(out, text, offset, length);
+}
+
 /**
  * True when bytes[start, end) is well-formed UTF-8 (no overlongs, surrogates or values > U+10FFFF)
  * without a zero byte (the serialize STANDARD refuses an interior NUL: C would see a shorter string).
