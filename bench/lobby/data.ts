@@ -4,6 +4,7 @@
  * inventory and three quantized floats. Drawn from xorshift32 with a fixed seed, so every run and
  * every contestant sees the same lobby.
  */
+import { xorshift32 } from '../support/xorshift.js';
 export const TEAMS = ['red', 'blue', 'green', 'spectator'] as const;
 export type Team = (typeof TEAMS)[number];
 
@@ -46,16 +47,7 @@ const ASCII = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_';
 const MULTI_BYTE = 'éüñøßäöçÅЖзыкдрвСД竜星火風雪';
 
 export function generateLobby(count = LOBBY_PLAYERS, seed = LOBBY_SEED): Lobby {
-  let x = seed >>> 0;
-  const next = (): number => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x;
-  };
-  const float = (a: number, b: number): number => Math.fround(a + (b - a) * (next() / 2 ** 32));
+  const { next, float } = xorshift32(seed);
   const players: Player[] = [];
   for (let i = 0; i < count; i++) {
     const length = 3 + (next() % 14);

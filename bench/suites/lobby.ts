@@ -4,10 +4,11 @@
  * interleaved. Each contestant's decode is checked against the input once before timing; every
  * timed batch is checked by size (encode) or digest (decode).
  */
-import { check, fail, fmt, measure, type SuiteContext, type Task } from '../harness.js';
+import { check, fmt, measure, type SuiteContext, type Task } from '../harness.js';
 import { GHOSTWIRE_FRESH, LOBBY_CONTESTANTS } from '../lobby/contestants.js';
 import { digestLobby, generateLobby, LOBBY_PLAYERS } from '../lobby/data.js';
 import { verifyLobby } from '../lobby/verify.js';
+import { codecTasks } from '../support/codec-tasks.js';
 
 export function runLobby(ctx: SuiteContext): void {
   const lobby = generateLobby();
@@ -23,44 +24,16 @@ export function runLobby(ctx: SuiteContext): void {
   for (const c of contestants) {
     c.prepare(lobby);
     // Checked once, untimed: the encoding decodes back to the input, and is the same every time.
-    const first = c.encode().slice();
-    const second = c.encode();
-    check(
-      second.length === first.length && second.every((b, i) => b === first[i]),
-      `${c.name}: two encodes of the same lobby differ`,
-    );
+    const tasks = codecTasks(c, players, expectedDigest);
+    const first = tasks.first;
     const decoded = c.decode(first);
     verifyLobby(c.name, lobby, c.toLobby(decoded), c.precision);
     const digest = c.digest(decoded);
     check(digest === expectedDigest, `${c.name}: decoded digest ${digest}, expected ${expectedDigest}`);
     sizes[c.name] = first.length;
 
-    const size = first.length;
-    encodeTasks.push({
-      name: c.name,
-      units: players,
-      run(n) {
-        let total = 0;
-        for (let i = 0; i < n; i++) total += c.encode().length;
-        return total;
-      },
-      verify(n, result) {
-        if (result !== n * size) fail(`${c.name}: encodes produced ${result} bytes, expected ${n} x ${size}`);
-      },
-    });
-    decodeTasks.push({
-      name: c.name,
-      units: players,
-      run(n) {
-        let total = 0;
-        for (let i = 0; i < n; i++) total += c.digest(c.decode(first));
-        return total;
-      },
-      verify(n, result) {
-        if (result !== n * expectedDigest)
-          fail(`${c.name}: decode digest sum ${result}, expected ${n * expectedDigest}`);
-      },
-    });
+    encodeTasks.push(tasks.encode);
+    decodeTasks.push(tasks.decode);
   }
 
   const results = measure([...encodeTasks, ...decodeTasks], ctx.options);

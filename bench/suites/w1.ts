@@ -3,7 +3,8 @@
  * interleaved. Each contestant's output is decoded and checked against the input once before timing;
  * every timed batch is checked by size (encode) or digest (decode).
  */
-import { check, fail, fmt, measure, type SuiteContext, type Task } from '../harness.js';
+import { check, fmt, measure, type SuiteContext, type Task } from '../harness.js';
+import { codecTasks } from '../support/codec-tasks.js';
 import { GHOSTWIRE_STREAM, W1_CONTESTANTS } from '../w1/contestants.js';
 import { generateW1, W1_ENTITIES } from '../w1/data.js';
 import { digestW1, verifyW1 } from '../w1/verify.js';
@@ -26,12 +27,8 @@ export function runW1(ctx: SuiteContext): void {
   for (const c of contestants) {
     c.prepare(state);
     // Checked once, untimed: the encoding decodes back to the input, and is the same every time.
-    const first = c.encode().slice();
-    const second = c.encode();
-    check(
-      second.length === first.length && second.every((b, i) => b === first[i]),
-      `${c.name}: two encodes of the same state differ`,
-    );
+    const tasks = codecTasks(c, entities, expectedDigest);
+    const first = tasks.first;
     const decoded = c.decode(first);
     const worst = verifyW1(c.name, state, c.toState(decoded), c.precision);
     const digest = c.digest(decoded);
@@ -43,32 +40,8 @@ export function runW1(ctx: SuiteContext): void {
         : `${c.name}: floats ${c.precision === 'exact' ? 'exact (float64)' : 'exact as float32'}`,
     );
 
-    const size = first.length;
-    encodeTasks.push({
-      name: c.name,
-      units: entities,
-      run(n) {
-        let total = 0;
-        for (let i = 0; i < n; i++) total += c.encode().length;
-        return total;
-      },
-      verify(n, result) {
-        if (result !== n * size) fail(`${c.name}: encodes produced ${result} bytes, expected ${n} x ${size}`);
-      },
-    });
-    decodeTasks.push({
-      name: c.name,
-      units: entities,
-      run(n) {
-        let total = 0;
-        for (let i = 0; i < n; i++) total += c.digest(c.decode(first));
-        return total;
-      },
-      verify(n, result) {
-        if (result !== n * expectedDigest)
-          fail(`${c.name}: decode digest sum ${result}, expected ${n * expectedDigest}`);
-      },
-    });
+    encodeTasks.push(tasks.encode);
+    decodeTasks.push(tasks.decode);
   }
   if (sizes[GHOSTWIRE_STREAM] !== undefined) {
     check(

@@ -2,6 +2,7 @@
  * The W1 game-state workload (../shared/workloads/W1.md): 1000 entities drawn from xorshift32
  * seeded 0x12345678, in the fixed order the reference generator draws them.
  */
+import { xorshift32 } from '../support/xorshift.js';
 export interface Entity {
   id: number;
   position: [number, number, number];
@@ -20,16 +21,7 @@ export const W1_ENTITIES = 1000;
 export const W1_SEED = 0x12345678;
 
 export function generateW1(count = W1_ENTITIES, seed = W1_SEED): GameState {
-  let x = seed >>> 0;
-  const next = (): number => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x;
-  };
-  const float = (a: number, b: number): number => Math.fround(a + (b - a) * (next() / 2 ** 32));
+  const { next, float } = xorshift32(seed);
   const entities: Entity[] = [];
   for (let i = 0; i < count; i++) {
     const id = next() % 4096;
