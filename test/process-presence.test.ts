@@ -5,21 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { directoryFaults } from './support/directory-faults.js';
-import { roomScene } from './support/room-scene.js';
-
-async function faultyScene() {
-  let faults: ReturnType<typeof directoryFaults> | null = null;
-  const s = await roomScene({}, (directory) => {
-    faults = directoryFaults(directory);
-    return faults.directory;
-  });
-  return { ...s, faults: faults! as ReturnType<typeof directoryFaults> };
-}
+import { faultyRoomScene } from './support/directory-faults.js';
 
 describe('listing a process again', () => {
   it('does not restore the seats of clients who left while the seats were being written', async () => {
-    const s = await faultyScene();
+    const s = await faultyRoomScene();
     const room = await s.create({ tag: 'a' });
     const ann = await s.join(room.roomId, 'ann');
     const bob = await s.join(room.roomId, 'bob');
@@ -43,7 +33,7 @@ describe('listing a process again', () => {
   });
 
   it('does not leave taken the seat of a client dropped meanwhile, whose hold was refused', async () => {
-    const s = await faultyScene();
+    const s = await faultyRoomScene();
     const room = await s.create({ tag: 'a' });
     const ann = await s.join(room.roomId, 'ann');
     await s.run(300);
@@ -63,7 +53,7 @@ describe('listing a process again', () => {
   });
 
   it('does not list again a room disposed while it was being written', async () => {
-    const s = await faultyScene();
+    const s = await faultyRoomScene();
     const room = await s.create({ tag: 'a' });
     await s.directory.removeProcess(s.server.processId);
     const release = s.faults.hold('createRoom');

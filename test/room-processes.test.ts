@@ -17,16 +17,9 @@ import {
 import { toAddress } from '../src/transport/address.js';
 import { UdpTransport } from '../src/transport/udp-transport.js';
 import { factory, mirroredRooms, PROTOCOL_ID, types } from './support/room-scene.js';
+import { until } from './support/until.js';
 
 const CHILD = fileURLToPath(new URL('./fixtures/room-server-child.js', import.meta.url));
-
-async function until(what: string, ms: number, check: () => boolean | Promise<boolean>): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe('room servers as processes of a ProcessManager', () => {
   it('two processes host rooms for UDP clients; stopping one tells its clients and reports its rooms gone', async () => {

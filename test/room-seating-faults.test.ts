@@ -6,22 +6,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ClientState } from '../src/connection/client.js';
-import { directoryFaults } from './support/directory-faults.js';
-import { roomScene } from './support/room-scene.js';
-
-/** A room server whose directory calls a test can make fail. */
-async function faultyScene() {
-  let faults: ReturnType<typeof directoryFaults> | null = null;
-  const s = await roomScene({}, (directory) => {
-    faults = directoryFaults(directory);
-    return faults.directory;
-  });
-  return { ...s, faults: faults! as ReturnType<typeof directoryFaults> };
-}
+import { faultyRoomScene } from './support/directory-faults.js';
 
 describe('room seating when the directory fails', () => {
   it('hands back a seat whose consumeSeat failed after taking it: held, then it lapses', async () => {
-    const s = await faultyScene();
+    const s = await faultyRoomScene();
     const room = await s.create({ tag: 'a' });
     s.faults.fail('consumeSeat', 1, true);
     const { client, seatId } = await s.join(room.roomId, 'ann');
@@ -39,7 +28,7 @@ describe('room seating when the directory fails', () => {
   });
 
   it('releases the seat when handing it back fails too, retrying at the next heartbeat', async () => {
-    const s = await faultyScene();
+    const s = await faultyRoomScene();
     const room = await s.create({ tag: 'a' });
     s.faults.fail('consumeSeat', 1, true);
     s.faults.fail('holdSeat', 1);
@@ -54,7 +43,7 @@ describe('room seating when the directory fails', () => {
   });
 
   it('retries a release that failed when a client left, until it lands', async () => {
-    const s = await faultyScene();
+    const s = await faultyRoomScene();
     const room = await s.create({ tag: 'a' });
     const { client, seatId } = await s.join(room.roomId, 'ann');
     await s.run(300);

@@ -7,15 +7,7 @@ import { ClientMirror } from '../src/replication/index.js';
 import { EmbeddedDirectory, encodeSeatUserData, RoomServer, roomChannel } from '../src/services/index.js';
 import { UdpTransport } from '../src/transport/udp-transport.js';
 import { factory, mirroredRooms, PROTOCOL_ID, TestRoom, types } from './support/room-scene.js';
-
-/** Polls `check` every 20 ms until it holds; fails after `ms`. */
-async function until(what: string, ms: number, check: () => boolean | Promise<boolean>): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+import { until } from './support/until.js';
 
 describe('RoomServer over UDP on its own timers', () => {
   it('a client joins over UDP, heartbeats report it, stop tells it', async () => {

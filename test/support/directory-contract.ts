@@ -17,6 +17,7 @@ import { authContract } from './directory-contract-auth.js';
 import { copiesContract } from './directory-contract-copies.js';
 import { countsContract } from './directory-contract-counts.js';
 import { queueContract } from './directory-contract-queue.js';
+import { until as waitUntil } from './until.js';
 
 export interface ContractSubject {
   directory: Directory;
@@ -66,12 +67,8 @@ export function seatRequest(seatId: string, ttlMs: number) {
 }
 
 /** Polls until `condition` holds (messages arrive asynchronously); fails after `ms`. */
-export async function until(condition: () => boolean, what: string, ms = 2000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+export function until(condition: () => boolean, what: string, ms = 2000): Promise<void> {
+  return waitUntil(what, ms, condition);
 }
 
 /** Every test runs on a fresh subject; `context` gives the current one. */

@@ -3,6 +3,7 @@
  * the call ran, as a timeout would) or wait until released.
  */
 import type { Directory } from '../../src/services/directory.js';
+import { roomScene } from './room-scene.js';
 
 export interface DirectoryFaults {
   directory: Directory;
@@ -55,4 +56,14 @@ export function directoryFaults(inner: Directory): DirectoryFaults {
       };
     },
   };
+}
+
+/** A room scene (room-scene.ts) whose directory calls a test can make fail or delay. */
+export async function faultyRoomScene() {
+  let faults: DirectoryFaults | null = null;
+  const scene = await roomScene({}, (directory) => {
+    faults = directoryFaults(directory);
+    return faults.directory;
+  });
+  return { ...scene, faults: faults! as DirectoryFaults };
 }

@@ -2,7 +2,6 @@
  * Players for the services end-to-end tests: real netcode clients over UDP (or a transport the test
  * opens: WebSocket, WebRTC) on loopback, each with a mirror of its room's world (room-scene.ts's TestRoom types), driven on a real 60 Hz timer.
  */
-import assert from 'node:assert/strict';
 import { MessageClient } from '../../src/channels/index.js';
 import { ClientState } from '../../src/connection/client.js';
 import { ClientMirror } from '../../src/replication/index.js';
@@ -84,17 +83,6 @@ export function mirroredPlayers(player: Player): { room: string; seat: number; s
   }[];
 }
 
-/** Polls `check` every 25 ms until it holds; fails naming `what` after `ms`. */
-export async function until(
-  what: string,
-  ms: number,
-  check: () => boolean | Promise<boolean>,
-): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) assert.fail(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+export { until } from './until.js';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
