@@ -6,6 +6,7 @@ export { BitReader, BitWriter, bitsRequired, bitsRequired64 } from './bits/index
 export * from './channels/index.js';
 export * from './connection/index.js';
 export * from './latency/index.js';
+export * from './lockstep/index.js';
 export {
   DEFAULT_RELIABLE_CONFIG,
   type ReliableConfig,

@@ -20,6 +20,7 @@ const LAYERS = [
   'channels',
   'replication',
   'latency',
+  'lockstep',
   'join',
   'services',
 ];

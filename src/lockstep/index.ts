@@ -1,0 +1,3 @@
+export { LocalPeerLinks, type LocalPeerLinksOptions } from './local-peer-links.js';
+export { PeerConnection } from './peer-connection.js';
+export type { PeerLinkEvent, PeerLinkEventKind, PeerLinks } from './peer-links.js';
