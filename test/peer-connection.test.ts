@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defineMessage, MessageFactory } from '../src/channels/index.js';
+import { DeterministicRandom } from '../src/lockstep/deterministic-random.js';
 import { LocalPeerLinks } from '../src/lockstep/local-peer-links.js';
 import { PeerConnection } from '../src/lockstep/peer-connection.js';
+import { stateChecksum } from '../src/lockstep/state-checksum.js';
 import { t } from '../src/schema/schema.js';
 import { MemoryNetwork } from '../src/transport/memory-transport.js';
 
@@ -77,5 +79,29 @@ describe('LocalPeerLinks and PeerConnection', () => {
     c.receivePacket(new Uint8Array([0xff, 1, 2, 3, 4]));
     c.receivePacket(new Uint8Array(0));
     assert.equal(c.channels.counters.messagesReceived, 0);
+  });
+});
+
+describe('DeterministicRandom', () => {
+  it('replays from a saved state, stays in range, and refuses bad arguments', () => {
+    const a = new DeterministicRandom(12345);
+    const saved = a.state;
+    const first = [a.nextUint32(), a.nextInt(6), a.nextFloat()];
+    a.state = saved;
+    assert.deepEqual([a.nextUint32(), a.nextInt(6), a.nextFloat()], first);
+    const counts = new Array(6).fill(0);
+    for (let i = 0; i < 6000; i++) counts[a.nextInt(6)]++;
+    for (const c of counts) assert.ok(c > 850 && c < 1150, `counts ${counts}`);
+    assert.notEqual(new DeterministicRandom(1).nextUint32(), new DeterministicRandom(2).nextUint32());
+    assert.throws(() => new DeterministicRandom(-1), RangeError);
+    assert.throws(() => a.nextInt(0), RangeError);
+    assert.throws(() => (a.state = 1.5), RangeError);
+  });
+
+  it('stateChecksum differs for one flipped bit', () => {
+    const bytes = new Uint8Array(100).map((_, i) => i);
+    const before = stateChecksum(bytes);
+    bytes[50] ^= 4;
+    assert.notEqual(stateChecksum(bytes), before);
   });
 });
