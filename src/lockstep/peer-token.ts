@@ -25,6 +25,14 @@ const PRIVATE_PLAINTEXT_BYTES = PEER_TOKEN_PRIVATE_BYTES - 16;
 const TAG = Uint8Array.from('GWPEER01', (c) => c.charCodeAt(0));
 const KEY = 32;
 
+/**
+ * A copy of bytes [start, end): never a view, even of a Node Buffer (whose `slice` shares memory),
+ * so nothing taken from a received datagram changes when the transport reuses its storage.
+ */
+export function copyOf(data: Uint8Array, start: number, end: number): Uint8Array {
+  return Uint8Array.prototype.slice.call(data, start, end);
+}
+
 /** What the rendezvous learns from a token's private part once it opens. */
 export interface PeerTokenPrivate {
   sessionId: bigint;
@@ -103,7 +111,7 @@ export function openPeerTokenPrivate(
   aead: Aead,
 ): PeerTokenPrivate | null {
   if (sealed.length !== PEER_TOKEN_PRIVATE_BYTES || nonce.length !== PEER_TOKEN_NONCE_BYTES) return null;
-  const data = sealed.slice();
+  const data = copyOf(sealed, 0, sealed.length);
   const ad = privateAd(protocolId, expireTimestamp);
   if (!aead.decryptX(data, 0, PEER_TOKEN_PRIVATE_BYTES, ad, nonce, key)) return null;
   const peer = data[8];
@@ -116,8 +124,8 @@ export function openPeerTokenPrivate(
     peer,
     maxPeers,
     timeoutSeconds,
-    peerToRendezvousKey: data.slice(14, 14 + KEY),
-    rendezvousToPeerKey: data.slice(14 + KEY, 14 + 2 * KEY),
+    peerToRendezvousKey: copyOf(data, 14, 14 + KEY),
+    rendezvousToPeerKey: copyOf(data, 14 + KEY, 14 + 2 * KEY),
   };
 }
 
@@ -172,15 +180,15 @@ export function readPeerToken(data: Uint8Array): PeerTokenResult {
       protocolId: readU64Big(data, 8),
       createTimestamp,
       expireTimestamp,
-      nonce: data.slice(32, 56),
-      privateData: data.slice(56, 56 + PEER_TOKEN_PRIVATE_BYTES),
+      nonce: copyOf(data, 32, 56),
+      privateData: copyOf(data, 56, 56 + PEER_TOKEN_PRIVATE_BYTES),
       sessionId: readU64Big(data, 184),
       peer,
       maxPeers,
       timeoutSeconds,
       rendezvousAddress: address.address,
-      peerToRendezvousKey: data.slice(217, 249),
-      rendezvousToPeerKey: data.slice(249, 281),
+      peerToRendezvousKey: copyOf(data, 217, 249),
+      rendezvousToPeerKey: copyOf(data, 249, 281),
     },
   };
 }

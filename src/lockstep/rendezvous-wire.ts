@@ -3,7 +3,7 @@ import type { Aead } from '../connection/aead.js';
 import { readU32, readU64, writeU32 } from '../connection/bytes.js';
 import type { Address } from '../transport/address.js';
 import { writeSequence } from './peer-packet.js';
-import { PEER_TOKEN_NONCE_BYTES, PEER_TOKEN_PRIVATE_BYTES } from './peer-token.js';
+import { copyOf, PEER_TOKEN_NONCE_BYTES, PEER_TOKEN_PRIVATE_BYTES } from './peer-token.js';
 
 /**
  * Datagrams between a peer and the rendezvous, sealed under the token's per-direction keys
@@ -182,5 +182,5 @@ export function readNotice(data: Uint8Array): Notice | null {
     candidates.push(read.address);
     at += read.bytes;
   }
-  return { kind, number, peer, pairKey: data.slice(o + 6, o + 38), candidates };
+  return { kind, number, peer, pairKey: copyOf(data, o + 6, o + 38), candidates };
 }

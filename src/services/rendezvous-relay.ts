@@ -1,8 +1,16 @@
 import { readU64 } from '../connection/bytes.js';
-import { checkRelayFrame, relayFrameInner, relayFrameTarget } from '../lockstep/relay-frame.js';
-import type { ChannelCrypto } from '../lockstep/rendezvous-wire.js';
+import { PEER_OVERHEAD_BYTES } from '../lockstep/peer-packet.js';
+import {
+  checkRelayFrame,
+  MAX_RELAY_FRAME_BYTES,
+  relayFrameInner,
+  relayFrameTarget,
+} from '../lockstep/relay-frame.js';
+import { type ChannelCrypto, RELAY_OVERHEAD_BYTES } from '../lockstep/rendezvous-wire.js';
 import type { DatagramTransport } from '../transport/transport.js';
 import type { Registration } from './rendezvous-registration.js';
+
+const MIN_RELAY_FRAME_BYTES = RELAY_OVERHEAD_BYTES + PEER_OVERHEAD_BYTES;
 
 export interface RelayOptions {
   /** Packets a peer may relay per second, sustained (default 1000: 60 Hz to 16 peers). */
@@ -62,7 +70,7 @@ export class Relay {
       this.counters.rateLimited++;
       return;
     }
-    if (data.length < 9) {
+    if (data.length < MIN_RELAY_FRAME_BYTES || data.length > MAX_RELAY_FRAME_BYTES) {
       this.counters.size++;
       return;
     }
