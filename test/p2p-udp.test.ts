@@ -32,7 +32,7 @@ async function session(count: number, options: { relayOnly: boolean }) {
   const links = peersOf(transports, rendezvous.token, sessionId, count, {
     punchTimeout: options.relayOnly ? 0.5 : 3,
   });
-  const connections = links.map((l) => new Map<number, PeerConnection<typeof Note>>());
+  const connections = links.map(() => new Map<number, PeerConnection<typeof Note>>());
   const notes: string[][] = links.map(() => []);
   const started = performance.now();
   const clock = () => (performance.now() - started) / 1000;
@@ -60,6 +60,23 @@ async function session(count: number, options: { relayOnly: boolean }) {
 function allConnected(links: readonly SecurePeerLinks[]): boolean {
   return links.every((l) => l.connectedPeers().length === links.length - 1);
 }
+
+describe('UdpTransport.sendWithTtl', () => {
+  it('delivers like send (the TTL only limits hops) and refuses a TTL out of range', async () => {
+    const [a, b] = [await UdpTransport.open(), await UdpTransport.open()];
+    open.push(a, b);
+    a.sendWithTtl(b.localAddress, new Uint8Array([1, 2, 3]), 1);
+    a.send(b.localAddress, new Uint8Array([4]));
+    const got: number[][] = [];
+    await until('both datagrams', 2000, () => {
+      b.receive((_, data) => got.push([...data]));
+      return got.length === 2;
+    });
+    assert.deepEqual(got, [[1, 2, 3], [4]]);
+    assert.throws(() => a.sendWithTtl(b.localAddress, new Uint8Array(1), 0), RangeError);
+    assert.throws(() => a.sendWithTtl(b.localAddress, new Uint8Array(1), 256), RangeError);
+  });
+});
 
 describe('peers over real UDP (loopback)', () => {
   it('4 peers introduced by the rendezvous connect directly and exchange reliable messages', async () => {

@@ -2,7 +2,17 @@ import { type Aead, defaultAead } from '../connection/aead.js';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import { type Address, parseAddress } from '../transport/address.js';
 import type { DatagramTransport } from '../transport/transport.js';
-import { DEFAULT_PUNCH_INTERVAL, DEFAULT_PUNCH_TIMEOUT, type PunchOptions, punchStep } from './hole-punch.js';
+import {
+  DEFAULT_OPENER_ROUNDS,
+  DEFAULT_OPENER_TTL,
+  DEFAULT_PUNCH_INTERVAL,
+  DEFAULT_PUNCH_TIMEOUT,
+  type PunchOptions,
+  punchStep,
+  punchTtl,
+  type TtlSender,
+  ttlSender,
+} from './hole-punch.js';
 import type { PeerLinkEvent, PeerLinks } from './peer-links.js';
 import {
   isPeerPacketKind,
@@ -45,6 +55,11 @@ export interface SecurePeerLinksOptions {
   punchInterval?: number;
   /** Seconds without a direct path after an introduction before a pair uses the relay (default 3). */
   punchTimeout?: number;
+  /**
+   * Time-to-live of the first punch rounds (default 2: past this peer's NAT, not as far as the
+   * other's), where the transport can set it; 0 sends every round with the usual TTL.
+   */
+  openerTtl?: number;
   /** Default: the registered default backend. */
   aead?: Aead;
 }
@@ -100,6 +115,7 @@ export class SecurePeerLinks implements PeerLinks {
   private readonly timeout: number;
   private readonly keepAliveInterval: number;
   private readonly punch: PunchOptions;
+  private readonly ttl: TtlSender | null;
   private handler: ((peer: number, data: Uint8Array) => void) | null = null;
   private delivered = 0;
   private noticesTaken = false;
@@ -123,7 +139,12 @@ export class SecurePeerLinks implements PeerLinks {
     this.punch = {
       punchInterval: options.punchInterval ?? DEFAULT_PUNCH_INTERVAL,
       punchTimeout: options.punchTimeout ?? DEFAULT_PUNCH_TIMEOUT,
+      openerTtl: options.openerTtl ?? DEFAULT_OPENER_TTL,
+      openerRounds: DEFAULT_OPENER_ROUNDS,
     };
+    if (!Number.isInteger(this.punch.openerTtl) || this.punch.openerTtl < 0 || this.punch.openerTtl > 255)
+      throw new RangeError('SecurePeerLinks: openerTtl must be an integer in [0, 255]');
+    this.ttl = ttlSender(this.transport);
     if (
       !(this.punch.punchInterval > 0) ||
       !(this.punch.punchTimeout >= 0) ||
@@ -198,9 +219,10 @@ export class SecurePeerLinks implements PeerLinks {
     pair.lastSent = this.now;
   }
 
-  private sendTo(address: Address, peer: number, pair: PeerPair, kind: number): void {
+  private sendTo(address: Address, peer: number, pair: PeerPair, kind: number, ttl = 0): void {
     const length = this.crypto.seal(this.out, 0, kind, this.self, peer, pair.nextSequence(), null, pair.key);
-    this.transport.send(address, this.out.subarray(0, length));
+    if (ttl > 0 && this.ttl !== null) this.ttl.sendWithTtl(address, this.out.subarray(0, length), ttl);
+    else this.transport.send(address, this.out.subarray(0, length));
   }
 
   receive(handler: (peer: number, data: Uint8Array) => void): number {
@@ -303,7 +325,8 @@ export class SecurePeerLinks implements PeerLinks {
   }
 
   private punchRound(peer: number, pair: PeerPair): void {
-    for (const candidate of pair.candidates) this.sendTo(candidate, peer, pair, PeerPacketKind.Punch);
+    const ttl = punchTtl(pair, this.punch);
+    for (const candidate of pair.candidates) this.sendTo(candidate, peer, pair, PeerPacketKind.Punch, ttl);
     pair.lastPunch = this.now;
     pair.punchRounds++;
   }
