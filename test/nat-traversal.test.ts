@@ -100,6 +100,9 @@ describe('NAT traversal on real Linux NAT', { skip: netnsSkip(), timeout: 60_000
           lines(child.stdout!, (line) => {
             const report = JSON.parse(line) as PeerReport;
             reports.set(report.self, report);
+            console.log(
+              `peer ${i} (${NATS[i]}) done after ${report.seconds.toFixed(2)} s: ${JSON.stringify(report.paths)}`,
+            );
             resolve();
           });
         }),
