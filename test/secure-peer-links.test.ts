@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PEER_OVERHEAD_BYTES, PeerPacketKind } from '../src/lockstep/peer-packet.js';
-import type { SecurePeerLinks } from '../src/lockstep/secure-peer-links.js';
+import { defaultAead } from '../src/connection/aead.js';
+import {
+  PEER_OVERHEAD_BYTES,
+  PeerPacketCrypto,
+  PeerPacketKind,
+  peerPacketSequence,
+} from '../src/lockstep/peer-packet.js';
+import { SecurePeerLinks } from '../src/lockstep/secure-peer-links.js';
 import { prng, randomInt } from '../src/random/prng.js';
 import type { Address } from '../src/transport/address.js';
 import { MemoryNetwork } from '../src/transport/memory-transport.js';
@@ -61,6 +67,33 @@ function scene(n: number, options: { maxPeers?: number; timeoutSeconds?: number;
     },
   };
 }
+
+describe('the peer packet', () => {
+  it('opens only for its protocol, session, direction and kind, under its pair key', () => {
+    const key = new Uint8Array(32).fill(3);
+    const sealer = new PeerPacketCrypto(defaultAead(), 1n, 2n);
+    const packet = (kind: number = PeerPacketKind.Data, sender = 0, receiver = 1) => {
+      const out = new Uint8Array(64);
+      return out.subarray(0, sealer.seal(out, 0, kind, sender, receiver, 5, new Uint8Array([9, 8]), key));
+    };
+    const p = packet();
+    assert.equal(p.length, PEER_OVERHEAD_BYTES + 2);
+    assert.equal(peerPacketSequence(p), 5);
+    assert.ok(new PeerPacketCrypto(defaultAead(), 1n, 2n).open(packet(), key));
+    assert.notDeepEqual([...p.subarray(11, 13)], [9, 8]); // sealed: not in clear
+    assert.equal(new PeerPacketCrypto(defaultAead(), 1n, 3n).open(packet(), key), false); // another session
+    assert.equal(new PeerPacketCrypto(defaultAead(), 9n, 2n).open(packet(), key), false); // another protocol
+    assert.equal(sealer.open(packet(), new Uint8Array(32)), false); // another pair's key
+    for (const at of [0, 1, 2, 3]) {
+      const moved = packet();
+      moved[at] ^= at === 0 ? 1 : 2; // kind, sender, receiver, sequence
+      assert.equal(sealer.open(moved, key), false, `byte ${at}`);
+    }
+    const opened = packet();
+    assert.ok(sealer.open(opened, key));
+    assert.deepEqual([...opened.subarray(11, 13)], [9, 8]);
+  });
+});
 
 describe('SecurePeerLinks through the rendezvous (in memory)', () => {
   it('introduces 4 peers, who connect directly and carry data both ways', () => {
@@ -128,6 +161,25 @@ describe('SecurePeerLinks through the rendezvous (in memory)', () => {
     assert.deepEqual(drainEvents(a), [{ kind: 'timedOut', peer: 1 }]);
     assert.deepEqual(a.connectedPeers(), []);
     assert.equal(s.rendezvous.server.counters.timedOut, 1);
+  });
+
+  it('takes back a peer that left and joins again with a new token (a new pair key)', () => {
+    const s = scene(3);
+    const [a, b] = s.links;
+    s.run(0.3);
+    drainEvents(a);
+    s.links[2].close();
+    s.run(0.1, [a, b]);
+    assert.deepEqual(drainEvents(a), [{ kind: 'left', peer: 2 }]);
+    const again = new SecurePeerLinks({
+      transport: s.network.createTransport('10.0.1.9:5000'),
+      token: s.token(s.sessionId, 2, 3),
+      punchTimeout: 0.5,
+    });
+    s.run(0.3, [a, b, again]);
+    assert.deepEqual(drainEvents(a), [{ kind: 'connected', peer: 2 }]);
+    assert.deepEqual(again.connectedPeers(), [0, 1]);
+    assert.equal(a.pathTo(2), 'direct');
   });
 
   it('refuses forged, replayed, misdirected, truncated and oversized datagrams with a reason', () => {
