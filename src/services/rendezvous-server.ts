@@ -163,6 +163,11 @@ export class RendezvousServer {
     if (this.tokens.size > 2 * this.maxRegistrations) {
       const unix = this.unixTime();
       for (const [id, token] of this.tokens) if (token.expires < unix) this.tokens.delete(id);
+      // Still full of unexpired tokens: forget the oldest not held by a registration now.
+      for (const [id, token] of this.tokens) {
+        if (this.tokens.size <= this.maxRegistrations) break;
+        if (this.byAddress.get(token.address)?.tokenId !== id) this.tokens.delete(id);
+      }
     }
   }
 
