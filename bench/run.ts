@@ -34,6 +34,7 @@ import { runLobby } from './suites/lobby.js';
 import { runMeasure } from './suites/measure.js';
 import { runMemory } from './suites/memory.js';
 import { runMessages } from './suites/messages.js';
+import { runP2p } from './suites/p2p.js';
 import { runPacket } from './suites/packet.js';
 import { runReject } from './suites/reject.js';
 import { runServerLoad } from './suites/server-load.js';
@@ -66,6 +67,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   directory: runDirectory,
   backend: runBackend,
   rooms: runRooms,
+  p2p: runP2p,
 };
 
 function parseCommandLine(): { quick: boolean; only: string | null; json: string | null } {

@@ -40,6 +40,7 @@ export { type ManagedProcess, type ManagedServer, reportToManager } from './mana
 export { HEARTBEAT_MS_ENV, PROCESS_ID_ENV } from './manager-protocol.js';
 export * from './match-rules.js';
 export * from './matchmaker.js';
+export { type IssuePeerTokenOptions, issuePeerToken } from './peer-token-issuer.js';
 export {
   type DrainOutcome,
   type ExitInfo,
@@ -51,6 +52,12 @@ export {
   type ProcessReport,
 } from './process-manager.js';
 export { RedisDirectory, type RedisDirectoryOptions, RedisUnavailableError } from './redis-directory.js';
+export type { RelayCounters } from './rendezvous-relay.js';
+export {
+  type RendezvousCounters,
+  RendezvousServer,
+  type RendezvousServerOptions,
+} from './rendezvous-server.js';
 export {
   ROOM_DEFAULTS,
   Room,

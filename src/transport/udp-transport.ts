@@ -40,6 +40,8 @@ export interface UdpTransportOptions {
 
 const MAX_UDP_PAYLOAD_IPV4 = 65507;
 const MAX_UDP_PAYLOAD_IPV6 = 65527;
+/** The time-to-live datagrams carry unless sendWithTtl says otherwise (Linux's default). */
+const DEFAULT_TTL = 64;
 /** Distinct peer addresses remembered (parsed or formatted) before the memo is cleared. */
 const ADDRESS_MEMO_LIMIT = 4096;
 
@@ -285,6 +287,32 @@ export class UdpTransport implements DatagramTransport {
   /** Time plays no part here; `now` is still checked by the stack's one rule (see checkTime). */
   update(now: number): void {
     this.lastUpdate = checkTime('UdpTransport.update', now, this.lastUpdate);
+  }
+
+  /**
+   * Sends one datagram with IP time-to-live (IPv6 hop limit) `ttl` instead of the usual 64. Hole
+   * punching opens this side's NAT with datagrams that die before the other side's NAT, so they
+   * leave no unanswered entry there that would make that NAT remap the other peer's port.
+   */
+  sendWithTtl(to: Address, data: Uint8Array, ttl: number): void {
+    checkInteger('UdpTransport.sendWithTtl', 'ttl', ttl, 1, 255);
+    // The socket's lookup answers at once, so node:dgram hands the datagram to the kernel inside
+    // send (unless the socket's queue is backed up: then it leaves later, with the usual TTL).
+    this.setTtl(ttl);
+    try {
+      this.send(to, data);
+    } finally {
+      this.setTtl(DEFAULT_TTL);
+    }
+  }
+
+  private setTtl(ttl: number): void {
+    if (this.isClosed) return;
+    try {
+      this.socket.setTTL(ttl);
+    } catch (error) {
+      this.lastError = error as Error;
+    }
   }
 
   close(): void {

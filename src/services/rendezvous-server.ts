@@ -1,0 +1,364 @@
+import { type Aead, defaultAead } from '../connection/aead.js';
+import { readU32, readU64 } from '../connection/bytes.js';
+import { isPeerPacketKind } from '../lockstep/peer-packet.js';
+import { openPeerTokenPrivate } from '../lockstep/peer-token.js';
+import {
+  BYE_BYTES,
+  CHANNEL_HEADER_BYTES,
+  ChannelCrypto,
+  GoneReason,
+  HELLO_BYTES,
+  HELLO_HEADER_BYTES,
+  helloCandidates,
+  helloToken,
+  KEEP_ALIVE_BYTES,
+  MAX_NOTICE_BODY_BYTES,
+  NoticeKind,
+  RendezvousKind,
+  writeNotice,
+} from '../lockstep/rendezvous-wire.js';
+import { checkTime, NO_TIME_YET } from '../time/check-time.js';
+import type { Address } from '../transport/address.js';
+import type { DatagramTransport } from '../transport/transport.js';
+import { RateLimiter } from './backend-rate-limit.js';
+import { Registration } from './rendezvous-registration.js';
+import { Relay, type RelayCounters } from './rendezvous-relay.js';
+
+export interface RendezvousServerOptions {
+  transport: DatagramTransport;
+  protocolId: bigint;
+  /** The 32-byte key shared with the backend that issues peer tokens. */
+  privateKey: Uint8Array;
+  /** Unix time in seconds, for token expiry (default: the system clock). */
+  unixTime?: () => number;
+  /** Peers registered at once across all sessions (default 4096). */
+  maxRegistrations?: number;
+  /** Hellos and other datagrams from unregistered addresses, per address and second (default 20, burst 40). */
+  helloPerSecond?: number;
+  /** Relay packets per registered peer and second (default 1000, burst 200). */
+  relayPerSecond?: number;
+  aead?: Aead;
+  /** Random bytes for pair keys (default crypto.getRandomValues). */
+  randomBytes?: (length: number) => Uint8Array;
+}
+
+/** Datagrams refused by the rendezvous, by reason, and what it did. */
+export interface RendezvousCounters {
+  registered: number;
+  introductions: number;
+  left: number;
+  timedOut: number;
+  /** A datagram of a size its kind never has. */
+  size: number;
+  /** Not a hello and not from a registered address. */
+  unknownAddress: number;
+  /** A kind the rendezvous never takes. */
+  kind: number;
+  expired: number;
+  /** A token whose private part did not open under the key (forged, or for another protocol). */
+  forged: number;
+  /** A token already registered from another address. */
+  tokenReplayed: number;
+  /** A datagram whose MAC failed under the peer's key. */
+  mac: number;
+  /** A datagram sequence already seen. */
+  replay: number;
+  malformed: number;
+  /** A token for a slot outside its session's size, or no room for another registration. */
+  full: number;
+  rateLimited: number;
+  relay: RelayCounters;
+}
+
+/**
+ * The rendezvous and relay of peer-to-peer sessions, over any datagram transport (UDP in
+ * production). Peers say hello with their backend-issued token: the rendezvous checks it (sealed
+ * under the shared key, unexpired, not in use from another address), learns the peer's reflexive
+ * address and reported local ones, gives each new pair of peers of a session a random key, and
+ * introduces them to each other — candidates and pair key, sealed to each under its own key. It
+ * tells the others when a peer leaves or times out, and relays sealed peer packets between
+ * registered peers whose direct path did not open. Bad input is counted, never thrown.
+ */
+export class RendezvousServer {
+  readonly counters: RendezvousCounters;
+  private readonly transport: DatagramTransport;
+  private readonly protocolId: bigint;
+  private readonly privateKey: Uint8Array;
+  private readonly unixTime: () => number;
+  private readonly randomBytes: (length: number) => Uint8Array;
+  private readonly aead: Aead;
+  private readonly crypto: ChannelCrypto;
+  private readonly relay: Relay;
+  private readonly limiter: RateLimiter;
+  private readonly maxRegistrations: number;
+  private readonly byAddress = new Map<Address, Registration>();
+  private readonly sessions = new Map<string, (Registration | undefined)[]>();
+  /** Tokens in use, by id, with the address holding each and its expiry (unix s). */
+  private readonly tokens = new Map<string, { address: Address; expires: number }>();
+  private readonly out = new Uint8Array(CHANNEL_HEADER_BYTES + MAX_NOTICE_BODY_BYTES + 16);
+  private readonly onDatagram = (from: Address, data: Uint8Array): void => this.datagram(from, data);
+  private now = NO_TIME_YET;
+
+  constructor(options: RendezvousServerOptions) {
+    if (!(options.privateKey instanceof Uint8Array) || options.privateKey.length !== 32)
+      throw new RangeError('RendezvousServer: privateKey must be 32 bytes');
+    this.transport = options.transport;
+    this.protocolId = options.protocolId;
+    this.privateKey = options.privateKey;
+    this.unixTime = options.unixTime ?? (() => Math.floor(Date.now() / 1000));
+    this.randomBytes =
+      options.randomBytes ?? ((n) => globalThis.crypto.getRandomValues(new Uint8Array(n)) as Uint8Array);
+    this.aead = options.aead ?? defaultAead();
+    this.crypto = new ChannelCrypto(this.aead);
+    this.maxRegistrations = options.maxRegistrations ?? 4096;
+    const helloPerSecond = options.helloPerSecond ?? 20;
+    this.limiter = new RateLimiter({
+      perSecond: helloPerSecond,
+      burst: 2 * helloPerSecond,
+      maxAddresses: 65536,
+    });
+    const relayPerSecond = options.relayPerSecond ?? 1000;
+    this.relay = new Relay(this.transport, this.crypto, {
+      packetsPerSecond: relayPerSecond,
+      burst: Math.max(200, relayPerSecond / 5),
+    });
+    this.counters = {
+      registered: 0,
+      introductions: 0,
+      left: 0,
+      timedOut: 0,
+      size: 0,
+      unknownAddress: 0,
+      kind: 0,
+      expired: 0,
+      forged: 0,
+      tokenReplayed: 0,
+      mac: 0,
+      replay: 0,
+      malformed: 0,
+      full: 0,
+      rateLimited: 0,
+      relay: this.relay.counters,
+    };
+  }
+
+  get localAddress(): Address {
+    return this.transport.localAddress;
+  }
+
+  /** Peers registered now in `sessionId`'s session, by index. */
+  sessionPeers(sessionId: bigint): number[] {
+    const session = this.sessions.get(sessionId.toString()) ?? [];
+    return session.flatMap((r, i) => (r === undefined ? [] : [i]));
+  }
+
+  /** Takes every datagram waiting, then times out silent peers. Call it often (every few ms to 50 ms). */
+  update(now: number): void {
+    this.now = checkTime('RendezvousServer.update', now, this.now);
+    this.transport.update(now);
+    while (this.transport.receive(this.onDatagram) > 0) {}
+    for (const registration of this.byAddress.values())
+      if (now - registration.lastHeard > registration.key.timeoutSeconds)
+        this.remove(registration, GoneReason.TimedOut);
+    if (this.tokens.size > 2 * this.maxRegistrations) {
+      const unix = this.unixTime();
+      for (const [id, token] of this.tokens) if (token.expires < unix) this.tokens.delete(id);
+      // Still full of unexpired tokens: forget the oldest not held by a registration now.
+      for (const [id, token] of this.tokens) {
+        if (this.tokens.size <= this.maxRegistrations) break;
+        if (this.byAddress.get(token.address)?.tokenId !== id) this.tokens.delete(id);
+      }
+    }
+  }
+
+  close(): void {
+    this.transport.close();
+  }
+
+  private datagram(from: Address, data: Uint8Array): void {
+    const registration = this.byAddress.get(from);
+    const kind = data.length > 0 ? data[0] : 0;
+    if (registration !== undefined) {
+      if (kind === RendezvousKind.Relay) {
+        const session = this.sessions.get(registration.sessionKey) ?? [];
+        this.relay.forward(registration, data, session, this.now);
+        return;
+      }
+      if (kind === RendezvousKind.KeepAlive || kind === RendezvousKind.Bye) {
+        this.control(registration, kind, data);
+        return;
+      }
+    }
+    if (this.limiter.take(from, this.now * 1000) !== 0) {
+      this.counters.rateLimited++;
+      return;
+    }
+    if (kind === RendezvousKind.Hello) this.hello(from, data, registration);
+    else if (
+      kind === RendezvousKind.KeepAlive ||
+      kind === RendezvousKind.Bye ||
+      kind === RendezvousKind.Relay
+    )
+      this.counters.unknownAddress++;
+    else if (isPeerPacketKind(kind) || kind === RendezvousKind.Notice || data.length > 0)
+      this.counters.kind++;
+    else this.counters.size++;
+  }
+
+  /** Opens a channel datagram from a registration; false (counted) when it is refused. */
+  private open(registration: Registration, data: Uint8Array, seqOffset: number, bodyStart: number): boolean {
+    const sequence = readU64(data, seqOffset);
+    if (registration.replay.alreadyReceived(sequence)) {
+      this.counters.replay++;
+      return false;
+    }
+    if (!this.crypto.open(data, seqOffset, bodyStart, registration.key.peerToRendezvousKey)) {
+      this.counters.mac++;
+      return false;
+    }
+    registration.replay.advance(sequence);
+    registration.lastHeard = this.now;
+    return true;
+  }
+
+  private control(registration: Registration, kind: number, data: Uint8Array): void {
+    if (data.length !== (kind === RendezvousKind.Bye ? BYE_BYTES : KEEP_ALIVE_BYTES)) {
+      this.counters.size++;
+      return;
+    }
+    if (!this.open(registration, data, 1, CHANNEL_HEADER_BYTES)) return;
+    if (kind === RendezvousKind.Bye) {
+      this.remove(registration, GoneReason.Left);
+      return;
+    }
+    registration.acknowledge(readU32(data, CHANNEL_HEADER_BYTES));
+    this.flush(registration);
+  }
+
+  private hello(from: Address, data: Uint8Array, existing: Registration | undefined): void {
+    if (data.length !== HELLO_BYTES) {
+      this.counters.size++;
+      return;
+    }
+    const token = helloToken(data);
+    const tokenId = toHex(data, HELLO_HEADER_BYTES - 8 - 16, 16); // the private part's MAC
+    if (existing !== undefined && existing.tokenId === tokenId) {
+      // Its hello again: the welcome was lost. Answer with what it has not acknowledged.
+      if (this.open(existing, data, HELLO_HEADER_BYTES - 8, HELLO_HEADER_BYTES)) this.flush(existing);
+      return;
+    }
+    const unix = this.unixTime();
+    if (token.expireTimestamp < unix) {
+      this.counters.expired++;
+      return;
+    }
+    const key = openPeerTokenPrivate(
+      token.privateData,
+      this.protocolId,
+      token.expireTimestamp,
+      token.nonce,
+      this.privateKey,
+      this.aead,
+    );
+    if (key === null) {
+      this.counters.forged++;
+      return;
+    }
+    const used = this.tokens.get(tokenId);
+    if (used !== undefined && used.address !== from && used.expires >= unix) {
+      this.counters.tokenReplayed++;
+      return;
+    }
+    if (!this.crypto.open(data, HELLO_HEADER_BYTES - 8, HELLO_HEADER_BYTES, key.peerToRendezvousKey)) {
+      this.counters.mac++;
+      return;
+    }
+    const local = helloCandidates(data);
+    if (local === null) {
+      this.counters.malformed++;
+      return;
+    }
+    const sessionKey = key.sessionId.toString();
+    let session = this.sessions.get(sessionKey);
+    if (
+      (session !== undefined && key.peer >= session.length) ||
+      (existing === undefined && this.byAddress.size >= this.maxRegistrations)
+    ) {
+      this.counters.full++;
+      return;
+    }
+    if (existing !== undefined) this.remove(existing, GoneReason.Left);
+    const replaced = session?.[key.peer];
+    if (replaced !== undefined) this.remove(replaced, GoneReason.Left);
+    session = this.sessions.get(sessionKey);
+    if (session === undefined) {
+      session = new Array<Registration | undefined>(key.maxPeers).fill(undefined);
+      this.sessions.set(sessionKey, session);
+    }
+    this.tokens.set(tokenId, { address: from, expires: token.expireTimestamp });
+    const registration = new Registration(key, sessionKey, from, tokenId, local, this.now, 200);
+    registration.replay.advance(readU64(data, HELLO_HEADER_BYTES - 8));
+    session[key.peer] = registration;
+    this.byAddress.set(from, registration);
+    this.counters.registered++;
+    registration.queue({ kind: NoticeKind.Welcome, reflexive: from });
+    for (const other of session) {
+      if (other === undefined || other === registration) continue;
+      const pairKey = this.randomBytes(32);
+      registration.queue({
+        kind: NoticeKind.Introduce,
+        peer: other.peer,
+        pairKey,
+        candidates: other.candidates,
+      });
+      other.queue({
+        kind: NoticeKind.Introduce,
+        peer: key.peer,
+        pairKey,
+        candidates: registration.candidates,
+      });
+      this.counters.introductions++;
+      this.flush(other);
+    }
+    this.flush(registration);
+  }
+
+  /** Sends `registration` every notice it has not acknowledged, each under a fresh sequence. */
+  private flush(registration: Registration): void {
+    for (const notice of registration.pending) {
+      const bodyLength = writeNotice(this.out, notice);
+      const length = this.crypto.seal(
+        this.out,
+        1,
+        CHANNEL_HEADER_BYTES,
+        bodyLength,
+        registration.sendSequence++,
+        registration.key.rendezvousToPeerKey,
+      );
+      this.transport.send(registration.address, this.out.subarray(0, length));
+    }
+  }
+
+  private remove(registration: Registration, reason: 0 | 1): void {
+    this.byAddress.delete(registration.address);
+    const session = this.sessions.get(registration.sessionKey);
+    if (session === undefined || session[registration.peer] !== registration) return;
+    session[registration.peer] = undefined;
+    if (reason === GoneReason.Left) this.counters.left++;
+    else this.counters.timedOut++;
+    let empty = true;
+    for (const other of session) {
+      if (other === undefined) continue;
+      empty = false;
+      other.queue({ kind: NoticeKind.Gone, peer: registration.peer, reason });
+      this.flush(other);
+    }
+    if (empty) this.sessions.delete(registration.sessionKey);
+  }
+}
+
+function toHex(data: Uint8Array, offset: number, length: number): string {
+  let text = '';
+  for (let i = offset; i < offset + length; i++) text += (data[i] < 16 ? '0' : '') + data[i].toString(16);
+  return text;
+}
