@@ -2,4 +2,14 @@ export { DeterministicRandom } from './deterministic-random.js';
 export { LocalPeerLinks, type LocalPeerLinksOptions } from './local-peer-links.js';
 export { PeerConnection } from './peer-connection.js';
 export type { PeerLinkEvent, PeerLinkEventKind, PeerLinks } from './peer-links.js';
+export type { RefusalReason } from './rollback-channel.js';
+export type { RollbackGame, RollbackSessionOptions } from './rollback-options.js';
+export { RollbackSession } from './rollback-session.js';
+export type {
+  AdvanceResult,
+  RollbackEvent,
+  RollbackPeerStats,
+  RollbackState,
+  RollbackStats,
+} from './rollback-stats.js';
 export { stateChecksum } from './state-checksum.js';
