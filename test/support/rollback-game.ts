@@ -21,6 +21,8 @@ export class ArenaGame implements RollbackGame<ArenaInputValue, Int32Array> {
   /** The checksum after each frame ran (overwritten when a rollback runs it again). */
   readonly after = new Map<number, number>();
   advances = 0;
+  /** A deliberate non-determinism: this peer's game nudges player 0 at this frame. */
+  corruptAt = -1;
   loads = 0;
 
   constructor(
@@ -59,6 +61,7 @@ export class ArenaGame implements RollbackGame<ArenaInputValue, Int32Array> {
         s[p * PER_PLAYER + 2]++;
       }
     }
+    if (frame === this.corruptAt) s[0]++;
     let spin = 0;
     for (let i = 0; i < this.work; i++) spin = (Math.imul(spin ^ i, 0x9e3779b1) + s[i % s.length]) | 0;
     s[n * PER_PLAYER] = this.rng.state | 0;

@@ -32,11 +32,14 @@ export interface ScenePeer {
   simulator: NetworkSimulator;
   events: RollbackEvent[];
   results: Record<AdvanceResult, number>;
+  /** Frames run with every input confirmed (their states are final). */
+  settled: number;
   /** Confirmed inputs per frame (index), by peer. */
   confirmed: ArenaInputValue[][];
 }
 
 export const TICK = 1 / 60;
+const NONE: ReadonlySet<number> = new Set();
 
 export function createScene(o: SceneOptions) {
   const network = new MemoryNetwork();
@@ -73,18 +76,22 @@ export function createScene(o: SceneOptions) {
       events: [],
       results: { advanced: 0, synchronizing: 0, waiting: 0, stalled: 0 },
       confirmed: [],
+      settled: -1,
     };
   });
   let tick = 0;
-  /** One tick of every peer whose loop has started (or is not paused). */
-  const step = (paused: ReadonlySet<number> = new Set()) => {
+  /** One tick of every peer whose loop has started and is not paused; `twice` run two frames. */
+  const step = (paused: ReadonlySet<number> = NONE, twice: ReadonlySet<number> = NONE) => {
     tick++;
     const now = tick * TICK;
     peers.forEach((peer, index) => {
       if (tick < (o.startTicks?.[index] ?? 0) || paused.has(index)) return;
       const { session } = peer;
-      session.addLocalInput(scriptedInput(o.seed, index, session.frame));
-      peer.results[session.advanceFrame()]++;
+      for (let k = twice.has(index) ? 2 : 1; k > 0; k--) {
+        session.addLocalInput(scriptedInput(o.seed, index, session.frame));
+        peer.results[session.advanceFrame()]++;
+        peer.settled = Math.min(session.stats.confirmedFrame, session.frame - 1);
+      }
       session.update(now);
       for (let e = session.pollEvent(); e !== null; e = session.pollEvent()) peer.events.push(e);
       for (let f = peer.confirmed.length; f <= session.confirmedFrame; f++) {
