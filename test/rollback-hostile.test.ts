@@ -4,6 +4,7 @@ import type { CustomChannel } from '../src/channels/channel.js';
 import { defineMessage, MessageFactory } from '../src/channels/index.js';
 import { LocalPeerLinks } from '../src/lockstep/local-peer-links.js';
 import { PeerConnection } from '../src/lockstep/peer-connection.js';
+import type { RollbackGame } from '../src/lockstep/rollback-options.js';
 import { RollbackSession } from '../src/lockstep/rollback-session.js';
 import { compile } from '../src/schema/codec.js';
 import { t } from '../src/schema/schema.js';
@@ -212,7 +213,12 @@ describe('RollbackSession misuse', () => {
     );
     assert.throws(
       () =>
-        new RollbackSession({ ...base, input: t.object({ big: t.string(1000) }), initialInput: { big: '' } }),
+        new RollbackSession({
+          ...base,
+          game: base.game as unknown as RollbackGame<{ big: string }, Int32Array>,
+          input: t.object({ big: t.string(1000) }),
+          initialInput: { big: '' },
+        }),
       RangeError,
     );
   });

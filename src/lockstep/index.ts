@@ -1,4 +1,5 @@
 export { DeterministicRandom } from './deterministic-random.js';
+export { dmath } from './dmath.js';
 export { LocalPeerLinks, type LocalPeerLinksOptions } from './local-peer-links.js';
 export { PeerConnection } from './peer-connection.js';
 export type { PeerLinkEvent, PeerLinkEventKind, PeerLinks } from './peer-links.js';
