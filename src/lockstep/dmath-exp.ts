@@ -10,8 +10,8 @@
 // ln 2 in two parts: the first has 32 significant bits, so k * LN2_HI is exact for |k| < 2^21.
 const LN2_HI = 0.6931471803691238;
 const LN2_LO = 1.9082149292705877e-10;
-const LOG2E = 1.4426950408889634;
-const SQRT2 = 1.4142135623730951;
+const LOG2E = Math.LOG2E;
+const SQRT2 = Math.SQRT2;
 /** Past these, exp overflows to Infinity or underflows to 0. */
 const EXP_MAX = 709.782712893384;
 const EXP_MIN = -745.1332191019412;

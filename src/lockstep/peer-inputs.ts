@@ -41,7 +41,7 @@ export class PeerInputs<I> {
 
   /** The input of frame `f`: held, or predicted (the newest) when `f` is past `last`. */
   valueAt(f: number): I {
-    return this.values[(f > this.last ? this.last : f) & MASK];
+    return this.values[Math.min(f, this.last) & MASK];
   }
 
   /** Encodes `input` (a value outside the schema throws, changing nothing) into the scratch stream. */
