@@ -14,3 +14,4 @@ export type {
   RollbackStats,
 } from './rollback-stats.js';
 export { stateChecksum } from './state-checksum.js';
+export { type SyncTestMismatch, type SyncTestOptions, type SyncTestResult, syncTest } from './sync-test.js';
