@@ -36,6 +36,7 @@ import { runMemory } from './suites/memory.js';
 import { runMessages } from './suites/messages.js';
 import { runPacket } from './suites/packet.js';
 import { runReject } from './suites/reject.js';
+import { runRollback } from './suites/rollback.js';
 import { runServerLoad } from './suites/server-load.js';
 import { runTransports } from './suites/transports.js';
 import { runUdp } from './suites/udp.js';
@@ -61,6 +62,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   memory: runMemory,
   w4: runW4,
   latency: runLatency,
+  rollback: runRollback,
   transports: runTransports,
   matchmaking: runMatchmaking,
   directory: runDirectory,

@@ -16,6 +16,9 @@ export class FrameAdvantage {
   private readonly remote = new Float64Array(WINDOW);
   private count = 0;
   private next = 0;
+  /** Running sums of the window (recomputed at reset, so rounding cannot drift for long). */
+  private localSum = 0;
+  private remoteSum = 0;
   /** The remote's newest reported advantage (frames). */
   private remoteNow = 0;
   /** The newest local sample (frames), sent to the remote. */
@@ -32,22 +35,21 @@ export class FrameAdvantage {
     const estimate = remoteFrame + (rttSeconds / 2) * frameRate;
     this.latest = localFrame - estimate;
     this.remoteNow = reported;
+    if (this.count === WINDOW) {
+      this.localSum -= this.local[this.next];
+      this.remoteSum -= this.remote[this.next];
+    } else this.count++;
     this.local[this.next] = this.latest;
     this.remote[this.next] = reported;
+    this.localSum += this.latest;
+    this.remoteSum += reported;
     this.next = (this.next + 1) & (WINDOW - 1);
-    if (this.count < WINDOW) this.count++;
   }
 
   /** Frames we should wait for this peer (half the averaged difference), or 0 without enough samples. */
   recommendedWait(): number {
     if (this.count < MIN_SAMPLES) return 0;
-    let local = 0;
-    let remote = 0;
-    for (let i = 0; i < this.count; i++) {
-      local += this.local[i];
-      remote += this.remote[i];
-    }
-    return (local - remote) / (2 * this.count);
+    return (this.localSum - this.remoteSum) / (2 * this.count);
   }
 
   /** The remote's newest report (frames it is ahead of us by its own measure). */
@@ -59,5 +61,7 @@ export class FrameAdvantage {
   reset(): void {
     this.count = 0;
     this.next = 0;
+    this.localSum = 0;
+    this.remoteSum = 0;
   }
 }

@@ -235,7 +235,7 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
   }
 
   private isStalled(): boolean {
-    this.waiting.length = 0;
+    if (this.waiting.length > 0) this.waiting.length = 0;
     for (let p = 0; p < this.maxPeers; p++)
       if (this.current - this.queues[p].last > this.options.maxPrediction) this.waiting.push(p);
     const stalled = this.waiting.length > 0;
