@@ -160,6 +160,7 @@ describe('RollbackSession against a hostile peer', () => {
     const flood = peer().refused.flood;
     assert.ok(flood >= 1000 - 240 - 40 && flood <= 1000 - 240 + 10, `${flood} dropped as flood`);
     assert.equal(peer().lastInputFrame, 2);
+    assert.ok(peer().packetsInvalid > 0, 'the packet layer refused some garbage');
     for (let i = 0; i < 60; i++) step(); // the bucket refills
     step({ frame: 5, first: 2, inputs: [move(1), move(0)] });
     step();

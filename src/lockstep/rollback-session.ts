@@ -5,6 +5,7 @@ import { t } from '../schema/schema.js';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import { ChecksumLedger } from './checksum-ledger.js';
 import { FrameAdvantage } from './frame-advantage.js';
+import { PacketRateLimit } from './packet-rate-limit.js';
 import { PeerConnection } from './peer-connection.js';
 import { PeerInputs } from './peer-inputs.js';
 import type { PeerLinks } from './peer-links.js';
@@ -63,7 +64,7 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
   private readonly frameInputs: I[] = [];
   private readonly ledger: ChecksumLedger;
   private readonly events: RollbackEvent[] = [];
-  private readonly tokens: Float64Array;
+  private readonly limit: PacketRateLimit;
   private readonly pendingInput: Uint8Array;
   private pendingLength = -1;
   private sessionState: RollbackState = 'synchronizing';
@@ -74,7 +75,6 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
   private resimulatingNow = false;
   private nextChecksum = 0;
   private now: number;
-  private lastRefill: number;
   private readonly waiting: number[] = [];
 
   constructor(options: RollbackSessionOptions<I, S>) {
@@ -90,7 +90,6 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
     checkInputSchema('RollbackSession', this.codec);
     const start = options.now ?? 0;
     this.now = checkTime('RollbackSession', start, NO_TIME_YET);
-    this.lastRefill = start;
     for (let p = 0; p < this.maxPeers; p++) {
       // Every queue starts with the initial input up to the input delay (throws on a bad one).
       this.queues.push(new PeerInputs(this.codec, options.initialInput, inputDelay));
@@ -115,7 +114,7 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
     this.ledger = new ChecksumLedger(this.maxPeers, Math.max(1, checksumInterval), (peer, frame, l, r) =>
       this.compared(peer, frame, l, r),
     );
-    this.tokens = new Float64Array(this.maxPeers).fill(this.options.maxPacketsPerSecond);
+    this.limit = new PacketRateLimit(this.maxPeers, this.options.maxPacketsPerSecond, start);
     this.pendingInput = new Uint8Array(Math.ceil(this.codec.maxBits / 8) + 8);
     this.stats = zeroStats(this.maxPeers, maxPrediction);
   }
@@ -290,7 +289,7 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
     if (this.sessionState === 'closed') return;
     const links = this.links;
     links.update(now);
-    this.refill(now);
+    this.limit.refill(now);
     links.receive((peer, data) => this.datagram(peer, data));
     for (let e = links.pollEvent(); e !== null; e = links.pollEvent()) {
       const peerStats = this.stats.peers[e.peer];
@@ -311,6 +310,7 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
       if (c === null) continue;
       c.update(now);
       this.stats.peers[p].rtt = c.rtt;
+      this.stats.peers[p].packetsInvalid = c.endpoint.counters.packetsInvalid;
     }
   }
 
@@ -319,22 +319,13 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
     return true;
   }
 
-  /** Token buckets: a peer may burst a second's worth of packets, then maxPacketsPerSecond. */
-  private refill(now: number): void {
-    const rate = this.options.maxPacketsPerSecond;
-    const add = (now - this.lastRefill) * rate;
-    this.lastRefill = now;
-    for (let p = 0; p < this.maxPeers; p++) this.tokens[p] = Math.min(rate, this.tokens[p] + add);
-  }
-
   private datagram(peer: number, data: Uint8Array): void {
     const c = this.connections[peer];
     if (c === null || c === undefined) return;
-    if (this.tokens[peer] < 1) {
+    if (!this.limit.take(peer)) {
       this.stats.peers[peer].refused.flood++;
       return;
     }
-    this.tokens[peer]--;
     c.receivePacket(data);
   }
 

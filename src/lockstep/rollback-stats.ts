@@ -45,6 +45,8 @@ export interface RollbackPeerStats {
   /** The peer's own newest measure of its advantage over us. */
   remoteAdvantage: number;
   packetsReceived: number;
+  /** Its datagrams the packet layer refused (not a packet at all). */
+  packetsInvalid: number;
   /** Its packets refused, by reason. */
   refused: Record<RefusalReason, number>;
 }
@@ -103,6 +105,7 @@ export function zeroStats(peers: number, maxPrediction: number): RollbackStats {
       advantage: 0,
       remoteAdvantage: 0,
       packetsReceived: 0,
+      packetsInvalid: 0,
       refused: zeroRefusals(),
     })),
   };
