@@ -87,7 +87,8 @@ function rollingSession(game: RollbackGame<ArenaInputValue, Int32Array>, depth: 
     session,
     /** One iteration: a mispredicted input `depth` frames back arrives, then the next frame runs. */
     step(): void {
-      const bytes = encodings[(parity ^= 1)];
+      parity ^= 1;
+      const bytes = encodings[parity];
       packet.inputs[0].set(bytes);
       packet.inputLengths[0] = bytes.length;
       packet.frame = session.frame; // level with us: no frame-advantage waits
