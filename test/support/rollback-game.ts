@@ -25,11 +25,7 @@ export class ArenaGame implements RollbackGame<ArenaInputValue, Int32Array> {
   corruptAt = -1;
   loads = 0;
 
-  constructor(
-    readonly players: number,
-    /** Extra work per frame (loop iterations), to model a heavier game in the bench. */
-    readonly work = 0,
-  ) {
+  constructor(readonly players: number) {
     this.state = new Int32Array(players * PER_PLAYER + 2);
     for (let p = 0; p < players; p++) this.state[p * PER_PLAYER] = p * 1000;
     this.state[players * PER_PLAYER] = this.rng.state | 0;
@@ -62,10 +58,8 @@ export class ArenaGame implements RollbackGame<ArenaInputValue, Int32Array> {
       }
     }
     if (frame === this.corruptAt) s[0]++;
-    let spin = 0;
-    for (let i = 0; i < this.work; i++) spin = (Math.imul(spin ^ i, 0x9e3779b1) + s[i % s.length]) | 0;
     s[n * PER_PLAYER] = this.rng.state | 0;
-    s[n * PER_PLAYER + 1] = (frame + 1 + (spin & 0)) | 0;
+    s[n * PER_PLAYER + 1] = (frame + 1) | 0;
     this.after.set(frame, this.checksum(s));
   }
 
