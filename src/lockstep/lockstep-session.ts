@@ -114,6 +114,11 @@ export class LockstepSession<T> {
     this.commandsQueued++;
   }
 
+  /** Commands queued for this peer's next list (at most maxCommandsPerTurn). */
+  get queued(): number {
+    return this.runner.pending.length;
+  }
+
   /** Takes the next event, or null. */
   pollEvent(): LockstepEvent | null {
     return this.core.events.shift() ?? null;

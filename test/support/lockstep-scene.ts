@@ -121,16 +121,22 @@ export class LockstepScene {
   leave(index: number): void {
     this.peers[index].session.close();
     this.peers[index].alive = false;
+    this.closed.push(index);
   }
+
+  /** Closed peers whose simulated links still deliver what they sent last (the goodbye). */
+  private readonly closed: number[] = [];
 
   step(dt: number): void {
     this.now += dt;
     const chance = this.ordersPerSecond * dt;
+    for (const index of this.closed) this.peers[index].transport.update(this.now);
     for (const peer of this.peers) {
       if (!peer.alive) continue;
       const session = peer.session;
       if (session.status.state === 'running' || session.status.state === 'stalled') {
-        if (this.bot() < chance) {
+        // A player's orders while the game waits pile up; the game keeps to the per-turn limit.
+        if (this.bot() < chance && session.queued < 16) {
           const first = Math.floor(this.bot() * this.options.units);
           session.queue({
             first: Math.min(first, 65535),
