@@ -32,8 +32,11 @@ export const Welcome = defineMessage(
 /** A peer's worst round trip to the others, for the host's turn length. */
 export const RttReport = defineMessage('lockstep.rtt', t.object({ ms: t.uint16() }));
 
-/** A peer lost its link to `peer` (sent to the acting host, which then drops it). */
-export const Lost = defineMessage('lockstep.lost', t.object({ peer: peer() }));
+/** A peer lost its link to `peer`, for `reason` (sent to the acting host, which then drops it). */
+export const Lost = defineMessage(
+  'lockstep.lost',
+  t.object({ peer: peer(), reason: t.enum(['left', 'timedOut', 'dropped'] as const) }),
+);
 
 /** The host asks how far each survivor holds the leaver's lists, from `from` on. */
 export const DepartureQuery = defineMessage('lockstep.query', t.object({ peer: peer(), from: turn() }));

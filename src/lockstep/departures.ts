@@ -35,7 +35,7 @@ export class Departures<T> {
     this.reportedTo = new Array(core.maxPeers).fill(-1);
   }
 
-  /** This peer lost `peer` (its links said so, or another peer did: reason 'dropped'). */
+  /** This peer lost `peer` (its links said so, or another peer did). */
   lost(peer: number, reason: LockstepLeaveReason): void {
     const m = this.core.membership;
     if (peer === this.core.self || !m.isCurrent(peer) || m.lost[peer]) return;
@@ -57,7 +57,7 @@ export class Departures<T> {
         if (!this.running.has(p)) this.start(p);
       } else if (host >= 0 && this.reportedTo[p] !== host) {
         this.reportedTo[p] = host;
-        core.send(host, Lost, { peer: p });
+        core.send(host, Lost, { peer: p, reason: this.reasons[p] });
       }
     }
   }
@@ -83,6 +83,11 @@ export class Departures<T> {
     const core = this.core;
     const m = core.membership;
     if (k === core.self) return;
+    if (core.state !== 'joining' && !this.fromHost(from, k)) {
+      core.traffic.peers[from].refused++;
+      core.lastRefusal = `departure of peer ${k} asked by peer ${from}, not the host`;
+      return;
+    }
     let last = -1;
     if (core.state !== 'joining') {
       if (m.isCurrent(k)) {
@@ -139,14 +144,18 @@ export class Departures<T> {
   /** The host's announcement; taken from whoever is host once `k` is counted out. */
   announced(from: number, k: number, afterTurn: number, reason: LockstepLeaveReason): void {
     const core = this.core;
-    const m = core.membership;
-    const hostIfGone = m.lost[k] ? m.acting() : actingWithout(core, k);
-    if (from !== m.acting() && from !== hostIfGone) {
+    if (!this.fromHost(from, k)) {
       core.traffic.peers[from].refused++;
       core.lastRefusal = `departure of peer ${k} announced by peer ${from}, not the host`;
       return;
     }
     this.apply(k, afterTurn, reason);
+  }
+
+  /** Whether `from` acts as host, now or once `k` is counted out (this peer may not know yet). */
+  private fromHost(from: number, k: number): boolean {
+    const m = this.core.membership;
+    return from === m.acting() || from === actingWithout(this.core, k);
   }
 
   private apply(k: number, afterTurn: number, reason: LockstepLeaveReason): void {

@@ -18,8 +18,15 @@ import type {
   LockstepStats,
   LockstepStatus,
 } from './lockstep-options.js';
+import type { PeerConnection } from './peer-connection.js';
 import { TurnRunner } from './turn-runner.js';
 import { RTT_REPORT_INTERVAL } from './turn-timing.js';
+
+/** Datagrams the packet layer refused as malformed (stale and duplicate ones are the network's doing). */
+function malformedPackets(connection: PeerConnection): number {
+  const k = connection.endpoint.counters;
+  return k.packetsInvalid + k.packetsTooLargeToReceive + k.fragmentsInvalid;
+}
 
 /** Seconds between a packet and the next one to a peer that still lacks something we sent. */
 const RESEND_INTERVAL = 1 / 30;
@@ -160,14 +167,14 @@ export class LockstepSession<T> {
     if (!c.traffic.admit(peer, data.length, now)) return;
     const connection = c.connections[peer]!;
     const rejected = connection.channels.counters.packetsRejected;
-    const invalid = connection.endpoint.counters.packetsInvalid;
+    const malformed = malformedPackets(connection);
     connection.receivePacket(data);
     if (connection.channels.counters.packetsRejected !== rejected) {
       c.traffic.peers[peer].refused++;
       c.lastRefusal = `peer ${peer}: ${connection.channels.lastRejection}`;
-    } else if (connection.endpoint.counters.packetsInvalid !== invalid) {
+    } else if (malformedPackets(connection) !== malformed) {
       c.traffic.peers[peer].refused++;
-      c.lastRefusal = `peer ${peer}: invalid packet`;
+      c.lastRefusal = `peer ${peer}: malformed packet`;
     }
   }
 
@@ -182,7 +189,7 @@ export class LockstepSession<T> {
       } else if (message.is(Welcome)) welcomeArrived(c, peer, message.value as WelcomeValue);
       else if (message.is(RttReport)) c.timing.report(peer, message.value.ms, now);
       else if (message.is(Lost)) {
-        if (c.membership.isCurrent(peer)) this.departures.lost(message.value.peer, 'dropped');
+        if (c.membership.isCurrent(peer)) this.departures.lost(message.value.peer, message.value.reason);
       } else if (message.is(DepartureQuery)) {
         if (c.membership.isCurrent(peer) || c.state === 'joining')
           this.departures.query(peer, message.value.peer, message.value.from);
