@@ -31,6 +31,7 @@ import { runHandshake } from './suites/handshake.js';
 import { runInterest } from './suites/interest.js';
 import { runLatency } from './suites/latency.js';
 import { runLobby } from './suites/lobby.js';
+import { runLockstep } from './suites/lockstep.js';
 import { runMeasure } from './suites/measure.js';
 import { runMemory } from './suites/memory.js';
 import { runMessages } from './suites/messages.js';
@@ -61,6 +62,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   memory: runMemory,
   w4: runW4,
   latency: runLatency,
+  lockstep: runLockstep,
   transports: runTransports,
   matchmaking: runMatchmaking,
   directory: runDirectory,

@@ -52,6 +52,12 @@ export interface LockstepSessionOptions<T> {
   maxTurnMs?: number;
   /** Commands one peer may queue for one turn (default 16; 1 to 255); more throws at `queue`. */
   maxCommandsPerTurn?: number;
+  /**
+   * Seconds between packets to a peer that has not acked everything sent to it (default 1/30).
+   * Each packet carries every unacked list, so this is how soon a lost one is sent again: longer
+   * saves datagrams (bandwidth) and costs stalls on lossy links (BENCHMARKS.md, lockstep).
+   */
+  resendSeconds?: number;
   /** Datagrams accepted from one peer per second (default 200, burst 100); more are dropped and counted. */
   maxDatagramsPerSecond?: number;
   /** A stall is announced ('stalled' event) once it has lasted this long, seconds (default 0.25). */
@@ -67,6 +73,7 @@ export interface ResolvedLockstepOptions {
   minTurnMs: number;
   maxTurnMs: number;
   maxCommandsPerTurn: number;
+  resendSeconds: number;
   maxDatagramsPerSecond: number;
   stallReportSeconds: number;
   maxTurnsPerUpdate: number;
@@ -89,6 +96,9 @@ export function resolveLockstepOptions(o: LockstepSessionOptions<unknown>): Reso
   const rate = o.maxDatagramsPerSecond ?? 200;
   if (!(rate >= 10 && rate <= 100_000))
     throw new RangeError(`LockstepSession: maxDatagramsPerSecond must be in [10, 100000], got ${rate}`);
+  const resend = o.resendSeconds ?? 1 / 30;
+  if (!(resend >= 0.005 && resend <= 1))
+    throw new RangeError(`LockstepSession: resendSeconds must be in [0.005, 1], got ${resend}`);
   const stall = o.stallReportSeconds ?? 0.25;
   if (!(stall >= 0 && stall <= 60))
     throw new RangeError(`LockstepSession: stallReportSeconds must be in [0, 60], got ${stall}`);
@@ -99,6 +109,7 @@ export function resolveLockstepOptions(o: LockstepSessionOptions<unknown>): Reso
     minTurnMs,
     maxTurnMs,
     maxCommandsPerTurn: integer('maxCommandsPerTurn', o.maxCommandsPerTurn ?? 16, 1, 255),
+    resendSeconds: resend,
     maxDatagramsPerSecond: rate,
     stallReportSeconds: stall,
     maxTurnsPerUpdate: integer('maxTurnsPerUpdate', o.maxTurnsPerUpdate ?? 8, 1, 1000),
@@ -153,7 +164,9 @@ export interface LockstepStatus {
 }
 
 export interface LockstepPeerStats {
-  /** Bytes of datagrams sent to and received from this peer (the links' payloads). */
+  /** Datagrams sent to and received from this peer, and their bytes (the links' payloads). */
+  datagramsSent: number;
+  datagramsReceived: number;
   bytesSent: number;
   bytesReceived: number;
   /** Datagrams and packets refused (malformed, bad entries: `lastRefusal` says why). */

@@ -28,8 +28,6 @@ function malformedPackets(connection: PeerConnection): number {
   return k.packetsInvalid + k.packetsTooLargeToReceive + k.fragmentsInvalid;
 }
 
-/** Seconds between a packet and the next one to a peer that still lacks something we sent. */
-const RESEND_INTERVAL = 1 / 30;
 /** Seconds between packets to a peer outside the session that we still owe a reliable message. */
 const IDLE_INTERVAL = 0.25;
 const JOIN_REQUEST_INTERVAL = 1;
@@ -247,12 +245,13 @@ export class LockstepSession<T> {
   }
 
   /**
-   * One packet to each peer that needs one: at once after a seal, every RESEND_INTERVAL while it
+   * One packet to each peer that needs one: at once after a seal, every resendSeconds while it
    * lacks lists or messages, and at least once a turn to a member (its acks).
    */
   private send(now: number): void {
     const c = this.core;
     const sealed = c.sealed;
+    const resend = c.options.resendSeconds;
     c.sealed = false;
     for (let p = 0; p < c.maxPeers; p++) {
       if (p === c.self) continue;
@@ -262,10 +261,8 @@ export class LockstepSession<T> {
       const since = now - this.lastSent[p];
       const member = c.membership.isCurrent(p);
       const due = member
-        ? (sealed && lists) ||
-          ((lists || messages) && since >= RESEND_INTERVAL) ||
-          since >= c.timing.turnMs / 1000
-        : messages && since >= (c.state === 'joining' ? RESEND_INTERVAL : IDLE_INTERVAL);
+        ? (sealed && lists) || ((lists || messages) && since >= resend) || since >= c.timing.turnMs / 1000
+        : messages && since >= (c.state === 'joining' ? resend : IDLE_INTERVAL);
       if (!due) continue;
       connection.update(now);
       this.lastSent[p] = now;

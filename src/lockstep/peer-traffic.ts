@@ -17,6 +17,8 @@ export class PeerTraffic implements PeerLinks {
     private readonly rate: number,
   ) {
     this.peers = Array.from({ length: links.maxPeers }, () => ({
+      datagramsSent: 0,
+      datagramsReceived: 0,
       bytesSent: 0,
       bytesReceived: 0,
       refused: 0,
@@ -43,12 +45,15 @@ export class PeerTraffic implements PeerLinks {
 
   send(peer: number, data: Uint8Array): void {
     this.links.send(peer, data);
-    this.peers[peer].bytesSent += data.length;
+    const stats = this.peers[peer];
+    stats.datagramsSent++;
+    stats.bytesSent += data.length;
   }
 
   /** Whether a datagram of `length` bytes from `peer` at `now` is within its rate (counted either way). */
   admit(peer: number, length: number, now: number): boolean {
     const stats = this.peers[peer];
+    stats.datagramsReceived++;
     stats.bytesReceived += length;
     const tokens = Math.min(this.burst, this.tokens[peer] + (now - this.refilled[peer]) * this.rate);
     this.refilled[peer] = now;
