@@ -36,7 +36,7 @@ class EvilChannel implements CustomChannel {
   constructor() {
     const store = new TurnStore<OrderValue>(3);
     this.inbound = new TurnChannel<OrderValue>(
-      { self: 2, store, lists, newestOwn: -1, judge: () => 0, stored: () => {} },
+      { self: 2, store, lists, newestOwn: -1, judge: () => 0, arrived: () => {}, stale: () => {} },
       0,
     );
   }

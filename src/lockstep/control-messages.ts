@@ -4,8 +4,8 @@ import { TURN_MS_MAX, TURN_MS_MIN } from './lockstep-options.js';
 import { MAX_PEERS } from './turn-list.js';
 
 /**
- * The session's reliable-ordered messages (channel 0 of every PeerConnection): a late join, the
- * host's view of round trips, and departures. Turn numbers are -1 ("none") up to 2^31 - 1.
+ * The session's reliable-ordered messages (channel 0 of every PeerConnection): a late join, how late
+ * lists arrive (for the host's turn length), and departures. Turn numbers are -1 ("none") up to 2^31 - 1.
  */
 const turn = () => t.int(-1, 0x7fffffff);
 const peer = () => t.int(0, MAX_PEERS - 1);
@@ -29,8 +29,8 @@ export const Welcome = defineMessage(
   }),
 );
 
-/** A peer's worst round trip to the others, for the host's turn length. */
-export const RttReport = defineMessage('lockstep.rtt', t.object({ ms: t.uint16() }));
+/** How late the others' lists reach a peer (ms, see TurnTiming), for the host's turn length. */
+export const LatenessReport = defineMessage('lockstep.lateness', t.object({ ms: t.uint16() }));
 
 /** A peer lost its link to `peer`, for `reason` (sent to the acting host, which then drops it). */
 export const Lost = defineMessage(
@@ -69,7 +69,7 @@ export function controlFactory(maxListBytes: number) {
   const factory = new MessageFactory([
     JoinRequest,
     Welcome,
-    RttReport,
+    LatenessReport,
     Lost,
     DepartureQuery,
     Forward,

@@ -22,10 +22,7 @@ export interface WelcomeValue {
 
 /** The host's additions to the list it seals: a turn-length change, then joins, within MAX_CONTROLS. */
 export function hostSeals<T>(core: LockstepCore<T>, list: TurnList<T>, now: number): void {
-  const others = core.others();
-  let worst = 0;
-  for (const p of others) worst = Math.max(worst, core.connections[p]!.rtt);
-  const turnMs = core.timing.decide(now, worst, others);
+  const turnMs = core.timing.decide(now, core.others());
   if (turnMs > 0) list.controls.push({ kind: 'turnMs', turnMs });
   for (const peer of core.joinRequests) {
     if (list.controls.length >= MAX_CONTROLS) break;

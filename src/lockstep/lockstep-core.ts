@@ -48,6 +48,8 @@ export class LockstepCore<T> implements TurnChannelHost<T> {
   state: LockstepState;
   /** The last turn run (-1 before any). */
   executed = -1;
+  /** The time of the update in progress, s. */
+  now = 0;
   newestOwn = -1;
   /** Per peer: lists past this turn are not taken (a departure is being agreed); NEVER when not frozen. */
   readonly frozen: number[];
@@ -132,8 +134,13 @@ export class LockstepCore<T> implements TurnChannelHost<T> {
     return turn > this.executed + aheadLimit(this.delay) ? TOO_FAR : ACCEPT;
   }
 
-  stored(peer: number, _count: number, stale: number): void {
-    this.traffic.peers[peer].staleLists += stale;
+  arrived(_peer: number, turn: number): void {
+    const own = this.store.get(this.self, turn);
+    if (own !== null) this.timing.lateness((this.now - own.sealedAt) * 1000);
+  }
+
+  stale(peer: number, count: number): void {
+    this.traffic.peers[peer].staleLists += count;
   }
 
   /** Stores a list that came by a control message (a departure's), if new and not yet run. */

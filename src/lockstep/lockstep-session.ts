@@ -4,8 +4,8 @@ import {
   DepartureQuery,
   DepartureReply,
   JoinRequest,
+  LatenessReport,
   Lost,
-  RttReport,
   Welcome,
 } from './control-messages.js';
 import { Departures } from './departures.js';
@@ -20,7 +20,7 @@ import type {
 } from './lockstep-options.js';
 import type { PeerConnection } from './peer-connection.js';
 import { TurnRunner } from './turn-runner.js';
-import { RTT_REPORT_INTERVAL } from './turn-timing.js';
+import { LATENESS_REPORT_INTERVAL } from './turn-timing.js';
 
 /** Datagrams the packet layer refused as malformed (stale and duplicate ones are the network's doing). */
 function malformedPackets(connection: PeerConnection): number {
@@ -53,15 +53,17 @@ export class LockstepSession<T> {
   private stalls = 0;
   private stallSeconds = 0;
   private commandsQueued = 0;
-  private lastRttReport = Number.NEGATIVE_INFINITY;
+  private lastLatenessReport = Number.NEGATIVE_INFINITY;
   private lastJoinRequest = Number.NEGATIVE_INFINITY;
   private readonly lastSent: Float64Array;
+  private readonly clocked: Float64Array;
 
   constructor(options: LockstepSessionOptions<T>) {
     this.core = new LockstepCore<T>(options);
     this.runner = new TurnRunner<T>(this.core);
     this.departures = new Departures<T>(this.core);
     this.lastSent = new Float64Array(this.core.maxPeers).fill(Number.NEGATIVE_INFINITY);
+    this.clocked = new Float64Array(this.core.maxPeers).fill(Number.NEGATIVE_INFINITY);
   }
 
   /** The shared PRNG: use it only inside executeTurn, so every peer draws the same numbers. */
@@ -137,6 +139,7 @@ export class LockstepSession<T> {
     this.now = checkTime('LockstepSession.update', now, this.now);
     const c = this.core;
     if (c.state === 'closed') return;
+    c.now = now;
     c.traffic.update(now);
     c.traffic.receive((peer, data) => this.receive(peer, data, now));
     for (let e = c.traffic.pollEvent(); e !== null; e = c.traffic.pollEvent()) {
@@ -155,7 +158,7 @@ export class LockstepSession<T> {
         c.timing.begin(now);
       }
       this.runTurns(now);
-      this.reportRtt(now);
+      this.reportLateness(now);
     }
     this.send(now);
   }
@@ -164,6 +167,12 @@ export class LockstepSession<T> {
     const c = this.core;
     if (!c.traffic.admit(peer, data.length, now)) return;
     const connection = c.connections[peer]!;
+    // The packet layer's clock moves only when it is updated: brought to now before an ack is
+    // read, so round trips are not measured short by up to the time since this peer's last packet.
+    if (this.clocked[peer] !== now) {
+      this.clocked[peer] = now;
+      connection.endpoint.update(now);
+    }
     const rejected = connection.channels.counters.packetsRejected;
     const malformed = malformedPackets(connection);
     connection.receivePacket(data);
@@ -185,7 +194,7 @@ export class LockstepSession<T> {
       if (message.is(JoinRequest)) {
         if (!c.membership.isCurrent(peer)) c.joinRequests.add(peer);
       } else if (message.is(Welcome)) welcomeArrived(c, peer, message.value as WelcomeValue);
-      else if (message.is(RttReport)) c.timing.report(peer, message.value.ms, now);
+      else if (message.is(LatenessReport)) c.timing.report(peer, message.value.ms, now);
       else if (message.is(Lost)) {
         if (c.membership.isCurrent(peer)) this.departures.lost(message.value.peer, message.value.reason);
       } else if (message.is(DepartureQuery)) {
@@ -233,15 +242,14 @@ export class LockstepSession<T> {
     }
   }
 
-  private reportRtt(now: number): void {
+  private reportLateness(now: number): void {
     const c = this.core;
-    if (now - this.lastRttReport < RTT_REPORT_INTERVAL) return;
-    this.lastRttReport = now;
+    if (now - this.lastLatenessReport < LATENESS_REPORT_INTERVAL) return;
+    this.lastLatenessReport = now;
     const host = c.membership.acting();
     if (host === c.self || host < 0) return;
-    let worst = 0;
-    for (const p of c.others()) worst = Math.max(worst, c.connections[p]!.rtt);
-    if (worst > 0) c.send(host, RttReport, { ms: Math.min(0xffff, Math.round(worst)) });
+    const ms = c.timing.ownLateness();
+    if (ms > 0) c.send(host, LatenessReport, { ms: Math.min(0xffff, Math.round(ms)) });
   }
 
   /**

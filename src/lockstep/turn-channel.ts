@@ -26,8 +26,10 @@ export interface TurnChannelHost<T> {
   readonly newestOwn: number;
   /** ACCEPT, STALE (already run, held, or past a departing peer's last) or TOO_FAR for `peer`'s list of `turn`. */
   judge(peer: number, turn: number): number;
-  /** Lists from `peer` were stored (a turn may now be complete). */
-  stored(peer: number, count: number, stale: number): void;
+  /** `peer`'s list for `turn` was stored (a turn may now be complete). */
+  arrived(peer: number, turn: number): void;
+  /** Copies of lists that were not kept. */
+  stale(peer: number, count: number): void;
 }
 
 /**
@@ -160,7 +162,6 @@ export class TurnChannel<T> implements CustomChannel {
 
   apply(): void {
     const host = this.host;
-    let kept = 0;
     let stale = 0;
     for (let i = 0; i < this.staged; i++) {
       const turn = this.stagedFirst + i;
@@ -169,11 +170,11 @@ export class TurnChannel<T> implements CustomChannel {
         continue;
       }
       this.scratch[i] = host.store.swapIn(this.peer, this.scratch[i]);
-      kept++;
+      host.arrived(this.peer, turn);
     }
     const last = this.stagedFirst + this.staged - 1;
     if (last > this.reference) this.reference = last;
     this.staged = 0;
-    host.stored(this.peer, kept, stale);
+    if (stale > 0) host.stale(this.peer, stale);
   }
 }

@@ -29,8 +29,9 @@ export class TurnList<T> {
   hasChecksum = false;
   checksum = 0;
   readonly controls: TurnControl[] = [];
-  /** Bits on the wire (set when an own list is sealed). */
+  /** Bits on the wire, and when it was sealed, s (set when an own list is sealed). */
   bits = 0;
+  sealedAt = 0;
 
   reset(turn: number): void {
     this.turn = turn;

@@ -40,6 +40,7 @@ export class TurnRunner<T> {
     }
     if (core.isHostNow()) hostSeals(core, list, now);
     list.bits = core.lists.measure(list);
+    list.sealedAt = now;
     core.newestOwn = turn;
     core.sealed = true;
   }
