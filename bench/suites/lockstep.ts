@@ -7,7 +7,7 @@
  *    payloads; "on the wire" adds 28 bytes of IPv4 + UDP per datagram. Medians over seeds.
  * 2. The largest unit count of the tests' RTS sim (test/support/rts-sim.ts) for which one peer's
  *    turn (session + sim, measured over two peers in one process, no network delay) stays within
- *    100 ms of one core: doubling, then bisecting to 5%.
+ *    100 ms of one core: the cost per unit from 1 M and 4 M units, solved for 100 ms, checked.
  */
 
 import { LockstepScene } from '../../test/support/lockstep-scene.js';
@@ -120,26 +120,29 @@ export function runLockstep(ctx: SuiteContext): void {
   ctx.note('lockstep: sent per peer per second (to 7 others)');
   ctx.note([line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n'));
 
-  // The unit count a 100 ms turn holds: doubling, then bisecting.
+  // The unit count a 100 ms turn holds: the cost is linear in units (a + b × units), so it is
+  // measured at 1 M and 4 M units (medians of 3), solved for 100 ms, and checked there.
   const turns = quick ? 6 : 12;
+  const cost = (units: number) => median([0, 1, 2].map(() => turnCost(units, turns)));
   const small = turnCost(1024, quick ? 50 : 200);
   ctx.note(`lockstep: ${small.toFixed(3)} ms per peer per turn at 1,024 units (session + sim)`);
-  let low = 1 << 16;
-  let high = low;
-  let cost = turnCost(high, turns);
-  while (cost <= 100 && high < 1 << 27) {
-    low = high;
-    high *= 2;
-    cost = turnCost(high, turns);
+  const at1 = cost(1 << 20);
+  const at4 = cost(1 << 22);
+  const perUnit = (at4 - at1) / (3 << 20);
+  const fixed = at1 - perUnit * (1 << 20);
+  let units = Math.floor((100 - fixed) / perUnit / 1024) * 1024;
+  let atUnits = cost(units);
+  if (atUnits > 100) {
+    units = Math.floor((units * 100) / atUnits / 1024) * 1024;
+    atUnits = cost(units);
   }
-  while (high - low > low / 20) {
-    const mid = Math.round((low + high) / 2);
-    if (turnCost(mid, turns) <= 100) low = mid;
-    else high = mid;
-  }
-  const atLow = turnCost(low, turns);
-  ctx.record('lockstep.maxUnits', { units: low, msPerTurn: atLow, msPerTurnAt1024: small });
+  ctx.record('lockstep.maxUnits', {
+    units,
+    msPerTurn: atUnits,
+    nsPerUnit: perUnit * 1e6,
+    msPerTurnAt1024: small,
+  });
   ctx.note(
-    `lockstep: largest unit count within a 100 ms turn on one core: ${low.toLocaleString('en-US')} units (${atLow.toFixed(1)} ms per turn, session + sim)`,
+    `lockstep: ${(perUnit * 1e6).toFixed(2)} ns per unit per turn; largest unit count within a 100 ms turn on one core: ${units.toLocaleString('en-US')} units (${atUnits.toFixed(1)} ms per turn measured there, session + sim)`,
   );
 }

@@ -137,7 +137,9 @@ export class Departures<T> {
       for (let t = first; t <= last; t++) this.forward(p, k, t);
       core.send(p, Departure, { peer: k, afterTurn: last, reason: d.reason });
     }
-    core.send(k, Departure, { peer: k, afterTurn: last, reason: d.reason });
+    // The leaver hears of it if it is still there (one peer lost it, not all).
+    if (core.traffic.connectedPeers().includes(k))
+      core.send(k, Departure, { peer: k, afterTurn: last, reason: d.reason });
     this.apply(k, last, d.reason);
   }
 

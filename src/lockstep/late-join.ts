@@ -22,7 +22,7 @@ export interface WelcomeValue {
 
 /** The host's additions to the list it seals: a turn-length change, then joins, within MAX_CONTROLS. */
 export function hostSeals<T>(core: LockstepCore<T>, list: TurnList<T>, now: number): void {
-  const turnMs = core.timing.decide(now, core.others());
+  const turnMs = core.timing.deciding(now) ? core.timing.decide(now, core.others()) : 0;
   if (turnMs > 0) list.controls.push({ kind: 'turnMs', turnMs });
   for (const peer of core.joinRequests) {
     if (list.controls.length >= MAX_CONTROLS) break;

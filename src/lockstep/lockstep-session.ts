@@ -57,6 +57,8 @@ export class LockstepSession<T> {
   private lastJoinRequest = Number.NEGATIVE_INFINITY;
   private readonly lastSent: Float64Array;
   private readonly clocked: Float64Array;
+  /** The links' handler, made once (an update allocates nothing in the steady state). */
+  private readonly onDatagram = (peer: number, data: Uint8Array) => this.receive(peer, data, this.now);
 
   constructor(options: LockstepSessionOptions<T>) {
     this.core = new LockstepCore<T>(options);
@@ -141,7 +143,7 @@ export class LockstepSession<T> {
     if (c.state === 'closed') return;
     c.now = now;
     c.traffic.update(now);
-    c.traffic.receive((peer, data) => this.receive(peer, data, now));
+    c.traffic.receive(this.onDatagram);
     for (let e = c.traffic.pollEvent(); e !== null; e = c.traffic.pollEvent()) {
       if (e.kind === 'connected') {
         if (c.state === 'joining') this.lastJoinRequest = Number.NEGATIVE_INFINITY;

@@ -60,7 +60,7 @@ export class TurnTiming {
 
   /** Another peer's list arrived `ms` after this peer sealed its own for the same turn. */
   lateness(ms: number): void {
-    this.samples[this.sampleCount++ % SAMPLES] = ms > 0 ? ms : 0;
+    this.samples[this.sampleCount++ % SAMPLES] = Math.max(ms, 0);
   }
 
   /** The lateness a turn must cover by this peer's samples, ms (0 before any). */
@@ -78,9 +78,14 @@ export class TurnTiming {
     this.reportAt[peer] = now;
   }
 
+  /** Whether the host would decide a turn length now (decide is called only then). */
+  deciding(now: number): boolean {
+    return this.options.adaptTurnMs && now - this.lastDecision >= ADAPT_INTERVAL;
+  }
+
   /** The turn length the host should schedule now, or 0 for no change. */
   decide(now: number, peers: readonly number[]): number {
-    if (!this.options.adaptTurnMs || now - this.lastDecision < ADAPT_INTERVAL) return 0;
+    if (!this.deciding(now)) return 0;
     let worst = this.ownLateness();
     for (const p of peers)
       if (now - this.reportAt[p] <= REPORT_MAX_AGE && this.reportMs[p] > worst) worst = this.reportMs[p];
