@@ -130,4 +130,35 @@ describe('LockstepSession membership', () => {
     assertSame([scene.peers[0], scene.peers[1]], 0, scene.peers[0].session.turn);
     for (const p of last) assert.deepEqual(p.session.members, [1, 3]);
   });
+
+  it('drops one of two peers that cannot reach each other; the dropped one learns it was removed', () => {
+    const scene = new LockstepScene({ peers: 4, units: 256, seed: SEED, conditions: LINK, linkTimeout: 1 });
+    assert.ok(
+      scene.runUntil(() => scene.minTurn() >= 60, 60),
+      replay,
+    );
+    scene.cutBetween(1, 3);
+    const removed = () => scene.peers.filter((p) => of(p, 'removed').length > 0).map((p) => p.index);
+    assert.ok(
+      scene.runUntil(() => removed().length > 0, 30),
+      replay,
+    );
+    assert.equal(removed().length, 1, `removed: ${removed()}`);
+    const gone = removed()[0];
+    assert.ok(gone === 1 || gone === 3);
+    assert.equal(scene.peers[gone].session.status.state, 'removed');
+    scene.cut(gone);
+    const rest = scene.peers.filter((p) => p.index !== gone);
+    assert.ok(
+      scene.runUntil(() => rest.every((p) => p.session.turn >= 250), 120),
+      replay,
+    );
+    const left = rest.map((p) => of(p, 'left').map((e) => [e.peer, e.afterTurn]));
+    for (const l of left) assert.deepEqual(l, left[0]);
+    assert.equal(left[0].length, 1);
+    assert.equal(left[0][0][0], gone);
+    assert.ok((left[0][0][1] as number) >= scene.peers[gone].session.turn);
+    assertSame(rest, 0, 250);
+    assertSame([rest[0], scene.peers[gone]], 0, scene.peers[gone].session.turn);
+  });
 });

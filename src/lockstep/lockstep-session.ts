@@ -198,7 +198,9 @@ export class LockstepSession<T> {
       } else if (message.is(Welcome)) welcomeArrived(c, peer, message.value as WelcomeValue);
       else if (message.is(LatenessReport)) c.timing.report(peer, message.value.ms, now);
       else if (message.is(Lost)) {
-        if (c.membership.isCurrent(peer)) this.departures.lost(message.value.peer, message.value.reason);
+        // A peer already counted out cannot get others counted out (a cut between two peers drops one).
+        if (c.membership.isCurrent(peer) && !c.membership.lost[peer])
+          this.departures.lost(message.value.peer, message.value.reason);
       } else if (message.is(DepartureQuery)) {
         if (c.membership.isCurrent(peer) || c.state === 'joining')
           this.departures.query(peer, message.value.peer, message.value.from);

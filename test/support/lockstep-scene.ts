@@ -117,6 +117,21 @@ export class LockstepScene {
     this.peers[index].alive = false;
   }
 
+  /** Cuts the link between two peers both ways (each still reaches the others). */
+  cutBetween(a: number, b: number): void {
+    for (const [from, to] of [
+      [a, b],
+      [b, a],
+    ]) {
+      const transport = this.peers[from].transport;
+      const address = this.peers[to].transport.localAddress;
+      const send = transport.send.bind(transport);
+      transport.send = (destination, data) => {
+        if (destination !== address) send(destination, data);
+      };
+    }
+  }
+
   /** Closes a peer's session (a goodbye) and stops stepping it. */
   leave(index: number): void {
     this.peers[index].session.close();
