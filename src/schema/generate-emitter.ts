@@ -15,6 +15,8 @@ export class Emitter {
   pendingBits = 0;
   /** Read side: the leaf widths of the fused run being read, and where the reading is in it. */
   plan: ReadPlan | null = null;
+  /** Read side: emitting the read into fresh values (no target to fill), so targets go unchecked. */
+  fresh = false;
   readonly constants: unknown[] = [];
   private next = 0;
   private depth = 1;
@@ -43,9 +45,6 @@ export class Emitter {
   }
 }
 
-/** `/ d`, or the exact and cheaper `* (1 / d)` when d is a power of two. */
-export const divideBy = (d: number): string =>
-  Number.isInteger(Math.log2(d)) ? `* ${num(1 / d)}` : `/ ${num(d)}`;
 /** A number as an exact JavaScript literal (shortest round-tripping form). */
 export const num = (x: number): string => (Object.is(x, -0) ? '-0' : x < 0 ? `(${x})` : String(x));
 export const str = (text: string): string => JSON.stringify(text);

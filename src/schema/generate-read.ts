@@ -18,7 +18,7 @@ import {
   str,
 } from './generate-emitter.js';
 import type { SchemaNode } from './schema.js';
-import { fixedBits } from './size.js';
+import { fixedBits, minBits } from './size.js';
 
 /** Unpacks `bits` bits (1..32) from the local scratch word into a new local; returns its name. */
 function emitUnpack(g: Emitter, bits: number): string {
@@ -97,6 +97,15 @@ function takeRaw(g: Emitter, bits: number): string {
   return x;
 }
 
+/**
+ * f32(f32(u) / m) for an integer 0 <= u <= m: below 2^24, u is exact in float32 and the product
+ * with the double reciprocal of m rounds to the same float32 as the quotient (docs/serialization.md,
+ * "Compressed floats without division"), and a multiply costs a fraction of a divide.
+ */
+function ratio(u: string, m: number): string {
+  return m < 2 ** 24 ? `Math.fround(${u} * ${num(1 / m)})` : `Math.fround(Math.fround(${u}) / ${num(m)})`;
+}
+
 /** Rejects the input: hands the bit state back (so the error names the right bit) and returns null. */
 const reject = (path: string, reason: string): string =>
   `{ ${SYNC_READER} return h.fail(rs, ${path}, ${reason}); }`;
@@ -148,7 +157,7 @@ export function emitRead(g: Emitter, n: SchemaNode, target: string, path: string
         g.line(`if (${q} > ${spec.maxInteger}) ${reject(path, "'compressed float out of range'")}`);
       }
       g.line(
-        `const ${v} = Math.fround(Math.fround(Math.fround(Math.fround(${q}) / ${num(spec.maxIntegerF32)}) * ${num(spec.delta)}) + ${num(spec.min)});`,
+        `const ${v} = Math.fround(Math.fround(${ratio(q, spec.maxInteger)} * ${num(spec.delta)}) + ${num(spec.min)});`,
       );
       return v;
     }
@@ -170,17 +179,21 @@ export function emitRead(g: Emitter, n: SchemaNode, target: string, path: string
       return v;
     }
     case 'object': {
+      if (g.fresh) {
+        // Every field into a local, then one literal: allocated once, with its final values, in
+        // schema order, so every object a schema reads has one shape.
+        const values = emitFields(g, n, () => 'undefined', path, checked);
+        g.line(`const ${v} = { ${values.map(([key, x]) => `${str(key)}: ${x}`).join(', ')} };`);
+        return v;
+      }
       // Fill the caller's object in place; otherwise read every field into locals and build one
-      // literal, so a fresh object is allocated once, with its final values, in schema order.
+      // literal, as above.
       const o = g.local('o');
       g.line(`const ${o}t = ${target};`);
       g.line(`const ${o} = typeof ${o}t === 'object' && ${o}t !== null ? ${o}t : null;`);
       const direct = emitDirectTest(g, o, n, true);
-      const values: [string, string][] = [];
-      for (const [key, field] of Object.entries(n.fields)) {
-        const slot = `(${o} === null ? undefined : ${ownMember(o, direct, key)})`;
-        values.push([key, emitRead(g, field, slot, pathOf(path, `.${key}`), checked)]);
-      }
+      const slot = (key: string) => `(${o} === null ? undefined : ${ownMember(o, direct, key)})`;
+      const values = emitFields(g, n, slot, path, checked);
       g.line(`let ${v};`);
       g.line(`if (${o} === null) ${v} = { ${values.map(([key, x]) => `${str(key)}: ${x}`).join(', ')} };`);
       g.line(`else { ${values.map(([key, x]) => `${member(o, key)} = ${x};`).join(' ')} ${v} = ${o}; }`);
@@ -198,14 +211,34 @@ export function emitRead(g: Emitter, n: SchemaNode, target: string, path: string
         if (n.maxLength !== 2 ** bits - 1) {
           g.line(`if (${count} > ${n.maxLength}) ${reject(path, `'array longer than ${n.maxLength}'`)}`);
         }
-        g.line(`let ${a} = ${target};`);
-        g.line(
-          `if (!Array.isArray(${a})) ${a} = []; else if (${a}.length > ${count}) ${a}.length = ${count};`,
-        );
         if (!checked && itemBits > 0) {
           // Fixed-size items: one length check for the whole array instead of one per item.
           emitNeed(g, `${count} * ${itemBits}`, path);
+        } else if (itemBits < 0) {
+          // A count the input cannot pay for is refused before anything is allocated for it (as
+          // the interpreter does), so a fresh array can be made at its final size at once.
+          const least = minBits(n.item);
+          const left = 'end - wi * 32 + sb';
+          const reason = `'array of ' + ${count} + ' items needs at least ' + ${count} * ${least} + ' bits, ' + (${left}) + ' remain'`;
+          g.line(`if (${count} * ${least} > ${left}) ${reject(path, reason)}`);
         }
+        if (g.fresh) g.line(`const ${a} = new Array(${count});`);
+        else {
+          g.line(`let ${a} = ${target};`);
+          g.line(
+            `if (!Array.isArray(${a})) ${a} = []; else if (${a}.length > ${count}) ${a}.length = ${count};`,
+          );
+        }
+      } else if (g.fresh) {
+        if (n.length <= 4) {
+          const items: string[] = [];
+          for (let i = 0; i < n.length; i++)
+            items.push(emitRead(g, n.item, 'undefined', pathOf(path, `[${i}]`), checked || itemBits > 0));
+          g.line(`const ${v} = [${items.join(', ')}];`);
+          return v;
+        }
+        g.line(`const ${a} = [];`);
+        g.line(`const ${count} = ${n.length};`);
       } else {
         g.line(`let ${a} = ${target};`);
         g.line(
@@ -228,7 +261,13 @@ export function emitRead(g: Emitter, n: SchemaNode, target: string, path: string
       }
       const i = g.local('i');
       g.open(`for (let ${i} = 0; ${i} < ${count}; ${i}++) {`);
-      const x = emitRead(g, n.item, `${a}[${i}]`, indexPath(path, i), checked || itemBits > 0);
+      const x = emitRead(
+        g,
+        n.item,
+        g.fresh ? 'undefined' : `${a}[${i}]`,
+        indexPath(path, i),
+        checked || itemBits > 0,
+      );
       g.line(`${a}[${i}] = ${x};`);
       g.close();
       g.line(`const ${v} = ${a};`);
@@ -286,4 +325,49 @@ export function emitRead(g: Emitter, n: SchemaNode, target: string, path: string
       g.line(LOAD_READER);
       return v;
   }
+}
+
+/**
+ * Reads an object's fields into locals, in order; returns [key, local] pairs. Where the object's
+ * size varies, each run of consecutive fixed-size fields is length-checked once and read as one
+ * fused run (several fields a 32-bit group at a time), as a wholly fixed-size object is.
+ */
+function emitFields(
+  g: Emitter,
+  n: SchemaNode & { kind: 'object' },
+  slot: (key: string) => string,
+  path: string,
+  checked: boolean,
+): [string, string][] {
+  const entries = Object.entries(n.fields);
+  const values: [string, string][] = [];
+  for (let i = 0; i < entries.length; ) {
+    let end = i;
+    let bits = 0;
+    const widths: number[] = [];
+    if (!checked && g.plan === null) {
+      for (; end < entries.length; end++) {
+        const field = entries[end][1];
+        const fieldWidths = fixedBits(field) >= 0 ? fusableWidths(field) : null;
+        if (fieldWidths === null) break;
+        widths.push(...fieldWidths);
+        bits += fixedBits(field);
+      }
+    }
+    if (end - i < 2 || bits === 0) {
+      const [key, field] = entries[i];
+      values.push([key, emitRead(g, field, slot(key), pathOf(path, `.${key}`), checked)]);
+      i++;
+      continue;
+    }
+    emitNeed(g, String(bits), pathOf(path, `.${entries[i][0]}`));
+    g.plan = { widths, cursor: 0, group: '', groupBits: 0, groupEnd: 0, offset: 0 };
+    for (; i < end; i++) {
+      const [key, field] = entries[i];
+      values.push([key, emitRead(g, field, slot(key), pathOf(path, `.${key}`), true)]);
+    }
+    if (g.plan.cursor !== widths.length) throw new Error('generate: read plan not fully consumed');
+    g.plan = null;
+  }
+  return values;
 }

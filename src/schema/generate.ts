@@ -1,7 +1,6 @@
 import { bitsRequired } from '../bits/bits-required.js';
 import { ALIGN_WORST_CASE } from '../serialize/measure-stream.js';
 import {
-  divideBy,
   Emitter,
   emitDirectTest,
   fieldNames,
@@ -12,6 +11,7 @@ import {
   pathOf,
   SYNC_READER,
   SYNC_WRITER,
+  str,
 } from './generate-emitter.js';
 import { emitRead } from './generate-read.js';
 import type { SchemaNode } from './schema.js';
@@ -33,6 +33,12 @@ export interface GeneratedSource {
   readonly source: string;
   readonly constants: unknown[];
 }
+
+/** Enums of up to this many values are looked up by a chain of comparisons. */
+const ENUM_CHAIN = 8;
+/** The smallest normal float32, 2^-126. */
+const F32_MIN_NORMAL = '1.1754943508222875e-38';
+const literal = (value: string | number): string => (typeof value === 'string' ? str(value) : num(value));
 
 /**
  * Queues `value` (already known to fit in `bits` bits, 1..32) for packing. Adjacent values of a
@@ -118,7 +124,15 @@ function emitWrite(g: Emitter, n: SchemaNode, expr: string, path: string, reserv
         `if (!(${x}f >= ${num(spec.min)} && ${x}f <= ${num(spec.maxDecoded)})) { const why = h.compressedFloatProblem(${x}, ${g.constant(spec)}); if (why !== null) h.bad(${path}, why); }`,
       );
       // serialize STANDARD compressed float, every step rounded to float32 (see compressed-float.ts).
-      g.line(`let ${q} = Math.fround(Math.fround(${x}f - ${num(spec.min)}) ${divideBy(spec.delta)});`);
+      g.line(`const ${x}n = Math.fround(${x}f - ${num(spec.min)});`);
+      if (Number.isInteger(Math.log2(spec.delta)))
+        g.line(`let ${q} = Math.fround(${x}n * ${num(1 / spec.delta)});`);
+      else {
+        // The reciprocal's product rounds to the quotient's float32 whenever that is a normal
+        // number (docs/serialization.md, "Compressed floats without division"); else divide.
+        g.line(`let ${q} = Math.fround(${x}n * ${num(1 / spec.delta)});`);
+        g.line(`if (${q} < ${F32_MIN_NORMAL}) ${q} = Math.fround(${x}n / ${num(spec.delta)});`);
+      }
       g.line(`if (!(${q} >= 0)) ${q} = 0; else if (${q} > 1) ${q} = 1;`);
       const quantized = `Math.floor(Math.fround(Math.fround(${q} * ${num(spec.maxIntegerF32)}) + 0.5))`;
       // Below 2^23 steps the rounding cannot pass maxInteger (see quantize); above, clamp like it.
@@ -143,8 +157,17 @@ function emitWrite(g: Emitter, n: SchemaNode, expr: string, path: string, reserv
     }
     case 'enum': {
       const i = g.local('e');
-      g.line(`const ${i} = ${g.constant(n.values)}.indexOf(${expr});`);
-      g.line(`if (${i} < 0) h.bad(${path}, String(${expr}) + ' is not one of the enum values');`);
+      if (n.values.length <= ENUM_CHAIN) {
+        // A chain of === is inlined where indexOf is a call (a tenth of the lobby encode); both
+        // compare strictly, so NaN is never found and -0 finds 0.
+        g.line(`const ${i}v = ${expr};`);
+        const chain = n.values.map((value, index) => `${i}v === ${literal(value)} ? ${index} : `);
+        g.line(`const ${i} = ${chain.join('')}-1;`);
+        g.line(`if (${i} < 0) h.bad(${path}, String(${i}v) + ' is not one of the enum values');`);
+      } else {
+        g.line(`const ${i} = ${g.constant(n.values)}.indexOf(${expr});`);
+        g.line(`if (${i} < 0) h.bad(${path}, String(${expr}) + ' is not one of the enum values');`);
+      }
       const bits = bitsRequired(0, n.values.length - 1);
       if (bits > 0) emitPack(g, i, bits);
       return;
@@ -343,6 +366,9 @@ export function generate(root: SchemaNode): GeneratedSource {
   g.lines.push(
     '}',
     'function read(rs, target) {',
+    // Without a target every value is new: a separate function, free of the checks on what a
+    // target holds, so both stay small and monomorphic.
+    '  if (target === undefined) return readFresh(rs);',
     `  ${clean}`,
     '  const r = rs.reader, words = r.words, end = r.totalBits;',
     '  let scratch = r.scratch, sb = r.scratchBits, wi = r.wordIndex;',
@@ -350,6 +376,17 @@ export function generate(root: SchemaNode): GeneratedSource {
   const result = emitRead(g, root, 'target', "''", false);
   g.line(SYNC_READER);
   g.line(`return ${result};`);
+  g.lines.push(
+    '}',
+    'function readFresh(rs) {',
+    '  const r = rs.reader, words = r.words, end = r.totalBits;',
+    '  let scratch = r.scratch, sb = r.scratchBits, wi = r.wordIndex;',
+  );
+  g.fresh = true;
+  const fresh = emitRead(g, root, 'undefined', "''", false);
+  g.fresh = false;
+  g.line(SYNC_READER);
+  g.line(`return ${fresh};`);
   g.lines.push('}', 'function measure(value) {', `  ${clean}`, '  let bits = 0;');
   emitMeasure(g, root, 'value');
   g.line('return bits;');
