@@ -24,8 +24,8 @@ const RANGES: [number, number, number][] = [
   [-7, 13, 0.000003],
 ];
 
-function codecs(min: number, max: number, resolution: number) {
-  const schema = t.object({ f: t.float(min, max, resolution, { clamp: true }) });
+function codecs(min: number, max: number, resolution: number, clamp = true) {
+  const schema = t.object({ f: t.float(min, max, resolution, { clamp }) });
   return [compile(schema), compile(schema, { codegen: false })] as const;
 }
 
@@ -61,7 +61,22 @@ describe('compressed floats without division', () => {
     };
     for (const [min, max, resolution] of RANGES) {
       const [compiled, interpreted] = codecs(min, max, resolution);
-      const values = [min, max, 0, -0, 1e-45, -1e-45, 1e-39, 1.1754943508222875e-38, 2 ** -126 + 2 ** -140];
+      // Without clamping, values in the range take a shorter path (no test for q < 0).
+      const [strict, strictTwin] = codecs(min, max, resolution, false);
+      const spec = compressedFloat(min, max, resolution);
+      const values = [
+        min,
+        max,
+        spec.maxDecoded,
+        Math.fround(max) * (1 + 2 ** -23),
+        0,
+        -0,
+        1e-45,
+        -1e-45,
+        1e-39,
+        1.1754943508222875e-38,
+        2 ** -126 + 2 ** -140,
+      ];
       const step =
         (Math.fround(max) - Math.fround(min)) / Math.ceil((Math.fround(max) - Math.fround(min)) / resolution);
       for (let k = 0; k < 20000; k++) {
@@ -75,6 +90,16 @@ describe('compressed floats without division', () => {
         const c = [...compiled.encode({ f: v })];
         const i = [...interpreted.encode({ f: v })];
         assert.deepEqual(c, i, `[${min}, ${max}] @ ${resolution}: ${v}`);
+        const f = Math.fround(v);
+        if (f >= spec.min && f <= spec.maxDecoded) {
+          const s = [...strict.encode({ f: v })];
+          assert.deepEqual(
+            s,
+            [...strictTwin.encode({ f: v })],
+            `[${min}, ${max}] @ ${resolution}, no clamp: ${v}`,
+          );
+          assert.deepEqual(s, i, `[${min}, ${max}] @ ${resolution}: ${v} clamped and not`);
+        }
       }
     }
   });

@@ -136,7 +136,9 @@ function emitWrite(g: Emitter, n: SchemaNode, expr: string, path: string, reserv
         g.line(`let ${q} = Math.fround(${x}n * ${num(1 / spec.delta)});`);
         g.line(`if (${q} < ${F32_MIN_NORMAL}) ${q} = Math.fround(${x}n / ${num(spec.delta)});`);
       }
-      g.line(`if (!(${q} >= 0)) ${q} = 0; else if (${q} > 1) ${q} = 1;`);
+      // Without clamping the range test above already refused anything below min (q >= 0).
+      if (spec.clamp) g.line(`if (!(${q} >= 0)) ${q} = 0; else if (${q} > 1) ${q} = 1;`);
+      else g.line(`if (${q} > 1) ${q} = 1;`);
       const quantized = `Math.floor(Math.fround(Math.fround(${q} * ${num(spec.maxIntegerF32)}) + 0.5))`;
       // Below 2^23 steps the rounding cannot pass maxInteger (see quantize); above, clamp like it.
       emitPack(
