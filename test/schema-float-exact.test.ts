@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { compile } from '../src/schema/codec.js';
 import { t } from '../src/schema/schema.js';
-import { compressedFloat } from '../src/serialize/compressed-float.js';
+import {
+  type CompressedFloat,
+  compressedFloat,
+  dequantize,
+  quantize,
+} from '../src/serialize/compressed-float.js';
 import { WriteStream } from '../src/serialize/write-stream.js';
 import { testSeed } from './support/seed.js';
 
@@ -24,6 +29,15 @@ const RANGES: [number, number, number][] = [
   [-7, 13, 0.000003],
 ];
 
+const f32 = Math.fround;
+/** The reference's arithmetic, dividing in float32, for values in the range. */
+const referenceQuantize = (value: number, spec: CompressedFloat): number => {
+  const q = Math.min(1, f32(f32(f32(value) - spec.min) / spec.delta));
+  return Math.min(Math.floor(f32(f32(q * spec.maxIntegerF32) + 0.5)), spec.maxInteger);
+};
+const referenceDequantize = (u: number, spec: CompressedFloat): number =>
+  f32(f32(f32(f32(u) / spec.maxIntegerF32) * spec.delta) + spec.min);
+
 function codecs(min: number, max: number, resolution: number, clamp = true) {
   const schema = t.object({ f: t.float(min, max, resolution, { clamp }) });
   return [compile(schema), compile(schema, { codegen: false })] as const;
@@ -43,6 +57,7 @@ describe('compressed floats without division', () => {
         const c = compiled.decode(bytes);
         const i = interpreted.decode(bytes);
         assert.ok(c.ok && i.ok, `[${min}, ${max}] @ ${resolution}: ${u} refused`);
+        assert.ok(Object.is(dequantize(u, spec), referenceDequantize(u, spec)), `dequantize ${u}`);
         assert.ok(
           Object.is(c.value.f, i.value.f),
           `[${min}, ${max}] @ ${resolution}: ${u} -> ${c.value.f} / ${i.value.f}`,
@@ -92,6 +107,7 @@ describe('compressed floats without division', () => {
         assert.deepEqual(c, i, `[${min}, ${max}] @ ${resolution}: ${v}`);
         const f = Math.fround(v);
         if (f >= spec.min && f <= spec.maxDecoded) {
+          assert.equal(quantize(v, spec), referenceQuantize(v, spec), `quantize ${v}`);
           const s = [...strict.encode({ f: v })];
           assert.deepEqual(
             s,
