@@ -289,7 +289,7 @@ function emitString(g: Emitter, maxBytes: number, s: string, fallback: () => voi
   g.line(`const ${s}o = wi * 4 + (sb >>> 3);`);
   // As many bytes as code units: all ASCII, copied as they are.
   g.line(
-    `if (${l} === ${s}.length) for (let j = 0; j < ${l}; j++) bytes[${s}o + j] = ${s}.charCodeAt(j); else h.utf8Write(${s}, bytes, ${s}o, ${l});`,
+    `if (${l} === ${s}.length) for (let j = 0; j < ${l}; j++) bytes[${s}o + j] = charCodeAt.call(${s}, j); else h.utf8Write(${s}, bytes, ${s}o, ${l});`,
   );
   g.line(`const ${s}e = ${s}o + ${l};`);
   g.line(`wi = ${s}e >>> 2; sb = (${s}e & 3) << 3;`);
@@ -360,6 +360,8 @@ export function generate(root: SchemaNode): GeneratedSource {
   const g = new Emitter();
   const clean = `const OP = Object.prototype, clean = h.prototypeClean(${g.constant([...fieldNames(root)])});`;
   g.lines.push(
+    // Captured once (a const the optimiser folds): see utf8.ts on String.prototype in dictionary mode.
+    'const charCodeAt = h.charCodeAt;',
     'function write(ws, value) {',
     `  ${clean}`,
     '  const w = ws.writer, words = w.words, bytes = w.bytes, cap = w.capacityBits;',
