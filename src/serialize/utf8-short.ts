@@ -25,9 +25,17 @@ const fromCharCode = String.fromCharCode;
  * UTF-8 or holds a zero byte: the same verdict and text as utf8Valid + utf8Decode (utf8.ts).
  */
 export function utf8Short(bytes: Uint8Array, start: number, end: number): string | null {
+  // ASCII without a zero byte (most names and keys): made straight from the bytes.
+  let i = start;
+  while (i < end) {
+    const b = bytes[i];
+    if (b === 0 || b >= 0x80) break;
+    i++;
+  }
+  if (i === end && end - start <= SPREAD_UNITS) return asciiFrom(bytes, start, end - start);
   const u = units;
   let n = 0;
-  let i = start;
+  for (let k = start; k < i; k++) u[n++] = bytes[k];
   while (i < end) {
     const b = bytes[i];
     if (b < 0x80) {
@@ -155,6 +163,154 @@ function fromUnits(u: Uint16Array, n: number): string {
         u[13],
         u[14],
         u[15],
+      );
+    default:
+      return '';
+  }
+}
+
+/** `n` (0..16) ASCII bytes of `b` from `s` as a string: one argument per byte, as {@link fromUnits}. */
+function asciiFrom(b: Uint8Array, s: number, n: number): string {
+  switch (n) {
+    case 1:
+      return fromCharCode(b[s]);
+    case 2:
+      return fromCharCode(b[s], b[s + 1]);
+    case 3:
+      return fromCharCode(b[s], b[s + 1], b[s + 2]);
+    case 4:
+      return fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3]);
+    case 5:
+      return fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4]);
+    case 6:
+      return fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5]);
+    case 7:
+      return fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6]);
+    case 8:
+      return fromCharCode(b[s], b[s + 1], b[s + 2], b[s + 3], b[s + 4], b[s + 5], b[s + 6], b[s + 7]);
+    case 9:
+      return fromCharCode(
+        b[s],
+        b[s + 1],
+        b[s + 2],
+        b[s + 3],
+        b[s + 4],
+        b[s + 5],
+        b[s + 6],
+        b[s + 7],
+        b[s + 8],
+      );
+    case 10:
+      return fromCharCode(
+        b[s],
+        b[s + 1],
+        b[s + 2],
+        b[s + 3],
+        b[s + 4],
+        b[s + 5],
+        b[s + 6],
+        b[s + 7],
+        b[s + 8],
+        b[s + 9],
+      );
+    case 11:
+      return fromCharCode(
+        b[s],
+        b[s + 1],
+        b[s + 2],
+        b[s + 3],
+        b[s + 4],
+        b[s + 5],
+        b[s + 6],
+        b[s + 7],
+        b[s + 8],
+        b[s + 9],
+        b[s + 10],
+      );
+    case 12:
+      return fromCharCode(
+        b[s],
+        b[s + 1],
+        b[s + 2],
+        b[s + 3],
+        b[s + 4],
+        b[s + 5],
+        b[s + 6],
+        b[s + 7],
+        b[s + 8],
+        b[s + 9],
+        b[s + 10],
+        b[s + 11],
+      );
+    case 13:
+      return fromCharCode(
+        b[s],
+        b[s + 1],
+        b[s + 2],
+        b[s + 3],
+        b[s + 4],
+        b[s + 5],
+        b[s + 6],
+        b[s + 7],
+        b[s + 8],
+        b[s + 9],
+        b[s + 10],
+        b[s + 11],
+        b[s + 12],
+      );
+    case 14:
+      return fromCharCode(
+        b[s],
+        b[s + 1],
+        b[s + 2],
+        b[s + 3],
+        b[s + 4],
+        b[s + 5],
+        b[s + 6],
+        b[s + 7],
+        b[s + 8],
+        b[s + 9],
+        b[s + 10],
+        b[s + 11],
+        b[s + 12],
+        b[s + 13],
+      );
+    case 15:
+      return fromCharCode(
+        b[s],
+        b[s + 1],
+        b[s + 2],
+        b[s + 3],
+        b[s + 4],
+        b[s + 5],
+        b[s + 6],
+        b[s + 7],
+        b[s + 8],
+        b[s + 9],
+        b[s + 10],
+        b[s + 11],
+        b[s + 12],
+        b[s + 13],
+        b[s + 14],
+      );
+    case 16:
+      return fromCharCode(
+        b[s],
+        b[s + 1],
+        b[s + 2],
+        b[s + 3],
+        b[s + 4],
+        b[s + 5],
+        b[s + 6],
+        b[s + 7],
+        b[s + 8],
+        b[s + 9],
+        b[s + 10],
+        b[s + 11],
+        b[s + 12],
+        b[s + 13],
+        b[s + 14],
+        b[s + 15],
       );
     default:
       return '';
