@@ -270,6 +270,9 @@ describe('schemas', () => {
     ws.string('a', 16);
     ws.bits(0, 1); // team
     ws.bits(2047, 11); // score
+    // The fixed-size fields after it are there: a run of them is length-checked as a whole.
+    ws.bits(0, 32);
+    ws.bits(0, 32);
     const result = compiled.decode(ws.finish().slice());
     assert.ok(!result.ok);
     assert.match(result.error, /^\.score: int out of range \[-1000, 1000\] at bit \d+$/);

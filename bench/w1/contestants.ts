@@ -7,6 +7,7 @@ import { Decoder, Encoder, type SchemaType, schema, t } from '@colyseus/schema';
 import { FLOAT32_OPTIONS, Packr } from 'msgpackr';
 import protobuf from 'protobufjs';
 import { ReadStream } from '../../src/serialize/read-stream.js';
+import type { Stream } from '../../src/serialize/stream.js';
 import { WriteStream } from '../../src/serialize/write-stream.js';
 import { fail } from '../harness.js';
 import type { Entity, GameState } from './data.js';
@@ -83,36 +84,43 @@ export function schemaCodecContestant<T = GameState>(
   };
 }
 
-// --- ghostwire hand-written stream ---------------------------------------------------------------
+// --- ghostwire unified serialize functions -------------------------------------------------------
 
 export const GHOSTWIRE_STREAM = 'ghostwire stream';
+export const GHOSTWIRE_STREAM_COMPILED = 'ghostwire stream, compiled serialize';
 
-function ghostwireStream(): W1Contestant {
-  const writer = new WriteStream(32 * 1024);
-  const reader = new ReadStream(32 * 1024);
-  const target: GameState = { entities: [] };
-  let input: GameState;
-  return {
-    name: GHOSTWIRE_STREAM,
-    precision: 'quantized',
-    description:
-      'bench/w1/stream.ts: one reused WriteStream (reset, serialize, finish -> view); one reused ReadStream into a reused state, checking ok and end()',
-    prepare(state) {
-      input = state;
-    },
-    encode() {
-      writer.reset();
-      serializeGameState(writer, input);
-      return writer.finish();
-    },
-    decode(bytes) {
-      reader.reset(bytes);
-      serializeGameState(reader, target);
-      if (!reader.end()) fail(`${GHOSTWIRE_STREAM}: ${reader.error}`);
-      return target;
-    },
-    digest: (decoded) => digestW1(decoded as GameState),
-    toState: (decoded) => decoded as GameState,
+/** A unified serialize function run through one reused WriteStream and ReadStream. */
+function streamContestant(
+  name: string,
+  serialize: (s: Stream, state: GameState) => void,
+  description: string,
+): () => W1Contestant {
+  return () => {
+    const writer = new WriteStream(32 * 1024);
+    const reader = new ReadStream(32 * 1024);
+    const target: GameState = { entities: [] };
+    let input: GameState;
+    return {
+      name,
+      precision: 'quantized',
+      description: `${description}: one reused WriteStream (reset, serialize, finish -> view); one reused ReadStream into a reused state, checking ok and end()`,
+      prepare(state) {
+        input = state;
+      },
+      encode() {
+        writer.reset();
+        serialize(writer, input);
+        return writer.finish();
+      },
+      decode(bytes) {
+        reader.reset(bytes);
+        serialize(reader, target);
+        if (!reader.end()) fail(`${name}: ${reader.error}`);
+        return target;
+      },
+      digest: (decoded) => digestW1(decoded as GameState),
+      toState: (decoded) => decoded as GameState,
+    };
   };
 }
 
@@ -337,7 +345,13 @@ export const W1_CONTESTANTS: (() => W1Contestant)[] = [
   schemaCodecContestant('ghostwire schema (interpreted)', gameStateInterpreted, {
     description: 'compile(schema, { codegen: false }): the interpreter used where eval is not allowed',
   }),
-  ghostwireStream,
+  streamContestant(GHOSTWIRE_STREAM, serializeGameState, 'bench/w1/stream.ts serializeGameState, by hand'),
+  // The unified form compiled from the schema: what a hand-written function can hand its bulk to.
+  streamContestant(
+    GHOSTWIRE_STREAM_COMPILED,
+    (s, state) => gameStateCodec.serialize(s, state),
+    'gameStateCodec.serialize(stream, state), the schema codec as a unified serialize function',
+  ),
   json,
   msgpackr(
     'msgpackr Packr()',

@@ -4,6 +4,7 @@
  * path formatters, own-property access, and the statements that hand the bit state between the
  * generated code's locals and the BitWriter / BitReader.
  */
+import { bitsRequired } from '../bits/bits-required.js';
 import type { SchemaNode } from './schema.js';
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -15,6 +16,8 @@ export class Emitter {
   pendingBits = 0;
   /** Read side: the leaf widths of the fused run being read, and where the reading is in it. */
   plan: ReadPlan | null = null;
+  /** Read side: emitting the read into fresh values (no target to fill), so targets go unchecked. */
+  fresh = false;
   readonly constants: unknown[] = [];
   private next = 0;
   private depth = 1;
@@ -43,9 +46,6 @@ export class Emitter {
   }
 }
 
-/** `/ d`, or the exact and cheaper `* (1 / d)` when d is a power of two. */
-export const divideBy = (d: number): string =>
-  Number.isInteger(Math.log2(d)) ? `* ${num(1 / d)}` : `/ ${num(d)}`;
 /** A number as an exact JavaScript literal (shortest round-tripping form). */
 export const num = (x: number): string => (Object.is(x, -0) ? '-0' : x < 0 ? `(${x})` : String(x));
 export const str = (text: string): string => JSON.stringify(text);
@@ -100,10 +100,10 @@ export const indexPath = (path: string, index: string): string =>
   `${path === "''" ? '' : `${path} + `}'[' + ${index} + ']'`;
 
 export const SYNC_WRITER = 'w.scratch = scratch; w.scratchBits = sb; w.wordIndex = wi;';
-export const LOAD_WRITER = 'scratch = w.scratch; sb = w.scratchBits; wi = w.wordIndex;';
+export const LOAD_WRITER = 'scratch = w.scratch | 0; sb = w.scratchBits; wi = w.wordIndex;';
 export const SYNC_READER =
   'r.scratch = scratch; r.scratchBits = sb; r.wordIndex = wi; r.bitsRead = wi * 32 - sb;';
-export const LOAD_READER = 'scratch = r.scratch; sb = r.scratchBits; wi = r.wordIndex;';
+export const LOAD_READER = 'scratch = r.scratch | 0; sb = r.scratchBits; wi = r.wordIndex;';
 
 /** Read side: the leaf widths of a fused run being read, and where the reading is in it. */
 export interface ReadPlan {
@@ -113,4 +113,35 @@ export interface ReadPlan {
   groupBits: number;
   groupEnd: number;
   offset: number;
+  /** A block read (over 32 bits): the locals holding its words, in order; else null. */
+  block: string[] | null;
+}
+/** Leaf widths of a fixed-size, loop-free subtree made only of kinds read inline, or null. */
+export function fusableWidths(n: SchemaNode, out: number[] = []): number[] | null {
+  switch (n.kind) {
+    case 'bool':
+      out.push(1);
+      return out;
+    case 'int':
+    case 'enum': {
+      const bits = n.kind === 'int' ? bitsRequired(n.min, n.max) : bitsRequired(0, n.values.length - 1);
+      if (bits > 0) out.push(bits);
+      return out;
+    }
+    case 'float':
+      out.push(n.spec.bits);
+      return out;
+    case 'float32':
+      out.push(32);
+      return out;
+    case 'object':
+      for (const field of Object.values(n.fields)) if (fusableWidths(field, out) === null) return null;
+      return out;
+    case 'tuple':
+      if (n.length > 4) return null;
+      for (let i = 0; i < n.length; i++) if (fusableWidths(n.item, out) === null) return null;
+      return out;
+    default:
+      return null;
+  }
 }

@@ -8,17 +8,19 @@ import { bitsRequired } from '../bits/bits-required.js';
 import {
   type Emitter,
   emitDirectTest,
+  fusableWidths,
   indexPath,
   LOAD_READER,
   member,
   num,
   ownMember,
   pathOf,
+  type ReadPlan,
   SYNC_READER,
   str,
 } from './generate-emitter.js';
 import type { SchemaNode } from './schema.js';
-import { fixedBits } from './size.js';
+import { fixedBits, minBits } from './size.js';
 
 /** Unpacks `bits` bits (1..32) from the local scratch word into a new local; returns its name. */
 function emitUnpack(g: Emitter, bits: number): string {
@@ -27,46 +29,60 @@ function emitUnpack(g: Emitter, bits: number): string {
     // The scratch word holds 0..31 bits, so 32 bits always take one new word; sb stays the same.
     g.line(`const ${u}w = words[wi++];`);
     g.line(`const ${u} = (scratch | (${u}w << sb)) >>> 0;`);
-    g.line(`scratch = sb === 0 ? 0 : ${u}w >>> (32 - sb);`);
+    g.line(`scratch = sb === 0 ? 0 : (${u}w >>> (32 - sb)) | 0;`);
     return u;
   }
   const mask = 2 ** bits - 1;
   g.line(`let ${u};`);
-  g.line(`if (sb >= ${bits}) { ${u} = scratch & ${mask}; scratch >>>= ${bits}; sb -= ${bits}; }`);
   g.line(
-    `else { const word = words[wi++]; ${u} = (scratch | (word << sb)) & ${mask}; scratch = word >>> (${bits} - sb); sb += ${32 - bits}; }`,
+    `if (sb >= ${bits}) { ${u} = scratch & ${mask}; scratch = (scratch >>> ${bits}) | 0; sb -= ${bits}; }`,
+  );
+  g.line(
+    `else { const word = words[wi++]; ${u} = (scratch | (word << sb)) & ${mask}; scratch = (word >>> (${bits} - sb)) | 0; sb += ${32 - bits}; }`,
   );
   return u;
 }
 
-/** Leaf widths of a fixed-size, loop-free subtree made only of kinds read inline, or null. */
-function fusableWidths(n: SchemaNode, out: number[] = []): number[] | null {
-  switch (n.kind) {
-    case 'bool':
-      out.push(1);
-      return out;
-    case 'int':
-    case 'enum': {
-      const bits = n.kind === 'int' ? bitsRequired(n.min, n.max) : bitsRequired(0, n.values.length - 1);
-      if (bits > 0) out.push(bits);
-      return out;
+/**
+ * Starts a fused run of leaves of these widths. Over 32 bits it is read as a block: its whole
+ * 32-bit words are loaded at once (each one load, two shifts and an OR whatever the bit offset,
+ * branch-free), so every leaf is then cut out at a shift known here; the rest, under 32 bits, is
+ * one ordinary unpack.
+ */
+function startPlan(g: Emitter, widths: number[]): ReadPlan {
+  const total = widths.reduce((sum, w) => sum + w, 0);
+  const plan: ReadPlan = { widths, cursor: 0, group: '', groupBits: 0, groupEnd: 0, offset: 0, block: null };
+  if (total > 32) {
+    const block: string[] = [];
+    for (let j = 0; j < total >>> 5; j++) {
+      const b = g.local('b');
+      g.line(`const ${b}w = words[wi++], ${b} = scratch | (${b}w << sb);`);
+      // The word's top sb bits; `>>> (32 - sb)` would keep them all when sb is 0.
+      g.line(`scratch = (${b}w >>> 1) >>> (31 - sb);`);
+      block.push(b);
     }
-    case 'float':
-      out.push(n.spec.bits);
-      return out;
-    case 'float32':
-      out.push(32);
-      return out;
-    case 'object':
-      for (const field of Object.values(n.fields)) if (fusableWidths(field, out) === null) return null;
-      return out;
-    case 'tuple':
-      if (n.length > 4) return null;
-      for (let i = 0; i < n.length; i++) if (fusableWidths(n.item, out) === null) return null;
-      return out;
-    default:
-      return null;
+    if ((total & 31) !== 0) block.push(emitUnpack(g, total & 31));
+    plan.block = block;
   }
+  g.plan = plan;
+  return plan;
+}
+
+/** The next leaf of a block read (see {@link startPlan}): one or two words, constant shifts. */
+function takeFromBlock(g: Emitter, plan: ReadPlan, bits: number): string {
+  const block = plan.block as string[];
+  const at = plan.offset;
+  plan.cursor++;
+  plan.offset += bits;
+  const j = at >>> 5;
+  const s = at & 31;
+  let raw = s === 0 ? block[j] : `(${block[j]} >>> ${s})`;
+  if (s + bits > 32) raw = `(${raw} | (${block[j + 1]} << ${32 - s}))`;
+  const x = g.local('f');
+  if (bits === 32) g.line(`const ${x} = ${raw} >>> 0;`);
+  else if (s + bits === 32 && s !== 0) g.line(`const ${x} = ${raw};`);
+  else g.line(`const ${x} = ${raw} & ${2 ** bits - 1};`);
+  return x;
 }
 
 /**
@@ -77,6 +93,7 @@ function takeRaw(g: Emitter, bits: number): string {
   const plan = g.plan;
   if (plan === null) return emitUnpack(g, bits);
   if (plan.widths[plan.cursor] !== bits) throw new Error('generate: read plan out of step with the schema');
+  if (plan.block !== null) return takeFromBlock(g, plan, bits);
   if (plan.cursor === plan.groupEnd) {
     let total = 0;
     let end = plan.cursor;
@@ -97,6 +114,24 @@ function takeRaw(g: Emitter, bits: number): string {
   return x;
 }
 
+/**
+ * f32(f32(u) / m) for an integer 0 <= u <= m: below 2^24, u is exact in float32 and the product
+ * with the double reciprocal of m rounds to the same float32 as the quotient (docs/serialization.md,
+ * "Compressed floats without division"), and a multiply costs a fraction of a divide.
+ */
+function ratio(u: string, m: number): string {
+  return m < 2 ** 24 ? `Math.fround(${u} * ${num(1 / m)})` : `Math.fround(Math.fround(${u}) / ${num(m)})`;
+}
+
+/**
+ * f32(a * delta) for a float32 a in {0} ∪ [2^-24, 1]: a power-of-two delta (2^-100 and up) only
+ * moves the exponent, so the product is already a float32.
+ */
+function scaled(a: string, delta: number): string {
+  const exact = Number.isInteger(Math.log2(delta)) && delta >= 2 ** -100;
+  return exact ? `${a} * ${num(delta)}` : `Math.fround(${a} * ${num(delta)})`;
+}
+
 /** Rejects the input: hands the bit state back (so the error names the right bit) and returns null. */
 const reject = (path: string, reason: string): string =>
   `{ ${SYNC_READER} return h.fail(rs, ${path}, ${reason}); }`;
@@ -115,9 +150,9 @@ export function emitRead(g: Emitter, n: SchemaNode, target: string, path: string
   if (g.plan === null && fixed > 0 && (n.kind === 'object' || n.kind === 'tuple')) {
     const widths = fusableWidths(n);
     if (widths !== null) {
-      g.plan = { widths, cursor: 0, group: '', groupBits: 0, groupEnd: 0, offset: 0 };
+      const plan = startPlan(g, widths);
       const value = emitRead(g, n, target, path, checked);
-      if (g.plan.cursor !== widths.length) throw new Error('generate: read plan not fully consumed');
+      if (plan.cursor !== widths.length) throw new Error('generate: read plan not fully consumed');
       g.plan = null;
       return value;
     }
@@ -148,7 +183,7 @@ export function emitRead(g: Emitter, n: SchemaNode, target: string, path: string
         g.line(`if (${q} > ${spec.maxInteger}) ${reject(path, "'compressed float out of range'")}`);
       }
       g.line(
-        `const ${v} = Math.fround(Math.fround(Math.fround(Math.fround(${q}) / ${num(spec.maxIntegerF32)}) * ${num(spec.delta)}) + ${num(spec.min)});`,
+        `const ${v} = Math.fround(${scaled(ratio(q, spec.maxInteger), spec.delta)} + ${num(spec.min)});`,
       );
       return v;
     }
@@ -170,17 +205,21 @@ export function emitRead(g: Emitter, n: SchemaNode, target: string, path: string
       return v;
     }
     case 'object': {
+      if (g.fresh) {
+        // Every field into a local, then one literal: allocated once, with its final values, in
+        // schema order, so every object a schema reads has one shape.
+        const values = emitFields(g, n, () => 'undefined', path, checked);
+        g.line(`const ${v} = { ${values.map(([key, x]) => `${str(key)}: ${x}`).join(', ')} };`);
+        return v;
+      }
       // Fill the caller's object in place; otherwise read every field into locals and build one
-      // literal, so a fresh object is allocated once, with its final values, in schema order.
+      // literal, as above.
       const o = g.local('o');
       g.line(`const ${o}t = ${target};`);
       g.line(`const ${o} = typeof ${o}t === 'object' && ${o}t !== null ? ${o}t : null;`);
       const direct = emitDirectTest(g, o, n, true);
-      const values: [string, string][] = [];
-      for (const [key, field] of Object.entries(n.fields)) {
-        const slot = `(${o} === null ? undefined : ${ownMember(o, direct, key)})`;
-        values.push([key, emitRead(g, field, slot, pathOf(path, `.${key}`), checked)]);
-      }
+      const slot = (key: string) => `(${o} === null ? undefined : ${ownMember(o, direct, key)})`;
+      const values = emitFields(g, n, slot, path, checked);
       g.line(`let ${v};`);
       g.line(`if (${o} === null) ${v} = { ${values.map(([key, x]) => `${str(key)}: ${x}`).join(', ')} };`);
       g.line(`else { ${values.map(([key, x]) => `${member(o, key)} = ${x};`).join(' ')} ${v} = ${o}; }`);
@@ -198,14 +237,34 @@ export function emitRead(g: Emitter, n: SchemaNode, target: string, path: string
         if (n.maxLength !== 2 ** bits - 1) {
           g.line(`if (${count} > ${n.maxLength}) ${reject(path, `'array longer than ${n.maxLength}'`)}`);
         }
-        g.line(`let ${a} = ${target};`);
-        g.line(
-          `if (!Array.isArray(${a})) ${a} = []; else if (${a}.length > ${count}) ${a}.length = ${count};`,
-        );
         if (!checked && itemBits > 0) {
           // Fixed-size items: one length check for the whole array instead of one per item.
           emitNeed(g, `${count} * ${itemBits}`, path);
+        } else if (itemBits < 0) {
+          // A count the input cannot pay for is refused before anything is allocated for it (as
+          // the interpreter does), so a fresh array can be made at its final size at once.
+          const least = minBits(n.item);
+          const left = 'end - wi * 32 + sb';
+          const reason = `'array of ' + ${count} + ' items needs at least ' + ${count} * ${least} + ' bits, ' + (${left}) + ' remain'`;
+          g.line(`if (${count} * ${least} > ${left}) ${reject(path, reason)}`);
         }
+        if (g.fresh) g.line(`const ${a} = new Array(${count});`);
+        else {
+          g.line(`let ${a} = ${target};`);
+          g.line(
+            `if (!Array.isArray(${a})) ${a} = []; else if (${a}.length > ${count}) ${a}.length = ${count};`,
+          );
+        }
+      } else if (g.fresh) {
+        if (n.length <= 4) {
+          const items: string[] = [];
+          for (let i = 0; i < n.length; i++)
+            items.push(emitRead(g, n.item, 'undefined', pathOf(path, `[${i}]`), checked || itemBits > 0));
+          g.line(`const ${v} = [${items.join(', ')}];`);
+          return v;
+        }
+        g.line(`const ${a} = [];`);
+        g.line(`const ${count} = ${n.length};`);
       } else {
         g.line(`let ${a} = ${target};`);
         g.line(
@@ -228,7 +287,13 @@ export function emitRead(g: Emitter, n: SchemaNode, target: string, path: string
       }
       const i = g.local('i');
       g.open(`for (let ${i} = 0; ${i} < ${count}; ${i}++) {`);
-      const x = emitRead(g, n.item, `${a}[${i}]`, indexPath(path, i), checked || itemBits > 0);
+      const x = emitRead(
+        g,
+        n.item,
+        g.fresh ? 'undefined' : `${a}[${i}]`,
+        indexPath(path, i),
+        checked || itemBits > 0,
+      );
       g.line(`${a}[${i}] = ${x};`);
       g.close();
       g.line(`const ${v} = ${a};`);
@@ -250,7 +315,7 @@ export function emitRead(g: Emitter, n: SchemaNode, target: string, path: string
       g.line(`const ${length}p = sb & 7;`);
       g.open(`if (${length}p !== 0) {`);
       g.line(`const ${length}z = scratch & ((1 << ${length}p) - 1);`);
-      g.line(`scratch >>>= ${length}p; sb -= ${length}p;`);
+      g.line(`scratch = (scratch >>> ${length}p) | 0; sb -= ${length}p;`);
       g.line(`if (${length}z !== 0) ${reject(path, "'non-zero align padding'")}`);
       g.close();
       g.line(`if (${length} * 8 > end - wi * 32 + sb) ${reject(path, "'string past the end'")}`);
@@ -265,7 +330,7 @@ export function emitRead(g: Emitter, n: SchemaNode, target: string, path: string
       g.line(`const ${length}e = wi * 32 - sb + ${length} * 8, ${length}w = ${length}e & 31;`);
       g.line(`wi = ${length}e >>> 5;`);
       g.line(
-        `if (${length}w === 0) { scratch = 0; sb = 0; } else { scratch = words[wi++] >>> ${length}w; sb = 32 - ${length}w; }`,
+        `if (${length}w === 0) { scratch = 0; sb = 0; } else { scratch = (words[wi++] >>> ${length}w) | 0; sb = 32 - ${length}w; }`,
       );
       g.close();
       return v;
@@ -286,4 +351,49 @@ export function emitRead(g: Emitter, n: SchemaNode, target: string, path: string
       g.line(LOAD_READER);
       return v;
   }
+}
+
+/**
+ * Reads an object's fields into locals, in order; returns [key, local] pairs. Where the object's
+ * size varies, each run of consecutive fixed-size fields is length-checked once and read as one
+ * fused run (several fields a 32-bit group at a time), as a wholly fixed-size object is.
+ */
+function emitFields(
+  g: Emitter,
+  n: SchemaNode & { kind: 'object' },
+  slot: (key: string) => string,
+  path: string,
+  checked: boolean,
+): [string, string][] {
+  const entries = Object.entries(n.fields);
+  const values: [string, string][] = [];
+  for (let i = 0; i < entries.length; ) {
+    let end = i;
+    let bits = 0;
+    const widths: number[] = [];
+    if (!checked && g.plan === null) {
+      for (; end < entries.length; end++) {
+        const field = entries[end][1];
+        const fieldWidths = fixedBits(field) >= 0 ? fusableWidths(field) : null;
+        if (fieldWidths === null) break;
+        widths.push(...fieldWidths);
+        bits += fixedBits(field);
+      }
+    }
+    if (end - i < 2 || bits === 0) {
+      const [key, field] = entries[i];
+      values.push([key, emitRead(g, field, slot(key), pathOf(path, `.${key}`), checked)]);
+      i++;
+      continue;
+    }
+    emitNeed(g, String(bits), pathOf(path, `.${entries[i][0]}`));
+    const plan = startPlan(g, widths);
+    for (; i < end; i++) {
+      const [key, field] = entries[i];
+      values.push([key, emitRead(g, field, slot(key), pathOf(path, `.${key}`), true)]);
+    }
+    if (plan.cursor !== widths.length) throw new Error('generate: read plan not fully consumed');
+    g.plan = null;
+  }
+  return values;
 }

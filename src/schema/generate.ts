@@ -1,7 +1,6 @@
 import { bitsRequired } from '../bits/bits-required.js';
 import { ALIGN_WORST_CASE } from '../serialize/measure-stream.js';
 import {
-  divideBy,
   Emitter,
   emitDirectTest,
   fieldNames,
@@ -12,6 +11,7 @@ import {
   pathOf,
   SYNC_READER,
   SYNC_WRITER,
+  str,
 } from './generate-emitter.js';
 import { emitRead } from './generate-read.js';
 import type { SchemaNode } from './schema.js';
@@ -33,6 +33,12 @@ export interface GeneratedSource {
   readonly source: string;
   readonly constants: unknown[];
 }
+
+/** Enums of up to this many values are looked up by a chain of comparisons. */
+const ENUM_CHAIN = 8;
+/** The smallest normal float32, 2^-126. */
+const F32_MIN_NORMAL = '1.1754943508222875e-38';
+const literal = (value: string | number): string => (typeof value === 'string' ? str(value) : num(value));
 
 /**
  * Queues `value` (already known to fit in `bits` bits, 1..32) for packing. Adjacent values of a
@@ -68,7 +74,9 @@ function emitPackNow(g: Emitter, value: string, bits: number): void {
   g.line(`scratch |= ${v} << sb;`);
   g.line(`sb += ${bits};`);
   // The carry is the top (sb - 32) bits of v; for 32-bit values with nothing carried `v >>> 32` would be v.
-  const carry = bits === 32 ? `sb === 0 ? 0 : ${v} >>> (32 - sb)` : `${v} >>> (${bits} - sb)`;
+  // `| 0` keeps the scratch word a signed 32-bit integer on every path: mixed with the unsigned
+  // results of >>>, V8 kept it as a double and converted at every pack (a tenth of W1 encode).
+  const carry = bits === 32 ? `sb === 0 ? 0 : (${v} >>> (32 - sb)) | 0` : `(${v} >>> (${bits} - sb)) | 0`;
   g.line(`if (sb >= 32) { words[wi++] = scratch; sb -= 32; scratch = ${carry}; }`);
 }
 
@@ -118,8 +126,19 @@ function emitWrite(g: Emitter, n: SchemaNode, expr: string, path: string, reserv
         `if (!(${x}f >= ${num(spec.min)} && ${x}f <= ${num(spec.maxDecoded)})) { const why = h.compressedFloatProblem(${x}, ${g.constant(spec)}); if (why !== null) h.bad(${path}, why); }`,
       );
       // serialize STANDARD compressed float, every step rounded to float32 (see compressed-float.ts).
-      g.line(`let ${q} = Math.fround(Math.fround(${x}f - ${num(spec.min)}) ${divideBy(spec.delta)});`);
-      g.line(`if (!(${q} >= 0)) ${q} = 0; else if (${q} > 1) ${q} = 1;`);
+      g.line(`const ${x}n = Math.fround(${x}f - ${num(spec.min)});`);
+      if (Number.isInteger(Math.log2(spec.delta))) {
+        // Exact unless below the float32 normals, where either value quantizes to 0: unrounded.
+        g.line(`let ${q} = ${x}n * ${num(1 / spec.delta)};`);
+      } else {
+        // The reciprocal's product rounds to the quotient's float32 whenever that is a normal
+        // number (docs/serialization.md, "Compressed floats without division"); else divide.
+        g.line(`let ${q} = Math.fround(${x}n * ${num(1 / spec.delta)});`);
+        g.line(`if (${q} < ${F32_MIN_NORMAL}) ${q} = Math.fround(${x}n / ${num(spec.delta)});`);
+      }
+      // Without clamping the range test above already refused anything below min (q >= 0).
+      if (spec.clamp) g.line(`if (!(${q} >= 0)) ${q} = 0; else if (${q} > 1) ${q} = 1;`);
+      else g.line(`if (${q} > 1) ${q} = 1;`);
       const quantized = `Math.floor(Math.fround(Math.fround(${q} * ${num(spec.maxIntegerF32)}) + 0.5))`;
       // Below 2^23 steps the rounding cannot pass maxInteger (see quantize); above, clamp like it.
       emitPack(
@@ -143,8 +162,17 @@ function emitWrite(g: Emitter, n: SchemaNode, expr: string, path: string, reserv
     }
     case 'enum': {
       const i = g.local('e');
-      g.line(`const ${i} = ${g.constant(n.values)}.indexOf(${expr});`);
-      g.line(`if (${i} < 0) h.bad(${path}, String(${expr}) + ' is not one of the enum values');`);
+      if (n.values.length <= ENUM_CHAIN) {
+        // A chain of === is inlined where indexOf is a call (a tenth of the lobby encode); both
+        // compare strictly, so NaN is never found and -0 finds 0.
+        g.line(`const ${i}v = ${expr};`);
+        const chain = n.values.map((value, index) => `${i}v === ${literal(value)} ? ${index} : `);
+        g.line(`const ${i} = ${chain.join('')}-1;`);
+        g.line(`if (${i} < 0) h.bad(${path}, String(${i}v) + ' is not one of the enum values');`);
+      } else {
+        g.line(`const ${i} = ${g.constant(n.values)}.indexOf(${expr});`);
+        g.line(`if (${i} < 0) h.bad(${path}, String(${expr}) + ' is not one of the enum values');`);
+      }
       const bits = bitsRequired(0, n.values.length - 1);
       if (bits > 0) emitPack(g, i, bits);
       return;
@@ -261,7 +289,7 @@ function emitString(g: Emitter, maxBytes: number, s: string, fallback: () => voi
   g.line(`const ${s}o = wi * 4 + (sb >>> 3);`);
   // As many bytes as code units: all ASCII, copied as they are.
   g.line(
-    `if (${l} === ${s}.length) for (let j = 0; j < ${l}; j++) bytes[${s}o + j] = ${s}.charCodeAt(j); else h.utf8Write(${s}, bytes, ${s}o, ${l});`,
+    `if (${l} === ${s}.length) for (let j = 0; j < ${l}; j++) bytes[${s}o + j] = charCodeAt.call(${s}, j); else h.utf8Write(${s}, bytes, ${s}o, ${l});`,
   );
   g.line(`const ${s}e = ${s}o + ${l};`);
   g.line(`wi = ${s}e >>> 2; sb = (${s}e & 3) << 3;`);
@@ -332,10 +360,12 @@ export function generate(root: SchemaNode): GeneratedSource {
   const g = new Emitter();
   const clean = `const OP = Object.prototype, clean = h.prototypeClean(${g.constant([...fieldNames(root)])});`;
   g.lines.push(
+    // Captured once (a const the optimiser folds): see utf8.ts on String.prototype in dictionary mode.
+    'const charCodeAt = h.charCodeAt;',
     'function write(ws, value) {',
     `  ${clean}`,
     '  const w = ws.writer, words = w.words, bytes = w.bytes, cap = w.capacityBits;',
-    '  let scratch = w.scratch, sb = w.scratchBits, wi = w.wordIndex;',
+    '  let scratch = w.scratch | 0, sb = w.scratchBits, wi = w.wordIndex;',
   );
   emitWrite(g, root, 'value', "''", false);
   flushPacks(g);
@@ -343,13 +373,27 @@ export function generate(root: SchemaNode): GeneratedSource {
   g.lines.push(
     '}',
     'function read(rs, target) {',
+    // Without a target every value is new: a separate function, free of the checks on what a
+    // target holds, so both stay small and monomorphic.
+    '  if (target === undefined) return readFresh(rs);',
     `  ${clean}`,
     '  const r = rs.reader, words = r.words, end = r.totalBits;',
-    '  let scratch = r.scratch, sb = r.scratchBits, wi = r.wordIndex;',
+    '  let scratch = r.scratch | 0, sb = r.scratchBits, wi = r.wordIndex;',
   );
   const result = emitRead(g, root, 'target', "''", false);
   g.line(SYNC_READER);
   g.line(`return ${result};`);
+  g.lines.push(
+    '}',
+    'function readFresh(rs) {',
+    '  const r = rs.reader, words = r.words, end = r.totalBits;',
+    '  let scratch = r.scratch | 0, sb = r.scratchBits, wi = r.wordIndex;',
+  );
+  g.fresh = true;
+  const fresh = emitRead(g, root, 'undefined', "''", false);
+  g.fresh = false;
+  g.line(SYNC_READER);
+  g.line(`return ${fresh};`);
   g.lines.push('}', 'function measure(value) {', `  ${clean}`, '  let bits = 0;');
   emitMeasure(g, root, 'value');
   g.line('return bits;');

@@ -25,6 +25,10 @@ export interface CompressedFloat {
   readonly maxDecoded: number;
   /** Out-of-range finite values are clamped to the range instead of refused (see {@link CompressedFloatOptions}). */
   readonly clamp: boolean;
+  /** 1 / delta: quantizing multiplies by it (same float32 as dividing: docs/serialization.md). */
+  readonly scale: number;
+  /** 1 / maxInteger when maxInteger < 2^24 (the products round like the quotients), else 0: divide. */
+  readonly unscale: number;
 }
 
 export interface CompressedFloatOptions {
@@ -71,6 +75,8 @@ export function compressedFloat(
     // dequantize(maxInteger): maxInteger / maxInteger is exactly 1.
     maxDecoded: Math.max(fmax, f32(delta + fmin)),
     clamp: options.clamp === true,
+    scale: 1 / delta,
+    unscale: maxInteger < 2 ** 24 ? 1 / maxInteger : 0,
   });
 }
 
@@ -96,6 +102,21 @@ export function compressedFloatProblem(value: number, spec: CompressedFloat): st
  * absorb float32 rounding at the bounds.
  */
 export function quantize(value: number, spec: CompressedFloat): number {
+  const v = f32(value);
+  if (!(v >= spec.min && v <= spec.maxDecoded)) return quantizeOutside(value, spec);
+  const n = f32(v - spec.min);
+  // The reciprocal's product is the quotient's float32 when that is normal; below, divide.
+  let normalized = f32(n * spec.scale);
+  if (normalized < F32_MIN_NORMAL) normalized = f32(n / spec.delta);
+  if (normalized > 1) normalized = 1;
+  return Math.min(Math.floor(f32(f32(normalized * spec.maxIntegerF32) + 0.5)), spec.maxInteger);
+}
+
+/** The smallest normal float32, 2^-126. */
+const F32_MIN_NORMAL = 2 ** -126;
+
+/** {@link quantize} of a value outside the range: refused, or clamped when the spec says so. */
+function quantizeOutside(value: number, spec: CompressedFloat): number {
   const problem = compressedFloatProblem(value, spec);
   if (problem !== null) throw new RangeError(`compressedFloat: ${problem}`);
   let normalized = f32(f32(f32(value) - spec.min) / spec.delta);
@@ -108,5 +129,6 @@ export function quantize(value: number, spec: CompressedFloat): number {
 
 /** The float a quantized integer decodes to. */
 export function dequantize(integer: number, spec: CompressedFloat): number {
-  return f32(f32(f32(f32(integer) / spec.maxIntegerF32) * spec.delta) + spec.min);
+  const ratio = spec.unscale !== 0 ? f32(integer * spec.unscale) : f32(f32(integer) / spec.maxIntegerF32);
+  return f32(f32(ratio * spec.delta) + spec.min);
 }
