@@ -61,7 +61,10 @@ describe('hardened rendezvous: tokens', () => {
     tick([], 0.1);
     assert.deepEqual(server.sessionPeers(9n), [1]);
     // The player comes back elsewhere with a new token; the old registration is replaced.
-    const newer = new SecurePeerLinks({ transport: network.createTransport('10.0.2.1:5000'), token: token(1, 2) });
+    const newer = new SecurePeerLinks({
+      transport: network.createTransport('10.0.2.1:5000'),
+      token: token(1, 2),
+    });
     tick([newer], 0.2);
     assert.equal(newer.registered, true);
     const registered = server.counters.registered;
@@ -81,7 +84,9 @@ describe('hardened rendezvous: tokens', () => {
       const links = new SecurePeerLinks({ transport, token: t });
       links.update(0);
       const hello = network.get(toAddress('10.0.0.1:4000'));
-      hello?.receive((_from, data) => firstSeqs.add(Buffer.from(data.subarray(HELLO_HEADER_BYTES - 8, HELLO_HEADER_BYTES)).toString('hex')));
+      hello?.receive((_from, data) =>
+        firstSeqs.add(Buffer.from(data.subarray(HELLO_HEADER_BYTES - 8, HELLO_HEADER_BYTES)).toString('hex')),
+      );
     }
     assert.equal(firstSeqs.size, 2);
   });
@@ -142,7 +147,9 @@ describe('hardened peer links: candidates', () => {
       return t;
     });
     blocked.add(transports[1].localAddress);
-    const links = transports.map((transport, peer) => new SecurePeerLinks({ transport, token: token(peer, 2) }));
+    const links = transports.map(
+      (transport, peer) => new SecurePeerLinks({ transport, token: token(peer, 2) }),
+    );
     assert.doesNotThrow(() => tick(links, 1));
     assert.ok(links[0].counters.sendFailed > 0);
   });
@@ -166,9 +173,12 @@ describe('hardened rendezvous: relay, notices, recovery', () => {
   it('junk relay frames from a peer’s address do not use up its relay budget', () => {
     const { network, server, token, tick } = world();
     const transports = [0, 1].map(() => network.createTransport());
-    const links = transports.map((transport, peer) => new SecurePeerLinks({ transport, token: token(peer, 2) }));
+    const links = transports.map(
+      (transport, peer) => new SecurePeerLinks({ transport, token: token(peer, 2) }),
+    );
     tick(links, 0.3);
-    for (let i = 0; i < 1000; i++) transports[0].send(toAddress('10.0.0.1:4000'), new Uint8Array(80).fill(0x22));
+    for (let i = 0; i < 1000; i++)
+      transports[0].send(toAddress('10.0.0.1:4000'), new Uint8Array(80).fill(0x22));
     tick(links);
     const relay = server.counters.relay;
     assert.ok(relay.mac + relay.inner + relay.size + relay.replay >= 1000);
@@ -256,7 +266,11 @@ describe('hardened: options and paths', () => {
 
   it('refuses rendezvous and token options out of range', () => {
     const network = new MemoryNetwork();
-    const base = { transport: network.createTransport(), protocolId: P2P_PROTOCOL, privateKey: new Uint8Array(32) };
+    const base = {
+      transport: network.createTransport(),
+      protocolId: P2P_PROTOCOL,
+      privateKey: new Uint8Array(32),
+    };
     for (const bad of [
       { maxRegistrations: 0 },
       { maxRegistrations: 1.5 },

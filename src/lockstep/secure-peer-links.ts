@@ -301,8 +301,7 @@ export class SecurePeerLinks implements PeerLinks {
     else if (fromRendezvous && kind === RendezvousKind.Notice) this.rendezvousPacket(data);
     else if (fromRendezvous && kind === RendezvousKind.Refused) {
       if (!this.rendezvous.refused(data)) this.counters.rendezvous++;
-    }
-    else if (data.length === 0 || data.length > MAX_RELAY_FRAME_BYTES) this.counters.size++;
+    } else if (data.length === 0 || data.length > MAX_RELAY_FRAME_BYTES) this.counters.size++;
     else this.counters.kind++;
   }
 

@@ -352,8 +352,18 @@ export class RendezvousServer {
       if (other === undefined || other === registration) continue;
       const pairKey = copyBytes(this.randomBytes(32), 32);
       this.counters.introductions++;
-      this.notify(other, { kind: NoticeKind.Introduce, peer: key.peer, pairKey, candidates: registration.candidates });
-      this.notify(registration, { kind: NoticeKind.Introduce, peer: other.peer, pairKey, candidates: other.candidates });
+      this.notify(other, {
+        kind: NoticeKind.Introduce,
+        peer: key.peer,
+        pairKey,
+        candidates: registration.candidates,
+      });
+      this.notify(registration, {
+        kind: NoticeKind.Introduce,
+        peer: other.peer,
+        pairKey,
+        candidates: other.candidates,
+      });
     }
   }
 
