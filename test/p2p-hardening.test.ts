@@ -295,3 +295,64 @@ describe('hardened: options and paths', () => {
     );
   });
 });
+
+describe('hardened: pair keys and events', () => {
+  it('copies each pair key, even from a generator that reuses its buffer', () => {
+    const network = new MemoryNetwork();
+    const shared = new Uint8Array(64);
+    let draw = 0;
+    const randomBytes = (n: number) => shared.subarray(0, n).fill(++draw);
+    const privateKey = new Uint8Array(32).fill(7);
+    const server = new RendezvousServer({
+      transport: network.createTransport('10.0.0.1:4000'),
+      protocolId: P2P_PROTOCOL,
+      privateKey,
+      randomBytes,
+    });
+    const links = [0, 1, 2].map(
+      (peer) =>
+        new SecurePeerLinks({
+          transport: network.createTransport(),
+          token: issuePeerToken({
+            protocolId: P2P_PROTOCOL,
+            privateKey,
+            sessionId: 3n,
+            peer,
+            maxPeers: 3,
+            rendezvousAddress: toAddress('10.0.0.1:4000'),
+            now: Math.floor(Date.now() / 1000),
+          }),
+        }),
+    );
+    for (let t = 1; t <= 50; t++) {
+      server.update(t * 0.02);
+      for (const l of links) {
+        l.update(t * 0.02);
+        l.receive(() => {});
+      }
+    }
+    assert.deepEqual(
+      links.map((l) => l.connectedPeers()),
+      [
+        [1, 2],
+        [0, 2],
+        [0, 1],
+      ],
+    );
+  });
+
+  it('keeps a bounded event queue for an app that never polls, dropping the oldest (counted)', () => {
+    const { network, token, tick } = world();
+    const host = new SecurePeerLinks({ transport: network.createTransport(), token: token(0, 2) });
+    for (let i = 0; i < 12; i++) {
+      const guest = new SecurePeerLinks({ transport: network.createTransport(), token: token(1, 2) });
+      tick([host, guest], 0.4);
+      guest.close();
+      tick([host], 0.2);
+    }
+    assert.ok(host.counters.eventsDropped >= 8, `dropped ${host.counters.eventsDropped}`);
+    let kept = 0;
+    while (host.pollEvent() !== null) kept++;
+    assert.equal(kept, 8);
+  });
+});

@@ -32,6 +32,8 @@ export interface RelayCounters {
   inner: number;
   /** The target is not a registered peer of the sender's session. */
   noTarget: number;
+  /** The target has not yet proven it receives at its address (it could be a spoofed one). */
+  unprovenTarget: number;
   /** The sender was over its rate. */
   rateLimited: number;
 }
@@ -50,6 +52,7 @@ export class Relay {
     mac: 0,
     inner: 0,
     noTarget: 0,
+    unprovenTarget: 0,
     rateLimited: 0,
   };
 
@@ -94,6 +97,10 @@ export class Relay {
     const target = session[relayFrameTarget(data)];
     if (target === undefined) {
       this.counters.noTarget++;
+      return;
+    }
+    if (!target.proven) {
+      this.counters.unprovenTarget++;
       return;
     }
     this.transport.send(target.address, relayFrameInner(data));
