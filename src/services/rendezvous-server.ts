@@ -204,11 +204,15 @@ export class RendezvousServer {
       this.remove(registration, GoneReason.Left);
       return;
     }
-    if (!registration.proven) {
-      registration.proven = equalBytes(data, CHANNEL_HEADER_BYTES + 4, registration.cookie);
-      registration.credit += data.length;
-    }
     registration.acknowledge(readU32(data, CHANNEL_HEADER_BYTES));
+    if (!registration.proven) {
+      registration.credit += data.length;
+      // Proven once: send what the credit held back now rather than at the next resend.
+      if (equalBytes(data, CHANNEL_HEADER_BYTES + 4, registration.cookie)) {
+        registration.proven = true;
+        this.flush(registration);
+      }
+    }
   }
 
   /** Answers a refused request with its sequence and MAC (REFUSED_BYTES, shorter than any request). */
