@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PeerPair } from '../src/lockstep/peer-pair.js';
-import { HELLO_HEADER_BYTES } from '../src/lockstep/rendezvous-wire.js';
+import { HELLO_HEADER_BYTES, MAX_CANDIDATES, usableCandidates } from '../src/lockstep/rendezvous-wire.js';
 import { SecurePeerLinks } from '../src/lockstep/secure-peer-links.js';
 import { issuePeerToken } from '../src/services/peer-token-issuer.js';
 import { RendezvousServer } from '../src/services/rendezvous-server.js';
@@ -152,6 +152,27 @@ describe('hardened peer links: candidates', () => {
     );
     assert.doesNotThrow(() => tick(links, 1));
     assert.ok(links[0].counters.sendFailed > 0);
+  });
+
+  it('peers keep only candidates of their own family, not port 0, at most five', () => {
+    const many = [
+      '10.0.0.1:1',
+      '10.0.0.2:0',
+      '[::1]:5',
+      '10.0.0.1:1',
+      '10.0.0.3:1',
+      '10.0.0.4:1',
+      '10.0.0.5:1',
+      '10.0.0.6:1',
+    ];
+    assert.deepEqual(usableCandidates(many.map(toAddress), 4, MAX_CANDIDATES), [
+      '10.0.0.1:1',
+      '10.0.0.3:1',
+      '10.0.0.4:1',
+      '10.0.0.5:1',
+      '10.0.0.6:1',
+    ]);
+    assert.deepEqual(usableCandidates(many.map(toAddress), 6, MAX_CANDIDATES), ['[::1]:5']);
   });
 
   it('refuses unreachable local candidates at the call', () => {
