@@ -67,6 +67,7 @@ describe('NAT traversal on real Linux NAT', { skip: netnsSkip(), timeout: 60_000
       PROTOCOL.toString(16),
     ]);
     const errors: string[] = [];
+    const rendezvousClosed = new Promise<void>((resolve) => rendezvous.once('close', () => resolve()));
     await new Promise<void>((resolve, reject) => {
       rendezvous.once('exit', (code) => reject(new Error(`rendezvous exited (${code}): ${errors.join('')}`)));
       rendezvous.stderr!.on('data', (d) => errors.push(String(d)));
@@ -111,8 +112,10 @@ describe('NAT traversal on real Linux NAT', { skip: netnsSkip(), timeout: 60_000
       setTimeout(() => reject(new Error(`peers done: ${[...reports.keys()]}`)), 30_000).unref(),
     );
     await Promise.race([Promise.all(done), timeout]);
-    rendezvous.kill('SIGTERM');
-    await new Promise((resolve) => rendezvous.once('exit', resolve));
+    // 'close' (not 'exit': stdio may still be open then, with the counters line in it). A
+    // rendezvous that already died has closed or will close now; kill is harmless either way.
+    if (rendezvous.exitCode === null && rendezvous.signalCode === null) rendezvous.kill('SIGTERM');
+    await rendezvousClosed;
   }
 
   after(() => lab.destroy());

@@ -164,7 +164,9 @@ describe('the rendezvous refuses', () => {
     tick();
     assert.equal(server.counters.unknownAddress, counted + 1);
 
-    // Frames from peer 0's own address, made with its real key (as only it could).
+    // Frames from peer 0's own address, made with its real key (as only it could), numbered
+    // above the links' own sequences (which start at random below 2^48).
+    const high = 2 ** 50;
     const t0 = readPeerToken(tokens[0]);
     assert.ok(t0.ok);
     const channel = new ChannelCrypto(defaultAead());
@@ -188,22 +190,22 @@ describe('the rendezvous refuses', () => {
     };
     const relay = server.counters.relay;
     const base = { ...relay };
-    const good = frame(1_000_000, 1);
+    const good = frame(high + 1_000_000, 1);
     transports[0].send(rendezvousAddress, good);
     tick();
     assert.equal(relay.forwarded - base.forwarded, 1);
     transports[0].send(rendezvousAddress, good); // replayed
-    const forged = frame(1_000_001, 1);
+    const forged = frame(high + 1_000_001, 1);
     forged[20] ^= 1;
     transports[0].send(rendezvousAddress, forged);
-    transports[0].send(rendezvousAddress, frame(1_000_002, 1, 0)); // inner addressed elsewhere
+    transports[0].send(rendezvousAddress, frame(high + 1_000_002, 1, 0)); // inner addressed elsewhere
     transports[0].send(rendezvousAddress, new Uint8Array(20).fill(0x22)); // truncated
     tick();
     assert.deepEqual(
       [relay.replay - base.replay, relay.mac - base.mac, relay.inner - base.inner, relay.size - base.size],
       [1, 1, 1, 1],
     );
-    for (let i = 0; i < 400; i++) transports[0].send(rendezvousAddress, frame(2_000_000 + i, 1));
+    for (let i = 0; i < 400; i++) transports[0].send(rendezvousAddress, frame(high + 2_000_000 + i, 1));
     tick();
     assert.ok(relay.rateLimited > 100, `rate limited ${relay.rateLimited}`);
   });

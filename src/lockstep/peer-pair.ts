@@ -20,6 +20,10 @@ export class PeerPair {
   lastPunch = NO_TIME_YET;
   punchRounds = 0;
   lastHeard = NO_TIME_YET;
+  /** When the last authenticated direct packet came. */
+  lastDirect = NO_TIME_YET;
+  /** The highest sequence authenticated from the other peer, -1 before any. */
+  private newest = -1;
   lastSent = NO_TIME_YET;
   connected = false;
 
@@ -38,12 +42,19 @@ export class PeerPair {
    * Records an authenticated packet from `from` (null: it came through the relay). A direct one
    * sets the direct path to where it came from, so a NAT that maps each destination to its own
    * port (symmetric) is reached at the port it chose for us, not the one the rendezvous saw.
+   * Only a packet newer than any before moves the address: an older one replayed from elsewhere
+   * (it still authenticates, if within the replay window) cannot take the path.
    */
-  heard(from: Address | null, now: number): void {
+  heard(from: Address | null, now: number, sequence: number): void {
     this.lastHeard = now;
+    const newest = sequence > this.newest;
+    if (newest) this.newest = sequence;
     if (from !== null) {
-      this.address = from;
-      this.path = 'direct';
+      this.lastDirect = now;
+      if (newest || this.address === from) {
+        this.address = from;
+        this.path = 'direct';
+      }
     }
   }
 }

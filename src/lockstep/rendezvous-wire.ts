@@ -1,7 +1,7 @@
 import { readNetcodeAddress, writeNetcodeAddress } from '../connection/address-codec.js';
 import type { Aead } from '../connection/aead.js';
 import { readU32, readU64, writeU32 } from '../connection/bytes.js';
-import type { Address } from '../transport/address.js';
+import { type Address, parseAddress } from '../transport/address.js';
 import { writeSequence } from './peer-packet.js';
 import { copyOf, PEER_TOKEN_NONCE_BYTES, PEER_TOKEN_PRIVATE_BYTES } from './peer-token.js';
 
@@ -11,13 +11,33 @@ import { copyOf, PEER_TOKEN_NONCE_BYTES, PEER_TOKEN_PRIVATE_BYTES } from './peer
  * are random per token, so a header needs no session or peer fields: the key is the binding.
  *
  *   hello      0x20 · expire u64 · nonce (24) · private part (128) · seq u64 · [candidates] · MAC
- *   keep-alive 0x21 · seq u64 · [acked notice u32] · MAC
+ *   keep-alive 0x21 · seq u64 · [acked notice u32 · cookie (8)] · MAC
  *   relay      0x22 · seq u64 · target u8 · peer packet · MAC (authenticates all, encrypts nothing)
  *   bye        0x23 · seq u64 · MAC
+ *   refused    0x24 · reason u8 · the refused request's seq u64 and MAC (16)  (rendezvous → peer)
  *   notice     0x30 · seq u64 · [number u32 · kind u8 · fields] · MAC      (rendezvous → peer)
  * Peer packets (0x10..0x14) relayed to a peer come from the rendezvous' address unchanged.
+ * Both ends start their sequences at a random point (below 2^48), so a token used again (a peer
+ * rebuilt with the same token, a rendezvous restarted) does not repeat a nonce under its keys.
  */
-export const RendezvousKind = { Hello: 0x20, KeepAlive: 0x21, Relay: 0x22, Bye: 0x23, Notice: 0x30 } as const;
+export const RendezvousKind = {
+  Hello: 0x20,
+  KeepAlive: 0x21,
+  Relay: 0x22,
+  Bye: 0x23,
+  Refused: 0x24,
+  Notice: 0x30,
+} as const;
+
+/**
+ * Why the rendezvous refused a hello or keep-alive. The refusal echoes the request's sequence and
+ * MAC, which only the sender and whoever is on its path saw, so nobody else can forge one; it is
+ * shorter than any request, so it amplifies nothing.
+ */
+export const RefusalReason = { Unknown: 1, TokenUsed: 2, Expired: 3, Full: 4 } as const;
+export const REFUSED_BYTES = 1 + 1 + 8 + 16;
+/** The welcome's random cookie, echoed in keep-alives to prove the peer receives at its address. */
+export const COOKIE_BYTES = 8;
 
 export const CHANNEL_HEADER_BYTES = 9;
 export const CHANNEL_MAC_BYTES = 16;
@@ -28,9 +48,14 @@ export const MAX_CANDIDATES = MAX_LOCAL_CANDIDATES + 1;
 const ADDRESS_BYTES = 19;
 export const HELLO_HEADER_BYTES = 1 + 8 + PEER_TOKEN_NONCE_BYTES + PEER_TOKEN_PRIVATE_BYTES + 8;
 const HELLO_BODY_BYTES = 80;
-/** Hellos are all this long, longer than any answer, so the rendezvous cannot amplify a forged one. */
+/**
+ * Hellos are all this long. Until a peer echoes its welcome's cookie, the rendezvous sends its
+ * address no more bytes than it received from there, so a hello with a spoofed source (even one
+ * with a valid token) is not amplified; afterwards it sends notices on a timer, never in answer
+ * to each datagram.
+ */
 export const HELLO_BYTES = HELLO_HEADER_BYTES + HELLO_BODY_BYTES + CHANNEL_MAC_BYTES;
-export const KEEP_ALIVE_BYTES = CHANNEL_HEADER_BYTES + 4 + CHANNEL_MAC_BYTES;
+export const KEEP_ALIVE_BYTES = CHANNEL_HEADER_BYTES + 4 + COOKIE_BYTES + CHANNEL_MAC_BYTES;
 export const BYE_BYTES = CHANNEL_HEADER_BYTES + CHANNEL_MAC_BYTES;
 export const RELAY_HEADER_BYTES = CHANNEL_HEADER_BYTES + 1;
 export const RELAY_OVERHEAD_BYTES = RELAY_HEADER_BYTES + CHANNEL_MAC_BYTES;
@@ -41,7 +66,7 @@ export const GoneReason = { Left: 0, TimedOut: 1 } as const;
 
 /** A notice as the peer reads it. */
 export type Notice =
-  | { kind: 1; number: number; reflexive: Address }
+  | { kind: 1; number: number; reflexive: Address; cookie: Uint8Array }
   | { kind: 2; number: number; peer: number; pairKey: Uint8Array; candidates: Address[] }
   | { kind: 3; number: number; peer: number; reason: 0 | 1 };
 
@@ -84,6 +109,30 @@ export class ChannelCrypto {
       key,
     );
   }
+}
+
+/** A random first sequence in [0, 2^48): far below the 2^53 a sequence may reach. */
+export function randomFirstSequence(randomBytes: (length: number) => Uint8Array): number {
+  const b = randomBytes(6);
+  return b[0] + b[1] * 2 ** 8 + b[2] * 2 ** 16 + b[3] * 2 ** 24 + b[4] * 2 ** 32 + b[5] * 2 ** 40;
+}
+
+/**
+ * Candidates worth sending to: of `family` (a socket of the other family cannot reach them) and
+ * not port 0 (no socket can), at most `max` of them. Anything else would only make sends throw.
+ */
+export function usableCandidates(
+  candidates: readonly Address[],
+  family: 4 | 6 | null,
+  max: number,
+): Address[] {
+  const usable: Address[] = [];
+  for (const candidate of candidates) {
+    const parsed = parseAddress(candidate);
+    if (parsed === null || parsed.port === 0 || (family !== null && parsed.family !== family)) continue;
+    if (usable.length < max && !usable.includes(candidate)) usable.push(candidate);
+  }
+  return usable;
 }
 
 /** Writes a hello's cleartext token fields and its candidate body (unsealed) into `out` (HELLO_BYTES). */
@@ -142,7 +191,11 @@ export function writeNotice(out: Uint8Array, notice: Notice): number {
   out[0] = RendezvousKind.Notice;
   writeU32(out, o, notice.number);
   out[o + 4] = notice.kind;
-  if (notice.kind === NoticeKind.Welcome) return 5 + writeNetcodeAddress(out, o + 5, notice.reflexive);
+  if (notice.kind === NoticeKind.Welcome) {
+    const length = 5 + writeNetcodeAddress(out, o + 5, notice.reflexive);
+    out.set(notice.cookie, o + length);
+    return length + COOKIE_BYTES;
+  }
   out[o + 5] = notice.peer;
   if (notice.kind === NoticeKind.Gone) {
     out[o + 6] = notice.reason;
@@ -164,7 +217,9 @@ export function readNotice(data: Uint8Array): Notice | null {
   const kind = data[o + 4];
   if (kind === NoticeKind.Welcome) {
     const read = readNetcodeAddress(data, o + 5, end);
-    return read === null ? null : { kind, number, reflexive: read.address };
+    const at = o + 5 + (read?.bytes ?? 0);
+    if (read === null || end - at < COOKIE_BYTES) return null;
+    return { kind, number, reflexive: read.address, cookie: copyOf(data, at, at + COOKIE_BYTES) };
   }
   const peer = data[o + 5];
   if (kind === NoticeKind.Gone) {

@@ -1,4 +1,4 @@
-import { type Aead, defaultAead } from '../connection/aead.js';
+import { defaultAead } from '../connection/aead.js';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import { type Address, parseAddress } from '../transport/address.js';
 import type { DatagramTransport } from '../transport/transport.js';
@@ -28,61 +28,27 @@ import {
 import { PeerPair, type PeerPath } from './peer-pair.js';
 import { type PeerToken, readPeerToken } from './peer-token.js';
 import { MAX_RELAY_FRAME_BYTES, RELAY_INNER_OFFSET } from './relay-frame.js';
-import { RendezvousClient } from './rendezvous-client.js';
+import { RendezvousClient, type RendezvousState } from './rendezvous-client.js';
 import {
   ChannelCrypto,
+  MAX_CANDIDATES,
   MAX_LOCAL_CANDIDATES,
   type Notice,
   NoticeKind,
   RELAY_OVERHEAD_BYTES,
   RendezvousKind,
+  usableCandidates,
 } from './rendezvous-wire.js';
+import {
+  defaultCandidates,
+  type SecurePeerLinksCounters,
+  type SecurePeerLinksOptions,
+} from './secure-peer-links-options.js';
 
-export interface SecurePeerLinksOptions {
-  transport: DatagramTransport;
-  /** The peer token the backend issued this peer (PEER_TOKEN_BYTES). */
-  token: Uint8Array;
-  /**
-   * This peer's own addresses worth punching from a LAN (up to 4), reported to the rendezvous
-   * besides the address it sees. Default: the transport's address unless bound to 0.0.0.0 / [::].
-   */
-  localCandidates?: readonly Address[];
-  /** Seconds of silence after which a peer is reported timed out (default: the token's timeout). */
-  timeout?: number;
-  /** Seconds between keep-alives to a peer nothing else was sent to (default 0.25). */
-  keepAliveInterval?: number;
-  /** Seconds between punch rounds (default 0.1). */
-  punchInterval?: number;
-  /** Seconds without a direct path after an introduction before a pair uses the relay (default 3). */
-  punchTimeout?: number;
-  /**
-   * Time-to-live of the first punch rounds (default 2: past this peer's NAT, not as far as the
-   * other's), where the transport can set it; 0 sends every round with the usual TTL.
-   */
-  openerTtl?: number;
-  /** Default: the registered default backend. */
-  aead?: Aead;
-}
+export type { SecurePeerLinksCounters, SecurePeerLinksOptions } from './secure-peer-links-options.js';
 
-/** Datagrams refused, by reason, and sends that found no path. */
-export interface SecurePeerLinksCounters {
-  /** Shorter than a header and MAC, or longer than any valid datagram. */
-  size: number;
-  /** Addressed to another peer, or from a peer this one holds no pair key for. */
-  unknownPair: number;
-  /** A sequence already received, or too old to tell. */
-  replay: number;
-  /** Did not authenticate under the pair's key. */
-  mac: number;
-  /** A kind this end never takes from that source. */
-  kind: number;
-  /** From the rendezvous' address, refused: size, MAC, replay, malformed notice. */
-  rendezvous: number;
-  /** Datagrams sent to a peer with no path yet (still punching): dropped. */
-  unreachable: number;
-  /** Peer packets sent through the relay. */
-  relayed: number;
-}
+/** Events kept unpolled at most per peer of the session (and a few more), oldest dropped beyond. */
+const EVENTS_PER_PEER = 4;
 
 /**
  * PeerLinks across the internet: each peer registers with the rendezvous using its token, is
@@ -104,6 +70,8 @@ export class SecurePeerLinks implements PeerLinks {
     rendezvous: 0,
     unreachable: 0,
     relayed: 0,
+    sendFailed: 0,
+    eventsDropped: 0,
   };
   private readonly transport: DatagramTransport;
   private readonly token: PeerToken;
@@ -116,6 +84,10 @@ export class SecurePeerLinks implements PeerLinks {
   private readonly keepAliveInterval: number;
   private readonly punch: PunchOptions;
   private readonly ttl: TtlSender | null;
+  /** The transport's address family: candidates of the other one cannot be reached from it. */
+  private readonly family: 4 | 6 | null;
+  /** Seconds without a direct packet after which a direct pair goes through the relay. */
+  private readonly directSilence: number;
   private handler: ((peer: number, data: Uint8Array) => void) | null = null;
   private delivered = 0;
   private noticesTaken = false;
@@ -156,12 +128,27 @@ export class SecurePeerLinks implements PeerLinks {
     const room = this.transport.maxDatagramSize - PEER_OVERHEAD_BYTES - RELAY_OVERHEAD_BYTES;
     if (room < 64) throw new RangeError('SecurePeerLinks: the transport carries too small datagrams');
     this.maxPayloadBytes = Math.min(MAX_PEER_PAYLOAD_BYTES, room);
+    this.family = parseAddress(this.transport.localAddress)?.family ?? null;
+    this.directSilence = Math.max(8 * this.keepAliveInterval, this.timeout / 4);
     const candidates = options.localCandidates ?? defaultCandidates(this.transport.localAddress);
     if (candidates.length > MAX_LOCAL_CANDIDATES)
       throw new RangeError(`SecurePeerLinks: at most ${MAX_LOCAL_CANDIDATES} local candidates`);
+    for (const address of [...candidates, this.token.rendezvousAddress])
+      if (usableCandidates([address], this.family, 1).length === 0)
+        throw new RangeError(
+          `SecurePeerLinks: ${JSON.stringify(address)} is not reachable from ${this.transport.localAddress} (port 0 or another address family)`,
+        );
     const aead = options.aead ?? defaultAead();
+    const randomBytes =
+      options.randomBytes ?? ((n: number) => globalThis.crypto.getRandomValues(new Uint8Array(n)));
     this.crypto = new PeerPacketCrypto(aead, this.token.protocolId, this.token.sessionId);
-    this.rendezvous = new RendezvousClient(this.token, this.transport, new ChannelCrypto(aead), candidates);
+    this.rendezvous = new RendezvousClient(
+      this.token,
+      this.transport,
+      new ChannelCrypto(aead),
+      candidates,
+      randomBytes,
+    );
     this.pairs = new Array<PeerPair | null>(this.maxPeers).fill(null);
   }
 
@@ -171,9 +158,32 @@ export class SecurePeerLinks implements PeerLinks {
     return this.pairs[peer]?.path ?? null;
   }
 
-  /** True once the rendezvous accepted this peer's token. */
+  /** True while the rendezvous holds this peer's registration. */
   get registered(): boolean {
     return this.rendezvous.welcomed;
+  }
+
+  /** Where this peer stands with the rendezvous; 'refused', 'expired' and 'lost' are final (get a new token). */
+  get rendezvousState(): RendezvousState {
+    return this.rendezvous.state;
+  }
+
+  /** Sends the transport refused (it threw, e.g. an address it cannot reach): counted, never thrown. */
+  private transmit(to: Address, data: Uint8Array, ttl: number): void {
+    try {
+      if (ttl > 0 && this.ttl !== null) this.ttl.sendWithTtl(to, data, ttl);
+      else this.transport.send(to, data);
+    } catch {
+      this.counters.sendFailed++;
+    }
+  }
+
+  private pushEvent(event: PeerLinkEvent): void {
+    if (this.events.length >= EVENTS_PER_PEER * this.maxPeers) {
+      this.events.shift();
+      this.counters.eventsDropped++;
+    }
+    this.events.push(event);
   }
 
   private checkPeer(where: string, peer: number): void {
@@ -201,7 +211,7 @@ export class SecurePeerLinks implements PeerLinks {
     const key = pair.key;
     if (pair.path === 'direct' && pair.address !== null) {
       const length = this.crypto.seal(this.out, 0, kind, this.self, peer, pair.nextSequence(), payload, key);
-      this.transport.send(pair.address, this.out.subarray(0, length));
+      this.transmit(pair.address, this.out.subarray(0, length), 0);
     } else {
       const length = this.crypto.seal(
         this.out,
@@ -221,8 +231,7 @@ export class SecurePeerLinks implements PeerLinks {
 
   private sendTo(address: Address, peer: number, pair: PeerPair, kind: number, ttl = 0): void {
     const length = this.crypto.seal(this.out, 0, kind, this.self, peer, pair.nextSequence(), null, pair.key);
-    if (ttl > 0 && this.ttl !== null) this.ttl.sendWithTtl(address, this.out.subarray(0, length), ttl);
-    else this.transport.send(address, this.out.subarray(0, length));
+    this.transmit(address, this.out.subarray(0, length), ttl);
   }
 
   receive(handler: (peer: number, data: Uint8Array) => void): number {
@@ -245,7 +254,9 @@ export class SecurePeerLinks implements PeerLinks {
     const fromRendezvous = from === this.rendezvous.address;
     if (isPeerPacketKind(kind)) this.peerPacket(fromRendezvous ? null : from, data);
     else if (fromRendezvous && kind === RendezvousKind.Notice) this.rendezvousPacket(data);
-    else if (data.length === 0 || data.length > MAX_RELAY_FRAME_BYTES) this.counters.size++;
+    else if (fromRendezvous && kind === RendezvousKind.Refused) {
+      if (!this.rendezvous.refused(data)) this.counters.rendezvous++;
+    } else if (data.length === 0 || data.length > MAX_RELAY_FRAME_BYTES) this.counters.size++;
     else this.counters.kind++;
   }
 
@@ -281,18 +292,18 @@ export class SecurePeerLinks implements PeerLinks {
       return;
     }
     pair.replay.advance(sequence);
-    pair.heard(from, this.now);
+    pair.heard(from, this.now, sequence);
     // The other side already gave up punching: meet it on the relay.
     if (from === null && pair.path === null) pair.path = 'relay';
     const kind = data[0];
     if (kind === PeerPacketKind.Goodbye) {
       this.pairs[sender] = null;
-      if (pair.connected) this.events.push({ kind: 'left', peer: sender });
+      if (pair.connected) this.pushEvent({ kind: 'left', peer: sender });
       return;
     }
     if (!pair.connected) {
       pair.connected = true;
-      this.events.push({ kind: 'connected', peer: sender });
+      this.pushEvent({ kind: 'connected', peer: sender });
     }
     if (kind === PeerPacketKind.Punch && from !== null)
       this.sendTo(from, sender, pair, PeerPacketKind.PunchReply);
@@ -311,7 +322,7 @@ export class SecurePeerLinks implements PeerLinks {
     }
     const old = this.pairs[peer];
     if (old?.connected)
-      this.events.push({
+      this.pushEvent({
         kind: notice.kind === NoticeKind.Gone && notice.reason === 1 ? 'timedOut' : 'left',
         peer,
       });
@@ -319,7 +330,8 @@ export class SecurePeerLinks implements PeerLinks {
       this.pairs[peer] = null;
       return;
     }
-    const pair = new PeerPair(notice.pairKey, notice.candidates, this.now);
+    const candidates = usableCandidates(notice.candidates, this.family, MAX_CANDIDATES);
+    const pair = new PeerPair(notice.pairKey, candidates, this.now);
     this.pairs[peer] = pair;
     this.punchRound(peer, pair);
   }
@@ -352,9 +364,11 @@ export class SecurePeerLinks implements PeerLinks {
       const step = punchStep(pair, now, this.punch);
       if (step === 'punch') this.punchRound(peer, pair);
       else if (step === 'relay') pair.path = 'relay';
+      // A direct path gone silent (a NAT mapping dropped, a network change): try the relay.
+      if (pair.path === 'direct' && now - pair.lastDirect > this.directSilence) pair.path = 'relay';
       if (pair.connected && now - pair.lastHeard > this.timeout) {
         pair.connected = false;
-        this.events.push({ kind: 'timedOut', peer });
+        this.pushEvent({ kind: 'timedOut', peer });
       }
       if (pair.path !== null && !(now - pair.lastSent < this.keepAliveInterval))
         this.sendOnPath(peer, pair, PeerPacketKind.KeepAlive, null);
@@ -370,10 +384,4 @@ export class SecurePeerLinks implements PeerLinks {
     if (this.rendezvous.welcomed) this.rendezvous.bye();
     this.closed = true;
   }
-}
-
-function defaultCandidates(local: Address): Address[] {
-  const parsed = parseAddress(local);
-  if (parsed === null || parsed.host === '0.0.0.0' || parsed.host === '::') return [];
-  return [local];
 }

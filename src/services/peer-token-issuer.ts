@@ -38,6 +38,8 @@ export function issuePeerToken(options: IssuePeerTokenOptions): Uint8Array {
   const { protocolId, privateKey, sessionId, peer, maxPeers, rendezvousAddress, now } = options;
   if (!(privateKey instanceof Uint8Array) || privateKey.length !== 32)
     throw new RangeError('issuePeerToken: privateKey must be 32 bytes');
+  if (typeof protocolId !== 'bigint' || protocolId < 0n || protocolId >= 1n << 64n)
+    throw new RangeError('issuePeerToken: protocolId must be a bigint in [0, 2^64)');
   if (!Number.isInteger(now) || now < 0) throw new RangeError('issuePeerToken: now must be unix seconds');
   const expireSeconds = options.expireSeconds ?? 30;
   if (!Number.isInteger(expireSeconds) || expireSeconds < 0)

@@ -1,7 +1,7 @@
 import { ReplayProtection } from '../connection/replay-protection.js';
 import type { PeerTokenPrivate } from '../lockstep/peer-token.js';
-import type { Notice } from '../lockstep/rendezvous-wire.js';
-import type { Address } from '../transport/address.js';
+import { MAX_LOCAL_CANDIDATES, type Notice, usableCandidates } from '../lockstep/rendezvous-wire.js';
+import { type Address, parseAddress } from '../transport/address.js';
 
 /** Notices a registration holds unacknowledged at most: a welcome, and an introduction and a departure per other peer. */
 export const MAX_PENDING_NOTICES = 1 + 2 * 64;
@@ -13,11 +13,18 @@ type NoticeBody = Notice extends infer N ? (N extends Notice ? Omit<N, 'number'>
  * has not acknowledged yet, replay protection for its datagrams, and its relay budget.
  */
 export class Registration {
-  /** The reflexive address first, then the local ones it reported (duplicates dropped). */
+  /** The reflexive address first, then the local ones it reported that can be reached (duplicates dropped). */
   readonly candidates: Address[];
   readonly replay = new ReplayProtection();
-  sendSequence = 0;
   lastHeard: number;
+  /** When its unacknowledged notices were last sent (they are resent on a timer, not per datagram). */
+  lastFlush: number;
+  /** True once it echoed the welcome's cookie: it receives at its address. */
+  proven = false;
+  /** Until proven, the bytes it sent from its address that were not yet answered. */
+  credit = 0;
+  /** Relay frames from its address that failed the size, replay or MAC check. */
+  relayFailures = 0;
   /** Notices numbered from 1; those up to `acked` are known taken. */
   private issued = 0;
   private acked = 0;
@@ -34,9 +41,16 @@ export class Registration {
     local: readonly Address[],
     now: number,
     relayBurst: number,
+    /** The next sequence it is sent under its rendezvous-to-peer key (starts at random). */
+    public sendSequence: number,
+    /** The welcome's cookie. */
+    readonly cookie: Uint8Array,
   ) {
-    this.candidates = [address, ...local.filter((a, i) => a !== address && local.indexOf(a) === i)];
+    const family = parseAddress(address)?.family ?? null;
+    const reported = local.filter((a) => a !== address);
+    this.candidates = [address, ...usableCandidates(reported, family, MAX_LOCAL_CANDIDATES)];
     this.lastHeard = now;
+    this.lastFlush = now;
     this.relayTokens = relayBurst;
     this.relayRefilledAt = now;
   }

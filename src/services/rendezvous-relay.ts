@@ -32,6 +32,8 @@ export interface RelayCounters {
   inner: number;
   /** The target is not a registered peer of the sender's session. */
   noTarget: number;
+  /** The target has not yet proven it receives at its address (it could be a spoofed one). */
+  unprovenTarget: number;
   /** The sender was over its rate. */
   rateLimited: number;
 }
@@ -50,6 +52,7 @@ export class Relay {
     mac: 0,
     inner: 0,
     noTarget: 0,
+    unprovenTarget: 0,
     rateLimited: 0,
   };
 
@@ -66,29 +69,38 @@ export class Relay {
     session: readonly (Registration | undefined)[],
     now: number,
   ): void {
-    if (!sender.takeRelayToken(now, this.options.burst, this.options.packetsPerSecond)) {
-      this.counters.rateLimited++;
-      return;
-    }
+    // Only an authenticated frame is charged to the sender's budget: junk with its address as
+    // source (anyone can send that) is counted, and cannot use up the budget of the real peer.
     if (data.length < MIN_RELAY_FRAME_BYTES || data.length > MAX_RELAY_FRAME_BYTES) {
       this.counters.size++;
+      sender.relayFailures++;
       return;
     }
     const sequence = readU64(data, 1);
     if (sender.replay.alreadyReceived(sequence)) {
       this.counters.replay++;
+      sender.relayFailures++;
       return;
     }
     const check = checkRelayFrame(this.crypto, data, sender.peer, sender.key.peerToRendezvousKey);
     if (check !== 'ok') {
       this.counters[check]++;
+      sender.relayFailures++;
       return;
     }
     sender.replay.advance(sequence);
+    if (!sender.takeRelayToken(now, this.options.burst, this.options.packetsPerSecond)) {
+      this.counters.rateLimited++;
+      return;
+    }
     sender.lastHeard = now;
     const target = session[relayFrameTarget(data)];
     if (target === undefined) {
       this.counters.noTarget++;
+      return;
+    }
+    if (!target.proven) {
+      this.counters.unprovenTarget++;
       return;
     }
     this.transport.send(target.address, relayFrameInner(data));

@@ -5,7 +5,9 @@ import { openPeerTokenPrivate } from '../lockstep/peer-token.js';
 import {
   BYE_BYTES,
   CHANNEL_HEADER_BYTES,
+  CHANNEL_MAC_BYTES,
   ChannelCrypto,
+  COOKIE_BYTES,
   GoneReason,
   HELLO_BYTES,
   HELLO_HEADER_BYTES,
@@ -13,8 +15,12 @@ import {
   helloToken,
   KEEP_ALIVE_BYTES,
   MAX_NOTICE_BODY_BYTES,
+  type Notice,
   NoticeKind,
+  REFUSED_BYTES,
+  RefusalReason,
   RendezvousKind,
+  randomFirstSequence,
   writeNotice,
 } from '../lockstep/rendezvous-wire.js';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
@@ -22,53 +28,24 @@ import type { Address } from '../transport/address.js';
 import type { DatagramTransport } from '../transport/transport.js';
 import { RateLimiter } from './backend-rate-limit.js';
 import { Registration } from './rendezvous-registration.js';
-import { Relay, type RelayCounters } from './rendezvous-relay.js';
+import { Relay } from './rendezvous-relay.js';
+import {
+  checkRendezvousOptions,
+  copyBytes,
+  equalBytes,
+  type NoticeBody,
+  type RendezvousCounters,
+  type RendezvousServerOptions,
+  toHex,
+} from './rendezvous-server-options.js';
+import { TokenTable } from './rendezvous-tokens.js';
 
-export interface RendezvousServerOptions {
-  transport: DatagramTransport;
-  protocolId: bigint;
-  /** The 32-byte key shared with the backend that issues peer tokens. */
-  privateKey: Uint8Array;
-  /** Unix time in seconds, for token expiry (default: the system clock). */
-  unixTime?: () => number;
-  /** Peers registered at once across all sessions (default 4096). */
-  maxRegistrations?: number;
-  /** Hellos and other datagrams from unregistered addresses, per address and second (default 20, burst 40). */
-  helloPerSecond?: number;
-  /** Relay packets per registered peer and second (default 1000, burst 200). */
-  relayPerSecond?: number;
-  aead?: Aead;
-  /** Random bytes for pair keys (default crypto.getRandomValues). */
-  randomBytes?: (length: number) => Uint8Array;
-}
+export type { RendezvousCounters, RendezvousServerOptions } from './rendezvous-server-options.js';
 
-/** Datagrams refused by the rendezvous, by reason, and what it did. */
-export interface RendezvousCounters {
-  registered: number;
-  introductions: number;
-  left: number;
-  timedOut: number;
-  /** A datagram of a size its kind never has. */
-  size: number;
-  /** Not a hello and not from a registered address. */
-  unknownAddress: number;
-  /** A kind the rendezvous never takes. */
-  kind: number;
-  expired: number;
-  /** A token whose private part did not open under the key (forged, or for another protocol). */
-  forged: number;
-  /** A token already registered from another address. */
-  tokenReplayed: number;
-  /** A datagram whose MAC failed under the peer's key. */
-  mac: number;
-  /** A datagram sequence already seen. */
-  replay: number;
-  malformed: number;
-  /** A token for a slot outside its session's size, or no room for another registration. */
-  full: number;
-  rateLimited: number;
-  relay: RelayCounters;
-}
+/** Seconds between resends of the notices a registration has not acknowledged. */
+const RESEND_INTERVAL = 0.25;
+/** Notices resent at most per round: the peer takes them in order, so the first ones matter. */
+const RESEND_WINDOW = 16;
 
 /**
  * The rendezvous and relay of peer-to-peer sessions, over any datagram transport (UDP in
@@ -93,15 +70,16 @@ export class RendezvousServer {
   private readonly maxRegistrations: number;
   private readonly byAddress = new Map<Address, Registration>();
   private readonly sessions = new Map<string, (Registration | undefined)[]>();
-  /** Tokens in use, by id, with the address holding each and its expiry (unix s). */
-  private readonly tokens = new Map<string, { address: Address; expires: number }>();
+  private readonly tokens: TokenTable;
   private readonly out = new Uint8Array(CHANNEL_HEADER_BYTES + MAX_NOTICE_BODY_BYTES + 16);
+  private readonly refusal = new Uint8Array(REFUSED_BYTES);
   private readonly onDatagram = (from: Address, data: Uint8Array): void => this.datagram(from, data);
   private now = NO_TIME_YET;
 
   constructor(options: RendezvousServerOptions) {
     if (!(options.privateKey instanceof Uint8Array) || options.privateKey.length !== 32)
       throw new RangeError('RendezvousServer: privateKey must be 32 bytes');
+    checkRendezvousOptions(options);
     this.transport = options.transport;
     this.protocolId = options.protocolId;
     this.privateKey = options.privateKey;
@@ -111,6 +89,7 @@ export class RendezvousServer {
     this.aead = options.aead ?? defaultAead();
     this.crypto = new ChannelCrypto(this.aead);
     this.maxRegistrations = options.maxRegistrations ?? 4096;
+    this.tokens = new TokenTable(4 * this.maxRegistrations);
     const helloPerSecond = options.helloPerSecond ?? 20;
     this.limiter = new RateLimiter({
       perSecond: helloPerSecond,
@@ -133,6 +112,10 @@ export class RendezvousServer {
       expired: 0,
       forged: 0,
       tokenReplayed: 0,
+      tokensFull: 0,
+      noticeOverflow: 0,
+      refusalsSent: 0,
+      unprovenHeld: 0,
       mac: 0,
       replay: 0,
       malformed: 0,
@@ -157,17 +140,11 @@ export class RendezvousServer {
     this.now = checkTime('RendezvousServer.update', now, this.now);
     this.transport.update(now);
     while (this.transport.receive(this.onDatagram) > 0) {}
-    for (const registration of this.byAddress.values())
+    for (const registration of this.byAddress.values()) {
       if (now - registration.lastHeard > registration.key.timeoutSeconds)
         this.remove(registration, GoneReason.TimedOut);
-    if (this.tokens.size > 2 * this.maxRegistrations) {
-      const unix = this.unixTime();
-      for (const [id, token] of this.tokens) if (token.expires < unix) this.tokens.delete(id);
-      // Still full of unexpired tokens: forget the oldest not held by a registration now.
-      for (const [id, token] of this.tokens) {
-        if (this.tokens.size <= this.maxRegistrations) break;
-        if (this.byAddress.get(token.address)?.tokenId !== id) this.tokens.delete(id);
-      }
+      else if (registration.pending.length > 0 && now - registration.lastFlush >= RESEND_INTERVAL)
+        this.flush(registration);
     }
   }
 
@@ -178,28 +155,24 @@ export class RendezvousServer {
   private datagram(from: Address, data: Uint8Array): void {
     const registration = this.byAddress.get(from);
     const kind = data.length > 0 ? data[0] : 0;
-    if (registration !== undefined) {
-      if (kind === RendezvousKind.Relay) {
-        const session = this.sessions.get(registration.sessionKey) ?? [];
-        this.relay.forward(registration, data, session, this.now);
-        return;
-      }
-      if (kind === RendezvousKind.KeepAlive || kind === RendezvousKind.Bye) {
-        this.control(registration, kind, data);
-        return;
-      }
+    // Relay frames have their own budget (charged once authenticated); everything else this one.
+    if (registration !== undefined && kind === RendezvousKind.Relay) {
+      const session = this.sessions.get(registration.sessionKey) ?? [];
+      this.relay.forward(registration, data, session, this.now);
+      return;
     }
     if (this.limiter.take(from, this.now * 1000) !== 0) {
       this.counters.rateLimited++;
       return;
     }
-    if (kind === RendezvousKind.Hello) this.hello(from, data, registration);
-    else if (
-      kind === RendezvousKind.KeepAlive ||
-      kind === RendezvousKind.Bye ||
-      kind === RendezvousKind.Relay
-    )
+    if (registration !== undefined && (kind === RendezvousKind.KeepAlive || kind === RendezvousKind.Bye))
+      this.control(registration, kind, data);
+    else if (kind === RendezvousKind.Hello) this.hello(from, data, registration);
+    else if (kind === RendezvousKind.KeepAlive) {
+      // Tell a peer this rendezvous forgot (timed out, restarted) so it stops keeping alive in vain.
       this.counters.unknownAddress++;
+      if (data.length === KEEP_ALIVE_BYTES) this.refuse(from, data, 1, RefusalReason.Unknown);
+    } else if (kind === RendezvousKind.Bye || kind === RendezvousKind.Relay) this.counters.unknownAddress++;
     else if (isPeerPacketKind(kind) || kind === RendezvousKind.Notice || data.length > 0)
       this.counters.kind++;
     else this.counters.size++;
@@ -232,7 +205,25 @@ export class RendezvousServer {
       return;
     }
     registration.acknowledge(readU32(data, CHANNEL_HEADER_BYTES));
-    this.flush(registration);
+    if (!registration.proven) {
+      registration.credit += data.length;
+      // Proven once: send what the credit held back now rather than at the next resend.
+      if (equalBytes(data, CHANNEL_HEADER_BYTES + 4, registration.cookie)) {
+        registration.proven = true;
+        this.flush(registration);
+      }
+    }
+  }
+
+  /** Answers a refused request with its sequence and MAC (REFUSED_BYTES, shorter than any request). */
+  private refuse(to: Address, request: Uint8Array, seqOffset: number, reason: number): void {
+    const out = this.refusal;
+    out[0] = RendezvousKind.Refused;
+    out[1] = reason;
+    out.set(request.subarray(seqOffset, seqOffset + 8), 2);
+    out.set(request.subarray(request.length - CHANNEL_MAC_BYTES), 10);
+    this.transport.send(to, out);
+    this.counters.refusalsSent++;
   }
 
   private hello(from: Address, data: Uint8Array, existing: Registration | undefined): void {
@@ -243,13 +234,16 @@ export class RendezvousServer {
     const token = helloToken(data);
     const tokenId = toHex(data, HELLO_HEADER_BYTES - 8 - 16, 16); // the private part's MAC
     if (existing !== undefined && existing.tokenId === tokenId) {
-      // Its hello again: the welcome was lost. Answer with what it has not acknowledged.
-      if (this.open(existing, data, HELLO_HEADER_BYTES - 8, HELLO_HEADER_BYTES)) this.flush(existing);
+      // Its hello again: the welcome was lost. It is resent on the timer, within the credit.
+      if (this.open(existing, data, HELLO_HEADER_BYTES - 8, HELLO_HEADER_BYTES) && !existing.proven)
+        existing.credit += data.length;
       return;
     }
     const unix = this.unixTime();
+    const helloSeq = HELLO_HEADER_BYTES - 8;
     if (token.expireTimestamp < unix) {
       this.counters.expired++;
+      this.refuse(from, data, helloSeq, RefusalReason.Expired);
       return;
     }
     const key = openPeerTokenPrivate(
@@ -264,12 +258,7 @@ export class RendezvousServer {
       this.counters.forged++;
       return;
     }
-    const used = this.tokens.get(tokenId);
-    if (used !== undefined && used.address !== from && used.expires >= unix) {
-      this.counters.tokenReplayed++;
-      return;
-    }
-    if (!this.crypto.open(data, HELLO_HEADER_BYTES - 8, HELLO_HEADER_BYTES, key.peerToRendezvousKey)) {
+    if (!this.crypto.open(data, helloSeq, HELLO_HEADER_BYTES, key.peerToRendezvousKey)) {
       this.counters.mac++;
       return;
     }
@@ -285,6 +274,14 @@ export class RendezvousServer {
       (existing === undefined && this.byAddress.size >= this.maxRegistrations)
     ) {
       this.counters.full++;
+      this.refuse(from, data, helloSeq, RefusalReason.Full);
+      return;
+    }
+    const claim = this.tokens.claim(tokenId, token.expireTimestamp, unix);
+    if (claim !== 'ok') {
+      if (claim === 'used') this.counters.tokenReplayed++;
+      else this.counters.tokensFull++;
+      this.refuse(from, data, helloSeq, claim === 'used' ? RefusalReason.TokenUsed : RefusalReason.Full);
       return;
     }
     if (existing !== undefined) this.remove(existing, GoneReason.Left);
@@ -295,51 +292,88 @@ export class RendezvousServer {
       session = new Array<Registration | undefined>(key.maxPeers).fill(undefined);
       this.sessions.set(sessionKey, session);
     }
-    this.tokens.set(tokenId, { address: from, expires: token.expireTimestamp });
-    const registration = new Registration(key, sessionKey, from, tokenId, local, this.now, 200);
-    registration.replay.advance(readU64(data, HELLO_HEADER_BYTES - 8));
+    const registration = new Registration(
+      key,
+      sessionKey,
+      from,
+      tokenId,
+      local,
+      this.now,
+      200,
+      randomFirstSequence(this.randomBytes),
+      copyBytes(this.randomBytes(COOKIE_BYTES), COOKIE_BYTES),
+    );
+    registration.replay.advance(readU64(data, helloSeq));
+    registration.credit = data.length;
     session[key.peer] = registration;
     this.byAddress.set(from, registration);
     this.counters.registered++;
-    registration.queue({ kind: NoticeKind.Welcome, reflexive: from });
+    this.notify(registration, { kind: NoticeKind.Welcome, reflexive: from, cookie: registration.cookie });
     for (const other of session) {
       if (other === undefined || other === registration) continue;
-      const pairKey = this.randomBytes(32);
-      registration.queue({
-        kind: NoticeKind.Introduce,
-        peer: other.peer,
-        pairKey,
-        candidates: other.candidates,
-      });
-      other.queue({
+      const pairKey = copyBytes(this.randomBytes(32), 32);
+      this.counters.introductions++;
+      this.notify(other, {
         kind: NoticeKind.Introduce,
         peer: key.peer,
         pairKey,
         candidates: registration.candidates,
       });
-      this.counters.introductions++;
-      this.flush(other);
+      this.notify(registration, {
+        kind: NoticeKind.Introduce,
+        peer: other.peer,
+        pairKey,
+        candidates: other.candidates,
+      });
     }
-    this.flush(registration);
   }
 
-  /** Sends `registration` every notice it has not acknowledged, each under a fresh sequence. */
-  private flush(registration: Registration): void {
-    for (const notice of registration.pending) {
-      const bodyLength = writeNotice(this.out, notice);
-      const length = this.crypto.seal(
-        this.out,
-        1,
-        CHANNEL_HEADER_BYTES,
-        bodyLength,
-        registration.sendSequence++,
-        registration.key.rendezvousToPeerKey,
-      );
-      this.transport.send(registration.address, this.out.subarray(0, length));
+  /**
+   * Queues a notice and sends it at once (within the credit). A registration with too many
+   * unacknowledged is not listening: it is dropped (counted) rather than miss a notice.
+   */
+  private notify(registration: Registration, body: NoticeBody): void {
+    if (this.byAddress.get(registration.address) !== registration) return;
+    if (!registration.queue(body)) {
+      this.counters.noticeOverflow++;
+      this.remove(registration, GoneReason.TimedOut);
+      return;
     }
+    this.send(registration, registration.pending[registration.pending.length - 1]);
+  }
+
+  /** Resends the first notices `registration` has not acknowledged, each under a fresh sequence. */
+  private flush(registration: Registration): void {
+    registration.lastFlush = this.now;
+    const count = Math.min(RESEND_WINDOW, registration.pending.length);
+    for (let i = 0; i < count; i++) if (!this.send(registration, registration.pending[i])) return;
+  }
+
+  /** Seals and sends one notice; false when held back for want of credit (unproven address). */
+  private send(registration: Registration, notice: Notice): boolean {
+    const bodyLength = writeNotice(this.out, notice);
+    const length = CHANNEL_HEADER_BYTES + bodyLength + CHANNEL_MAC_BYTES;
+    if (!registration.proven) {
+      if (registration.credit < length) {
+        this.counters.unprovenHeld++;
+        return false;
+      }
+      registration.credit -= length;
+    }
+    this.crypto.seal(
+      this.out,
+      1,
+      CHANNEL_HEADER_BYTES,
+      bodyLength,
+      registration.sendSequence++,
+      registration.key.rendezvousToPeerKey,
+    );
+    this.transport.send(registration.address, this.out.subarray(0, length));
+    return true;
   }
 
   private remove(registration: Registration, reason: 0 | 1): void {
+    if (this.byAddress.get(registration.address) !== registration) return;
     this.byAddress.delete(registration.address);
     const session = this.sessions.get(registration.sessionKey);
     if (session === undefined || session[registration.peer] !== registration) return;
@@ -350,15 +384,8 @@ export class RendezvousServer {
     for (const other of session) {
       if (other === undefined) continue;
       empty = false;
-      other.queue({ kind: NoticeKind.Gone, peer: registration.peer, reason });
-      this.flush(other);
+      this.notify(other, { kind: NoticeKind.Gone, peer: registration.peer, reason });
     }
     if (empty) this.sessions.delete(registration.sessionKey);
   }
-}
-
-function toHex(data: Uint8Array, offset: number, length: number): string {
-  let text = '';
-  for (let i = offset; i < offset + length; i++) text += (data[i] < 16 ? '0' : '') + data[i].toString(16);
-  return text;
 }

@@ -36,7 +36,13 @@ async function rendezvous(bind: string, keyHex: string, protocolHex: string): Pr
 
 async function peer(bind: string, tokenBase64: string): Promise<void> {
   const transport = await UdpTransport.open({ address: bind });
-  const links = new SecurePeerLinks({ transport, token: new Uint8Array(Buffer.from(tokenBase64, 'base64')) });
+  // A generous punch timeout: on a starved CI machine a pair NATs let through must not give up
+  // on the direct path before its punches are answered.
+  const links = new SecurePeerLinks({
+    transport,
+    token: new Uint8Array(Buffer.from(tokenBase64, 'base64')),
+    punchTimeout: 10,
+  });
   const connections = new Map<number, PeerConnection<typeof Note>>();
   const heardFrom = new Set<number>();
   let reported = false;

@@ -82,15 +82,23 @@ export function netnsSkip(): string | false {
 
 /** A topology of namespaces, unique to this run; `destroy` removes everything it made. */
 export class NatLab {
-  readonly id = randomBytes(2).toString('hex');
+  /** 4 random bytes: two runs at once (or a leftover of a killed one) must not share names. */
+  readonly id = randomBytes(4).toString('hex');
   readonly publicNs = `gw${this.id}pub`;
   private readonly namespaces: string[] = [];
   private readonly children: ChildProcess[] = [];
   /** Removes the namespaces even if the test process ends abruptly (their children stop with stdin). */
   private readonly onExit = () => this.removeNamespaces();
+  /** Interrupted (Ctrl-C, a CI runner's kill): remove them too, then end as the signal would. */
+  private readonly onSignal = (signal: NodeJS.Signals) => {
+    this.removeNamespaces();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
 
   constructor() {
     process.once('exit', this.onExit);
+    process.once('SIGINT', this.onSignal);
+    process.once('SIGTERM', this.onSignal);
   }
 
   private addNamespace(name: string): void {
@@ -210,6 +218,8 @@ export class NatLab {
     );
     this.removeNamespaces();
     process.removeListener('exit', this.onExit);
+    process.removeListener('SIGINT', this.onSignal);
+    process.removeListener('SIGTERM', this.onSignal);
   }
 
   private removeNamespaces(): void {
