@@ -33,6 +33,7 @@ import { SeatIssuer } from './backend-seats.js';
 import { SessionSigner } from './backend-session.js';
 import { type Directory, PROCESS_GONE, type Unsubscribe } from './directory.js';
 import { GoneRooms } from './gone-rooms.js';
+import { PeerTokenMinter, type RendezvousOptions } from './peer-sessions.js';
 import { DEFAULT_CREATE_TIMEOUT_MS, RoomPlacer } from './room-placement.js';
 import { randomId } from './seat-token.js';
 
@@ -61,6 +62,11 @@ export interface BackendOptions<S extends z.ZodType = typeof guestAuthSchema> {
   createTimeoutMs?: number;
   /** Enables the /matchmake routes. */
   matchmaker?: MatchmakingQueue;
+  /**
+   * The rendezvous peer pools' players are sent to, and the key it shares: a matched player's poll
+   * answers its peer token (peer-sessions.ts). Without it such a poll answers 503.
+   */
+  rendezvous?: RendezvousOptions;
   /** Per-address token bucket (default 30 at once, 10 a second, 10000 addresses), or false. */
   rateLimit?: RateLimitOptions | false;
   /** Largest request body, bytes (default 16384; larger: 413). */
@@ -130,6 +136,10 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
   if (!(options.privateKey instanceof Uint8Array) || options.privateKey.length !== 32)
     throw new RangeError('privateKey must be a Uint8Array of 32 bytes');
 
+  const peers =
+    options.rendezvous === undefined
+      ? null
+      : new PeerTokenMinter(options.rendezvous, options.protocolId, now);
   const gone = new GoneRooms();
   const placer = new RoomPlacer(directory, options.createTimeoutMs ?? DEFAULT_CREATE_TIMEOUT_MS);
   const seats = new SeatIssuer({
@@ -179,6 +189,7 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
       seats,
       session: requireSession(ctx),
       secret,
+      peers,
       now,
     });
   methodNotAllowed(app);

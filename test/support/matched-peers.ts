@@ -1,0 +1,81 @@
+/**
+ * Players matched into a peer session by the backend: each authenticates, matchmakes in a peer
+ * pool, and opens SecurePeerLinks over its own real UDP socket with the token it was given; a
+ * timer updates every peer's links and a PeerConnection per connected peer.
+ */
+import { defineMessage, MessageFactory } from '../../src/channels/index.js';
+import { BackendClient, type PeerSeat } from '../../src/join/backend-client.js';
+import { PeerConnection } from '../../src/lockstep/peer-connection.js';
+import { SecurePeerLinks } from '../../src/lockstep/secure-peer-links.js';
+import { t } from '../../src/schema/schema.js';
+import type { MatchRules } from '../../src/services/match-rules.js';
+import { UdpTransport } from '../../src/transport/udp-transport.js';
+
+export const Note = defineMessage('note', t.object({ from: t.int(0, 63), text: t.string(40) }));
+export const noteFactory = new MessageFactory([Note]);
+
+/** n players exactly, whatever their skill. */
+export function peerRules(players: number): MatchRules {
+  return {
+    minPlayers: players,
+    maxPlayers: players,
+    skillWindow: { initial: 1e6, perSecond: 0, max: 1e6 },
+    fillWaitMs: Number.POSITIVE_INFINITY,
+  };
+}
+
+/** Authenticates one player per backend URL and matchmakes them all at once in `pool`. */
+export async function matchPeers(urls: readonly string[], pool: string): Promise<PeerSeat[]> {
+  return Promise.all(
+    urls.map(async (url, i) => {
+      const client = new BackendClient({ url });
+      await client.auth({ name: `peer${i}` });
+      return client.matchmakePeers({ pool, pollMs: 30 });
+    }),
+  );
+}
+
+/** Opens each seat's links on its own loopback socket and keeps them updated. */
+export async function openPeers(seats: readonly PeerSeat[]) {
+  const transports = await Promise.all(seats.map(() => UdpTransport.open()));
+  const links = seats.map(
+    (seat, i) => new SecurePeerLinks({ transport: transports[i], token: seat.peerToken }),
+  );
+  const connections = links.map(() => new Map<number, PeerConnection<typeof Note>>());
+  const notes: string[][] = links.map(() => []);
+  const started = performance.now();
+  const timer = setInterval(() => {
+    const now = (performance.now() - started) / 1000;
+    for (const l of links) {
+      l.update(now);
+      l.receive((peer, data) => connections[l.self].get(peer)?.receivePacket(data));
+      for (const peer of l.connectedPeers())
+        if (!connections[l.self].has(peer))
+          connections[l.self].set(
+            peer,
+            new PeerConnection(
+              l,
+              peer,
+              { factory: noteFactory, channels: [{ kind: 'reliable-ordered' }] },
+              now,
+            ),
+          );
+      for (const c of connections[l.self].values()) {
+        c.update(now);
+        for (let m = c.channels.receive(0); m !== null; m = c.channels.receive(0))
+          if (m.is(Note)) notes[l.self].push(`${m.value.from}:${m.value.text}`);
+      }
+    }
+  }, 10);
+  return {
+    links,
+    connections,
+    notes,
+    allConnected: () => links.every((l) => l.connectedPeers().length === links.length - 1),
+    close() {
+      clearInterval(timer);
+      for (const l of links) l.close();
+      for (const transport of transports) transport.close();
+    },
+  };
+}
