@@ -77,6 +77,29 @@ describe('peer pools: matched players get peer tokens and connect', () => {
     peers.close();
   });
 
+  it('friends sharing a code are matched together: a private session needs only a compatible rule', async () => {
+    const fleet = await startLocalFleet({
+      rooms: {},
+      protocolId: PROTOCOL,
+      factory: noteFactory,
+      rendezvous: true,
+      matchmaking: {
+        peerPools: {
+          friends: { ...peerRules(2), compatible: (a, b) => a.properties.code === b.properties.code },
+        },
+        intervalMs: 30,
+      },
+    });
+    cleanups.push(() => fleet.close());
+    const codes = ['abc', 'xyz', 'xyz', 'abc'].map((code) => ({ code }));
+    const seats = await matchPeers(Array(4).fill(fleet.url), 'friends', codes);
+    assert.equal(seats[0].sessionId, seats[3].sessionId, 'the two holding "abc" share a session');
+    assert.equal(seats[1].sessionId, seats[2].sessionId, 'the two holding "xyz" share a session');
+    assert.notEqual(seats[0].sessionId, seats[1].sessionId);
+    assert.deepEqual([seats[0].peer, seats[3].peer].sort(), [0, 1]);
+    assert.deepEqual([seats[1].peer, seats[2].peer].sort(), [0, 1]);
+  });
+
   it('two backends on one Redis put players into one session, a slot each (skipped without Redis)', {
     skip: redisSkip(),
   }, async () => {
@@ -167,7 +190,7 @@ describe('peer pools: the matchmaker', () => {
 });
 
 describe('peer pools: refusals over HTTP', () => {
-  async function backendWith(options: { rendezvous: boolean; roomPool?: boolean }) {
+  async function backendWith(options: { rendezvous: boolean; roomPool?: boolean; burst?: number }) {
     const directory = new EmbeddedDirectory();
     const matchmaker = new Matchmaker({
       directory,
@@ -183,6 +206,7 @@ describe('peer pools: refusals over HTTP', () => {
         protocolId: PROTOCOL,
         matchmaker,
         sweepIntervalMs: 0,
+        ...(options.burst === undefined ? {} : { rateLimit: { burst: options.burst, perSecond: 0.01 } }),
         ...(options.rendezvous
           ? { rendezvous: { address: '127.0.0.1:40000', privateKey: new Uint8Array(32) } }
           : {}),
@@ -236,6 +260,19 @@ describe('peer pools: refusals over HTTP', () => {
       body: JSON.stringify({ pool: 'peers', party: ['someone'] }),
     });
     assert.equal(queue.status, 400, 'schema-checked body');
+  });
+
+  it('peer polls count against the rate limit like every other request', async () => {
+    const b = await backendWith({ rendezvous: true, burst: 4 });
+    const x = await b.client(); // 1 request
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const poll = await fetch(`${b.url}/matchmake/some-ticket`, {
+        headers: { Authorization: `Bearer ${x.session}` },
+      });
+      statuses.push(poll.status);
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 429]);
   });
 
   it('a room match polled without a transport is refused with the reason; a peer match read as a room too', async () => {

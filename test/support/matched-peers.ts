@@ -24,13 +24,20 @@ export function peerRules(players: number): MatchRules {
   };
 }
 
-/** Authenticates one player per backend URL and matchmakes them all at once in `pool`. */
-export async function matchPeers(urls: readonly string[], pool: string): Promise<PeerSeat[]> {
+/**
+ * Authenticates one player per backend URL and matchmakes them all at once in `pool`, each with
+ * its `properties[i]` when given.
+ */
+export async function matchPeers(
+  urls: readonly string[],
+  pool: string,
+  properties: readonly Record<string, string>[] = [],
+): Promise<PeerSeat[]> {
   return Promise.all(
     urls.map(async (url, i) => {
       const client = new BackendClient({ url });
       await client.auth({ name: `peer${i}` });
-      return client.matchmakePeers({ pool, pollMs: 30 });
+      return client.matchmakePeers({ pool, pollMs: 30, properties: properties[i] });
     }),
   );
 }
