@@ -37,6 +37,7 @@ import { runMessages } from './suites/messages.js';
 import { runP2p } from './suites/p2p.js';
 import { runPacket } from './suites/packet.js';
 import { runReject } from './suites/reject.js';
+import { runRollback } from './suites/rollback.js';
 import { runServerLoad } from './suites/server-load.js';
 import { runTransports } from './suites/transports.js';
 import { runUdp } from './suites/udp.js';
@@ -62,6 +63,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   memory: runMemory,
   w4: runW4,
   latency: runLatency,
+  rollback: runRollback,
   transports: runTransports,
   matchmaking: runMatchmaking,
   directory: runDirectory,

@@ -1,12 +1,24 @@
 export { DeterministicRandom } from './deterministic-random.js';
+export { dmath } from './dmath.js';
 export { LocalPeerLinks, type LocalPeerLinksOptions } from './local-peer-links.js';
 export { PeerConnection } from './peer-connection.js';
 export type { PeerLinkEvent, PeerLinkEventKind, PeerLinks } from './peer-links.js';
 export type { PeerPath } from './peer-pair.js';
 export { PEER_TOKEN_BYTES, type PeerToken, type PeerTokenResult, readPeerToken } from './peer-token.js';
+export type { RefusalReason as RollbackRefusalReason } from './rollback-channel.js';
+export type { RollbackGame, RollbackSessionOptions } from './rollback-options.js';
+export { RollbackSession } from './rollback-session.js';
+export type {
+  AdvanceResult,
+  RollbackEvent,
+  RollbackPeerStats,
+  RollbackState,
+  RollbackStats,
+} from './rollback-stats.js';
 export {
   SecurePeerLinks,
   type SecurePeerLinksCounters,
   type SecurePeerLinksOptions,
 } from './secure-peer-links.js';
 export { stateChecksum } from './state-checksum.js';
+export { type SyncTestMismatch, type SyncTestOptions, type SyncTestResult, syncTest } from './sync-test.js';

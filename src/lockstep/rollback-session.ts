@@ -1,0 +1,406 @@
+import { defineMessage, MessageFactory } from '../channels/message.js';
+import { checkInputSchema } from '../latency/input-copy.js';
+import { type Codec, compile } from '../schema/codec.js';
+import { t } from '../schema/schema.js';
+import { checkTime, NO_TIME_YET } from '../time/check-time.js';
+import { ChecksumLedger } from './checksum-ledger.js';
+import { FrameAdvantage } from './frame-advantage.js';
+import { PacketRateLimit } from './packet-rate-limit.js';
+import { PeerConnection } from './peer-connection.js';
+import { PeerInputs } from './peer-inputs.js';
+import type { PeerLinks } from './peer-links.js';
+import {
+  type PeerPacket,
+  type RefusalReason,
+  RollbackChannel,
+  type RollbackChannelHost,
+} from './rollback-channel.js';
+import {
+  type ResolvedRollbackOptions,
+  type RollbackGame,
+  type RollbackSessionOptions,
+  resolveRollbackOptions,
+} from './rollback-options.js';
+import {
+  type AdvanceResult,
+  type RollbackEvent,
+  type RollbackState,
+  type RollbackStats,
+  zeroStats,
+} from './rollback-stats.js';
+
+/** The connections carry no messages, only the rollback entry; a factory needs one type. */
+const factory = new MessageFactory([defineMessage('rollback-unused', t.bool())]);
+const MAX_EVENTS = 256;
+const NO_ROLLBACK = Number.POSITIVE_INFINITY;
+
+/**
+ * Rollback (GGPO's model) between 2 to 64 peers: each frame, every peer's input is either known
+ * or predicted (the peer's last input repeated); the game runs ahead on predictions, and when a
+ * real input differs from what was predicted the session loads the state saved at that frame and
+ * runs the game again to the present with the real inputs. Local inputs apply `inputDelay` frames
+ * after they are added, which hides that much of the latency without rolling back. Nothing the
+ * network or a peer does throws: stalls, desyncs, disconnects and refused packets are reported.
+ *
+ * Each tick: `addLocalInput(input)`, `advanceFrame()`, `update(now)` (receives, then sends this
+ * frame's input). See docs/lockstep.md for timing and what the game must keep deterministic.
+ */
+export class RollbackSession<I, S> implements RollbackChannelHost<I> {
+  readonly self: number;
+  readonly maxPeers: number;
+  readonly options: ResolvedRollbackOptions;
+  readonly stats: RollbackStats;
+  readonly codec: Codec<I>;
+  readonly local: PeerInputs<I>;
+  readonly checksumInterval: number;
+  private readonly links: PeerLinks;
+  private readonly game: RollbackGame<I, S>;
+  private readonly queues: PeerInputs<I>[] = [];
+  private readonly connections: (PeerConnection | null)[] = [];
+  private readonly advantages: (FrameAdvantage | null)[] = [];
+  private readonly connected: boolean[];
+  private readonly saved: (S | undefined)[];
+  private readonly savedFrames: Float64Array;
+  private readonly frameInputs: I[] = [];
+  private readonly ledger: ChecksumLedger;
+  private readonly events: RollbackEvent[] = [];
+  private readonly limit: PacketRateLimit;
+  private readonly pendingInput: Uint8Array;
+  private pendingLength = -1;
+  private sessionState: RollbackState = 'synchronizing';
+  private current = 0;
+  private firstIncorrect = NO_ROLLBACK;
+  private waitsOwed = 0;
+  private stalled = false;
+  private resimulatingNow = false;
+  private nextChecksum = 0;
+  private now: number;
+  private readonly waiting: number[] = [];
+
+  constructor(options: RollbackSessionOptions<I, S>) {
+    this.options = resolveRollbackOptions(options);
+    const { links, game } = options;
+    const { inputDelay, maxPrediction, checksumInterval, packetBudgetBytes } = this.options;
+    this.links = links;
+    this.game = game;
+    this.self = links.self;
+    this.maxPeers = links.maxPeers;
+    this.checksumInterval = checksumInterval;
+    this.codec = compile(options.input);
+    checkInputSchema('RollbackSession', this.codec);
+    const start = options.now ?? 0;
+    this.now = checkTime('RollbackSession', start, NO_TIME_YET);
+    for (let p = 0; p < this.maxPeers; p++) {
+      // Every queue starts with the initial input up to the input delay (throws on a bad one).
+      this.queues.push(new PeerInputs(this.codec, options.initialInput, inputDelay));
+      this.frameInputs.push(this.queues[p].valueAt(0));
+    }
+    this.local = this.queues[this.self];
+    for (let p = 0; p < this.maxPeers; p++) {
+      if (p === this.self) {
+        this.connections.push(null);
+        this.advantages.push(null);
+        continue;
+      }
+      const channel = new RollbackChannel(this, p);
+      this.connections.push(
+        new PeerConnection(links, p, { factory, channels: [channel.config()], packetBudgetBytes }, start),
+      );
+      this.advantages.push(new FrameAdvantage());
+    }
+    this.connected = new Array(this.maxPeers).fill(false);
+    this.saved = new Array(maxPrediction + 2).fill(undefined);
+    this.savedFrames = new Float64Array(maxPrediction + 2).fill(-1);
+    this.ledger = new ChecksumLedger(this.maxPeers, Math.max(1, checksumInterval), (peer, frame, l, r) =>
+      this.compared(peer, frame, l, r),
+    );
+    this.limit = new PacketRateLimit(this.maxPeers, this.options.maxPacketsPerSecond, start);
+    this.pendingInput = new Uint8Array(Math.ceil(this.codec.maxBits / 8) + 8);
+    this.stats = zeroStats(this.maxPeers, maxPrediction);
+  }
+
+  /** 'synchronizing' until every peer is connected, then 'running'; 'closed' after close(). */
+  get state(): RollbackState {
+    return this.sessionState;
+  }
+
+  /** The next frame to run. */
+  get frame(): number {
+    return this.current;
+  }
+
+  /** Every peer's input is known up to this frame. */
+  get confirmedFrame(): number {
+    let confirmed = Number.POSITIVE_INFINITY;
+    for (const q of this.queues) if (q.last < confirmed) confirmed = q.last;
+    return confirmed;
+  }
+
+  /** True while a rollback runs the game again (skip sounds and effects already played). */
+  get resimulating(): boolean {
+    return this.resimulatingNow;
+  }
+
+  /** Peers whose late inputs stalled the last `advanceFrame` (empty when it was not stalled). */
+  get waitingFor(): readonly number[] {
+    return this.waiting;
+  }
+
+  /**
+   * The confirmed input of `peer` at `frame` (for replays and checks), or undefined when the frame
+   * is not confirmed or no longer held (the newest 256 frames are). The session's copy: do not keep it.
+   */
+  confirmedInput(frame: number, peer: number): I | undefined {
+    this.checkPeer('RollbackSession.confirmedInput', peer);
+    if (!Number.isInteger(frame) || frame < 0 || frame > this.confirmedFrame) return undefined;
+    const q = this.queues[peer];
+    return q.holds(frame) ? q.valueAt(frame) : undefined;
+  }
+
+  /**
+   * This peer's input for the frame `advanceFrame` runs next (it applies `inputDelay` frames
+   * later). Once per frame: a second call before advanceFrame throws, as does a value outside the
+   * schema. If advanceFrame then does not run the frame (stalled, waiting), the input is dropped.
+   */
+  addLocalInput(input: I): void {
+    if (this.sessionState === 'closed') throw new RangeError('RollbackSession.addLocalInput: closed');
+    if (this.pendingLength >= 0)
+      throw new RangeError(
+        `RollbackSession.addLocalInput: an input was already added for frame ${this.current}; call advanceFrame first`,
+      );
+    const encoded = this.local.encode(input); // a value outside the schema throws here
+    this.pendingInput.set(encoded);
+    this.pendingLength = encoded.length;
+  }
+
+  /**
+   * Runs the next frame: first a rollback when real inputs differ from the predictions (load,
+   * then save and advance each frame again), then this frame with the newest inputs and
+   * predictions. Needs addLocalInput first. Never throws for what peers do: see the result.
+   */
+  advanceFrame(): AdvanceResult {
+    if (this.sessionState === 'closed') throw new RangeError('RollbackSession.advanceFrame: closed');
+    if (this.pendingLength < 0)
+      throw new RangeError(`RollbackSession.advanceFrame: addLocalInput first (frame ${this.current})`);
+    const length = this.pendingLength;
+    this.pendingLength = -1;
+    if (this.sessionState === 'synchronizing') return 'synchronizing';
+    if (this.firstIncorrect < this.current) this.rollback();
+    this.checksums();
+    if (this.isStalled()) {
+      this.stats.stalledFrames++;
+      return 'stalled';
+    }
+    if (this.shouldWait()) {
+      this.stats.waitedFrames++;
+      return 'waiting';
+    }
+    this.local.pushEncoded(this.pendingInput.subarray(0, length));
+    this.runFrame(this.current);
+    this.current++;
+    this.stats.frame = this.current;
+    this.stats.confirmedFrame = this.confirmedFrame;
+    this.checksums();
+    return 'advanced';
+  }
+
+  private runFrame(frame: number): void {
+    const slot = frame % this.saved.length;
+    this.saved[slot] = this.game.save(frame, this.saved[slot]);
+    this.savedFrames[slot] = frame;
+    for (let p = 0; p < this.maxPeers; p++) this.frameInputs[p] = this.queues[p].valueAt(frame);
+    this.game.advance(this.frameInputs, frame);
+  }
+
+  private rollback(): void {
+    const from = this.firstIncorrect;
+    this.firstIncorrect = NO_ROLLBACK;
+    const slot = from % this.saved.length;
+    // Unreachable while the stall bound holds: a frame is never predicted more than maxPrediction ahead.
+    if (this.savedFrames[slot] !== from) throw new Error(`RollbackSession: no saved state for frame ${from}`);
+    this.resimulatingNow = true;
+    try {
+      this.game.load(this.saved[slot] as S, from);
+      for (let f = from; f < this.current; f++) this.runFrame(f);
+    } finally {
+      this.resimulatingNow = false;
+    }
+    const depth = this.current - from;
+    const s = this.stats;
+    s.rollbacks++;
+    s.framesResimulated += depth;
+    if (depth > s.maxRollbackDepth) s.maxRollbackDepth = depth;
+    s.rollbackDepths[Math.min(depth, s.rollbackDepths.length - 1)]++;
+  }
+
+  private isStalled(): boolean {
+    if (this.waiting.length > 0) this.waiting.length = 0;
+    for (let p = 0; p < this.maxPeers; p++)
+      if (this.current - this.queues[p].last > this.options.maxPrediction) this.waiting.push(p);
+    const stalled = this.waiting.length > 0;
+    if (stalled && !this.stalled)
+      this.report({ kind: 'stalled', frame: this.current, waitingFor: this.waiting.slice() });
+    this.stalled = stalled;
+    return stalled;
+  }
+
+  private shouldWait(): boolean {
+    if (this.waitsOwed > 0) {
+      this.waitsOwed--;
+      return true;
+    }
+    let wait = 0;
+    for (let p = 0; p < this.maxPeers; p++) {
+      const a = this.advantages[p];
+      if (a !== null && this.connected[p]) wait = Math.max(wait, a.recommendedWait());
+    }
+    if (wait < this.options.balanceThreshold) return false;
+    this.waitsOwed = Math.min(Math.round(wait), this.options.maxPrediction) - 1;
+    for (const a of this.advantages) a?.reset();
+    return true;
+  }
+
+  /** Checksums of checksum frames whose state is final (every input before them confirmed). */
+  private checksums(): void {
+    const interval = this.checksumInterval;
+    if (interval === 0) return;
+    const limit = Math.min(this.confirmedFrame + 1, this.current - 1);
+    for (; this.nextChecksum <= limit; this.nextChecksum += interval) {
+      const slot = this.nextChecksum % this.saved.length;
+      if (this.savedFrames[slot] !== this.nextChecksum) continue; // overwritten meanwhile: skipped
+      this.ledger.recordLocal(this.nextChecksum, this.game.checksum(this.saved[slot] as S) >>> 0);
+    }
+  }
+
+  private compared(peer: number, frame: number, local: number, remote: number): void {
+    this.stats.checksumsCompared++;
+    if (local === remote) return;
+    this.stats.desyncs++;
+    this.report({ kind: 'desync', frame, peer, local, remote });
+  }
+
+  /**
+   * Receives what the peers sent (inputs, checksums, connects and disconnects), then sends each
+   * peer this peer's unacknowledged inputs. Once per tick, after advanceFrame; `now` in seconds,
+   * never backwards.
+   */
+  update(now: number): void {
+    this.now = checkTime('RollbackSession.update', now, this.now);
+    if (this.sessionState === 'closed') return;
+    const links = this.links;
+    links.update(now);
+    this.limit.refill(now);
+    links.receive((peer, data) => this.datagram(peer, data));
+    for (let e = links.pollEvent(); e !== null; e = links.pollEvent()) {
+      const peerStats = this.stats.peers[e.peer];
+      if (e.kind === 'connected') {
+        this.connected[e.peer] = peerStats.connected = true;
+        this.report({ kind: 'connected', peer: e.peer });
+      } else {
+        this.connected[e.peer] = peerStats.connected = false;
+        this.report({ kind: 'disconnected', peer: e.peer, reason: e.kind });
+      }
+    }
+    if (this.sessionState === 'synchronizing' && this.allConnected()) {
+      this.sessionState = 'running';
+      this.report({ kind: 'running' });
+    }
+    for (let p = 0; p < this.maxPeers; p++) {
+      const c = this.connections[p];
+      if (c === null) continue;
+      c.update(now);
+      this.stats.peers[p].rtt = c.rtt;
+      this.stats.peers[p].packetsInvalid = c.endpoint.counters.packetsInvalid;
+    }
+  }
+
+  private allConnected(): boolean {
+    for (let p = 0; p < this.maxPeers; p++) if (p !== this.self && !this.connected[p]) return false;
+    return true;
+  }
+
+  private datagram(peer: number, data: Uint8Array): void {
+    const c = this.connections[peer];
+    if (c === null || c === undefined) return;
+    if (!this.limit.take(peer)) {
+      this.stats.peers[peer].refused.flood++;
+      return;
+    }
+    c.receivePacket(data);
+  }
+
+  /** Takes the next event, or null. */
+  pollEvent(): RollbackEvent | null {
+    return this.events.shift() ?? null;
+  }
+
+  private report(event: RollbackEvent): void {
+    if (this.events.length >= MAX_EVENTS) {
+      this.events.shift();
+      this.stats.eventsDropped++;
+    }
+    this.events.push(event);
+  }
+
+  /** Ends the session: says goodbye to every peer and closes the links. Idempotent. */
+  close(): void {
+    if (this.sessionState === 'closed') return;
+    this.sessionState = 'closed';
+    for (const c of this.connections) c?.close();
+    this.links.close();
+  }
+
+  private checkPeer(where: string, peer: number): void {
+    if (!Number.isInteger(peer) || peer < 0 || peer >= this.maxPeers)
+      throw new RangeError(`${where}: peer must be an index in [0, ${this.maxPeers}), got ${peer}`);
+  }
+
+  // RollbackChannelHost: what each peer's channel reads and reports.
+
+  currentFrame(): number {
+    return this.current;
+  }
+
+  horizon(): number {
+    const { inputDelay, maxPrediction } = this.options;
+    return this.current + 2 * inputDelay + maxPrediction + 2;
+  }
+
+  remote(peer: number): PeerInputs<I> {
+    return this.queues[peer];
+  }
+
+  advantageOver(peer: number): number {
+    return this.advantages[peer]?.latest ?? 0;
+  }
+
+  checksumsAfter(after: number, frames: Float64Array, sums: Uint32Array): number {
+    return this.checksumInterval === 0 ? 0 : this.ledger.after(after, frames, sums);
+  }
+
+  refused(peer: number, reason: RefusalReason): void {
+    this.stats.peers[peer].refused[reason]++;
+  }
+
+  received(peer: number, packet: PeerPacket): void {
+    const peerStats = this.stats.peers[peer];
+    peerStats.packetsReceived++;
+    const advantage = this.advantages[peer] as FrameAdvantage;
+    const rtt = (this.connections[peer] as PeerConnection).rtt / 1000;
+    advantage.sample(this.current, packet.frame, rtt, this.options.frameRate, packet.advantage);
+    peerStats.advantage = advantage.latest;
+    peerStats.remoteAdvantage = advantage.reported;
+    const queue = this.queues[peer];
+    for (let k = 0; k < packet.inputCount; k++) {
+      const encoded = packet.inputs[k].subarray(0, packet.inputLengths[k]);
+      const frame = queue.last + 1;
+      // The frame ran with the previous input repeated; a different one means it ran wrong.
+      if (frame < this.current && frame < this.firstIncorrect && !queue.equals(frame - 1, encoded))
+        this.firstIncorrect = frame;
+      queue.pushEncoded(encoded);
+    }
+    peerStats.lastInputFrame = queue.last;
+    for (let i = 0; i < packet.checksumCount; i++)
+      this.ledger.recordRemote(peer, packet.checksumFrames[i], packet.checksums[i]);
+  }
+}
