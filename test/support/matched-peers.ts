@@ -42,12 +42,25 @@ export async function matchPeers(
   );
 }
 
-/** Opens each seat's links on its own loopback socket and keeps them updated. */
-export async function openPeers(seats: readonly PeerSeat[]) {
+/** Each seat's SecurePeerLinks on its own loopback UDP socket; close() closes links and sockets. */
+export async function openLinks(seats: readonly PeerSeat[]) {
   const transports = await Promise.all(seats.map(() => UdpTransport.open()));
   const links = seats.map(
     (seat, i) => new SecurePeerLinks({ transport: transports[i], token: seat.peerToken }),
   );
+  return {
+    links,
+    close() {
+      for (const l of links) l.close();
+      for (const transport of transports) transport.close();
+    },
+  };
+}
+
+/** Opens each seat's links, and keeps them and a PeerConnection per connected peer updated. */
+export async function openPeers(seats: readonly PeerSeat[]) {
+  const opened = await openLinks(seats);
+  const links = opened.links;
   const connections = links.map(() => new Map<number, PeerConnection<typeof Note>>());
   const notes: string[][] = links.map(() => []);
   const started = performance.now();
@@ -81,8 +94,7 @@ export async function openPeers(seats: readonly PeerSeat[]) {
     allConnected: () => links.every((l) => l.connectedPeers().length === links.length - 1),
     close() {
       clearInterval(timer);
-      for (const l of links) l.close();
-      for (const transport of transports) transport.close();
+      opened.close();
     },
   };
 }

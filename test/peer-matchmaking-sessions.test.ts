@@ -1,0 +1,116 @@
+/**
+ * From the backend to a running game: players matched in a peer pool over real HTTP connect
+ * through the rendezvous over real UDP (SecurePeerLinks) and play a short session, ending with
+ * the same game state everywhere. Inputs are random (seeded: GW_SEED replays a run).
+ */
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { DeterministicRandom } from '../src/lockstep/deterministic-random.js';
+import type { RollbackGame } from '../src/lockstep/rollback-options.js';
+import { RollbackSession } from '../src/lockstep/rollback-session.js';
+import type { RollbackEvent } from '../src/lockstep/rollback-stats.js';
+import { stateChecksum } from '../src/lockstep/state-checksum.js';
+import { t } from '../src/schema/schema.js';
+import { type LocalFleet, startLocalFleet } from '../src/services/local-fleet.js';
+import { matchPeers, noteFactory, openLinks, peerRules } from './support/matched-peers.js';
+import { testSeed } from './support/seed.js';
+import { until } from './support/until.js';
+
+const SEED = testSeed('peer-matchmaking-sessions');
+const PROTOCOL = 0x7065_6572_6573_73n;
+
+let fleet: LocalFleet | null = null;
+async function theFleet(): Promise<LocalFleet> {
+  fleet ??= await startLocalFleet({
+    rooms: {},
+    protocolId: PROTOCOL,
+    factory: noteFactory,
+    rendezvous: true,
+    matchmaking: { peerPools: { duel: peerRules(2), rts: peerRules(4) }, intervalMs: 30 },
+  });
+  return fleet;
+}
+after(async () => {
+  await fleet?.close();
+});
+
+const Pad = t.object({ move: t.int(-3, 3), fire: t.bool() });
+type PadValue = { move: number; fire: boolean };
+
+/** Two fighters: positions, health and the shared PRNG in one Int32Array; checksums by frame. */
+class Fighters implements RollbackGame<PadValue, Int32Array> {
+  readonly state = new Int32Array([0, 100, 50, 50, 7]);
+  private readonly rng = new DeterministicRandom(7);
+  /** The checksum of the state after each frame ran (a rollback overwrites it). */
+  readonly after: number[] = [];
+
+  save(_frame: number, reuse: Int32Array | undefined): Int32Array {
+    const copy = reuse ?? new Int32Array(this.state.length);
+    copy.set(this.state);
+    return copy;
+  }
+  load(saved: Int32Array): void {
+    this.state.set(saved);
+  }
+  advance(inputs: readonly PadValue[], frame: number): void {
+    const s = this.state;
+    this.rng.state = s[4] >>> 0;
+    for (let p = 0; p < 2; p++) {
+      s[p] += inputs[p].move;
+      if (inputs[p].fire) s[3 - p] -= 1 + this.rng.nextInt(3);
+    }
+    s[4] = this.rng.state | 0;
+    this.after[frame] = this.checksum(s);
+  }
+  checksum(state: Int32Array): number {
+    return stateChecksum(new Uint8Array(state.buffer, state.byteOffset, state.byteLength));
+  }
+}
+
+describe('matched peers play a session over SecurePeerLinks and real UDP', () => {
+  it('2 players matched in a peer pool run a RollbackSession to identical states', async () => {
+    const f = await theFleet();
+    const seats = await matchPeers([f.url, f.url], 'duel');
+    const opened = await openLinks(seats);
+    const frames = 240;
+    const frameRate = 120;
+    const games = opened.links.map(() => new Fighters());
+    const sessions = opened.links.map(
+      (links, i) =>
+        new RollbackSession({
+          links,
+          input: Pad,
+          initialInput: { move: 0, fire: false },
+          game: games[i],
+          frameRate,
+        }),
+    );
+    const inputs = opened.links.map((l) => new DeterministicRandom((SEED ^ (l.self * 0x9e3779b9)) >>> 0));
+    const events: RollbackEvent[][] = sessions.map(() => []);
+    const started = performance.now();
+    const timer = setInterval(() => {
+      const now = (performance.now() - started) / 1000;
+      for (const [i, s] of sessions.entries()) {
+        if (s.frame < frames + 30) {
+          const rng = inputs[i];
+          s.addLocalInput({ move: rng.nextInt(7) - 3, fire: rng.nextInt(4) === 0 });
+          s.advanceFrame();
+        }
+        s.update(now);
+        for (let e = s.pollEvent(); e !== null; e = s.pollEvent()) events[i].push(e);
+      }
+    }, 1000 / frameRate);
+    try {
+      await until(`both peers past frame ${frames} with it confirmed`, 15_000, () =>
+        sessions.every((s) => s.frame >= frames + 30 && s.confirmedFrame >= frames + 20),
+      );
+    } finally {
+      clearInterval(timer);
+      for (const s of sessions) s.close();
+      opened.close();
+    }
+    for (const e of events) assert.equal(e.filter((x) => x.kind === 'desync').length, 0);
+    assert.deepEqual(games[0].after.slice(0, frames), games[1].after.slice(0, frames));
+    assert.notEqual(games[0].state[2] + games[0].state[3], 100, 'the inputs changed the game');
+  });
+});
