@@ -16,6 +16,7 @@ export {
   type BackendClientOptions,
   BackendError,
   type FetchLike,
+  type MatchedPeerSeat,
   type MatchmakeOptions,
   type PeerMatchmakeOptions,
   type PeerSeat,

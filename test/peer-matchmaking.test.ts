@@ -30,14 +30,18 @@ async function exchangeNotes(peers: Awaited<ReturnType<typeof openPeers>>): Prom
   const n = peers.links.length;
   await until(`${n} peers connected`, 8000, peers.allConnected);
   await until('connections made', 2000, () => peers.connections.every((c) => c.size === n - 1));
-  for (const [self, byPeer] of peers.connections.entries())
-    for (const c of byPeer.values()) c.channels.send(0, Note, { from: self, text: `hello ${c.peer}` });
+  // connections and notes are by position; a peer's slot is its links' self.
+  for (const [i, byPeer] of peers.connections.entries())
+    for (const c of byPeer.values())
+      c.channels.send(0, Note, { from: peers.links[i].self, text: `hello ${c.peer}` });
   await until('every note delivered', 5000, () => peers.notes.every((got) => got.length === n - 1));
-  for (const [self, got] of peers.notes.entries())
+  for (const [i, got] of peers.notes.entries()) {
+    const self = peers.links[i].self;
     assert.deepEqual(
       got.sort(),
       [...Array(n).keys()].filter((p) => p !== self).map((p) => `${p}:hello ${self}`),
     );
+  }
 }
 
 describe('peer pools: matched players get peer tokens and connect', () => {

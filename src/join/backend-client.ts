@@ -18,11 +18,12 @@ export type Seated = Omit<JoinAnswer, 'connectToken'> & { connectToken: Uint8Arr
 /** A peer session answer with its id as a bigint and its token decoded to bytes. */
 export type PeerSeat = Omit<PeerSessionAnswer, 'sessionId' | 'peerToken'> & {
   sessionId: bigint;
-  /** The match it came from. */
-  matchId: string;
   /** The PEER_TOKEN_BYTES for SecurePeerLinks. */
   peerToken: Uint8Array;
 };
+
+/** A peer seat from matchmaking: the match it came from too. */
+export type MatchedPeerSeat = PeerSeat & { matchId: string };
 
 /** A refusal from the backend (or an unreadable answer): the status and its reason. */
 export class BackendError extends Error {
@@ -175,16 +176,38 @@ export class BackendClient {
    * session and its token for the rendezvous. Polling again (same ticketId) mints a fresh token
    * for the same slot while the match result is kept.
    */
-  async matchmakePeers(options: PeerMatchmakeOptions): Promise<PeerSeat> {
+  async matchmakePeers(options: PeerMatchmakeOptions): Promise<MatchedPeerSeat> {
     const poll = await this.matchTicket(options, '');
     const peer = poll.peer;
     if (peer === undefined) throw new BackendError(409, 'matched into a room: use matchmake');
-    return {
-      ...peer,
-      sessionId: BigInt(peer.sessionId),
-      matchId: poll.matchId,
-      peerToken: fromBase64(peer.peerToken),
-    };
+    return { ...peerSeat(peer), matchId: poll.matchId };
+  }
+
+  /** Makes a peer session of `peers` slots (2..64) that others join by its id; the caller is slot 0. */
+  async createPeerSession(peers: number, request: RequestOptions = {}): Promise<PeerSeat> {
+    return peerSeat(
+      (await this.call('POST', '/peers', { peers }, true, request.signal)) as PeerSessionAnswer,
+    );
+  }
+
+  /**
+   * Takes the lowest free slot of a peer session (or the one this player holds, with a fresh
+   * token: how a dropped peer gets back in). 404 when there is no such session, 409 when full.
+   */
+  async joinPeerSession(sessionId: bigint | string, request: RequestOptions = {}): Promise<PeerSeat> {
+    const path = `/peers/${encodeURIComponent(String(sessionId))}/join`;
+    return peerSeat((await this.call('POST', path, undefined, true, request.signal)) as PeerSessionAnswer);
+  }
+
+  /** Frees this player's slot of a peer session, so another can take it. */
+  async leavePeerSession(sessionId: bigint | string, request: RequestOptions = {}): Promise<void> {
+    await this.call(
+      'DELETE',
+      `/peers/${encodeURIComponent(String(sessionId))}`,
+      undefined,
+      true,
+      request.signal,
+    );
   }
 
   private async matchTicket(options: PeerMatchmakeOptions, query: string): Promise<MatchedPoll> {
@@ -318,6 +341,10 @@ function requestDeadline(
       signal.removeEventListener('abort', onAbort);
     },
   };
+}
+
+function peerSeat(answer: PeerSessionAnswer): PeerSeat {
+  return { ...answer, sessionId: BigInt(answer.sessionId), peerToken: fromBase64(answer.peerToken) };
 }
 
 function fromBase64(text: string): Uint8Array {

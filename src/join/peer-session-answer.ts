@@ -10,8 +10,8 @@ export interface PeerSessionAnswer {
   peer: number;
   /** Slots in the session. */
   peers: number;
-  /** The players by slot (user ids as the backend's verifier named them). */
-  players: string[];
+  /** The players by slot (user ids as the backend's verifier named them); null: a free slot. */
+  players: (string | null)[];
   /** The rendezvous (and relay) the token registers with, host:port; the token names it too. */
   rendezvousAddress: string;
   /** The peer token (PEER_TOKEN_BYTES), base64. */

@@ -8,7 +8,8 @@
  *   const { url } = await serveBackend(backend, { port: 8080 });
  *
  * Routes: POST /auth · POST /rooms/join-or-create · POST /rooms/create · POST /rooms/:roomId/join ·
- * POST /reconnect · POST /matchmake · GET|DELETE /matchmake/:ticketId (when given a matchmaker).
+ * POST /reconnect · POST /matchmake · GET|DELETE /matchmake/:ticketId (when given a matchmaker) ·
+ * POST /peers · POST /peers/:sessionId/join · DELETE /peers/:sessionId (when given a rendezvous).
  */
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +20,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import type { z } from 'zod';
 import { addMatchmakeRoutes, type MatchmakingQueue } from './backend-matchmake-routes.js';
+import { addPeerRoutes } from './backend-peer-routes.js';
 import { RateLimiter, type RateLimitOptions } from './backend-rate-limit.js';
 import { Refusal } from './backend-refusal.js';
 import {
@@ -63,8 +65,9 @@ export interface BackendOptions<S extends z.ZodType = typeof guestAuthSchema> {
   /** Enables the /matchmake routes. */
   matchmaker?: MatchmakingQueue;
   /**
-   * The rendezvous peer pools' players are sent to, and the key it shares: a matched player's poll
-   * answers its peer token (peer-sessions.ts). Without it such a poll answers 503.
+   * The rendezvous peer-to-peer players are sent to, and the key it shares: a peer pool's matched
+   * player's poll answers its peer token (peer-sessions.ts; without it, 503), and the /peers
+   * routes make sessions joined by id.
    */
   rendezvous?: RendezvousOptions;
   /** Per-address token bucket (default 30 at once, 10 a second, 10000 addresses), or false. */
@@ -192,6 +195,7 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
       peers,
       now,
     });
+  if (peers !== null) addPeerRoutes(app, { directory, peers, session: requireSession(ctx) });
   methodNotAllowed(app);
 
   app.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path.slice(0, 100)}` }, 404));

@@ -26,6 +26,8 @@ export interface RendezvousOptions {
   tokenSeconds?: number;
   /** Seconds of silence after which the rendezvous and the peers drop a peer (default 10). */
   timeoutSeconds?: number;
+  /** Seconds a session made with POST /peers stays joinable after its last join (default 3600). */
+  sessionSeconds?: number;
 }
 
 const PREFIX = 'p2p:';
@@ -64,6 +66,8 @@ export class PeerTokenMinter {
   private readonly protocolId: bigint;
   private readonly tokenSeconds: number;
   private readonly timeoutSeconds: number;
+  /** How long a session made by POST /peers stays joinable after its last join, ms. */
+  readonly sessionTtlMs: number;
 
   constructor(
     options: RendezvousOptions,
@@ -80,6 +84,10 @@ export class PeerTokenMinter {
     if (typeof this.protocolId !== 'bigint') throw new RangeError('rendezvous.protocolId must be a bigint');
     this.tokenSeconds = options.tokenSeconds ?? 30;
     this.timeoutSeconds = options.timeoutSeconds ?? 10;
+    const sessionSeconds = options.sessionSeconds ?? 3600;
+    if (!(sessionSeconds > 0) || !Number.isFinite(sessionSeconds))
+      throw new RangeError(`rendezvous.sessionSeconds must be > 0, got ${sessionSeconds}`);
+    this.sessionTtlMs = Math.ceil(sessionSeconds * 1000);
     if (!Number.isInteger(this.tokenSeconds) || this.tokenSeconds < 1)
       throw new RangeError(`rendezvous.tokenSeconds must be an integer >= 1, got ${this.tokenSeconds}`);
     if (!Number.isInteger(this.timeoutSeconds) || this.timeoutSeconds < 1 || this.timeoutSeconds > 3600)
@@ -88,8 +96,8 @@ export class PeerTokenMinter {
       );
   }
 
-  /** The answer for `players[peer]`; players are the session's members by slot. */
-  answer(sessionId: bigint, peer: number, players: readonly string[]): PeerSessionAnswer {
+  /** The answer for `players[peer]`; players are the session's slots (null: free). */
+  answer(sessionId: bigint, peer: number, players: readonly (string | null)[]): PeerSessionAnswer {
     const now = Math.floor(this.now() / 1000);
     const token = issuePeerToken({
       protocolId: this.protocolId,

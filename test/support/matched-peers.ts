@@ -66,12 +66,14 @@ export async function openPeers(seats: readonly PeerSeat[]) {
   const started = performance.now();
   const timer = setInterval(() => {
     const now = (performance.now() - started) / 1000;
-    for (const l of links) {
+    // By position in `seats` (the slots may be any, a late joiner's alone say).
+    for (const [i, l] of links.entries()) {
+      const mine = connections[i];
       l.update(now);
-      l.receive((peer, data) => connections[l.self].get(peer)?.receivePacket(data));
+      l.receive((peer, data) => mine.get(peer)?.receivePacket(data));
       for (const peer of l.connectedPeers())
-        if (!connections[l.self].has(peer))
-          connections[l.self].set(
+        if (!mine.has(peer))
+          mine.set(
             peer,
             new PeerConnection(
               l,
@@ -80,10 +82,10 @@ export async function openPeers(seats: readonly PeerSeat[]) {
               now,
             ),
           );
-      for (const c of connections[l.self].values()) {
+      for (const c of mine.values()) {
         c.update(now);
         for (let m = c.channels.receive(0); m !== null; m = c.channels.receive(0))
-          if (m.is(Note)) notes[l.self].push(`${m.value.from}:${m.value.text}`);
+          if (m.is(Note)) notes[i].push(`${m.value.from}:${m.value.text}`);
       }
     }
   }, 10);
