@@ -31,6 +31,7 @@ import { runHandshake } from './suites/handshake.js';
 import { runInterest } from './suites/interest.js';
 import { runLatency } from './suites/latency.js';
 import { runLobby } from './suites/lobby.js';
+import { runLockstep } from './suites/lockstep.js';
 import { runMeasure } from './suites/measure.js';
 import { runMemory } from './suites/memory.js';
 import { runMessages } from './suites/messages.js';
@@ -64,6 +65,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   w4: runW4,
   latency: runLatency,
   rollback: runRollback,
+  lockstep: runLockstep,
   transports: runTransports,
   matchmaking: runMatchmaking,
   directory: runDirectory,
