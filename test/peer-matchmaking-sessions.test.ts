@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { DeterministicRandom } from '../src/lockstep/deterministic-random.js';
+import type { LockstepEvent } from '../src/lockstep/lockstep-options.js';
+import { LockstepSession } from '../src/lockstep/lockstep-session.js';
 import type { RollbackGame } from '../src/lockstep/rollback-options.js';
 import { RollbackSession } from '../src/lockstep/rollback-session.js';
 import type { RollbackEvent } from '../src/lockstep/rollback-stats.js';
@@ -67,7 +69,85 @@ class Fighters implements RollbackGame<PadValue, Int32Array> {
   }
 }
 
+const Order = t.object({ unit: t.uint8(), dx: t.int(-8, 8), dy: t.int(-8, 8) });
+type OrderValue = { unit: number; dx: number; dy: number };
+
+/** 256 units on a 1024² field, moved by orders and a shared random drift; checksums by turn. */
+class Skirmish {
+  readonly units = new Int32Array(512);
+  readonly after: number[] = [];
+  session: LockstepSession<OrderValue> | null = null;
+
+  executeTurn(turn: number, commands: readonly (readonly OrderValue[])[]): void {
+    const u = this.units;
+    for (const orders of commands)
+      for (const o of orders) {
+        u[2 * o.unit] = (u[2 * o.unit] + o.dx) & 1023;
+        u[2 * o.unit + 1] = (u[2 * o.unit + 1] + o.dy) & 1023;
+      }
+    const random = this.session!.random;
+    const drifting = random.nextInt(256);
+    u[2 * drifting] = (u[2 * drifting] + random.nextInt(3) - 1) & 1023;
+    this.after[turn] = this.checksum();
+  }
+  checksum(): number {
+    return stateChecksum(new Uint8Array(this.units.buffer));
+  }
+}
+
 describe('matched peers play a session over SecurePeerLinks and real UDP', () => {
+  it('4 players matched in a peer pool run a LockstepSession to identical checksums every turn', async () => {
+    const f = await theFleet();
+    const seats = await matchPeers([f.url, f.url, f.url, f.url], 'rts');
+    const opened = await openLinks(seats);
+    const turns = 300;
+    // Every peer derives the shared seed from what the backend told all of them alike.
+    const seed = Number(seats[0].sessionId & 0xffff_ffffn);
+    const games = seats.map(() => new Skirmish());
+    const sessions = opened.links.map((links, i) => {
+      const session = new LockstepSession<OrderValue>({
+        links,
+        command: Order,
+        game: games[i],
+        seed,
+        turnMs: 20,
+        adaptTurnMs: false,
+      });
+      games[i].session = session;
+      return session;
+    });
+    const orders = opened.links.map((l) => new DeterministicRandom((SEED + l.self * 0x9e3779b9) >>> 0));
+    const events: LockstepEvent[][] = sessions.map(() => []);
+    const started = performance.now();
+    const timer = setInterval(() => {
+      const now = (performance.now() - started) / 1000;
+      for (const [i, s] of sessions.entries()) {
+        const rng = orders[i];
+        if (s.status.state === 'running' && s.queued < 2 && rng.nextInt(3) === 0)
+          s.queue({ unit: rng.nextInt(256), dx: rng.nextInt(17) - 8, dy: rng.nextInt(17) - 8 });
+        s.update(now);
+        for (let e = s.pollEvent(); e !== null; e = s.pollEvent()) events[i].push(e);
+      }
+    }, 5);
+    try {
+      await until(`4 peers past turn ${turns}`, 20_000, () => sessions.every((s) => s.turn >= turns));
+    } finally {
+      clearInterval(timer);
+      for (const s of sessions) s.close();
+      opened.close();
+    }
+    for (const e of events)
+      assert.deepEqual(
+        e.filter((x) => x.kind === 'desync'),
+        [],
+      );
+    for (const g of games.slice(1)) assert.deepEqual(g.after.slice(0, turns), games[0].after.slice(0, turns));
+    assert.ok(
+      sessions.every((s) => s.stats().commandsQueued > 0),
+      'every peer gave orders',
+    );
+  });
+
   it('2 players matched in a peer pool run a RollbackSession to identical states', async () => {
     const f = await theFleet();
     const seats = await matchPeers([f.url, f.url], 'duel');
