@@ -5,12 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { BackendClient } from '../src/join/backend-client.js';
 import { DeterministicRandom } from '../src/lockstep/deterministic-random.js';
 import type { LockstepEvent } from '../src/lockstep/lockstep-options.js';
 import { LockstepSession } from '../src/lockstep/lockstep-session.js';
 import type { RollbackGame } from '../src/lockstep/rollback-options.js';
 import { RollbackSession } from '../src/lockstep/rollback-session.js';
 import type { RollbackEvent } from '../src/lockstep/rollback-stats.js';
+import type { SecurePeerLinks } from '../src/lockstep/secure-peer-links.js';
 import { stateChecksum } from '../src/lockstep/state-checksum.js';
 import { t } from '../src/schema/schema.js';
 import { type LocalFleet, startLocalFleet } from '../src/services/local-fleet.js';
@@ -93,6 +95,28 @@ class Skirmish {
   checksum(): number {
     return stateChecksum(new Uint8Array(this.units.buffer));
   }
+  // Arrow properties: the session calls saveState as a plain function.
+  readonly saveState = (): Uint8Array => new Uint8Array(this.units.buffer.slice(0));
+  readonly loadState = (bytes: Uint8Array): void => {
+    this.units.set(new Int32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)));
+  };
+}
+
+/** Runs sessions on a timer, each peer ordering now and then; events kept by position. */
+function drive(sessions: LockstepSession<OrderValue>[], events: LockstepEvent[][]) {
+  const started = performance.now();
+  const orders = new DeterministicRandom(SEED);
+  const timer = setInterval(() => {
+    const now = (performance.now() - started) / 1000;
+    for (const [i, s] of sessions.entries()) {
+      if (s.status.state === 'running' && s.queued < 2 && orders.nextInt(3) === 0)
+        s.queue({ unit: orders.nextInt(256), dx: orders.nextInt(17) - 8, dy: orders.nextInt(17) - 8 });
+      s.update(now);
+      events[i] ??= [];
+      for (let e = s.pollEvent(); e !== null; e = s.pollEvent()) events[i].push(e);
+    }
+  }, 5);
+  return () => clearInterval(timer);
 }
 
 describe('matched peers play a session over SecurePeerLinks and real UDP', () => {
@@ -146,6 +170,71 @@ describe('matched peers play a session over SecurePeerLinks and real UDP', () =>
       sessions.every((s) => s.stats().commandsQueued > 0),
       'every peer gave orders',
     );
+  });
+
+  it('a friend joins a running LockstepSession late by id: a snapshot from the host, then the same turns', async () => {
+    const f = await theFleet();
+    const clients = await Promise.all(
+      ['host', 'ann', 'late'].map(async (name) => {
+        const client = new BackendClient({ url: f.url });
+        await client.auth({ name });
+        return client;
+      }),
+    );
+    const hosted = await clients[0].createPeerSession(3);
+    const first = [hosted, await clients[1].joinPeerSession(hosted.sessionId)];
+    const seed = Number(hosted.sessionId & 0xffff_ffffn);
+    const games = [new Skirmish(), new Skirmish(), new Skirmish()];
+    const sessions: LockstepSession<OrderValue>[] = [];
+    const events: LockstepEvent[][] = [];
+    const opened = [await openLinks(first)];
+    const start = (links: SecurePeerLinks, game: Skirmish, joining: boolean) => {
+      const session = new LockstepSession<OrderValue>({
+        links,
+        command: Order,
+        game,
+        seed,
+        turnMs: 20,
+        adaptTurnMs: false,
+        ...(joining ? { joining } : { members: [0, 1] }),
+      });
+      game.session = session;
+      sessions.push(session);
+    };
+    opened[0].links.forEach((links, i) => start(links, games[i], false));
+    const stop = drive(sessions, events);
+    try {
+      await until('the first two past turn 60', 10_000, () => sessions.every((s) => s.turn >= 60));
+      const late = await clients[2].joinPeerSession(hosted.sessionId);
+      assert.equal(late.peer, 2);
+      opened.push(await openLinks([late]));
+      start(opened[1].links[0], games[2], true);
+      await until(
+        'the late one started',
+        10_000,
+        () => events[2]?.some((e) => e.kind === 'started') === true,
+      );
+      const started = events[2].find((e) => e.kind === 'started') as { turn: number };
+      const to = started.turn + 100;
+      await until(`all three past turn ${to}`, 10_000, () => sessions.every((s) => s.turn >= to));
+      assert.deepEqual(games[1].after.slice(0, to), games[0].after.slice(0, to));
+      // The joiner ran from the snapshot on: every turn since is the others'.
+      assert.equal(games[2].after[started.turn], undefined);
+      assert.deepEqual(
+        games[2].after.slice(started.turn + 1, to),
+        games[0].after.slice(started.turn + 1, to),
+      );
+      assert.deepEqual(sessions[0].members, [0, 1, 2]);
+      for (const e of events)
+        assert.deepEqual(
+          e.filter((x) => x.kind === 'desync'),
+          [],
+        );
+    } finally {
+      stop();
+      for (const s of sessions) s.close();
+      for (const o of opened) o.close();
+    }
   });
 
   it('2 players matched in a peer pool run a RollbackSession to identical states', async () => {
