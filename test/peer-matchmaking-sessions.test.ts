@@ -201,7 +201,7 @@ describe('matched peers play a session over SecurePeerLinks and real UDP', () =>
       game.session = session;
       sessions.push(session);
     };
-    opened[0].links.forEach((links, i) => start(links, games[i], false));
+    for (const [i, links] of opened[0].links.entries()) start(links, games[i], false);
     const stop = drive(sessions, events);
     try {
       await until('the first two past turn 60', 10_000, () => sessions.every((s) => s.turn >= 60));
