@@ -12,7 +12,7 @@
  *
  * With `rendezvous` it also runs a RendezvousServer on UDP and gives the backend its address and
  * key, so peer pools (matchmaking.peerPools) hand out peer tokens: a whole peer-to-peer setup in
- * one call. A fleet of peer pools only needs no room types (and starts no room servers); machines
+ * one call. A fleet of peer pools alone needs no room types (and starts no room servers); machines
  * sharing one rendezvous give each backend its address and key (backend.rendezvous) instead.
  */
 import { randomBytes } from 'node:crypto';
@@ -77,7 +77,7 @@ export interface LocalFleetOptions<M extends AnyMessageType = AnyMessageType> {
   server?: Partial<Omit<RoomServerOptions<M>, 'directory' | 'transports' | 'factory' | 'protocolId'>>;
   /**
    * Runs a RendezvousServer (UDP on `host`, `port` default 0: any free one; the key is random)
-   * that the backend sends peer pools' players to.
+   * that the backend sends peer-to-peer players to (peer pools, /peers).
    */
   rendezvous?: boolean | { port?: number };
   /** More backend options (verifier, lifetimes, rate limit...). */
