@@ -16,10 +16,14 @@ export {
   type BackendClientOptions,
   BackendError,
   type FetchLike,
+  type MatchedPeerSeat,
   type MatchmakeOptions,
+  type PeerMatchmakeOptions,
+  type PeerSeat,
   type Seated,
 } from './join/backend-client.js';
 export { type JoinAnswer, TRANSPORT_KINDS, type TransportKind } from './join/join-answer.js';
+export type { PeerSessionAnswer } from './join/peer-session-answer.js';
 
 // Client transports for browsers (WebSocket, WebRTC data channel; browser-safe, in src/transport/)
 // are exported here, beside the core, as they land.

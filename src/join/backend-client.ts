@@ -6,11 +6,24 @@
  *   await backend.auth({ name: 'ada' });
  *   const seat = await backend.joinOrCreate('arena', { transport: 'websocket' });
  *   // seat.connectToken: the 2048 bytes for the netcode client; seat.serverAddress, seat.signalingUrl
+ *   const peer = await backend.matchmakePeers({ pool: 'duel-p2p' });
+ *   // peer.peerToken: for new SecurePeerLinks({ transport, token: peer.peerToken })
  */
 import type { JoinAnswer, TransportKind } from './join-answer.js';
+import type { PeerSessionAnswer } from './peer-session-answer.js';
 
 /** A join answer with its connect token decoded to bytes. */
 export type Seated = Omit<JoinAnswer, 'connectToken'> & { connectToken: Uint8Array };
+
+/** A peer session answer with its id as a bigint and its token decoded to bytes. */
+export type PeerSeat = Omit<PeerSessionAnswer, 'sessionId' | 'peerToken'> & {
+  sessionId: bigint;
+  /** The PEER_TOKEN_BYTES for SecurePeerLinks. */
+  peerToken: Uint8Array;
+};
+
+/** A peer seat from matchmaking: the match it came from too. */
+export type MatchedPeerSeat = PeerSeat & { matchId: string };
 
 /** A refusal from the backend (or an unreadable answer): the status and its reason. */
 export class BackendError extends Error {
@@ -78,6 +91,11 @@ export interface MatchmakeOptions {
   /** Told the ticket id as soon as it is queued. */
   onTicket?: (ticketId: string) => void;
 }
+
+/** Matchmaking in a peer pool: as MatchmakeOptions, without a transport (peers bring their own). */
+export type PeerMatchmakeOptions = Omit<MatchmakeOptions, 'transport'>;
+
+type MatchedPoll = { state: 'matched'; matchId: string; join?: JoinAnswer; peer?: PeerSessionAnswer };
 
 export class BackendClient {
   private readonly url: string;
@@ -147,7 +165,53 @@ export class BackendClient {
 
   /** Queues a ticket and polls until matched; the seat in the match's room. */
   async matchmake(options: MatchmakeOptions): Promise<Seated> {
-    const { pool, transport, skill, properties, signal, onTicket } = options;
+    const poll = await this.matchTicket(options, `?transport=${options.transport}`);
+    if (poll.join === undefined)
+      throw new BackendError(409, 'matched into a peer-to-peer session: use matchmakePeers');
+    return this.remember(poll.join);
+  }
+
+  /**
+   * Queues a ticket in a peer pool and polls until matched: this player's slot in the peer
+   * session and its token for the rendezvous. Polling again (same ticketId) mints a fresh token
+   * for the same slot while the match result is kept.
+   */
+  async matchmakePeers(options: PeerMatchmakeOptions): Promise<MatchedPeerSeat> {
+    const poll = await this.matchTicket(options, '');
+    const peer = poll.peer;
+    if (peer === undefined) throw new BackendError(409, 'matched into a room: use matchmake');
+    return { ...peerSeat(peer), matchId: poll.matchId };
+  }
+
+  /** Makes a peer session of `peers` slots (2..64) that others join by its id; the caller is slot 0. */
+  async createPeerSession(peers: number, request: RequestOptions = {}): Promise<PeerSeat> {
+    return peerSeat(
+      (await this.call('POST', '/peers', { peers }, true, request.signal)) as PeerSessionAnswer,
+    );
+  }
+
+  /**
+   * Takes the lowest free slot of a peer session (or the one this player holds, with a fresh
+   * token: how a dropped peer gets back in). 404 when there is no such session, 409 when full.
+   */
+  async joinPeerSession(sessionId: bigint | string, request: RequestOptions = {}): Promise<PeerSeat> {
+    const path = `/peers/${encodeURIComponent(String(sessionId))}/join`;
+    return peerSeat((await this.call('POST', path, undefined, true, request.signal)) as PeerSessionAnswer);
+  }
+
+  /** Frees this player's slot of a peer session, so another can take it. */
+  async leavePeerSession(sessionId: bigint | string, request: RequestOptions = {}): Promise<void> {
+    await this.call(
+      'DELETE',
+      `/peers/${encodeURIComponent(String(sessionId))}`,
+      undefined,
+      true,
+      request.signal,
+    );
+  }
+
+  private async matchTicket(options: PeerMatchmakeOptions, query: string): Promise<MatchedPoll> {
+    const { pool, skill, properties, signal, onTicket } = options;
     const pollMs = options.pollMs ?? 1000;
     signal?.throwIfAborted();
     const ticketId =
@@ -161,21 +225,15 @@ export class BackendClient {
     const path = `/matchmake/${encodeURIComponent(ticketId)}`;
     try {
       for (;;) {
-        let poll: { state: string; join?: JoinAnswer };
+        let poll: { state: string };
         try {
-          poll = (await this.call(
-            'GET',
-            `${path}?transport=${transport}`,
-            undefined,
-            true,
-            signal,
-          )) as typeof poll;
+          poll = (await this.call('GET', `${path}${query}`, undefined, true, signal)) as typeof poll;
         } catch (error) {
           if (!(error instanceof BackendError) || error.status !== 429) throw error;
           await sleep((error.retryAfter ?? 1) * 1000, signal);
           continue;
         }
-        if (poll.state === 'matched' && poll.join !== undefined) return this.remember(poll.join);
+        if (poll.state === 'matched') return poll as MatchedPoll;
         if (poll.state !== 'queued') throw new BackendError(410, `ticket ${poll.state}`);
         await sleep(pollMs, signal);
       }
@@ -283,6 +341,10 @@ function requestDeadline(
       signal.removeEventListener('abort', onAbort);
     },
   };
+}
+
+function peerSeat(answer: PeerSessionAnswer): PeerSeat {
+  return { ...answer, sessionId: BigInt(answer.sessionId), peerToken: fromBase64(answer.peerToken) };
 }
 
 function fromBase64(text: string): Uint8Array {

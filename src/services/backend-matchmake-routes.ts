@@ -7,15 +7,21 @@
  * (they never consented). A game with parties forms them on its own server and queues the party's
  * ticket with Matchmaker.enqueue({ userIds }); each member then polls that ticket id here with its
  * own session and gets its own seat.
+ *
+ * A match of a peer pool (peer-sessions.ts) answers { peer } instead of { join }: the caller's
+ * slot in the session and a fresh peer token for it, from the backend's rendezvous option. Such a
+ * poll needs no ?transport; a match into a room does.
  */
 import { createHmac } from 'node:crypto';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
+import type { PeerSessionAnswer } from '../join/peer-session-answer.js';
 import { Refusal } from './backend-refusal.js';
 import type { BackendEnv } from './backend-routes.js';
-import { matchmakeSchema, ticketParamSchema, transportQuerySchema, validate } from './backend-schemas.js';
+import { matchmakeSchema, pollQuerySchema, ticketParamSchema, validate } from './backend-schemas.js';
 import { type JoinAnswer, type SeatIssuer, seatHolder } from './backend-seats.js';
 import type { TicketStatus } from './directory.js';
 import type { EnqueueRequest } from './matchmaker.js';
+import { type PeerTokenMinter, peerSessionIdOf } from './peer-sessions.js';
 
 /** What the routes need of a matchmaker: the Matchmaker class, or a stand-in of its shape. */
 export interface MatchmakingQueue {
@@ -30,6 +36,7 @@ export interface MatchmakingQueue {
 export type MatchPoll =
   | { state: 'queued'; waitedMs: number }
   | { state: 'matched'; matchId: string; join: JoinAnswer }
+  | { state: 'matched'; matchId: string; peer: PeerSessionAnswer }
   | { state: 'cancelled' }
   | { state: 'unknown' };
 
@@ -39,6 +46,8 @@ export interface MatchmakeRouteContext {
   session: MiddlewareHandler<BackendEnv>;
   /** The backend's session secret: seat ids of matches are derived from it. */
   secret: Uint8Array;
+  /** Mints peer tokens for peer pools' matches; null when the backend has no rendezvous. */
+  peers: PeerTokenMinter | null;
   now: () => number;
 }
 
@@ -67,7 +76,7 @@ export function addMatchmakeRoutes(app: Hono<BackendEnv>, ctx: MatchmakeRouteCon
     '/matchmake/:ticketId',
     ctx.session,
     validate('param', ticketParamSchema),
-    validate('query', transportQuerySchema),
+    validate('query', pollQuerySchema),
     async (c) => {
       const { ticketId } = c.req.valid('param');
       const { transport } = c.req.valid('query');
@@ -82,6 +91,18 @@ export function addMatchmakeRoutes(app: Hono<BackendEnv>, ctx: MatchmakeRouteCon
         case 'matched': {
           // Only the match's players get a seat: a leaked ticket id must not seat a stranger.
           if (!status.userIds.includes(userId)) return unknown(c);
+          const sessionId = peerSessionIdOf(status.roomId);
+          if (sessionId !== null) {
+            if (ctx.peers === null)
+              throw new Refusal(503, 'peer-to-peer match, but this backend has no rendezvous option');
+            const peer = ctx.peers.answer(sessionId, status.userIds.indexOf(userId), status.userIds);
+            return c.json({ state: 'matched', matchId: status.matchId, peer } satisfies MatchPoll);
+          }
+          if (transport === undefined)
+            throw new Refusal(
+              400,
+              'transport: needed (?transport=udp|websocket|webrtc) for a match into a room',
+            );
           // The same seat on every poll (its id derives from ticket and player), so polling again
           // after a lost answer gets a fresh token for it rather than a second seat.
           const seatId = matchSeatId(ctx.secret, ticketId, userId);

@@ -68,6 +68,8 @@ export const matchmakeSchema = z.strictObject({
 export const roomParamSchema = z.object({ roomId: idSchema });
 export const ticketParamSchema = z.object({ ticketId: idSchema });
 export const transportQuerySchema = z.object({ transport: transportSchema });
+/** A matchmaking poll's query: the transport is needed for a room match, not for a peer session. */
+export const pollQuerySchema = z.object({ transport: transportSchema.optional() });
 
 /** A short reason from zod's issues: "name: Too small…; transport: Invalid option…" (first 5). */
 export function summarizeIssues(error: {

@@ -8,7 +8,8 @@
  *   const { url } = await serveBackend(backend, { port: 8080 });
  *
  * Routes: POST /auth · POST /rooms/join-or-create · POST /rooms/create · POST /rooms/:roomId/join ·
- * POST /reconnect · POST /matchmake · GET|DELETE /matchmake/:ticketId (when given a matchmaker).
+ * POST /reconnect · POST /matchmake · GET|DELETE /matchmake/:ticketId (when given a matchmaker) ·
+ * POST /peers · POST /peers/:sessionId/join · DELETE /peers/:sessionId (when given a rendezvous).
  */
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +20,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import type { z } from 'zod';
 import { addMatchmakeRoutes, type MatchmakingQueue } from './backend-matchmake-routes.js';
+import { addPeerRoutes } from './backend-peer-routes.js';
 import { RateLimiter, type RateLimitOptions } from './backend-rate-limit.js';
 import { Refusal } from './backend-refusal.js';
 import {
@@ -33,6 +35,7 @@ import { SeatIssuer } from './backend-seats.js';
 import { SessionSigner } from './backend-session.js';
 import { type Directory, PROCESS_GONE, type Unsubscribe } from './directory.js';
 import { GoneRooms } from './gone-rooms.js';
+import { PeerTokenMinter, type RendezvousOptions } from './peer-sessions.js';
 import { DEFAULT_CREATE_TIMEOUT_MS, RoomPlacer } from './room-placement.js';
 import { randomId } from './seat-token.js';
 
@@ -61,6 +64,12 @@ export interface BackendOptions<S extends z.ZodType = typeof guestAuthSchema> {
   createTimeoutMs?: number;
   /** Enables the /matchmake routes. */
   matchmaker?: MatchmakingQueue;
+  /**
+   * The rendezvous peer-to-peer players are sent to, and the key it shares: a peer pool's matched
+   * player's poll answers its peer token (peer-sessions.ts; without it, 503), and the /peers
+   * routes make sessions joined by id.
+   */
+  rendezvous?: RendezvousOptions;
   /** Per-address token bucket (default 30 at once, 10 a second, 10000 addresses), or false. */
   rateLimit?: RateLimitOptions | false;
   /** Largest request body, bytes (default 16384; larger: 413). */
@@ -130,6 +139,10 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
   if (!(options.privateKey instanceof Uint8Array) || options.privateKey.length !== 32)
     throw new RangeError('privateKey must be a Uint8Array of 32 bytes');
 
+  const peers =
+    options.rendezvous === undefined
+      ? null
+      : new PeerTokenMinter(options.rendezvous, options.protocolId, now);
   const gone = new GoneRooms();
   const placer = new RoomPlacer(directory, options.createTimeoutMs ?? DEFAULT_CREATE_TIMEOUT_MS);
   const seats = new SeatIssuer({
@@ -179,8 +192,10 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
       seats,
       session: requireSession(ctx),
       secret,
+      peers,
       now,
     });
+  if (peers !== null) addPeerRoutes(app, { directory, peers, session: requireSession(ctx) });
   methodNotAllowed(app);
 
   app.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path.slice(0, 100)}` }, 404));

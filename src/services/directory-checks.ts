@@ -1,6 +1,7 @@
 /**
  * The argument checks both directories make, so that misuse throws the same RangeError from either.
  */
+import { MAX_SESSION_PEERS } from '../lockstep/peer-token.js';
 
 export function checkTtl(ttlMs: number): void {
   if (!Number.isFinite(ttlMs) || ttlMs <= 0)
@@ -32,4 +33,14 @@ export function checkProcessState(state: string, maxRooms = 0): void {
     throw new RangeError(`state must be starting, ready or draining, got ${String(state)}`);
   if (!Number.isSafeInteger(maxRooms) || maxRooms < 0)
     throw new RangeError(`maxRooms must be a non-negative integer, got ${maxRooms}`);
+}
+
+/** A peer session's size and ids: slots are one byte on the wire, ids key the store. */
+export function checkPeerSession(sessionId: string, userId: string, maxPeers = 2): void {
+  if (typeof sessionId !== 'string' || sessionId.length < 1 || sessionId.length > 64)
+    throw new RangeError('sessionId must be a string of 1..64 characters');
+  if (typeof userId !== 'string' || userId.length < 1 || userId.length > 128)
+    throw new RangeError('userId must be a string of 1..128 characters');
+  if (!Number.isInteger(maxPeers) || maxPeers < 2 || maxPeers > MAX_SESSION_PEERS)
+    throw new RangeError(`maxPeers must be an integer in [2, ${MAX_SESSION_PEERS}], got ${maxPeers}`);
 }

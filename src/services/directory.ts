@@ -133,6 +133,11 @@ export type TicketStatus =
   | { state: 'cancelled'; userIds: string[] }
   | { state: 'unknown' };
 
+/** What taking a slot of a peer-to-peer session answers: its slots by index, null where free. */
+export type PeerSlotResult =
+  | { ok: true; slot: number; players: (string | null)[] }
+  | { ok: false; reason: 'no such session' | 'full' };
+
 export interface RoomQuery {
   name?: string;
   processId?: string;
@@ -215,6 +220,18 @@ export interface Directory {
     resultTtlMs: number,
   ): Promise<boolean>;
   ticketStatus(ticketId: string): Promise<TicketStatus>;
+
+  // Peer-to-peer sessions joined by id (the backend's /peers routes). A session's record lapses
+  // ttlMs after it was created or a slot of it was last taken.
+  /** Records a session of maxPeers slots (2..64) with userId in slot 0; false if the id is taken. */
+  createPeerSession(sessionId: string, maxPeers: number, userId: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Atomically gives userId the lowest free slot, or the slot it holds already, and renews the
+   * record: two backends taking the last slot at once see one succeed and one 'full'.
+   */
+  takePeerSlot(sessionId: string, userId: string, ttlMs: number): Promise<PeerSlotResult>;
+  /** Frees userId's slot; false when it held none or the session is gone. */
+  leavePeerSession(sessionId: string, userId: string): Promise<boolean>;
 
   // Messages between processes: at-most-once, to the subscribers live at the time of publishing.
   publish(channel: string, message: string): Promise<void>;

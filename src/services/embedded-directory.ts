@@ -7,6 +7,7 @@
 import {
   type ConsumeResult,
   type Directory,
+  type PeerSlotResult,
   PROCESS_GONE,
   type ProcessGone,
   type ProcessLoad,
@@ -30,6 +31,7 @@ import {
   copySeat,
   copyTicket,
 } from './directory-copies.js';
+import { EmbeddedPeerSessions } from './embedded-peer-sessions.js';
 
 export interface EmbeddedDirectoryOptions {
   /** Unix milliseconds (default Date.now); tests pass their own clock. */
@@ -62,10 +64,12 @@ export class EmbeddedDirectory implements Directory {
   private readonly tickets = new Map<string, Ticket>();
   private readonly results = new Map<string, { status: TicketResult; expiresAt: number }>();
   private readonly handlers = new Map<string, Set<(message: string) => void>>();
+  private readonly peerSessions: EmbeddedPeerSessions;
   private closed = false;
 
   constructor(options: EmbeddedDirectoryOptions = {}) {
     this.now = options.now ?? Date.now;
+    this.peerSessions = new EmbeddedPeerSessions(this.now);
   }
 
   async registerProcess(record: ProcessRecord, ttlMs: number): Promise<void> {
@@ -129,6 +133,7 @@ export class EmbeddedDirectory implements Directory {
     for (const id of lapsed) this.dropProcess(id, 'lapsed');
     for (const [seatId, seat] of this.seats) if (seat.expiresAt <= now) this.dropSeat(seatId);
     for (const [ticketId, result] of this.results) if (result.expiresAt <= now) this.results.delete(ticketId);
+    this.peerSessions.sweep();
     return lapsed;
   }
 
@@ -329,6 +334,26 @@ export class EmbeddedDirectory implements Directory {
     const result = this.results.get(ticketId);
     if (result === undefined || result.expiresAt <= this.now()) return { state: 'unknown' };
     return copyResult(result.status);
+  }
+
+  async createPeerSession(
+    sessionId: string,
+    maxPeers: number,
+    userId: string,
+    ttlMs: number,
+  ): Promise<boolean> {
+    this.open();
+    return this.peerSessions.create(sessionId, maxPeers, userId, ttlMs);
+  }
+
+  async takePeerSlot(sessionId: string, userId: string, ttlMs: number): Promise<PeerSlotResult> {
+    this.open();
+    return this.peerSessions.take(sessionId, userId, ttlMs);
+  }
+
+  async leavePeerSession(sessionId: string, userId: string): Promise<boolean> {
+    this.open();
+    return this.peerSessions.leave(sessionId, userId);
   }
 
   async publish(channel: string, message: string): Promise<void> {

@@ -8,9 +8,13 @@ export {
   BackendClient,
   type BackendClientOptions,
   BackendError,
+  type MatchedPeerSeat,
   type MatchmakeOptions,
+  type PeerMatchmakeOptions,
+  type PeerSeat,
   type Seated,
 } from '../join/backend-client.js';
+export type { PeerSessionAnswer } from '../join/peer-session-answer.js';
 export {
   type Backend,
   type BackendOptions,
@@ -40,6 +44,7 @@ export { type ManagedProcess, type ManagedServer, reportToManager } from './mana
 export { HEARTBEAT_MS_ENV, PROCESS_ID_ENV } from './manager-protocol.js';
 export * from './match-rules.js';
 export * from './matchmaker.js';
+export { peerSessionIdOf, peerSessionRoomId, type RendezvousOptions } from './peer-sessions.js';
 export { type IssuePeerTokenOptions, issuePeerToken } from './peer-token-issuer.js';
 export {
   type DrainOutcome,

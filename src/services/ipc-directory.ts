@@ -12,6 +12,7 @@ import { ChildProcess } from 'node:child_process';
 import type {
   ConsumeResult,
   Directory,
+  PeerSlotResult,
   ProcessLoad,
   ProcessRecord,
   ProcessState,
@@ -70,6 +71,9 @@ const PLAIN_METHODS = new Set([
   'listTickets',
   'claimTickets',
   'ticketStatus',
+  'createPeerSession',
+  'takePeerSlot',
+  'leavePeerSession',
   'publish',
 ]);
 const MAX_ARGS = 4;
@@ -299,6 +303,15 @@ export class IpcDirectory implements Directory {
   }
   ticketStatus(ticketId: string): Promise<TicketStatus> {
     return this.call('ticketStatus', [ticketId]);
+  }
+  createPeerSession(sessionId: string, maxPeers: number, userId: string, ttlMs: number): Promise<boolean> {
+    return this.call('createPeerSession', [sessionId, maxPeers, userId, ttlMs]);
+  }
+  takePeerSlot(sessionId: string, userId: string, ttlMs: number): Promise<PeerSlotResult> {
+    return this.call('takePeerSlot', [sessionId, userId, ttlMs]);
+  }
+  leavePeerSession(sessionId: string, userId: string): Promise<boolean> {
+    return this.call('leavePeerSession', [sessionId, userId]);
   }
   publish(channel: string, message: string): Promise<void> {
     return this.call('publish', [channel, message]);

@@ -9,11 +9,17 @@
  *
  * Machines sharing one Redis each run their own startLocalFleet({ redis, privateKey, ... }) with the
  * same key and session secret: any backend seats a player on any machine's servers.
+ *
+ * With `rendezvous` it also runs a RendezvousServer on UDP and gives the backend its address and
+ * key, so peer pools (matchmaking.peerPools) hand out peer tokens: a whole peer-to-peer setup in
+ * one call. A fleet of peer pools alone needs no room types (and starts no room servers); machines
+ * sharing one rendezvous give each backend its address and key (backend.rendezvous) instead.
  */
 import { randomBytes } from 'node:crypto';
 import type { ChannelConfig } from '../channels/config.js';
 import type { AnyMessageType, MessageFactory } from '../channels/message.js';
 import type { TransportKind } from '../join/join-answer.js';
+import { UdpTransport } from '../transport/udp-transport.js';
 import { type BackendOptions, createBackend, type ServedBackend, serveBackend } from './backend.js';
 import type { Directory } from './directory.js';
 import { EmbeddedDirectory } from './embedded-directory.js';
@@ -21,6 +27,7 @@ import { checkFleetTransports, type FleetTransports, openFleetTransports } from 
 import type { MatchRules } from './match-rules.js';
 import { Matchmaker } from './matchmaker.js';
 import { RedisDirectory } from './redis-directory.js';
+import { RendezvousServer } from './rendezvous-server.js';
 import type { RoomDefaults, RoomType } from './room.js';
 import type { RoomChannelSlot } from './room-channels.js';
 import { createMatchRoom } from './room-placement.js';
@@ -42,7 +49,7 @@ export interface LocalFleetOptions<M extends AnyMessageType = AnyMessageType> {
   privateKey?: Uint8Array;
   /** A redis:// URL: the fleet's directory is that Redis (several machines), not an embedded one. */
   redis?: string;
-  /** Room servers started in this process (default 1). */
+  /** Room servers started in this process (default 1; 0 when there are no room types). */
   servers?: number;
   /**
    * What each server serves, each on a port of its own (default ['udp']): 'websocket' (browsers
@@ -54,16 +61,25 @@ export interface LocalFleetOptions<M extends AnyMessageType = AnyMessageType> {
   host?: string;
   /** The backend's port (default 0: any free one). */
   port?: number;
-  /** Matchmaking: tickets of `rules` (or per pool) matched into private rooms of type `room`. */
+  /**
+   * Matchmaking: tickets of `rules` (or per pool) matched into private rooms of type `room`, and
+   * tickets of `peerPools` into peer-to-peer sessions (needs `rendezvous`, or backend.rendezvous).
+   */
   matchmaking?: {
-    room: string;
+    room?: string;
     rules?: MatchRules;
     pools?: Record<string, MatchRules>;
+    peerPools?: Record<string, MatchRules>;
     /** How often the queue is matched, ms (default 250). */
     intervalMs?: number;
   };
   /** More RoomServer options (heartbeats, ttl, slots...). */
   server?: Partial<Omit<RoomServerOptions<M>, 'directory' | 'transports' | 'factory' | 'protocolId'>>;
+  /**
+   * Runs a RendezvousServer (UDP on `host`, `port` default 0: any free one; the key is random)
+   * that the backend sends peer-to-peer players to (peer pools, /peers).
+   */
+  rendezvous?: boolean | { port?: number };
   /** More backend options (verifier, lifetimes, rate limit...). */
   backend?: Partial<Omit<BackendOptions, 'directory' | 'privateKey' | 'protocolId' | 'matchmaker'>>;
 }
@@ -75,6 +91,8 @@ export interface LocalFleet<M extends AnyMessageType = AnyMessageType> {
   servers: RoomServer<M>[];
   backend: ServedBackend;
   matchmaker: Matchmaker | null;
+  /** The rendezvous started with `rendezvous` (its key is the backend's rendezvous key). */
+  rendezvous: RendezvousServer | null;
   privateKey: Uint8Array;
   /** Stops the backend, the matchmaker and the servers (their clients are told), then the directory. */
   close(): Promise<void>;
@@ -83,11 +101,22 @@ export interface LocalFleet<M extends AnyMessageType = AnyMessageType> {
 export async function startLocalFleet<M extends AnyMessageType>(
   options: LocalFleetOptions<M>,
 ): Promise<LocalFleet<M>> {
-  const count = options.servers ?? 1;
-  if (!Number.isInteger(count) || count < 1)
-    throw new RangeError(`servers must be an integer >= 1, got ${count}`);
-  if (Object.keys(options.rooms).length === 0)
-    throw new RangeError('startLocalFleet: give at least one room type');
+  const roomTypes = Object.keys(options.rooms).length;
+  const wantsRendezvous = options.rendezvous !== undefined && options.rendezvous !== false;
+  if (roomTypes === 0 && !wantsRendezvous && options.backend?.rendezvous === undefined)
+    throw new RangeError('startLocalFleet: give at least one room type (or a rendezvous)');
+  const count = options.servers ?? (roomTypes === 0 ? 0 : 1);
+  if (!Number.isInteger(count) || count < (roomTypes === 0 ? 0 : 1))
+    throw new RangeError(`servers must be an integer >= ${roomTypes === 0 ? 0 : 1}, got ${count}`);
+  const match = options.matchmaking;
+  if (
+    match !== undefined &&
+    (match.rules !== undefined || match.pools !== undefined) &&
+    match.room === undefined
+  )
+    throw new RangeError('startLocalFleet: matchmaking.rules and .pools need matchmaking.room');
+  if (match?.peerPools !== undefined && !wantsRendezvous && options.backend?.rendezvous === undefined)
+    throw new RangeError('startLocalFleet: matchmaking.peerPools need rendezvous (or backend.rendezvous)');
   const kinds = options.transports ?? ['udp'];
   checkFleetTransports(kinds);
   const host = options.host ?? '127.0.0.1';
@@ -100,9 +129,13 @@ export async function startLocalFleet<M extends AnyMessageType>(
   const opened: FleetTransports[] = [];
   let backend: ServedBackend | null = null;
   let matchmaker: Matchmaker | null = null;
+  let rendezvous: RendezvousServer | null = null;
+  let rendezvousTimer: ReturnType<typeof setInterval> | null = null;
   const close = async () => {
     await backend?.close();
     await matchmaker?.stop();
+    if (rendezvousTimer !== null) clearInterval(rendezvousTimer);
+    rendezvous?.close();
     for (const server of servers) await server.stop();
     for (const transports of opened) await transports.close();
     await directory.close();
@@ -128,13 +161,34 @@ export async function startLocalFleet<M extends AnyMessageType>(
       servers.push(server);
       await server.start();
     }
-    const match = options.matchmaking;
+    let rendezvousKey: Uint8Array | null = null;
+    if (wantsRendezvous) {
+      const port = typeof options.rendezvous === 'object' ? (options.rendezvous.port ?? 0) : 0;
+      const transport = await UdpTransport.open({
+        address: host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`,
+      });
+      rendezvousKey = new Uint8Array(randomBytes(32));
+      rendezvous = new RendezvousServer({
+        transport,
+        protocolId: options.protocolId,
+        privateKey: rendezvousKey,
+      });
+      const server = rendezvous;
+      const started = performance.now();
+      // Its clock is seconds from start; it wants an update every few ms to 50 ms.
+      rendezvousTimer = setInterval(() => server.update((performance.now() - started) / 1000), 10);
+      rendezvousTimer.unref();
+    }
     if (match !== undefined) {
+      const room = match.room;
       matchmaker = new Matchmaker({
         directory,
         ...(match.rules === undefined ? {} : { rules: match.rules }),
         ...(match.pools === undefined ? {} : { pools: match.pools }),
-        onMatch: () => createMatchRoom({ directory, name: match.room, transport: kinds[0] }),
+        ...(match.peerPools === undefined ? {} : { peerPools: match.peerPools }),
+        ...(room === undefined
+          ? {}
+          : { onMatch: () => createMatchRoom({ directory, name: room, transport: kinds[0] }) }),
       });
       matchmaker.start(match.intervalMs ?? 250);
     }
@@ -145,6 +199,9 @@ export async function startLocalFleet<M extends AnyMessageType>(
         privateKey,
         protocolId: options.protocolId,
         ...(matchmaker === null ? {} : { matchmaker }),
+        ...(rendezvous === null || rendezvousKey === null
+          ? {}
+          : { rendezvous: { address: rendezvous.localAddress, privateKey: rendezvousKey } }),
       }),
       { hostname: host, ...(options.port === undefined ? {} : { port: options.port }) },
     );
@@ -152,5 +209,5 @@ export async function startLocalFleet<M extends AnyMessageType>(
     await close().catch(() => {});
     throw error;
   }
-  return { url: backend.url, directory, servers, backend, matchmaker, privateKey, close };
+  return { url: backend.url, directory, servers, backend, matchmaker, rendezvous, privateKey, close };
 }

@@ -14,9 +14,15 @@
  * the claim would leave players 'matched' into nothing. The price of this order is a room made
  * and dropped on a lost race; if a process dies between onMatch and the claim, the room's unused
  * reservations lapse and the empty room is disposed by its grace time.
+ *
+ * Peer pools (peerPools) form matches by the same rules but make no room: each match is a
+ * peer-to-peer session with a fresh random id, claimed as "p2p:<sessionId>" (peer-sessions.ts);
+ * its players in claim order are the slots, and the backend answers each one's poll with a peer
+ * token for its slot. A lost claim costs nothing there: no room was made.
  */
 import type { Directory, RoomMetadata, Ticket, TicketStatus } from './directory.js';
 import { createMatchFormer, type MatchFormer, type MatchRules, validateMatchRules } from './match-rules.js';
+import { checkPeerPoolSize, newPeerSessionId, peerSessionRoomId } from './peer-sessions.js';
 import { randomId } from './seat-token.js';
 
 export interface MatchmakerOptions {
@@ -25,8 +31,16 @@ export interface MatchmakerOptions {
   rules?: MatchRules;
   /** Rules per pool name (e.g. "duel/eu"), overriding `rules`. */
   pools?: Record<string, MatchRules>;
-  /** Makes the match's room and reserves its seats; rejects to leave the tickets queued. */
-  onMatch: (tickets: Ticket[], match: { matchId: string; pool: string }) => Promise<{ roomId: string }>;
+  /**
+   * Rules per pool whose matches are peer-to-peer sessions (2..64 players) rather than rooms: the
+   * backend (given its rendezvous option) answers each player's poll with a peer token.
+   */
+  peerPools?: Record<string, MatchRules>;
+  /**
+   * Makes the match's room and reserves its seats; rejects to leave the tickets queued. Needed
+   * unless every pool is a peer pool.
+   */
+  onMatch?: (tickets: Ticket[], match: { matchId: string; pool: string }) => Promise<{ roomId: string }>;
   /** Releases a room made by onMatch whose tickets could not be claimed. */
   onAbandon?: (roomId: string) => Promise<void> | void;
   /** Queued tickets one user may have at once (default 1), counted per Matchmaker. */
@@ -67,14 +81,21 @@ export interface MatchmakerMetrics {
   lastError: unknown;
 }
 
+/** A pool's rules, its pass, and whether its matches are peer sessions. */
+interface Former {
+  rules: MatchRules;
+  form: MatchFormer;
+  peer: boolean;
+}
+
 /** Longest user id or pool name accepted (as seat-token's ids). */
 const MAX_NAME_LENGTH = 64;
 const SAMPLES = 1024;
 
 export class Matchmaker {
   private readonly directory: Directory;
-  private readonly formers = new Map<string, { rules: MatchRules; form: MatchFormer }>();
-  private readonly fallback: { rules: MatchRules; form: MatchFormer } | null;
+  private readonly formers = new Map<string, Former>();
+  private readonly fallback: Former | null;
   private readonly onMatch: MatchmakerOptions['onMatch'];
   private readonly onAbandon: MatchmakerOptions['onAbandon'];
   private readonly ticketsPerUser: number;
@@ -106,18 +127,27 @@ export class Matchmaker {
 
   constructor(options: MatchmakerOptions) {
     this.directory = options.directory;
-    const prepare = (rules: MatchRules) => {
+    const prepare = (rules: MatchRules, peer: boolean): Former => {
       validateMatchRules(rules);
-      return { rules, form: createMatchFormer(rules) };
+      return { rules, form: createMatchFormer(rules), peer };
     };
-    this.fallback = options.rules === undefined ? null : prepare(options.rules);
+    this.fallback = options.rules === undefined ? null : prepare(options.rules, false);
     for (const [pool, rules] of Object.entries(options.pools ?? {})) {
       checkName('pool', pool);
-      this.formers.set(pool, prepare(rules));
+      this.formers.set(pool, prepare(rules, false));
+    }
+    for (const [pool, rules] of Object.entries(options.peerPools ?? {})) {
+      checkName('pool', pool);
+      if (this.formers.has(pool)) throw new RangeError(`pool "${pool}" is both a room pool and a peer pool`);
+      const former = prepare(rules, true);
+      checkPeerPoolSize(pool, rules.minPlayers, rules.maxPlayers);
+      this.formers.set(pool, former);
     }
     if (this.fallback === null && this.formers.size === 0)
       throw new RangeError('Matchmaker needs rules or at least one pool');
-    if (typeof options.onMatch !== 'function') throw new RangeError('onMatch must be a function');
+    const roomPools = this.fallback !== null || [...this.formers.values()].some((f) => !f.peer);
+    if (options.onMatch !== undefined ? typeof options.onMatch !== 'function' : roomPools)
+      throw new RangeError('onMatch must be a function (it makes the rooms of room pools)');
     this.onMatch = options.onMatch;
     this.onAbandon = options.onAbandon;
     this.ticketsPerUser = positiveInteger('ticketsPerUser', options.ticketsPerUser ?? 1);
@@ -249,12 +279,12 @@ export class Matchmaker {
       for (const [id, own] of [...this.ownTickets])
         if (own.listedFrom <= listing && !listed.has(id)) this.untrack(id);
       const depth: Record<string, number> = {};
-      const matches: { pool: string; tickets: Ticket[] }[] = [];
+      const matches: { pool: string; tickets: Ticket[]; peer: boolean }[] = [];
       for (const [pool, tickets] of byPool) {
         depth[pool] = tickets.length;
         const former = this.formerOf(pool);
         if (former === null) continue;
-        for (const m of former.form(tickets, now)) matches.push({ pool, tickets: m });
+        for (const m of former.form(tickets, now)) matches.push({ pool, tickets: m, peer: former.peer });
       }
       this.queueDepth = depth;
       // Matches are committed with bounded concurrency: room creation may wait on another process.
@@ -262,7 +292,7 @@ export class Matchmaker {
       const worker = async () => {
         while (nextMatch < matches.length) {
           const m = matches[nextMatch++];
-          await this.commit(m.pool, m.tickets);
+          await this.commit(m.pool, m.tickets, m.peer);
         }
       };
       await Promise.all(Array.from({ length: Math.min(this.concurrency, matches.length) }, worker));
@@ -275,11 +305,13 @@ export class Matchmaker {
     }
   }
 
-  private async commit(pool: string, tickets: Ticket[]): Promise<void> {
+  private async commit(pool: string, tickets: Ticket[], peer: boolean): Promise<void> {
     const matchId = randomId();
     let roomId: string;
     try {
-      ({ roomId } = await this.onMatch(tickets, { matchId, pool }));
+      if (peer) roomId = peerSessionRoomId(newPeerSessionId());
+      else if (this.onMatch === undefined) throw new TypeError('no onMatch for a room pool');
+      else ({ roomId } = await this.onMatch(tickets, { matchId, pool }));
       if (typeof roomId !== 'string' || roomId === '') throw new TypeError('onMatch returned no roomId');
     } catch (error) {
       this.counters.onMatchErrors++;
@@ -300,6 +332,7 @@ export class Matchmaker {
     }
     if (!claimed) {
       this.counters.claimsLost++;
+      if (peer) return; // no room was made
       try {
         await this.onAbandon?.(roomId);
       } catch (error) {
@@ -316,7 +349,7 @@ export class Matchmaker {
     }
   }
 
-  private formerOf(pool: string): { rules: MatchRules; form: MatchFormer } | null {
+  private formerOf(pool: string): Former | null {
     return this.formers.get(pool) ?? this.fallback;
   }
 

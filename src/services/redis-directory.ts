@@ -20,12 +20,14 @@
  *   P ticket-pool            hash    ticket id → its pool
  *   P pool:<pool>            set     ids of the pool's queued tickets
  *   P ticket-result:<id>     string  json of a match or cancellation; PX resultTtlMs (60 s when cancelled)
+ *   P peer-session:<id>      hash    n → slots, "0".."n-1" → the user holding it; PX its ttl
  * Channels are published as P + channel (PROCESS_GONE too), so fleets with different prefixes do not meet.
  */
 import { Redis, type RedisOptions } from 'ioredis';
 import type {
   ConsumeResult,
   Directory,
+  PeerSlotResult,
   ProcessLoad,
   ProcessRecord,
   ProcessState,
@@ -38,7 +40,13 @@ import type {
   TicketStatus,
   Unsubscribe,
 } from './directory.js';
-import { checkMaxClients, checkProcessState, checkRestoredSeat, checkTtl } from './directory-checks.js';
+import {
+  checkMaxClients,
+  checkPeerSession,
+  checkProcessState,
+  checkRestoredSeat,
+  checkTtl,
+} from './directory-checks.js';
 import { RedisChannels } from './redis-channels.js';
 import {
   fieldsOf,
@@ -313,6 +321,34 @@ export class RedisDirectory implements Directory {
       return ticket === null ? { state: 'unknown' } : { state: 'queued', ticket };
     }
     return (kind === 'result' ? ticketResultOf(json) : null) ?? { state: 'unknown' };
+  }
+
+  async createPeerSession(
+    sessionId: string,
+    maxPeers: number,
+    userId: string,
+    ttlMs: number,
+  ): Promise<boolean> {
+    checkPeerSession(sessionId, userId, maxPeers);
+    checkTtl(ttlMs);
+    return (await this.script('gwCreatePeerSession', sessionId, `${maxPeers}`, userId, ms(ttlMs))) === 1;
+  }
+
+  async takePeerSlot(sessionId: string, userId: string, ttlMs: number): Promise<PeerSlotResult> {
+    checkPeerSession(sessionId, userId);
+    checkTtl(ttlMs);
+    const [slot, ...holders] = (await this.script('gwTakePeerSlot', sessionId, userId, ms(ttlMs))) as [
+      number,
+      ...string[],
+    ];
+    if (slot === -1) return { ok: false, reason: 'no such session' };
+    if (slot === -2) return { ok: false, reason: 'full' };
+    return { ok: true, slot, players: holders.map((h) => (h === '' ? null : h)) };
+  }
+
+  async leavePeerSession(sessionId: string, userId: string): Promise<boolean> {
+    checkPeerSession(sessionId, userId);
+    return (await this.script('gwLeavePeerSession', sessionId, userId)) === 1;
   }
 
   async publish(channel: string, message: string): Promise<void> {

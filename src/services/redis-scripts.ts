@@ -321,6 +321,47 @@ if json then return { 'queued', json } end
 json = redis.call('GET', P .. 'ticket-result:' .. ARGV[2])
 if json then return { 'result', json } end
 return {}`,
+
+  // sessionId, maxPeers, userId, ttl → 1 created, 0 the id is taken. Fields: n, and slot → user.
+  gwCreatePeerSession: `
+local key = P .. 'peer-session:' .. ARGV[2]
+if redis.call('EXISTS', key) == 1 then return 0 end
+redis.call('HSET', key, 'n', ARGV[3], '0', ARGV[4])
+redis.call('PEXPIRE', key, ARGV[5])
+return 1`,
+
+  // sessionId, userId, ttl → {slot, holder of each slot ('' free)…}, {-1} no session, {-2} full
+  gwTakePeerSlot: `
+local key = P .. 'peer-session:' .. ARGV[2]
+local n = tonumber(redis.call('HGET', key, 'n'))
+if not n then return { -1 } end
+local slot = -1
+for i = 0, n - 1 do
+  if redis.call('HGET', key, tostring(i)) == ARGV[3] then slot = i break end
+end
+if slot < 0 then
+  for i = 0, n - 1 do
+    if redis.call('HSETNX', key, tostring(i), ARGV[3]) == 1 then slot = i break end
+  end
+end
+if slot < 0 then return { -2 } end
+redis.call('PEXPIRE', key, ARGV[4])
+local out = { slot }
+for i = 0, n - 1 do out[#out + 1] = redis.call('HGET', key, tostring(i)) or '' end
+return out`,
+
+  // sessionId, userId → 1 its slot freed, 0 it held none
+  gwLeavePeerSession: `
+local key = P .. 'peer-session:' .. ARGV[2]
+local n = tonumber(redis.call('HGET', key, 'n'))
+if not n then return 0 end
+for i = 0, n - 1 do
+  if redis.call('HGET', key, tostring(i)) == ARGV[3] then
+    redis.call('HDEL', key, tostring(i))
+    return 1
+  end
+end
+return 0`,
 } as const;
 
 export type DirectoryScriptName = keyof typeof DIRECTORY_SCRIPTS;
