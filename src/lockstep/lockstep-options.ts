@@ -195,4 +195,8 @@ export interface LockstepStats {
   peers: LockstepPeerStats[];
   /** Why the last refused packet was refused. */
   lastRefusal: string | null;
+  /** Events dropped because pollEvent was not called (past 256 waiting, the oldest go). */
+  eventsDropped: number;
+  /** Control messages not sent because a peer's reliable queue was full (it does not ack). */
+  messagesDropped: number;
 }

@@ -88,7 +88,7 @@ export class TurnRunner<T> {
       for (const control of hostList.controls) {
         if (control.kind === 'turnMs') {
           core.timing.turnMs = control.turnMs;
-          core.events.push({ kind: 'turnLength', turn, turnMs: control.turnMs });
+          core.pushEvent({ kind: 'turnLength', turn, turnMs: control.turnMs });
         } else if (control.peer !== core.self && !m.isCurrent(control.peer)) {
           m.join(control.peer, control.fromTurn);
           joinApplied(core, control.peer, turn, host === core.self);
@@ -112,7 +112,7 @@ export class TurnRunner<T> {
       if (this.desynced[p]) continue;
       this.desynced[p] = true;
       const dump = core.o.game.dumpState?.(checked);
-      core.events.push({ kind: 'desync', turn: checked, peer: p, local, remote: list.checksum, dump });
+      core.pushEvent({ kind: 'desync', turn: checked, peer: p, local, remote: list.checksum, dump });
     }
     if (differs) this.desyncs++;
   }
