@@ -179,7 +179,13 @@ export class LockstepSession<T> {
     }
     const rejected = connection.channels.counters.packetsRejected;
     const malformed = malformedPackets(connection);
-    connection.receivePacket(data);
+    try {
+      connection.receivePacket(data);
+    } catch (error) {
+      // A last resort, as for control messages: a datagram never throws out of update.
+      c.refuse(peer, `peer ${peer}: packet failed: ${(error as Error).message}`);
+      return;
+    }
     if (connection.channels.counters.packetsRejected !== rejected) {
       c.traffic.peers[peer].refused++;
       c.lastRefusal = `peer ${peer}: ${connection.channels.lastRejection}`;
