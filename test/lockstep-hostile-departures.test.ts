@@ -110,6 +110,33 @@ describe('LockstepSession departures against a hostile member', () => {
   });
 });
 
+describe('LockstepSession: a member that sends different lists to different peers', () => {
+  it('is named after the desync it causes (lists differ for that peer at that turn)', () => {
+    const s = scene(SEED, 2, true);
+    warmUp(s, 20);
+    const turn = Math.max(s.sessions[0].turn, s.sessions[1].turn) + 4;
+    const order = { first: 1, count: 2, x: 100, y: 200 };
+    s.step(() => {
+      s.evil.lists(turn, [list(turn, [order])]);
+      s.evil2.lists(turn, [list(turn)]);
+    });
+    for (let i = 0; i < 100; i++) s.step(() => s.honest());
+    for (const session of s.sessions) {
+      const all = events(session);
+      assert.ok(
+        all.some((e) => e.kind === 'desync'),
+        JSON.stringify(all),
+      );
+      const differ = all.filter((e) => e.kind === 'listsDiffer');
+      assert.deepEqual(
+        differ.map((e) => e.kind === 'listsDiffer' && [e.turn, e.peer]),
+        [[turn, 2]],
+        JSON.stringify(all),
+      );
+    }
+  });
+});
+
 describe('LockstepSession: peer indices past the session and unanswered queues', () => {
   it('refuses a host list joining a peer past maxPeers and a query about one, without throwing', () => {
     // Peer 0, the host, attacks peers 1 and 2.

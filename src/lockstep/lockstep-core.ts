@@ -1,5 +1,6 @@
 import type { AnyMessageType, MessageType } from '../channels/message.js';
 import { type Codec, compile } from '../schema/codec.js';
+import { crc32 } from '../serialize/crc32.js';
 import { ReadStream } from '../serialize/read-stream.js';
 import { WriteStream } from '../serialize/write-stream.js';
 import { controlFactory } from './control-messages.js';
@@ -235,6 +236,14 @@ export class LockstepCore<T> implements TurnChannelHost<T> {
     const slot = turn & (TURN_RING - 1);
     this.checksumTurns[slot] = turn;
     this.checksums[slot] = value >>> 0;
+  }
+
+  /** CRC-32 of a list's encoding (as it travels): what a peer ran, to compare after a desync. */
+  listDigest(list: TurnList<T>): number {
+    const ws = scratchWriter;
+    ws.reset();
+    this.lists.write(ws, list);
+    return crc32(ws.finish()) >>> 0;
   }
 
   /** The game's checksum of its state now, as a uint32. */

@@ -5,6 +5,7 @@ import {
   DepartureReply,
   JoinRequest,
   LatenessReport,
+  ListDigests,
   Lost,
   Welcome,
 } from './control-messages.js';
@@ -237,7 +238,9 @@ export class LockstepSession<T> {
     else if (message.is(Departure)) {
       const v = message.value;
       this.departures.announced(peer, v.peer, v.afterTurn, v.reason);
-    } else if (message.name === 'block') snapshotArrived(c, peer, message.value as Uint8Array, now);
+    } else if (message.is(ListDigests))
+      this.runner.digestsArrived(peer, message.value.turn, message.value.digests);
+    else if (message.name === 'block') snapshotArrived(c, peer, message.value as Uint8Array, now);
   }
 
   private runTurns(now: number): void {

@@ -70,8 +70,12 @@ export function list(turn: number, orders: OrderValue[] = []): TurnList<OrderVal
   return l;
 }
 
-/** `evil`: the attacker's index; the other two are honest (sessions[0] is the lower). */
-export function scene(SEED: number, evilPeer = 2) {
+/**
+ * `evil`: the attacker's index; the other two are honest (sessions[0] is the lower). `split`: the
+ * attacker has a connection of its own to the other honest peer too (`evil2`, `attacker2`), so it
+ * can send the two different lists (else see `mirror`).
+ */
+export function scene(SEED: number, evilPeer = 2, split = false) {
   const evil = evilPeer;
   const network = new MemoryNetwork();
   const transports = [0, 1, 2].map(() => network.createTransport());
@@ -113,6 +117,13 @@ export function scene(SEED: number, evilPeer = 2) {
     { factory, channels: [{ kind: 'reliable-ordered' }, { kind: 'custom', create: () => channel }] },
     0,
   );
+  const channel2 = new EvilChannel();
+  const attacker2 = new PeerConnection(
+    links[evil],
+    honestPeers[1],
+    { factory, channels: [{ kind: 'reliable-ordered' }, { kind: 'custom', create: () => channel2 }] },
+    0,
+  );
   let now = 0;
   /** One 20 ms step: the honest peers update; the attacker sends what `act` prepares. */
   const step = (act?: () => void) => {
@@ -121,9 +132,11 @@ export function scene(SEED: number, evilPeer = 2) {
     links[evil].update(now);
     links[evil].receive((peer, data) => {
       if (peer === target) attacker.receivePacket(data);
+      else if (split) attacker2.receivePacket(data);
     });
     act?.();
     attacker.update(now);
+    if (split) attacker2.update(now);
   };
   /** The attacker as an honest member: its (empty) lists for the turns ahead of the slower peer. */
   const honest = (orders: Map<number, OrderValue[]> = new Map()) => {
@@ -131,6 +144,7 @@ export function scene(SEED: number, evilPeer = 2) {
     const items = [];
     for (let turn = from; turn <= from + 2; turn++) items.push(list(turn, orders.get(turn)));
     channel.lists(from, items);
+    if (split) channel2.lists(from, items);
   };
   return {
     honestPeers,
@@ -139,6 +153,8 @@ export function scene(SEED: number, evilPeer = 2) {
     sims,
     evil: channel,
     attacker,
+    evil2: channel2,
+    attacker2,
     step,
     honest,
     fromTwo,
