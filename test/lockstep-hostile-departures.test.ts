@@ -5,6 +5,7 @@ import {
   Departure,
   DepartureQuery,
   DepartureReply,
+  LatenessReport,
   Lost,
   Welcome,
 } from '../src/lockstep/control-messages.js';
@@ -275,6 +276,28 @@ describe('LockstepSession: peer indices past the session and unanswered queues',
     assert.deepEqual(loaded, [77], `${joiner.stats().lastRefusal} ${joiner.status.state}`);
     assert.equal(joiner.random.state, 5);
     assert.notEqual(joiner.status.state, 'joining', 'it started from the snapshot');
+  });
+
+  it('drops and counts control messages to a peer whose reliable queue is full (it never acks)', () => {
+    const network = new MemoryNetwork();
+    const transports = [0, 1].map(() => network.createTransport());
+    const links = new LocalPeerLinks({
+      transport: transports[0],
+      self: 0,
+      addresses: transports.map((t) => t.localAddress),
+    });
+    const core = new LockstepCore<OrderValue>({
+      links,
+      command: Order,
+      seed: 1,
+      members: [0, 1],
+      game: { executeTurn() {}, checksum: () => 0 },
+    });
+    // A LatenessReport a second to a host that never acks fills 1,024 slots in about 17 minutes.
+    let sent = 0;
+    for (let i = 0; i < 1100; i++) if (core.send(1, LatenessReport, { ms: 10 })) sent++;
+    assert.equal(sent, 1024);
+    assert.equal(core.messagesDropped, 76);
   });
 
   it('keeps at most MAX_EVENTS unpolled events, dropping the oldest and counting them', () => {
