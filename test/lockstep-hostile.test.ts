@@ -1,21 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { CustomChannel } from '../src/channels/channel.js';
-import type { ScratchList } from '../src/channels/scratch-list.js';
-import { controlFactory, Departure, DepartureQuery, Welcome } from '../src/lockstep/control-messages.js';
+import { Departure, DepartureQuery, Welcome } from '../src/lockstep/control-messages.js';
 import { LocalPeerLinks } from '../src/lockstep/local-peer-links.js';
 import { LockstepSession } from '../src/lockstep/lockstep-session.js';
-import { PeerConnection } from '../src/lockstep/peer-connection.js';
-import { TurnChannel } from '../src/lockstep/turn-channel.js';
-import { TurnList, TurnListCodec } from '../src/lockstep/turn-list.js';
-import { TurnStore } from '../src/lockstep/turn-store.js';
 import { prng, randomBytes } from '../src/random/prng.js';
-import { compile } from '../src/schema/codec.js';
 import { t } from '../src/schema/schema.js';
-import type { ReadStream } from '../src/serialize/read-stream.js';
-import type { WriteStream } from '../src/serialize/write-stream.js';
 import { MemoryNetwork } from '../src/transport/memory-transport.js';
-import { Order, type OrderValue, RtsSim } from './support/rts-sim.js';
+import { list, scene } from './support/lockstep-hostile-scene.js';
+import { Order } from './support/rts-sim.js';
 import { testSeed } from './support/seed.js';
 
 /**
@@ -25,117 +17,10 @@ import { testSeed } from './support/seed.js';
  * and count every refusal; the caller's mistakes throw a RangeError at the call.
  */
 const SEED = testSeed('lockstep hostile');
-const MAX_COMMANDS = 10;
-const lists = new TurnListCodec(compile(Order), MAX_COMMANDS);
-
-/** The attacker's turn entry: a first turn and raw lists, or a raw writer. */
-class EvilChannel implements CustomChannel {
-  write: ((ws: WriteStream) => void) | null = null;
-  readonly inbound: TurnChannel<OrderValue>;
-
-  constructor() {
-    const store = new TurnStore<OrderValue>(3);
-    this.inbound = new TurnChannel<OrderValue>(
-      { self: 2, store, lists, newestOwn: -1, judge: () => 0, arrived: () => {}, stale: () => {} },
-      0,
-    );
-  }
-
-  lists(first: number, items: TurnList<OrderValue>[]): void {
-    this.write = (ws) => {
-      ws.bool(true);
-      ws.uint32(first);
-      ws.int(items.length - 1, 0, 63);
-      for (const list of items) lists.write(ws, list);
-    };
-  }
-
-  select(): number {
-    return this.write === null ? 0 : 200;
-  }
-  writeSelected(ws: WriteStream): void {
-    this.write?.(ws);
-    this.write = null;
-  }
-  read(rs: ReadStream, staged: ScratchList<unknown>): boolean {
-    return this.inbound.read(rs, staged);
-  }
-  apply(): void {
-    this.inbound.apply();
-  }
-  acked(): void {}
-}
-
-function list(turn: number, orders: OrderValue[] = []): TurnList<OrderValue> {
-  const l = new TurnList<OrderValue>();
-  l.reset(turn);
-  orders.forEach((o, i) => {
-    l.commands[i] = o;
-  });
-  l.count = orders.length;
-  return l;
-}
-
-function scene() {
-  const network = new MemoryNetwork();
-  const transports = [0, 1, 2].map(() => network.createTransport());
-  const addresses = transports.map((tr) => tr.localAddress);
-  const links = transports.map((transport, self) => new LocalPeerLinks({ transport, self, addresses }));
-  /** Per honest peer, per turn, the orders peer 2 had run. */
-  const fromTwo: Map<number, number>[] = [new Map(), new Map()];
-  const sims = [0, 1].map(() => new RtsSim(64, SEED));
-  const sessions = [0, 1].map(
-    (i) =>
-      new LockstepSession<OrderValue>({
-        links: links[i],
-        command: Order,
-        seed: SEED,
-        members: [0, 1, 2],
-        maxCommandsPerTurn: MAX_COMMANDS,
-        adaptTurnMs: false,
-        game: {
-          executeTurn(turn, commands) {
-            if (commands[2].length > 0) fromTwo[i].set(turn, commands[2].length);
-            for (const orders of commands) for (const o of orders) sims[i].order(o);
-            sims[i].step(turn, sessions[i].random);
-          },
-          checksum: () => sims[i].hash,
-        },
-      }),
-  );
-  const evil = new EvilChannel();
-  const { factory } = controlFactory(Math.ceil(lists.maxBits / 8));
-  const attacker = new PeerConnection(
-    links[2],
-    0,
-    { factory, channels: [{ kind: 'reliable-ordered' }, { kind: 'custom', create: () => evil }] },
-    0,
-  );
-  let now = 0;
-  /** One 20 ms step: the honest peers update; the attacker sends what `act` prepares. */
-  const step = (act?: () => void) => {
-    now += 0.02;
-    for (const s of sessions) s.update(now);
-    links[2].update(now);
-    links[2].receive((peer, data) => {
-      if (peer === 0) attacker.receivePacket(data);
-    });
-    act?.();
-    attacker.update(now);
-  };
-  /** The attacker as an honest member: its (empty) lists for the turns ahead of the slower peer. */
-  const honest = (orders: Map<number, OrderValue[]> = new Map()) => {
-    const from = Math.max(2, Math.min(sessions[0].turn, sessions[1].turn) + 1);
-    const items = [];
-    for (let turn = from; turn <= from + 2; turn++) items.push(list(turn, orders.get(turn)));
-    evil.lists(from, items);
-  };
-  return { links, sessions, sims, evil, attacker, step, honest, fromTwo, now: () => now };
-}
 
 describe('LockstepSession against a hostile member', () => {
   it('refuses lists out of turn, over the limit, host-only messages from a member, garbage and floods', () => {
-    const s = scene();
+    const s = scene(SEED);
     // peer 1 gets the attacker's lists through its own connection to peer 2: mirror every datagram.
     const { links } = s;
     const send = links[2].send.bind(links[2]);

@@ -46,8 +46,10 @@ describe('LockstepSession membership', () => {
     const started = of(scene.peers[3], 'started');
     assert.equal(started.length, 1);
     const snapshotTurn = started[0].turn;
+    // 180 s: the turn length adapts to the round trips, which 5% loss makes up to ~300 ms here:
+    // some seeds settle at 440 ms turns (132 s for 300) plus stalls (GW_SEED=1798001422).
     assert.ok(
-      scene.runUntil(() => scene.minTurn() >= snapshotTurn + 300, 120),
+      scene.runUntil(() => scene.minTurn() >= snapshotTurn + 300, 180),
       replay,
     );
     const joined = scene.peers.slice(0, 3).map((p) => of(p, 'joined'));

@@ -79,6 +79,22 @@ describe('syncTest', () => {
     assert.deepEqual([rerun.mismatch?.frame, rerun.mismatch?.phase], [40, 'rerun']);
   });
 
+  it('compares the two runs side by side: a mismatch is found without running every frame first', () => {
+    let advanced = 0;
+    const createGame = () => {
+      const game = new Bodies('random', 40);
+      const advance = game.advance.bind(game);
+      game.advance = (i, f) => {
+        advanced++;
+        advance(i, f);
+      };
+      return game;
+    };
+    const r = syncTest({ createGame, inputs, frames: 1_000_000, checkDistance: 0 });
+    assert.deepEqual([r.mismatch?.frame, r.mismatch?.phase], [40, 'rerun']);
+    assert.ok(advanced <= 2 * 41, `${advanced} frames run`);
+  });
+
   it('finds an iteration order that a load changes (a Map rebuilt sorted)', () => {
     const r = syncTest({ createGame: () => new Bodies('order', 100), inputs, frames: 300, checkDistance: 3 });
     assert.equal(r.mismatch?.phase, 'rollback');

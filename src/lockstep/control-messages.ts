@@ -64,6 +64,16 @@ export const Departure = defineMessage(
   t.object({ peer: peer(), afterTurn: turn(), reason: t.enum(['left', 'timedOut', 'dropped'] as const) }),
 );
 
+/**
+ * After a desync with the receiver: the CRC-32 of each peer's list for `turn` as the sender ran it
+ * (0: none), so the receiver can say whose lists differed (a member that sent different lists to
+ * different peers).
+ */
+export const ListDigests = defineMessage(
+  'lockstep.digests',
+  t.object({ turn: turn(), digests: t.array(t.uint32(), MAX_PEERS) }),
+);
+
 export function controlFactory(maxListBytes: number) {
   const Forward = forwardedList(maxListBytes);
   const factory = new MessageFactory([
@@ -75,6 +85,7 @@ export function controlFactory(maxListBytes: number) {
     Forward,
     DepartureReply,
     Departure,
+    ListDigests,
   ]);
   return { factory, Forward };
 }

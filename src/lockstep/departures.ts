@@ -11,6 +11,8 @@ interface Departing {
   from: number;
   waiting: Set<number>;
   minExecuted: number;
+  /** Per survivor, the newest of k's lists it forwarded (checked against the `last` it replies). */
+  forwardedUpTo: Map<number, number>;
 }
 
 /**
@@ -28,11 +30,19 @@ export class Departures<T> {
   private readonly reasons: LockstepLeaveReason[];
   /** The host each lost peer was reported to (-1: not yet). */
   private readonly reportedTo: number[];
+  /** Per leaver: the host whose query this peer answered (-1: none open); its lists are taken from it alone. */
+  private readonly askedBy: number[];
+  /** Per leaver: a query from the next host, held until this peer loses k itself (-1: none). */
+  private readonly heldFrom: number[];
+  private readonly heldFirst: number[];
   private readonly scratch = { list: new TurnList<T>() };
 
   constructor(private readonly core: LockstepCore<T>) {
     this.reasons = new Array(core.maxPeers).fill('dropped');
     this.reportedTo = new Array(core.maxPeers).fill(-1);
+    this.askedBy = new Array(core.maxPeers).fill(-1);
+    this.heldFrom = new Array(core.maxPeers).fill(-1);
+    this.heldFirst = new Array(core.maxPeers).fill(0);
   }
 
   /** This peer lost `peer` (its links said so, or another peer did). */
@@ -42,6 +52,11 @@ export class Departures<T> {
     m.lost[peer] = true;
     this.reasons[peer] = reason;
     this.gone(peer);
+    const held = this.heldFrom[peer];
+    if (held >= 0) {
+      this.heldFrom[peer] = -1;
+      this.query(held, peer, this.heldFirst[peer]);
+    }
     this.act();
   }
 
@@ -66,7 +81,13 @@ export class Departures<T> {
     const core = this.core;
     const from = this.freeze(k) + 1;
     const waiting = new Set(core.others().filter((p) => p !== k && !core.membership.lost[p]));
-    this.running.set(k, { reason: this.reasons[k], from, waiting, minExecuted: core.executed });
+    this.running.set(k, {
+      reason: this.reasons[k],
+      from,
+      waiting,
+      minExecuted: core.executed,
+      forwardedUpTo: new Map(),
+    });
     for (const p of waiting) core.send(p, DepartureQuery, { peer: k, from });
     if (waiting.size === 0) this.finish(k);
   }
@@ -84,12 +105,23 @@ export class Departures<T> {
     const m = core.membership;
     if (k === core.self) return;
     if (core.state !== 'joining' && !this.fromHost(from, k)) {
-      core.traffic.peers[from].refused++;
-      core.lastRefusal = `departure of peer ${k} asked by peer ${from}, not the host`;
+      if (from === actingWithout(core, k) && m.isCurrent(k)) {
+        // The next host lost k before this peer did: answered once this peer loses k too (a
+        // peer cannot have the host counted out by saying it is lost to this one).
+        this.heldFrom[k] = from;
+        this.heldFirst[k] = first;
+        return;
+      }
+      core.refuse(from, `departure of peer ${k} asked by peer ${from}, not the host`);
+      return;
+    }
+    if (core.state === 'joining' && !welcomedBy(core, from)) {
+      core.refuse(from, `departure of peer ${k} asked by peer ${from}, not a member of the welcome`);
       return;
     }
     let last = -1;
     if (core.state !== 'joining') {
+      this.askedBy[k] = from;
       if (m.isCurrent(k)) {
         if (!m.lost[k]) {
           m.lost[k] = true;
@@ -108,21 +140,38 @@ export class Departures<T> {
     if (list !== null) this.core.send(to, this.core.Forward, { peer: k, turn, list });
   }
 
-  /** A forwarded list of a leaver: from the host, or to the host in a reply. */
+  /**
+   * A forwarded list of a leaver: from the host that asked this peer, or to this host from a
+   * survivor it asked, past what it held and no further than k could have sealed (k seals a list
+   * for T only after running T - delay, which needs this host's list for it).
+   */
   forwarded(from: number, k: number, turn: number, list: Uint8Array): void {
     const core = this.core;
     const m = core.membership;
-    if (from === k || !m.isCurrent(from) || !m.lost[k] || !m.isMember(k, turn)) {
-      core.traffic.peers[from].refused++;
-      core.lastRefusal = `list of peer ${k} forwarded by peer ${from} outside a departure`;
+    const d = this.running.get(k);
+    const valid =
+      from !== k &&
+      m.isCurrent(from) &&
+      m.lost[k] &&
+      m.isMember(k, turn) &&
+      (d !== undefined
+        ? d.waiting.has(from) && turn >= d.from && turn <= core.newestOwn + core.delay
+        : this.askedBy[k] === from);
+    if (!valid) {
+      core.refuse(from, `list of peer ${k} for turn ${turn} forwarded by peer ${from} outside a departure`);
       return;
     }
+    if (d !== undefined && turn > (d.forwardedUpTo.get(from) ?? -1)) d.forwardedUpTo.set(from, turn);
     core.storeForwarded(k, turn, list, this.scratch);
   }
 
-  reply(from: number, k: number, executed: number): void {
+  reply(from: number, k: number, last: number, executed: number): void {
     const d = this.running.get(k);
+    // Not asked, or counted out meanwhile: nothing to wait for.
     if (d === undefined || !d.waiting.delete(from)) return;
+    // A survivor that forwarded lists past the last it says it holds is lying about one of them.
+    if ((d.forwardedUpTo.get(from) ?? -1) > last)
+      this.core.refuse(from, `peer ${from} forwarded lists of peer ${k} past the last it holds (${last})`);
     d.minExecuted = Math.min(d.minExecuted, executed);
     if (d.waiting.size === 0) this.finish(k);
   }
@@ -147,17 +196,24 @@ export class Departures<T> {
   announced(from: number, k: number, afterTurn: number, reason: LockstepLeaveReason): void {
     const core = this.core;
     if (!this.fromHost(from, k)) {
-      core.traffic.peers[from].refused++;
-      core.lastRefusal = `departure of peer ${k} announced by peer ${from}, not the host`;
+      core.refuse(from, `departure of peer ${k} announced by peer ${from}, not the host`);
+      return;
+    }
+    // Every survivor told the host how far it ran before it decided: an earlier turn is a forgery.
+    if (k !== core.self && core.membership.isCurrent(k) && afterTurn < core.executed) {
+      core.refuse(from, `departure of peer ${k} after turn ${afterTurn}, already ran ${core.executed}`);
       return;
     }
     this.apply(k, afterTurn, reason);
   }
 
-  /** Whether `from` acts as host, now or once `k` is counted out (this peer may not know yet). */
+  /**
+   * Whether `from` acts as host: now, or once `k` is counted out — only when this peer lost k
+   * itself (or answered for it), so the next in line cannot have the host counted out on its word.
+   */
   private fromHost(from: number, k: number): boolean {
     const m = this.core.membership;
-    return from === m.acting() || from === actingWithout(this.core, k);
+    return from === m.acting() || (m.lost[k] && from === actingWithout(this.core, k));
   }
 
   private apply(k: number, afterTurn: number, reason: LockstepLeaveReason): void {
@@ -166,7 +222,7 @@ export class Departures<T> {
     if (k === core.self) {
       if (core.state === 'running') {
         core.state = 'removed';
-        core.events.push({ kind: 'removed', afterTurn });
+        core.pushEvent({ kind: 'removed', afterTurn });
       }
       return;
     }
@@ -178,8 +234,10 @@ export class Departures<T> {
     core.joinRequests.delete(k);
     this.running.delete(k);
     this.reportedTo[k] = -1;
+    this.askedBy[k] = -1;
+    this.heldFrom[k] = -1;
     this.gone(k);
-    core.events.push({ kind: 'left', peer: k, afterTurn, reason });
+    core.pushEvent({ kind: 'left', peer: k, afterTurn, reason });
   }
 
   /** A peer is gone: no departure waits for its answer any more. */
@@ -196,4 +254,10 @@ function actingWithout<T>(core: LockstepCore<T>, k: number): number {
   const host = m.acting();
   m.lost[k] = was;
   return host;
+}
+
+/** A joiner: whether `from` is a member in the table of the Welcome it holds. */
+function welcomedBy<T>(core: LockstepCore<T>, from: number): boolean {
+  const w = core.welcome?.value;
+  return w !== undefined && w.joinTurns[from] !== NEVER && w.leaveAfters[from] === NEVER;
 }

@@ -32,8 +32,15 @@ export class FrameAdvantage {
     frameRate: number,
     reported: number,
   ): void {
-    const estimate = remoteFrame + (rttSeconds / 2) * frameRate;
+    const halfTrip = (rttSeconds / 2) * frameRate;
+    const estimate = remoteFrame + halfTrip;
     this.latest = localFrame - estimate;
+    // An honest report is about the opposite of ours, off by at most the error in our estimate
+    // (half a round trip) and a frame of sampling; more is taken as the most that is plausible,
+    // so a peer cannot make us wait by reporting itself far behind.
+    const slack = halfTrip + 1;
+    if (reported < -this.latest - slack) reported = -this.latest - slack;
+    else if (reported > -this.latest + slack) reported = -this.latest + slack;
     this.remoteNow = reported;
     if (this.count === WINDOW) {
       this.localSum -= this.local[this.next];
@@ -52,7 +59,7 @@ export class FrameAdvantage {
     return (this.localSum - this.remoteSum) / (2 * this.count);
   }
 
-  /** The remote's newest report (frames it is ahead of us by its own measure). */
+  /** The remote's newest report (frames it is ahead of us by its own measure), as clamped. */
   get reported(): number {
     return this.remoteNow;
   }

@@ -35,12 +35,19 @@ export function hostSeals<T>(core: LockstepCore<T>, list: TurnList<T>, now: numb
 /** A join control ran (after `turn`): start sending the joiner our lists; the host welcomes it. */
 export function joinApplied<T>(core: LockstepCore<T>, peer: number, turn: number, host: boolean): void {
   const m = core.membership;
-  core.events.push({ kind: 'joined', peer, fromTurn: m.joinTurn[peer] });
+  core.pushEvent({ kind: 'joined', peer, fromTurn: m.joinTurn[peer] });
   core.channels[peer]!.sendFromTurn(Math.max(turn + 1, m.joinTurn[core.self]));
   if (!host) return;
   const save = core.o.game.saveState;
   if (save === undefined) {
     core.lastRefusal = `peer ${peer} joins but the game has no saveState`;
+    return;
+  }
+  const channels = core.connections[peer]!.channels;
+  const queue = channels.channels[0];
+  // The Welcome and its state go together or not at all.
+  if (queue.sendQueueDepth + 2 > queue.config.sendQueueSize) {
+    core.messagesDropped++;
     return;
   }
   core.send(peer, Welcome, {
@@ -51,7 +58,7 @@ export function joinApplied<T>(core: LockstepCore<T>, peer: number, turn: number
     joinTurns: [...m.joinTurn],
     leaveAfters: [...m.leaveAfter],
   });
-  core.connections[peer]!.channels.sendBlock(0, save());
+  channels.sendBlock(0, save());
 }
 
 /** The joiner got a Welcome: kept until its block (the state) arrives on the same channel. */
@@ -63,13 +70,28 @@ export function welcomeArrived<T>(core: LockstepCore<T>, from: number, w: Welcom
     w.joinTurns.length === core.maxPeers &&
     w.leaveAfters.length === core.maxPeers &&
     w.joinTurns[core.self] === w.fromTurn &&
-    w.leaveAfters[core.self] === NEVER;
+    w.leaveAfters[core.self] === NEVER &&
+    hostIn(w) === from;
   if (!valid) {
-    core.traffic.peers[from].refused++;
-    core.lastRefusal = 'welcome not expected or inconsistent';
+    core.refuse(from, `welcome from peer ${from} not expected, or not from the host its table names`);
+    return;
+  }
+  // The first is kept: a later one (another peer's) could swap the state under the first's block.
+  if (core.welcome !== null) {
+    core.refuse(from, `a second welcome, from peer ${from}`);
     return;
   }
   core.welcome = { from, value: w };
+}
+
+/** The host at the Welcome's turn by its own table (as Membership.hostAt). */
+function hostIn(w: WelcomeValue): number {
+  let host = -1;
+  for (let p = 0; p < w.joinTurns.length; p++) {
+    const member = w.joinTurns[p] <= w.turn && w.turn <= w.leaveAfters[p];
+    if (member && (host < 0 || w.joinTurns[p] < w.joinTurns[host])) host = p;
+  }
+  return host;
 }
 
 /** The snapshot block arrived: load it and run from the Welcome's turn + 1. */
@@ -81,8 +103,7 @@ export function snapshotArrived<T>(
 ): void {
   const welcome = core.welcome;
   if (core.state !== 'joining' || welcome === null || welcome.from !== from) {
-    core.traffic.peers[from].refused++;
-    core.lastRefusal = 'snapshot without a welcome';
+    core.refuse(from, 'snapshot without a welcome');
     return;
   }
   const w = welcome.value;
@@ -105,5 +126,5 @@ export function snapshotArrived<T>(
   core.state = 'running';
   core.welcome = null;
   for (const p of core.others()) core.channels[p]!.sendFromTurn(w.fromTurn);
-  core.events.push({ kind: 'started', turn: w.turn });
+  core.pushEvent({ kind: 'started', turn: w.turn });
 }

@@ -1,5 +1,6 @@
 import type { AnyMessageType, MessageType } from '../channels/message.js';
 import { type Codec, compile } from '../schema/codec.js';
+import { crc32 } from '../serialize/crc32.js';
 import { ReadStream } from '../serialize/read-stream.js';
 import { WriteStream } from '../serialize/write-stream.js';
 import { controlFactory } from './control-messages.js';
@@ -20,6 +21,9 @@ import { ACCEPT, STALE, TOO_FAR, TurnChannel, type TurnChannelHost } from './tur
 import { type TurnList, TurnListCodec } from './turn-list.js';
 import { TURN_RING, TurnStore } from './turn-store.js';
 import { TurnTiming } from './turn-timing.js';
+
+/** Unpolled events kept (as the rollback session). */
+export const MAX_EVENTS = 256;
 
 /** Lists accepted ahead of the last turn run: an honest peer is at most 2 × delay ahead (a joiner 3 ×). */
 const aheadLimit = (delay: number) => 4 * delay + 8;
@@ -44,7 +48,13 @@ export class LockstepCore<T> implements TurnChannelHost<T> {
   readonly connections: (PeerConnection | null)[];
   readonly channels: (TurnChannel<T> | null)[];
   readonly Forward: MessageType<{ peer: number; turn: number; list: Uint8Array }, string>;
-  readonly events: LockstepEvent[] = [];
+  /** Events waiting to be polled: at most MAX_EVENTS, read from `eventHead`. */
+  private readonly events: LockstepEvent[] = [];
+  private eventHead = 0;
+  /** Events dropped because the caller did not poll (the oldest go first). */
+  eventsDropped = 0;
+  /** Control messages not sent because the peer's reliable queue was full (it does not ack). */
+  messagesDropped = 0;
   state: LockstepState;
   /** The last turn run (-1 before any). */
   executed = -1;
@@ -72,7 +82,7 @@ export class LockstepCore<T> implements TurnChannelHost<T> {
     if (this.maxPeers > 64) throw new RangeError(`LockstepSession: at most 64 peers, got ${this.maxPeers}`);
     this.traffic = new PeerTraffic(links, this.options.maxDatagramsPerSecond);
     this.codec = compile(o.command);
-    this.lists = new TurnListCodec(this.codec, this.options.maxCommandsPerTurn);
+    this.lists = new TurnListCodec(this.codec, this.options.maxCommandsPerTurn, this.maxPeers);
     const budget = Math.min(1150, links.maxPayloadBytes - 16);
     const maxListBytes = Math.ceil(this.lists.maxBits / 8);
     if (maxListBytes + 40 > budget)
@@ -167,12 +177,53 @@ export class LockstepCore<T> implements TurnChannelHost<T> {
     return ws.finish().slice();
   }
 
+  /**
+   * Queues a control message; false (counted) when the peer's reliable queue is full — a peer that
+   * never acks must not make a send throw, and everything sent here is sent again or not needed.
+   */
   send<M extends AnyMessageType>(
     peer: number,
     type: M,
     value: M extends MessageType<infer V> ? V : never,
-  ): void {
-    this.connections[peer]!.channels.send(0, type, value as never);
+  ): boolean {
+    const channels = this.connections[peer]!.channels;
+    if (!channels.hasRoom(0)) {
+      this.messagesDropped++;
+      return false;
+    }
+    channels.send(0, type, value as never);
+    return true;
+  }
+
+  /** Counts a refusal of something `peer` sent, and says why. */
+  refuse(peer: number, reason: string): void {
+    this.traffic.peers[peer].refused++;
+    this.lastRefusal = reason;
+  }
+
+  /** Queues an event for pollEvent; past MAX_EVENTS unpolled, the oldest is dropped (counted). */
+  pushEvent(event: LockstepEvent): void {
+    if (this.events.length - this.eventHead >= MAX_EVENTS) {
+      this.eventHead++;
+      this.eventsDropped++;
+    }
+    this.events.push(event);
+    // Compacted now and then so the array does not grow with the polled ones.
+    if (this.eventHead >= MAX_EVENTS) {
+      this.events.splice(0, this.eventHead);
+      this.eventHead = 0;
+    }
+  }
+
+  pollEvent(): LockstepEvent | null {
+    if (this.eventHead >= this.events.length) return null;
+    const event = this.events[this.eventHead]!;
+    this.events[this.eventHead++] = undefined as never;
+    if (this.eventHead === this.events.length) {
+      this.events.length = 0;
+      this.eventHead = 0;
+    }
+    return event;
   }
 
   /** A turn whose commands no peer holds (checksum ring: this peer's own after `turn`). */
@@ -185,6 +236,14 @@ export class LockstepCore<T> implements TurnChannelHost<T> {
     const slot = turn & (TURN_RING - 1);
     this.checksumTurns[slot] = turn;
     this.checksums[slot] = value >>> 0;
+  }
+
+  /** CRC-32 of a list's encoding (as it travels): what a peer ran, to compare after a desync. */
+  listDigest(list: TurnList<T>): number {
+    const ws = scratchWriter;
+    ws.reset();
+    this.lists.write(ws, list);
+    return crc32(ws.finish()) >>> 0;
   }
 
   /** The game's checksum of its state now, as a uint32. */

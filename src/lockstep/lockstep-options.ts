@@ -137,6 +137,17 @@ export type LockstepEvent =
       readonly remote: number;
       readonly dump: unknown;
     }
+  /**
+   * After a desync with `reportedBy`: the list of `peer` that this peer ran at `turn` is not the
+   * one `reportedBy` ran — `peer` sent them different lists (or, when it is `reportedBy`, sent
+   * others a list it did not run itself).
+   */
+  | {
+      readonly kind: 'listsDiffer';
+      readonly turn: number;
+      readonly peer: number;
+      readonly reportedBy: number;
+    }
   /** This peer joined at `turn` (the snapshot's turn) and runs from the next one. */
   | { readonly kind: 'started'; readonly turn: number }
   /** `peer` joins: its commands count from `fromTurn`. */
@@ -195,4 +206,8 @@ export interface LockstepStats {
   peers: LockstepPeerStats[];
   /** Why the last refused packet was refused. */
   lastRefusal: string | null;
+  /** Events dropped because pollEvent was not called (past 256 waiting, the oldest go). */
+  eventsDropped: number;
+  /** Control messages not sent because a peer's reliable queue was full (it does not ack). */
+  messagesDropped: number;
 }

@@ -5,6 +5,7 @@ import {
   DepartureReply,
   JoinRequest,
   LatenessReport,
+  ListDigests,
   Lost,
   Welcome,
 } from './control-messages.js';
@@ -27,6 +28,8 @@ function malformedPackets(connection: PeerConnection): number {
   const k = connection.endpoint.counters;
   return k.packetsInvalid + k.packetsTooLargeToReceive + k.fragmentsInvalid;
 }
+
+type ControlMessage = NonNullable<ReturnType<PeerConnection['channels']['receive']>>;
 
 /** Seconds between packets to a peer outside the session that we still owe a reliable message. */
 const IDLE_INTERVAL = 0.25;
@@ -130,7 +133,7 @@ export class LockstepSession<T> {
 
   /** Takes the next event, or null. */
   pollEvent(): LockstepEvent | null {
-    return this.core.events.shift() ?? null;
+    return this.core.pollEvent();
   }
 
   /**
@@ -177,7 +180,13 @@ export class LockstepSession<T> {
     }
     const rejected = connection.channels.counters.packetsRejected;
     const malformed = malformedPackets(connection);
-    connection.receivePacket(data);
+    try {
+      connection.receivePacket(data);
+    } catch (error) {
+      // A last resort, as for control messages: a datagram never throws out of update.
+      c.refuse(peer, `peer ${peer}: packet failed: ${(error as Error).message}`);
+      return;
+    }
     if (connection.channels.counters.packetsRejected !== rejected) {
       c.traffic.peers[peer].refused++;
       c.lastRefusal = `peer ${peer}: ${connection.channels.lastRejection}`;
@@ -193,27 +202,45 @@ export class LockstepSession<T> {
     const channels = c.connections[peer]!.channels;
     for (let message = channels.receive(0); message !== null; message = channels.receive(0)) {
       if (c.state === 'closed' || c.state === 'removed') continue;
-      if (message.is(JoinRequest)) {
-        if (!c.membership.isCurrent(peer)) c.joinRequests.add(peer);
-      } else if (message.is(Welcome)) welcomeArrived(c, peer, message.value as WelcomeValue);
-      else if (message.is(LatenessReport)) c.timing.report(peer, message.value.ms, now);
-      else if (message.is(Lost)) {
-        // A peer already counted out cannot get others counted out (a cut between two peers drops one).
-        if (c.membership.isCurrent(peer) && !c.membership.lost[peer])
-          this.departures.lost(message.value.peer, message.value.reason);
-      } else if (message.is(DepartureQuery)) {
-        if (c.membership.isCurrent(peer) || c.state === 'joining')
-          this.departures.query(peer, message.value.peer, message.value.from);
-      } else if (message.is(c.Forward)) {
-        const v = message.value;
-        this.departures.forwarded(peer, v.peer, v.turn, v.list);
-      } else if (message.is(DepartureReply))
-        this.departures.reply(peer, message.value.peer, message.value.executed);
-      else if (message.is(Departure)) {
-        const v = message.value;
-        this.departures.announced(peer, v.peer, v.afterTurn, v.reason);
-      } else if (message.name === 'block') snapshotArrived(c, peer, message.value as Uint8Array, now);
+      const named = (message.value as { peer?: unknown } | null)?.peer;
+      if (typeof named === 'number' && named >= c.maxPeers) {
+        c.refuse(peer, `peer ${peer}: ${message.name} names peer ${named}, past the session's ${c.maxPeers}`);
+        continue;
+      }
+      try {
+        this.handle(peer, message, now);
+      } catch (error) {
+        // A last resort: nothing a peer sends may throw out of update (the checks above should).
+        c.refuse(peer, `peer ${peer}: ${message.name} failed: ${(error as Error).message}`);
+      }
     }
+  }
+
+  /** One control message from `peer`. */
+  private handle(peer: number, message: ControlMessage, now: number): void {
+    const c = this.core;
+    if (message.is(JoinRequest)) {
+      if (!c.membership.isCurrent(peer)) c.joinRequests.add(peer);
+    } else if (message.is(Welcome)) welcomeArrived(c, peer, message.value as WelcomeValue);
+    else if (message.is(LatenessReport)) c.timing.report(peer, message.value.ms, now);
+    else if (message.is(Lost)) {
+      // A peer already counted out cannot get others counted out (a cut between two peers drops one).
+      if (c.membership.isCurrent(peer) && !c.membership.lost[peer])
+        this.departures.lost(message.value.peer, message.value.reason);
+    } else if (message.is(DepartureQuery)) {
+      if (c.membership.isCurrent(peer) || c.state === 'joining')
+        this.departures.query(peer, message.value.peer, message.value.from);
+    } else if (message.is(c.Forward)) {
+      const v = message.value;
+      this.departures.forwarded(peer, v.peer, v.turn, v.list);
+    } else if (message.is(DepartureReply))
+      this.departures.reply(peer, message.value.peer, message.value.last, message.value.executed);
+    else if (message.is(Departure)) {
+      const v = message.value;
+      this.departures.announced(peer, v.peer, v.afterTurn, v.reason);
+    } else if (message.is(ListDigests))
+      this.runner.digestsArrived(peer, message.value.turn, message.value.digests);
+    else if (message.name === 'block') snapshotArrived(c, peer, message.value as Uint8Array, now);
   }
 
   private runTurns(now: number): void {
@@ -230,7 +257,7 @@ export class LockstepSession<T> {
         }
         if (!this.stallReported && now - this.stalledSince >= c.options.stallReportSeconds) {
           this.stallReported = true;
-          c.events.push({ kind: 'stalled', turn: next, waitingFor: [...runner.waitingFor] });
+          c.pushEvent({ kind: 'stalled', turn: next, waitingFor: [...runner.waitingFor] });
         }
         break;
       }
@@ -239,7 +266,7 @@ export class LockstepSession<T> {
       if (this.stalledSince >= 0) {
         const seconds = now - this.stalledSince;
         this.stallSeconds += seconds;
-        if (this.stallReported) c.events.push({ kind: 'resumed', turn: next, seconds });
+        if (this.stallReported) c.pushEvent({ kind: 'resumed', turn: next, seconds });
         this.stalledSince = -1;
         this.stallReported = false;
       }
@@ -294,6 +321,8 @@ export class LockstepSession<T> {
       desyncs: this.runner.desyncs,
       peers,
       lastRefusal: c.lastRefusal,
+      eventsDropped: c.eventsDropped,
+      messagesDropped: c.messagesDropped,
     };
   }
 

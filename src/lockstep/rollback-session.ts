@@ -111,8 +111,14 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
     this.connected = new Array(this.maxPeers).fill(false);
     this.saved = new Array(maxPrediction + 2).fill(undefined);
     this.savedFrames = new Float64Array(maxPrediction + 2).fill(-1);
-    this.ledger = new ChecksumLedger(this.maxPeers, Math.max(1, checksumInterval), (peer, frame, l, r) =>
-      this.compared(peer, frame, l, r),
+    // Ours and a peer's checksum of one frame come at most the prediction window plus the frames
+    // it may run ahead of us (and the input delay) apart.
+    const horizon = 2 * maxPrediction + inputDelay + 8;
+    this.ledger = new ChecksumLedger(
+      this.maxPeers,
+      Math.max(1, checksumInterval),
+      horizon,
+      (peer, frame, l, r) => this.compared(peer, frame, l, r),
     );
     this.limit = new PacketRateLimit(this.maxPeers, this.options.maxPacketsPerSecond, start);
     this.pendingInput = new Uint8Array(Math.ceil(this.codec.maxBits / 8) + 8);
@@ -270,6 +276,7 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
       if (this.savedFrames[slot] !== this.nextChecksum) continue; // overwritten meanwhile: skipped
       this.ledger.recordLocal(this.nextChecksum, this.game.checksum(this.saved[slot] as S) >>> 0);
     }
+    this.stats.checksumsSkipped = this.ledger.skipped;
   }
 
   private compared(peer: number, frame: number, local: number, remote: number): void {
@@ -402,5 +409,6 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
     peerStats.lastInputFrame = queue.last;
     for (let i = 0; i < packet.checksumCount; i++)
       this.ledger.recordRemote(peer, packet.checksumFrames[i], packet.checksums[i]);
+    this.stats.checksumsSkipped = this.ledger.skipped;
   }
 }

@@ -67,6 +67,8 @@ export interface RollbackStats {
   /** Frames skipped to let slower peers catch up. */
   waitedFrames: number;
   checksumsCompared: number;
+  /** Checksum pairs never compared: one side's was overwritten before the other's arrived. */
+  checksumsSkipped: number;
   desyncs: number;
   /** Events dropped because nobody polled them (the queue holds 256). */
   eventsDropped: number;
@@ -96,6 +98,7 @@ export function zeroStats(peers: number, maxPrediction: number): RollbackStats {
     stalledFrames: 0,
     waitedFrames: 0,
     checksumsCompared: 0,
+    checksumsSkipped: 0,
     desyncs: 0,
     eventsDropped: 0,
     peers: Array.from({ length: peers }, () => ({

@@ -52,9 +52,11 @@ export class TurnList<T> {
 export class TurnListCodec<T> {
   private readonly countBits: number;
 
+  /** `maxPeers`: the session's peer count; a join naming a peer at or past it is refused at read. */
   constructor(
     readonly codec: Codec<T>,
     readonly maxCommands: number,
+    readonly maxPeers = MAX_PEERS,
   ) {
     this.countBits = bitsRequired(0, maxCommands - 1);
   }
@@ -118,6 +120,8 @@ export class TurnListCodec<T> {
       for (let i = 0; i < count && rs.ok; i++) {
         if (rs.bool(false)) {
           const peer = rs.int(0, 0, MAX_PEERS - 1);
+          if (peer >= this.maxPeers)
+            rs.fail(`join of peer ${peer}, past the session's ${this.maxPeers} peers`);
           const offset = rs.int(0, 1, MAX_JOIN_OFFSET);
           out.controls.push({ kind: 'join', peer, fromTurn: turn + offset });
         } else out.controls.push({ kind: 'turnMs', turnMs: rs.int(0, TURN_MS_MIN, TURN_MS_MAX) });

@@ -1,5 +1,7 @@
+import { ListDigests } from './control-messages.js';
 import { hostSeals, joinApplied } from './late-join.js';
 import type { LockstepCore } from './lockstep-core.js';
+import { TURN_RING } from './turn-store.js';
 
 const EMPTY: readonly never[] = Object.freeze([]);
 
@@ -15,12 +17,19 @@ export class TurnRunner<T> {
   /** Peers whose first differing checksum was reported. */
   private readonly desynced: boolean[];
   readonly waitingFor: number[] = [];
+  /** Peers whose list digests were compared (once each: they come after a desync). */
+  private readonly digestsCompared: boolean[];
+  /** Per recent turn (TURN_RING slots), the CRC of each peer's list as run (0: none). */
+  private readonly digestTurns = new Int32Array(TURN_RING).fill(-1);
+  private readonly digests: Uint32Array;
   commandsExecuted = 0;
   desyncs = 0;
 
   constructor(private readonly core: LockstepCore<T>) {
     this.byPeer = new Array(core.maxPeers).fill(EMPTY);
     this.desynced = new Array(core.maxPeers).fill(false);
+    this.digestsCompared = new Array(core.maxPeers).fill(false);
+    this.digests = new Uint32Array(TURN_RING * core.maxPeers);
   }
 
   /** Seals this peer's list for the last turn run + delay, when it is in the session then. */
@@ -73,9 +82,13 @@ export class TurnRunner<T> {
     const core = this.core;
     const m = core.membership;
     const byPeer = this.byPeer;
+    const slot = turn & (TURN_RING - 1);
+    const base = slot * core.maxPeers;
+    this.digestTurns[slot] = turn;
     for (let p = 0; p < core.maxPeers; p++) {
       const list = m.isMember(p, turn) ? core.store.get(p, turn) : null;
       byPeer[p] = list === null ? EMPTY : list.view();
+      this.digests[base + p] = list === null ? 0 : core.listDigest(list);
       if (list !== null) this.commandsExecuted += list.count;
     }
     core.o.game.executeTurn(turn, byPeer);
@@ -88,7 +101,7 @@ export class TurnRunner<T> {
       for (const control of hostList.controls) {
         if (control.kind === 'turnMs') {
           core.timing.turnMs = control.turnMs;
-          core.events.push({ kind: 'turnLength', turn, turnMs: control.turnMs });
+          core.pushEvent({ kind: 'turnLength', turn, turnMs: control.turnMs });
         } else if (control.peer !== core.self && !m.isCurrent(control.peer)) {
           m.join(control.peer, control.fromTurn);
           joinApplied(core, control.peer, turn, host === core.self);
@@ -111,9 +124,41 @@ export class TurnRunner<T> {
       differs = true;
       if (this.desynced[p]) continue;
       this.desynced[p] = true;
+      this.sendDigests(p, checked);
       const dump = core.o.game.dumpState?.(checked);
-      core.events.push({ kind: 'desync', turn: checked, peer: p, local, remote: list.checksum, dump });
+      core.pushEvent({ kind: 'desync', turn: checked, peer: p, local, remote: list.checksum, dump });
     }
     if (differs) this.desyncs++;
+  }
+
+  /** Tells `peer` (a desync with it at `turn`) what each peer's list for that turn was here. */
+  private sendDigests(peer: number, turn: number): void {
+    const core = this.core;
+    const slot = turn & (TURN_RING - 1);
+    if (this.digestTurns[slot] !== turn) return;
+    const base = slot * core.maxPeers;
+    core.send(peer, ListDigests, {
+      turn,
+      digests: Array.from(this.digests.subarray(base, base + core.maxPeers)),
+    });
+  }
+
+  /**
+   * `from`'s digests of a turn (it found a desync with us; it may reach us before we find it):
+   * taken once per peer, a member's; names whose lists differ. `from` ran a turn we ran before it.
+   */
+  digestsArrived(from: number, turn: number, digests: readonly number[]): void {
+    const core = this.core;
+    const slot = turn & (TURN_RING - 1);
+    if (!core.membership.isCurrent(from) || this.digestsCompared[from] || digests.length !== core.maxPeers) {
+      core.refuse(from, `list digests from peer ${from} not expected`);
+      return;
+    }
+    this.digestsCompared[from] = true;
+    if (this.digestTurns[slot] !== turn) return; // too old to compare here
+    const base = slot * core.maxPeers;
+    for (let p = 0; p < core.maxPeers; p++)
+      if (digests[p] !== this.digests[base + p])
+        core.pushEvent({ kind: 'listsDiffer', turn, peer: p, reportedBy: from });
   }
 }
