@@ -95,11 +95,13 @@ class Skirmish {
   checksum(): number {
     return stateChecksum(new Uint8Array(this.units.buffer));
   }
-  // Arrow properties: the session calls saveState as a plain function.
-  readonly saveState = (): Uint8Array => new Uint8Array(this.units.buffer.slice(0));
-  readonly loadState = (bytes: Uint8Array): void => {
+  // Methods, as a game class writes them: the session calls them on the game.
+  saveState(): Uint8Array {
+    return new Uint8Array(this.units.buffer.slice(0));
+  }
+  loadState(bytes: Uint8Array): void {
     this.units.set(new Int32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)));
-  };
+  }
 }
 
 /** Runs sessions on a timer, each peer ordering now and then; events kept by position. */

@@ -38,8 +38,8 @@ export function joinApplied<T>(core: LockstepCore<T>, peer: number, turn: number
   core.pushEvent({ kind: 'joined', peer, fromTurn: m.joinTurn[peer] });
   core.channels[peer]!.sendFromTurn(Math.max(turn + 1, m.joinTurn[core.self]));
   if (!host) return;
-  const save = core.o.game.saveState;
-  if (save === undefined) {
+  const game = core.o.game;
+  if (game.saveState === undefined) {
     core.lastRefusal = `peer ${peer} joins but the game has no saveState`;
     return;
   }
@@ -58,7 +58,7 @@ export function joinApplied<T>(core: LockstepCore<T>, peer: number, turn: number
     joinTurns: [...m.joinTurn],
     leaveAfters: [...m.leaveAfter],
   });
-  channels.sendBlock(0, save());
+  channels.sendBlock(0, game.saveState());
 }
 
 /** The joiner got a Welcome: kept until its block (the state) arrives on the same channel. */
@@ -107,12 +107,12 @@ export function snapshotArrived<T>(
     return;
   }
   const w = welcome.value;
-  const load = core.o.game.loadState;
-  if (load === undefined) {
+  const game = core.o.game;
+  if (game.loadState === undefined) {
     core.lastRefusal = 'a snapshot arrived but the game has no loadState';
     return;
   }
-  load(bytes, w.turn);
+  game.loadState(bytes, w.turn);
   core.random.state = w.random;
   const m = core.membership;
   for (let p = 0; p < core.maxPeers; p++) {
