@@ -47,6 +47,24 @@ function warmUp(s: ReturnType<typeof scene>, turns: number): void {
 const refused = (s: ReturnType<typeof scene>, evil: number) =>
   s.sessions.map((x) => x.stats().peers[evil].refused);
 
+/** Peer 0's session core with peer 1 on a memory network that nothing drives: for its queues alone. */
+function loneCore(members?: number[]): LockstepCore<OrderValue> {
+  const network = new MemoryNetwork();
+  const transports = [0, 1].map(() => network.createTransport());
+  const links = new LocalPeerLinks({
+    transport: transports[0],
+    self: 0,
+    addresses: transports.map((t) => t.localAddress),
+  });
+  return new LockstepCore<OrderValue>({
+    links,
+    command: Order,
+    seed: 1,
+    ...(members === undefined ? {} : { members }),
+    game: { executeTurn() {}, checksum: () => 0 },
+  });
+}
+
 describe('LockstepSession departures against a hostile member', () => {
   it('takes a lost peer’s forwarded lists only from a survivor it asked, no further than that peer could have sent', () => {
     const s = scene(SEED);
@@ -279,20 +297,7 @@ describe('LockstepSession: peer indices past the session and unanswered queues',
   });
 
   it('drops and counts control messages to a peer whose reliable queue is full (it never acks)', () => {
-    const network = new MemoryNetwork();
-    const transports = [0, 1].map(() => network.createTransport());
-    const links = new LocalPeerLinks({
-      transport: transports[0],
-      self: 0,
-      addresses: transports.map((t) => t.localAddress),
-    });
-    const core = new LockstepCore<OrderValue>({
-      links,
-      command: Order,
-      seed: 1,
-      members: [0, 1],
-      game: { executeTurn() {}, checksum: () => 0 },
-    });
+    const core = loneCore([0, 1]);
     // A LatenessReport a second to a host that never acks fills 1,024 slots in about 17 minutes.
     let sent = 0;
     for (let i = 0; i < 1100; i++) if (core.send(1, LatenessReport, { ms: 10 })) sent++;
@@ -301,19 +306,7 @@ describe('LockstepSession: peer indices past the session and unanswered queues',
   });
 
   it('keeps at most MAX_EVENTS unpolled events, dropping the oldest and counting them', () => {
-    const network = new MemoryNetwork();
-    const transports = [0, 1].map(() => network.createTransport());
-    const links = new LocalPeerLinks({
-      transport: transports[0],
-      self: 0,
-      addresses: transports.map((t) => t.localAddress),
-    });
-    const core = new LockstepCore<OrderValue>({
-      links,
-      command: Order,
-      seed: 1,
-      game: { executeTurn() {}, checksum: () => 0 },
-    });
+    const core = loneCore();
     for (let turn = 0; turn < MAX_EVENTS + 44; turn++)
       core.pushEvent({ kind: 'turnLength', turn, turnMs: 100 });
     assert.equal(core.eventsDropped, 44);
