@@ -9,8 +9,8 @@ import type { PeerLinks } from './peer-links.js';
  */
 export interface RollbackGame<I, S> {
   /**
-   * The state at the start of `frame`, as a value the session keeps until it is `maxPrediction + 2`
-   * frames old. `reuse` is an older state the session no longer needs (undefined for the first
+   * The state at the start of `frame`, as a value the session keeps until it is
+   * `2 × maxPrediction + inputDelay + 4` frames old (a departure may roll back that far). `reuse` is an older state the session no longer needs (undefined for the first
    * few): fill it and return it to allocate nothing per frame.
    */
   save(frame: number, reuse: S | undefined): S;
