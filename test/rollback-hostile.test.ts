@@ -44,6 +44,8 @@ interface Entry {
   /** The count field as written (default inputs.length). */
   count?: number;
   checksums?: [number, number][];
+  /** Peers the sender's links lost and its last frame of each. */
+  departures?: [number, number][];
 }
 
 /** The rollback entry's layout (src/lockstep/rollback-channel.ts). */
@@ -63,6 +65,14 @@ function writeEntry(ws: WriteStream, e: Entry): void {
   for (const [frame, sum] of sums) {
     ws.uint32(frame);
     ws.uint32(sum);
+  }
+  const departures = e.departures ?? [];
+  if (ws.bool(departures.length > 0)) {
+    ws.bits(departures.length - 1, 6);
+    for (const [peer, last] of departures) {
+      ws.bits(peer, 6);
+      ws.uint32(last + 1);
+    }
   }
 }
 
@@ -117,6 +127,8 @@ describe('RollbackSession against a hostile peer', () => {
       [{ frame: 2, first: 6, inputs: new Array(60).fill(move(1)) }, 'frameTooFarAhead'],
       [{ frame: 2, checksums: [[7, 1234]] }, 'badChecksumFrame'],
       [{ frame: 2, first: 6, count: 10, inputs: [] }, 'malformed'],
+      [{ frame: 2, departures: [[5, 3]] }, 'malformed'],
+      [{ frame: 2, departures: [[1, 1_000_000]] }, 'frameTooFarAhead'],
     ];
     for (const [entry, reason] of cases) {
       const before = { ...peer().refused };
@@ -134,6 +146,19 @@ describe('RollbackSession against a hostile peer', () => {
     step();
     assert.equal(peer().lastInputFrame, 6);
     assert.equal(session.stats.desyncs, 0);
+    // Saying that we, or the sender itself, left starts nothing: only our own links can.
+    step({
+      frame: 4,
+      departures: [
+        [0, 2],
+        [1, 2],
+      ],
+    });
+    step();
+    assert.equal(session.departedAfter(0), undefined);
+    assert.equal(session.departedAfter(1), undefined);
+    for (let i = 0; i < 20; i++) step();
+    assert.deepEqual(session.waitingFor, [1]);
   });
 
   it('drops a flood past the per-peer rate and survives garbage datagrams', () => {

@@ -76,6 +76,9 @@ function rollingSession(game: RollbackGame<ArenaInputValue, Int32Array>, depth: 
     checksumCount: 0,
     checksumFrames: new Float64Array(3),
     checksums: new Uint32Array(3),
+    departureCount: 0,
+    departurePeers: new Int32Array(1),
+    departureFrames: new Float64Array(1),
   };
   const frame = () => {
     session.addLocalInput(IDLE);

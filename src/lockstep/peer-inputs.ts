@@ -92,6 +92,11 @@ export class PeerInputs<I> {
     return value;
   }
 
+  /** Forgets every frame after `frame` (held): a departed peer's inputs past its agreed last frame. */
+  truncate(frame: number): void {
+    if (frame < this.last) this.last = frame;
+  }
+
   /** Writes frame `f`'s input (held) with the codec. */
   write(ws: WriteStream, f: number): void {
     this.codec.write(ws, this.values[f & MASK]);

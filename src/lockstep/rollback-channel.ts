@@ -9,6 +9,8 @@
  *              inputs oldest first: the first whole, each other 1 bit "same as the one before"
  *              (1 → nothing more) or the schema's bits
  *   checksums  2 bits count (0..3), each the frame (uint32) and the checksum (uint32)
+ *   departures 1 bit "any"; then the count - 1 (6 bits), each a peer our links lost (6 bits) and
+ *              the newest frame of its inputs we hold, plus 1 (uint32); sent until acked
  *
  * A packet is refused whole (counted by reason) when it is malformed, names a frame too far past
  * ours, leaves a gap after the inputs we hold, changes an input we already hold, or carries a
@@ -24,6 +26,8 @@ import { INPUT_RING, type PeerInputs } from './peer-inputs.js';
 
 export const MAX_INPUTS_PER_PACKET = 64;
 export const MAX_CHECKSUMS_PER_PACKET = 3;
+/** Peers at most 64, so at most 63 can leave one peer. */
+const MAX_DEPARTURES_PER_PACKET = 64;
 const ADVANTAGE_SCALE = 4;
 
 /** Why a peer's packet was refused. */
@@ -48,6 +52,10 @@ export interface PeerPacket {
   checksumCount: number;
   readonly checksumFrames: Float64Array;
   readonly checksums: Uint32Array;
+  /** Peers the sender's links lost, and the newest frame of each it holds. */
+  departureCount: number;
+  readonly departurePeers: Int32Array;
+  readonly departureFrames: Float64Array;
 }
 
 /** What the channel reads from and reports to its session. */
@@ -55,6 +63,9 @@ export interface RollbackChannelHost<I> {
   readonly codec: Codec<I>;
   readonly local: PeerInputs<I>;
   readonly checksumInterval: number;
+  readonly maxPeers: number;
+  /** Peers our links lost and our last frame of each, as pairs (what every peer must hear). */
+  departureReports(): readonly number[];
   /** Our current frame (the next to run). */
   currentFrame(): number;
   /** The newest frame a peer may name (ours plus what the input delay and predictions allow). */
@@ -72,6 +83,9 @@ export class RollbackChannel<I> implements CustomChannel {
   /** The newest local input frame the peer is known to hold, and checksum frame. */
   ackedInput: number;
   ackedChecksum = -1;
+  /** Entries of the host's departure reports the peer is known to hold. */
+  ackedDepartures = 0;
+  private planDepartures = 0;
   private readonly staged: PeerPacket;
   private readonly scratch: WriteStream;
   private scratchValue: I | undefined;
@@ -100,6 +114,9 @@ export class RollbackChannel<I> implements CustomChannel {
       checksumCount: 0,
       checksumFrames: new Float64Array(MAX_CHECKSUMS_PER_PACKET),
       checksums: new Uint32Array(MAX_CHECKSUMS_PER_PACKET),
+      departureCount: 0,
+      departurePeers: new Int32Array(MAX_DEPARTURES_PER_PACKET),
+      departureFrames: new Float64Array(MAX_DEPARTURES_PER_PACKET),
     };
   }
 
@@ -112,7 +129,10 @@ export class RollbackChannel<I> implements CustomChannel {
     const local = this.host.local;
     const head = 32 + 8 + 1 + 2;
     this.planChecksums = this.host.checksumsAfter(this.ackedChecksum, this.planFrames, this.planSums);
-    let bits = head + 64 * this.planChecksums;
+    const reports = this.host.departureReports().length / 2;
+    this.planDepartures = reports > this.ackedDepartures ? reports : 0;
+    let bits =
+      head + 64 * this.planChecksums + 1 + (this.planDepartures > 0 ? 6 + 38 * this.planDepartures : 0);
     // Inputs that fell out of the ring unacked are gone: the peer will stall on them (reported there).
     const from = Math.max(this.ackedInput + 1, local.last - INPUT_RING + 2);
     this.planFrom = from;
@@ -152,14 +172,24 @@ export class RollbackChannel<I> implements CustomChannel {
       ws.uint32(this.planFrames[i]);
       ws.uint32(this.planSums[i]);
     }
+    const reports = this.host.departureReports();
+    if (ws.bool(this.planDepartures > 0)) {
+      ws.bits(this.planDepartures - 1, 6);
+      for (let i = 0; i < this.planDepartures; i++) {
+        ws.bits(reports[2 * i], 6);
+        ws.uint32(reports[2 * i + 1] + 1);
+      }
+    }
     record.push(to >= from ? to : -1);
     record.push(this.planChecksums > 0 ? this.planFrames[this.planChecksums - 1] : -1);
+    record.push(this.planDepartures);
   }
 
   acked(record: PacketRecord, start: number, end: number): void {
-    for (let k = start; k + 1 < end; k += 2) {
+    for (let k = start; k + 2 < end; k += 3) {
       if (record[k] > this.ackedInput) this.ackedInput = record[k];
       if (record[k + 1] > this.ackedChecksum) this.ackedChecksum = record[k + 1];
+      if (record[k + 2] > this.ackedDepartures) this.ackedDepartures = record[k + 2];
     }
   }
 
@@ -209,6 +239,13 @@ export class RollbackChannel<I> implements CustomChannel {
       const c = p.checksumFrames[i];
       if (rs.ok && (host.checksumInterval === 0 || c % host.checksumInterval !== 0 || c > horizon))
         return this.refuse(rs, 'badChecksumFrame');
+    }
+    p.departureCount = rs.bool(false) ? rs.bits(0, 6) + 1 : 0;
+    for (let i = 0; i < p.departureCount; i++) {
+      p.departurePeers[i] = rs.bits(0, 6);
+      p.departureFrames[i] = rs.uint32(0) - 1;
+      if (rs.ok && p.departurePeers[i] >= host.maxPeers) return this.refuse(rs, 'malformed');
+      if (rs.ok && p.departureFrames[i] > horizon) return this.refuse(rs, 'frameTooFarAhead');
     }
     if (!rs.ok) return this.refuse(rs, 'malformed');
     staged.push(p);

@@ -9,8 +9,8 @@ import type { PeerLinks } from './peer-links.js';
  */
 export interface RollbackGame<I, S> {
   /**
-   * The state at the start of `frame`, as a value the session keeps until it is `maxPrediction + 2`
-   * frames old. `reuse` is an older state the session no longer needs (undefined for the first
+   * The state at the start of `frame`, as a value the session keeps until it is
+   * `2 × maxPrediction + inputDelay + 4` frames old (a departure may roll back that far). `reuse` is an older state the session no longer needs (undefined for the first
    * few): fill it and return it to allocate nothing per frame.
    */
   save(frame: number, reuse: S | undefined): S;
@@ -19,8 +19,10 @@ export interface RollbackGame<I, S> {
   /**
    * Runs one frame with every peer's input, by peer index (the predicted ones included: a later
    * rollback replaces them). The array and its inputs are the session's: read them, do not keep them.
+   * `departed[p]` is true when the peers agreed `p` is gone before this frame (its input is then
+   * the initial input); the session always passes it (syncTest does not), a game may ignore it.
    */
-  advance(inputs: readonly I[], frame: number): void;
+  advance(inputs: readonly I[], frame: number, departed?: readonly boolean[]): void;
   /** A checksum of a saved state (stateChecksum of its bytes, say): equal states, equal numbers. */
   checksum(state: S): number;
 }

@@ -15,6 +15,7 @@ import {
   RollbackChannel,
   type RollbackChannelHost,
 } from './rollback-channel.js';
+import { RollbackDepartures } from './rollback-departures.js';
 import {
   type ResolvedRollbackOptions,
   type RollbackGame,
@@ -62,6 +63,9 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
   private readonly saved: (S | undefined)[];
   private readonly savedFrames: Float64Array;
   private readonly frameInputs: I[] = [];
+  private readonly frameGone: boolean[];
+  private readonly departures: RollbackDepartures;
+  private readonly initialInput: I;
   private readonly ledger: ChecksumLedger;
   private readonly events: RollbackEvent[] = [];
   private readonly limit: PacketRateLimit;
@@ -109,8 +113,14 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
       this.advantages.push(new FrameAdvantage());
     }
     this.connected = new Array(this.maxPeers).fill(false);
-    this.saved = new Array(maxPrediction + 2).fill(undefined);
-    this.savedFrames = new Float64Array(maxPrediction + 2).fill(-1);
+    this.frameGone = new Array(this.maxPeers).fill(false);
+    this.departures = new RollbackDepartures(this.maxPeers, this.self);
+    this.initialInput = options.initialInput;
+    // A departure may roll back to the frame after the lowest last frame any survivor held: up to
+    // two prediction windows and the input delay behind the present (docs/lockstep.md).
+    const kept = 2 * maxPrediction + inputDelay + 4;
+    this.saved = new Array(kept).fill(undefined);
+    this.savedFrames = new Float64Array(kept).fill(-1);
     // Ours and a peer's checksum of one frame come at most the prediction window plus the frames
     // it may run ahead of us (and the input delay) apart.
     const horizon = 2 * maxPrediction + inputDelay + 8;
@@ -138,13 +148,23 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
   /** Every peer's input is known up to this frame. */
   get confirmedFrame(): number {
     let confirmed = Number.POSITIVE_INFINITY;
-    for (const q of this.queues) if (q.last < confirmed) confirmed = q.last;
+    for (let p = 0; p < this.maxPeers; p++)
+      if (!this.departures.departed[p] && this.queues[p].last < confirmed) confirmed = this.queues[p].last;
     return confirmed;
   }
 
   /** True while a rollback runs the game again (skip sounds and effects already played). */
   get resimulating(): boolean {
     return this.resimulatingNow;
+  }
+
+  /**
+   * Per peer: the last frame of its own inputs once the peers agreed it is gone (it runs with the
+   * initial input after it), else undefined.
+   */
+  departedAfter(peer: number): number | undefined {
+    this.checkPeer('RollbackSession.departedAfter', peer);
+    return this.departures.departed[peer] ? this.departures.lastFrame[peer] : undefined;
   }
 
   /** Peers whose late inputs stalled the last `advanceFrame` (empty when it was not stalled). */
@@ -214,8 +234,11 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
     const slot = frame % this.saved.length;
     this.saved[slot] = this.game.save(frame, this.saved[slot]);
     this.savedFrames[slot] = frame;
-    for (let p = 0; p < this.maxPeers; p++) this.frameInputs[p] = this.queues[p].valueAt(frame);
-    this.game.advance(this.frameInputs, frame);
+    for (let p = 0; p < this.maxPeers; p++) {
+      this.frameInputs[p] = this.queues[p].valueAt(frame);
+      this.frameGone[p] = frame > this.departures.lastFrame[p];
+    }
+    this.game.advance(this.frameInputs, frame, this.frameGone);
   }
 
   private rollback(): void {
@@ -242,7 +265,8 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
   private isStalled(): boolean {
     if (this.waiting.length > 0) this.waiting.length = 0;
     for (let p = 0; p < this.maxPeers; p++)
-      if (this.current - this.queues[p].last > this.options.maxPrediction) this.waiting.push(p);
+      if (this.current - this.queues[p].last > this.options.maxPrediction && !this.departures.departed[p])
+        this.waiting.push(p);
     const stalled = this.waiting.length > 0;
     if (stalled && !this.stalled)
       this.report({ kind: 'stalled', frame: this.current, waitingFor: this.waiting.slice() });
@@ -280,6 +304,8 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
   }
 
   private compared(peer: number, frame: number, local: number, remote: number): void {
+    const { inputDelay, maxPrediction } = this.options;
+    if (this.departures.clouded(frame, 2 * maxPrediction + 2 * inputDelay + 4)) return;
     this.stats.checksumsCompared++;
     if (local === remote) return;
     this.stats.desyncs++;
@@ -306,8 +332,10 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
       } else {
         this.connected[e.peer] = peerStats.connected = false;
         this.report({ kind: 'disconnected', peer: e.peer, reason: e.kind });
+        this.departures.noteLocal(e.peer, this.queues[e.peer].last);
       }
     }
+    this.agree();
     if (this.sessionState === 'synchronizing' && this.allConnected()) {
       this.sessionState = 'running';
       this.report({ kind: 'running' });
@@ -321,6 +349,25 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
     }
   }
 
+  /** Settles every departure all the remaining peers reported: rolls back to the frame after it. */
+  private agree(): void {
+    for (let k = 0; k < this.maxPeers; k++) {
+      const last = this.departures.agreed(k);
+      // A frame we can no longer roll back to cannot be agreed (no honest peer reports one): stall.
+      if (
+        last === null ||
+        (last + 1 < this.current && this.savedFrames[(last + 1) % this.saved.length] !== last + 1)
+      )
+        continue;
+      this.departures.settle(k, last);
+      const queue = this.queues[k];
+      queue.truncate(last);
+      if (queue.last === last) queue.push(this.initialInput);
+      if (last + 1 < this.current && last + 1 < this.firstIncorrect) this.firstIncorrect = last + 1;
+      this.report({ kind: 'departed', peer: k, lastFrame: last });
+    }
+  }
+
   private allConnected(): boolean {
     for (let p = 0; p < this.maxPeers; p++) if (p !== this.self && !this.connected[p]) return false;
     return true;
@@ -328,7 +375,7 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
 
   private datagram(peer: number, data: Uint8Array): void {
     const c = this.connections[peer];
-    if (c === null || c === undefined) return;
+    if (c === null || c === undefined || this.departures.gone[peer]) return;
     if (!this.limit.take(peer)) {
       this.stats.peers[peer].refused.flood++;
       return;
@@ -366,6 +413,10 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
 
   currentFrame(): number {
     return this.current;
+  }
+
+  departureReports(): readonly number[] {
+    return this.departures.reports;
   }
 
   horizon(): number {
@@ -407,6 +458,9 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
       queue.pushEncoded(encoded);
     }
     peerStats.lastInputFrame = queue.last;
+    for (let i = 0; i < packet.departureCount; i++)
+      this.departures.noteRemote(peer, packet.departurePeers[i], packet.departureFrames[i]);
+    if (packet.departureCount > 0) this.agree();
     for (let i = 0; i < packet.checksumCount; i++)
       this.ledger.recordRemote(peer, packet.checksumFrames[i], packet.checksums[i]);
     this.stats.checksumsSkipped = this.ledger.skipped;

@@ -20,6 +20,11 @@ export type RollbackEvent =
   /** Every peer is connected: frames run from now on. */
   | { readonly kind: 'running' }
   | { readonly kind: 'disconnected'; readonly peer: number; readonly reason: 'left' | 'timedOut' }
+  /**
+   * The remaining peers agreed `peer` is gone: its inputs stand up to `lastFrame`, and from the
+   * frame after it runs with the initial input (advance's `departed` says so).
+   */
+  | { readonly kind: 'departed'; readonly peer: number; readonly lastFrame: number }
   /** A stall began: these peers' inputs are `maxPrediction` frames late. */
   | { readonly kind: 'stalled'; readonly frame: number; readonly waitingFor: readonly number[] }
   /**
