@@ -1,7 +1,7 @@
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import type { Address } from '../transport/address.js';
 import type { DatagramTransport } from '../transport/transport.js';
-import type { PeerLinkEvent, PeerLinks } from './peer-links.js';
+import { GOODBYE_COPIES, type PeerLinkEvent, type PeerLinks } from './peer-links.js';
 
 /** Datagram kinds of the plain links: one byte, then the sender's index, then the payload. */
 const DATA = 1;
@@ -157,7 +157,8 @@ export class LocalPeerLinks implements PeerLinks {
 
   close(): void {
     if (this.closed) return;
-    for (let peer = 0; peer < this.maxPeers; peer++) if (peer !== this.self) this.control(peer, GOODBYE);
+    for (let copy = 0; copy < GOODBYE_COPIES; copy++)
+      for (let peer = 0; peer < this.maxPeers; peer++) if (peer !== this.self) this.control(peer, GOODBYE);
     this.closed = true;
   }
 }

@@ -38,6 +38,12 @@ export interface PeerLinks {
   close(): void;
 }
 
+/**
+ * Goodbyes links send each peer on close, as netcode sends its disconnect packets several times:
+ * one lost copy must not turn a goodbye into a timeout.
+ */
+export const GOODBYE_COPIES = 5;
+
 export type PeerLinkEventKind = 'connected' | 'left' | 'timedOut';
 
 export interface PeerLinkEvent {

@@ -13,7 +13,7 @@ import {
   type TtlSender,
   ttlSender,
 } from './hole-punch.js';
-import type { PeerLinkEvent, PeerLinks } from './peer-links.js';
+import { GOODBYE_COPIES, type PeerLinkEvent, type PeerLinks } from './peer-links.js';
 import {
   isPeerPacketKind,
   MAX_PEER_PACKET_BYTES,
@@ -377,10 +377,11 @@ export class SecurePeerLinks implements PeerLinks {
 
   close(): void {
     if (this.closed) return;
-    for (let peer = 0; peer < this.maxPeers; peer++) {
-      const pair = this.pairs[peer];
-      if (pair !== null && pair.path !== null) this.sendOnPath(peer, pair, PeerPacketKind.Goodbye, null);
-    }
+    for (let copy = 0; copy < GOODBYE_COPIES; copy++)
+      for (let peer = 0; peer < this.maxPeers; peer++) {
+        const pair = this.pairs[peer];
+        if (pair !== null && pair.path !== null) this.sendOnPath(peer, pair, PeerPacketKind.Goodbye, null);
+      }
     if (this.rendezvous.welcomed) this.rendezvous.bye();
     this.closed = true;
   }
