@@ -12,7 +12,9 @@
  * the `inputs` target: hostile input entries and reports into the input channel's two ends beside
  * a real stream (see scripts/inputs-fuzz-core.ts), then the `commands` target: hostile client →
  * server command packets into a MessageConnection and a CommandRouter (see
- * scripts/commands-fuzz-core.ts). The stream targets also run the server's steps after each hostile
+ * scripts/commands-fuzz-core.ts), then the `lockstep` target: hostile peer datagrams into a
+ * LockstepSession and a RollbackSession beside an honest peer (see scripts/lockstep-fuzz-core.ts;
+ * there N counts hostile datagrams). The stream targets also run the server's steps after each hostile
  * input (update, take, dispatch, writing the next packet): an exception there counts as escaping.
  *
  *   npm run fuzz -- [--iterations N] [--seed S] [--target name[,name]]   (--help for all flags)
@@ -36,6 +38,7 @@ import {
   type TargetReport,
 } from './fuzz-core.js';
 import { INPUTS_TARGET, runInputsFuzz } from './inputs-fuzz-core.js';
+import { LOCKSTEP_TARGET, runLockstepFuzz } from './lockstep-fuzz-core.js';
 import {
   formatNetcodeDetails,
   NETCODE_TARGET,
@@ -58,6 +61,7 @@ const ALL_TARGETS: readonly string[] = [
   REPLICATION_TARGET,
   INPUTS_TARGET,
   COMMANDS_TARGET,
+  LOCKSTEP_TARGET,
 ];
 
 const DEFAULT_ITERATIONS = 1_000_000;
@@ -191,6 +195,8 @@ function main(): number {
       report = runInputsFuzz({ seed: args.seed, inputs: args.iterations, onProgress, gc });
     } else if (name === COMMANDS_TARGET) {
       report = runCommandsFuzz({ seed: args.seed, inputs: args.iterations, onProgress, gc });
+    } else if (name === LOCKSTEP_TARGET) {
+      report = runLockstepFuzz({ seed: args.seed, inputs: args.iterations, onProgress, gc });
     } else {
       const target = createTarget(name, args.seed);
       const setupMs = performance.now() - setup;
