@@ -37,8 +37,8 @@ type PadValue = { dx: number; n: number };
 const IDLE: PadValue = { dx: 0, n: 0 };
 const CORPUS = 8;
 const INJECTED_PER_STEP = 8;
-/** Steps between fresh pairs (a forgery may stall or desync one for good). */
-const PAIR_LIFE = 1024;
+/** Steps between fresh pairs: a forgery (a sequence far ahead, say) often stalls one within a second. */
+const PAIR_LIFE = 120;
 const STEP = 1 / 60;
 
 export interface LockstepFuzzOptions {
@@ -79,6 +79,8 @@ function lockstepPair(seed: number, corpus: Uint8Array[]) {
       members: [0, 1],
       maxCommandsPerTurn: 4,
       turnMs: 50,
+      // Every hostile datagram parsed, not dropped by the flood limit.
+      maxDatagramsPerSecond: 100_000,
       game: {
         executeTurn(turn, commands) {
           hash = mix(hash, turn);
@@ -181,6 +183,7 @@ export function runLockstepFuzz(options: LockstepFuzzOptions): TargetReport {
     const why = lock.sessions[0].stats().lastRefusal;
     if (why !== null) lockStats.reasons.set(`last: ${why}`, (lockStats.reasons.get(`last: ${why}`) ?? 0) + 1);
     const rollPeer = roll.sessions[0].stats.peers[1];
+    rollStats.accepted += rollPeer.packetsReceived; // the honest peer's among them
     rollStats.rejected += rollPeer.packetsInvalid;
     if (rollPeer.packetsInvalid > 0)
       rollStats.reasons.set(
