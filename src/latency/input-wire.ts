@@ -47,14 +47,14 @@ export const MAX_TICK = 0xffffffff;
  * of the server's tick, so no cursor reaches the end of the uint32 range before the server does.
  */
 export const TICK_REACH = 32768;
+export const DEPTH_MIN = -32;
+export const DEPTH_MAX = 31;
+export const MAX_TARGET = 15;
 
 /** Whether input tick `tick` is within TICK_REACH of server tick `serverTick`. */
 export function withinReach(tick: number, serverTick: number): boolean {
   return tick >= serverTick - TICK_REACH && tick <= serverTick + TICK_REACH;
 }
-export const DEPTH_MIN = -32;
-export const DEPTH_MAX = 31;
-export const MAX_TARGET = 15;
 
 /** Bits `writeTick` takes. */
 export function tickBits(tick: number, ackedTick: number): number {
