@@ -123,8 +123,8 @@ export class InputBuffer<T> {
   /** The slot to fill with the input of `tick`, or NOT_NEW (counted: duplicate, late, ahead, flooded). */
   admit(tick: number): number {
     const slot = tick & this.mask;
-    // (tick === lastTick only when the cursor stopped at MAX_TICK: that tick is taken too.)
-    if (tick < this.next || tick === this.lastTick) {
+    // A cursor stopped at MAX_TICK has taken that tick too.
+    if (tick < this.next || (tick === MAX_TICK && this.lastTick === MAX_TICK)) {
       if (this.consumed[slot] === tick) this.stats.duplicates++;
       else this.stats.late++;
       return NOT_NEW;
