@@ -7,10 +7,12 @@
  * sender streams the same kinds of traffic to a victim connection, acked by what the victim
  * accepts so that the victim's receive window keeps moving, and between the twin's packets the
  * victim is fed hostile channel data: random bytes and mutations of the twin's last packets (bit
- * flips, truncation, extension, byte overwrites, splices of two packets). Checks:
+ * flips, truncation, extension, byte overwrites, splices of two packets, edge numbers around 0,
+ * 2^16, 2^31 and 2^32 − 1 written over a field: message ids and sequences). Checks:
  *
- * - the victim's readPacket never throws; a refused packet names its reason; its receive queues
- *   stay within their configured size (it is drained each tick, as an application would);
+ * - the victim's readPacket never throws, nor do its steps after it (draining with `receive` as
+ *   an application would, writing its next packet); a refused packet names its reason; its
+ *   receive queues stay within their configured size;
  * - the receiver accepts every real packet, and gets every reliable message and block once, in
  *   order, with its exact contents (checked again after the run, once the link is made clean and
  *   the sender has nothing left in flight).
@@ -39,6 +41,7 @@ import { t } from '../src/schema/schema.js';
 import { WriteStream } from '../src/serialize/write-stream.js';
 import {
   guardedRead,
+  guardedUpdate,
   InputMaker,
   newTargetReport,
   normalizeReason,
@@ -194,12 +197,16 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
         victimStats.reasons.set(key, (victimStats.reasons.get(key) ?? 0) + 1);
       }
     }
-    for (let c = 0; c < channels.length; c++) {
-      let drained = 0;
-      while (victim.receive(c) !== null && drained <= RECEIVE_QUEUE) drained++;
-      report.semanticChecks++;
-      if (drained > RECEIVE_QUEUE) fail('victim receive queue bounded', `channel ${c}`, input);
-    }
+    const drain = () => {
+      for (let c = 0; c < channels.length; c++) {
+        let drained = 0;
+        while (victim.receive(c) !== null && drained <= RECEIVE_QUEUE) drained++;
+        report.semanticChecks++;
+        if (drained > RECEIVE_QUEUE) fail('victim receive queue bounded', `channel ${c}`, input);
+      }
+    };
+    const stepWhere = { target: CHANNEL_TARGET, reader: 'victim step', seed, mutated: origin === 'mutated' };
+    if (guardedUpdate(report, stepWhere, input, drain) === null) return false;
     return ok;
   };
 
@@ -272,9 +279,10 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
 
   const mutate = (): Uint8Array => {
     const a = corpus[randomInt(next, corpus.length)];
-    const kind = randomInt(next, 5);
+    const kind = randomInt(next, 6);
     let out: Uint8Array;
-    if (kind === 0) {
+    if (kind === 5) out = maker.edgeNumbers(next, a).slice();
+    else if (kind === 0) {
       out = a.slice();
       const flips = 1 + randomInt(next, 3);
       for (let i = 0; i < flips && out.length > 0; i++)
@@ -315,6 +323,9 @@ export function runChannelFuzz(options: ChannelFuzzOptions): TargetReport {
         feedVictim(mutate(), 'mutated');
       }
     }
+    // The victim's own packet after what it read (its acks; what it has to send).
+    const stepWhere = { target: CHANNEL_TARGET, reader: 'victim step', seed, mutated: true };
+    if (guardedUpdate(report, stepWhere, copy, () => victim.writePacket(now)) === null) break;
     // A fresh victim and twin now and then: an accepted forgery can leave a victim waiting forever
     // for a message its twin saw acked (a block restarted at a forged size, say).
     if (tick % 4096 === 0) {

@@ -29,7 +29,7 @@ export {
   smallestThreeMismatch,
   utf8ByteLength,
 } from './fuzz/helpers.js';
-export { InputMaker } from './fuzz/input-maker.js';
+export { EDGE_NUMBERS, InputMaker } from './fuzz/input-maker.js';
 export type { Op, OpValue } from './fuzz/ops.js';
 export {
   canonicalProgramArb,
@@ -60,6 +60,7 @@ export {
   formatCrash,
   formatFailures,
   guardedRead,
+  guardedUpdate,
   newTargetReport,
   normalizeReason,
   recordFailure,

@@ -10,7 +10,12 @@
  * scripts/channel-fuzz-core.ts), then the `replication` target: hostile ghost sections into a
  * ClientMirror beside a real server-to-mirror stream (see scripts/replication-fuzz-core.ts), then
  * the `inputs` target: hostile input entries and reports into the input channel's two ends beside
- * a real stream (see scripts/inputs-fuzz-core.ts).
+ * a real stream (see scripts/inputs-fuzz-core.ts), then the `commands` target: hostile client →
+ * server command packets into a MessageConnection and a CommandRouter (see
+ * scripts/commands-fuzz-core.ts), then the `lockstep` target: hostile peer datagrams into a
+ * LockstepSession and a RollbackSession beside an honest peer (see scripts/lockstep-fuzz-core.ts;
+ * there N counts hostile datagrams). The stream targets also run the server's steps after each hostile
+ * input (update, take, dispatch, writing the next packet): an exception there counts as escaping.
  *
  *   npm run fuzz -- [--iterations N] [--seed S] [--target name[,name]]   (--help for all flags)
  *
@@ -22,6 +27,7 @@
 import { pathToFileURL } from 'node:url';
 import { CHANNEL_TARGET, formatChannelDetails, runChannelFuzz } from './channel-fuzz-core.js';
 import { commandLine, flagValue, int, mb, pct, positiveIntegerFlag, resolveSeed } from './cli.js';
+import { COMMANDS_TARGET, runCommandsFuzz } from './commands-fuzz-core.js';
 import {
   createTarget,
   formatCrash,
@@ -32,6 +38,7 @@ import {
   type TargetReport,
 } from './fuzz-core.js';
 import { INPUTS_TARGET, runInputsFuzz } from './inputs-fuzz-core.js';
+import { LOCKSTEP_TARGET, runLockstepFuzz } from './lockstep-fuzz-core.js';
 import {
   formatNetcodeDetails,
   NETCODE_TARGET,
@@ -53,6 +60,8 @@ const ALL_TARGETS: readonly string[] = [
   CHANNEL_TARGET,
   REPLICATION_TARGET,
   INPUTS_TARGET,
+  COMMANDS_TARGET,
+  LOCKSTEP_TARGET,
 ];
 
 const DEFAULT_ITERATIONS = 1_000_000;
@@ -184,6 +193,10 @@ function main(): number {
       report = runReplicationFuzz({ seed: args.seed, inputs: args.iterations, onProgress, gc });
     } else if (name === INPUTS_TARGET) {
       report = runInputsFuzz({ seed: args.seed, inputs: args.iterations, onProgress, gc });
+    } else if (name === COMMANDS_TARGET) {
+      report = runCommandsFuzz({ seed: args.seed, inputs: args.iterations, onProgress, gc });
+    } else if (name === LOCKSTEP_TARGET) {
+      report = runLockstepFuzz({ seed: args.seed, inputs: args.iterations, onProgress, gc });
     } else {
       const target = createTarget(name, args.seed);
       const setupMs = performance.now() - setup;

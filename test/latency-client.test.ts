@@ -58,4 +58,30 @@ describe('LatencyClient', () => {
       RangeError,
     );
   });
+
+  it('a server tick at the end of the uint32 range never makes frame throw: ticks past 2^32-1 push no input', () => {
+    const mirror = {
+      capacity: 8,
+      newestTick: 2 ** 32 - 60,
+      sectionsApplied: 0,
+      sectionTick: () => 0,
+      ghost: () => null,
+    } as unknown as ClientMirror;
+    const inputs = new InputSender({ schema: Move });
+    const latency = new LatencyClient({ tickRate: 60, mirror, inputs, rttSample: () => 20 });
+    const asked: number[] = [];
+    for (let now = 0; now < 3; now += 1 / 60) {
+      (mirror as { newestTick: number }).newestTick = Math.min(
+        2 ** 32 - 1,
+        2 ** 32 - 60 + Math.floor(now * 60),
+      );
+      latency.frame(now, (tick) => {
+        asked.push(tick);
+        return { dx: 0 };
+      });
+    }
+    assert.ok(asked.length > 0, 'inputs pushed up to the last tick');
+    assert.ok(Math.max(...asked) <= 2 ** 32 - 1);
+    assert.equal(inputs.newestTick, 2 ** 32 - 1, 'the last tick is pushed; the clock runs on past it');
+  });
 });

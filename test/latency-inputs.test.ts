@@ -137,6 +137,7 @@ describe('input channel wire', () => {
 
   it('ticks go relative (16 bits) once acked, and survive the 16-bit wrap', () => {
     const p = pair({ windowTicks: 64 });
+    p.receiver.take(0, 65520); // the server's tick: input ticks are judged against it
     let tick = 65530;
     p.sender.push(tick, input(0));
     p.client.acked(p.up().record);
@@ -148,7 +149,7 @@ describe('input channel wire', () => {
       p.client.acked(p.up().record);
       assert.ok(p.sender.stats.inputBits - before < first, 'the relative tick is shorter');
     }
-    for (let i = 0; i <= 12; i++) p.receiver.take(0, i);
+    for (let i = 0; i <= 12; i++) p.receiver.take(0, 65521 + i);
     assert.equal(p.receiver.lastInputTick(0), tick);
     assert.equal(p.receiver.stats(0)?.starved, 0);
   });

@@ -7,6 +7,18 @@ import { randomInt } from '../../src/random/prng.js';
 const INTERESTING_BYTES = [0x00, 0xff, 0x7f, 0x80, 0x01, 0xfe, 0x78, 0x12];
 const INTERESTING_WORDS = [0, 0xffffffff, 0x80000000, 0x7fffffff, 1, 0x12345678, 0xffff, 0x10000];
 
+/**
+ * Ticks, sequences and frames where arithmetic breaks: around 0, 2^16 (16-bit sequences and
+ * relative ticks), 2^31 (int32) and 2^32 − 1 (uint32), each ±1 and ±2 (kept within uint32).
+ */
+export const EDGE_NUMBERS: readonly number[] = [0, 2 ** 16, 2 ** 31, 2 ** 32 - 1].flatMap((base) =>
+  [-2, -1, 0, 1, 2].map((d) => base + d).filter((v) => v >= 0 && v <= 0xffffffff),
+);
+/** Field widths an edge number is written in: a uint32, a 16-bit sequence, an 8-bit offset. */
+const EDGE_WIDTHS = [32, 32, 16, 8];
+/** Headers (ticks, sequences, counts) sit at the front: half the edge numbers land in these bits. */
+const HEADER_BITS = 96;
+
 export class InputMaker {
   private readonly buffer: Uint8Array;
 
@@ -30,6 +42,33 @@ export class InputMaker {
     const n = Math.min(length, this.capacity);
     this.fill(rng, 0, n);
     return this.buffer.subarray(0, n);
+  }
+
+  /**
+   * `base` with one or two edge numbers (EDGE_NUMBERS) written over a field's worth of bits at a
+   * bit offset, in the streams' order (bit i of the value at stream bit offset + i, least
+   * significant first in each byte): a tick or sequence field of a valid packet then claims a value
+   * at the edge of its range while the rest still parses. A view, valid until the next call.
+   */
+  edgeNumbers(rng: () => number, base: Uint8Array): Uint8Array {
+    const b = this.buffer;
+    const len = Math.min(base.length, this.capacity);
+    b.set(base.subarray(0, len));
+    const rounds = rng() < 0.7 ? 1 : 2;
+    for (let round = 0; round < rounds; round++) {
+      const width = EDGE_WIDTHS[randomInt(rng, EDGE_WIDTHS.length)];
+      if (len * 8 < width) break;
+      const span = len * 8 - width + 1;
+      const at = rng() < 0.5 ? randomInt(rng, Math.min(span, HEADER_BITS)) : randomInt(rng, span);
+      const value = EDGE_NUMBERS[randomInt(rng, EDGE_NUMBERS.length)];
+      for (let i = 0; i < width; i++) {
+        const bit = at + i;
+        const mask = 1 << (bit & 7);
+        if (Math.floor(value / 2 ** i) % 2 === 1) b[bit >>> 3] |= mask;
+        else b[bit >>> 3] &= ~mask;
+      }
+    }
+    return b.subarray(0, len);
   }
 
   /**

@@ -230,6 +230,26 @@ export function guardedRead(
   }
 }
 
+/**
+ * Runs a server-side step after hostile input (an `update()`, a `take`, writing the next packet):
+ * its result, or null when it threw, which becomes the report's crash, with the last hostile input
+ * shown. Nothing
+ * a remote peer sends may make such a step throw. Null when it threw.
+ */
+export function guardedUpdate<T>(
+  report: TargetReport,
+  where: { target: string; reader: string; seed: number; mutated: boolean },
+  lastInput: Uint8Array,
+  step: () => T,
+): { value: T } | null {
+  try {
+    return { value: step() };
+  } catch (error) {
+    report.crash = escapedCrash({ ...where, iteration: report.iterations }, lastInput, error);
+    return null;
+  }
+}
+
 /** A crash as text: everything needed to replay it. */
 export function formatCrash(crash: Crash): string {
   return [

@@ -1,3 +1,5 @@
+import { MAX_TICK } from './input-wire.js';
+
 /** What one client's input buffer saw: every input is counted once by what became of it. */
 export interface InputBufferStats {
   /** New inputs accepted into the buffer. */
@@ -121,7 +123,8 @@ export class InputBuffer<T> {
   /** The slot to fill with the input of `tick`, or NOT_NEW (counted: duplicate, late, ahead, flooded). */
   admit(tick: number): number {
     const slot = tick & this.mask;
-    if (tick < this.next) {
+    // A cursor stopped at MAX_TICK has taken that tick too.
+    if (tick < this.next || (tick === MAX_TICK && this.lastTick === MAX_TICK)) {
       if (this.consumed[slot] === tick) this.stats.duplicates++;
       else this.stats.late++;
       return NOT_NEW;
@@ -158,7 +161,10 @@ export class InputBuffer<T> {
   take(serverTick: number): T | null {
     if (!this.started) return null;
     this.tokens = Math.min(2 * this.window, this.tokens + this.tokensPerTake);
-    const tick = this.next++;
+    // The cursor stops at the last uint32 tick (a server at the end of the range): past it the
+    // last input repeats, and the reports never name a tick the wire cannot carry.
+    const tick = this.next;
+    if (tick < MAX_TICK) this.next++;
     const slot = tick & this.mask;
     if (this.ticks[slot] === tick) {
       this.ticks[slot] = -1;

@@ -18,6 +18,7 @@ import {
   readTick,
   readView,
   viewTickOf,
+  withinReach,
   writeFeedback,
 } from './input-wire.js';
 
@@ -77,6 +78,8 @@ export class InputReceiver<T> {
   readonly source = new Int16Array(MAX_INPUTS_PER_PACKET);
   /** @internal */
   readonly views = new Float64Array(MAX_INPUTS_PER_PACKET);
+  /** @internal: the newest server tick a take was given (0 before any): input ticks are judged by it. */
+  serverTick = 0;
   private readonly endpoints: (InputEndpoint<T> | null)[];
   private readonly tokensPerTake: number;
   private readonly warmupTakes: number;
@@ -142,6 +145,7 @@ export class InputReceiver<T> {
       throw new RangeError(
         `InputReceiver.take: serverTick must be an integer in [0, ${MAX_TICK}], got ${serverTick}`,
       );
+    if (serverTick > this.serverTick) this.serverTick = serverTick;
     return endpoint === null ? null : endpoint.buffer.take(serverTick);
   }
 
@@ -238,6 +242,11 @@ class InputEndpoint<T> implements CustomChannel {
     if (!rs.ok) return false;
     if (count > last + 1) {
       rs.fail('inputs before tick 0');
+      return false;
+    }
+    // Both ends of the run, so every tick of it is within reach (docs/latency.md, "Tick rules").
+    if (!withinReach(last, r.serverTick) || !withinReach(last - count + 1, r.serverTick)) {
+      rs.fail('input tick far from the server tick');
       return false;
     }
     const scratch = r.scratch;

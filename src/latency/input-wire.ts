@@ -41,9 +41,20 @@ export const VIEW_HOLD = 2;
 /** A tick past the newest acked one by this much or more is written in full. */
 export const RELATIVE_TICK_SPAN = 16384;
 export const MAX_TICK = 0xffffffff;
+/**
+ * The farthest an input tick may be from the server's newest tick, either side (docs/latency.md,
+ * "Tick rules"): 32768 ticks, 9.1 min at 60 Hz. It bounds how far a client's cursor can run ahead
+ * of the server's tick, so no cursor reaches the end of the uint32 range before the server does.
+ */
+export const TICK_REACH = 32768;
 export const DEPTH_MIN = -32;
 export const DEPTH_MAX = 31;
 export const MAX_TARGET = 15;
+
+/** Whether input tick `tick` is within TICK_REACH of server tick `serverTick`. */
+export function withinReach(tick: number, serverTick: number): boolean {
+  return tick >= serverTick - TICK_REACH && tick <= serverTick + TICK_REACH;
+}
 
 /** Bits `writeTick` takes. */
 export function tickBits(tick: number, ackedTick: number): number {

@@ -2,6 +2,7 @@ import type { ClientMirror } from '../replication/client-mirror.js';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import { ClockSync, type ClockSyncOptions } from './clock-sync.js';
 import type { InputSender } from './input-sender.js';
+import { MAX_TICK } from './input-wire.js';
 import { InterpolationDelay, type InterpolationDelayOptions } from './interpolation-delay.js';
 import type { Predictor } from './predictor.js';
 import { TickClock } from './tick-clock.js';
@@ -66,6 +67,9 @@ export class LatencyClient<S, I> {
     // A clock jumped back (ClockSync found it far ahead) replays ticks already sent: the input
     // stream stays in order and resumes past them.
     if (tick <= this.inputs.newestTick) return;
+    // Past the last uint32 tick nothing can be sent (docs/latency.md, "Tick rules"): a server's
+    // tick there (a hostile one, or 828 days at 60 Hz) must not make frame throw.
+    if (tick > MAX_TICK) return;
     const predictor = this.predictor;
     // After a stall the server may have consumed (repeated) ticks this client never pushed, and
     // the prediction adopted its state past them; or the stall outlasted the prediction's
