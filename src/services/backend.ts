@@ -31,9 +31,10 @@ import {
   type VerifyResult,
 } from './backend-routes.js';
 import { guestAuthSchema } from './backend-schemas.js';
-import { SeatIssuer } from './backend-seats.js';
+import { DEFAULT_SEAT_LIMITS, SeatIssuer } from './backend-seats.js';
 import { SessionSigner } from './backend-session.js';
-import { type Directory, PROCESS_GONE, type Unsubscribe } from './directory.js';
+import { type Directory, PROCESS_GONE, type SeatLimits, type Unsubscribe } from './directory.js';
+import { checkSeatLimits } from './directory-checks.js';
 import { GoneRooms } from './gone-rooms.js';
 import { PeerTokenMinter, type RendezvousOptions } from './peer-sessions.js';
 import { DEFAULT_CREATE_TIMEOUT_MS, RoomPlacer } from './room-placement.js';
@@ -58,6 +59,11 @@ export interface BackendOptions<S extends z.ZodType = typeof guestAuthSchema> {
   sessionSeconds?: number;
   /** Seat reservation and connect-token lifetime, seconds (default 15). */
   tokenSeconds?: number;
+  /**
+   * The most live seats (reserved, taken or held) one user may hold: `perRoom` in one room (default
+   * 1), `perUser` across all rooms (default 3). Enforced by the directory, atomically (409 past it).
+   */
+  seatLimits?: Partial<SeatLimits>;
   /** The netcode connection timeout written in tokens, seconds (default 5). */
   timeoutSeconds?: number;
   /** How long a create-room request waits for its process (default 5000 ms; then 503). */
@@ -143,6 +149,8 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
     options.rendezvous === undefined
       ? null
       : new PeerTokenMinter(options.rendezvous, options.protocolId, now);
+  const seatLimits = { ...DEFAULT_SEAT_LIMITS, ...options.seatLimits };
+  checkSeatLimits(seatLimits);
   const gone = new GoneRooms();
   const placer = new RoomPlacer(directory, options.createTimeoutMs ?? DEFAULT_CREATE_TIMEOUT_MS);
   const seats = new SeatIssuer({
@@ -154,6 +162,7 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
     tokenSeconds,
     timeoutSeconds,
     now,
+    limits: seatLimits,
   });
 
   const app = new Hono<BackendEnv>();

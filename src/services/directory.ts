@@ -95,9 +95,21 @@ export interface Seat {
   expiresAt: number;
 }
 
+/**
+ * The most live seats (reserved, taken or held) one user may have, checked atomically with the
+ * reservation: in the room reserved in, and in all rooms of the directory.
+ */
+export interface SeatLimits {
+  perRoom: number;
+  perUser: number;
+}
+
 export type ReserveResult =
   | { ok: true; seat: Seat }
-  | { ok: false; reason: 'no such room' | 'locked' | 'full' | 'seat exists' };
+  | {
+      ok: false;
+      reason: 'no such room' | 'locked' | 'full' | 'seat exists' | 'user limit in room' | 'user limit';
+    };
 
 export type ConsumeResult =
   | { ok: true; seat: Seat }
@@ -173,6 +185,10 @@ export interface Directory {
   findRooms(query: RoomQuery): Promise<RoomListing[]>;
 
   // Seats. Atomic: a room never has more live seats than maxClients.
+  /**
+   * With `limits`, also refused ('user limit in room', 'user limit') when userId already has that
+   * many live seats, counted in the same atomic step: backends racing for one user cannot pass it.
+   */
   reserveSeat(
     roomId: string,
     seat: {
@@ -182,6 +198,7 @@ export interface Directory {
       ttlMs: number;
       options?: Record<string, unknown>;
       auth?: Record<string, unknown>;
+      limits?: SeatLimits;
     },
   ): Promise<ReserveResult>;
   /**

@@ -27,7 +27,7 @@ export { RateLimiter, type RateLimitOptions } from './backend-rate-limit.js';
 export { Refusal, ROOM_GONE } from './backend-refusal.js';
 export type { RequestInfo, VerifyResult } from './backend-routes.js';
 export { guestAuthSchema, summarizeIssues } from './backend-schemas.js';
-export type { JoinAnswer } from './backend-seats.js';
+export { DEFAULT_SEAT_LIMITS, type JoinAnswer } from './backend-seats.js';
 export { type Session, SessionSigner } from './backend-session.js';
 export { parseCreateRoomRequest } from './create-room-answer.js';
 export * from './directory.js';
