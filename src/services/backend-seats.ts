@@ -172,8 +172,8 @@ export class SeatIssuer {
   ): Promise<JoinAnswer> {
     const seat = await this.config.directory.getSeat(seatId);
     if (seat === null) {
-      if (roomId !== undefined && this.config.gone.has(roomId, this.config.now()))
-        throw new Refusal(410, ROOM_GONE);
+      const gone = roomId === undefined ? null : this.config.gone.reason(roomId, this.config.now());
+      if (gone !== null) throw new Refusal(410, gone);
       throw new Refusal(404, 'no such seat (expired or released)');
     }
     if (seat.userId !== userId) throw new Refusal(403, 'the seat belongs to another player');
@@ -233,7 +233,8 @@ export class SeatIssuer {
     const { directory, gone, now } = this.config;
     const room = await directory.getRoom(roomId);
     if (room === null) {
-      if (gone.has(roomId, now())) throw new Refusal(410, ROOM_GONE);
+      const reason = gone.reason(roomId, now());
+      if (reason !== null) throw new Refusal(410, reason);
       throw new Refusal(409, 'no such room');
     }
     const process = await directory.getProcess(room.processId);

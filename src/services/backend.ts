@@ -22,7 +22,7 @@ import type { z } from 'zod';
 import { addMatchmakeRoutes, type MatchmakingQueue } from './backend-matchmake-routes.js';
 import { addPeerRoutes } from './backend-peer-routes.js';
 import { RateLimiter, type RateLimitOptions } from './backend-rate-limit.js';
-import { Refusal } from './backend-refusal.js';
+import { Refusal, ROOM_FAILED, ROOM_GONE } from './backend-refusal.js';
 import {
   addRoomRoutes,
   type BackendEnv,
@@ -216,17 +216,18 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
     return c.json({ error: 'internal error' }, 500);
   });
 
-  // Rooms of a stopped process answer 410 for a while. The subscription is made at once and
+  // Rooms of a stopped process, and rooms that failed, answer 410 with why for a while. The subscription is made at once and
   // retried with capped backoff while the directory refuses it (Redis not ready yet): without
   // it the backend would hand out seats in dead rooms until their seats lapse.
   let closed = false;
   const onGone = (message: string) => {
     try {
-      const roomIds = (JSON.parse(message) as { roomIds?: unknown }).roomIds;
+      const { roomIds, reason } = JSON.parse(message) as { roomIds?: unknown; reason?: unknown };
       if (Array.isArray(roomIds))
         gone.add(
           roomIds.filter((id) => typeof id === 'string'),
           now(),
+          reason === 'room failed' ? ROOM_FAILED : ROOM_GONE,
         );
     } catch {
       // not ours to fix: a malformed announcement is skipped

@@ -257,13 +257,16 @@ export interface Directory {
   close(): Promise<void>;
 }
 
-/** Channel on which a removed process is announced: JSON ProcessGone. */
+/** Channel on which removed rooms are announced (a process's, or one that failed): JSON ProcessGone. */
 export const PROCESS_GONE = 'ghostwire:process-gone';
 
 export interface ProcessGone {
   processId: string;
-  /** Its rooms, removed with it. */
+  /** Its rooms, removed with it (or the one room that failed). */
   roomIds: string[];
-  /** 'lapsed' (no heartbeat within its ttl: crashed or cut off) or 'removed' (stopped cleanly). */
-  reason: 'lapsed' | 'removed';
+  /**
+   * 'lapsed' (no heartbeat within its ttl: crashed or cut off), 'removed' (stopped cleanly), or
+   * 'room failed' (the process lives on; the room's code or a layer under it threw).
+   */
+  reason: 'lapsed' | 'removed' | 'room failed';
 }

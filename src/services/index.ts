@@ -24,7 +24,7 @@ export {
 } from './backend.js';
 export { type MatchmakingQueue, type MatchPoll, matchSeatId } from './backend-matchmake-routes.js';
 export { RateLimiter, type RateLimitOptions } from './backend-rate-limit.js';
-export { Refusal, ROOM_GONE } from './backend-refusal.js';
+export { Refusal, ROOM_FAILED, ROOM_GONE } from './backend-refusal.js';
 export type { RequestInfo, VerifyResult } from './backend-routes.js';
 export { guestAuthSchema, summarizeIssues } from './backend-schemas.js';
 export { DEFAULT_SEAT_LIMITS, type JoinAnswer } from './backend-seats.js';
@@ -84,6 +84,7 @@ export {
 export * from './room-requests.js';
 export {
   type CreateRoomResult,
+  type RoomFailure,
   RoomServer,
   type RoomServerOptions,
   type RoomServerStats,
