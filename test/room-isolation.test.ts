@@ -92,7 +92,7 @@ describe('room isolation over UDP', () => {
     await client.auth({ name: who });
     const seat = await client.joinOrCreate(room, { transport: 'udp', options: { tag } });
     const end = await players.connect(seat.connectToken);
-    await until(`${who} to mirror its player`, 5000, () => mirroredPlayers(end).length === 1);
+    await until(`${who} to mirror its player`, 10_000, () => mirroredPlayers(end).length === 1);
     return { client, seat, end };
   };
 
@@ -102,7 +102,7 @@ describe('room isolation over UDP', () => {
     ann.end.messages.send(1, Score, { add });
     await until(
       'the calm room to replicate the score',
-      3000,
+      10_000,
       () => mirroredPlayers(ann.end)[0]?.score === before + add,
     );
   };
@@ -115,12 +115,12 @@ describe('room isolation over UDP', () => {
     assert.equal(server.rooms.length, 3);
 
     TickBug.armed = true;
-    await until('bob to be disconnected', 5000, () => !connected(bob.end));
+    await until('bob to be disconnected', 10_000, () => !connected(bob.end));
     assert.equal(stateOf(bob.end), ClientState.Disconnected, 'told by the server, not timed out');
     await scores(ann, 3);
 
     LayerBug.armed = true;
-    await until('cy to be disconnected', 5000, () => !connected(cy.end));
+    await until('cy to be disconnected', 10_000, () => !connected(cy.end));
     assert.equal(stateOf(cy.end), ClientState.Disconnected, 'told by the server, not timed out');
 
     // The neighbour keeps playing for some seconds: connected, its inputs replicated back.

@@ -223,7 +223,7 @@ export class RoomSeating {
       if (room.seats.size > 0) hosted.emptySince = -1;
       else if (hosted.emptySince < 0) hosted.emptySince = now;
       else if (!hosted.checking && now - hosted.emptySince >= room.emptyDisposeMs)
-        void this.disposeIfUnreserved(hosted);
+        void this.disposeIfUnreserved(hosted).catch((error: unknown) => this.o.report(error, 'dispose'));
     }
   }
 
