@@ -10,20 +10,14 @@ import type { AnyMessageType } from '../channels/message.js';
 import { MessageServer } from '../channels/message-endpoints.js';
 import { nodeAead } from '../connection/aead-node.js';
 import { answerCreateRoom } from './create-room-answer.js';
-import type {
-  Directory,
-  ProcessAddresses,
-  ProcessLoad,
-  ProcessRecord,
-  ProcessState,
-  Unsubscribe,
-} from './directory.js';
+import type { ProcessAddresses, ProcessLoad, ProcessRecord, ProcessState, Unsubscribe } from './directory.js';
 import type { ManagedServer } from './managed-process.js';
 import { PROCESS_ID_ENV } from './manager-protocol.js';
 import { ProcessPresence, TickTimes } from './process-presence.js';
-import { ROOM_DEFAULTS, type Room, type RoomDefaults, type RoomHost, type RoomType } from './room.js';
+import { ROOM_DEFAULTS, type Room, type RoomDefaults, type RoomType } from './room.js';
 import { roomChannel, routeChannels } from './room-channels.js';
 import { RoomFailures } from './room-failures.js';
+import { roomHost } from './room-host.js';
 import { hostsRoom, roomListings, seatListing } from './room-listings.js';
 import { processChannel } from './room-requests.js';
 import { type HostedRoom, RoomSeating } from './room-seating.js';
@@ -335,7 +329,13 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
     room.roomId = randomId();
     room.name = name;
     room.isPrivate = isPrivate;
-    room.host = this.hostFor();
+    room.host = roomHost({
+      messages: this.messages as unknown as MessageServer<AnyMessageType>,
+      directory: this.options.directory,
+      seating: this.seating,
+      live: (hosted) => this.hosted.has(hosted.roomId) && this.phase !== 'stopped',
+      report: this.report,
+    });
     this.creating++;
     try {
       try {
@@ -383,29 +383,6 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
     } finally {
       this.creating--;
     }
-  }
-
-  /** What a room reaches of this server: lock and metadata go to the directory, kicks to netcode. */
-  private hostFor(): RoomHost {
-    const directory = this.options.directory;
-    const update = (room: Room, patch: Parameters<Directory['updateRoom']>[1]) => {
-      if (!this.hosted.has(room.roomId) || this.phase === 'stopped') return;
-      directory.updateRoom(room.roomId, patch).catch((error) => {
-        this.seating.counters.directoryErrors++;
-        this.report(error, 'updateRoom');
-      });
-    };
-    return {
-      messages: this.messages as unknown as MessageServer<AnyMessageType>,
-      slots: this.messages.server.maxClients,
-      setLocked: (room, locked) => update(room, { locked }),
-      setMetadata: (room, metadata) => update(room, { metadata }),
-      kick: (_room, client) => {
-        if (client.index >= 0 && this.messages.server.isConnected(client.index))
-          this.messages.server.disconnect(client.index);
-        else this.seating.leave(client, true);
-      },
-    };
   }
 
   private async dispose(hosted: HostedRoom, fromDirectory: boolean): Promise<void> {
