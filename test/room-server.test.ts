@@ -416,6 +416,20 @@ describe('RoomServer: rooms and the process', () => {
     assert.ok(connected(client));
   });
 
+  it('a room type whose constructor throws is refused like an onCreate that throws', async () => {
+    const s = await roomScene();
+    class Broken extends TestRoom {
+      constructor() {
+        super();
+        throw new Error('broken constructor');
+      }
+    }
+    s.server.define('broken', Broken);
+    assert.deepEqual(await s.server.createRoom('broken'), { ok: false, reason: 'broken constructor' });
+    assert.deepEqual(s.errors, ['room broken constructor: Error: broken constructor']);
+    assert.equal((await s.server.createRoom('test')).ok, true, 'the process goes on');
+  });
+
   it('misuse throws at the call', async () => {
     const s = await roomScene();
     assert.throws(() => s.server.define('test', TestRoom), /defined already/);

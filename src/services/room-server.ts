@@ -247,7 +247,11 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
     this.failures.inFrame = true;
     try {
       for (const hosted of this.hosted.values()) {
-        this.seating.deliverMessages(hosted);
+        try {
+          this.seating.deliverMessages(hosted);
+        } catch (error) {
+          this.failures.fail(hosted.room, 'messages', error); // its clients' message queues
+        }
         if (!hosted.failed) hosted.clock.advance(now / 1000, hosted.onTick);
       }
       try {
@@ -324,7 +328,14 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
     if (this.hosted.size + this.creating >= (this.options.maxRooms ?? 64))
       return { ok: false, reason: 'the process is full' };
     const definition = this.definitions.get(name)!;
-    const room = new definition.type();
+    let room: Room;
+    try {
+      room = new definition.type();
+    } catch (error) {
+      // The game's constructor threw: no room, as when onCreate throws.
+      this.report(error, `room ${name} constructor`);
+      return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+    }
     Object.assign(room, definition.defaults);
     room.roomId = randomId();
     room.name = name;
