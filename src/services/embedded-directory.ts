@@ -210,7 +210,13 @@ export class EmbeddedDirectory implements Directory {
     if (room.listing.locked) return { ok: false, reason: 'locked' };
     if (this.liveSeats(room) >= room.listing.maxClients) return { ok: false, reason: 'full' };
     if (seat.limits !== undefined) {
-      const held = this.userSeats.count(seat.userId, roomId, (id) => this.seats.get(id), this.now());
+      const held = this.userSeats.count(
+        seat.userId,
+        roomId,
+        (id) => this.seats.get(id),
+        (id) => this.dropLapsed(seat.userId, id),
+        this.now(),
+      );
       if (held.total >= seat.limits.perUser) return { ok: false, reason: 'user limit' };
       if (held.inRoom >= seat.limits.perRoom) return { ok: false, reason: 'user limit in room' };
     }
@@ -433,6 +439,12 @@ export class EmbeddedDirectory implements Directory {
     this.seats.delete(seatId);
     this.userSeats.remove(seat.userId, seatId);
     this.rooms.get(seat.roomId)?.seats.delete(seatId);
+  }
+
+  /** A user's seat found lapsed (or gone) while counting its seats. */
+  private dropLapsed(userId: string, seatId: string): void {
+    if (this.seats.has(seatId)) this.dropSeat(seatId);
+    else this.userSeats.remove(userId, seatId);
   }
 
   private dropRoom(roomId: string): void {

@@ -24,13 +24,25 @@ export class UserSeats {
     if (seats.size === 0) this.byUser.delete(userId);
   }
 
-  /** userId's live seats (`seatOf` knows them; a lapsed one does not count): in roomId, and in all. */
-  count(userId: string, roomId: string, seatOf: (seatId: string) => Seat | undefined, now: number) {
+  /**
+   * userId's live seats (`seatOf` knows them): in roomId, and in all. A lapsed one does not count
+   * and is handed to `drop` (which removes it here too), so a user's set stays its live seats.
+   */
+  count(
+    userId: string,
+    roomId: string,
+    seatOf: (seatId: string) => Seat | undefined,
+    drop: (seatId: string) => void,
+    now: number,
+  ) {
     let inRoom = 0;
     let total = 0;
     for (const seatId of this.byUser.get(userId) ?? []) {
       const seat = seatOf(seatId);
-      if (seat === undefined || seat.expiresAt <= now) continue;
+      if (seat === undefined || seat.expiresAt <= now) {
+        drop(seatId);
+        continue;
+      }
       total++;
       if (seat.roomId === roomId) inRoom++;
     }
