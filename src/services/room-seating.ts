@@ -107,7 +107,11 @@ export class RoomSeating {
         if (hosted.failed) return; // the clock may have more ticks due in this frame
         const start = performance.now();
         room.tick = tick;
-        this.hook(room, 'onTick', () => room.onTick(tick, dt));
+        try {
+          this.settle(room, 'onTick', room.onTick(tick, dt));
+        } catch (error) {
+          this.countHookError(room, 'onTick', error);
+        }
         try {
           if (!hosted.failed) for (const replication of room.replications) replication.world.tick();
         } catch (error) {
@@ -206,7 +210,11 @@ export class RoomSeating {
           m !== null;
           m = messages.receive(client.index, channel)
         ) {
-          this.hook(room, 'onMessage', () => room.onMessage(client, m, channel));
+          try {
+            this.settle(room, 'onMessage', room.onMessage(client, m, channel));
+          } catch (error) {
+            this.countHookError(room, 'onMessage', error);
+          }
           if (hosted.failed) return;
           if (client.state !== 'joined') break;
         }
@@ -276,6 +284,7 @@ export class RoomSeating {
       if (known.state !== 'dropped') return this.refuse(index, serial, 'already used');
       known.clientId = clientId;
       this.seat(index, hosted, known);
+      if (hosted.failed) return; // its channel could not be made: the room is gone
       this.counters.reconnections++;
       this.hook(room, 'onReconnect', () => room.onReconnect(known));
       return;
@@ -302,6 +311,7 @@ export class RoomSeating {
       return this.refuse(index, serial, gone ? 'no such room' : 'auth refused');
     }
     this.seat(index, hosted, client);
+    if (hosted.failed) return; // its channel could not be made: the room is gone
     this.counters.joins++;
     this.hook(room, 'onJoin', () => room.onJoin(client, client.options));
   }
@@ -376,12 +386,16 @@ export class RoomSeating {
   /** Runs a room hook; a throw, or the rejection of the promise an async hook returns, fails the room. */
   private hook(room: Room, where: string, call: () => unknown): void {
     try {
-      const result = call();
-      if (isThenable(result))
-        Promise.resolve(result).catch((error: unknown) => this.countHookError(room, where, error));
+      this.settle(room, where, call());
     } catch (error) {
       this.countHookError(room, where, error);
     }
+  }
+
+  /** What a hook returned: a promise (an async hook) that rejects fails the room too. */
+  private settle(room: Room, where: string, result: unknown): void {
+    if (isThenable(result))
+      Promise.resolve(result).catch((error: unknown) => this.countHookError(room, where, error));
   }
 
   private countHookError(room: Room, where: string, error: unknown): void {
