@@ -26,7 +26,13 @@ describe('BackendClient', () => {
     assert.ok(first.connectToken instanceof Uint8Array);
     assert.equal(first.connectToken.length, 2048);
     assert.ok(readConnectToken(first.connectToken).ok);
-    const second = await client.join(first.roomId, { transport: 'udp' });
+    // Other players join by id (a player holds one seat per room).
+    const player = async (name: string) => {
+      const other = new BackendClient({ url: f.url });
+      await other.auth({ name });
+      return other;
+    };
+    const second = await (await player('bob')).join(first.roomId, { transport: 'udp' });
     assert.equal(second.roomId, first.roomId);
     const other = await client.create('arena', { transport: 'webrtc', options: { map: 'dust' } });
     assert.notEqual(other.roomId, first.roomId);
@@ -42,7 +48,10 @@ describe('BackendClient', () => {
       [refused.status, refused.reason],
       [409, 'the seat is reserved, not held for a reconnection'],
     );
-    const third = await client.join(first.roomId, { transport: 'udp', options: { team: 'red' } });
+    const third = await (await player('cy')).join(first.roomId, {
+      transport: 'udp',
+      options: { team: 'red' },
+    });
     assert.deepEqual((await f.directory.getSeat(third.seatId))?.options, { team: 'red' });
   });
 

@@ -123,17 +123,17 @@ describe('rooms: join-or-create, create, join by id', () => {
   it('creates a room on a process, then fills it before creating another', async () => {
     const f = await start();
     const p = await FakeRoomProcess.start(f.directory, { processId: 'p1', maxClients: 2 });
-    const { session } = await guest(f.url);
+    const session = async () => (await guest(f.url)).session; // a player each
     const body = { name: 'arena', options: { map: 'dust' }, transport: 'udp' };
-    const first = await call(f.url, 'POST', '/rooms/join-or-create', body, session);
+    const first = await call(f.url, 'POST', '/rooms/join-or-create', body, await session());
     assert.equal(first.status, 200, String(first.body.error));
     assert.equal(p.requests.length, 1);
     assert.deepEqual(p.requests[0].options, { map: 'dust' });
     assert.equal(p.requests[0].name, 'arena');
-    const second = await call(f.url, 'POST', '/rooms/join-or-create', body, session);
+    const second = await call(f.url, 'POST', '/rooms/join-or-create', body, await session());
     assert.equal(second.body.roomId, first.body.roomId, 'the second player joins the same room');
     assert.equal(p.requests.length, 1);
-    const third = await call(f.url, 'POST', '/rooms/join-or-create', body, session);
+    const third = await call(f.url, 'POST', '/rooms/join-or-create', body, await session());
     assert.notEqual(third.body.roomId, first.body.roomId, 'the full room is passed over');
     assert.equal(p.requests.length, 2);
     const room = await f.directory.getRoom(String(first.body.roomId));
@@ -143,10 +143,10 @@ describe('rooms: join-or-create, create, join by id', () => {
   it('creates concurrent join-or-creates’ room once', async () => {
     const f = await start();
     const p = await FakeRoomProcess.start(f.directory, { processId: 'p1', maxClients: 4 });
-    const { session } = await guest(f.url);
+    const sessions = await Promise.all([1, 2, 3, 4].map(async () => (await guest(f.url)).session));
     const body = { name: 'arena', transport: 'udp' };
     const answers = await Promise.all(
-      [1, 2, 3, 4].map(() => call(f.url, 'POST', '/rooms/join-or-create', body, session)),
+      sessions.map((session) => call(f.url, 'POST', '/rooms/join-or-create', body, session)),
     );
     assert.deepEqual(
       answers.map((a) => a.status),
@@ -174,12 +174,15 @@ describe('rooms: join-or-create, create, join by id', () => {
       );
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     };
-    const { session } = (await post('/auth', { name: 'ada' })).body as { session: string };
+    const sessions = await Promise.all(
+      Array.from(
+        { length: 100 },
+        async () => ((await post('/auth', { name: 'ada' })).body as { session: string }).session,
+      ),
+    );
     // All in one tick: the first creation seats 10; the 90 others learn that and make 9 rooms at once.
     const answers = await Promise.all(
-      Array.from({ length: 100 }, () =>
-        post('/rooms/join-or-create', { name: 'arena', transport: 'udp' }, session),
-      ),
+      sessions.map((session) => post('/rooms/join-or-create', { name: 'arena', transport: 'udp' }, session)),
     );
     assert.deepEqual(new Set(answers.map((a) => a.status)), new Set([200]));
     assert.equal(p.requests.length, 10);
@@ -229,10 +232,13 @@ describe('rooms: join-or-create, create, join by id', () => {
     assert.equal(draining.requests.length, 0, 'a draining process takes no new rooms');
     // Rooms placed since the last heartbeat count: a burst fills the idle one up to the busy one's
     // load (0.8), then alternates, instead of piling all on the process that looked emptiest.
-    for (let i = 0; i < 8; i++)
-      await call(f.url, 'POST', '/rooms/create', { name: 'arena', transport: 'websocket' }, session);
+    for (let i = 0; i < 8; i++) {
+      const player = (await guest(f.url)).session; // one creator each: three seats per player at most
+      await call(f.url, 'POST', '/rooms/create', { name: 'arena', transport: 'websocket' }, player);
+    }
     assert.deepEqual([busy.requests.length, idle.requests.length], [1, 8]);
-    const create = await call(f.url, 'POST', '/rooms/create', { name: 'arena', transport: 'udp' }, session);
+    const udp = (await guest(f.url)).session;
+    const create = await call(f.url, 'POST', '/rooms/create', { name: 'arena', transport: 'udp' }, udp);
     assert.equal(create.status, 200);
   });
 

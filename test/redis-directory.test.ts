@@ -95,4 +95,35 @@ describe('RedisDirectory', { skip: redisSkip() }, () => {
       await Promise.all([a.close(), b.close()]);
     }
   });
+
+  it("keeps a user's seat set no larger than its live seats: released, removed and lapsed ones leave it", async () => {
+    const raw = new Redis(server.url);
+    const directory = await RedisDirectory.connect({ url: server.url, keyPrefix: 'users:' });
+    const limits = { perRoom: 1, perUser: 3 };
+    const reserve = (roomId: string, seatId: string, ttlMs: number) =>
+      directory.reserveSeat(roomId, { ...seatRequest(seatId, ttlMs), userId: 'ann', limits });
+    try {
+      await directory.registerProcess(processRecord('p1'), 60_000);
+      for (const r of ['r1', 'r2', 'r3']) await directory.createRoom(roomListing(r, 'p1'));
+      assert.equal((await reserve('r1', 's1', 60_000)).ok, true);
+      assert.equal((await reserve('r2', 's2', 60_000)).ok, true);
+      assert.equal((await directory.consumeSeat('s2', 'r2')).ok, true);
+      assert.deepEqual((await raw.smembers('users:user:ann:seats')).sort(), ['s1', 's2']);
+      assert.equal(await raw.pttl('users:user:ann:seats'), -1, 'kept while a seat is taken');
+      await directory.releaseSeat('s1');
+      await directory.removeRoom('r2');
+      assert.equal(await raw.exists('users:user:ann:seats'), 0, 'released and removed seats leave it');
+      // A reservation that lapses unused: its id is dropped at the user's next reservation, and the
+      // set itself expires with the seat's record (ttl + 60 s) if there is none.
+      assert.equal((await reserve('r1', 's3', 100)).ok, true);
+      const left = await raw.pttl('users:user:ann:seats');
+      assert.ok(left > 0 && left <= 100 + 60_000, `expires: ${left} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal((await reserve('r3', 's4', 60_000)).ok, true);
+      assert.deepEqual(await raw.smembers('users:user:ann:seats'), ['s4']);
+    } finally {
+      raw.disconnect();
+      await directory.close();
+    }
+  });
 });

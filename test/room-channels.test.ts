@@ -89,7 +89,7 @@ describe('room channels', () => {
       close: () => calls.push('close'),
       link: () => calls.push('link'),
     };
-    routed.attach(inner);
+    routed.attach(inner, (error) => assert.fail(String(error)));
     assert.equal(routed.select(0, 1000), 8);
     assert.equal(routed.read(rs, new ScratchList()), true);
     routed.apply(new ScratchList());

@@ -345,8 +345,9 @@ describe('RoomServer: rooms and the process', () => {
     assert.equal(await s.directory.getProcess(s.server.processId), null);
   });
 
-  it('a room hook that throws is reported through onError and the room goes on', async () => {
-    const s = await roomScene();
+  it('a room hook that throws disposes of that room only: reported, its client disconnected, the other room goes on', async () => {
+    const failures: string[] = [];
+    const s = await roomScene({ onRoomFailed: (f) => failures.push(`${f.name} ${f.where}`) });
     class Faulty extends TestRoom {
       override onTick(tick: number): void {
         if (tick === 3) throw new Error('bug at tick 3');
@@ -355,12 +356,78 @@ describe('RoomServer: rooms and the process', () => {
     s.server.define('faulty', Faulty);
     const made = await s.server.createRoom('faulty', { tag: 'f' });
     assert.ok(made.ok);
+    const calm = await s.create({ tag: 'c' });
     const { client } = await s.join(made.room.roomId, 'ann');
+    const neighbour = await s.join(calm.roomId, 'bob');
     await s.run(500);
-    assert.ok(connected(client));
-    assert.ok(made.room.tick > 3);
+    assert.ok(!connected(client), 'the faulty room’s client is disconnected');
+    assert.equal(client.messages.client.state, ClientState.Disconnected, 'told, not timed out');
+    assert.equal(s.server.room(made.room.roomId), undefined);
+    assert.equal(await s.directory.getRoom(made.room.roomId), null);
+    assert.equal(made.room.tick, 3, 'no tick after the throw');
+    assert.ok(connected(neighbour.client));
+    assert.ok(calm.tick > 8);
     assert.equal(s.server.stats.hookErrors, 1);
+    assert.equal(s.server.stats.roomsFailed, 1);
     assert.deepEqual(s.errors, ['room faulty onTick: Error: bug at tick 3']);
+    assert.deepEqual(failures, ['faulty onTick']);
+    assert.ok(TestRoom.log.includes('f: dispose'));
+  });
+
+  it('an async hook whose promise rejects fails its room, not the process', async () => {
+    const s = await roomScene();
+    class Sulky extends TestRoom {
+      override onLeave(): Promise<void> {
+        return Promise.reject(new Error('async bug'));
+      }
+    }
+    s.server.define('sulky', Sulky);
+    const made = await s.server.createRoom('sulky', { tag: 's' });
+    assert.ok(made.ok);
+    const first = await s.join(made.room.roomId, 'ann');
+    const second = await s.join(made.room.roomId, 'bob');
+    await s.run(200);
+    first.client.messages.disconnect();
+    await s.run(200);
+    assert.ok(!connected(second.client), 'the room went: its other client too');
+    assert.equal(s.server.stats.roomsFailed, 1);
+    // Reported each time (the other client's leave, as the room is disposed, rejects too).
+    assert.deepEqual(new Set(s.errors), new Set(['room sulky onLeave: Error: async bug']));
+  });
+
+  it('a throw of the shared MessageServer (no room owns it) is reported and the frame goes on', async () => {
+    const s = await roomScene();
+    const room = await s.create({ tag: 'r' });
+    const { client } = await s.join(room.roomId, 'ann');
+    await s.run(200);
+    const messages = s.server.messages;
+    const update = messages.update.bind(messages);
+    let faults = 2;
+    messages.update = (now: number) => {
+      if (faults-- > 0) throw new Error('socket fault');
+      update(now);
+    };
+    const tick = room.tick;
+    await s.run(300);
+    assert.equal(s.server.stats.frameErrors, 2);
+    assert.deepEqual(s.errors, ['update: Error: socket fault', 'update: Error: socket fault']);
+    assert.equal(s.server.stats.roomsFailed, 0);
+    assert.ok(room.tick > tick + 4, 'the room goes on');
+    assert.ok(connected(client));
+  });
+
+  it('a room type whose constructor throws is refused like an onCreate that throws', async () => {
+    const s = await roomScene();
+    class Broken extends TestRoom {
+      constructor() {
+        super();
+        throw new Error('broken constructor');
+      }
+    }
+    s.server.define('broken', Broken);
+    assert.deepEqual(await s.server.createRoom('broken'), { ok: false, reason: 'broken constructor' });
+    assert.deepEqual(s.errors, ['room broken constructor: Error: broken constructor']);
+    assert.equal((await s.server.createRoom('test')).ok, true, 'the process goes on');
   });
 
   it('misuse throws at the call', async () => {

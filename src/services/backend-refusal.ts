@@ -11,3 +11,6 @@ export class Refusal extends Error {
 
 /** What a join, create or reconnect answers when its server process has stopped. */
 export const ROOM_GONE = 'room gone: its server process stopped';
+
+/** What a join or reconnect answers when its room failed (its code threw) and was disposed. */
+export const ROOM_FAILED = 'room gone: it failed on its server';

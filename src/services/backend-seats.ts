@@ -9,7 +9,7 @@ import type { JoinAnswer } from '../join/join-answer.js';
 import { toAddress } from '../transport/address.js';
 import { Refusal, ROOM_GONE } from './backend-refusal.js';
 import type { Session } from './backend-session.js';
-import type { Directory, ProcessRecord, RoomListing, Seat } from './directory.js';
+import type { Directory, ProcessRecord, ReserveResult, RoomListing, Seat, SeatLimits } from './directory.js';
 import type { GoneRooms } from './gone-rooms.js';
 import { type RoomPlacer, serverAddressOf, type TransportKind } from './room-placement.js';
 import { encodeSeatUserData, randomId } from './seat-token.js';
@@ -27,7 +27,16 @@ export interface SeatIssuerConfig {
   /** The netcode connection timeout the token carries, seconds. */
   timeoutSeconds: number;
   now: () => number;
+  /** The most live seats one user holds (reserved ones count): in one room, and in all. */
+  limits: SeatLimits;
 }
+
+/**
+ * A user's seats at most: one per room, three across rooms (a player in a match, with a seat
+ * still held for reconnection in the last one and one being joined). A session is its user's:
+ * every session of one user shares these seats.
+ */
+export const DEFAULT_SEAT_LIMITS: Readonly<SeatLimits> = Object.freeze({ perRoom: 1, perUser: 3 });
 
 /** Who a seat is for: the player, and what the verifier said of them (the room's `client.auth`). */
 export interface SeatHolder {
@@ -88,7 +97,7 @@ export class SeatIssuer {
       if (room !== null && process !== null) {
         if (this.capacity.size > 1000) this.capacity.clear(); // names come from requests: stay bounded
         this.capacity.set(key, room.maxClients);
-        const answer = await this.tryReserve(room, process, holder, transport, options);
+        const answer = await this.tryReserve(room, process, holder, transport, options, true);
         if (answer !== null) return answer;
       }
     }
@@ -145,10 +154,12 @@ export class SeatIssuer {
       ttlMs: this.config.tokenSeconds * 1000,
       ...(options === undefined ? {} : { options }),
       ...(holder.auth === undefined ? {} : { auth: holder.auth }),
+      limits: this.config.limits,
     });
     if (result.ok) return this.answer(result.seat, process, transport);
     if (result.reason === 'seat exists' && fixed) return this.again(holder.userId, seatId, transport);
     if (result.reason === 'no such room') await this.roomAndProcess(roomId); // throws 410 if it went
+    this.refuseOverLimit(result.reason);
     throw new Refusal(409, result.reason);
   }
 
@@ -161,8 +172,8 @@ export class SeatIssuer {
   ): Promise<JoinAnswer> {
     const seat = await this.config.directory.getSeat(seatId);
     if (seat === null) {
-      if (roomId !== undefined && this.config.gone.has(roomId, this.config.now()))
-        throw new Refusal(410, ROOM_GONE);
+      const gone = roomId === undefined ? null : this.config.gone.reason(roomId, this.config.now());
+      if (gone !== null) throw new Refusal(410, gone);
       throw new Refusal(404, 'no such seat (expired or released)');
     }
     if (seat.userId !== userId) throw new Refusal(403, 'the seat belongs to another player');
@@ -189,6 +200,7 @@ export class SeatIssuer {
     holder: SeatHolder,
     transport: TransportKind,
     options: Record<string, unknown>,
+    created = false,
   ): Promise<JoinAnswer | null> {
     const result = await this.config.directory.reserveSeat(room.roomId, {
       seatId: randomId(),
@@ -197,8 +209,23 @@ export class SeatIssuer {
       ttlMs: this.config.tokenSeconds * 1000,
       options,
       ...(holder.auth === undefined ? {} : { auth: holder.auth }),
+      limits: this.config.limits,
     });
-    return result.ok ? this.answer(result.seat, process, transport) : null;
+    if (result.ok) return this.answer(result.seat, process, transport);
+    // Over the limit across rooms, no other room would do (and creating one would be for nothing);
+    // already seated in the room just created (its own requests at once), another would not either.
+    if (result.reason === 'user limit' || (created && result.reason === 'user limit in room'))
+      this.refuseOverLimit(result.reason);
+    return null;
+  }
+
+  /** A 409 that says which seat limit the user is at. */
+  private refuseOverLimit(reason: Exclude<ReserveResult, { ok: true }>['reason']): void {
+    const { perRoom, perUser } = this.config.limits;
+    if (reason === 'user limit in room')
+      throw new Refusal(409, `you hold ${perRoom} seat(s) in this room already (the most per player)`);
+    if (reason === 'user limit')
+      throw new Refusal(409, `you hold ${perUser} seats already (the most per player across rooms)`);
   }
 
   /** The room and its live process; 410 when its process stopped, 409 when it never existed. */
@@ -206,7 +233,8 @@ export class SeatIssuer {
     const { directory, gone, now } = this.config;
     const room = await directory.getRoom(roomId);
     if (room === null) {
-      if (gone.has(roomId, now())) throw new Refusal(410, ROOM_GONE);
+      const reason = gone.reason(roomId, now());
+      if (reason !== null) throw new Refusal(410, reason);
       throw new Refusal(409, 'no such room');
     }
     const process = await directory.getProcess(room.processId);

@@ -22,7 +22,7 @@ import type { z } from 'zod';
 import { addMatchmakeRoutes, type MatchmakingQueue } from './backend-matchmake-routes.js';
 import { addPeerRoutes } from './backend-peer-routes.js';
 import { RateLimiter, type RateLimitOptions } from './backend-rate-limit.js';
-import { Refusal } from './backend-refusal.js';
+import { Refusal, ROOM_FAILED, ROOM_GONE } from './backend-refusal.js';
 import {
   addRoomRoutes,
   type BackendEnv,
@@ -31,9 +31,10 @@ import {
   type VerifyResult,
 } from './backend-routes.js';
 import { guestAuthSchema } from './backend-schemas.js';
-import { SeatIssuer } from './backend-seats.js';
+import { DEFAULT_SEAT_LIMITS, SeatIssuer } from './backend-seats.js';
 import { SessionSigner } from './backend-session.js';
-import { type Directory, PROCESS_GONE, type Unsubscribe } from './directory.js';
+import { type Directory, PROCESS_GONE, type SeatLimits, type Unsubscribe } from './directory.js';
+import { checkSeatLimits } from './directory-checks.js';
 import { GoneRooms } from './gone-rooms.js';
 import { PeerTokenMinter, type RendezvousOptions } from './peer-sessions.js';
 import { DEFAULT_CREATE_TIMEOUT_MS, RoomPlacer } from './room-placement.js';
@@ -58,6 +59,11 @@ export interface BackendOptions<S extends z.ZodType = typeof guestAuthSchema> {
   sessionSeconds?: number;
   /** Seat reservation and connect-token lifetime, seconds (default 15). */
   tokenSeconds?: number;
+  /**
+   * The most live seats (reserved, taken or held) one user may hold: `perRoom` in one room (default
+   * 1), `perUser` across all rooms (default 3). Enforced by the directory, atomically (409 past it).
+   */
+  seatLimits?: Partial<SeatLimits>;
   /** The netcode connection timeout written in tokens, seconds (default 5). */
   timeoutSeconds?: number;
   /** How long a create-room request waits for its process (default 5000 ms; then 503). */
@@ -143,6 +149,8 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
     options.rendezvous === undefined
       ? null
       : new PeerTokenMinter(options.rendezvous, options.protocolId, now);
+  const seatLimits = { ...DEFAULT_SEAT_LIMITS, ...options.seatLimits };
+  checkSeatLimits(seatLimits);
   const gone = new GoneRooms();
   const placer = new RoomPlacer(directory, options.createTimeoutMs ?? DEFAULT_CREATE_TIMEOUT_MS);
   const seats = new SeatIssuer({
@@ -154,6 +162,7 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
     tokenSeconds,
     timeoutSeconds,
     now,
+    limits: seatLimits,
   });
 
   const app = new Hono<BackendEnv>();
@@ -207,17 +216,18 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
     return c.json({ error: 'internal error' }, 500);
   });
 
-  // Rooms of a stopped process answer 410 for a while. The subscription is made at once and
+  // Rooms of a stopped process, and rooms that failed, answer 410 with why for a while. The subscription is made at once and
   // retried with capped backoff while the directory refuses it (Redis not ready yet): without
   // it the backend would hand out seats in dead rooms until their seats lapse.
   let closed = false;
   const onGone = (message: string) => {
     try {
-      const roomIds = (JSON.parse(message) as { roomIds?: unknown }).roomIds;
+      const { roomIds, reason } = JSON.parse(message) as { roomIds?: unknown; reason?: unknown };
       if (Array.isArray(roomIds))
         gone.add(
           roomIds.filter((id) => typeof id === 'string'),
           now(),
+          reason === 'room failed' ? ROOM_FAILED : ROOM_GONE,
         );
     } catch {
       // not ours to fix: a malformed announcement is skipped

@@ -8,6 +8,17 @@ export function checkTtl(ttlMs: number): void {
     throw new RangeError(`ttlMs must be a positive finite number, got ${ttlMs}`);
 }
 
+/** Seat limits: whole numbers of seats, at least one (0 would refuse every reservation). */
+export function checkSeatLimits(limits: { perRoom: number; perUser: number } | undefined): void {
+  if (limits === undefined) return;
+  for (const [name, value] of [
+    ['perRoom', limits.perRoom],
+    ['perUser', limits.perUser],
+  ] as const)
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new RangeError(`seat limit ${name} must be an integer >= 1, got ${value}`);
+}
+
 /** A room's maxClients: a whole number of seats (NaN would make every reservation fit). */
 export function checkMaxClients(maxClients: number): void {
   if (!Number.isSafeInteger(maxClients) || maxClients < 0)

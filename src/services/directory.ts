@@ -95,9 +95,21 @@ export interface Seat {
   expiresAt: number;
 }
 
+/**
+ * The most live seats (reserved, taken or held) one user may have, checked atomically with the
+ * reservation: in the room reserved in, and in all rooms of the directory.
+ */
+export interface SeatLimits {
+  perRoom: number;
+  perUser: number;
+}
+
 export type ReserveResult =
   | { ok: true; seat: Seat }
-  | { ok: false; reason: 'no such room' | 'locked' | 'full' | 'seat exists' };
+  | {
+      ok: false;
+      reason: 'no such room' | 'locked' | 'full' | 'seat exists' | 'user limit in room' | 'user limit';
+    };
 
 export type ConsumeResult =
   | { ok: true; seat: Seat }
@@ -173,6 +185,10 @@ export interface Directory {
   findRooms(query: RoomQuery): Promise<RoomListing[]>;
 
   // Seats. Atomic: a room never has more live seats than maxClients.
+  /**
+   * With `limits`, also refused ('user limit in room', 'user limit') when userId already has that
+   * many live seats, counted in the same atomic step: backends racing for one user cannot pass it.
+   */
   reserveSeat(
     roomId: string,
     seat: {
@@ -182,6 +198,7 @@ export interface Directory {
       ttlMs: number;
       options?: Record<string, unknown>;
       auth?: Record<string, unknown>;
+      limits?: SeatLimits;
     },
   ): Promise<ReserveResult>;
   /**
@@ -240,13 +257,16 @@ export interface Directory {
   close(): Promise<void>;
 }
 
-/** Channel on which a removed process is announced: JSON ProcessGone. */
+/** Channel on which removed rooms are announced (a process's, or one that failed): JSON ProcessGone. */
 export const PROCESS_GONE = 'ghostwire:process-gone';
 
 export interface ProcessGone {
   processId: string;
-  /** Its rooms, removed with it. */
+  /** Its rooms, removed with it (or the one room that failed). */
   roomIds: string[];
-  /** 'lapsed' (no heartbeat within its ttl: crashed or cut off) or 'removed' (stopped cleanly). */
-  reason: 'lapsed' | 'removed';
+  /**
+   * 'lapsed' (no heartbeat within its ttl: crashed or cut off), 'removed' (stopped cleanly), or
+   * 'room failed' (the process lives on; the room's code or a layer under it threw).
+   */
+  reason: 'lapsed' | 'removed' | 'room failed';
 }

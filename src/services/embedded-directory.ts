@@ -22,7 +22,13 @@ import {
   type TicketStatus,
   type Unsubscribe,
 } from './directory.js';
-import { checkMaxClients, checkProcessState, checkRestoredSeat, checkTtl } from './directory-checks.js';
+import {
+  checkMaxClients,
+  checkProcessState,
+  checkRestoredSeat,
+  checkSeatLimits,
+  checkTtl,
+} from './directory-checks.js';
 import {
   copyListing,
   copyMetadata,
@@ -32,6 +38,7 @@ import {
   copyTicket,
 } from './directory-copies.js';
 import { EmbeddedPeerSessions } from './embedded-peer-sessions.js';
+import { UserSeats } from './user-seats.js';
 
 export interface EmbeddedDirectoryOptions {
   /** Unix milliseconds (default Date.now); tests pass their own clock. */
@@ -61,6 +68,7 @@ export class EmbeddedDirectory implements Directory {
   private readonly processes = new Map<string, ProcessEntry>();
   private readonly rooms = new Map<string, RoomEntry>();
   private readonly seats = new Map<string, Seat>();
+  private readonly userSeats = new UserSeats();
   private readonly tickets = new Map<string, Ticket>();
   private readonly results = new Map<string, { status: TicketResult; expiresAt: number }>();
   private readonly handlers = new Map<string, Set<(message: string) => void>>();
@@ -194,12 +202,24 @@ export class EmbeddedDirectory implements Directory {
   async reserveSeat(roomId: string, seat: Parameters<Directory['reserveSeat']>[1]): Promise<ReserveResult> {
     this.open();
     checkTtl(seat.ttlMs);
+    checkSeatLimits(seat.limits);
     const room = this.rooms.get(roomId);
     if (room === undefined || this.liveProcess(room.listing.processId) === null)
       return { ok: false, reason: 'no such room' };
     if (this.seats.has(seat.seatId)) return { ok: false, reason: 'seat exists' };
     if (room.listing.locked) return { ok: false, reason: 'locked' };
     if (this.liveSeats(room) >= room.listing.maxClients) return { ok: false, reason: 'full' };
+    if (seat.limits !== undefined) {
+      const held = this.userSeats.count(
+        seat.userId,
+        roomId,
+        (id) => this.seats.get(id),
+        (id) => this.dropLapsed(seat.userId, id),
+        this.now(),
+      );
+      if (held.total >= seat.limits.perUser) return { ok: false, reason: 'user limit' };
+      if (held.inRoom >= seat.limits.perRoom) return { ok: false, reason: 'user limit in room' };
+    }
     const entry = copySeat({
       seatId: seat.seatId,
       roomId,
@@ -212,6 +232,7 @@ export class EmbeddedDirectory implements Directory {
       expiresAt: this.now() + seat.ttlMs,
     });
     this.seats.set(seat.seatId, entry);
+    this.userSeats.add(entry.userId, seat.seatId);
     room.seats.add(seat.seatId);
     room.lapseAt = Math.min(room.lapseAt, entry.expiresAt);
     return { ok: true, seat: copySeat(entry) };
@@ -269,6 +290,7 @@ export class EmbeddedDirectory implements Directory {
     // A taken seat never lapses, whatever the caller's copy says (a JSON one says null).
     const expiresAt = seat.state === 'taken' ? Number.POSITIVE_INFINITY : seat.expiresAt;
     this.seats.set(seat.seatId, copySeat({ ...seat, expiresAt }));
+    this.userSeats.add(seat.userId, seat.seatId);
     room.seats.add(seat.seatId);
     room.lapseAt = Math.min(room.lapseAt, expiresAt);
     return true;
@@ -415,13 +437,24 @@ export class EmbeddedDirectory implements Directory {
     const seat = this.seats.get(seatId);
     if (seat === undefined) return;
     this.seats.delete(seatId);
+    this.userSeats.remove(seat.userId, seatId);
     this.rooms.get(seat.roomId)?.seats.delete(seatId);
+  }
+
+  /** A user's seat found lapsed (or gone) while counting its seats. */
+  private dropLapsed(userId: string, seatId: string): void {
+    if (this.seats.has(seatId)) this.dropSeat(seatId);
+    else this.userSeats.remove(userId, seatId);
   }
 
   private dropRoom(roomId: string): void {
     const room = this.rooms.get(roomId);
     if (room === undefined) return;
-    for (const seatId of room.seats) this.seats.delete(seatId);
+    for (const seatId of room.seats) {
+      const seat = this.seats.get(seatId);
+      if (seat !== undefined) this.userSeats.remove(seat.userId, seatId);
+      this.seats.delete(seatId);
+    }
     this.rooms.delete(roomId);
     this.processes.get(room.listing.processId)?.rooms.delete(roomId);
   }

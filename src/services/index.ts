@@ -24,10 +24,10 @@ export {
 } from './backend.js';
 export { type MatchmakingQueue, type MatchPoll, matchSeatId } from './backend-matchmake-routes.js';
 export { RateLimiter, type RateLimitOptions } from './backend-rate-limit.js';
-export { Refusal, ROOM_GONE } from './backend-refusal.js';
+export { Refusal, ROOM_FAILED, ROOM_GONE } from './backend-refusal.js';
 export type { RequestInfo, VerifyResult } from './backend-routes.js';
 export { guestAuthSchema, summarizeIssues } from './backend-schemas.js';
-export type { JoinAnswer } from './backend-seats.js';
+export { DEFAULT_SEAT_LIMITS, type JoinAnswer } from './backend-seats.js';
 export { type Session, SessionSigner } from './backend-session.js';
 export { parseCreateRoomRequest } from './create-room-answer.js';
 export * from './directory.js';
@@ -84,6 +84,7 @@ export {
 export * from './room-requests.js';
 export {
   type CreateRoomResult,
+  type RoomFailure,
   RoomServer,
   type RoomServerOptions,
   type RoomServerStats,

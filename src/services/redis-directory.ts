@@ -16,6 +16,8 @@
  *   P room:<id>:seats        zset    seat ids scored by expiresAt (+inf while taken)
  *   P seat:<id>              hash    roomId, processId, userId, clientId, state, expiresAt ('inf' while taken),
  *                                    options and auth (json, when given); PX until expiry + 60 s
+ *   P user:<id>:seats        set     seat ids of the user (may name gone ones: reserveSeat drops those);
+ *                                    PX as its longest reservation's seat record, none while one is taken
  *   P tickets                hash    ticket id → ticket json (queued tickets)
  *   P ticket-pool            hash    ticket id → its pool
  *   P pool:<pool>            set     ids of the pool's queued tickets
@@ -45,6 +47,7 @@ import {
   checkPeerSession,
   checkProcessState,
   checkRestoredSeat,
+  checkSeatLimits,
   checkTtl,
 } from './directory-checks.js';
 import { RedisChannels } from './redis-channels.js';
@@ -224,9 +227,11 @@ export class RedisDirectory implements Directory {
 
   async reserveSeat(roomId: string, seat: Parameters<Directory['reserveSeat']>[1]): Promise<ReserveResult> {
     checkTtl(seat.ttlMs);
-    const { seatId, userId, clientId } = seat;
+    checkSeatLimits(seat.limits);
+    const { seatId, userId, clientId, limits } = seat;
     const [options, auth] = [optionsField(seat.options), optionsField(seat.auth)];
-    const args = [roomId, seatId, userId, clientId, ms(seat.ttlMs), options, auth];
+    const [perRoom, perUser] = limits === undefined ? ['', ''] : [`${limits.perRoom}`, `${limits.perUser}`];
+    const args = [roomId, seatId, userId, clientId, ms(seat.ttlMs), options, auth, perRoom, perUser];
     const reply = (await this.script('gwReserveSeat', ...args)) as [string, string?, number?];
     if (reply[0] !== 'ok')
       return { ok: false, reason: reply[0] as Exclude<ReserveResult, { ok: true }>['reason'] };

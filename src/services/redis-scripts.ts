@@ -36,7 +36,11 @@ local function dropRoom(roomId)
   local pid = redis.call('HGET', key, 'processId')
   for _, seatId in ipairs(redis.call('ZRANGE', key .. ':seats', 0, -1)) do
     local skey = P .. 'seat:' .. seatId
-    if redis.call('HGET', skey, 'roomId') == roomId then redis.call('DEL', skey) end
+    local s = redis.call('HMGET', skey, 'roomId', 'userId')
+    if s[1] == roomId then
+      if s[2] then redis.call('SREM', P .. 'user:' .. s[2] .. ':seats', seatId) end
+      redis.call('DEL', skey)
+    end
   end
   redis.call('DEL', key, key .. ':seats')
   redis.call('SREM', P .. 'rooms', roomId)
@@ -161,7 +165,10 @@ for _, roomId in ipairs(ids) do
 end
 return out`,
 
-  // roomId, seatId, userId, clientId, ttl, options json, auth json ('' for none) → {'ok', pid, expiresAt} or {reason}
+  // roomId, seatId, userId, clientId, ttl, options json, auth json ('' for none), seats per user in
+  // the room, seats per user in all ('' for no limit) → {'ok', pid, expiresAt} or {reason}.
+  // user:<id>:seats may name seats gone since (lapsed, their room removed): each is checked and
+  // dropped here, so the set holds at most the limit plus what lapsed since the user's last call.
   gwReserveSeat: `
 local now = nowMs()
 local roomId, seatId, ttl = ARGV[2], ARGV[3], tonumber(ARGV[6])
@@ -173,6 +180,22 @@ if redis.call('EXISTS', skey) == 1 then return { 'seat exists' } end
 if room[3] == '1' then return { 'locked' } end
 redis.call('ZREMRANGEBYSCORE', rkey .. ':seats', '-inf', now)
 if redis.call('ZCARD', rkey .. ':seats') >= (tonumber(room[2]) or 0) then return { 'full' } end
+local ukey = P .. 'user:' .. ARGV[4] .. ':seats'
+local perRoom, perUser = tonumber(ARGV[9]), tonumber(ARGV[10])
+if perRoom and perUser then
+  local inRoom, total = 0, 0
+  for _, held in ipairs(redis.call('SMEMBERS', ukey)) do
+    local h = redis.call('HMGET', P .. 'seat:' .. held, 'roomId', 'userId', 'state', 'expiresAt')
+    if h[2] ~= ARGV[4] or not seatLive(h[3], h[4], now) then
+      redis.call('SREM', ukey, held)
+    else
+      total = total + 1
+      if h[1] == roomId then inRoom = inRoom + 1 end
+    end
+  end
+  if total >= perUser then return { 'user limit' } end
+  if inRoom >= perRoom then return { 'user limit in room' } end
+end
 local expiresAt = now + ttl
 redis.call('HSET', skey, 'roomId', roomId, 'processId', room[1], 'userId', ARGV[4], 'clientId', ARGV[5],
   'state', 'reserved', 'expiresAt', string.format('%.0f', expiresAt))
@@ -180,6 +203,12 @@ if ARGV[7] and ARGV[7] ~= '' then redis.call('HSET', skey, 'options', ARGV[7]) e
 if ARGV[8] and ARGV[8] ~= '' then redis.call('HSET', skey, 'auth', ARGV[8]) end
 redis.call('PEXPIRE', skey, ttl + ${LAPSED_SEAT_KEPT_MS})
 redis.call('ZADD', rkey .. ':seats', expiresAt, seatId)
+-- The set lives as long as its longest-lived reservation's record, forever while a seat is taken.
+local left = redis.call('PTTL', ukey)
+redis.call('SADD', ukey, seatId)
+if left == -2 or (left >= 0 and left < ttl + ${LAPSED_SEAT_KEPT_MS}) then
+  redis.call('PEXPIRE', ukey, ttl + ${LAPSED_SEAT_KEPT_MS})
+end
 return { 'ok', room[1], expiresAt }`,
 
   // seatId, roomId → {'ok', flat hash} or {reason}
@@ -198,6 +227,8 @@ if not seatLive(s[2], s[3], now) then
 end
 redis.call('HSET', skey, 'state', 'taken', 'expiresAt', 'inf')
 redis.call('PERSIST', skey)
+local userId = redis.call('HGET', skey, 'userId')
+if userId then redis.call('PERSIST', P .. 'user:' .. userId .. ':seats') end
 redis.call('ZADD', P .. 'room:' .. s[1] .. ':seats', '+inf', seatId)
 return { 'ok', redis.call('HGETALL', skey) }`,
 
@@ -227,7 +258,8 @@ return s`,
   // seatId
   gwReleaseSeat: `
 local skey = P .. 'seat:' .. ARGV[2]
-local roomId = redis.call('HGET', skey, 'roomId')
+local roomId, userId = unpack(redis.call('HMGET', skey, 'roomId', 'userId'))
+if userId then redis.call('SREM', P .. 'user:' .. userId .. ':seats', ARGV[2]) end
 redis.call('DEL', skey)
 if roomId then redis.call('ZREM', P .. 'room:' .. roomId .. ':seats', ARGV[2]) end
 return 1`,
@@ -244,6 +276,8 @@ if old then redis.call('ZREM', P .. 'room:' .. old .. ':seats', seatId) end
 redis.call('DEL', skey)
 redis.call('HSET', skey, 'roomId', roomId, 'processId', ARGV[4], 'userId', ARGV[5], 'clientId', ARGV[6],
   'state', ARGV[7], 'expiresAt', expiresAt)
+redis.call('SADD', P .. 'user:' .. ARGV[5] .. ':seats', seatId)
+redis.call('PERSIST', P .. 'user:' .. ARGV[5] .. ':seats')
 if ARGV[9] and ARGV[9] ~= '' then redis.call('HSET', skey, 'options', ARGV[9]) end
 if ARGV[10] and ARGV[10] ~= '' then redis.call('HSET', skey, 'auth', ARGV[10]) end
 if expiresAt == 'inf' then

@@ -29,51 +29,108 @@ export function roomChannel(
   return { kind: 'room', name, ...options };
 }
 
-/** One connection's side of a room channel: inert until attached to the channel its room made. */
+const ignore = (_error: unknown): void => {};
+
+/**
+ * One connection's side of a room channel: inert until attached to the channel its room made.
+ * What the room's channel throws (its code, or a layer under it) stops here: the channel is
+ * detached and `onFault` told, so one room's fault never leaves the process's MessageServer.update
+ * half done for every other client. A fault while writing may leave this client's packet garbled;
+ * its room is being disposed and the client disconnected.
+ */
 export class RoutedChannel implements CustomChannel {
   private inner: CustomChannel | null = null;
+  private onFault: (error: unknown) => void = ignore;
 
   get attached(): boolean {
     return this.inner !== null;
   }
 
   /** Starts passing this connection's section to `inner` (made by the room's channel for this client). */
-  attach(inner: CustomChannel): void {
-    this.inner?.close?.();
+  attach(inner: CustomChannel, onFault: (error: unknown) => void): void {
+    this.close();
     this.inner = inner;
+    this.onFault = onFault;
   }
 
   select(now: number, budgetBits: number): number {
-    return this.inner === null ? 0 : this.inner.select(now, budgetBits);
+    if (this.inner === null) return 0;
+    try {
+      return this.inner.select(now, budgetBits);
+    } catch (error) {
+      this.fault(error);
+      return 0;
+    }
   }
 
   writeSelected(ws: WriteStream, now: number, record: ScratchList<number>): void {
-    this.inner?.writeSelected(ws, now, record);
+    try {
+      this.inner?.writeSelected(ws, now, record);
+    } catch (error) {
+      this.fault(error);
+    }
   }
 
   read(rs: ReadStream, staged: ScratchList<unknown>): boolean {
-    if (this.inner !== null) return this.inner.read(rs, staged);
-    // Nothing here can parse the entry before the client is in a room: the packet is refused.
-    rs.fail('room channel: the client is not in a room yet');
-    return false;
+    if (this.inner === null) {
+      // Nothing here can parse the entry before the client is in a room: the packet is refused.
+      rs.fail('room channel: the client is not in a room yet');
+      return false;
+    }
+    try {
+      return this.inner.read(rs, staged);
+    } catch (error) {
+      this.fault(error);
+      rs.fail('room channel: its room failed');
+      return false;
+    }
   }
 
   apply(staged: ScratchList<unknown>): void {
-    this.inner?.apply(staged);
+    try {
+      this.inner?.apply(staged);
+    } catch (error) {
+      this.fault(error);
+    }
   }
 
   acked(record: PacketRecord, start: number, end: number): void {
-    this.inner?.acked(record, start, end);
+    try {
+      this.inner?.acked(record, start, end);
+    } catch (error) {
+      this.fault(error);
+    }
   }
 
   close(): void {
     const inner = this.inner;
     this.inner = null;
-    inner?.close?.();
+    try {
+      inner?.close?.();
+    } catch (error) {
+      this.onFault(error);
+    }
   }
 
   link(rtt: number, packetLoss: number, now: number): void {
-    this.inner?.link?.(rtt, packetLoss, now);
+    try {
+      this.inner?.link?.(rtt, packetLoss, now);
+    } catch (error) {
+      this.fault(error);
+    }
+  }
+
+  /** Detaches the failed channel (closed if it can be) and tells the room's server, once. */
+  private fault(error: unknown): void {
+    const { inner, onFault } = this;
+    this.inner = null;
+    this.onFault = ignore;
+    try {
+      inner?.close?.();
+    } catch {
+      // the channel failed already: its room is told once
+    }
+    onFault(error);
   }
 }
 

@@ -27,6 +27,8 @@ export interface HostedRoom {
   emptySince: number;
   /** Asking the directory whether reservations are pending, before disposing. */
   checking: boolean;
+  /** Its code or a layer under it threw: no more ticks or messages, disposed at the frame's end. */
+  failed: boolean;
   disposed: boolean;
 }
 
@@ -49,7 +51,7 @@ export interface SeatingCounters {
   leaves: number;
   drops: number;
   directoryErrors: number;
-  /** Room hooks that threw (reported through onError). */
+  /** Room hooks that threw (reported through onError; each disposes of its room). */
   hookErrors: number;
 }
 
@@ -63,6 +65,8 @@ export interface SeatingOptions {
   now: () => number;
   report: (error: unknown, where: string) => void;
   dispose: (hosted: HostedRoom) => Promise<void>;
+  /** A room's code, or a layer under it, threw: the room is to be disposed (reported there). */
+  fail: (room: Room, where: string, error: unknown) => void;
 }
 
 export class RoomSeating {
@@ -100,18 +104,24 @@ export class RoomSeating {
       room,
       clock: new TickClock({ tickRate: room.tickRate }),
       onTick: (tick) => {
+        if (hosted.failed) return; // the clock may have more ticks due in this frame
         const start = performance.now();
         room.tick = tick;
         try {
-          room.onTick(tick, dt);
+          this.settle(room, 'onTick', room.onTick(tick, dt));
         } catch (error) {
           this.countHookError(room, 'onTick', error);
         }
-        for (const replication of room.replications) replication.world.tick();
+        try {
+          if (!hosted.failed) for (const replication of room.replications) replication.world.tick();
+        } catch (error) {
+          this.o.fail(room, 'replication', error);
+        }
         times.add(performance.now() - start);
       },
       emptySince: this.o.now(),
       checking: false,
+      failed: false,
       disposed: false,
     };
     return hosted;
@@ -190,7 +200,7 @@ export class RoomSeating {
   deliverMessages(hosted: HostedRoom): void {
     const { messages, messageChannels } = this.o;
     const room = hosted.room;
-    if (messageChannels.length === 0) return;
+    if (messageChannels.length === 0 || hosted.failed) return;
     for (const client of room.seats.values()) {
       if (client.state !== 'joined') continue;
       for (const channel of messageChannels) {
@@ -201,10 +211,11 @@ export class RoomSeating {
           m = messages.receive(client.index, channel)
         ) {
           try {
-            room.onMessage(client, m, channel);
+            this.settle(room, 'onMessage', room.onMessage(client, m, channel));
           } catch (error) {
             this.countHookError(room, 'onMessage', error);
           }
+          if (hosted.failed) return;
           if (client.state !== 'joined') break;
         }
       }
@@ -220,7 +231,7 @@ export class RoomSeating {
       if (room.seats.size > 0) hosted.emptySince = -1;
       else if (hosted.emptySince < 0) hosted.emptySince = now;
       else if (!hosted.checking && now - hosted.emptySince >= room.emptyDisposeMs)
-        void this.disposeIfUnreserved(hosted);
+        void this.disposeIfUnreserved(hosted).catch((error: unknown) => this.o.report(error, 'dispose'));
     }
   }
 
@@ -240,7 +251,8 @@ export class RoomSeating {
     const claim = decodeSeatUserData(userData);
     if (claim === null) return this.refuse(index, serial, 'no seat claim');
     const hosted = this.o.rooms.get(claim.roomId);
-    if (hosted === undefined || hosted.disposed) return this.refuse(index, serial, 'no such room');
+    if (hosted === undefined || hosted.disposed || hosted.failed)
+      return this.refuse(index, serial, 'no such room');
     const taken = await this.directory('consumeSeat', () =>
       this.o.directory.consumeSeat(claim.seatId, claim.roomId),
     );
@@ -272,6 +284,7 @@ export class RoomSeating {
       if (known.state !== 'dropped') return this.refuse(index, serial, 'already used');
       known.clientId = clientId;
       this.seat(index, hosted, known);
+      if (hosted.failed) return; // its channel could not be made: the room is gone
       this.counters.reconnections++;
       this.hook(room, 'onReconnect', () => room.onReconnect(known));
       return;
@@ -290,13 +303,15 @@ export class RoomSeating {
       this.countHookError(room, 'onAuth', error);
       verdict = 'auth failed';
     }
-    if (verdict !== true || this.serials[index] !== serial || hosted.disposed) {
+    const gone = hosted.disposed || hosted.failed;
+    if (verdict !== true || this.serials[index] !== serial || gone) {
       room.seats.delete(seat.seatId);
       client.state = 'left';
       this.releases.add(seat.seatId);
-      return this.refuse(index, serial, hosted.disposed ? 'no such room' : 'auth refused');
+      return this.refuse(index, serial, gone ? 'no such room' : 'auth refused');
     }
     this.seat(index, hosted, client);
+    if (hosted.failed) return; // its channel could not be made: the room is gone
     this.counters.joins++;
     this.hook(room, 'onJoin', () => room.onJoin(client, client.options));
   }
@@ -321,10 +336,17 @@ export class RoomSeating {
     this.slotClients[index] = client;
     this.slotRooms[index] = hosted;
     hosted.emptySince = -1;
+    const room = hosted.room;
     for (const [name, perSlot] of this.o.routes) {
-      const config = hosted.room.channels.get(name);
+      const config = room.channels.get(name);
       const routed = perSlot[index];
-      if (config !== undefined && routed !== null) routed.attach(config.create(index));
+      if (config === undefined || routed === null) continue;
+      const where = `channel ${name}`;
+      try {
+        routed.attach(config.create(index), (error) => this.o.fail(room, where, error));
+      } catch (error) {
+        this.o.fail(room, where, error);
+      }
     }
   }
 
@@ -361,17 +383,29 @@ export class RoomSeating {
     }
   }
 
+  /** Runs a room hook; a throw, or the rejection of the promise an async hook returns, fails the room. */
   private hook(room: Room, where: string, call: () => unknown): void {
     try {
-      const result = call();
-      if (result instanceof Promise) result.catch((error) => this.countHookError(room, where, error));
+      this.settle(room, where, call());
     } catch (error) {
       this.countHookError(room, where, error);
     }
   }
 
+  /** What a hook returned: a promise (an async hook) that rejects fails the room too. */
+  private settle(room: Room, where: string, result: unknown): void {
+    if (isThenable(result))
+      Promise.resolve(result).catch((error: unknown) => this.countHookError(room, where, error));
+  }
+
   private countHookError(room: Room, where: string, error: unknown): void {
     this.counters.hookErrors++;
-    this.o.report(error, `room ${room.name} ${where}`);
+    this.o.fail(room, where, error);
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
+  );
 }

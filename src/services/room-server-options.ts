@@ -52,6 +52,19 @@ export interface RoomServerOptions<M extends AnyMessageType = AnyMessageType> {
   reliable?: Partial<ReliableConfig>;
   /** A room hook threw, or the directory failed: reported here, never thrown (default console.error). */
   onError?(error: unknown, where: string): void;
+  /**
+   * A room's code or a layer under it (its channels, its replication) threw: the room is being
+   * disposed, its clients disconnected; the other rooms go on. Called once per room, after onError.
+   */
+  onRoomFailed?(failure: RoomFailure): void;
+}
+
+/** What onRoomFailed is told: the room, where it threw (a hook's name, 'replication', 'channel <name>'). */
+export interface RoomFailure {
+  roomId: string;
+  name: string;
+  where: string;
+  error: unknown;
 }
 
 export type CreateRoomResult = { ok: true; room: Room } | { ok: false; reason: string };
@@ -62,6 +75,10 @@ export interface RoomServerStats extends SeatingCounters {
   reregistrations: number;
   /** Create requests off the bus that were not requests. */
   badRequests: number;
+  /** Rooms disposed because their code or a layer under them threw. */
+  roomsFailed: number;
+  /** Throws of a frame no room owned (the shared MessageServer or transports), reported. */
+  frameErrors: number;
 }
 
 export /** What is wrong with a room's settings, or null. */

@@ -10,19 +10,14 @@ import type { AnyMessageType } from '../channels/message.js';
 import { MessageServer } from '../channels/message-endpoints.js';
 import { nodeAead } from '../connection/aead-node.js';
 import { answerCreateRoom } from './create-room-answer.js';
-import type {
-  Directory,
-  ProcessAddresses,
-  ProcessLoad,
-  ProcessRecord,
-  ProcessState,
-  Unsubscribe,
-} from './directory.js';
+import type { ProcessAddresses, ProcessLoad, ProcessRecord, ProcessState, Unsubscribe } from './directory.js';
 import type { ManagedServer } from './managed-process.js';
 import { PROCESS_ID_ENV } from './manager-protocol.js';
 import { ProcessPresence, TickTimes } from './process-presence.js';
-import { ROOM_DEFAULTS, type Room, type RoomDefaults, type RoomHost, type RoomType } from './room.js';
+import { ROOM_DEFAULTS, type Room, type RoomDefaults, type RoomType } from './room.js';
 import { roomChannel, routeChannels } from './room-channels.js';
+import { RoomFailures } from './room-failures.js';
+import { roomHost } from './room-host.js';
 import { hostsRoom, roomListings, seatListing } from './room-listings.js';
 import { processChannel } from './room-requests.js';
 import { type HostedRoom, RoomSeating } from './room-seating.js';
@@ -54,6 +49,8 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
   private phase: ProcessState | 'stopped' = 'starting';
   private creating = 0;
   private badRequests = 0;
+  private frameErrors = 0;
+  private readonly failures: RoomFailures;
   private unsubscribe: Unsubscribe | null = null;
   private frameTimer: ReturnType<typeof setInterval> | null = null;
   private frameMs = 0;
@@ -106,8 +103,18 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
       now: this.now,
       report: this.report,
       dispose: (hosted) => this.dispose(hosted, true),
+      fail: (room, where, error) => this.failures.fail(room, where, error),
     });
     this.seating = seating;
+    this.failures = new RoomFailures({
+      processId: this.processId,
+      directory: options.directory,
+      rooms: this.hosted,
+      report: this.report,
+      onRoomFailed: options.onRoomFailed,
+      dispose: (hosted) => this.dispose(hosted, true),
+      directoryError: () => this.seating.counters.directoryErrors++,
+    });
     this.presence = new ProcessPresence(
       options.directory,
       {
@@ -139,6 +146,8 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
       directoryErrors: this.seating.counters.directoryErrors + this.presence.errors,
       reregistrations: this.presence.reregistrations,
       badRequests: this.badRequests,
+      roomsFailed: this.failures.count,
+      frameErrors: this.frameErrors,
     };
   }
 
@@ -170,9 +179,12 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
       this.definitions.has(name) ? this.tryCreate(name, options, isPrivate) : null;
     // Listening before it is listed: no request sent once it is found goes unheard.
     this.unsubscribe = await this.options.directory.subscribe(processChannel(this.processId), (message) => {
-      void answerCreateRoom(message, this.options.directory, create, this.report).then((wellFormed) => {
-        if (!wellFormed) this.badRequests++;
-      });
+      void answerCreateRoom(message, this.options.directory, create, this.report).then(
+        (wellFormed) => {
+          if (!wellFormed) this.badRequests++;
+        },
+        (error: unknown) => this.report(error, 'create request'),
+      );
     });
     this.phase = 'ready';
     try {
@@ -184,7 +196,10 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
       throw error;
     }
     if (this.options.timers !== false) {
-      this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.options.heartbeatMs ?? 1000);
+      this.heartbeatTimer = setInterval(
+        () => void this.heartbeat().catch((error: unknown) => this.report(error, 'heartbeat')),
+        this.options.heartbeatMs ?? 1000,
+      );
       this.retime();
     }
   }
@@ -222,15 +237,34 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
     return this.tryCreate(name, options, settings.private ?? false);
   }
 
-  /** One frame at `now` (ms, the server's clock): messages in, rooms' due ticks, packets out, windows and empty rooms. */
+  /**
+   * One frame at `now` (ms, the server's clock): messages in, rooms' due ticks, packets out,
+   * windows and empty rooms. A room whose code or layers throw is disposed at the frame's end (see
+   * onRoomFailed); a throw no room owns (the shared transports) is reported and the frame goes on.
+   */
   update(now: number = this.now()): void {
     if (this.phase === 'stopped') return;
-    for (const hosted of this.hosted.values()) {
-      this.seating.deliverMessages(hosted);
-      hosted.clock.advance(now / 1000, hosted.onTick);
+    this.failures.inFrame = true;
+    try {
+      for (const hosted of this.hosted.values()) {
+        try {
+          this.seating.deliverMessages(hosted);
+        } catch (error) {
+          this.failures.fail(hosted.room, 'messages', error); // its clients' message queues
+        }
+        if (!hosted.failed) hosted.clock.advance(now / 1000, hosted.onTick);
+      }
+      try {
+        this.messages.update(now / 1000);
+      } catch (error) {
+        this.frameErrors++;
+        this.report(error, 'update');
+      }
+      this.seating.sweep(now);
+    } finally {
+      this.failures.inFrame = false;
     }
-    this.messages.update(now / 1000);
-    this.seating.sweep(now);
+    this.failures.disposeFailed();
   }
 
   /** Takes no new rooms or seats, waits until every room is empty (or `timeoutMs`), then stops. */
@@ -294,12 +328,25 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
     if (this.hosted.size + this.creating >= (this.options.maxRooms ?? 64))
       return { ok: false, reason: 'the process is full' };
     const definition = this.definitions.get(name)!;
-    const room = new definition.type();
+    let room: Room;
+    try {
+      room = new definition.type();
+    } catch (error) {
+      // The game's constructor threw: no room, as when onCreate throws.
+      this.report(error, `room ${name} constructor`);
+      return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+    }
     Object.assign(room, definition.defaults);
     room.roomId = randomId();
     room.name = name;
     room.isPrivate = isPrivate;
-    room.host = this.hostFor();
+    room.host = roomHost({
+      messages: this.messages as unknown as MessageServer<AnyMessageType>,
+      directory: this.options.directory,
+      seating: this.seating,
+      live: (hosted) => this.hosted.has(hosted.roomId) && this.phase !== 'stopped',
+      report: this.report,
+    });
     this.creating++;
     try {
       try {
@@ -349,29 +396,6 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
     }
   }
 
-  /** What a room reaches of this server: lock and metadata go to the directory, kicks to netcode. */
-  private hostFor(): RoomHost {
-    const directory = this.options.directory;
-    const update = (room: Room, patch: Parameters<Directory['updateRoom']>[1]) => {
-      if (!this.hosted.has(room.roomId) || this.phase === 'stopped') return;
-      directory.updateRoom(room.roomId, patch).catch((error) => {
-        this.seating.counters.directoryErrors++;
-        this.report(error, 'updateRoom');
-      });
-    };
-    return {
-      messages: this.messages as unknown as MessageServer<AnyMessageType>,
-      slots: this.messages.server.maxClients,
-      setLocked: (room, locked) => update(room, { locked }),
-      setMetadata: (room, metadata) => update(room, { metadata }),
-      kick: (_room, client) => {
-        if (client.index >= 0 && this.messages.server.isConnected(client.index))
-          this.messages.server.disconnect(client.index);
-        else this.seating.leave(client, true);
-      },
-    };
-  }
-
   private async dispose(hosted: HostedRoom, fromDirectory: boolean): Promise<void> {
     if (hosted.disposed) return;
     hosted.disposed = true;
@@ -405,12 +429,23 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
     if (this.frameTimer !== null && frameMs === this.frameMs) return;
     if (this.frameTimer !== null) clearInterval(this.frameTimer);
     this.frameMs = frameMs;
-    this.frameTimer = setInterval(() => this.update(), frameMs);
+    this.frameTimer = setInterval(() => this.frame(), frameMs);
+  }
+
+  /** The timer's frame: nothing thrown may leave a timer callback (it would end the process). */
+  private frame(): void {
+    try {
+      this.update();
+    } catch (error) {
+      this.frameErrors++;
+      this.report(error, 'frame');
+    }
   }
 }
 
 export type {
   CreateRoomResult,
+  RoomFailure,
   RoomServerOptions,
   RoomServerStats,
   RoomServerTransport,

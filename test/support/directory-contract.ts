@@ -16,6 +16,7 @@ import {
 import { authContract } from './directory-contract-auth.js';
 import { copiesContract } from './directory-contract-copies.js';
 import { countsContract } from './directory-contract-counts.js';
+import { limitsContract } from './directory-contract-limits.js';
 import { peerSessionContract } from './directory-contract-peers.js';
 import { queueContract } from './directory-contract-queue.js';
 import { until as waitUntil } from './until.js';
@@ -102,6 +103,7 @@ export function directoryContract(name: string, make: MakeSubject, options: Cont
     copiesContract(context);
     countsContract(context);
     authContract(context);
+    limitsContract(context);
   });
 }
 
