@@ -19,6 +19,8 @@ export class Registration {
   lastHeard: number;
   /** When its unacknowledged notices were last sent (they are resent on a timer, not per datagram). */
   lastFlush: number;
+  /** Unix second its token expires. */
+  tokenExpires = 0;
   /** True once it echoed the welcome's cookie: it receives at its address. */
   proven = false;
   /** Until proven, the bytes it sent from its address that were not yet answered. */
