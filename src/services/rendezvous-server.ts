@@ -272,7 +272,11 @@ export class RendezvousServer {
     }
     const { key, expires, local } = opened;
     const refusal = this.sessions.refusal(key.sessionId.toString(), key.peer, key.generation ?? 0);
-    if (refusal === RefusalReason.Full) {
+    // Full now: the peer keeps saying hello (a peer refused full once welcomed would be lost).
+    if (
+      refusal === RefusalReason.Full ||
+      (proven === undefined && this.byAddress.size >= this.maxRegistrations)
+    ) {
       this.counters.full++;
       this.refuse(from, data, helloSeq, RefusalReason.Full);
       return;
