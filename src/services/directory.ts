@@ -231,7 +231,7 @@ export interface Directory {
   /**
    * Records a session of maxPeers slots (2..64) with userId in slot 0 (generation 1). Refused
    * 'taken' if the id is in use, 'limit' if userId already holds a slot in maxPerUser (an integer
-   * >= 1, default unlimited) live sessions it created.
+   * >= 1, default unlimited) live sessions it created with a cap (uncapped ones are not counted).
    */
   createPeerSession(
     sessionId: string,

@@ -37,13 +37,13 @@ export class EmbeddedPeerSessions {
     checkTtl(ttlMs);
     checkMaxPerUser(maxPerUser);
     if (this.live(sessionId) !== undefined) return 'taken';
-    const mine = this.createdBy(userId);
-    if (mine.size >= maxPerUser) return 'limit';
+    // Only sessions made under a cap are indexed: uncapped callers would grow the index unbounded.
+    const mine = Number.isFinite(maxPerUser) ? this.createdBy(userId) : null;
+    if (mine !== null && mine.size >= maxPerUser) return 'limit';
     const players: (string | null)[] = new Array(maxPeers).fill(null);
     players[0] = userId;
     this.sessions.set(sessionId, { players, expiresAt: this.now() + ttlMs, generation: 1 });
-    mine.add(sessionId);
-    this.created.set(userId, mine);
+    if (mine !== null) this.created.set(userId, mine.add(sessionId));
     return 'created';
   }
 

@@ -324,13 +324,14 @@ return {}`,
 
   // sessionId, maxPeers, userId, ttl, maxPerUser ('inf': none) → 1 created, 0 the id is taken,
   // -1 the user holds maxPerUser. Fields: n, g (generation), c (creator), and slot → user.
-  // peer-sessions-of:<user> holds the ids of the sessions it created, pruned here of those it no
-  // longer holds a slot in, so the cap costs a look at at most maxPerUser of them.
+  // peer-sessions-of:<user> holds the ids of the sessions it created under a cap, pruned here of
+  // those it no longer holds a slot in, so the cap costs a look at at most maxPerUser of them.
   gwCreatePeerSession: `
 local key = P .. 'peer-session:' .. ARGV[2]
 if redis.call('EXISTS', key) == 1 then return 0 end
 local mine = P .. 'peer-sessions-of:' .. ARGV[4]
-for _, id in ipairs(redis.call('SMEMBERS', mine)) do
+local capped = ARGV[6] ~= 'inf'
+for _, id in ipairs(capped and redis.call('SMEMBERS', mine) or {}) do
   local other = P .. 'peer-session:' .. id
   local n = tonumber(redis.call('HGET', other, 'n')) or 0
   local holds = false
@@ -339,11 +340,13 @@ for _, id in ipairs(redis.call('SMEMBERS', mine)) do
   end
   if not holds then redis.call('SREM', mine, id) end
 end
-if ARGV[6] ~= 'inf' and redis.call('SCARD', mine) >= tonumber(ARGV[6]) then return -1 end
+if capped and redis.call('SCARD', mine) >= tonumber(ARGV[6]) then return -1 end
 redis.call('HSET', key, 'n', ARGV[3], 'g', 1, 'c', ARGV[4], '0', ARGV[4])
 redis.call('PEXPIRE', key, ARGV[5])
-redis.call('SADD', mine, ARGV[2])
-if redis.call('PTTL', mine) < tonumber(ARGV[5]) then redis.call('PEXPIRE', mine, ARGV[5]) end
+if capped then
+  redis.call('SADD', mine, ARGV[2])
+  if redis.call('PTTL', mine) < tonumber(ARGV[5]) then redis.call('PEXPIRE', mine, ARGV[5]) end
+end
 return 1`,
 
   // sessionId, userId, ttl → {slot, generation, holder of each slot ('' free)…}, {-1} no session, {-2} full
