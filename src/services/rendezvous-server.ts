@@ -131,17 +131,8 @@ export class RendezvousServer {
     this.now = checkTime('RendezvousServer.update', now, this.now);
     this.transport.update(now);
     while (this.transport.receive(this.onDatagram) > 0) {}
-    for (const registration of this.byAddress.values()) {
-      if (now - registration.lastHeard > registration.key.timeoutSeconds)
-        this.remove(registration, GoneReason.TimedOut);
-      else if (registration.pending.length > 0 && now - registration.lastFlush >= RESEND_INTERVAL)
-        this.flush(registration);
-    }
-    for (const registration of this.pending.values()) {
-      if (now - registration.lastHeard > registration.key.timeoutSeconds) this.pending.delete(registration);
-      else if (registration.pending.length > 0 && now - registration.lastFlush >= RESEND_INTERVAL)
-        this.flush(registration);
-    }
+    for (const registration of this.byAddress.values()) this.tend(registration, now);
+    for (const registration of this.pending.values()) this.tend(registration, now);
     const unix = this.unixTime();
     if (unix !== this.purgedAt) {
       this.purgedAt = unix;
@@ -151,6 +142,15 @@ export class RendezvousServer {
 
   close(): void {
     this.transport.close();
+  }
+
+  /** Drops a registration silent past its timeout; else resends its unacknowledged notices when due. */
+  private tend(registration: Registration, now: number): void {
+    if (now - registration.lastHeard > registration.key.timeoutSeconds) {
+      this.pending.delete(registration);
+      this.remove(registration, GoneReason.TimedOut);
+    } else if (registration.pending.length > 0 && now - registration.lastFlush >= RESEND_INTERVAL)
+      this.flush(registration);
   }
 
   private datagram(from: Address, data: Uint8Array): void {
