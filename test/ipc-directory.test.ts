@@ -84,7 +84,7 @@ describe('IpcDirectory and serveDirectory', () => {
     for (const bad of [null, 7, { gw: 'dir' }, { gw: 'dir', id: 1.5, method: 'sweep', args: [] }])
       child.send(bad, () => {});
     child.send({ gw: 'dir', id: 9, method: 'close', args: [] }, () => {});
-    child.send({ gw: 'dir', id: 10, method: 'sweep', args: [1, 2, 3, 4, 5] }, () => {});
+    child.send({ gw: 'dir', id: 10, method: 'sweep', args: [1, 2, 3, 4, 5, 6] }, () => {});
     // A last well-formed call: its answer comes after any the malformed ones could have had.
     child.send({ gw: 'dir', id: 11, method: 'listProcesses', args: [] }, () => {});
     await until(() => replies.some((r) => (r as { id?: number }).id === 11), 'the last answer');

@@ -59,6 +59,8 @@ describe('hardened rendezvous: tokens', () => {
     const old = new RawRendezvousPeer(token(1, 2), oldAddress);
     const captured = old.hello();
     tick([], 0.1);
+    assert.equal(old.prove(), true);
+    tick([], 0.1);
     assert.deepEqual(server.sessionPeers(9n), [1]);
     // The player comes back elsewhere with a new token; the old registration is replaced.
     const newer = new SecurePeerLinks({
@@ -93,7 +95,7 @@ describe('hardened rendezvous: tokens', () => {
 });
 
 describe('hardened rendezvous: no amplification', () => {
-  it('sends a spoofed address no more than it received, and rate-limits keep-alives', () => {
+  it('sends a spoofed address no more than it received, never introduces it, and rate-limits keep-alives', () => {
     const { network, server, token, tick } = world();
     const others = [0, 1, 2].map(
       (peer) => new SecurePeerLinks({ transport: network.createTransport(), token: token(peer, 4) }),
@@ -109,7 +111,9 @@ describe('hardened rendezvous: no amplification', () => {
       tick(others, 0.05);
       received += victim.drainBytes();
     }
-    assert.deepEqual(server.sessionPeers(9n), [0, 1, 2, 3]);
+    // It never proved it receives there, so it holds no slot and no peer punches the victim.
+    assert.deepEqual(server.sessionPeers(9n), [0, 1, 2]);
+    assert.equal(server.counters.introductions, 3);
     assert.ok(received <= victim.sentBytes, `sent the victim ${received} bytes for ${victim.sentBytes}`);
     const limited = server.counters.rateLimited;
     for (let i = 0; i < 200; i++) victim.keepAlive(0);
@@ -128,6 +132,8 @@ describe('hardened peer links: candidates', () => {
     tick(good, 0.2);
     const evil = new RawRendezvousPeer(token(2, 3), network.createTransport());
     evil.hello([toAddress('1.2.3.4:0'), toAddress('[2001:db8::1]:5000')]);
+    tick(good);
+    assert.equal(evil.prove(), true);
     assert.doesNotThrow(() => tick(good, 1));
     assert.deepEqual(server.sessionPeers(9n), [0, 1, 2]);
     for (const l of good) assert.equal(l.counters.sendFailed, 0);
@@ -211,9 +217,12 @@ describe('hardened rendezvous: relay, notices, recovery', () => {
     const deaf = new RawRendezvousPeer(token(0, 2), network.createTransport());
     deaf.hello();
     tick([], 0.1);
+    deaf.prove();
     for (let i = 0; i < 80; i++) {
       const joiner = new RawRendezvousPeer(token(1, 2), network.createTransport());
       joiner.hello();
+      tick([]);
+      joiner.prove();
       tick([]);
       joiner.bye();
       tick([]);

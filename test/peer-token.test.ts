@@ -50,6 +50,19 @@ describe('peer tokens', () => {
     assert.deepEqual(inside.peerToRendezvousKey, t.peerToRendezvousKey);
     assert.deepEqual(inside.rendezvousToPeerKey, t.rendezvousToPeerKey);
     assert.equal(inside.peer, 1);
+    assert.equal(inside.generation, 0, 'the default generation');
+    const later = readPeerToken(issue({ generation: 0xffff_ffff }));
+    assert.ok(later.ok);
+    const { privateData, expireTimestamp, nonce } = later.token;
+    const sealed = openPeerTokenPrivate(
+      privateData,
+      P2P_PROTOCOL,
+      expireTimestamp,
+      nonce,
+      privateKey,
+      defaultAead(),
+    );
+    assert.equal(sealed?.generation, 0xffff_ffff, 'sealed in the private part');
     // Under another key, another protocol, another expiry, or with a flipped bit: it does not open.
     const aead = defaultAead();
     assert.equal(
@@ -85,6 +98,8 @@ describe('peer tokens', () => {
     assert.throws(() => issue({ maxPeers: 65 }), RangeError);
     assert.throws(() => issue({ privateKey: new Uint8Array(31) }), RangeError);
     assert.throws(() => issue({ now: -1 }), RangeError);
+    for (const generation of [-1, 2 ** 32, 1.5, Number.NaN])
+      assert.throws(() => issue({ generation }), RangeError, `generation ${generation}`);
     const network = new MemoryNetwork();
     assert.throws(
       () => new SecurePeerLinks({ transport: network.createTransport(), token: bad }),

@@ -14,7 +14,8 @@ import type { Address } from '../transport/address.js';
  *   194 timeoutSeconds u32 · 198 rendezvous address (netcode encoding, 19 reserved)
  *   217 peerToRendezvousKey (32) · 249 rendezvousToPeerKey (32) · 281..288 zero
  * Private plaintext: 0 sessionId u64 · 8 peer u8 · 9 maxPeers u8 · 10 timeoutSeconds u32 ·
- *   14 peerToRendezvousKey · 46 rendezvousToPeerKey · zero to 112; its AD is tag, protocolId, expire.
+ *   14 peerToRendezvousKey · 46 rendezvousToPeerKey · 78 generation u32 · zero to 112; its AD is
+ *   tag, protocolId, expire. The generation orders the tokens of one slot (see PeerTokenPrivate).
  */
 export const PEER_TOKEN_BYTES = 288;
 export const PEER_TOKEN_PRIVATE_BYTES = 128;
@@ -41,6 +42,12 @@ export interface PeerTokenPrivate {
   timeoutSeconds: number;
   peerToRendezvousKey: Uint8Array;
   rendezvousToPeerKey: Uint8Array;
+  /**
+   * Which holding of the slot the token was issued for, in [0, 2^32) (default 0): a backend that
+   * hands a slot to another player, or again to its holder, issues a higher one, and the rendezvous
+   * refuses a token of a slot older than one it has taken. Kept in the private part only.
+   */
+  generation?: number;
 }
 
 /** The whole token as a peer holds it. */
@@ -63,6 +70,9 @@ function checkPrivate(p: PeerTokenPrivate): void {
     throw new RangeError(`peer token: peer must be an index below maxPeers, got ${p.peer}`);
   if (!Number.isInteger(p.timeoutSeconds) || p.timeoutSeconds < 1 || p.timeoutSeconds > 3600)
     throw new RangeError('peer token: timeoutSeconds must be an integer in [1, 3600]');
+  const generation = p.generation ?? 0;
+  if (!Number.isInteger(generation) || generation < 0 || generation > 0xffff_ffff)
+    throw new RangeError('peer token: generation must be an integer in [0, 2^32)');
   for (const key of [p.peerToRendezvousKey, p.rendezvousToPeerKey])
     if (!(key instanceof Uint8Array) || key.length !== KEY)
       throw new RangeError('peer token: keys must be 32-byte Uint8Arrays');
@@ -94,6 +104,7 @@ export function sealPeerTokenPrivate(
   writeU32(out, 10, p.timeoutSeconds);
   out.set(p.peerToRendezvousKey, 14);
   out.set(p.rendezvousToPeerKey, 14 + KEY);
+  writeU32(out, 14 + 2 * KEY, p.generation ?? 0);
   aead.encryptX(out, 0, PRIVATE_PLAINTEXT_BYTES, privateAd(protocolId, expireTimestamp), nonce, key);
   return out;
 }
@@ -126,6 +137,7 @@ export function openPeerTokenPrivate(
     timeoutSeconds,
     peerToRendezvousKey: copyOf(data, 14, 14 + KEY),
     rendezvousToPeerKey: copyOf(data, 14 + KEY, 14 + 2 * KEY),
+    generation: readU32(data, 14 + 2 * KEY),
   };
 }
 

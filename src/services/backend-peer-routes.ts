@@ -36,12 +36,23 @@ export function addPeerRoutes(app: Hono<BackendEnv>, ctx: PeerRouteContext): voi
     const { peers } = c.req.valid('json');
     const userId = c.get('session').userId;
     const sessionId = newPeerSessionId();
+    const created = await ctx.directory.createPeerSession(
+      `${sessionId}`,
+      peers,
+      userId,
+      ctx.peers.sessionTtlMs,
+      ctx.peers.maxSessionsPerUser,
+    );
+    if (created === 'limit')
+      throw new Refusal(
+        429,
+        `too many peer sessions: a user holds a slot in at most ${ctx.peers.maxSessionsPerUser} it made; leave one`,
+      );
     // 64 random bits: a taken id is a fault worth a 503, not a retry loop.
-    if (!(await ctx.directory.createPeerSession(`${sessionId}`, peers, userId, ctx.peers.sessionTtlMs)))
-      throw new Refusal(503, 'could not make a peer session; retry');
+    if (created !== 'created') throw new Refusal(503, 'could not make a peer session; retry');
     const players: (string | null)[] = new Array(peers).fill(null);
     players[0] = userId;
-    return c.json(ctx.peers.answer(sessionId, 0, players));
+    return c.json(ctx.peers.answer(sessionId, 0, players, 1));
   });
 
   app.post('/peers/:sessionId/join', ctx.session, validate('param', sessionParamSchema), async (c) => {
@@ -55,12 +66,15 @@ export function addPeerRoutes(app: Hono<BackendEnv>, ctx: PeerRouteContext): voi
       throw taken.reason === 'full'
         ? new Refusal(409, 'peer session full')
         : new Refusal(404, 'no such peer session (or it lapsed)');
-    return c.json(ctx.peers.answer(BigInt(sessionId), taken.slot, taken.players));
+    // The slot's generation goes into its token: the rendezvous then refuses every token issued
+    // for the slot before, the previous holder's spare ones and this holder's earlier ones alike.
+    return c.json(ctx.peers.answer(BigInt(sessionId), taken.slot, taken.players, taken.generation));
   });
 
   app.delete('/peers/:sessionId', ctx.session, validate('param', sessionParamSchema), async (c) => {
     const { sessionId } = c.req.valid('param');
-    if (!(await ctx.directory.leavePeerSession(sessionId, c.get('session').userId)))
+    const userId = c.get('session').userId;
+    if (!(await ctx.directory.leavePeerSession(sessionId, userId, ctx.peers.emptySessionTtlMs)))
       throw new Refusal(404, 'not in this peer session');
     return c.json({ left: true });
   });

@@ -55,3 +55,12 @@ export function checkPeerSession(sessionId: string, userId: string, maxPeers = 2
   if (!Number.isInteger(maxPeers) || maxPeers < 2 || maxPeers > MAX_SESSION_PEERS)
     throw new RangeError(`maxPeers must be an integer in [2, ${MAX_SESSION_PEERS}], got ${maxPeers}`);
 }
+
+/** A per-user cap on sessions: a whole number >= 1, or Infinity for none. */
+export function checkMaxPerUser(maxPerUser: number): void {
+  if (maxPerUser !== Number.POSITIVE_INFINITY && !(Number.isSafeInteger(maxPerUser) && maxPerUser >= 1))
+    throw new RangeError(`maxPerUser must be an integer >= 1 (or Infinity), got ${maxPerUser}`);
+}
+
+/** How long a peer session nobody holds a slot in stays joinable unless told otherwise, ms. */
+export const DEFAULT_EMPTY_PEER_SESSION_TTL_MS = 60_000;

@@ -147,8 +147,12 @@ export type TicketStatus =
 
 /** What taking a slot of a peer-to-peer session answers: its slots by index, null where free. */
 export type PeerSlotResult =
-  | { ok: true; slot: number; players: (string | null)[] }
+  /** generation: the session's count of slots handed out (the creator's is 1), sealed into the slot's token. */
+  | { ok: true; slot: number; generation: number; players: (string | null)[] }
   | { ok: false; reason: 'no such session' | 'full' };
+
+/** createPeerSession's answer: 'taken' when the id is in use, 'limit' when the user holds maxPerUser sessions. */
+export type PeerSessionCreated = 'created' | 'taken' | 'limit';
 
 export interface RoomQuery {
   name?: string;
@@ -239,16 +243,31 @@ export interface Directory {
   ticketStatus(ticketId: string): Promise<TicketStatus>;
 
   // Peer-to-peer sessions joined by id (the backend's /peers routes). A session's record lapses
-  // ttlMs after it was created or a slot of it was last taken.
-  /** Records a session of maxPeers slots (2..64) with userId in slot 0; false if the id is taken. */
-  createPeerSession(sessionId: string, maxPeers: number, userId: string, ttlMs: number): Promise<boolean>;
+  // ttlMs after it was created or a slot of it was last taken, or emptyTtlMs after its last
+  // holder left.
   /**
-   * Atomically gives userId the lowest free slot, or the slot it holds already, and renews the
-   * record: two backends taking the last slot at once see one succeed and one 'full'.
+   * Records a session of maxPeers slots (2..64) with userId in slot 0 (generation 1). Refused
+   * 'taken' if the id is in use, 'limit' if userId already holds a slot in maxPerUser (an integer
+   * >= 1, default unlimited) live sessions it created with a cap (uncapped ones are not counted).
+   */
+  createPeerSession(
+    sessionId: string,
+    maxPeers: number,
+    userId: string,
+    ttlMs: number,
+    maxPerUser?: number,
+  ): Promise<PeerSessionCreated>;
+  /**
+   * Atomically gives userId the lowest free slot, or the slot it holds already, under the
+   * session's next generation, and renews the record: two backends taking the last slot at once
+   * see one succeed and one 'full'; every answer's generation is higher than any before it.
    */
   takePeerSlot(sessionId: string, userId: string, ttlMs: number): Promise<PeerSlotResult>;
-  /** Frees userId's slot; false when it held none or the session is gone. */
-  leavePeerSession(sessionId: string, userId: string): Promise<boolean>;
+  /**
+   * Frees userId's slot; false when it held none or the session is gone. A session left with no
+   * holder lapses emptyTtlMs later (default 60 000) unless a slot is taken meanwhile.
+   */
+  leavePeerSession(sessionId: string, userId: string, emptyTtlMs?: number): Promise<boolean>;
 
   // Messages between processes: at-most-once, to the subscribers live at the time of publishing.
   publish(channel: string, message: string): Promise<void>;

@@ -7,6 +7,7 @@
 import {
   type ConsumeResult,
   type Directory,
+  type PeerSessionCreated,
   type PeerSlotResult,
   PROCESS_GONE,
   type ProcessGone,
@@ -363,9 +364,10 @@ export class EmbeddedDirectory implements Directory {
     maxPeers: number,
     userId: string,
     ttlMs: number,
-  ): Promise<boolean> {
+    maxPerUser?: number,
+  ): Promise<PeerSessionCreated> {
     this.open();
-    return this.peerSessions.create(sessionId, maxPeers, userId, ttlMs);
+    return this.peerSessions.create(sessionId, maxPeers, userId, ttlMs, maxPerUser);
   }
 
   async takePeerSlot(sessionId: string, userId: string, ttlMs: number): Promise<PeerSlotResult> {
@@ -373,9 +375,9 @@ export class EmbeddedDirectory implements Directory {
     return this.peerSessions.take(sessionId, userId, ttlMs);
   }
 
-  async leavePeerSession(sessionId: string, userId: string): Promise<boolean> {
+  async leavePeerSession(sessionId: string, userId: string, emptyTtlMs?: number): Promise<boolean> {
     this.open();
-    return this.peerSessions.leave(sessionId, userId);
+    return this.peerSessions.leave(sessionId, userId, emptyTtlMs);
   }
 
   async publish(channel: string, message: string): Promise<void> {

@@ -12,6 +12,7 @@ import { ChildProcess } from 'node:child_process';
 import type {
   ConsumeResult,
   Directory,
+  PeerSessionCreated,
   PeerSlotResult,
   ProcessLoad,
   ProcessRecord,
@@ -76,7 +77,7 @@ const PLAIN_METHODS = new Set([
   'leavePeerSession',
   'publish',
 ]);
-const MAX_ARGS = 4;
+const MAX_ARGS = 5;
 /** Subscriptions one child may hold: a bound on what a runaway child makes the parent keep. */
 export const MAX_CHILD_SUBSCRIPTIONS = 4096;
 
@@ -304,14 +305,20 @@ export class IpcDirectory implements Directory {
   ticketStatus(ticketId: string): Promise<TicketStatus> {
     return this.call('ticketStatus', [ticketId]);
   }
-  createPeerSession(sessionId: string, maxPeers: number, userId: string, ttlMs: number): Promise<boolean> {
-    return this.call('createPeerSession', [sessionId, maxPeers, userId, ttlMs]);
+  createPeerSession(
+    sessionId: string,
+    maxPeers: number,
+    userId: string,
+    ttlMs: number,
+    maxPerUser?: number,
+  ): Promise<PeerSessionCreated> {
+    return this.call('createPeerSession', [sessionId, maxPeers, userId, ttlMs, maxPerUser]);
   }
   takePeerSlot(sessionId: string, userId: string, ttlMs: number): Promise<PeerSlotResult> {
     return this.call('takePeerSlot', [sessionId, userId, ttlMs]);
   }
-  leavePeerSession(sessionId: string, userId: string): Promise<boolean> {
-    return this.call('leavePeerSession', [sessionId, userId]);
+  leavePeerSession(sessionId: string, userId: string, emptyTtlMs?: number): Promise<boolean> {
+    return this.call('leavePeerSession', [sessionId, userId, emptyTtlMs]);
   }
   publish(channel: string, message: string): Promise<void> {
     return this.call('publish', [channel, message]);

@@ -28,6 +28,13 @@ export interface RendezvousOptions {
   timeoutSeconds?: number;
   /** Seconds a session made with POST /peers stays joinable after its last join (default 3600). */
   sessionSeconds?: number;
+  /** Seconds a session made with POST /peers stays joinable once nobody holds a slot (default 60). */
+  emptySessionSeconds?: number;
+  /**
+   * Sessions made with POST /peers one user may hold a slot in at once (default 8): another is
+   * refused 429 until it leaves one or one lapses.
+   */
+  maxSessionsPerUser?: number;
 }
 
 const PREFIX = 'p2p:';
@@ -68,6 +75,10 @@ export class PeerTokenMinter {
   private readonly timeoutSeconds: number;
   /** How long a session made by POST /peers stays joinable after its last join, ms. */
   readonly sessionTtlMs: number;
+  /** How long such a session stays joinable once nobody holds a slot, ms. */
+  readonly emptySessionTtlMs: number;
+  /** Such sessions one user may hold a slot in at once. */
+  readonly maxSessionsPerUser: number;
 
   constructor(
     options: RendezvousOptions,
@@ -88,6 +99,15 @@ export class PeerTokenMinter {
     if (!(sessionSeconds > 0) || !Number.isFinite(sessionSeconds))
       throw new RangeError(`rendezvous.sessionSeconds must be > 0, got ${sessionSeconds}`);
     this.sessionTtlMs = Math.ceil(sessionSeconds * 1000);
+    const emptySeconds = options.emptySessionSeconds ?? 60;
+    if (!(emptySeconds > 0) || !Number.isFinite(emptySeconds))
+      throw new RangeError(`rendezvous.emptySessionSeconds must be > 0, got ${emptySeconds}`);
+    this.emptySessionTtlMs = Math.ceil(emptySeconds * 1000);
+    this.maxSessionsPerUser = options.maxSessionsPerUser ?? 8;
+    if (!Number.isSafeInteger(this.maxSessionsPerUser) || this.maxSessionsPerUser < 1)
+      throw new RangeError(
+        `rendezvous.maxSessionsPerUser must be an integer >= 1, got ${this.maxSessionsPerUser}`,
+      );
     if (!Number.isInteger(this.tokenSeconds) || this.tokenSeconds < 1)
       throw new RangeError(`rendezvous.tokenSeconds must be an integer >= 1, got ${this.tokenSeconds}`);
     if (!Number.isInteger(this.timeoutSeconds) || this.timeoutSeconds < 1 || this.timeoutSeconds > 3600)
@@ -96,8 +116,17 @@ export class PeerTokenMinter {
       );
   }
 
-  /** The answer for `players[peer]`; players are the session's slots (null: free). */
-  answer(sessionId: bigint, peer: number, players: readonly (string | null)[]): PeerSessionAnswer {
+  /**
+   * The answer for `players[peer]`; players are the session's slots (null: free). `generation`
+   * orders the slot's holdings (the directory's, for a session made with POST /peers; 0 for a
+   * matched one, whose slots never change hands).
+   */
+  answer(
+    sessionId: bigint,
+    peer: number,
+    players: readonly (string | null)[],
+    generation = 0,
+  ): PeerSessionAnswer {
     const now = Math.floor(this.now() / 1000);
     const token = issuePeerToken({
       protocolId: this.protocolId,
@@ -109,6 +138,7 @@ export class PeerTokenMinter {
       now,
       expireSeconds: this.tokenSeconds,
       timeoutSeconds: this.timeoutSeconds,
+      generation,
     });
     return {
       sessionId: sessionId.toString(),

@@ -22,6 +22,11 @@ export interface IssuePeerTokenOptions {
   rendezvousAddress: Address;
   /** Unix time, seconds. */
   now: number;
+  /**
+   * Which holding of the slot this is (default 0): issue a higher one whenever the slot is handed
+   * out again (to another player or its holder), so the rendezvous refuses the earlier tokens.
+   */
+  generation?: number;
   /** Seconds until the token can no longer register (default 30). */
   expireSeconds?: number;
   /** Seconds of silence after which the rendezvous and the peers drop the peer (default 10). */
@@ -52,6 +57,7 @@ export function issuePeerToken(options: IssuePeerTokenOptions): Uint8Array {
     peer,
     maxPeers,
     timeoutSeconds: options.timeoutSeconds ?? 10,
+    generation: options.generation ?? 0,
     peerToRendezvousKey: new Uint8Array(randomBytes(32)),
     rendezvousToPeerKey: new Uint8Array(randomBytes(32)),
   };

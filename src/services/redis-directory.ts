@@ -29,6 +29,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import type {
   ConsumeResult,
   Directory,
+  PeerSessionCreated,
   PeerSlotResult,
   ProcessLoad,
   ProcessRecord,
@@ -44,11 +45,13 @@ import type {
 } from './directory.js';
 import {
   checkMaxClients,
+  checkMaxPerUser,
   checkPeerSession,
   checkProcessState,
   checkRestoredSeat,
   checkSeatLimits,
   checkTtl,
+  DEFAULT_EMPTY_PEER_SESSION_TTL_MS,
 } from './directory-checks.js';
 import { RedisChannels } from './redis-channels.js';
 import {
@@ -333,27 +336,45 @@ export class RedisDirectory implements Directory {
     maxPeers: number,
     userId: string,
     ttlMs: number,
-  ): Promise<boolean> {
+    maxPerUser = Number.POSITIVE_INFINITY,
+  ): Promise<PeerSessionCreated> {
     checkPeerSession(sessionId, userId, maxPeers);
     checkTtl(ttlMs);
-    return (await this.script('gwCreatePeerSession', sessionId, `${maxPeers}`, userId, ms(ttlMs))) === 1;
+    checkMaxPerUser(maxPerUser);
+    const cap = Number.isFinite(maxPerUser) ? `${maxPerUser}` : 'inf';
+    const created = await this.script(
+      'gwCreatePeerSession',
+      sessionId,
+      `${maxPeers}`,
+      userId,
+      ms(ttlMs),
+      cap,
+    );
+    return created === 1 ? 'created' : created === 0 ? 'taken' : 'limit';
   }
 
   async takePeerSlot(sessionId: string, userId: string, ttlMs: number): Promise<PeerSlotResult> {
     checkPeerSession(sessionId, userId);
     checkTtl(ttlMs);
-    const [slot, ...holders] = (await this.script('gwTakePeerSlot', sessionId, userId, ms(ttlMs))) as [
-      number,
-      ...string[],
-    ];
+    const [slot, generation, ...holders] = (await this.script(
+      'gwTakePeerSlot',
+      sessionId,
+      userId,
+      ms(ttlMs),
+    )) as [number, number, ...string[]];
     if (slot === -1) return { ok: false, reason: 'no such session' };
     if (slot === -2) return { ok: false, reason: 'full' };
-    return { ok: true, slot, players: holders.map((h) => (h === '' ? null : h)) };
+    return { ok: true, slot, generation, players: holders.map((h) => (h === '' ? null : h)) };
   }
 
-  async leavePeerSession(sessionId: string, userId: string): Promise<boolean> {
+  async leavePeerSession(
+    sessionId: string,
+    userId: string,
+    emptyTtlMs = DEFAULT_EMPTY_PEER_SESSION_TTL_MS,
+  ): Promise<boolean> {
     checkPeerSession(sessionId, userId);
-    return (await this.script('gwLeavePeerSession', sessionId, userId)) === 1;
+    checkTtl(emptyTtlMs);
+    return (await this.script('gwLeavePeerSession', sessionId, userId, ms(emptyTtlMs))) === 1;
   }
 
   async publish(channel: string, message: string): Promise<void> {

@@ -356,15 +356,34 @@ json = redis.call('GET', P .. 'ticket-result:' .. ARGV[2])
 if json then return { 'result', json } end
 return {}`,
 
-  // sessionId, maxPeers, userId, ttl → 1 created, 0 the id is taken. Fields: n, and slot → user.
+  // sessionId, maxPeers, userId, ttl, maxPerUser ('inf': none) → 1 created, 0 the id is taken,
+  // -1 the user holds maxPerUser. Fields: n, g (generation), c (creator), and slot → user.
+  // peer-sessions-of:<user> holds the ids of the sessions it created under a cap, pruned here of
+  // those it no longer holds a slot in, so the cap costs a look at at most maxPerUser of them.
   gwCreatePeerSession: `
 local key = P .. 'peer-session:' .. ARGV[2]
 if redis.call('EXISTS', key) == 1 then return 0 end
-redis.call('HSET', key, 'n', ARGV[3], '0', ARGV[4])
+local mine = P .. 'peer-sessions-of:' .. ARGV[4]
+local capped = ARGV[6] ~= 'inf'
+for _, id in ipairs(capped and redis.call('SMEMBERS', mine) or {}) do
+  local other = P .. 'peer-session:' .. id
+  local n = tonumber(redis.call('HGET', other, 'n')) or 0
+  local holds = false
+  for i = 0, n - 1 do
+    if redis.call('HGET', other, tostring(i)) == ARGV[4] then holds = true break end
+  end
+  if not holds then redis.call('SREM', mine, id) end
+end
+if capped and redis.call('SCARD', mine) >= tonumber(ARGV[6]) then return -1 end
+redis.call('HSET', key, 'n', ARGV[3], 'g', 1, 'c', ARGV[4], '0', ARGV[4])
 redis.call('PEXPIRE', key, ARGV[5])
+if capped then
+  redis.call('SADD', mine, ARGV[2])
+  if redis.call('PTTL', mine) < tonumber(ARGV[5]) then redis.call('PEXPIRE', mine, ARGV[5]) end
+end
 return 1`,
 
-  // sessionId, userId, ttl → {slot, holder of each slot ('' free)…}, {-1} no session, {-2} full
+  // sessionId, userId, ttl → {slot, generation, holder of each slot ('' free)…}, {-1} no session, {-2} full
   gwTakePeerSlot: `
 local key = P .. 'peer-session:' .. ARGV[2]
 local n = tonumber(redis.call('HGET', key, 'n'))
@@ -380,22 +399,35 @@ if slot < 0 then
 end
 if slot < 0 then return { -2 } end
 redis.call('PEXPIRE', key, ARGV[4])
-local out = { slot }
+-- The creator's index must outlive every session it counts.
+local mine = P .. 'peer-sessions-of:' .. (redis.call('HGET', key, 'c') or '')
+if redis.call('PTTL', mine) >= 0 and redis.call('PTTL', mine) < tonumber(ARGV[4]) then
+  redis.call('PEXPIRE', mine, ARGV[4])
+end
+local out = { slot, redis.call('HINCRBY', key, 'g', 1) }
 for i = 0, n - 1 do out[#out + 1] = redis.call('HGET', key, tostring(i)) or '' end
 return out`,
 
-  // sessionId, userId → 1 its slot freed, 0 it held none
+  // sessionId, userId, emptyTtl → 1 its slot freed (the session, left empty, lapses within
+  // emptyTtl), 0 it held none
   gwLeavePeerSession: `
 local key = P .. 'peer-session:' .. ARGV[2]
 local n = tonumber(redis.call('HGET', key, 'n'))
 if not n then return 0 end
+local freed = false
+local empty = true
 for i = 0, n - 1 do
-  if redis.call('HGET', key, tostring(i)) == ARGV[3] then
+  local holder = redis.call('HGET', key, tostring(i))
+  if not freed and holder == ARGV[3] then
     redis.call('HDEL', key, tostring(i))
-    return 1
+    freed = true
+  elseif holder then
+    empty = false
   end
 end
-return 0`,
+if not freed then return 0 end
+if empty and redis.call('PTTL', key) > tonumber(ARGV[4]) then redis.call('PEXPIRE', key, ARGV[4]) end
+return 1`,
 } as const;
 
 export type DirectoryScriptName = keyof typeof DIRECTORY_SCRIPTS;

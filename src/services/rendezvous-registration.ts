@@ -2,6 +2,7 @@ import { ReplayProtection } from '../connection/replay-protection.js';
 import type { PeerTokenPrivate } from '../lockstep/peer-token.js';
 import { MAX_LOCAL_CANDIDATES, type Notice, usableCandidates } from '../lockstep/rendezvous-wire.js';
 import { type Address, parseAddress } from '../transport/address.js';
+import { isNonGlobalAddress } from '../transport/address-scope.js';
 
 /** Notices a registration holds unacknowledged at most: a welcome, and an introduction and a departure per other peer. */
 export const MAX_PENDING_NOTICES = 1 + 2 * 64;
@@ -13,12 +14,18 @@ type NoticeBody = Notice extends infer N ? (N extends Notice ? Omit<N, 'number'>
  * has not acknowledged yet, replay protection for its datagrams, and its relay budget.
  */
 export class Registration {
-  /** The reflexive address first, then the local ones it reported that can be reached (duplicates dropped). */
+  /**
+   * The reflexive address first (proven before anyone is told it), then the local ones it
+   * reported that can be reached (duplicates dropped). Only non-global local ones are kept: a
+   * token holder cannot make its session's peers punch a host on the internet that never asked.
+   */
   readonly candidates: Address[];
   readonly replay = new ReplayProtection();
   lastHeard: number;
   /** When its unacknowledged notices were last sent (they are resent on a timer, not per datagram). */
   lastFlush: number;
+  /** Unix second its token expires. */
+  tokenExpires = 0;
   /** True once it echoed the welcome's cookie: it receives at its address. */
   proven = false;
   /** Until proven, the bytes it sent from its address that were not yet answered. */
@@ -47,7 +54,7 @@ export class Registration {
     readonly cookie: Uint8Array,
   ) {
     const family = parseAddress(address)?.family ?? null;
-    const reported = local.filter((a) => a !== address);
+    const reported = local.filter((a) => a !== address && isNonGlobalAddress(a));
     this.candidates = [address, ...usableCandidates(reported, family, MAX_LOCAL_CANDIDATES)];
     this.lastHeard = now;
     this.lastFlush = now;

@@ -36,10 +36,16 @@ export interface RendezvousCounters {
   expired: number;
   /** A token whose private part did not open under the key (forged, or for another protocol). */
   forged: number;
-  /** A token that said hello before (a token registers once). */
+  /** A token that registered before, or said hello from another address (a token registers once). */
   tokenReplayed: number;
-  /** A new token refused because the table of unexpired tokens was full. */
-  tokensFull: number;
+  /** A token of a slot older than one the rendezvous registered for that slot (the slot passed on). */
+  tokenStale: number;
+  /** Unexpired token records dropped for room (a flood of hellos or registrations; costs no slot). */
+  tokensEvicted: number;
+  /** Unproven registrations dropped for room (a flood of hellos that never answer). */
+  pendingEvicted: number;
+  /** Empty sessions whose slot generations were forgotten for room before their tokens expired. */
+  sessionsForgotten: number;
   /** Registrations dropped because they left too many notices unacknowledged. */
   noticeOverflow: number;
   /** Refusals sent back (token used, expired, full; keep-alives from unknown addresses). */
@@ -55,6 +61,34 @@ export interface RendezvousCounters {
   full: number;
   rateLimited: number;
   relay: RelayCounters;
+}
+
+export function newRendezvousCounters(relay: RelayCounters): RendezvousCounters {
+  return {
+    registered: 0,
+    introductions: 0,
+    left: 0,
+    timedOut: 0,
+    size: 0,
+    unknownAddress: 0,
+    kind: 0,
+    expired: 0,
+    forged: 0,
+    tokenReplayed: 0,
+    tokenStale: 0,
+    tokensEvicted: 0,
+    pendingEvicted: 0,
+    sessionsForgotten: 0,
+    noticeOverflow: 0,
+    refusalsSent: 0,
+    unprovenHeld: 0,
+    mac: 0,
+    replay: 0,
+    malformed: 0,
+    full: 0,
+    rateLimited: 0,
+    relay,
+  };
 }
 
 export type NoticeBody = Parameters<Registration['queue']>[0];

@@ -1,7 +1,6 @@
 import { type Aead, defaultAead } from '../connection/aead.js';
 import { readU32, readU64 } from '../connection/bytes.js';
 import { isPeerPacketKind } from '../lockstep/peer-packet.js';
-import { openPeerTokenPrivate } from '../lockstep/peer-token.js';
 import {
   BYE_BYTES,
   CHANNEL_HEADER_BYTES,
@@ -11,8 +10,6 @@ import {
   GoneReason,
   HELLO_BYTES,
   HELLO_HEADER_BYTES,
-  helloCandidates,
-  helloToken,
   KEEP_ALIVE_BYTES,
   MAX_NOTICE_BODY_BYTES,
   type Notice,
@@ -27,6 +24,8 @@ import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import type { Address } from '../transport/address.js';
 import type { DatagramTransport } from '../transport/transport.js';
 import { RateLimiter } from './backend-rate-limit.js';
+import { openHello } from './rendezvous-hello.js';
+import { PendingRegistrations } from './rendezvous-pending.js';
 import { Registration } from './rendezvous-registration.js';
 import { Relay } from './rendezvous-relay.js';
 import {
@@ -34,11 +33,13 @@ import {
   copyBytes,
   equalBytes,
   type NoticeBody,
+  newRendezvousCounters,
   type RendezvousCounters,
   type RendezvousServerOptions,
   toHex,
 } from './rendezvous-server-options.js';
-import { TokenTable } from './rendezvous-tokens.js';
+import { RendezvousSessions } from './rendezvous-sessions.js';
+import { RegistrationTokens } from './rendezvous-tokens.js';
 
 export type { RendezvousCounters, RendezvousServerOptions } from './rendezvous-server-options.js';
 
@@ -50,8 +51,10 @@ const RESEND_WINDOW = 16;
 /**
  * The rendezvous and relay of peer-to-peer sessions, over any datagram transport (UDP in
  * production). Peers say hello with their backend-issued token: the rendezvous checks it (sealed
- * under the shared key, unexpired, not in use from another address), learns the peer's reflexive
- * address and reported local ones, gives each new pair of peers of a session a random key, and
+ * under the shared key, unexpired, not in use from another address, not of an older generation
+ * than its slot took), learns the peer's reflexive address and reported local ones, and welcomes
+ * it with a cookie. Only once the cookie comes back from that address (it receives there) does
+ * the peer take its slot: the rendezvous then gives each new pair of peers of a session a random key, and
  * introduces them to each other — candidates and pair key, sealed to each under its own key. It
  * tells the others when a peer leaves or times out, and relays sealed peer packets between
  * registered peers whose direct path did not open. Bad input is counted, never thrown.
@@ -68,9 +71,12 @@ export class RendezvousServer {
   private readonly relay: Relay;
   private readonly limiter: RateLimiter;
   private readonly maxRegistrations: number;
+  /** Proven registrations: each holds its slot and was introduced to its session. */
   private readonly byAddress = new Map<Address, Registration>();
-  private readonly sessions = new Map<string, (Registration | undefined)[]>();
-  private readonly tokens: TokenTable;
+  private readonly pending: PendingRegistrations;
+  private readonly sessions: RendezvousSessions;
+  private readonly tokens: RegistrationTokens;
+  private purgedAt = -1;
   private readonly out = new Uint8Array(CHANNEL_HEADER_BYTES + MAX_NOTICE_BODY_BYTES + 16);
   private readonly refusal = new Uint8Array(REFUSED_BYTES);
   private readonly onDatagram = (from: Address, data: Uint8Array): void => this.datagram(from, data);
@@ -89,7 +95,13 @@ export class RendezvousServer {
     this.aead = options.aead ?? defaultAead();
     this.crypto = new ChannelCrypto(this.aead);
     this.maxRegistrations = options.maxRegistrations ?? 4096;
-    this.tokens = new TokenTable(4 * this.maxRegistrations);
+    // Sized like the connection layer's tables (docs/lockstep.md, "The token table").
+    this.pending = new PendingRegistrations(Math.max(1024, this.maxRegistrations));
+    this.tokens = new RegistrationTokens(
+      2 * this.pending.capacity,
+      Math.max(4096, 4 * this.maxRegistrations),
+    );
+    this.sessions = new RendezvousSessions(this.maxRegistrations);
     const helloPerSecond = options.helloPerSecond ?? 20;
     this.limiter = new RateLimiter({
       perSecond: helloPerSecond,
@@ -101,28 +113,7 @@ export class RendezvousServer {
       packetsPerSecond: relayPerSecond,
       burst: Math.max(200, relayPerSecond / 5),
     });
-    this.counters = {
-      registered: 0,
-      introductions: 0,
-      left: 0,
-      timedOut: 0,
-      size: 0,
-      unknownAddress: 0,
-      kind: 0,
-      expired: 0,
-      forged: 0,
-      tokenReplayed: 0,
-      tokensFull: 0,
-      noticeOverflow: 0,
-      refusalsSent: 0,
-      unprovenHeld: 0,
-      mac: 0,
-      replay: 0,
-      malformed: 0,
-      full: 0,
-      rateLimited: 0,
-      relay: this.relay.counters,
-    };
+    this.counters = newRendezvousCounters(this.relay.counters);
   }
 
   get localAddress(): Address {
@@ -131,7 +122,7 @@ export class RendezvousServer {
 
   /** Peers registered now in `sessionId`'s session, by index. */
   sessionPeers(sessionId: bigint): number[] {
-    const session = this.sessions.get(sessionId.toString()) ?? [];
+    const session = this.sessions.get(sessionId.toString())?.slots ?? [];
     return session.flatMap((r, i) => (r === undefined ? [] : [i]));
   }
 
@@ -140,11 +131,12 @@ export class RendezvousServer {
     this.now = checkTime('RendezvousServer.update', now, this.now);
     this.transport.update(now);
     while (this.transport.receive(this.onDatagram) > 0) {}
-    for (const registration of this.byAddress.values()) {
-      if (now - registration.lastHeard > registration.key.timeoutSeconds)
-        this.remove(registration, GoneReason.TimedOut);
-      else if (registration.pending.length > 0 && now - registration.lastFlush >= RESEND_INTERVAL)
-        this.flush(registration);
+    for (const registration of this.byAddress.values()) this.tend(registration, now);
+    for (const registration of this.pending.values()) this.tend(registration, now);
+    const unix = this.unixTime();
+    if (unix !== this.purgedAt) {
+      this.purgedAt = unix;
+      this.sessions.purge(unix);
     }
   }
 
@@ -152,12 +144,21 @@ export class RendezvousServer {
     this.transport.close();
   }
 
+  /** Drops a registration silent past its timeout; else resends its unacknowledged notices when due. */
+  private tend(registration: Registration, now: number): void {
+    if (now - registration.lastHeard > registration.key.timeoutSeconds) {
+      this.pending.delete(registration);
+      this.remove(registration, GoneReason.TimedOut);
+    } else if (registration.pending.length > 0 && now - registration.lastFlush >= RESEND_INTERVAL)
+      this.flush(registration);
+  }
+
   private datagram(from: Address, data: Uint8Array): void {
     const registration = this.byAddress.get(from);
     const kind = data.length > 0 ? data[0] : 0;
     // Relay frames have their own budget (charged once authenticated); everything else this one.
     if (registration !== undefined && kind === RendezvousKind.Relay) {
-      const session = this.sessions.get(registration.sessionKey) ?? [];
+      const session = this.sessions.get(registration.sessionKey)?.slots ?? [];
       this.relay.forward(registration, data, session, this.now);
       return;
     }
@@ -165,9 +166,15 @@ export class RendezvousServer {
       this.counters.rateLimited++;
       return;
     }
-    if (registration !== undefined && (kind === RendezvousKind.KeepAlive || kind === RendezvousKind.Bye))
-      this.control(registration, kind, data);
-    else if (kind === RendezvousKind.Hello) this.hello(from, data, registration);
+    const unproven = this.pending.get(from);
+    if ((kind === RendezvousKind.KeepAlive || kind === RendezvousKind.Bye) && (registration ?? unproven)) {
+      // The address's newer, unproven registration first: a MAC that fails writes nothing, so the
+      // datagram is still whole for the proven one it may belong to. A failure counts once.
+      if (unproven !== undefined && this.control(unproven, kind, data, registration === undefined)) return;
+      if (registration !== undefined) this.control(registration, kind, data, true);
+      return;
+    }
+    if (kind === RendezvousKind.Hello) this.hello(from, data, registration, unproven);
     else if (kind === RendezvousKind.KeepAlive) {
       // Tell a peer this rendezvous forgot (timed out, restarted) so it stops keeping alive in vain.
       this.counters.unknownAddress++;
@@ -179,14 +186,20 @@ export class RendezvousServer {
   }
 
   /** Opens a channel datagram from a registration; false (counted) when it is refused. */
-  private open(registration: Registration, data: Uint8Array, seqOffset: number, bodyStart: number): boolean {
+  private open(
+    registration: Registration,
+    data: Uint8Array,
+    seqOffset: number,
+    bodyStart: number,
+    count = true,
+  ): boolean {
     const sequence = readU64(data, seqOffset);
     if (registration.replay.alreadyReceived(sequence)) {
-      this.counters.replay++;
+      if (count) this.counters.replay++;
       return false;
     }
     if (!this.crypto.open(data, seqOffset, bodyStart, registration.key.peerToRendezvousKey)) {
-      this.counters.mac++;
+      if (count) this.counters.mac++;
       return false;
     }
     registration.replay.advance(sequence);
@@ -194,25 +207,28 @@ export class RendezvousServer {
     return true;
   }
 
-  private control(registration: Registration, kind: number, data: Uint8Array): void {
+  /** A keep-alive or bye from `registration`'s address; false when it does not open under its key. */
+  private control(registration: Registration, kind: number, data: Uint8Array, count: boolean): boolean {
     if (data.length !== (kind === RendezvousKind.Bye ? BYE_BYTES : KEEP_ALIVE_BYTES)) {
       this.counters.size++;
-      return;
+      return true;
     }
-    if (!this.open(registration, data, 1, CHANNEL_HEADER_BYTES)) return;
+    if (!this.open(registration, data, 1, CHANNEL_HEADER_BYTES, count)) return false;
     if (kind === RendezvousKind.Bye) {
+      this.pending.delete(registration);
       this.remove(registration, GoneReason.Left);
-      return;
+      return true;
     }
     registration.acknowledge(readU32(data, CHANNEL_HEADER_BYTES));
     if (!registration.proven) {
       registration.credit += data.length;
-      // Proven once: send what the credit held back now rather than at the next resend.
+      // Proven: it receives at its address. Only now does it take its slot and meet the others.
       if (equalBytes(data, CHANNEL_HEADER_BYTES + 4, registration.cookie)) {
         registration.proven = true;
-        this.flush(registration);
+        this.admit(registration, data);
       }
     }
+    return true;
   }
 
   /** Answers a refused request with its sequence and MAC (REFUSED_BYTES, shorter than any request). */
@@ -226,75 +242,55 @@ export class RendezvousServer {
     this.counters.refusalsSent++;
   }
 
-  private hello(from: Address, data: Uint8Array, existing: Registration | undefined): void {
+  private hello(
+    from: Address,
+    data: Uint8Array,
+    proven: Registration | undefined,
+    unproven: Registration | undefined,
+  ): void {
     if (data.length !== HELLO_BYTES) {
       this.counters.size++;
       return;
     }
-    const token = helloToken(data);
     const tokenId = toHex(data, HELLO_HEADER_BYTES - 8 - 16, 16); // the private part's MAC
-    if (existing !== undefined && existing.tokenId === tokenId) {
+    const again = unproven?.tokenId === tokenId ? unproven : proven?.tokenId === tokenId ? proven : undefined;
+    if (again !== undefined) {
       // Its hello again: the welcome was lost. It is resent on the timer, within the credit.
-      if (this.open(existing, data, HELLO_HEADER_BYTES - 8, HELLO_HEADER_BYTES) && !existing.proven)
-        existing.credit += data.length;
+      if (this.open(again, data, HELLO_HEADER_BYTES - 8, HELLO_HEADER_BYTES) && !again.proven) {
+        again.credit += data.length;
+        this.pending.set(again);
+      }
       return;
     }
     const unix = this.unixTime();
     const helloSeq = HELLO_HEADER_BYTES - 8;
-    if (token.expireTimestamp < unix) {
-      this.counters.expired++;
-      this.refuse(from, data, helloSeq, RefusalReason.Expired);
+    const opened = openHello(data, unix, this.protocolId, this.privateKey, this.aead, this.crypto);
+    if (typeof opened === 'string') {
+      this.counters[opened]++;
+      if (opened === 'expired') this.refuse(from, data, helloSeq, RefusalReason.Expired);
       return;
     }
-    const key = openPeerTokenPrivate(
-      token.privateData,
-      this.protocolId,
-      token.expireTimestamp,
-      token.nonce,
-      this.privateKey,
-      this.aead,
-    );
-    if (key === null) {
-      this.counters.forged++;
-      return;
-    }
-    if (!this.crypto.open(data, helloSeq, HELLO_HEADER_BYTES, key.peerToRendezvousKey)) {
-      this.counters.mac++;
-      return;
-    }
-    const local = helloCandidates(data);
-    if (local === null) {
-      this.counters.malformed++;
-      return;
-    }
-    const sessionKey = key.sessionId.toString();
-    let session = this.sessions.get(sessionKey);
+    const { key, expires, local } = opened;
+    const refusal = this.sessions.refusal(key.sessionId.toString(), key.peer, key.generation ?? 0);
+    // Full now: the peer keeps saying hello (a peer refused full once welcomed would be lost).
     if (
-      (session !== undefined && key.peer >= session.length) ||
-      (existing === undefined && this.byAddress.size >= this.maxRegistrations)
+      refusal === RefusalReason.Full ||
+      (proven === undefined && this.byAddress.size >= this.maxRegistrations)
     ) {
       this.counters.full++;
       this.refuse(from, data, helloSeq, RefusalReason.Full);
       return;
     }
-    const claim = this.tokens.claim(tokenId, token.expireTimestamp, unix);
-    if (claim !== 'ok') {
-      if (claim === 'used') this.counters.tokenReplayed++;
-      else this.counters.tokensFull++;
-      this.refuse(from, data, helloSeq, claim === 'used' ? RefusalReason.TokenUsed : RefusalReason.Full);
+    if (refusal !== 0 || this.tokens.check(tokenId, from, unix) === 'used') {
+      if (refusal !== 0) this.counters.tokenStale++;
+      else this.counters.tokenReplayed++;
+      this.refuse(from, data, helloSeq, RefusalReason.TokenUsed);
       return;
     }
-    if (existing !== undefined) this.remove(existing, GoneReason.Left);
-    const replaced = session?.[key.peer];
-    if (replaced !== undefined) this.remove(replaced, GoneReason.Left);
-    session = this.sessions.get(sessionKey);
-    if (session === undefined) {
-      session = new Array<Registration | undefined>(key.maxPeers).fill(undefined);
-      this.sessions.set(sessionKey, session);
-    }
+    if (this.tokens.see(tokenId, from, expires, unix)) this.counters.tokensEvicted++;
     const registration = new Registration(
       key,
-      sessionKey,
+      key.sessionId.toString(),
       from,
       tokenId,
       local,
@@ -303,13 +299,43 @@ export class RendezvousServer {
       randomFirstSequence(this.randomBytes),
       copyBytes(this.randomBytes(COOKIE_BYTES), COOKIE_BYTES),
     );
+    registration.tokenExpires = expires;
     registration.replay.advance(readU64(data, helloSeq));
     registration.credit = data.length;
-    session[key.peer] = registration;
-    this.byAddress.set(from, registration);
-    this.counters.registered++;
+    if (this.pending.set(registration)) this.counters.pendingEvicted++;
     this.notify(registration, { kind: NoticeKind.Welcome, reflexive: from, cookie: registration.cookie });
-    for (const other of session) {
+  }
+
+  /** A registration proved its address (`request` carried the cookie): it takes its slot and meets its session. */
+  private admit(registration: Registration, request: Uint8Array): void {
+    this.pending.delete(registration);
+    const { key, address } = registration;
+    const unix = this.unixTime();
+    const existing = this.byAddress.get(address);
+    const refusal = this.sessions.refusal(registration.sessionKey, key.peer, key.generation ?? 0);
+    const full =
+      refusal === RefusalReason.Full ||
+      (existing === undefined && this.byAddress.size >= this.maxRegistrations);
+    if (full || refusal !== 0) {
+      if (full) this.counters.full++;
+      else this.counters.tokenStale++;
+      this.refuse(address, request, 1, full ? RefusalReason.Full : RefusalReason.TokenUsed);
+      return;
+    }
+    if (this.tokens.complete(registration.tokenId, address, registration.tokenExpires, unix))
+      this.counters.tokensEvicted++;
+    if (existing !== undefined) this.remove(existing, GoneReason.Left);
+    const replaced = this.sessions.get(registration.sessionKey)?.slots[key.peer];
+    if (replaced !== undefined) this.remove(replaced, GoneReason.Left);
+    const session = this.sessions.open(registration.sessionKey, key.maxPeers);
+    session.slots[key.peer] = registration;
+    session.generations[key.peer] = key.generation ?? 0;
+    session.keepUntil = Math.max(session.keepUntil, registration.tokenExpires);
+    this.byAddress.set(address, registration);
+    this.counters.registered++;
+    // What the credit held back (the welcome) goes now rather than at the next resend.
+    this.flush(registration);
+    for (const other of session.slots) {
       if (other === undefined || other === registration) continue;
       const pairKey = copyBytes(this.randomBytes(32), 32);
       this.counters.introductions++;
@@ -333,7 +359,8 @@ export class RendezvousServer {
    * unacknowledged is not listening: it is dropped (counted) rather than miss a notice.
    */
   private notify(registration: Registration, body: NoticeBody): void {
-    if (this.byAddress.get(registration.address) !== registration) return;
+    const at = registration.proven ? this.byAddress : this.pending;
+    if (at.get(registration.address) !== registration) return;
     if (!registration.queue(body)) {
       this.counters.noticeOverflow++;
       this.remove(registration, GoneReason.TimedOut);
@@ -376,16 +403,17 @@ export class RendezvousServer {
     if (this.byAddress.get(registration.address) !== registration) return;
     this.byAddress.delete(registration.address);
     const session = this.sessions.get(registration.sessionKey);
-    if (session === undefined || session[registration.peer] !== registration) return;
-    session[registration.peer] = undefined;
+    if (session === undefined || session.slots[registration.peer] !== registration) return;
+    session.slots[registration.peer] = undefined;
     if (reason === GoneReason.Left) this.counters.left++;
     else this.counters.timedOut++;
     let empty = true;
-    for (const other of session) {
+    for (const other of session.slots) {
       if (other === undefined) continue;
       empty = false;
       this.notify(other, { kind: NoticeKind.Gone, peer: registration.peer, reason });
     }
-    if (empty) this.sessions.delete(registration.sessionKey);
+    if (empty && this.sessions.emptied(registration.sessionKey, this.unixTime()))
+      this.counters.sessionsForgotten++;
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The Directory contract's peer sessions (directory-contract.ts): slots handed out lowest first,
  * one winner for the last slot among racing backends, a player keeping its slot, leaving and
- * lapsing, and misuse refused.
+ * lapsing, generations that order every take, the per-user cap, the short life of an empty
+ * session, and misuse refused.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
@@ -11,26 +12,30 @@ export function peerSessionContract(ctx: ContractContext): void {
   it('peer sessions: slots lowest first, kept by their player, freed on leave, one id once', async () => {
     const { directory, peer } = ctx.subject;
     const ttl = 60_000;
-    assert.equal(await directory.createPeerSession('s1', 3, 'host', ttl), true);
-    assert.equal(await peer.createPeerSession('s1', 2, 'other', ttl), false, 'the id is taken');
+    assert.equal(await directory.createPeerSession('s1', 3, 'host', ttl), 'created');
+    assert.equal(await peer.createPeerSession('s1', 2, 'other', ttl), 'taken', 'the id is taken');
     assert.deepEqual(await peer.takePeerSlot('s1', 'ann', ttl), {
       ok: true,
       slot: 1,
+      generation: 2,
       players: ['host', 'ann', null],
     });
     assert.deepEqual(await directory.takePeerSlot('s1', 'ann', ttl), {
       ok: true,
       slot: 1,
+      generation: 3,
       players: ['host', 'ann', null],
     });
     assert.deepEqual(await directory.takePeerSlot('s1', 'host', ttl), {
       ok: true,
       slot: 0,
+      generation: 4,
       players: ['host', 'ann', null],
     });
     assert.deepEqual(await directory.takePeerSlot('s1', 'bob', ttl), {
       ok: true,
       slot: 2,
+      generation: 5,
       players: ['host', 'ann', 'bob'],
     });
     assert.deepEqual(await peer.takePeerSlot('s1', 'cid', ttl), { ok: false, reason: 'full' });
@@ -40,6 +45,7 @@ export function peerSessionContract(ctx: ContractContext): void {
     assert.deepEqual(await directory.takePeerSlot('s1', 'cid', ttl), {
       ok: true,
       slot: 1,
+      generation: 6,
       players: ['host', 'cid', 'bob'],
     });
     assert.deepEqual(await directory.takePeerSlot('nope', 'cid', ttl), {
@@ -62,13 +68,60 @@ export function peerSessionContract(ctx: ContractContext): void {
 
   it('peer sessions: a session lapses ttlMs after its last take', async () => {
     const { directory, peer } = ctx.subject;
-    assert.equal(await directory.createPeerSession('brief', 2, 'host', ctx.ttlMs), true);
+    assert.equal(await directory.createPeerSession('brief', 2, 'host', ctx.ttlMs), 'created');
     await ctx.subject.elapse(ctx.ttlMs + 50);
     assert.deepEqual(await peer.takePeerSlot('brief', 'late', ctx.ttlMs), {
       ok: false,
       reason: 'no such session',
     });
-    assert.equal(await peer.createPeerSession('brief', 2, 'again', ctx.ttlMs), true, 'its id is free again');
+    assert.equal(
+      await peer.createPeerSession('brief', 2, 'again', ctx.ttlMs),
+      'created',
+      'its id is free again',
+    );
+  });
+
+  it('peer sessions: racing takes get distinct generations, each above the ones before', async () => {
+    const { directory, peer } = ctx.subject;
+    await directory.createPeerSession('gens', 3, 'host', 60_000);
+    const results = await Promise.all(
+      ['a', 'b', 'a', 'host', 'b', 'a'].map((u, i) =>
+        (i % 2 ? peer : directory).takePeerSlot('gens', u, 60_000),
+      ),
+    );
+    const generations = results.map((r) => (r.ok ? r.generation : -1)).sort((x, y) => x - y);
+    assert.deepEqual(generations, [2, 3, 4, 5, 6, 7]);
+    const later = await peer.takePeerSlot('gens', 'a', 60_000);
+    assert.ok(later.ok && later.generation === 8);
+  });
+
+  it('peer sessions: a user holds a slot in at most maxPerUser sessions it made', async () => {
+    const { directory, peer } = ctx.subject;
+    const ttl = 60_000;
+    assert.equal(await directory.createPeerSession('cap1', 2, 'greedy', ttl, 2), 'created');
+    assert.equal(await peer.createPeerSession('cap2', 2, 'greedy', ttl, 2), 'created');
+    assert.equal(await directory.createPeerSession('cap3', 2, 'greedy', ttl, 2), 'limit');
+    assert.equal(await peer.createPeerSession('cap3', 2, 'other', ttl, 2), 'created', 'per user');
+    // Joining another's session does not count; leaving one of its own makes room.
+    assert.ok((await directory.takePeerSlot('cap3', 'greedy', ttl)).ok);
+    assert.equal(await peer.leavePeerSession('cap1', 'greedy'), true);
+    assert.equal(await directory.createPeerSession('cap4', 2, 'greedy', ttl, 2), 'created');
+    assert.equal(await peer.createPeerSession('cap5', 2, 'greedy', ttl, 2), 'limit');
+    assert.equal(await peer.createPeerSession('cap5', 2, 'greedy', ttl), 'created', 'unlimited by default');
+  });
+
+  it('peer sessions: a session its last holder left lapses emptyTtlMs later', async () => {
+    const { directory, peer } = ctx.subject;
+    const long = 60 * ctx.ttlMs;
+    assert.equal(await directory.createPeerSession('left', 2, 'host', long), 'created');
+    assert.ok((await peer.takePeerSlot('left', 'ann', long)).ok);
+    assert.equal(await peer.leavePeerSession('left', 'host', ctx.ttlMs), true);
+    await ctx.subject.elapse(ctx.ttlMs + 50);
+    assert.ok((await peer.takePeerSlot('left', 'host', long)).ok, 'not empty: ann still holds a slot');
+    assert.equal(await peer.leavePeerSession('left', 'host', ctx.ttlMs), true);
+    assert.equal(await directory.leavePeerSession('left', 'ann', ctx.ttlMs), true);
+    await ctx.subject.elapse(ctx.ttlMs + 50);
+    assert.deepEqual(await peer.takePeerSlot('left', 'late', long), { ok: false, reason: 'no such session' });
   });
 
   it('peer sessions: misuse throws a RangeError', async () => {
@@ -78,5 +131,8 @@ export function peerSessionContract(ctx: ContractContext): void {
     await assert.rejects(directory.createPeerSession('', 2, 'host', 1000), RangeError);
     await assert.rejects(directory.createPeerSession('s', 2, 'host', 0), RangeError);
     await assert.rejects(directory.takePeerSlot('s', '', 1000), RangeError);
+    await assert.rejects(directory.createPeerSession('s', 2, 'host', 1000, 0), RangeError);
+    await assert.rejects(directory.createPeerSession('s', 2, 'host', 1000, 1.5), RangeError);
+    await assert.rejects(directory.leavePeerSession('s', 'host', 0), RangeError);
   });
 }

@@ -5,10 +5,13 @@ import {
   CHANNEL_HEADER_BYTES,
   CHANNEL_MAC_BYTES,
   ChannelCrypto,
+  COOKIE_BYTES,
   HELLO_BYTES,
   HELLO_HEADER_BYTES,
   KEEP_ALIVE_BYTES,
+  NoticeKind,
   RendezvousKind,
+  readNotice,
   writeHello,
 } from '../../src/lockstep/rendezvous-wire.js';
 import { type Address, parseAddress } from '../../src/transport/address.js';
@@ -23,6 +26,8 @@ export class RawRendezvousPeer {
   private readonly crypto = new ChannelCrypto(defaultAead());
   sequence = 1;
   sentBytes = 0;
+  /** The welcome's cookie once `prove` read it (zero before: keep-alives then prove nothing). */
+  cookie: Uint8Array = new Uint8Array(COOKIE_BYTES);
 
   constructor(
     token: Uint8Array,
@@ -53,6 +58,7 @@ export class RawRendezvousPeer {
     const out = new Uint8Array(KEEP_ALIVE_BYTES);
     out[0] = RendezvousKind.KeepAlive;
     writeU32(out, CHANNEL_HEADER_BYTES, acked);
+    out.set(this.cookie, CHANNEL_HEADER_BYTES + 4);
     const body = KEEP_ALIVE_BYTES - CHANNEL_HEADER_BYTES - CHANNEL_MAC_BYTES;
     this.crypto.seal(out, 1, CHANNEL_HEADER_BYTES, body, this.sequence++, this.token.peerToRendezvousKey);
     this.send(out);
@@ -63,6 +69,25 @@ export class RawRendezvousPeer {
     out[0] = RendezvousKind.Bye;
     this.crypto.seal(out, 1, CHANNEL_HEADER_BYTES, 0, this.sequence++, this.token.peerToRendezvousKey);
     this.send(out);
+  }
+
+  /**
+   * Reads what waits for it (the rest is discarded) and, once a welcome came, echoes its cookie in
+   * a keep-alive acknowledging nothing: the peer proves it receives at its address. True when it did.
+   */
+  prove(): boolean {
+    let welcomed = false;
+    this.transport.receive((from, data) => {
+      if (from !== this.token.rendezvousAddress || data[0] !== RendezvousKind.Notice) return;
+      const copy = Uint8Array.from(data);
+      if (!this.crypto.open(copy, 1, CHANNEL_HEADER_BYTES, this.token.rendezvousToPeerKey)) return;
+      const notice = readNotice(copy);
+      if (notice?.kind !== NoticeKind.Welcome) return;
+      this.cookie = notice.cookie;
+      welcomed = true;
+    });
+    if (welcomed) this.keepAlive(0);
+    return welcomed;
   }
 
   send(data: Uint8Array): void {

@@ -1,0 +1,81 @@
+/**
+ * What one user can hold of POST /peers sessions over a real HTTP backend: at most
+ * maxSessionsPerUser it made and still holds a slot in (429 past it, with the reason), and a
+ * session nobody holds a slot in lapses emptySessionSeconds after its last holder left.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, describe, it } from 'node:test';
+import { BackendClient, BackendError } from '../src/join/backend-client.js';
+import { startLocalFleet } from '../src/services/local-fleet.js';
+import type { RendezvousOptions } from '../src/services/peer-sessions.js';
+import { noteFactory } from './support/matched-peers.js';
+
+const PROTOCOL = 0x6c69_6d69_7473n;
+const cleanups: (() => Promise<void> | void)[] = [];
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+async function fleetWith(rendezvous: Partial<RendezvousOptions>) {
+  const fleet = await startLocalFleet({
+    rooms: {},
+    protocolId: PROTOCOL,
+    factory: noteFactory,
+    // Sessions by id need no live rendezvous: the backend only mints tokens for its address.
+    backend: {
+      rendezvous: { address: '127.0.0.1:9', privateKey: new Uint8Array(randomBytes(32)), ...rendezvous },
+    },
+  });
+  cleanups.push(() => fleet.close());
+  return fleet;
+}
+
+async function player(url: string, name: string): Promise<BackendClient> {
+  const client = new BackendClient({ url });
+  await client.auth({ name });
+  return client;
+}
+
+async function refusal(promise: Promise<unknown>): Promise<BackendError> {
+  const error = await promise.then(
+    () => assert.fail('expected a refusal'),
+    (e: unknown) => e,
+  );
+  assert.ok(error instanceof BackendError, String(error));
+  return error;
+}
+
+describe('per-user peer session limits', () => {
+  it('a user making sessions past the default limit of 8 is refused 429 with the reason; leaving one makes room', async () => {
+    const f = await fleetWith({});
+    const [greedy, other] = await Promise.all([player(f.url, 'greedy'), player(f.url, 'other')]);
+    const made = [];
+    for (let i = 0; i < 8; i++) made.push(await greedy.createPeerSession(2));
+    const refused = await refusal(greedy.createPeerSession(2));
+    assert.equal(refused.status, 429);
+    assert.match(refused.reason, /too many peer sessions.*8/);
+    assert.equal((await other.createPeerSession(2)).peer, 0, 'the limit is per user');
+    await greedy.leavePeerSession(made[3].sessionId);
+    assert.equal((await greedy.createPeerSession(2)).peer, 0);
+    assert.equal((await refusal(greedy.createPeerSession(2))).status, 429);
+  });
+
+  it('a session its last holder left lapses emptySessionSeconds later; one still held does not', async () => {
+    const f = await fleetWith({ emptySessionSeconds: 0.3, maxSessionsPerUser: 2 });
+    const [host, ann] = await Promise.all([player(f.url, 'host'), player(f.url, 'ann')]);
+    const empty = await host.createPeerSession(2);
+    const held = await host.createPeerSession(2);
+    await host.leavePeerSession(empty.sessionId);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const gone = await refusal(ann.joinPeerSession(empty.sessionId));
+    assert.equal(gone.status, 404);
+    assert.equal((await ann.joinPeerSession(held.sessionId)).peer, 1, 'held by its host: still joinable');
+    await host.createPeerSession(2);
+    assert.equal(
+      (await refusal(host.createPeerSession(2))).status,
+      429,
+      'the one left empty no longer counts',
+    );
+  });
+});
