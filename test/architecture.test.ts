@@ -29,6 +29,7 @@ const LAYERS = [
 const NODE_ONLY = new Set([
   'transport/udp-transport.ts',
   'transport/websocket-server.ts',
+  'transport/websocket-server-options.ts',
   'connection/aead-node.ts',
 ]);
 
