@@ -35,9 +35,9 @@ export class DatagramRate {
     return true;
   }
 
-  /** Whether a datagram could be taken at `now` (refills, spends nothing). */
-  ready(now: number): boolean {
+  /** Whether a whole second's allowance is back at `now` (refills, spends nothing). */
+  full(now: number): boolean {
     this.refill(now);
-    return this.tokens >= 1;
+    return this.tokens >= this.perSecond;
   }
 }

@@ -78,7 +78,9 @@ const HEADERS_TIMEOUT_MS = 10_000;
  * `peerTimeout` seconds has no netcode connection any more and is closed too.
  *
  * Each peer has a datagram rate (a lower one until its handshake completes); a frame over it is
- * dropped and the peer's socket paused (TCP pushes back on the sender) until its allowance is back.
+ * dropped and the peer's socket paused, so TCP pushes back on the sender and its frames are not even
+ * read: a connected peer until a second's allowance is back, a handshaking one for good (its
+ * handshake deadline then closes it).
  * Handshaking peers' datagrams wait in a queue of their own, drained after connected peers', so
  * peers without a valid token cannot crowd out connected ones. Time is the server's: peers are
  * swept in `update(now)`.
@@ -379,7 +381,9 @@ export class WebSocketServerTransport implements DatagramTransport {
       if (peer.opened === NO_TIME_YET) peer.opened = now;
       if (!peer.connected && now - peer.opened > this.handshakeTimeout) this.drop(peer, 'handshake timeout');
       else if (now - peer.lastSend > this.peerTimeout) this.drop(peer, 'timed out');
-      else if (peer.paused && peer.rate.ready(now)) {
+      // A peer over its rate before its handshake is no netcode client: it stays paused until the
+      // handshake deadline closes it. A connected one resumes with a second's allowance back.
+      else if (peer.paused && peer.connected && peer.rate.full(now)) {
         peer.paused = false;
         peer.socket.resume();
       }

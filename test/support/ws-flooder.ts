@@ -1,0 +1,65 @@
+/**
+ * A flood of tokenless WebSocket peers, run as a child process (so its own sending does not share
+ * the measured server's event loop): `count` sockets, each from its own 127.0.0.x source address
+ * starting at `firstHost`, sending `bytes`-byte binary frames as fast as the socket takes them
+ * while flooding. Sockets the server closes or refuses are reopened. Controlled over IPC:
+ * 'flood', 'quiet', 'stop'; it reports 'ready' once every socket has opened at least once.
+ */
+import WebSocket from 'ws';
+
+const [url, countText, firstHostText, bytesText] = process.argv.slice(2);
+const count = Number(countText);
+const firstHost = Number(firstHostText);
+const frame = new Uint8Array(Number(bytesText)).fill(0x55);
+/** Bytes a socket may hold unsent before the pump waits for it (keeps the client's memory bounded). */
+const HIGH_WATER = 1 << 18;
+
+let flooding = false;
+let stopped = false;
+let everOpened = 0;
+let sent = 0;
+const sockets = new Set<WebSocket>();
+
+function open(host: number): void {
+  if (stopped) return;
+  const socket = new WebSocket(url, { localAddress: `127.0.0.${host}` });
+  let opened = false;
+  socket.on('open', () => {
+    opened = true;
+    sockets.add(socket);
+    if (++everOpened === count) process.send?.('ready');
+  });
+  socket.on('error', () => {});
+  socket.on('close', () => {
+    sockets.delete(socket);
+    setTimeout(() => open(host), opened ? 0 : 20);
+  });
+}
+
+function pump(): void {
+  if (stopped) return;
+  if (flooding) {
+    for (const socket of sockets) {
+      if (socket.readyState !== WebSocket.OPEN) continue;
+      for (let i = 0; i < 64 && socket.bufferedAmount < HIGH_WATER; i++) {
+        socket.send(frame);
+        sent++;
+      }
+    }
+    setImmediate(pump);
+  } else setTimeout(pump, 5);
+}
+
+process.on('message', (message) => {
+  if (message === 'flood') flooding = true;
+  else if (message === 'quiet') flooding = false;
+  else if (message === 'stop') {
+    stopped = true;
+    for (const socket of sockets) socket.terminate();
+    process.send?.(`sent ${sent}`);
+    process.disconnect();
+  }
+});
+
+for (let i = 0; i < count; i++) open(firstHost + i);
+pump();
