@@ -38,16 +38,21 @@ function open(host: number): void {
 
 function pump(): void {
   if (stopped) return;
+  let any = false;
   if (flooding) {
     for (const socket of sockets) {
       if (socket.readyState !== WebSocket.OPEN) continue;
       for (let i = 0; i < 64 && socket.bufferedAmount < HIGH_WATER; i++) {
         socket.send(frame);
         sent++;
+        any = true;
       }
     }
-    setImmediate(pump);
-  } else setTimeout(pump, 5);
+  }
+  // Sockets the server does not read fill up: then wait rather than spin (this process shares
+  // the machine with the server it floods; remote flooders would not).
+  if (any) setImmediate(pump);
+  else setTimeout(pump, 5);
 }
 
 process.on('message', (message) => {
