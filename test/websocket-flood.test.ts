@@ -25,8 +25,8 @@ const factory = new MessageFactory([Ping]);
 const channels = [{ kind: 'reliable-ordered' as const }];
 const FLOODERS = 50;
 const FRAME_BYTES = 100;
-/** A 100 Hz game loop for both ends. */
-const TICK_MS = 10;
+/** A 60 Hz game loop for both ends. */
+const TICK_MS = 16;
 const ROUNDS = 8;
 const PHASE_SECONDS = 1.5;
 /** The start of each phase is not measured: the flood starting or draining away. */
@@ -134,7 +134,7 @@ describe('WebSocket server transport under a flood without tokens', () => {
           `queue drops ${transport.stats.dropped}, peers refused ${transport.stats.peersRefused}; ` +
           `server CPU ms by phase: ${phases.join(', ')}`,
       );
-      assert.ok(clean.length > 400 && flood.length > 400, 'enough samples');
+      assert.ok(clean.length > 300 && flood.length > 300, 'enough samples');
       assert.ok(
         p99Flood <= 1.5 * p99Clean,
         `p99 under the flood ${p99Flood.toFixed(1)} ms > 1.5 × ${p99Clean.toFixed(1)} ms`,

@@ -319,7 +319,9 @@ export class WebSocketServerTransport implements DatagramTransport {
     else if (reason === 'bad frame') c.peersBadFrame++;
     else if (reason === 'timed out') c.peersTimedOut++;
     else if (reason === 'handshake timeout') c.peersHandshakeTimedOut++;
-    if (peer.socket.readyState === OPEN) peer.socket.close(CLOSE_CODES[reason], reason);
+    // A paused peer's answer to a close frame would never be read: its socket goes at once.
+    if (peer.paused) peer.socket.terminate();
+    else if (peer.socket.readyState === OPEN) peer.socket.close(CLOSE_CODES[reason], reason);
     this.onPeerClose?.(peer.address, reason);
   }
 
