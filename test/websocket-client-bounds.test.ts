@@ -7,7 +7,6 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type WebSocket from 'ws';
 import { nodeAead } from '../src/connection/aead-node.js';
 import { Client, ClientState } from '../src/connection/client.js';
@@ -15,7 +14,6 @@ import { readConnectToken } from '../src/connection/connect-token.js';
 import { MAX_PACKET_BYTES } from '../src/connection/constants.js';
 import { PacketCodec } from '../src/connection/packets.js';
 import { Server } from '../src/connection/server.js';
-import type { Address } from '../src/transport/address.js';
 import { WebSocketClientTransport } from '../src/transport/websocket-client.js';
 import { type PeerCloseReason, WebSocketServerTransport } from '../src/transport/websocket-server.js';
 import { PRIVATE_KEY, PROTOCOL_ID } from './support/netcode-harness.js';
@@ -177,6 +175,5 @@ describe('WebSocket server transport: what one client may hold', () => {
       socket.terminate();
       transport.close();
     }
-    await sleep(0);
   });
 });
