@@ -7,8 +7,6 @@ import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import { type Address, formatAddress, parseAddress, toAddress } from './address.js';
-import { DatagramRate } from './datagram-rate.js';
-import { outgoingProgress } from './netcode-progress.js';
 import { PEER_SPACE, PeerAddresses } from './peer-addresses.js';
 import { PeersPerAddress } from './peers-per-address.js';
 import {
@@ -22,6 +20,7 @@ import {
   receiveLimit,
 } from './transport.js';
 import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_WEBSOCKET_MAX_DATAGRAM } from './websocket-client.js';
+import { WebSocketPeer as Peer } from './websocket-peer.js';
 import {
   CLOSE_CODES,
   type PeerCloseReason,
@@ -31,31 +30,6 @@ import {
 } from './websocket-server-options.js';
 
 export type { PeerCloseReason, WebSocketServerStats, WebSocketServerTransportOptions };
-
-class Peer {
-  /** The server's clock when it last sent this peer a datagram (or accepted it). */
-  lastSend: number;
-  /** The server's clock when it was accepted. */
-  opened: number;
-  /** The server has sent it a keep-alive or payload: its netcode handshake completed. */
-  connected = false;
-  /** Its socket is paused for going over its rate. */
-  paused = false;
-  gone = false;
-  readonly rate: DatagramRate;
-  constructor(
-    readonly address: Address,
-    readonly socket: WebSocket,
-    /** Its client's key in PeersPerAddress. */
-    readonly client: string,
-    now: number,
-    handshakeRate: number,
-  ) {
-    this.lastSend = now;
-    this.opened = now;
-    this.rate = new DatagramRate(handshakeRate, now);
-  }
-}
 
 const OPEN = 1;
 /** Seconds between timeout sweeps: peers are closed at most this late. */
@@ -287,13 +261,8 @@ export class WebSocketServerTransport implements DatagramTransport {
     socket.on('message', (data: Buffer, isBinary: boolean) => {
       if (peer.gone) return;
       if (!isBinary) this.drop(peer, 'text frame');
-      else if (!peer.rate.take(this.now)) {
-        c.overRate++;
-        if (!peer.paused) {
-          peer.paused = true;
-          socket.pause();
-        }
-      } else (peer.connected ? this.queue : this.handshakeQueue).push(peer.address, data);
+      else if (!peer.admit(this.now)) c.overRate++;
+      else (peer.connected ? this.queue : this.handshakeQueue).push(peer.address, data);
     });
     socket.on('error', (error: Error & { code?: string }) => {
       // ws reports a bad frame here and is already closing the socket.
@@ -348,10 +317,7 @@ export class WebSocketServerTransport implements DatagramTransport {
       return;
     }
     peer.lastSend = this.now;
-    if (!peer.connected && outgoingProgress(data) === 'connected') {
-      peer.connected = true;
-      peer.rate.setRate(this.peerRate);
-    }
+    peer.noteSend(data, this.peerRate);
     const socket = peer.socket;
     if (socket.readyState !== OPEN || socket.bufferedAmount > this.maxBufferedBytes) {
       this.counters.undeliverable++;
@@ -383,12 +349,7 @@ export class WebSocketServerTransport implements DatagramTransport {
       if (peer.opened === NO_TIME_YET) peer.opened = now;
       if (!peer.connected && now - peer.opened > this.handshakeTimeout) this.drop(peer, 'handshake timeout');
       else if (now - peer.lastSend > this.peerTimeout) this.drop(peer, 'timed out');
-      // A peer over its rate before its handshake is no netcode client: it stays paused until the
-      // handshake deadline closes it. A connected one resumes with a second's allowance back.
-      else if (peer.paused && peer.connected && peer.rate.full(now)) {
-        peer.paused = false;
-        peer.socket.resume();
-      }
+      else peer.resumeIfDue(now);
     }
   }
 
