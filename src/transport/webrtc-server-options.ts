@@ -33,8 +33,18 @@ export interface WebRtcServerTransportOptions {
   handshakeTimeout?: number;
   /** Seconds without a message from an established peer before it is closed (default 10). */
   idleTimeout?: number;
-  /** Incoming datagrams held until received, across all peers (default 1024). */
+  /**
+   * Incoming datagrams held until received, in each of two queues: established peers' and
+   * handshaking peers', drained in that order (default 1024).
+   */
   maxQueuedDatagrams?: number;
+  /**
+   * Messages a peer may send per second before its netcode handshake completes (a netcode client
+   * sends 10), with a second's worth as burst; more are dropped (default 30).
+   */
+  handshakeDatagramsPerSecond?: number;
+  /** Messages an established peer may send per second, a second's worth as burst (default 1000). */
+  peerDatagramsPerSecond?: number;
   /** The default `max` of receive (default 256). */
   maxDatagramsPerReceive?: number;
   /** The largest datagram sent or accepted; larger messages are dropped and counted (default 1400). */
@@ -63,4 +73,6 @@ export class WebRtcServerCounters extends TransportCounters {
   oversized = 0;
   /** Text messages (the protocol is binary), dropped. */
   textMessages = 0;
+  /** Messages over their peer's rate, dropped. */
+  overRate = 0;
 }

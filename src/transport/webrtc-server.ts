@@ -5,6 +5,7 @@
 import nodeDataChannel from 'node-datachannel';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import { type Address, formatAddress, parseHost } from './address.js';
+import { DatagramRate } from './datagram-rate.js';
 import { outgoingProgress } from './netcode-progress.js';
 import { PEER_SPACE, PeerAddresses } from './peer-addresses.js';
 import { PeersPerAddress } from './peers-per-address.js';
@@ -39,14 +40,17 @@ class Peer {
   closeAt = Number.POSITIVE_INFINITY;
   lastReceive: number;
   freed = false;
+  readonly rate: DatagramRate;
   constructor(
     readonly address: Address,
     readonly connection: NdPeerConnection,
     /** Its client's key in PeersPerAddress. */
     readonly client: string,
     readonly created: number,
+    handshakeRate: number,
   ) {
     this.lastReceive = created;
+    this.rate = new DatagramRate(handshakeRate, created);
   }
 }
 
@@ -65,7 +69,10 @@ export class WebRtcServerTransport implements DatagramTransport {
   readonly port: number;
   readonly maxDatagramSize: number;
   readonly stats: WebRtcServerCounters = new WebRtcServerCounters();
+  /** Datagrams from established peers, delivered first. */
   private readonly queue: DatagramQueue;
+  /** Datagrams from peers still in their handshake. */
+  private readonly handshakeQueue: DatagramQueue;
   private readonly addresses: PeerAddresses;
   private readonly peers = new Map<Address, Peer>();
   private readonly rate: OfferRateLimit;
@@ -96,6 +103,8 @@ export class WebRtcServerTransport implements DatagramTransport {
       maxDatagramsPerReceive = DEFAULT_MAX_DATAGRAMS_PER_RECEIVE,
       maxDatagramSize = 1400,
       maxBufferedBytes = 262144,
+      handshakeDatagramsPerSecond = 30,
+      peerDatagramsPerSecond = 1000,
     } = options;
     checkInteger(where, 'port', port, 1, 65535);
     if (parseHost(bindAddress) === null)
@@ -109,6 +118,8 @@ export class WebRtcServerTransport implements DatagramTransport {
     checkInteger(where, 'maxSdpBytes', maxSdpBytes, 256, 1 << 20);
     checkInteger(where, 'maxDatagramSize', maxDatagramSize, 1, 65536);
     checkInteger(where, 'maxBufferedBytes', maxBufferedBytes, 0, 1 << 30);
+    checkInteger(where, 'handshakeDatagramsPerSecond', handshakeDatagramsPerSecond, 1, 1 << 20);
+    checkInteger(where, 'peerDatagramsPerSecond', peerDatagramsPerSecond, 1, 1 << 20);
     checkInteger(where, 'maxDatagramsPerReceive', maxDatagramsPerReceive, 1, Number.MAX_SAFE_INTEGER);
     for (const [name, value] of [
       ['handshakeTimeout', handshakeTimeout],
@@ -131,11 +142,14 @@ export class WebRtcServerTransport implements DatagramTransport {
       maxDatagramsPerReceive,
       maxDatagramSize,
       maxBufferedBytes,
+      handshakeDatagramsPerSecond,
+      peerDatagramsPerSecond,
     };
     this.port = port;
     this.maxDatagramSize = maxDatagramSize;
     this.localAddress = options.localAddress ?? formatAddress(publicIp ?? bindAddress, port);
     this.queue = new DatagramQueue(maxQueuedDatagrams, this.stats);
+    this.handshakeQueue = new DatagramQueue(maxQueuedDatagrams, this.stats);
     this.addresses = new PeerAddresses(port, PEER_SPACE.webrtc);
     this.rate = new OfferRateLimit(offersPerSecond, 4096);
     this.perAddress = new PeersPerAddress(maxPeersPerAddress);
@@ -188,7 +202,7 @@ export class WebRtcServerTransport implements DatagramTransport {
       );
     }
     const address = this.addresses.allocate();
-    const peer = new Peer(address, connection, client, seconds());
+    const peer = new Peer(address, connection, client, seconds(), this.o.handshakeDatagramsPerSecond);
     this.peers.set(address, peer);
     this.stats.peers = this.peers.size;
     connection.onStateChange((state) => {
@@ -265,9 +279,14 @@ export class WebRtcServerTransport implements DatagramTransport {
         this.stats.oversized++;
         return;
       }
-      peer.lastReceive = seconds();
+      const now = seconds();
+      if (!peer.rate.take(now)) {
+        this.stats.overRate++;
+        return;
+      }
+      peer.lastReceive = now;
       // node-datachannel hands each message a buffer of its own: queued as it is.
-      this.queue.pushAdopted(peer.address, data);
+      (peer.established ? this.queue : this.handshakeQueue).pushAdopted(peer.address, data);
     });
   }
 
@@ -286,8 +305,10 @@ export class WebRtcServerTransport implements DatagramTransport {
     // The first keep-alive or payload marks the handshake complete; a disconnect ends the peer
     // once it has left.
     const progress = outgoingProgress(data);
-    if (progress === 'connected') peer.established = true;
-    else if (progress === 'disconnecting' && peer.closeAt === Number.POSITIVE_INFINITY) {
+    if (progress === 'connected' && !peer.established) {
+      peer.established = true;
+      peer.rate.setRate(this.o.peerDatagramsPerSecond);
+    } else if (progress === 'disconnecting' && peer.closeAt === Number.POSITIVE_INFINITY) {
       peer.closeAt = seconds() + DISCONNECT_LINGER;
     }
     try {
@@ -301,7 +322,9 @@ export class WebRtcServerTransport implements DatagramTransport {
   receive(handler: DatagramHandler, max?: number): number {
     const limit = receiveLimit('WebRtcServerTransport.receive', handler, max, this.o.maxDatagramsPerReceive);
     if (this.isClosed) return 0;
-    return this.queue.drain(handler, limit, 'WebRtcServerTransport.receive');
+    const where = 'WebRtcServerTransport.receive';
+    const delivered = this.queue.drain(handler, limit, where);
+    return delivered + this.handshakeQueue.drain(handler, limit - delivered, where);
   }
 
   /** Checks `now` by the stack's rule; closes timed-out peers (on the wall clock, every 0.1 s). */
@@ -348,6 +371,7 @@ export class WebRtcServerTransport implements DatagramTransport {
     this.isClosed = true;
     for (const peer of [...this.peers.values()]) this.free(peer);
     this.queue.clear();
+    this.handshakeQueue.clear();
     this.listener.stop();
   }
 }
