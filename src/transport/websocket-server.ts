@@ -220,7 +220,7 @@ export class WebSocketServerTransport implements DatagramTransport {
       return;
     }
     // Counted from the upgrade on, so upgrades still finishing count against their client too.
-    const client = this.perAddress.take(this.remoteIp(request));
+    const client = this.perAddress.take(String(this.remoteIp(request)));
     if (client === null) {
       this.counters.peersRefusedPerAddress++;
       this.refuse(socket, 503, 'Service Unavailable');
