@@ -1,8 +1,9 @@
 /** The rate limiter's address keys: IPv6 by its /64, IPv4-mapped IPv6 as IPv4. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { addressKey } from '../src/services/address-key.js';
 import { RateLimiter } from '../src/services/backend-rate-limit.js';
+import { addressKey } from '../src/transport/address-key.js';
+import { PeersPerAddress } from '../src/transport/peers-per-address.js';
 
 describe('addressKey', () => {
   it('keys IPv6 by its /64 prefix, whatever its spelling', () => {
@@ -53,5 +54,27 @@ describe('RateLimiter by address key', () => {
     const limiter = new RateLimiter({ burst: 1, perSecond: 1 });
     assert.equal(limiter.take('198.51.100.2', 0), 0);
     assert.ok(limiter.take('::ffff:198.51.100.2', 0) > 0);
+  });
+});
+
+describe('PeersPerAddress (the browser transports) by address key', () => {
+  it('counts ::ffff:a.b.c.d with a.b.c.d and a whole IPv6 /64 as one client, up to maxPerAddress', () => {
+    const peers = new PeersPerAddress(2);
+    const v4 = peers.take('127.0.0.1');
+    assert.equal(v4, '127.0.0.1');
+    assert.equal(peers.take('::ffff:127.0.0.1'), '127.0.0.1');
+    assert.equal(peers.take('::ffff:7f00:1'), null, 'the mapped spelling is the same client, at its 2');
+    assert.equal(peers.take('2001:db8:0:1::1'), '2001:db8:0:1::/64');
+    assert.equal(peers.take('[2001:db8:0:1:ffff::2]'), '2001:db8:0:1::/64');
+    assert.equal(peers.take('2001:db8:0:1::3'), null, 'a third address in the /64 is refused');
+    assert.equal(peers.take('2001:db8:0:2::1'), '2001:db8:0:2::/64', 'the next /64 is another client');
+    assert.equal(peers.count('::ffff:127.0.0.1'), 2);
+    peers.release('127.0.0.1');
+    assert.equal(peers.take('127.0.0.1'), '127.0.0.1', 'a freed peer makes room');
+    peers.release('127.0.0.1');
+    peers.release('127.0.0.1');
+    assert.equal(peers.count('127.0.0.1'), 0);
+    assert.equal(peers.addresses, 2, 'a client with no peers is forgotten');
+    assert.throws(() => new PeersPerAddress(0), RangeError);
   });
 });

@@ -29,6 +29,8 @@ const LAYERS = [
 const NODE_ONLY = new Set([
   'transport/udp-transport.ts',
   'transport/websocket-server.ts',
+  'transport/websocket-server-options.ts',
+  'transport/websocket-peer.ts',
   'connection/aead-node.ts',
 ]);
 

@@ -46,6 +46,18 @@ describe('offer checks (pure)', () => {
     assert.equal(limit.allow('a', 11.4), true, 'tracked addresses keep their allowance');
   });
 
+  it('counts offers from ::ffff:a.b.c.d with a.b.c.d, and from a whole IPv6 /64 as one client', () => {
+    const limit = new OfferRateLimit(2, 100);
+    assert.equal(limit.allow('10.1.1.1', 5.1), true);
+    assert.equal(limit.allow('::ffff:10.1.1.1', 5.2), true);
+    assert.equal(limit.allow('::ffff:10.1.1.1', 5.3), false, 'the mapped spelling shares the count');
+    assert.equal(limit.allow('10.1.1.1', 5.4), false);
+    assert.equal(limit.allow('2001:db8:0:1::1', 5.5), true);
+    assert.equal(limit.allow('2001:db8:0:1::2', 5.6), true);
+    assert.equal(limit.allow('2001:db8:0:1:abcd::3', 5.7), false, 'a new address in the /64 gains nothing');
+    assert.equal(limit.allow('2001:db8:0:2::1', 5.8), true, 'another /64 is another client');
+  });
+
   it('rewrites the answer to one host candidate on the public IP', () => {
     const answer =
       'v=0\r\nm=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\na=candidate:1 1 UDP 2114977791 10.0.0.5 40000 typ host\r\na=candidate:2 1 UDP 2114977790 172.17.0.1 40000 typ host\r\na=end-of-candidates\r\n';
@@ -128,6 +140,52 @@ describe('the signalling route and its refusals', () => {
       assert.deepEqual(second, { status: 503, body: { error: 'the server has its 1 peers' } });
     } finally {
       for (const pc of offers) pc.close();
+      await s.close();
+    }
+  });
+});
+
+describe('the peers one client may hold', () => {
+  it('offers from one client are bounded at maxPeersPerAddress (default 4), its ::ffff: and /64 spellings included; its unanswered peers are freed after handshakeTimeout, and then it may offer again', async () => {
+    // The offer rate is lifted: only the peer bound refuses here.
+    const s = await rtcServer({ handshakeTimeout: 0.5, offersPerSecond: 100 });
+    const pc = new LoopbackRTCPeerConnection();
+    try {
+      pc.createDataChannel('x');
+      await pc.setLocalDescription(await pc.createOffer());
+      await until(() => pc.iceGatheringState === 'complete', 1);
+      // Parseable offers whose answers are never applied: peers that never connect.
+      const offer = { type: 'offer', sdp: pc.localDescription?.sdp };
+      const statuses = async (ips: string[]) => {
+        const out: number[] = [];
+        for (const ip of ips) out.push((await s.transport.handleOffer(offer, ip)).status);
+        return out;
+      };
+      const v4 = ['10.1.1.1', '::ffff:10.1.1.1', '10.1.1.1', '::ffff:a01:101', '::ffff:10.1.1.1'];
+      assert.deepEqual(await statuses(v4), [200, 200, 200, 200, 429]);
+      const v6 = [
+        '2001:db8:0:1::1',
+        '2001:db8:0:1::2',
+        '2001:db8:0:1::3',
+        '2001:db8:0:1::4',
+        '2001:db8:0:1:f::5',
+      ];
+      assert.deepEqual(await statuses(v6), [200, 200, 200, 200, 429]);
+      const refused = await s.transport.handleOffer(offer, '10.1.1.1');
+      assert.deepEqual(refused, { status: 429, body: { error: 'this address holds its 4 peers' } });
+      assert.deepEqual(
+        await statuses(['10.1.1.2', '2001:db8:0:2::1']),
+        [200, 200],
+        'other clients are answered',
+      );
+      assert.equal(s.transport.peerCount, 10);
+      assert.equal(s.transport.stats.offersRefusedPerAddress, 3);
+      const tick = () => s.transport.update(performance.now() / 1000);
+      assert.ok(await until(() => s.transport.peerCount === 0, 3, tick), 'freed');
+      assert.equal(s.transport.stats.handshakeTimeouts, 10);
+      assert.deepEqual(await statuses(['::ffff:10.1.1.1']), [200], 'room again once freed');
+    } finally {
+      pc.close();
       await s.close();
     }
   });

@@ -287,6 +287,28 @@ describe('WebRTC transports on loopback', () => {
     }
   });
 
+  it('a peer whose netcode handshake has not completed gets at most handshakeDatagramsPerSecond (30) messages a second through; the rest are dropped and counted', async () => {
+    const s = await rtcServer();
+    try {
+      const flooder = await openRtcClient(s.url, s.transport.localAddress);
+      const began = now();
+      const SENT = 300;
+      for (let i = 0; i < SENT; i++) flooder.send(s.transport.localAddress, new Uint8Array(100).fill(i));
+      let delivered = 0;
+      const drain = () => s.transport.receive(() => delivered++);
+      assert.ok(await until(() => delivered + s.transport.stats.overRate === SENT, 5, drain), 'all arrived');
+      const allowance = 30 + 30 * (now() - began);
+      assert.ok(
+        delivered >= 30 && delivered <= allowance + 1,
+        `${delivered} delivered, allowance ${allowance}`,
+      );
+      assert.equal(s.transport.stats.overRate, SENT - delivered);
+      flooder.close();
+    } finally {
+      await s.close();
+    }
+  });
+
   it('drops and counts oversized messages; delivers the rest from the peer its own address', async () => {
     const s = await rtcServer();
     try {
@@ -315,7 +337,13 @@ describe('WebRTC transports on loopback', () => {
 
   it('connects many clients through the one UDP port', async () => {
     const count = Number(process.env.GW_RTC_PEERS ?? 100);
-    const s = await rtcServer({ offersPerSecond: 10_000, publicIp: '127.0.0.1', maxPeers: 512 });
+    // Every client is on 127.0.0.1: the per-client bounds are lifted.
+    const s = await rtcServer({
+      offersPerSecond: 10_000,
+      maxPeersPerAddress: 1024,
+      publicIp: '127.0.0.1',
+      maxPeers: 512,
+    });
     const server = messageServer(s.transport, 256);
     const answers: string[] = [];
     const clients: {

@@ -378,7 +378,10 @@ describe('WebSocket client transport', () => {
 describe('WebSocket transports: many peers on one port', () => {
   it('300 clients each send a datagram and get one back through one port; close frees them all', async () => {
     const COUNT = 300;
-    const transport = await WebSocketServerTransport.open({ maxQueuedDatagrams: 4096 });
+    const transport = await WebSocketServerTransport.open({
+      maxQueuedDatagrams: 4096,
+      maxPeersPerAddress: COUNT,
+    });
     const clients = Array.from({ length: COUNT }, () =>
       clientTransport(urlOf(transport), transport.localAddress),
     );

@@ -5,7 +5,7 @@
  * used. An attacker rotating addresses can at worst refill someone's bucket early: it never makes
  * the map grow. Addresses are keyed by addressKey: an IPv6 client's whole /64 shares one bucket.
  */
-import { addressKey } from './address-key.js';
+import { addressKey } from '../transport/address-key.js';
 
 export interface RateLimitOptions {
   /** Requests an address may make at once (default 30). */

@@ -169,7 +169,8 @@ export class PooledDatagram {
 /**
  * A bounded first-in first-out queue of incoming datagrams: a ring of `capacity` reusable slots.
  * `push` copies (or `pushAdopted` keeps) the bytes, returning false and counting a drop when full;
- * `drain` hands them to a handler in order and counts them as received.
+ * `drain` hands them to a handler in order and counts them as received. `queued` is counted up and
+ * down, so queues that share counters (a transport with several) add up.
  */
 export class DatagramQueue {
   readonly capacity: number;
@@ -218,7 +219,7 @@ export class DatagramQueue {
     if (slot === null) return false;
     slot.copy(from, data);
     this.count++;
-    this.counters.queued = this.count;
+    this.counters.queued++;
     return true;
   }
 
@@ -228,7 +229,7 @@ export class DatagramQueue {
     if (slot === null) return false;
     slot.adopt(from, data);
     this.count++;
-    this.counters.queued = this.count;
+    this.counters.queued++;
     return true;
   }
 
@@ -250,7 +251,7 @@ export class DatagramQueue {
           slot.clear();
           this.head = this.head + 1 === this.capacity ? 0 : this.head + 1;
           this.count--;
-          this.counters.queued = this.count;
+          this.counters.queued--;
           this.counters.received++;
           this.counters.bytesReceived += length;
         }
@@ -268,7 +269,7 @@ export class DatagramQueue {
       this.slots[this.head].clear();
       this.head = this.head + 1 === this.capacity ? 0 : this.head + 1;
       this.count--;
+      this.counters.queued--;
     }
-    this.counters.queued = 0;
   }
 }

@@ -2,6 +2,7 @@
  * The checks the WebRTC signalling endpoint runs before it spends anything on an offer: the
  * body's shape and size, and a per-address rate. Pure (no I/O), so they are tested alone.
  */
+import { addressKey } from './address-key.js';
 
 /** What the signalling endpoint answers: an HTTP status and a JSON body. */
 export interface SignalingResponse {
@@ -33,9 +34,10 @@ export function readOffer(body: unknown, maxSdpBytes: number): string | Signalin
 }
 
 /**
- * At most `perSecond` offers per remote address in each wall-clock second (fixed windows), for at
- * most `maxAddresses` distinct addresses per second: past that every new address is refused too,
- * so a spray of spoofed-looking addresses cannot grow the table.
+ * At most `perSecond` offers per client in each wall-clock second (fixed windows), for at most
+ * `maxAddresses` distinct clients per second: past that every new one is refused too, so a spray of
+ * spoofed-looking addresses cannot grow the table. A client is its `addressKey`: an IPv4 address
+ * (mapped `::ffff:a.b.c.d` or not) or an IPv6 /64, whose addresses one client picks freely.
  */
 export class OfferRateLimit {
   private window = -1;
@@ -46,8 +48,9 @@ export class OfferRateLimit {
     readonly maxAddresses: number,
   ) {}
 
-  /** Counts an offer from `address` at `nowSeconds`; false when it is over the limit. */
-  allow(address: string, nowSeconds: number): boolean {
+  /** Counts an offer from `remoteIp` at `nowSeconds`; false when it is over the limit. */
+  allow(remoteIp: string, nowSeconds: number): boolean {
+    const address = addressKey(remoteIp);
     const window = Math.floor(nowSeconds);
     if (window !== this.window) {
       this.window = window;

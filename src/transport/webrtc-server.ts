@@ -5,7 +5,10 @@
 import nodeDataChannel from 'node-datachannel';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import { type Address, formatAddress, parseHost } from './address.js';
+import { DatagramRate } from './datagram-rate.js';
+import { outgoingProgress } from './netcode-progress.js';
 import { PEER_SPACE, PeerAddresses } from './peer-addresses.js';
+import { PeersPerAddress } from './peers-per-address.js';
 import {
   checkDatagram,
   checkInteger,
@@ -15,73 +18,15 @@ import {
   DEFAULT_MAX_DATAGRAMS_PER_RECEIVE,
   DEFAULT_MAX_QUEUED_DATAGRAMS,
   receiveLimit,
-  TransportCounters,
 } from './transport.js';
 import { OfferRateLimit, readOffer, refusal, type SignalingResponse, withCandidate } from './webrtc-offer.js';
+import { WebRtcServerCounters, type WebRtcServerTransportOptions } from './webrtc-server-options.js';
+
+export { WebRtcServerCounters, type WebRtcServerTransportOptions };
 
 type NdPeerConnection = nodeDataChannel.PeerConnection;
 type NdDataChannel = nodeDataChannel.DataChannel;
 
-export interface WebRtcServerTransportOptions {
-  /** The one UDP port every peer shares (ICE UDP mux), 1..65535. Required. */
-  port: number;
-  /** The interface to bind (default "0.0.0.0": all IPv4 interfaces). */
-  bindAddress?: string;
-  /**
-   * The IP clients reach the server at, when its interfaces do not carry it (NAT, cloud public
-   * IP): answers then carry exactly one candidate, `publicIp`:`port`. Default: the candidates
-   * libdatachannel gathers on `bindAddress`.
-   */
-  publicIp?: string;
-  /** The address connect tokens list (default `publicIp` or `bindAddress` with `port`). */
-  localAddress?: Address;
-  /** Peers open at once; more offers are refused with 503 (default 256). */
-  maxPeers?: number;
-  /** Offers accepted per remote IP per second; more are refused with 429 (default 5). */
-  offersPerSecond?: number;
-  /** The longest offer SDP accepted, in bytes; longer are refused with 413 (default 16384). */
-  maxSdpBytes?: number;
-  /**
-   * Seconds from the offer until the netcode handshake completes (the server sends the peer its
-   * first keep-alive or payload); a peer that has not got there is closed and freed (default 10).
-   */
-  handshakeTimeout?: number;
-  /** Seconds without a message from an established peer before it is closed (default 10). */
-  idleTimeout?: number;
-  /** Incoming datagrams held until received, across all peers (default 1024). */
-  maxQueuedDatagrams?: number;
-  /** The default `max` of receive (default 256). */
-  maxDatagramsPerReceive?: number;
-  /** The largest datagram sent or accepted; larger messages are dropped and counted (default 1400). */
-  maxDatagramSize?: number;
-  /** Bytes a peer's channel may hold unsent before sends to it count undeliverable (default 262144). */
-  maxBufferedBytes?: number;
-}
-
-/** What the transport counts beyond the datagram counters every transport keeps. */
-export class WebRtcServerCounters extends TransportCounters {
-  /** Peers open now (each holds one PeerConnection). */
-  peers = 0;
-  /** Offers answered (a peer was created for each). */
-  offersAccepted = 0;
-  /** Offers refused, any reason (the response says which). */
-  offersRefused = 0;
-  /** Peers whose netcode handshake had not completed within handshakeTimeout. */
-  handshakeTimeouts = 0;
-  /** Established peers closed after idleTimeout without a message. */
-  idleTimeouts = 0;
-  /** Peers freed for any reason (timeouts, the remote closing, a failed connection, close()). */
-  peersClosed = 0;
-  /** Messages over maxDatagramSize, dropped. */
-  oversized = 0;
-  /** Text messages (the protocol is binary), dropped. */
-  textMessages = 0;
-}
-
-/** Netcode packet types, in the low 4 bits of a packet's first byte (netcode 1.02). */
-const KEEP_ALIVE = 4;
-const PAYLOAD = 5;
-const DISCONNECT = 6;
 /** Seconds a peer stays open after the server sent it a netcode disconnect, so the packets leave. */
 const DISCONNECT_LINGER = 0.5;
 /** Seconds between sweeps for timed-out peers. */
@@ -95,12 +40,17 @@ class Peer {
   closeAt = Number.POSITIVE_INFINITY;
   lastReceive: number;
   freed = false;
+  readonly rate: DatagramRate;
   constructor(
     readonly address: Address,
     readonly connection: NdPeerConnection,
+    /** Its client's key in PeersPerAddress. */
+    readonly client: string,
     readonly created: number,
+    handshakeRate: number,
   ) {
     this.lastReceive = created;
+    this.rate = new DatagramRate(handshakeRate, created);
   }
 }
 
@@ -119,10 +69,14 @@ export class WebRtcServerTransport implements DatagramTransport {
   readonly port: number;
   readonly maxDatagramSize: number;
   readonly stats: WebRtcServerCounters = new WebRtcServerCounters();
+  /** Datagrams from established peers, delivered first. */
   private readonly queue: DatagramQueue;
+  /** Datagrams from peers still in their handshake. */
+  private readonly handshakeQueue: DatagramQueue;
   private readonly addresses: PeerAddresses;
   private readonly peers = new Map<Address, Peer>();
   private readonly rate: OfferRateLimit;
+  private readonly perAddress: PeersPerAddress;
   private readonly listener: nodeDataChannel.IceUdpMuxListener;
   private readonly o: Required<Omit<WebRtcServerTransportOptions, 'publicIp' | 'localAddress'>> & {
     publicIp: string | undefined;
@@ -140,6 +94,7 @@ export class WebRtcServerTransport implements DatagramTransport {
       bindAddress = '0.0.0.0',
       publicIp,
       maxPeers = 256,
+      maxPeersPerAddress = 4,
       offersPerSecond = 5,
       maxSdpBytes = 16384,
       handshakeTimeout = 10,
@@ -148,6 +103,8 @@ export class WebRtcServerTransport implements DatagramTransport {
       maxDatagramsPerReceive = DEFAULT_MAX_DATAGRAMS_PER_RECEIVE,
       maxDatagramSize = 1400,
       maxBufferedBytes = 262144,
+      handshakeDatagramsPerSecond = 30,
+      peerDatagramsPerSecond = 1000,
     } = options;
     checkInteger(where, 'port', port, 1, 65535);
     if (parseHost(bindAddress) === null)
@@ -156,10 +113,13 @@ export class WebRtcServerTransport implements DatagramTransport {
       throw new RangeError(`${where}: publicIp ${publicIp} is not an IP`);
     }
     checkInteger(where, 'maxPeers', maxPeers, 1, 65536);
+    checkInteger(where, 'maxPeersPerAddress', maxPeersPerAddress, 1, 65536);
     checkInteger(where, 'offersPerSecond', offersPerSecond, 1, 1 << 20);
     checkInteger(where, 'maxSdpBytes', maxSdpBytes, 256, 1 << 20);
     checkInteger(where, 'maxDatagramSize', maxDatagramSize, 1, 65536);
     checkInteger(where, 'maxBufferedBytes', maxBufferedBytes, 0, 1 << 30);
+    checkInteger(where, 'handshakeDatagramsPerSecond', handshakeDatagramsPerSecond, 1, 1 << 20);
+    checkInteger(where, 'peerDatagramsPerSecond', peerDatagramsPerSecond, 1, 1 << 20);
     checkInteger(where, 'maxDatagramsPerReceive', maxDatagramsPerReceive, 1, Number.MAX_SAFE_INTEGER);
     for (const [name, value] of [
       ['handshakeTimeout', handshakeTimeout],
@@ -173,6 +133,7 @@ export class WebRtcServerTransport implements DatagramTransport {
       bindAddress,
       publicIp,
       maxPeers,
+      maxPeersPerAddress,
       offersPerSecond,
       maxSdpBytes,
       handshakeTimeout,
@@ -181,13 +142,17 @@ export class WebRtcServerTransport implements DatagramTransport {
       maxDatagramsPerReceive,
       maxDatagramSize,
       maxBufferedBytes,
+      handshakeDatagramsPerSecond,
+      peerDatagramsPerSecond,
     };
     this.port = port;
     this.maxDatagramSize = maxDatagramSize;
     this.localAddress = options.localAddress ?? formatAddress(publicIp ?? bindAddress, port);
     this.queue = new DatagramQueue(maxQueuedDatagrams, this.stats);
+    this.handshakeQueue = new DatagramQueue(maxQueuedDatagrams, this.stats);
     this.addresses = new PeerAddresses(port, PEER_SPACE.webrtc);
     this.rate = new OfferRateLimit(offersPerSecond, 4096);
+    this.perAddress = new PeersPerAddress(maxPeersPerAddress);
     // Holds the mux socket from now to close(): the port is taken (or the constructor throws) before
     // any offer, and the first peer does not wait for the socket to come up.
     this.listener = new nodeDataChannel.IceUdpMuxListener(port, bindAddress);
@@ -204,7 +169,7 @@ export class WebRtcServerTransport implements DatagramTransport {
 
   /**
    * Answers one signalling request: `body` is the parsed JSON (`{ type: 'offer', sdp }`, the SDP
-   * with its candidates), `remoteIp` the requester's, for the rate limit. Resolves to 200 with
+   * with its candidates), `remoteIp` the requester's, for the per-client bounds. Resolves to 200 with
    * `{ type: 'answer', sdp }`, or a 4xx / 503 with `{ error: reason }`. Never rejects.
    */
   async handleOffer(body: unknown, remoteIp: string): Promise<SignalingResponse> {
@@ -212,6 +177,12 @@ export class WebRtcServerTransport implements DatagramTransport {
     if (typeof offer !== 'string') {
       this.stats.offersRefused++;
       return offer;
+    }
+    const client = this.perAddress.take(String(remoteIp));
+    if (client === null) {
+      this.stats.offersRefused++;
+      this.stats.offersRefusedPerAddress++;
+      return refusal(429, `this address holds its ${this.o.maxPeersPerAddress} peers`);
     }
     let connection: NdPeerConnection;
     try {
@@ -223,6 +194,7 @@ export class WebRtcServerTransport implements DatagramTransport {
         bindAddress: this.o.bindAddress,
       });
     } catch (error) {
+      this.perAddress.release(client);
       this.stats.offersRefused++;
       return refusal(
         503,
@@ -230,7 +202,7 @@ export class WebRtcServerTransport implements DatagramTransport {
       );
     }
     const address = this.addresses.allocate();
-    const peer = new Peer(address, connection, seconds());
+    const peer = new Peer(address, connection, client, seconds(), this.o.handshakeDatagramsPerSecond);
     this.peers.set(address, peer);
     this.stats.peers = this.peers.size;
     connection.onStateChange((state) => {
@@ -307,9 +279,14 @@ export class WebRtcServerTransport implements DatagramTransport {
         this.stats.oversized++;
         return;
       }
-      peer.lastReceive = seconds();
+      const now = seconds();
+      if (!peer.rate.take(now)) {
+        this.stats.overRate++;
+        return;
+      }
+      peer.lastReceive = now;
       // node-datachannel hands each message a buffer of its own: queued as it is.
-      this.queue.pushAdopted(peer.address, data);
+      (peer.established ? this.queue : this.handshakeQueue).pushAdopted(peer.address, data);
     });
   }
 
@@ -325,14 +302,14 @@ export class WebRtcServerTransport implements DatagramTransport {
       this.stats.undeliverable++;
       return;
     }
-    if (data.length > 0) {
-      // The netcode server sends keep-alives and payloads only to connected clients: the first one
-      // marks the handshake complete; a disconnect ends the peer once it has left.
-      const type = data[0] & 0x0f;
-      if (type === KEEP_ALIVE || type === PAYLOAD) peer.established = true;
-      else if (type === DISCONNECT && peer.closeAt === Number.POSITIVE_INFINITY) {
-        peer.closeAt = seconds() + DISCONNECT_LINGER;
-      }
+    // The first keep-alive or payload marks the handshake complete; a disconnect ends the peer
+    // once it has left.
+    const progress = outgoingProgress(data);
+    if (progress === 'connected' && !peer.established) {
+      peer.established = true;
+      peer.rate.setRate(this.o.peerDatagramsPerSecond);
+    } else if (progress === 'disconnecting' && peer.closeAt === Number.POSITIVE_INFINITY) {
+      peer.closeAt = seconds() + DISCONNECT_LINGER;
     }
     try {
       if (channel.bufferedAmount() > this.o.maxBufferedBytes) this.stats.undeliverable++;
@@ -345,7 +322,9 @@ export class WebRtcServerTransport implements DatagramTransport {
   receive(handler: DatagramHandler, max?: number): number {
     const limit = receiveLimit('WebRtcServerTransport.receive', handler, max, this.o.maxDatagramsPerReceive);
     if (this.isClosed) return 0;
-    return this.queue.drain(handler, limit, 'WebRtcServerTransport.receive');
+    const where = 'WebRtcServerTransport.receive';
+    const delivered = this.queue.drain(handler, limit, where);
+    return delivered + this.handshakeQueue.drain(handler, limit - delivered, where);
   }
 
   /** Checks `now` by the stack's rule; closes timed-out peers (on the wall clock, every 0.1 s). */
@@ -375,6 +354,7 @@ export class WebRtcServerTransport implements DatagramTransport {
     if (peer.freed) return;
     peer.freed = true;
     this.peers.delete(peer.address);
+    this.perAddress.release(peer.client);
     this.stats.peers = this.peers.size;
     this.stats.peersClosed++;
     try {
@@ -391,6 +371,7 @@ export class WebRtcServerTransport implements DatagramTransport {
     this.isClosed = true;
     for (const peer of [...this.peers.values()]) this.free(peer);
     this.queue.clear();
+    this.handshakeQueue.clear();
     this.listener.stop();
   }
 }

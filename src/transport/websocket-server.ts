@@ -8,6 +8,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import { type Address, formatAddress, parseAddress, toAddress } from './address.js';
 import { PEER_SPACE, PeerAddresses } from './peer-addresses.js';
+import { PeersPerAddress } from './peers-per-address.js';
 import {
   checkDatagram,
   checkInteger,
@@ -17,120 +18,46 @@ import {
   DEFAULT_MAX_DATAGRAMS_PER_RECEIVE,
   DEFAULT_MAX_QUEUED_DATAGRAMS,
   receiveLimit,
-  TransportCounters,
-  type TransportStats,
 } from './transport.js';
 import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_WEBSOCKET_MAX_DATAGRAM } from './websocket-client.js';
+import { WebSocketPeer as Peer } from './websocket-peer.js';
+import {
+  CLOSE_CODES,
+  type PeerCloseReason,
+  WebSocketServerCounters,
+  type WebSocketServerStats,
+  type WebSocketServerTransportOptions,
+} from './websocket-server-options.js';
 
-export interface WebSocketServerTransportOptions {
-  /** Listen on a port of its own: "127.0.0.1:0", "[::]:443"… (default "127.0.0.1:0" without `server`). */
-  address?: string;
-  /** Or attach to this listening HTTP(S) server: upgrade requests for `path` are taken. */
-  server?: HttpServer;
-  /** Only upgrades for this path ("/ghostwire") are taken (default: every path). */
-  path?: string;
-  /** The address connect tokens list for this server (default: the listening address). */
-  publicAddress?: string;
-  /** The largest frame a peer may send, in bytes; a larger one drops the peer (default 1400). */
-  maxPayload?: number;
-  /** The largest datagram send accepts, in bytes (default 1400). */
-  maxDatagramSize?: number;
-  /** Peers connected at once; more are refused with HTTP 503 (default 1024). */
-  maxPeers?: number;
-  /** Seconds a peer may go without the server sending it a datagram before it is closed (default 10). */
-  peerTimeout?: number;
-  /** Bytes a peer's socket may hold unsent; a send beyond is undeliverable (default 65536). */
-  maxBufferedBytes?: number;
-  /** Incoming datagrams held until received, from all peers; arrivals beyond are dropped (default 1024). */
-  maxQueuedDatagrams?: number;
-  /** The default `max` of receive (default 256). */
-  maxDatagramsPerReceive?: number;
-  /** Told when a peer is accepted. */
-  onPeerOpen?: (address: Address) => void;
-  /** Told when a peer is gone, and why. */
-  onPeerClose?: (address: Address, reason: PeerCloseReason) => void;
-}
-
-export type PeerCloseReason =
-  | 'oversized frame'
-  | 'text frame'
-  | 'bad frame'
-  | 'timed out'
-  | 'closed by peer'
-  | 'closed by server'
-  | 'transport closed';
-
-export interface WebSocketServerStats extends TransportStats {
-  /** Peers connected now. */
-  readonly peersOpen: number;
-  /** Peers accepted since the transport opened. */
-  readonly peersAccepted: number;
-  /** Upgrade requests refused: too many peers, another path (own port only), or the transport closed. */
-  readonly peersRefused: number;
-  /** Peers dropped for a frame over maxPayload. */
-  readonly peersOversized: number;
-  /** Peers dropped for a text frame. */
-  readonly peersText: number;
-  /** Peers dropped for a malformed frame (bad opcode, unmasked, bad close…). */
-  readonly peersBadFrame: number;
-  /** Peers closed after peerTimeout seconds without a datagram from the server. */
-  readonly peersTimedOut: number;
-  /** WebSockets not yet fully closed: open peers plus those finishing their close handshake. */
-  readonly sockets: number;
-}
-
-class WebSocketServerCounters extends TransportCounters implements WebSocketServerStats {
-  peersOpen = 0;
-  peersAccepted = 0;
-  peersRefused = 0;
-  peersOversized = 0;
-  peersText = 0;
-  peersBadFrame = 0;
-  peersTimedOut = 0;
-  sockets = 0;
-}
-
-class Peer {
-  /** The server's clock when it last sent this peer a datagram (or accepted it). */
-  lastSend: number;
-  gone = false;
-  constructor(
-    readonly address: Address,
-    readonly socket: WebSocket,
-    now: number,
-  ) {
-    this.lastSend = now;
-  }
-}
+export type { PeerCloseReason, WebSocketServerStats, WebSocketServerTransportOptions };
 
 const OPEN = 1;
 /** Seconds between timeout sweeps: peers are closed at most this late. */
 const SWEEP_INTERVAL = 0.1;
 /** Milliseconds a closing peer has to answer our close frame before its socket is destroyed. */
 const CLOSE_GRACE_MS = 1000;
-/** How long the own-port HTTP server waits for request headers, in milliseconds. */
+/** Milliseconds the own-port HTTP server waits for request headers. */
 const HEADERS_TIMEOUT_MS = 10_000;
-const CLOSE_CODES: Record<PeerCloseReason, number> = {
-  'oversized frame': 1009,
-  'text frame': 1003,
-  'bad frame': 1002,
-  'timed out': 1008,
-  'closed by peer': 1000,
-  'closed by server': 1000,
-  'transport closed': 1001,
-};
 
 /**
  * A `DatagramTransport` for a server whose clients come over WebSocket, one datagram per binary
  * frame. Each peer gets an address of its own from `PeerAddresses` (fd67:7771::/32 with this
  * transport's port, never reused); its frames are delivered `from` it and `send` to it reaches it.
  *
- * Refused: upgrades beyond `maxPeers` (HTTP 503); a frame over `maxPayload`, a text frame or a
- * malformed frame drops the peer, counted by reason. A peer the server has sent nothing to for
- * `peerTimeout` seconds is closed: the netcode server answers only requests with a valid token
- * and sends every connected client 10 keep-alives a second, so this frees the socket of a peer
- * that never connects at the netcode level, or whose netcode connection ended, without the
- * transport knowing netcode. Time is the server's: peers are swept in `update(now)`.
+ * Refused: upgrades beyond `maxPeers`, or beyond `maxPeersPerAddress` from one client (HTTP 503);
+ * a frame over `maxPayload`, a text frame or a malformed frame drops the peer, counted by reason.
+ * The transport learns a peer's netcode progress from what the server sends it (see
+ * netcode-progress.ts): a peer not sent a keep-alive or payload within `handshakeTimeout` of its
+ * upgrade never completed the handshake and is closed; one the server has sent nothing to for
+ * `peerTimeout` seconds has no netcode connection any more and is closed too.
+ *
+ * Each peer has a datagram rate (a lower one until its handshake completes); a frame over it is
+ * dropped and the peer's socket paused, so TCP pushes back on the sender and its frames are not even
+ * read: a connected peer until a second's allowance is back, a handshaking one for good (its
+ * handshake deadline then closes it).
+ * Handshaking peers' datagrams wait in a queue of their own, drained after connected peers', so
+ * peers without a valid token cannot crowd out connected ones. Time is the server's: peers are
+ * swept in `update(now)`.
  */
 export class WebSocketServerTransport implements DatagramTransport {
   readonly localAddress: Address;
@@ -138,12 +65,19 @@ export class WebSocketServerTransport implements DatagramTransport {
   readonly maxDatagramsPerReceive: number;
   readonly stats: WebSocketServerStats;
   private readonly counters = new WebSocketServerCounters();
+  /** Datagrams from connected peers, delivered first. */
   private readonly queue: DatagramQueue;
+  /** Datagrams from peers still in their handshake. */
+  private readonly handshakeQueue: DatagramQueue;
+  private readonly perAddress: PeersPerAddress;
   private readonly peers = new Map<Address, Peer>();
   private readonly addresses: PeerAddresses;
   private readonly wss: WebSocketServer;
   private readonly maxPeers: number;
   private readonly peerTimeout: number;
+  private readonly handshakeTimeout: number;
+  private readonly handshakeRate: number;
+  private readonly peerRate: number;
   private readonly maxBufferedBytes: number;
   private now = NO_TIME_YET;
   private nextSweep = NO_TIME_YET;
@@ -197,7 +131,11 @@ export class WebSocketServerTransport implements DatagramTransport {
       maxPayload = DEFAULT_WEBSOCKET_MAX_DATAGRAM,
       maxDatagramSize = DEFAULT_WEBSOCKET_MAX_DATAGRAM,
       maxPeers = 1024,
+      maxPeersPerAddress = 16,
+      handshakeTimeout = 5,
       peerTimeout = 10,
+      handshakeDatagramsPerSecond = 30,
+      peerDatagramsPerSecond = 1000,
       maxBufferedBytes = DEFAULT_MAX_BUFFERED_BYTES,
       maxQueuedDatagrams = DEFAULT_MAX_QUEUED_DATAGRAMS,
       maxDatagramsPerReceive = DEFAULT_MAX_DATAGRAMS_PER_RECEIVE,
@@ -209,9 +147,16 @@ export class WebSocketServerTransport implements DatagramTransport {
       checkInteger(where, 'maxPayload', maxPayload, 1, 1 << 24);
       this.maxDatagramSize = checkInteger(where, 'maxDatagramSize', maxDatagramSize, 1, 1 << 24);
       this.maxPeers = checkInteger(where, 'maxPeers', maxPeers, 1, 1 << 20);
-      if (!(peerTimeout > 0 && peerTimeout <= 3600)) {
-        throw new RangeError(`${where}: peerTimeout must be in (0, 3600] seconds, got ${peerTimeout}`);
+      checkInteger(where, 'maxPeersPerAddress', maxPeersPerAddress, 1, 1 << 20);
+      for (const [name, value] of [
+        ['peerTimeout', peerTimeout],
+        ['handshakeTimeout', handshakeTimeout],
+      ] as const) {
+        if (!(value > 0 && value <= 3600))
+          throw new RangeError(`${where}: ${name} must be in (0, 3600] seconds, got ${value}`);
       }
+      checkInteger(where, 'handshakeDatagramsPerSecond', handshakeDatagramsPerSecond, 1, 1 << 20);
+      checkInteger(where, 'peerDatagramsPerSecond', peerDatagramsPerSecond, 1, 1 << 20);
       this.maxBufferedBytes = checkInteger(where, 'maxBufferedBytes', maxBufferedBytes, 0, 2 ** 31);
       checkInteger(where, 'maxQueuedDatagrams', maxQueuedDatagrams, 1, 1 << 24);
       this.maxDatagramsPerReceive = checkInteger(
@@ -227,10 +172,16 @@ export class WebSocketServerTransport implements DatagramTransport {
     }
     this.localAddress = localAddress;
     this.peerTimeout = peerTimeout;
+    this.handshakeTimeout = handshakeTimeout;
+    this.handshakeRate = handshakeDatagramsPerSecond;
+    this.peerRate = peerDatagramsPerSecond;
     this.stats = this.counters;
     this.queue = new DatagramQueue(maxQueuedDatagrams, this.counters);
+    this.handshakeQueue = new DatagramQueue(maxQueuedDatagrams, this.counters);
+    this.perAddress = new PeersPerAddress(maxPeersPerAddress);
     this.addresses = new PeerAddresses(parseAddress(localAddress)?.port ?? 0, PEER_SPACE.websocket);
     this.path = path;
+    this.remoteIp = options.remoteIp ?? ((request) => request.socket.remoteAddress ?? 'unknown');
     this.onPeerOpen = options.onPeerOpen;
     this.onPeerClose = options.onPeerClose;
     // Encrypted datagrams do not compress: no permessage-deflate, which would also hold sends.
@@ -245,6 +196,7 @@ export class WebSocketServerTransport implements DatagramTransport {
   }
 
   private readonly path: string | undefined;
+  private readonly remoteIp: (request: IncomingMessage) => string;
   private readonly onPeerOpen: ((address: Address) => void) | undefined;
   private readonly onPeerClose: ((address: Address, reason: PeerCloseReason) => void) | undefined;
 
@@ -267,7 +219,21 @@ export class WebSocketServerTransport implements DatagramTransport {
       this.refuse(socket, 503, 'Service Unavailable');
       return;
     }
-    this.wss.handleUpgrade(request, socket, head, this.accept);
+    // Counted from the upgrade on, so upgrades still finishing count against their client too.
+    const client = this.perAddress.take(String(this.remoteIp(request)));
+    if (client === null) {
+      this.counters.peersRefusedPerAddress++;
+      this.refuse(socket, 503, 'Service Unavailable');
+      return;
+    }
+    let accepted = false;
+    socket.once('close', () => {
+      if (!accepted) this.perAddress.release(client);
+    });
+    this.wss.handleUpgrade(request, socket, head, (ws) => {
+      accepted = true;
+      this.accept(ws, client);
+    });
   };
 
   private refuse(socket: Duplex, status: number, text: string): void {
@@ -278,14 +244,15 @@ export class WebSocketServerTransport implements DatagramTransport {
     socket.destroy();
   }
 
-  private readonly accept = (socket: WebSocket): void => {
+  private accept(socket: WebSocket, client: string): void {
     // Upgrades finish asynchronously: the bound is checked again for those that raced.
     if (this.isClosed || this.peers.size >= this.maxPeers) {
       this.counters.peersRefused++;
+      this.perAddress.release(client);
       socket.terminate();
       return;
     }
-    const peer = new Peer(this.addresses.allocate(), socket, this.now);
+    const peer = new Peer(this.addresses.allocate(), socket, client, this.now, this.handshakeRate);
     this.peers.set(peer.address, peer);
     const c = this.counters;
     c.peersAccepted++;
@@ -294,7 +261,8 @@ export class WebSocketServerTransport implements DatagramTransport {
     socket.on('message', (data: Buffer, isBinary: boolean) => {
       if (peer.gone) return;
       if (!isBinary) this.drop(peer, 'text frame');
-      else this.queue.push(peer.address, data);
+      else if (!peer.admit(this.now)) c.overRate++;
+      else (peer.connected ? this.queue : this.handshakeQueue).push(peer.address, data);
     });
     socket.on('error', (error: Error & { code?: string }) => {
       // ws reports a bad frame here and is already closing the socket.
@@ -305,20 +273,24 @@ export class WebSocketServerTransport implements DatagramTransport {
       this.drop(peer, 'closed by peer');
     });
     this.onPeerOpen?.(peer.address);
-  };
+  }
 
   /** Forgets a peer (sends to it become undeliverable), closes its socket and counts why. */
   private drop(peer: Peer, reason: PeerCloseReason): void {
     if (peer.gone) return;
     peer.gone = true;
     this.peers.delete(peer.address);
+    this.perAddress.release(peer.client);
     const c = this.counters;
     c.peersOpen = this.peers.size;
     if (reason === 'oversized frame') c.peersOversized++;
     else if (reason === 'text frame') c.peersText++;
     else if (reason === 'bad frame') c.peersBadFrame++;
     else if (reason === 'timed out') c.peersTimedOut++;
-    if (peer.socket.readyState === OPEN) peer.socket.close(CLOSE_CODES[reason], reason);
+    else if (reason === 'handshake timeout') c.peersHandshakeTimedOut++;
+    // A paused peer's answer to a close frame would never be read: its socket goes at once.
+    if (peer.paused) peer.socket.terminate();
+    else if (peer.socket.readyState === OPEN) peer.socket.close(CLOSE_CODES[reason], reason);
     this.onPeerClose?.(peer.address, reason);
   }
 
@@ -345,6 +317,7 @@ export class WebSocketServerTransport implements DatagramTransport {
       return;
     }
     peer.lastSend = this.now;
+    peer.noteSend(data, this.peerRate);
     const socket = peer.socket;
     if (socket.readyState !== OPEN || socket.bufferedAmount > this.maxBufferedBytes) {
       this.counters.undeliverable++;
@@ -357,10 +330,15 @@ export class WebSocketServerTransport implements DatagramTransport {
   receive(handler: DatagramHandler, max?: number): number {
     const limit = receiveLimit('WebSocketServerTransport.receive', handler, max, this.maxDatagramsPerReceive);
     if (this.isClosed) return 0;
-    return this.queue.drain(handler, limit, 'WebSocketServerTransport.receive');
+    const where = 'WebSocketServerTransport.receive';
+    const delivered = this.queue.drain(handler, limit, where);
+    return delivered + this.handshakeQueue.drain(handler, limit - delivered, where);
   }
 
-  /** Keeps the server's time and closes peers silent past peerTimeout (checked 10 times a second). */
+  /**
+   * Keeps the server's time; closes peers past handshakeTimeout or peerTimeout and resumes paused
+   * ones whose allowance is back (checked 10 times a second).
+   */
   update(now: number): void {
     this.now = checkTime('WebSocketServerTransport.update', now, this.now);
     if (this.isClosed || now < this.nextSweep) return;
@@ -368,7 +346,10 @@ export class WebSocketServerTransport implements DatagramTransport {
     for (const peer of this.peers.values()) {
       // Accepted before the first update: its time starts now.
       if (peer.lastSend === NO_TIME_YET) peer.lastSend = now;
+      if (peer.opened === NO_TIME_YET) peer.opened = now;
+      if (!peer.connected && now - peer.opened > this.handshakeTimeout) this.drop(peer, 'handshake timeout');
       else if (now - peer.lastSend > this.peerTimeout) this.drop(peer, 'timed out');
+      else peer.resumeIfDue(now);
     }
   }
 
@@ -380,6 +361,7 @@ export class WebSocketServerTransport implements DatagramTransport {
     if (this.isClosed) return;
     this.isClosed = true;
     this.queue.clear();
+    this.handshakeQueue.clear();
     this.http.off('upgrade', this.upgrade);
     for (const peer of this.peers.values()) this.drop(peer, 'transport closed');
     this.wss.close();
