@@ -189,6 +189,29 @@ describe('ClockSync on trouble', () => {
     assert.equal(sync.jumps, 1);
   });
 
+  it('addRtt: a round trip measured with no newer tick (an idle server) syncs on the tick held', () => {
+    const clock = new TickClock({ tickRate: 60 });
+    const sync = new ClockSync(clock);
+    clock.advance(0);
+    sync.addRtt(0, 100); // no sample yet: nothing to go on
+    assert.equal(sync.synced, false);
+    sync.addSample(0, 600, 0); // the creates' section, before the first round trip
+    sync.update(0);
+    assert.equal(sync.synced, false);
+    sync.addRtt(0.5, 0); // still not measured
+    assert.equal(sync.synced, false);
+    sync.addRtt(1, 100); // a second later: no newer tick came, the first still holds
+    sync.update(1);
+    assert.equal(sync.synced, true);
+    assert.equal(sync.samples, 1, 'a round trip is not a tick sample');
+    // 600 at 0 plus half the RTT (3 ticks) plus the 60 ticks since.
+    assert.ok(Math.abs(sync.estimate(1) - 663) < 1e-9, `${sync.estimate(1)}`);
+    assert.ok(Math.abs(clock.position - 663) < 1e-9);
+    assert.throws(() => sync.addRtt(2, -1), RangeError);
+    assert.throws(() => sync.addRtt(2, Number.NaN), RangeError);
+    assert.throws(() => sync.addRtt(0.5, 100), /backwards/);
+  });
+
   it('reset forgets every sample: the next sync places the clock again, as a start', () => {
     const clock = new TickClock({ tickRate: 60 });
     const reasons: string[] = [];
