@@ -74,7 +74,7 @@ export class LatencyClient<S, I> {
     // After a stall the server may have consumed (repeated) ticks this client never pushed, and
     // the prediction adopted its state past them; or the stall outlasted the prediction's
     // history. The inputs go on (the server resynchronizes to them or dilation catches up) and
-    // the prediction starts again from the next snapshot.
+    // the prediction starts again from the followed ghost (start).
     if (this.started && predictor !== null) {
       const gap = tick - predictor.tick;
       if (gap <= 0 || gap > predictor.historyTicks) {
@@ -127,7 +127,7 @@ export class LatencyClient<S, I> {
   }
 
   /**
-   * Times the prediction restarted from a snapshot because its ticks were over: the server had
+   * Times the prediction restarted from the followed ghost because its ticks were over: the server had
    * consumed ticks this client never pushed (after a stall), or a stall outlasted its history.
    */
   get restarts(): number {
