@@ -59,10 +59,12 @@ const snapScalar: Blend = (from, to, fraction) => (fraction < 1 ? from : to);
  * The float blend. At fraction 0 it is `a` and at 1 it is `b`, the very number (-0 included: `-0 +
  * 0` would be +0), so a blend at an end is that state bit for bit, and so is a snapped lane, which
  * is its sample blended with itself at 0. Elsewhere from the nearer end's side, so equal values
- * give themselves (up to the sign of a zero).
+ * give themselves (up to the sign of a zero). `a * 1` is `a` exactly, but computed as a double:
+ * returning the loaded `a` itself made V8 box the results of the blend (measured with
+ * bench/interpolation.ts: 32 B per generated blend instead of 0, 48 B more per closure blend).
  */
 function mix(a: number, b: number, f: number): number {
-  return f < 0.5 ? (f === 0 ? a : a + (b - a) * f) : f === 1 ? b : b + (b - a) * (f - 1);
+  return f < 0.5 ? (f === 0 ? a * 1 : a + (b - a) * f) : f === 1 ? b * 1 : b + (b - a) * (f - 1);
 }
 
 const linear: Blend = (from, to, fraction) => mix(from as number, to as number, fraction);
