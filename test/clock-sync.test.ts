@@ -28,8 +28,11 @@ describe('ClockSync converges on the server tick', () => {
   const cases = [
     // The target: within one tick after 2 s at 50 ms ± 20 ms.
     { name: '50 ms ± 20 ms', latencyMs: 50, jitterMs: 20, loss: 0, settled: 2 },
-    // Wider jitter needs more samples before the least delay shows (measured worst 0.90 from 3 s).
-    { name: '150 ms ± 30 ms, 5% loss', latencyMs: 150, jitterMs: 30, loss: 0.05, settled: 3 },
+    // Wider jitter needs more samples before the least delay shows: half the least RTT (a sum of
+    // two delays) comes down slower than the least one-way delay, and until it does the estimate
+    // runs ahead. Over 20000 seeds (scene as below) the worst error from 3 s on was 1.17 ticks
+    // (0.05% above 1; seed 759415340: 1.14 at 3.0 s), from 5 s on 0.88.
+    { name: '150 ms ± 30 ms, 5% loss', latencyMs: 150, jitterMs: 30, loss: 0.05, settled: 5 },
   ];
   for (const c of cases)
     for (const [label, lead] of [
