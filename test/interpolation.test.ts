@@ -36,7 +36,8 @@ function unitQuaternion(random: () => number): Quat {
 }
 
 function mob(random: () => number): Mob {
-  const f = () => Math.round((random() * 200 - 100) * 100) / 100;
+  // Now and then -0, which the blend must give back exactly at an end and in a snapped lane.
+  const f = () => (random() < 1 / 8 ? -0 : Math.round((random() * 200 - 100) * 100) / 100);
   return {
     position: [f(), f(), f()],
     speed: f(),
@@ -87,22 +88,36 @@ describe('compileInterpolator', () => {
       assert.equal(out.gear.level, older.gear.level);
       if (a.path.length === b.path.length)
         for (let i = 0; i < a.path.length; i++) assert.ok(between(out.path[i], a.path[i], b.path[i]));
-      else assert.deepEqual(out.path, a.path);
+      // A snapped lane is its sample exactly (deepStrictEqual tells -0 from 0).
+      else assert.deepEqual(out.path, f < 1 ? a.path : b.path, 'a snapped array is the older, exactly');
       assert.notEqual(out.path, a.path, 'a snapped array is copied, not shared');
     }
   });
 
-  it('gives the older at 0 and the newer at 1, discrete kinds included', () => {
+  // The rule: a blend at fraction 0 is the older state and at 1 the newer, every number the very
+  // same (-0 included), generated code and closures alike; a user drawing does not care about -0,
+  // but a state blended at its own tick, or a snapped lane, must be the sample it shows.
+  it('gives the older at 0 and the newer at 1 exactly, -0 included, discrete kinds and snapped lanes too', () => {
     const random = prng(seed + 1);
-    const a = mob(random);
-    const b = { ...mob(random), path: [...a.path].map((x) => x + 1) };
-    const out = {} as Mob;
-    assert.deepEqual(lerp.interpolate(a, b, 0, out), a);
-    const one = lerp.interpolate(a, b, 1, out);
-    assert.deepEqual(one.position, b.position);
-    assert.equal(one.hp, b.hp);
-    assert.equal(one.name, b.name);
-    assert.deepEqual(one.rotation, b.rotation);
+    const closures = compileInterpolator(Mob, { codegen: false });
+    for (let n = 0; n < 300; n++) {
+      const a = mob(random);
+      const b = random() < 0.5 ? { ...mob(random), path: a.path.map((x) => x + 1) } : mob(random);
+      for (const blend of [lerp, closures]) {
+        assert.deepEqual(blend.interpolate(a, b, 0, {} as Mob), a);
+        assert.deepEqual(blend.interpolate(a, b, 1, {} as Mob), b);
+      }
+    }
+  });
+
+  it('a snapped lane is its sample exactly: an array of -0 blended at 0 stays -0', () => {
+    const a = { ...mob(prng(seed + 7)), path: [1, -0] } as Mob;
+    const b = { ...a, path: [2, 3, 4] } as Mob;
+    for (const blend of [lerp, compileInterpolator(Mob, { codegen: false })]) {
+      const out = blend.interpolate(a, b, 0.25, {} as Mob);
+      assert.ok(Object.is(out.path[1], -0), `${blend.compiled ? 'generated' : 'closures'}: ${out.path[1]}`);
+      assert.ok(Object.is(blend.interpolate(a, b, 0, {} as Mob).path[1], -0));
+    }
   });
 
   it('extrapolates floats linearly past 1, clamped to a quantized range; rotations hold', () => {

@@ -133,6 +133,17 @@ describe('input channel wire', () => {
     assert.equal(p.sender.appliedInputTick(39), -1);
     assert.equal(p.sender.bufferDepth, 0);
     assert.equal(p.sender.stats.feedbacks, 2);
+    // The reports' server ticks, which time the server's packets when no ghost section comes.
+    assert.equal(p.sender.firstTick, 10);
+    assert.equal(p.sender.reportedTick, 41);
+    assert.equal(p.sender.reportsApplied, 2);
+    assert.deepEqual([p.sender.reportTick(0), p.sender.reportTick(1)], [40, 41]);
+    assert.throws(() => p.sender.reportTick(2), RangeError);
+    assert.throws(() => p.sender.reportTick(-1), RangeError);
+    p.sender.reset();
+    assert.equal(p.sender.reportedTick, -1);
+    assert.equal(p.sender.firstTick, -1);
+    assert.equal(p.sender.reportsApplied, 2, 'never reset: a count, as ClientMirror.sectionsApplied');
   });
 
   it('ticks go relative (16 bits) once acked, and survive the 16-bit wrap', () => {

@@ -42,9 +42,9 @@ function frame(): void {
   const now = performance.now() / 1000; // monotonic seconds
   client.update(now); // receive: snapshots into the mirror, input reports into `inputs`
   latency.frame(now, readControls); // sample the clock, reconcile, push + predict each due tick, steer
-  const me = latency.shown(); // null until the first reconcile
+  const me = latency.shown(); // null until the prediction starts: within a round trip or so of joining
   if (me !== null) drawPlayer(me);
-  const renderTick = latency.renderTick; // NaN until two snapshots arrived
+  const renderTick = latency.renderTick; // NaN until two server ticks arrived (sections or input reports)
   if (!Number.isNaN(renderTick))
     for (const [id, sampler] of samplers) {
       const shown = sampler.sample(mirror.history(id)!, renderTick);

@@ -34,10 +34,10 @@ latency.follow(myPlayerId);                                                // th
 const other = new GhostSampler(compileInterpolator(Player.schema));        // one per remote ghost
 // each frame, after client.update(now):
 latency.frame(now, readControls);           // clock sync, reconcile, then each due tick: push its input, predict
-const me = latency.shown();                 // the prediction, corrections smoothed; null until the first state
+const me = latency.shown();                 // the prediction, corrections smoothed; null until it starts
 if (me !== null) draw(me);
 const shown = Number.isNaN(latency.renderTick) ? null : other.sample(mirror.history(otherId)!, latency.renderTick);
-if (shown !== null) draw(shown);              // interpolated at the render tick (NaN until 2 snapshots)
+if (shown !== null) draw(shown);              // interpolated at the render tick (NaN until 2 server ticks)
 
 // Server: one input per client per tick, the same step, then the world's tick.
 const received = new InputReceiver({ schema: Move, tickRate: 60 });        // the matching channel

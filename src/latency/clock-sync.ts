@@ -182,6 +182,24 @@ export class ClockSync {
     this.filter();
   }
 
+  /**
+   * A round trip measured (`rttMs` > 0, as for addSample) while no newer tick came: a client's
+   * first snapshot arrives before its first round trip, and an idle server sends no other. The
+   * newest sample's tick stands (the server's tick has moved on with time since), so the round
+   * trip joins the window with it and the clock can be placed. Ignored before any sample.
+   */
+  addRtt(now: number, rttMs: number): void {
+    this.last = checkTime('ClockSync.addRtt', now, this.last);
+    checkNonNegative('ClockSync.addRtt', 'rttMs', rttMs);
+    if (this.count === 0 || rttMs === 0) return;
+    const newest = (this.next + this.windowSamples - 1) % this.windowSamples;
+    this.bases[this.next] = this.bases[newest];
+    this.rtts[this.next] = rttMs / 1000 / this.tickSeconds;
+    this.next = (this.next + 1) % this.windowSamples;
+    if (this.count < this.windowSamples) this.count++;
+    this.filter();
+  }
+
   /** The estimated server tick at local time `now`, fractional (throws before the first sample). */
   estimate(now: number): number {
     if (!this.synced) throw new RangeError('ClockSync.estimate: no sample with an RTT yet (see synced)');

@@ -58,6 +58,8 @@ export interface InputSenderStats {
 }
 
 const PAIRS = 64;
+/** Report ticks InputSender remembers (see reportTick). */
+const REPORT_RING = 16;
 
 /**
  * The client side of the input channel: `push` the input of each predicted tick; every packet
@@ -90,6 +92,9 @@ export class InputSender<T> implements CustomChannel {
   private readonly pairServer = new Float64Array(PAIRS).fill(-1);
   private readonly pairInput = new Float64Array(PAIRS);
   private feedbackTick = -1;
+  /** The server ticks of the last REPORT_RING newest reports, by their number; and how many were. */
+  private readonly reportTicks = new Float64Array(REPORT_RING);
+  private reports = 0;
   private depth = 0;
   /** The newest report's input tick − server tick (NaN before any); corrections before the last restart. */
   private offset = Number.NaN;
@@ -126,9 +131,37 @@ export class InputSender<T> implements CustomChannel {
     return this.newest;
   }
 
+  /** The first tick pushed on this connection (-1 before any): the server's cursor starts there. */
+  get firstTick(): number {
+    return this.first;
+  }
+
   /** The newest tick the server is known to hold (a packet carrying it was acked; -1 before). */
   get acknowledgedTick(): number {
     return this.ackedTick;
+  }
+
+  /** The server tick of the newest report (-1 before any on this connection). */
+  get reportedTick(): number {
+    return this.feedbackTick;
+  }
+
+  /**
+   * Reports applied that were the newest yet (never reset): with `reportTick`, each one's server
+   * tick. The server reports every tick it takes an input, so these time the server's packets
+   * even when the ghost section is idle (LatencyClient's clock sync and interpolation delay).
+   */
+  get reportsApplied(): number {
+    return this.reports;
+  }
+
+  /** The server tick of report number `index`, one of the last 16 (`reportsApplied` − 16 ≤ index < `reportsApplied`). */
+  reportTick(index: number): number {
+    if (!Number.isInteger(index) || index < this.reports - REPORT_RING || index >= this.reports || index < 0)
+      throw new RangeError(
+        `InputSender.reportTick: index must be one of the last ${REPORT_RING} reports applied, got ${index}`,
+      );
+    return this.reportTicks[index % REPORT_RING];
   }
 
   /** The server's newest reported buffer depth, ticks (negative: inputs arrive late). */
@@ -305,6 +338,8 @@ export class InputSender<T> implements CustomChannel {
     // A reordered (older) report still gives its pair, but not the depth.
     if (f.serverTick <= this.feedbackTick) return;
     this.feedbackTick = f.serverTick;
+    this.reportTicks[this.reports % REPORT_RING] = f.serverTick;
+    this.reports++;
     this.depth = f.depth;
     // The server consumes one input tick per server tick, so input tick − server tick stays put
     // until it moves its cursor (a resync): then the reports before say nothing about the new

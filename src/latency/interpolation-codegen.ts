@@ -56,8 +56,9 @@ class Emitter {
   }
 }
 
+/** interpolation.ts's mix: the ends exact (-0 included), and doubles throughout (`a * 1`, not `a`). */
 const mix = (a: string, b: string, f: string) =>
-  `${f} < 0.5 ? ${a} + (${b} - ${a}) * ${f} : ${b} + (${b} - ${a}) * (${f} - 1)`;
+  `${f} < 0.5 ? (${f} === 0 ? ${a} * 1 : ${a} + (${b} - ${a}) * ${f}) : ${f} === 1 ? ${b} * 1 : ${b} + (${b} - ${a}) * (${f} - 1)`;
 
 /** When one side is unusable (`test` true), both become the one shown at `f`, blended at 0. */
 function snapBoth(g: Emitter, test: string, a: string, b: string, f: string): void {

@@ -3,7 +3,9 @@ import type { Schema, SchemaNode } from '../schema/schema.js';
 import { interpolateSource, plainObjectMaker } from './interpolation-codegen.js';
 
 /**
- * Blending two states of one schema, compiled once per entity type. Per kind: floats linear
+ * Blending two states of one schema, compiled once per entity type. At fraction 0 the result is
+ * the older state exactly and at 1 the newer (every number the same, -0 included, a quantized
+ * float within its range); a snapped part is its sample's value exactly. Per kind: floats linear
  * (extrapolated past fraction 1, a quantized float clamped to its range), quaternions along the
  * shortest arc (normalized lerp after a sign flip; held at the newer past 1), everything else
  * snapped: the older value while fraction < 1, the newer from 1 on (a state holds until the next
@@ -53,9 +55,16 @@ const isArrayLike = (v: unknown): v is ArrayLike<number> & Record<number, unknow
 
 const snapScalar: Blend = (from, to, fraction) => (fraction < 1 ? from : to);
 
-/** Exact at both ends and for equal values: from each end's side, by the nearer end. */
+/**
+ * The float blend. At fraction 0 it is `a` and at 1 it is `b`, the very number (-0 included: `-0 +
+ * 0` would be +0), so a blend at an end is that state bit for bit, and so is a snapped lane, which
+ * is its sample blended with itself at 0. Elsewhere from the nearer end's side, so equal values
+ * give themselves (up to the sign of a zero). `a * 1` is `a` exactly, but computed as a double:
+ * returning the loaded `a` itself made V8 box the results of the blend (measured with
+ * bench/interpolation.ts: 32 B per generated blend instead of 0, 48 B more per closure blend).
+ */
 function mix(a: number, b: number, f: number): number {
-  return f < 0.5 ? a + (b - a) * f : b + (b - a) * (f - 1);
+  return f < 0.5 ? (f === 0 ? a * 1 : a + (b - a) * f) : f === 1 ? b * 1 : b + (b - a) * (f - 1);
 }
 
 const linear: Blend = (from, to, fraction) => mix(from as number, to as number, fraction);

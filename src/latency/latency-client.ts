@@ -7,6 +7,9 @@ import { InterpolationDelay, type InterpolationDelayOptions } from './interpolat
 import type { Predictor } from './predictor.js';
 import { TickClock } from './tick-clock.js';
 
+/** Section and report ticks the mirror and the input sender remember (their sectionTick, reportTick). */
+const RING = 16;
+
 export interface LatencyClientOptions<S, I> {
   /** The server's tick rate. */
   tickRate: number;
@@ -57,8 +60,9 @@ export class LatencyClient<S, I> {
   private started = false;
   private restartCount = 0;
   private sampled = -1;
-  /** Mirror sections already fed to the delay, and the newest tick fed. */
+  /** Mirror sections and input reports already fed to the delay, and the newest tick fed. */
   private sectionsSeen = 0;
+  private reportsSeen = 0;
   private delayTick = -1;
   /** The followed ghost's tick last reconciled. */
   private reconciledTick = -1;
@@ -74,7 +78,7 @@ export class LatencyClient<S, I> {
     // After a stall the server may have consumed (repeated) ticks this client never pushed, and
     // the prediction adopted its state past them; or the stall outlasted the prediction's
     // history. The inputs go on (the server resynchronizes to them or dilation catches up) and
-    // the prediction starts again from the next snapshot.
+    // the prediction starts again from the followed ghost (start).
     if (this.started && predictor !== null) {
       const gap = tick - predictor.tick;
       if (gap <= 0 || gap > predictor.historyTicks) {
@@ -115,7 +119,7 @@ export class LatencyClient<S, I> {
     return this.followed;
   }
 
-  /** Predicts the entity under ghost `id` from its next snapshot on (-1: stop predicting). */
+  /** Predicts the entity under ghost `id`, starting from its ghost as the mirror holds it (-1: stop predicting). */
   follow(id: number): void {
     if (!Number.isInteger(id) || id < -1 || id >= this.mirror.capacity)
       throw new RangeError(`LatencyClient.follow: id must be -1 or a ghost id, got ${id}`);
@@ -127,14 +131,14 @@ export class LatencyClient<S, I> {
   }
 
   /**
-   * Times the prediction restarted from a snapshot because its ticks were over: the server had
+   * Times the prediction restarted from the followed ghost because its ticks were over: the server had
    * consumed ticks this client never pushed (after a stall), or a stall outlasted its history.
    */
   get restarts(): number {
     return this.restartCount;
   }
 
-  /** Whether the followed entity is being predicted (its first state and applied input arrived). */
+  /** Whether the followed entity is being predicted (from its ghost, once inputs are pushed: see start). */
   get predicting(): boolean {
     return this.started;
   }
@@ -146,31 +150,27 @@ export class LatencyClient<S, I> {
    */
   frame(now: number, input: (tick: number) => I): void {
     this.last = checkTime('LatencyClient.frame', now, this.last);
-    const mirror = this.mirror;
-    const newest = mirror.newestTick;
-    // A mirror whose newest tick went back was reset by a new connection: start over.
+    // The server's newest tick, from whichever of its packets carried one last: a ghost section,
+    // or an input report. An idle world sends no section (an unchanged entity is sent nothing),
+    // but reports go on every tick the server takes this client's inputs.
+    const newest = Math.max(this.mirror.newestTick, this.inputs.reportedTick);
+    // A newest tick that went back means a new connection reset the mirror: start over.
     if (newest < this.sampled) this.reset();
-    // Every section applied since the last frame times the snapshot stream (several may come
-    // between two frames; counting the skipped ones as lost would inflate the delay).
-    const sections = mirror.sectionsApplied;
-    for (let k = Math.max(this.sectionsSeen, sections - 16); k < sections; k++) {
-      const tick = mirror.sectionTick(k);
-      if (tick > this.delayTick && tick > 0) {
-        this.delay.onSnapshot(now, tick);
-        this.delayTick = tick;
-      }
-    }
-    this.sectionsSeen = sections;
+    this.timeSnapshots(now);
     if (newest > 0 && newest !== this.sampled) {
       this.sampled = newest;
       this.sync.addSample(now, newest, this.rttSample());
       this.reconcile();
+    } else if (this.sampled > 0 && !this.sync.synced) {
+      // The first section comes before the first round trip, and an idle server may send no other.
+      this.sync.addRtt(now, this.rttSample());
     }
     // No input before ClockSync placed the clock on the server's tick (its first jump): it
     // would be numbered from wherever the clock started.
     this.produce = input;
     this.clock.advance(now, this.sync.jumps > 0 ? this.onTick : undefined);
     this.produce = null;
+    if (!this.started) this.start();
     this.sync.update(now, this.sync.oneWayTicks + this.bufferTicks + this.inputs.leadAdjustTicks);
     const render = this.delay.renderTick(now);
     if (!Number.isNaN(render)) this.renderTick = render;
@@ -193,26 +193,80 @@ export class LatencyClient<S, I> {
     return this.started && this.predictor !== null ? this.predictor.shown(this.clock.alpha) : null;
   }
 
+  /**
+   * Every server tick received since the last frame times the packet stream, in order: ghost
+   * sections and input reports (one packet usually carries both, with the same tick; several
+   * packets often arrive between two frames, and counting the skipped ones as lost would inflate
+   * the delay).
+   */
+  private timeSnapshots(now: number): void {
+    const mirror = this.mirror;
+    const inputs = this.inputs;
+    const sections = mirror.sectionsApplied;
+    const reports = inputs.reportsApplied;
+    let k = Math.max(this.sectionsSeen, sections - RING);
+    let j = Math.max(this.reportsSeen, reports - RING);
+    while (k < sections || j < reports) {
+      const section = k < sections ? mirror.sectionTick(k) : Number.POSITIVE_INFINITY;
+      const report = j < reports ? inputs.reportTick(j) : Number.POSITIVE_INFINITY;
+      let tick: number;
+      if (section <= report) {
+        tick = section;
+        k++;
+      } else {
+        tick = report;
+        j++;
+      }
+      if (tick > this.delayTick && tick > 0) {
+        this.delay.onSnapshot(now, tick);
+        this.delayTick = tick;
+      }
+    }
+    this.sectionsSeen = sections;
+    this.reportsSeen = reports;
+  }
+
   /** Reconciles with the followed ghost's state when a newer one arrived (sections carry only changes). */
   private reconcile(): void {
     const predictor = this.predictor;
-    if (predictor === null || this.followed < 0) return;
+    if (!this.started || predictor === null || this.followed < 0) return;
     const ghost = this.mirror.ghost(this.followed);
     if (ghost === null || ghost.tick <= this.reconciledTick) return;
     const applied = this.inputs.appliedInputTick(ghost.tick);
     if (applied < 0) return;
     this.reconciledTick = ghost.tick;
-    const state = ghost.value as S;
-    if (this.started) {
-      predictor.reconcile(state, applied);
-      return;
-    }
-    // Start from the server's state after the input it applied, and predict the inputs pushed since.
+    predictor.reconcile(ghost.value as S, applied);
+  }
+
+  /**
+   * Starts the prediction from the followed ghost as the mirror holds it: its create, for an
+   * entity that has not changed since (replication sends an unchanged entity nothing, so no newer
+   * state may ever come). The state is taken as of the input the server reported applied at the
+   * ghost's tick; without that report, as of the newest report at or past that tick (the state
+   * stood, as far as the sections say); before any report, as of just before the first input
+   * pushed (the server had applied none, and its cursor starts at the first that arrives). The
+   * inputs pushed since are predicted; whatever the server does next comes as a newer state and
+   * is reconciled.
+   */
+  private start(): void {
+    const predictor = this.predictor;
+    if (predictor === null || this.followed < 0) return;
+    const ghost = this.mirror.ghost(this.followed);
     const inputs = this.inputs;
     const newest = inputs.newestTick;
-    if (applied > newest || (applied < newest && inputs.inputAt(applied + 1) === undefined)) return;
-    predictor.reset(state, applied);
+    if (ghost === null || newest < 0) return;
+    let applied = inputs.appliedInputTick(ghost.tick);
+    if (applied < 0) {
+      const reported = inputs.reportedTick;
+      if (reported < 0) applied = inputs.firstTick - 1;
+      else if (reported >= ghost.tick) applied = inputs.appliedInputTick(reported);
+      else return; // the report of the ghost's tick may still come
+    }
+    if (applied < 0 || applied > newest || (applied < newest && inputs.inputAt(applied + 1) === undefined))
+      return;
+    predictor.reset(ghost.value as S, applied);
     for (let tick = applied + 1; tick <= newest; tick++) predictor.predict(tick, inputs.inputAt(tick) as I);
     this.started = true;
+    this.reconciledTick = ghost.tick;
   }
 }
