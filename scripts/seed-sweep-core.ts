@@ -82,6 +82,12 @@ export function selectFiles(
 /** A fresh uint32 seed. */
 export const freshSeed = (): number => randomInt(0, 2 ** 32);
 
+/**
+ * Seeds where int32 arithmetic on a seed goes wrong: `seed ^ k` is negative from 2^31 up, and
+ * `seed + k` passes 2^32 near the top (what `--edges` runs first).
+ */
+export const EDGE_SEEDS: readonly number[] = [0, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1];
+
 export interface RunResult {
   file: string;
   seed: number;

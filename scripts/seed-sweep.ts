@@ -5,7 +5,7 @@
  * covered all files evenly. Ends with seeds run and failures per file, then every failing file and
  * seed with the command that replays it. Exits 1 when a run failed, 2 on bad flags.
  *
- *   npm run sweep -- --seeds 200 [--files a,b] [--exclude a,b] [--jobs N] [--minutes M] [--list]
+ *   npm run sweep -- --seeds 200 [--files a,b] [--exclude a,b] [--jobs N] [--minutes M] [--edges] [--list]
  *
  * The machine is shared: run it at `nice -n 19` with --jobs 1 when others are working.
  */
@@ -13,6 +13,7 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { commandLine, type FlagValues, flagValue, positiveIntegerFlag, rangeFlag } from './cli.js';
 import {
+  EDGE_SEEDS,
   findSeededTestFiles,
   formatSweepReport,
   freshSeed,
@@ -49,6 +50,10 @@ export const SWEEP_COMMAND = {
     jobs: { short: 'j', arg: 'N', help: 'runs at once (default 1)' },
     minutes: { arg: 'M', help: 'start no new run after M minutes (default: no limit)' },
     'timeout-s': { arg: 'S', help: `a run taking longer counts as failed (default ${DEFAULT_TIMEOUT_S})` },
+    edges: {
+      kind: 'boolean',
+      help: `first run each file on the edge seeds ${EDGE_SEEDS.join(', ')} (int32 arithmetic on a seed breaks there), then N fresh ones`,
+    },
     list: { kind: 'boolean', help: 'print the randomized files found and exit' },
   },
 } as const;
@@ -60,6 +65,7 @@ export interface SweepArgs {
   jobs: number;
   minutes: number;
   timeoutS: number;
+  edges: boolean;
   list: boolean;
 }
 
@@ -72,6 +78,7 @@ export function parseSweepArgs(values: FlagValues<typeof SWEEP_COMMAND.flags>): 
     jobs: positiveIntegerFlag('--jobs', values.jobs, 1),
     minutes: rangeFlag('--minutes', values.minutes, Number.POSITIVE_INFINITY, 0.01, 1e6),
     timeoutS: rangeFlag('--timeout-s', values['timeout-s'], DEFAULT_TIMEOUT_S, 1, 86_400),
+    edges: values.edges,
     list: values.list,
   };
 }
@@ -87,9 +94,11 @@ async function main(): Promise<void> {
     return;
   }
   const files = flagValue(() => selectFiles(seeded, args.files, args.exclude));
-  const total = files.length * args.seeds;
+  const edges = args.edges ? EDGE_SEEDS : [];
+  const perFile = edges.length + args.seeds;
+  const total = files.length * perFile;
   console.log(
-    `seed sweep: ${files.length} files x ${args.seeds} seeds = ${total} runs, ${args.jobs} at a time` +
+    `seed sweep: ${files.length} files x ${perFile} seeds = ${total} runs, ${args.jobs} at a time` +
       (Number.isFinite(args.minutes) ? `, new runs until ${args.minutes} min` : ''),
   );
   const started = performance.now();
@@ -112,7 +121,9 @@ async function main(): Promise<void> {
     while (!stopped && next < total && performance.now() < deadline) {
       const index = next++;
       const file = files[index % files.length];
-      const result = await runOnce(file, freshSeed(), args.timeoutS);
+      const round = Math.floor(index / files.length);
+      const seed = round < edges.length ? edges[round] : freshSeed();
+      const result = await runOnce(file, seed, args.timeoutS);
       results.push(result);
       if (!result.ok) {
         console.log(`FAIL ${shortName(file)} seed ${result.seed}: ${replayCommand(file, result.seed)}`);

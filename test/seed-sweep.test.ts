@@ -32,6 +32,7 @@ describe('seed sweep command line', () => {
       jobs: 1,
       minutes: Number.POSITIVE_INFINITY,
       timeoutS: 600,
+      edges: false,
       list: false,
     });
   });
