@@ -250,6 +250,7 @@ function send(final: boolean): void {
   report.lagMs = turnLagMs;
   turnLagMs = 0;
   report.final = final;
+  report.countedAt = performance.timeOrigin + performance.now();
   process.send?.(report);
   report = emptyReport();
 }

@@ -42,6 +42,8 @@ export interface BotReport {
   lagMs: number;
   /** The last report: every bot has left. */
   final: boolean;
+  /** When the socket counters were read: ms since the epoch (this machine's clock, shared by every process). */
+  countedAt: number;
 }
 
 export function emptyReport(): BotReport {
@@ -60,5 +62,6 @@ export function emptyReport(): BotReport {
     cpuPercent: 0,
     lagMs: 0,
     final: false,
+    countedAt: 0,
   };
 }
