@@ -127,6 +127,7 @@ async function main(): Promise<void> {
       results.push(result);
       if (!result.ok) {
         console.log(`FAIL ${shortName(file)} seed ${result.seed}: ${replayCommand(file, result.seed)}`);
+        for (const line of result.detail.split('\n')) if (line !== '') console.log(`    ${line}`);
       }
       if (performance.now() - lastProgress >= PROGRESS_EVERY_S * 1000) progress();
     }
