@@ -33,7 +33,10 @@ export interface BotReport {
   /** Ghost sections applied by the mirrors. */
   snapshots: number;
   inputs: number;
-  /** Datagrams the bots' sockets sent and received, and dropped (a full receive queue), since the last report. */
+  /**
+   * Datagrams the bots' sockets sent, received (arrived: delivered or waiting in the socket's
+   * queue), and dropped (a full receive queue), since the last report.
+   */
   udpSent: number;
   udpReceived: number;
   udpDropped: number;

@@ -68,8 +68,9 @@ export interface LoadSummary {
   tickMs: number;
   tickMaxMs: number;
   /**
-   * Datagrams lost on the way, percent: 1 − received / sent over both directions, from the
-   * sockets' own counts (a datagram dropped by a full kernel receive queue is lost here), over the
+   * Datagrams lost on the way, percent: 1 − arrived / sent over both directions, from the sockets'
+   * own counts (arrived: delivered or waiting in the socket's queue; a datagram dropped by a full
+   * kernel or socket receive queue is lost here), over the
    * whole run; the progress line's `loss so far` is the same up to its second (loadtest-loss.ts).
    */
   lossPercent: number;
@@ -141,7 +142,8 @@ export function summarize(run: {
     for (const [why, n] of Object.entries(r.refused)) refused[why] = (refused[why] ?? 0) + n;
   const sum = (pick: (r: RoomStats) => number) => rooms.reduce((n, r) => n + pick(r), 0);
   const serverSent = sum((r) => r.udp.sent);
-  const serverReceived = sum((r) => r.udp.received);
+  // Arrived: delivered, or waiting in the socket's queue when the counters were read.
+  const serverReceived = sum((r) => r.udp.received + r.udp.queued);
   return {
     clients: options.clients,
     seconds: options.seconds,

@@ -78,7 +78,7 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadSummary
       const stats = parseRoomStats(message);
       if (stats === null) return; // not a room process's counters: nothing to sum
       roomStats.set(stats.processId, stats);
-      datagrams.record(`room ${stats.processId}`, stats.countedAt / 1000, stats.udp.sent, stats.udp.received);
+      datagrams.record(`room ${stats.processId}`, stats.countedAt / 1000, stats.udp.sent, arrived(stats));
       if (process.env.GW_LOADTEST_DEBUG) console.log(JSON.stringify(stats));
     });
     cleanups.push(unsubscribe);
@@ -330,6 +330,9 @@ function takeSample(manager: ProcessManager, bots: Bots, interval: BotReport, at
     botLagMs: interval.lagMs,
   };
 }
+
+/** A room process's datagrams arrived: delivered to the server or waiting in its socket's queue. */
+const arrived = (stats: RoomStats): number => stats.udp.received + stats.udp.queued;
 
 /** The clock of the datagram counts, seconds since the epoch: every process on the machine shares it. */
 const seconds = () => (performance.timeOrigin + performance.now()) / 1000;

@@ -4,7 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { RoomStats } from '../demo/room-process.js';
 import { AlignedDatagramCounts, lossPercent } from '../scripts/loadtest-loss.js';
+import { emptyReport } from '../scripts/loadtest-protocol.js';
+import { summarize } from '../scripts/loadtest-report.js';
 
 /**
  * Bots sending `up` datagrams a second and servers `down` a second, each direction losing
@@ -89,5 +92,34 @@ describe('load tester loss: one definition, counted at one instant', () => {
     assert.equal(lossPercent(0, 0), 0);
     assert.equal(lossPercent(10, 12), 0);
     assert.equal(lossPercent(200, 150), 25);
+  });
+
+  it("the summary counts a datagram waiting in a server socket's queue as arrived, not lost", () => {
+    const totals = { ...emptyReport(), udpSent: 1000, udpReceived: 900 };
+    const room = {
+      processId: 'p',
+      udp: { sent: 900, received: 950, queued: 50 },
+      load: { clients: 0 },
+      refused: {},
+    } as unknown as RoomStats;
+    const s = summarize({
+      options: {
+        clients: 1,
+        seconds: 1,
+        processes: 1,
+        botProcesses: 1,
+        mode: 'join',
+        seed: 1,
+        rampSeconds: 1,
+        roomSize: 8,
+      },
+      directory: 'embedded',
+      samples: [],
+      totals,
+      rooms: [room],
+      cpus: 2,
+    });
+    assert.equal(s.upLossPercent, 0);
+    assert.equal(s.lossPercent, 0);
   });
 });
