@@ -104,7 +104,10 @@ export function failureDetail(output: string, maxLines = 6): string {
   for (let i = 0; i < lines.length && picked.length < maxLines; i++) {
     const line = lines[i];
     if (/^\s*not ok \d+/.test(line)) picked.push(line.trim());
-    else if (/^\s*error: /.test(line)) picked.push(`  ${line.trim()}`);
+    else if (/^\s*error: [|>]-?$/.test(line) && i + 1 < lines.length) {
+      // A multi-line YAML error: its first line is the next one.
+      picked.push(`  error: ${lines[i + 1].trim()}`);
+    } else if (/^\s*error: /.test(line)) picked.push(`  ${line.trim()}`);
   }
   if (picked.length === 0) {
     const tail = lines.filter((line) => line.trim() !== '').slice(-3);

@@ -10,6 +10,7 @@ import { after, describe, it } from 'node:test';
 import { readCommandLine } from '../scripts/cli.js';
 import { parseSweepArgs, SWEEP_COMMAND } from '../scripts/seed-sweep.js';
 import {
+  failureDetail,
   findSeededTestFiles,
   formatSweepReport,
   runOnce,
@@ -130,5 +131,9 @@ describe('seed sweep runs', () => {
     assert.ok(report.includes(`odd.test.mjs seed 7: GW_SEED=7 node --test ${file}`), report);
     assert.match(report, /not ok 1 - fails on odd seeds/);
     assert.match(report, /error: 'odd seed'/);
+    assert.equal(
+      failureDetail('  not ok 1 - x\n    error: |-\n      Expected values to be strictly equal:\n'),
+      'not ok 1 - x\n  error: Expected values to be strictly equal:',
+    );
   });
 });
