@@ -43,7 +43,8 @@ export class AlignedDatagramCounts {
    */
   begin(origin: number): void {
     this.origin = origin;
-    this.sources.clear();
+    for (const source of this.sources.keys())
+      this.sources.set(source, [{ at: origin, sent: 0, received: 0 }]);
   }
 
   /** Makes a source known before its first report (the common instant waits for that report). */
@@ -52,12 +53,12 @@ export class AlignedDatagramCounts {
   }
 
   /**
-   * A source's cumulative counts as of `at` (seconds, when its report arrived: on loopback that
-   * is when it was taken, to a few milliseconds). Between the origin and its first report a
-   * source's counts are interpolated from zero.
+   * A source's cumulative counts as of `at` (seconds since the epoch, when the source read its
+   * counters: every report carries it). Between the origin and its first report a source's counts
+   * are interpolated from zero.
    */
   record(source: string, at: number, sent: number, received: number): void {
-    if (!(at >= this.origin - 3600)) return; // not counted since begin (or no time at all)
+    if (!Number.isFinite(at)) return;
     this.expect(source);
     const list = this.sources.get(source) as Snapshot[];
     // Before the origin: a source known from then on, whose counts hold back the common instant.

@@ -17,9 +17,9 @@ import { summarize } from '../scripts/loadtest-report.js';
  */
 function run(seconds: number, up: number, down: number, lost: number, roomPeriod: number, botPeriod: number) {
   const counts = new AlignedDatagramCounts();
-  counts.begin(0);
   // The room processes report before the bots start; the runner knows the bot processes it forks.
   counts.record('room', -0.5, 0, 0);
+  counts.begin(0);
   counts.expect('bots');
   const bots = (t: number) => ({ sent: up * t, received: down * (1 - lost) * t });
   const room = (t: number) => ({ sent: down * t, received: up * (1 - lost) * t });
