@@ -27,6 +27,7 @@ import { runAead } from './suites/aead.js';
 import { runBackend } from './suites/backend.js';
 import { runBitpacker } from './suites/bitpacker.js';
 import { runCrc32 } from './suites/crc32.js';
+import { runFloat32 } from './suites/float32.js';
 import { runHandshake } from './suites/handshake.js';
 import { runInterest } from './suites/interest.js';
 import { runLatency } from './suites/latency.js';
@@ -51,6 +52,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   lobby: runLobby,
   w3: runW3,
   bitpacker: runBitpacker,
+  float32: runFloat32,
   crc32: runCrc32,
   reject: runReject,
   packet: runPacket,

@@ -41,6 +41,8 @@ export interface RoomStats extends RoomServerStats {
   netcode: ServerCounters;
   /** The UDP socket's counters (dropped: its receive queue was full; undeliverable: sends refused). */
   udp: TransportStats;
+  /** When `udp` was read: ms since the epoch (the load tester aligns every process's counts by it). */
+  countedAt: number;
   load: ProcessLoad;
 }
 
@@ -116,6 +118,7 @@ const statsTimer =
           inputsTaken: arenaTotals.inputsTaken,
           netcode: { ...server.messages.server.counters },
           udp: { ...socket.stats },
+          countedAt: performance.timeOrigin + performance.now(),
           load: server.load(),
         };
         directory.publish(statsChannel, JSON.stringify(stats)).catch(() => {});

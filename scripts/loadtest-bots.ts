@@ -181,14 +181,20 @@ class LoadBot {
   private seenSent = 0;
   private seenReceived = 0;
   private seenDropped = 0;
-  /** Adds the socket's datagrams received and dropped since the last count. */
+  /**
+   * Adds the socket's datagrams sent, arrived and dropped since the last count. Arrived: delivered
+   * to the client or still in the socket's queue, which a bot between sessions does not drain (its
+   * netcode client is idle): counting only those delivered read the server's last snapshots to a
+   * leaving bot as lost.
+   */
   countSocket(): void {
     const stats = this.socket.stats;
+    const arrived = stats.received + stats.queued;
     report.udpSent += stats.sent - this.seenSent;
-    report.udpReceived += stats.received - this.seenReceived;
+    report.udpReceived += arrived - this.seenReceived;
     this.seenSent = stats.sent;
     report.udpDropped += stats.dropped - this.seenDropped;
-    this.seenReceived = stats.received;
+    this.seenReceived = arrived;
     this.seenDropped = stats.dropped;
   }
 
@@ -250,6 +256,7 @@ function send(final: boolean): void {
   report.lagMs = turnLagMs;
   turnLagMs = 0;
   report.final = final;
+  report.countedAt = performance.timeOrigin + performance.now();
   process.send?.(report);
   report = emptyReport();
 }

@@ -33,7 +33,10 @@ export interface BotReport {
   /** Ghost sections applied by the mirrors. */
   snapshots: number;
   inputs: number;
-  /** Datagrams the bots' sockets sent and received, and dropped (a full receive queue), since the last report. */
+  /**
+   * Datagrams the bots' sockets sent, received (arrived: delivered or waiting in the socket's
+   * queue), and dropped (a full receive queue), since the last report.
+   */
   udpSent: number;
   udpReceived: number;
   udpDropped: number;
@@ -42,6 +45,8 @@ export interface BotReport {
   lagMs: number;
   /** The last report: every bot has left. */
   final: boolean;
+  /** When the socket counters were read: ms since the epoch (this machine's clock, shared by every process). */
+  countedAt: number;
 }
 
 export function emptyReport(): BotReport {
@@ -60,5 +65,6 @@ export function emptyReport(): BotReport {
     cpuPercent: 0,
     lagMs: 0,
     final: false,
+    countedAt: 0,
   };
 }

@@ -1,5 +1,6 @@
 /** The load tester's figures: a sample per second, the progress line, and the summary with clients per core. */
 import type { RoomStats } from '../demo/room-process.js';
+import { lossPercent } from './loadtest-loss.js';
 import type { BotReport } from './loadtest-protocol.js';
 import type { LoadtestOptions } from './loadtest-run.js';
 
@@ -14,7 +15,11 @@ export interface Sample {
   rooms: number;
   joins: number;
   failures: number;
-  /** Datagrams sent and received by the servers and the bots over the second, both ways. */
+  /**
+   * Datagrams sent and received by the servers and the bots, both ways, since the bots started, up
+   * to the latest instant every socket's counts have been reported for (loadtest-loss.ts): the
+   * progress line's `loss so far` is the summary's loss up to then.
+   */
   datagramsSent: number;
   datagramsReceived: number;
   /** Mean over the room processes hosting rooms of their mean room tick; the worst room tick of any. */
@@ -63,8 +68,10 @@ export interface LoadSummary {
   tickMs: number;
   tickMaxMs: number;
   /**
-   * Datagrams lost on the way, percent: 1 − received / sent over both directions, from the
-   * sockets' own counts (a datagram dropped by a full kernel receive queue is lost here).
+   * Datagrams lost on the way, percent: 1 − arrived / sent over both directions, from the sockets'
+   * own counts (arrived: delivered or waiting in the socket's queue; a datagram dropped by a full
+   * kernel or socket receive queue is lost here), over the
+   * whole run; the progress line's `loss so far` is the same up to its second (loadtest-loss.ts).
    */
   lossPercent: number;
   /** Bots → servers: 1 − servers received / bots sent, percent. */
@@ -90,10 +97,6 @@ export interface LoadSummary {
   directoryErrors: number;
 }
 
-/** Percent of `sent` not received (0 when nothing was sent; never below 0). */
-const lossOf = (sent: number, received: number) =>
-  sent === 0 ? 0 : Math.max(0, 100 * (1 - received / sent));
-
 export function quantiles(values: readonly number[]): Quantiles {
   if (values.length === 0) return { count: 0, p50: 0, p99: 0, max: 0 };
   const sorted = [...values].sort((a, b) => a - b);
@@ -106,14 +109,14 @@ const fixed = (n: number, digits = 1) => n.toFixed(digits);
 export function progressLine(s: Sample, totals: BotReport): string {
   const join = quantiles(totals.joinMs);
   const http = quantiles(totals.httpMs);
-  const loss = lossOf(s.datagramsSent, s.datagramsReceived);
+  const loss = lossPercent(s.datagramsSent, s.datagramsReceived);
   return [
     `${fixed(s.at, 0).padStart(4)}s`,
     `users ${s.users} (server ${s.serverClients} in ${s.rooms} rooms)`,
     `joins/s ${s.joins}${s.failures > 0 ? ` failed ${s.failures}` : ''}`,
     `join p50/p99 ${fixed(join.p50, 0)}/${fixed(join.p99, 0)} ms (http ${fixed(http.p50, 0)}/${fixed(http.p99, 0)})`,
     `tick ${fixed(s.tickMs, 2)}/${fixed(s.tickMaxMs, 1)} ms`,
-    `loss ${fixed(loss, 2)}%`,
+    `loss so far ${fixed(loss, 2)}% of ${Math.round(s.datagramsSent)}`,
     `cpu servers ${fixed(s.serverCpuPercent, 0)}% bots ${fixed(s.botCpuPercent, 0)}% (lag ${fixed(s.botLagMs, 0)} ms)`,
   ].join(' · ');
 }
@@ -139,7 +142,8 @@ export function summarize(run: {
     for (const [why, n] of Object.entries(r.refused)) refused[why] = (refused[why] ?? 0) + n;
   const sum = (pick: (r: RoomStats) => number) => rooms.reduce((n, r) => n + pick(r), 0);
   const serverSent = sum((r) => r.udp.sent);
-  const serverReceived = sum((r) => r.udp.received);
+  // Arrived: delivered, or waiting in the socket's queue when the counters were read.
+  const serverReceived = sum((r) => r.udp.received + r.udp.queued);
   return {
     clients: options.clients,
     seconds: options.seconds,
@@ -165,9 +169,9 @@ export function summarize(run: {
     inputsTaken: sum((r) => r.inputsTaken),
     tickMs: mean((s) => s.tickMs),
     tickMaxMs: samples.reduce((m, s) => Math.max(m, s.tickMaxMs), 0),
-    lossPercent: lossOf(serverSent + totals.udpSent, serverReceived + totals.udpReceived),
-    upLossPercent: lossOf(totals.udpSent, serverReceived),
-    downLossPercent: lossOf(serverSent, totals.udpReceived),
+    lossPercent: lossPercent(serverSent + totals.udpSent, serverReceived + totals.udpReceived),
+    upLossPercent: lossPercent(totals.udpSent, serverReceived),
+    downLossPercent: lossPercent(serverSent, totals.udpReceived),
     serverSent,
     serverReceived,
     botsSent: totals.udpSent,

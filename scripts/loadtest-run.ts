@@ -21,6 +21,7 @@ import {
   serveBackend,
 } from '../src/services/index.js';
 import { RedisServer } from '../test/support/redis.js';
+import { AlignedDatagramCounts } from './loadtest-loss.js';
 import { type BotReport, type BotsConfig, emptyReport } from './loadtest-protocol.js';
 import { type LoadSummary, progressLine, type Sample, summarize } from './loadtest-report.js';
 
@@ -72,10 +73,12 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadSummary
       directory = redis;
     }
     const roomStats = new Map<string, RoomStats>();
+    const datagrams = new AlignedDatagramCounts();
     const unsubscribe = await directory.subscribe(STATS_CHANNEL, (message) => {
       const stats = parseRoomStats(message);
       if (stats === null) return; // not a room process's counters: nothing to sum
       roomStats.set(stats.processId, stats);
+      datagrams.record(`room ${stats.processId}`, stats.countedAt / 1000, stats.udp.sent, arrived(stats));
       if (process.env.GW_LOADTEST_DEBUG) console.log(JSON.stringify(stats));
     });
     cleanups.push(unsubscribe);
@@ -133,28 +136,32 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadSummary
       return listed.filter((p) => p.state === 'ready').length >= options.processes;
     });
 
+    // No game datagram before the bots start: every socket's counts are zero then.
+    datagrams.begin(seconds());
     const bots = startBots(options, served.url, ramp, options.stdio ?? 'inherit');
+    for (let i = 0; i < options.botProcesses; i++) datagrams.expect(`bots ${i}`);
     cleanups.push(() => bots.kill());
     const samples: Sample[] = [];
     const started = performance.now();
     const totals = emptyReport();
     let interval = emptyReport();
-    bots.onReport = (report) => {
+    const botCounts = new Map<number, { sent: number; received: number }>();
+    bots.onReport = (report, index) => {
       merge(totals, report);
       merge(interval, report);
+      const own = botCounts.get(index) ?? { sent: 0, received: 0 };
+      own.sent += report.udpSent;
+      own.received += report.udpReceived;
+      botCounts.set(index, own);
+      datagrams.record(`bots ${index}`, report.countedAt / 1000, own.sent, own.received);
     };
-    let serverSent = 0;
-    let serverReceived = 0;
     for (let second = 1; second <= Math.ceil(options.seconds); second++) {
       await sleep(started + second * 1000 - performance.now());
       const sample = takeSample(manager, bots, interval, (performance.now() - started) / 1000);
-      // The servers' datagrams over the second (their counters arrive once a second too).
-      const sent = [...roomStats.values()].reduce((n, r) => n + r.udp.sent, 0);
-      const received = [...roomStats.values()].reduce((n, r) => n + r.udp.received, 0);
-      sample.datagramsSent = sent - serverSent + interval.udpSent;
-      sample.datagramsReceived = received - serverReceived + interval.udpReceived;
-      serverSent = sent;
-      serverReceived = received;
+      // Every socket's datagrams so far, at the latest instant they have all reported (loadtest-loss.ts).
+      const counted = datagrams.countsAt(datagrams.commonInstant(seconds()));
+      sample.datagramsSent = counted.sent;
+      sample.datagramsReceived = counted.received;
       interval = emptyReport();
       samples.push(sample);
       options.onProgress?.(progressLine(sample, totals));
@@ -184,7 +191,8 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadSummary
 interface Bots {
   playing(): number;
   cpuPercent(): number;
-  onReport: (report: BotReport) => void;
+  /** A bot process's report; `index` says which process. */
+  onReport: (report: BotReport, index: number) => void;
   stop(timeoutMs: number): Promise<void>;
   kill(): void;
 }
@@ -239,7 +247,7 @@ function startBots(
       entry.playing = report.playing;
       entry.cpu = report.cpuPercent;
       if (report.final) entry.final = true;
-      bots.onReport(report);
+      bots.onReport(report, i);
     });
     child.on('exit', () => {
       entry.final = true;
@@ -261,7 +269,13 @@ export function parseRoomStats(message: string): RoomStats | null {
   if (typeof value !== 'object' || value === null) return null;
   const v = value as Record<string, unknown>;
   const isObject = (x: unknown) => typeof x === 'object' && x !== null;
-  if (typeof v.processId !== 'string' || !isObject(v.udp) || !isObject(v.load) || !isObject(v.refused))
+  if (
+    typeof v.processId !== 'string' ||
+    typeof v.countedAt !== 'number' ||
+    !isObject(v.udp) ||
+    !isObject(v.load) ||
+    !isObject(v.refused)
+  )
     return null;
   return value as RoomStats;
 }
@@ -316,6 +330,12 @@ function takeSample(manager: ProcessManager, bots: Bots, interval: BotReport, at
     botLagMs: interval.lagMs,
   };
 }
+
+/** A room process's datagrams arrived: delivered to the server or waiting in its socket's queue. */
+const arrived = (stats: RoomStats): number => stats.udp.received + stats.udp.queued;
+
+/** The clock of the datagram counts, seconds since the epoch: every process on the machine shares it. */
+const seconds = () => (performance.timeOrigin + performance.now()) / 1000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 

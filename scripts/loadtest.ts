@@ -11,7 +11,7 @@ import { runLoadtest } from './loadtest-run.js';
 const args = commandLine({
   name: 'npm run loadtest --',
   description:
-    'Bots (child processes) authenticate, get a seat, connect over UDP and play the arena at 20 Hz on\nroom-server child processes, leave and come back; prints a line a second and a summary with clients per core.',
+    'Bots (child processes) authenticate, get a seat, connect over UDP and play the arena at 20 Hz on\nroom-server child processes, leave and come back; prints a line a second and a summary with clients per core.\nLoss, one definition in both: 1 − datagrams arrived (delivered or queued) / sent, both directions, every socket counted at one instant\n(the line: from the start to the latest instant every process has reported; the summary: the whole run).',
   flags: {
     clients: { arg: 'N', help: 'bots (default 200)' },
     seconds: { arg: 'S', help: 'how long the bots play (default 30)' },

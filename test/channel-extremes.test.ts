@@ -113,7 +113,7 @@ describe(`reliable channels at 10 s ± 2 s one way, 25% loss, 50% duplicates (se
 
   it('acks that come back too late to be matched are counted and reported loudly on both ends', () => {
     // The old defaults: a 256-packet sent buffer and a 10 s ack timeout, short of a 20 s round trip.
-    const s = extremeSession(SEED ^ 3, EXTREMES, { sentPacketsBufferSize: 256, ackTimeout: 10 });
+    const s = extremeSession((SEED ^ 3) >>> 0, EXTREMES, { sentPacketsBufferSize: 256, ackTimeout: 10 });
     for (let tick = 0; tick * TICK < 60; tick++) {
       if (tick % 20 === 0) {
         s.server.send(s.index, 0, Chat, { n: tick, text: '' });
@@ -134,7 +134,7 @@ describe(`reliable channels at 10 s ± 2 s one way, 25% loss, 50% duplicates (se
   });
 
   it('a 1-byte block at the head leaves once acked and does not hold the messages behind it', () => {
-    const s = extremeSession(SEED ^ 5, EXTREMES);
+    const s = extremeSession((SEED ^ 5) >>> 0, EXTREMES);
     s.server.sendBlock(s.index, 0, new Uint8Array([42]));
     for (let n = 0; n < 10; n++) s.server.send(s.index, 0, Chat, { n, text: 'behind the block' });
     const got: unknown[] = [];

@@ -68,7 +68,7 @@ describe(`messages and channels (seed ${SEED})`, () => {
   });
 
   it('a reliable stream completes under 90% loss', () => {
-    const pair = messagePair(SEED ^ 1, factory, channels, { loss: 90 });
+    const pair = messagePair((SEED ^ 1) >>> 0, factory, channels, { loss: 90 });
     for (let n = 0; n < 50; n++) pair.a.connection.send(RELIABLE, Chat, { n, text: 'x' });
     const got: unknown[] = [];
     for (let tick = 0; tick < 60 * 60 && got.length < 50; tick++) {
@@ -83,7 +83,7 @@ describe(`messages and channels (seed ${SEED})`, () => {
       { kind: 'reliable-ordered' as const, receiveQueueSize: 32, sendQueueSize: 4096 },
       { kind: 'unreliable-unordered' as const, receiveQueueSize: 8 },
     ];
-    const pair = messagePair(SEED ^ 7, factory, small, { latency: 30, jitter: 10, loss: 5 });
+    const pair = messagePair((SEED ^ 7) >>> 0, factory, small, { latency: 30, jitter: 10, loss: 5 });
     for (let n = 0; n < 2000; n++) pair.a.connection.send(RELIABLE, Chat, { n, text: 'x' });
     // The receiving application does not drain for 5 s: the queue fills and stays full.
     for (let tick = 0; tick < 300; tick++) {
@@ -105,7 +105,7 @@ describe(`messages and channels (seed ${SEED})`, () => {
   });
 
   it('unreliable-unordered: at most once; unreliable-sequenced: never older than what was delivered', () => {
-    const pair = messagePair(SEED ^ 2, factory, channels, {
+    const pair = messagePair((SEED ^ 2) >>> 0, factory, channels, {
       latency: 50,
       jitter: 40,
       loss: 10,
@@ -201,7 +201,7 @@ describe(`messages and channels (seed ${SEED})`, () => {
   });
 
   it('invalid channel data is rejected whole and changes nothing', () => {
-    const pair = messagePair(SEED ^ 3, factory, channels);
+    const pair = messagePair((SEED ^ 3) >>> 0, factory, channels);
     const next = prng(SEED ^ 3);
     const got: unknown[] = [];
     let junkAccepted = 0;
@@ -231,7 +231,7 @@ describe(`messages and channels (seed ${SEED})`, () => {
   });
 
   it('blocks and messages mixed, in one order, byte-identical, under loss, duplicates and latency; progress both ends', () => {
-    const pair = messagePair(SEED ^ 5, factory, channels, {
+    const pair = messagePair((SEED ^ 5) >>> 0, factory, channels, {
       latency: 80,
       jitter: 20,
       loss: 10,
@@ -395,7 +395,7 @@ describe(`messages and channels (seed ${SEED})`, () => {
   });
 
   it('sparse reliable traffic keeps working across packet sequence wrap (70,000 packets between messages)', () => {
-    const pair = messagePair(SEED ^ 4, factory, channels);
+    const pair = messagePair((SEED ^ 4) >>> 0, factory, channels);
     const got: unknown[] = [];
     for (let round = 0; round < 3; round++) {
       pair.a.connection.send(RELIABLE, Chat, { n: round, text: 'sparse' });
@@ -415,7 +415,7 @@ describe(`MessageServer and MessageClient over netcode (seed ${SEED})`, () => {
     const { network, server, clock } = session;
     const clients = [0, 1, 2].map((i) => {
       const transport = new NetworkSimulator(network.createTransport(`10.0.0.${i + 1}:1`), {
-        seed: SEED + i,
+        seed: (SEED + i) >>> 0,
         outgoing: { latency: 60, jitter: 30, loss: 5, duplicates: 5 },
         incoming: { latency: 60, jitter: 30, loss: 5, duplicates: 5 },
       });

@@ -27,7 +27,7 @@ for (const [name, conditions] of LINKS) {
     // The link's conditions are applied once, at the client (outgoing and incoming): wrapping
     // the server too would put every datagram through two lossy hops.
     const s = makeServer(network, clock, [SERVER], { maxClients });
-    const client = () => makeClient(network, { conditions, seed: seed++ });
+    const client = () => makeClient(network, { conditions, seed: seed++ >>> 0 });
     return { network, clock, s, client };
   };
   /** Delivery without retransmission: all of it on a clean link, nearly all on a lossy one. */

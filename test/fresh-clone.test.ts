@@ -25,7 +25,7 @@ function runSuite(env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: strin
     '--test',
     '--test-reporter=tap',
     '--test-reporter-destination=stdout',
-    '--test-reporter=./dist/test/support/skip-summary.js',
+    '--test-reporter=./dist/test/support/run-summary.js',
     '--test-reporter-destination=stdout',
     'dist/test/reliable-vectors.test.js',
   ];

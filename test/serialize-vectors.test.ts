@@ -161,6 +161,25 @@ describe('relative encodings on hostile input', () => {
     r.intRelative(0xffffffff, 0);
     assert.match(r.error ?? '', /past uint32/);
   });
+
+  // docs/serialization.md, intRelative: what the reference accepts (its uint32 sum wraps) and no
+  // writer sends, since it needs prev < cur <= 2^32 - 1.
+  it('intRelative rejects a tier difference wrapping past 2^32 and an absolute value not after prev', () => {
+    const w = new WriteStream(16);
+    w.bool(false); // not +1
+    w.bool(true); // tier [2, 6] in 3 bits
+    w.int(6, 2, 6);
+    const r = new ReadStream();
+    r.reset(w.finish().slice());
+    r.intRelative(0xfffffffd, 0);
+    assert.match(r.error ?? '', /past uint32/);
+    w.reset();
+    for (let i = 0; i < 6; i++) w.bool(false); // past every tier: the absolute value follows
+    w.uint32(1000);
+    r.reset(w.finish().slice());
+    r.intRelative(1000, 0);
+    assert.match(r.error ?? '', /not after previous/);
+  });
 });
 
 describe('refusals of the reference not covered by serialize_vectors.json', () => {

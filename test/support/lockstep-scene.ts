@@ -53,7 +53,7 @@ export class LockstepScene {
       { length: options.peers },
       (_, i) =>
         new NetworkSimulator(network.createTransport(), {
-          seed: options.seed + i,
+          seed: (options.seed + i) >>> 0,
           outgoing: options.conditions,
         }),
     );
