@@ -94,7 +94,7 @@ function run(seed: number, spatial: boolean) {
         (e.reliable ? c.reliable : c.unreliable).push(n);
       },
     });
-    c.link = new NetworkSimulator(network.createTransport(`10.0.1.${i + 1}:1`), { seed: seed + i });
+    c.link = new NetworkSimulator(network.createTransport(`10.0.1.${i + 1}:1`), { seed: (seed + i) >>> 0 });
     c.client = new MessageClient({
       transport: c.link,
       aead: nobleAead,
