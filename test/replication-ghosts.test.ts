@@ -76,7 +76,9 @@ function scene(seed: number, count: number, historyLength = HISTORY, spatial = f
         alive.delete(g.id);
       },
     });
-    const link = new NetworkSimulator(network.createTransport(`10.0.0.${i + 1}:1`), { seed: (seed + i) >>> 0 });
+    const link = new NetworkSimulator(network.createTransport(`10.0.0.${i + 1}:1`), {
+      seed: (seed + i) >>> 0,
+    });
     const client = new MessageClient({
       transport: link,
       aead: nobleAead,
