@@ -45,6 +45,18 @@ export class UsedTokens {
   }
 
   /**
+   * Whether `token` completed a handshake (wherever from) and has not expired: for a protocol
+   * whose token is used once (the rendezvous' peer tokens), where the same address may not reuse it.
+   */
+  hasCompleted(token: string, now: number): boolean {
+    const record = this.completed.get(token);
+    if (record === undefined) return false;
+    if (record.expires >= now) return true;
+    this.completed.delete(token);
+    return false;
+  }
+
+  /**
    * Records `token` as presented from `address` (which must not be held elsewhere); true when a
    * record of another token, unexpired, was dropped to make room.
    */

@@ -1,5 +1,6 @@
 import { type Aead, defaultAead } from '../connection/aead.js';
 import { readU32, readU64 } from '../connection/bytes.js';
+import { UsedTokens } from '../connection/used-tokens.js';
 import { isPeerPacketKind } from '../lockstep/peer-packet.js';
 import {
   BYE_BYTES,
@@ -39,7 +40,6 @@ import {
   toHex,
 } from './rendezvous-server-options.js';
 import { RendezvousSessions } from './rendezvous-sessions.js';
-import { RegistrationTokens } from './rendezvous-tokens.js';
 
 export type { RendezvousCounters, RendezvousServerOptions } from './rendezvous-server-options.js';
 
@@ -75,7 +75,7 @@ export class RendezvousServer {
   private readonly byAddress = new Map<Address, Registration>();
   private readonly pending: PendingRegistrations;
   private readonly sessions: RendezvousSessions;
-  private readonly tokens: RegistrationTokens;
+  private readonly tokens: UsedTokens;
   private purgedAt = -1;
   private readonly out = new Uint8Array(CHANNEL_HEADER_BYTES + MAX_NOTICE_BODY_BYTES + 16);
   private readonly refusal = new Uint8Array(REFUSED_BYTES);
@@ -95,12 +95,12 @@ export class RendezvousServer {
     this.aead = options.aead ?? defaultAead();
     this.crypto = new ChannelCrypto(this.aead);
     this.maxRegistrations = options.maxRegistrations ?? 4096;
-    // Sized like the connection layer's tables (docs/lockstep.md, "The token table").
+    // Sized like the connection layer's tables (docs/lockstep.md, "The token table"), and the same
+    // tables: neither ever refuses a new token. A hello's token is tied to its address until its
+    // registration is proven (the cookie came back), then completed: a peer token registers once,
+    // from anywhere, which `hasCompleted` checks before the address rule.
     this.pending = new PendingRegistrations(Math.max(1024, this.maxRegistrations));
-    this.tokens = new RegistrationTokens(
-      2 * this.pending.capacity,
-      Math.max(4096, 4 * this.maxRegistrations),
-    );
+    this.tokens = new UsedTokens(2 * this.pending.capacity, Math.max(4096, 4 * this.maxRegistrations));
     this.sessions = new RendezvousSessions(this.maxRegistrations);
     const helloPerSecond = options.helloPerSecond ?? 20;
     this.limiter = new RateLimiter({
@@ -281,7 +281,11 @@ export class RendezvousServer {
       this.refuse(from, data, helloSeq, RefusalReason.Full);
       return;
     }
-    if (refusal !== 0 || this.tokens.check(tokenId, from, unix) === 'used') {
+    if (
+      refusal !== 0 ||
+      this.tokens.hasCompleted(tokenId, unix) ||
+      this.tokens.heldElsewhere(tokenId, from, unix)
+    ) {
       if (refusal !== 0) this.counters.tokenStale++;
       else this.counters.tokenReplayed++;
       this.refuse(from, data, helloSeq, RefusalReason.TokenUsed);
