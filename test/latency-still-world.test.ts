@@ -149,7 +149,7 @@ describe(`a client joining a world where nothing moves (seed ${SEED})`, () => {
   });
 
   it('a bot that steers from shown() walks to its goal', () => {
-    const s = stillWorld(SEED + 1);
+    const s = stillWorld((SEED + 1) >>> 0);
     const goal = 8;
     const steer = (): MoveValue => {
       const shown = s.latency.shown();
