@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RateLimiter } from '../src/services/backend-rate-limit.js';
-import { addressKey } from '../src/transport/address-key.js';
+import { addressKey, hostKey } from '../src/transport/address-key.js';
 import { PeersPerAddress } from '../src/transport/peers-per-address.js';
 
 describe('addressKey', () => {
@@ -76,5 +76,16 @@ describe('PeersPerAddress (the browser transports) by address key', () => {
     assert.equal(peers.count('127.0.0.1'), 0);
     assert.equal(peers.addresses, 2, 'a client with no peers is forgotten');
     assert.throws(() => new PeersPerAddress(0), RangeError);
+  });
+});
+
+describe('hostKey', () => {
+  it('drops the port of a datagram source and keys its host like addressKey', () => {
+    assert.equal(hostKey('10.0.0.1:9'), '10.0.0.1');
+    assert.equal(hostKey('10.0.0.1:65535'), '10.0.0.1');
+    assert.equal(hostKey('[::ffff:10.0.0.1]:9'), '10.0.0.1');
+    assert.equal(hostKey('[2001:db8::1]:9'), '2001:db8:0:0::/64');
+    assert.equal(hostKey('[2001:db8::ffff:1]:10'), '2001:db8:0:0::/64');
+    assert.equal(hostKey('not an address'), 'not an address');
   });
 });

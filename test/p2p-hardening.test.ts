@@ -219,7 +219,11 @@ describe('hardened rendezvous: relay, notices, recovery', () => {
     tick([], 0.1);
     deaf.prove();
     for (let i = 0; i < 80; i++) {
-      const joiner = new RawRendezvousPeer(token(1, 2), network.createTransport());
+      // Each from its own host: the rendezvous' rate is per host, and this is not a flood.
+      const joiner = new RawRendezvousPeer(
+        token(1, 2),
+        network.createTransport(toAddress(`10.0.1.${i + 1}:5000`)),
+      );
       joiner.hello();
       tick([]);
       joiner.prove();

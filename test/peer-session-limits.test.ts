@@ -1,7 +1,8 @@
 /**
- * What one user can hold of POST /peers sessions over a real HTTP backend: at most
- * maxSessionsPerUser it made and still holds a slot in (429 past it, with the reason), and a
- * session nobody holds a slot in lapses emptySessionSeconds after its last holder left.
+ * What one user can keep of POST /peers sessions over a real HTTP backend: at most
+ * maxSessionsPerUser it made live (429 past it, with the reason), each counting until it ends —
+ * even once only another account holds it — and a session nobody holds a slot in lapses
+ * emptySessionSeconds after its last holder left.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -47,8 +48,8 @@ async function refusal(promise: Promise<unknown>): Promise<BackendError> {
 }
 
 describe('per-user peer session limits', () => {
-  it('a user making sessions past the default limit of 8 is refused 429 with the reason; leaving one makes room', async () => {
-    const f = await fleetWith({});
+  it('a user making sessions past the default limit of 8 is refused 429 with the reason; one it left makes room once it lapses', async () => {
+    const f = await fleetWith({ emptySessionSeconds: 0.3 });
     const [greedy, other] = await Promise.all([player(f.url, 'greedy'), player(f.url, 'other')]);
     const made = [];
     for (let i = 0; i < 8; i++) made.push(await greedy.createPeerSession(2));
@@ -57,6 +58,8 @@ describe('per-user peer session limits', () => {
     assert.match(refused.reason, /too many peer sessions.*8/);
     assert.equal((await other.createPeerSession(2)).peer, 0, 'the limit is per user');
     await greedy.leavePeerSession(made[3].sessionId);
+    assert.equal((await refusal(greedy.createPeerSession(2))).status, 429, 'left, not yet lapsed');
+    await new Promise((resolve) => setTimeout(resolve, 500));
     assert.equal((await greedy.createPeerSession(2)).peer, 0);
     assert.equal((await refusal(greedy.createPeerSession(2))).status, 429);
   });
@@ -77,5 +80,20 @@ describe('per-user peer session limits', () => {
       429,
       'the one left empty no longer counts',
     );
+  });
+
+  it('sessions a user made and left to a second account still count: the cap is not bypassed by two accounts', async () => {
+    const f = await fleetWith({});
+    const [alice, bob] = await Promise.all([player(f.url, 'alice'), player(f.url, 'bob')]);
+    const handed = [];
+    for (let i = 0; i < 8; i++) {
+      const made = await alice.createPeerSession(2);
+      assert.equal((await bob.joinPeerSession(made.sessionId)).peer, 1);
+      await alice.leavePeerSession(made.sessionId);
+      handed.push(made.sessionId);
+    }
+    const refused = await refusal(alice.createPeerSession(2));
+    assert.equal(refused.status, 429, 'the 8 sessions Bob keeps alive are still Alice’s');
+    assert.equal((await bob.joinPeerSession(handed[0])).peer, 1, 'and they live on for Bob');
   });
 });

@@ -169,13 +169,16 @@ describe('the rendezvous refuses', () => {
     const links = tokens.map((token, i) => new SecurePeerLinks({ transport: transports[i], token }));
     for (let i = 0; i < 10; i++) tick(links);
     assert.deepEqual(server.sessionPeers(5n), [0, 1]);
-    const attacker = network.createTransport();
+    // Its own host: the rendezvous' rate is per host, and the peers' host is not the attacker's.
+    const attacker = network.createTransport(toAddress('10.0.9.9:5000'));
     for (let i = 0; i < 100; i++) attacker.send(rendezvousAddress, new Uint8Array(HELLO_BYTES).fill(0x20));
     tick();
     assert.ok(server.counters.rateLimited >= 50, `rate limited ${server.counters.rateLimited}`);
     assert.ok(server.counters.size + server.counters.expired + server.counters.forged <= 45);
     const counted = server.counters.unknownAddress;
-    network.createTransport().send(rendezvousAddress, new Uint8Array(60).fill(0x22));
+    network
+      .createTransport(toAddress('10.0.9.10:5000'))
+      .send(rendezvousAddress, new Uint8Array(60).fill(0x22));
     tick();
     assert.equal(server.counters.unknownAddress, counted + 1);
 

@@ -46,7 +46,7 @@ export function addPeerRoutes(app: Hono<BackendEnv>, ctx: PeerRouteContext): voi
     if (created === 'limit')
       throw new Refusal(
         429,
-        `too many peer sessions: a user holds a slot in at most ${ctx.peers.maxSessionsPerUser} it made; leave one`,
+        `too many peer sessions: a user has at most ${ctx.peers.maxSessionsPerUser} it made live at once; one ends when it lapses (soon after its last player left)`,
       );
     // 64 random bits: a taken id is a fault worth a 503, not a retry loop.
     if (created !== 'created') throw new Refusal(503, 'could not make a peer session; retry');

@@ -247,8 +247,9 @@ export interface Directory {
   // holder left.
   /**
    * Records a session of maxPeers slots (2..64) with userId in slot 0 (generation 1). Refused
-   * 'taken' if the id is in use, 'limit' if userId already holds a slot in maxPerUser (an integer
-   * >= 1, default unlimited) live sessions it created with a cap (uncapped ones are not counted).
+   * 'taken' if the id is in use, 'limit' if maxPerUser (an integer >= 1, default unlimited)
+   * sessions userId created with a cap are live (uncapped ones are not counted). A session counts
+   * until it ends, whoever holds its slots: the creator leaving it does not make room.
    */
   createPeerSession(
     sessionId: string,

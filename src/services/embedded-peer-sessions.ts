@@ -2,8 +2,10 @@
  * The peer sessions of the embedded directory: each a list of slots, held by a user id or free
  * (null), lapsing ttlMs after it was created or a slot was last taken (emptyTtlMs after its last
  * holder left), with a generation counting the slots handed out. Each user's created sessions are
- * indexed so that a cap on them costs a look at at most that many. One process, one thread: every
- * call is atomic as it stands.
+ * indexed until they end, so that a cap on them costs a look at at most that many; a session counts
+ * against its creator while it lives, held by the creator or not — else leaving sessions to
+ * another account would keep them alive past the cap. One process, one thread: every call is
+ * atomic as it stands.
  */
 import type { PeerSessionCreated, PeerSlotResult } from './directory.js';
 import {
@@ -15,13 +17,14 @@ import {
 
 interface PeerSessionRecord {
   players: (string | null)[];
+  creator: string;
   expiresAt: number;
   generation: number;
 }
 
 export class EmbeddedPeerSessions {
   private readonly sessions = new Map<string, PeerSessionRecord>();
-  /** The ids of the sessions each user created (pruned of those it no longer holds a slot in). */
+  /** The ids of the capped sessions each user created (pruned of those that ended). */
   private readonly created = new Map<string, Set<string>>();
 
   constructor(private readonly now: () => number) {}
@@ -42,7 +45,7 @@ export class EmbeddedPeerSessions {
     if (mine !== null && mine.size >= maxPerUser) return 'limit';
     const players: (string | null)[] = new Array(maxPeers).fill(null);
     players[0] = userId;
-    this.sessions.set(sessionId, { players, expiresAt: this.now() + ttlMs, generation: 1 });
+    this.sessions.set(sessionId, { players, creator: userId, expiresAt: this.now() + ttlMs, generation: 1 });
     if (mine !== null) this.created.set(userId, mine.add(sessionId));
     return 'created';
   }
@@ -81,10 +84,10 @@ export class EmbeddedPeerSessions {
       if (this.createdBy(userId).size === 0) this.created.delete(userId);
   }
 
-  /** The live sessions `userId` created and still holds a slot in. */
+  /** The live sessions `userId` created (an id since reused by another is no longer its). */
   private createdBy(userId: string): Set<string> {
     const mine = this.created.get(userId) ?? new Set<string>();
-    for (const id of mine) if (!this.live(id)?.players.includes(userId)) mine.delete(id);
+    for (const id of mine) if (this.live(id)?.creator !== userId) mine.delete(id);
     return mine;
   }
 

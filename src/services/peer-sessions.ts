@@ -31,8 +31,8 @@ export interface RendezvousOptions {
   /** Seconds a session made with POST /peers stays joinable once nobody holds a slot (default 60). */
   emptySessionSeconds?: number;
   /**
-   * Sessions made with POST /peers one user may hold a slot in at once (default 8): another is
-   * refused 429 until it leaves one or one lapses.
+   * Live sessions one user may have made with POST /peers (default 8): another is refused 429
+   * until one of them ends. One counts until it lapses, held by its maker or only by others.
    */
   maxSessionsPerUser?: number;
 }

@@ -357,22 +357,17 @@ if json then return { 'result', json } end
 return {}`,
 
   // sessionId, maxPeers, userId, ttl, maxPerUser ('inf': none) → 1 created, 0 the id is taken,
-  // -1 the user holds maxPerUser. Fields: n, g (generation), c (creator), and slot → user.
+  // -1 the user has maxPerUser live. Fields: n, g (generation), c (creator), and slot → user.
   // peer-sessions-of:<user> holds the ids of the sessions it created under a cap, pruned here of
-  // those it no longer holds a slot in, so the cap costs a look at at most maxPerUser of them.
+  // those that ended (or whose id another since took), so the cap costs a look at at most
+  // maxPerUser of them. A session counts while it lives, its creator in it or not.
   gwCreatePeerSession: `
 local key = P .. 'peer-session:' .. ARGV[2]
 if redis.call('EXISTS', key) == 1 then return 0 end
 local mine = P .. 'peer-sessions-of:' .. ARGV[4]
 local capped = ARGV[6] ~= 'inf'
 for _, id in ipairs(capped and redis.call('SMEMBERS', mine) or {}) do
-  local other = P .. 'peer-session:' .. id
-  local n = tonumber(redis.call('HGET', other, 'n')) or 0
-  local holds = false
-  for i = 0, n - 1 do
-    if redis.call('HGET', other, tostring(i)) == ARGV[4] then holds = true break end
-  end
-  if not holds then redis.call('SREM', mine, id) end
+  if redis.call('HGET', P .. 'peer-session:' .. id, 'c') ~= ARGV[4] then redis.call('SREM', mine, id) end
 end
 if capped and redis.call('SCARD', mine) >= tonumber(ARGV[6]) then return -1 end
 redis.call('HSET', key, 'n', ARGV[3], 'g', 1, 'c', ARGV[4], '0', ARGV[4])

@@ -23,6 +23,7 @@ import {
 } from '../lockstep/rendezvous-wire.js';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import type { Address } from '../transport/address.js';
+import { hostKey } from '../transport/address-key.js';
 import type { DatagramTransport } from '../transport/transport.js';
 import { RateLimiter } from './backend-rate-limit.js';
 import { openHello } from './rendezvous-hello.js';
@@ -162,7 +163,8 @@ export class RendezvousServer {
       this.relay.forward(registration, data, session, this.now);
       return;
     }
-    if (this.limiter.take(from, this.now * 1000) !== 0) {
+    // Keyed by host: a source port is the sender's free choice, so ip:port would be no limit at all.
+    if (this.limiter.take(hostKey(from), this.now * 1000) !== 0) {
       this.counters.rateLimited++;
       return;
     }

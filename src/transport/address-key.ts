@@ -3,6 +3,17 @@
  * can pick any address in it, so its bucket is its /64 prefix; an IPv4-mapped IPv6 address
  * (::ffff:a.b.c.d, how a dual-stack socket reports an IPv4 client) is keyed as that IPv4 address.
  */
+import { parseAddress } from './address.js';
+
+/**
+ * The key of the host of a datagram source ("a.b.c.d:port" or "[ipv6]:port"), its port dropped:
+ * one host picks its source ports freely, so a per-address budget keyed with the port is none.
+ * Anything unparsable as addressKey gives it.
+ */
+export function hostKey(address: string): string {
+  const parsed = parseAddress(address);
+  return addressKey(parsed === null ? address : parsed.host);
+}
 
 /** "a.b.c.d" for IPv4 (mapped or not), "x:x:x:x::/64" for IPv6; anything unparsable as given. */
 export function addressKey(address: string): string {

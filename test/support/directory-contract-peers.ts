@@ -95,19 +95,46 @@ export function peerSessionContract(ctx: ContractContext): void {
     assert.ok(later.ok && later.generation === 8);
   });
 
-  it('peer sessions: a user holds a slot in at most maxPerUser sessions it made', async () => {
+  it('peer sessions: a user has at most maxPerUser sessions it made live, until they end', async () => {
     const { directory, peer } = ctx.subject;
     const ttl = 60_000;
     assert.equal(await directory.createPeerSession('cap1', 2, 'greedy', ttl, 2), 'created');
     assert.equal(await peer.createPeerSession('cap2', 2, 'greedy', ttl, 2), 'created');
     assert.equal(await directory.createPeerSession('cap3', 2, 'greedy', ttl, 2), 'limit');
     assert.equal(await peer.createPeerSession('cap3', 2, 'other', ttl, 2), 'created', 'per user');
-    // Joining another's session does not count; leaving one of its own makes room.
+    // Joining another's session does not count; leaving one of its own makes room once it ends.
     assert.ok((await directory.takePeerSlot('cap3', 'greedy', ttl)).ok);
-    assert.equal(await peer.leavePeerSession('cap1', 'greedy'), true);
+    assert.equal(await peer.leavePeerSession('cap1', 'greedy', ctx.ttlMs), true);
+    assert.equal(await directory.createPeerSession('cap4', 2, 'greedy', ttl, 2), 'limit', 'not ended yet');
+    await ctx.subject.elapse(ctx.ttlMs + 50);
     assert.equal(await directory.createPeerSession('cap4', 2, 'greedy', ttl, 2), 'created');
     assert.equal(await peer.createPeerSession('cap5', 2, 'greedy', ttl, 2), 'limit');
     assert.equal(await peer.createPeerSession('cap5', 2, 'greedy', ttl), 'created', 'unlimited by default');
+  });
+
+  it('peer sessions: a session its creator left to another account still counts against the creator', async () => {
+    const { directory, peer } = ctx.subject;
+    const ttl = 60_000;
+    // Alice makes a session, Bob joins it, Alice leaves: Bob keeps it alive, so it is still hers.
+    for (const id of ['handed1', 'handed2']) {
+      assert.equal(await directory.createPeerSession(id, 2, 'alice', ttl, 2), 'created');
+      assert.ok((await peer.takePeerSlot(id, 'bob', ttl)).ok);
+      assert.equal(await directory.leavePeerSession(id, 'alice', ctx.ttlMs), true);
+    }
+    assert.equal(await peer.createPeerSession('handed3', 2, 'alice', ttl, 2), 'limit');
+    await ctx.subject.elapse(ctx.ttlMs + 50);
+    assert.deepEqual((await peer.takePeerSlot('handed1', 'bob', ttl)).ok, true, 'alive: Bob holds it');
+    assert.equal(await directory.createPeerSession('handed3', 2, 'alice', ttl, 2), 'limit');
+    // It ends when its last holder leaves and it lapses; then it makes room.
+    assert.equal(await peer.leavePeerSession('handed1', 'bob', ctx.ttlMs), true);
+    await ctx.subject.elapse(ctx.ttlMs + 50);
+    assert.equal(await directory.createPeerSession('handed3', 2, 'alice', ttl, 2), 'created');
+    // An id that ended and was made again by another is the other's, not Alice's.
+    assert.equal(await peer.leavePeerSession('handed2', 'bob', ctx.ttlMs), true);
+    await ctx.subject.elapse(ctx.ttlMs + 50);
+    assert.equal(await peer.createPeerSession('handed2', 2, 'bob', ttl, 2), 'created');
+    assert.equal(await directory.createPeerSession('handed4', 2, 'alice', ttl, 2), 'created');
+    assert.equal(await directory.createPeerSession('handed5', 2, 'alice', ttl, 2), 'limit');
   });
 
   it('peer sessions: a session its last holder left lapses emptyTtlMs later', async () => {
