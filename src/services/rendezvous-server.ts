@@ -163,8 +163,11 @@ export class RendezvousServer {
       this.relay.forward(registration, data, session, this.now);
       return;
     }
-    // Keyed by host: a source port is the sender's free choice, so ip:port would be no limit at all.
-    if (this.limiter.take(hostKey(from), this.now * 1000) !== 0) {
+    // An unproven sender is keyed by host: a source port is its free choice, so ip:port would be no
+    // limit at all. A proven registration (its address echoed the cookie) keeps a budget of its own,
+    // so players behind one NAT do not share one once registered.
+    const rateKey = registration !== undefined ? from : hostKey(from);
+    if (this.limiter.take(rateKey, this.now * 1000) !== 0) {
       this.counters.rateLimited++;
       return;
     }
