@@ -70,3 +70,38 @@ describe('rendezvous hello rate per host', () => {
     assert.equal(counters.rateLimited, 0);
   });
 });
+
+describe('rendezvous rate for registered peers', () => {
+  it('players behind one NAT share the host budget only until registered: then each has its own', () => {
+    const network = new MemoryNetwork({ maxQueuedDatagrams: 1024 });
+    const privateKey = new Uint8Array(randomBytes(32));
+    const server = new RendezvousServer({
+      transport: network.createTransport(RENDEZVOUS),
+      protocolId: P2P_PROTOCOL,
+      privateKey,
+      unixTime: () => UNIX,
+    });
+    const players = [0, 1, 2].map((peer) => {
+      const token = issuePeerToken({
+        protocolId: P2P_PROTOCOL,
+        privateKey,
+        sessionId: 7n,
+        peer,
+        maxPeers: 3,
+        rendezvousAddress: RENDEZVOUS,
+        now: UNIX,
+      });
+      return new RawRendezvousPeer(token, network.createTransport(`10.0.0.9:${2000 + peer}` as Address));
+    });
+    for (const p of players) p.hello();
+    server.update(1);
+    for (const p of players) assert.equal(p.prove(), true);
+    server.update(1.01);
+    assert.deepEqual(server.sessionPeers(7n), [0, 1, 2]);
+    // 3 × 30 keep-alives at one instant: over one host's burst (40), within each player's own.
+    for (let i = 0; i < 30; i++) for (const p of players) p.keepAlive(0);
+    server.update(1.02);
+    assert.equal(server.counters.rateLimited, 0);
+    assert.deepEqual(server.sessionPeers(7n), [0, 1, 2]);
+  });
+});
