@@ -530,7 +530,7 @@ describe('RoomServer: rooms and the process', () => {
     assert.equal(room.score(room.clients[0]), 7);
   });
 
-  it('a throw of the shared MessageServer (no room owns it) is reported and the frame goes on', async () => {
+  it('a throw of the shared MessageServer (no room owns it) is counted and reported, and the rooms go on', async () => {
     const s = await roomScene();
     const room = await s.create({ tag: 'r' });
     const { client } = await s.join(room.roomId, 'ann');
@@ -545,10 +545,36 @@ describe('RoomServer: rooms and the process', () => {
     const tick = room.tick;
     await s.run(300);
     assert.equal(s.server.stats.frameErrors, 2);
-    assert.deepEqual(s.errors, ['update: Error: socket fault', 'update: Error: socket fault']);
+    assert.deepEqual(s.errors, ['update: Error: socket fault'], 'the next frame’s within the second');
     assert.equal(s.server.stats.roomsFailed, 0);
     assert.ok(room.tick > tick + 4, 'the room goes on');
     assert.ok(connected(client));
+  });
+
+  it('a persistent throw of the shared MessageServer is reported once a second, naming those not reported', async () => {
+    const s = await roomScene();
+    const room = await s.create({ tag: 'r' });
+    await s.join(room.roomId, 'ann'); // seated: the room is not disposed as empty meanwhile
+    await s.run(100);
+    const messages = s.server.messages;
+    const update = messages.update.bind(messages);
+    let faulty = true;
+    messages.update = (now: number) => {
+      if (faulty) throw new Error('socket fault');
+      update(now);
+    };
+    const tick = room.tick;
+    await s.run(2500); // 250 frames of 10 ms
+    faulty = false;
+    await s.run(100);
+    assert.equal(s.server.stats.frameErrors, 250);
+    assert.deepEqual(s.errors, [
+      'update: Error: socket fault',
+      'update (99 more not reported): Error: socket fault',
+      'update (99 more not reported): Error: socket fault',
+    ]);
+    assert.equal(s.server.stats.roomsFailed, 0);
+    assert.ok(room.tick > tick + 50, 'the room goes on');
   });
 
   it('a room type whose constructor throws is refused like an onCreate that throws', async () => {
