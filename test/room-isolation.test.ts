@@ -5,6 +5,7 @@
  * process's MessageServer.update) throws. Each broken room is disposed — its client disconnected
  * at once, the error reported to onError and onRoomFailed, a join or reconnect answered 410 with
  * why — while the calm room's player keeps playing and the process keeps serving new rooms.
+ * A per-client hook that throws on what a player sent (its join options) costs that player only.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -13,6 +14,7 @@ import { ClientState } from '../src/connection/client.js';
 import { BackendClient, BackendError } from '../src/services/backend-client.js';
 import { ROOM_FAILED } from '../src/services/backend-refusal.js';
 import { type LocalFleet, startLocalFleet } from '../src/services/local-fleet.js';
+import type { RoomClient } from '../src/services/room.js';
 import { roomChannel } from '../src/services/room-channels.js';
 import type { RoomFailure } from '../src/services/room-server-options.js';
 import { factory, PROTOCOL_ID, Score, TestRoom } from './support/room-scene.js';
@@ -23,6 +25,13 @@ class TickBug extends TestRoom {
   static armed = false;
   override onTick(): void {
     if (TickBug.armed) throw new Error('game bug in onTick');
+  }
+}
+
+/** A game that trusts the player's join options: its onAuth throws when `team` is missing. */
+class AuthBug extends TestRoom {
+  override onAuth(_client: RoomClient, options: Readonly<Record<string, unknown>>): boolean {
+    return (options.team as string).toUpperCase() !== '';
   }
 }
 
@@ -70,6 +79,7 @@ describe('room isolation over UDP', () => {
         calm: { type: TestRoom, defaults },
         tickBug: { type: TickBug, defaults },
         layerBug: { type: LayerBug, defaults },
+        authBug: { type: AuthBug, defaults },
       },
       protocolId: PROTOCOL_ID,
       factory,
@@ -87,12 +97,19 @@ describe('room isolation over UDP', () => {
     await fleet?.close();
   });
 
-  const player = async (who: string, room: string, tag: string) => {
+  /** A player seated in `room`, once it mirrors the `seated` players there (itself included). */
+  const player = async (
+    who: string,
+    room: string,
+    tag: string,
+    options: Record<string, unknown> = {},
+    seated = 1,
+  ) => {
     const client = new BackendClient({ url: fleet.url });
     await client.auth({ name: who });
-    const seat = await client.joinOrCreate(room, { transport: 'udp', options: { tag } });
+    const seat = await client.joinOrCreate(room, { transport: 'udp', options: { tag, ...options } });
     const end = await players.connect(seat.connectToken);
-    await until(`${who} to mirror its player`, 10_000, () => mirroredPlayers(end).length === 1);
+    await until(`${who} to mirror its room's players`, 10_000, () => mirroredPlayers(end).length === seated);
     return { client, seat, end };
   };
 
@@ -161,5 +178,39 @@ describe('room isolation over UDP', () => {
     const dee = await player('dee', 'tickBug', 'tick2');
     await scores(dee, 5);
     assert.ok(connected(ann.end));
+  });
+
+  it('a join whose options make onAuth throw refuses that player only: the room and its players go on', async () => {
+    const server = fleet.servers[0];
+    const failed = failures.length;
+    const hookErrors = server.stats.clientHookErrors;
+    const eve = await player('eve', 'authBug', 'auth', { team: 'red' });
+    const fay = await player('fay', 'authBug', 'auth', { team: 'blue' }, 2);
+    assert.equal(fay.seat.roomId, eve.seat.roomId);
+
+    const mallory = new BackendClient({ url: fleet.url });
+    await mallory.auth({ name: 'mallory' });
+    const seat = await mallory.join(eve.seat.roomId, { transport: 'udp', options: {} });
+    const end = await players.connect(seat.connectToken);
+    // Refused: let in by netcode, then disconnected by the room server (told, not timed out).
+    await until('mallory to be refused', 10_000, () => stateOf(end) === ClientState.Disconnected);
+    assert.ok(connected(eve.end) && connected(fay.end), 'the players in the room stay');
+    assert.equal(failures.length, failed, 'no room failed');
+
+    // Both score; each sees the room's total come back.
+    const total = (p: typeof eve) => mirroredPlayers(p.end).reduce((sum, q) => sum + q.score, 0);
+    eve.end.messages.send(1, Score, { add: 2 });
+    fay.end.messages.send(1, Score, { add: 3 });
+    for (const p of [eve, fay]) await until('the room to replicate the scores', 10_000, () => total(p) === 5);
+    assert.ok(connected(eve.end) && connected(fay.end));
+    assert.ok(server.room(eve.seat.roomId) !== undefined);
+    assert.equal(server.stats.clientHookErrors, hookErrors + 1);
+    assert.ok(
+      errors.some((e) => e.startsWith(`room authBug onAuth client ${seat.seatId}: TypeError`)),
+      errors.join('\n'),
+    );
+    // The room is not announced gone: a player with good options still joins it.
+    const gus = await player('gus', 'authBug', 'auth', { team: 'green' }, 3);
+    assert.equal(gus.seat.roomId, eve.seat.roomId);
   });
 });

@@ -5,6 +5,7 @@ import {
   type CreateRoomReply,
   type ManagedServer,
   processChannel,
+  type RoomClient,
   replyChannel,
 } from '../src/services/index.js';
 import { mirroredRooms, roomScene, Score, TestRoom } from './support/room-scene.js';
@@ -374,11 +375,11 @@ describe('RoomServer: rooms and the process', () => {
     assert.ok(TestRoom.log.includes('f: dispose'));
   });
 
-  it('an async hook whose promise rejects fails its room, not the process', async () => {
+  it('an async room-level hook whose promise rejects fails its room, not the process', async () => {
     const s = await roomScene();
     class Sulky extends TestRoom {
-      override onLeave(): Promise<void> {
-        return Promise.reject(new Error('async bug'));
+      override onTick(tick: number): Promise<void> | undefined {
+        return tick === 5 ? Promise.reject(new Error('async bug')) : undefined;
       }
     }
     s.server.define('sulky', Sulky);
@@ -386,16 +387,150 @@ describe('RoomServer: rooms and the process', () => {
     assert.ok(made.ok);
     const first = await s.join(made.room.roomId, 'ann');
     const second = await s.join(made.room.roomId, 'bob');
-    await s.run(200);
-    first.client.messages.disconnect();
-    await s.run(200);
-    assert.ok(!connected(second.client), 'the room went: its other client too');
+    await s.run(400);
+    assert.ok(!connected(first.client) && !connected(second.client), 'the room went with its clients');
     assert.equal(s.server.stats.roomsFailed, 1);
-    // Reported each time (the other client's leave, as the room is disposed, rejects too).
-    assert.deepEqual(new Set(s.errors), new Set(['room sulky onLeave: Error: async bug']));
+    assert.deepEqual(s.errors, ['room sulky onTick: Error: async bug']);
   });
 
-  it('a throw of the shared MessageServer (no room owns it) is reported and the frame goes on', async () => {
+  it('an onAuth that throws on one joiner’s options refuses that joiner only: the room and its players go on', async () => {
+    const failures: string[] = [];
+    const s = await roomScene({ onRoomFailed: (f) => failures.push(`${f.name} ${f.where}`) });
+    class Teams extends TestRoom {
+      override onAuth(_client: RoomClient, options: Readonly<Record<string, unknown>>): boolean {
+        return (options.team as string).toUpperCase() !== ''; // a game that trusts the join options
+      }
+    }
+    s.server.define('teams', Teams);
+    const made = await s.server.createRoom('teams', { tag: 't' });
+    assert.ok(made.ok);
+    const room = made.room as TestRoom;
+    const ann = await s.join(room.roomId, 'ann', { team: 'red' });
+    const bob = await s.join(room.roomId, 'bob', { team: 'blue' });
+    await s.run(200);
+    const mallory = await s.join(room.roomId, 'mallory', {});
+    await s.run(300);
+    assert.ok(!connected(mallory.client), 'the joiner is refused');
+    assert.ok(connected(ann.client) && connected(bob.client), 'the players in the room stay');
+    assert.equal(s.server.stats.roomsFailed, 0);
+    assert.deepEqual(failures, []);
+    assert.equal(s.server.stats.refused['auth refused'], 1);
+    assert.equal(s.server.stats.clientHookErrors, 1);
+    assert.equal(s.errors.length, 1);
+    assert.match(s.errors[0], new RegExp(`^room teams onAuth client ${mallory.seatId}: TypeError`));
+    assert.equal(s.server.room(room.roomId), room);
+    assert.equal(await s.directory.getSeat(mallory.seatId), null, 'its seat released');
+    for (const [end, add] of [
+      [ann, 3],
+      [bob, 4],
+    ] as const)
+      end.client.messages.send(1, Score, { add });
+    await s.run(200);
+    assert.ok(connected(ann.client) && connected(bob.client));
+    assert.deepEqual(
+      room.clients.map((c) => room.score(c)),
+      [3, 4],
+    );
+  });
+
+  it('an onMessage that throws on one client’s message disconnects that client only: the room and the others go on', async () => {
+    const s = await roomScene();
+    class Picky extends TestRoom {
+      override onMessage(client: RoomClient, message: { value: unknown }): void {
+        if ((message.value as { add: number }).add === 13) throw new Error('unlucky message');
+        super.onMessage(client, message);
+      }
+    }
+    s.server.define('picky', Picky);
+    const made = await s.server.createRoom('picky', { tag: 'p' });
+    assert.ok(made.ok);
+    const room = made.room as TestRoom;
+    const ann = await s.join(room.roomId, 'ann');
+    const bob = await s.join(room.roomId, 'bob');
+    const cy = await s.join(room.roomId, 'cy');
+    await s.run(200);
+    bob.client.messages.send(1, Score, { add: 13 });
+    bob.client.messages.send(1, Score, { add: 2 });
+    await s.run(300);
+    assert.equal(bob.client.messages.client.state, ClientState.Disconnected, 'told, not timed out');
+    assert.ok(connected(ann.client) && connected(cy.client), 'the others stay');
+    assert.equal(s.server.stats.roomsFailed, 0);
+    assert.equal(s.server.stats.clientHookErrors, 1, 'its messages after the throw are not delivered');
+    assert.deepEqual(s.errors, [`room picky onMessage client ${bob.seatId}: Error: unlucky message`]);
+    assert.ok(TestRoom.log.includes('p: leave bob true'), 'it left the room: onLeave ran');
+    assert.equal(s.server.room(room.roomId), room);
+    ann.client.messages.send(1, Score, { add: 5 });
+    cy.client.messages.send(1, Score, { add: 6 });
+    await s.run(200);
+    assert.ok(connected(ann.client) && connected(cy.client));
+    assert.deepEqual(
+      room.clients.map((c) => [c.userId, room.score(c)]),
+      [
+        ['ann', 5],
+        ['cy', 6],
+      ],
+    );
+  });
+
+  it('per-client hooks that throw or reject (onJoin, onReconnect, onLeave) cost their client only', async () => {
+    const s = await roomScene();
+    class Fragile extends TestRoom {
+      override onJoin(client: RoomClient): Promise<void> | undefined {
+        super.onJoin(client);
+        if (client.userId === 'bob') throw new Error('join bug');
+        return client.userId === 'cy' ? Promise.reject(new Error('async join bug')) : undefined;
+      }
+      override onReconnect(client: RoomClient): void {
+        throw new Error(`reconnect bug ${client.userId}`);
+      }
+      override onLeave(client: RoomClient, consented: boolean): void {
+        super.onLeave(client, consented);
+        throw new Error(`leave bug ${client.userId}`);
+      }
+    }
+    s.server.define('fragile', Fragile);
+    const made = await s.server.createRoom('fragile', { tag: 'f' });
+    assert.ok(made.ok);
+    const room = made.room as TestRoom;
+    const ann = await s.join(room.roomId, 'ann');
+    const bob = await s.join(room.roomId, 'bob');
+    const cy = await s.join(room.roomId, 'cy');
+    const dee = await s.join(room.roomId, 'dee');
+    await s.run(300);
+    assert.ok(connected(ann.client) && connected(dee.client));
+    assert.ok(!connected(bob.client) && !connected(cy.client), 'a throwing or rejecting onJoin disconnects');
+    // dee's link goes silent: dropped, then back on the same seat; its onReconnect throws.
+    dee.client.live = false;
+    await s.run(1500);
+    assert.ok(TestRoom.log.includes('f: drop dee'));
+    const back = s.connect(s.token({ roomId: room.roomId, seatId: dee.seatId }, dee.clientId));
+    await s.run(300);
+    assert.ok(!connected(back));
+    assert.deepEqual(
+      room.clients.map((c) => c.userId),
+      ['ann'],
+    );
+    assert.equal(s.server.stats.roomsFailed, 0);
+    assert.equal(s.server.room(room.roomId), room);
+    assert.deepEqual(
+      new Set(s.errors),
+      new Set([
+        `room fragile onJoin client ${bob.seatId}: Error: join bug`,
+        `room fragile onLeave client ${bob.seatId}: Error: leave bug bob`,
+        `room fragile onJoin client ${cy.seatId}: Error: async join bug`,
+        `room fragile onLeave client ${cy.seatId}: Error: leave bug cy`,
+        `room fragile onReconnect client ${dee.seatId}: Error: reconnect bug dee`,
+        `room fragile onLeave client ${dee.seatId}: Error: leave bug dee`,
+      ]),
+    );
+    assert.equal(s.server.stats.clientHookErrors, 6);
+    ann.client.messages.send(1, Score, { add: 7 });
+    await s.run(200);
+    assert.ok(connected(ann.client));
+    assert.equal(room.score(room.clients[0]), 7);
+  });
+
+  it('a throw of the shared MessageServer (no room owns it) is counted and reported, and the rooms go on', async () => {
     const s = await roomScene();
     const room = await s.create({ tag: 'r' });
     const { client } = await s.join(room.roomId, 'ann');
@@ -410,10 +545,36 @@ describe('RoomServer: rooms and the process', () => {
     const tick = room.tick;
     await s.run(300);
     assert.equal(s.server.stats.frameErrors, 2);
-    assert.deepEqual(s.errors, ['update: Error: socket fault', 'update: Error: socket fault']);
+    assert.deepEqual(s.errors, ['update: Error: socket fault'], 'the next frame’s within the second');
     assert.equal(s.server.stats.roomsFailed, 0);
     assert.ok(room.tick > tick + 4, 'the room goes on');
     assert.ok(connected(client));
+  });
+
+  it('a persistent throw of the shared MessageServer is reported once a second, naming those not reported', async () => {
+    const s = await roomScene();
+    const room = await s.create({ tag: 'r' });
+    await s.join(room.roomId, 'ann'); // seated: the room is not disposed as empty meanwhile
+    await s.run(100);
+    const messages = s.server.messages;
+    const update = messages.update.bind(messages);
+    let faulty = true;
+    messages.update = (now: number) => {
+      if (faulty) throw new Error('socket fault');
+      update(now);
+    };
+    const tick = room.tick;
+    await s.run(2500); // 250 frames of 10 ms
+    faulty = false;
+    await s.run(100);
+    assert.equal(s.server.stats.frameErrors, 250);
+    assert.deepEqual(s.errors, [
+      'update: Error: socket fault',
+      'update (99 more not reported): Error: socket fault',
+      'update (99 more not reported): Error: socket fault',
+    ]);
+    assert.equal(s.server.stats.roomsFailed, 0);
+    assert.ok(room.tick > tick + 50, 'the room goes on');
   });
 
   it('a room type whose constructor throws is refused like an onCreate that throws', async () => {

@@ -1,8 +1,9 @@
 /**
- * Room isolation: a room whose code (a hook) or a layer under it (its channels, its replication)
- * throws is reported, stops ticking and is disposed — its clients disconnected, the backends told
- * why — while the process's other rooms go on. Inside a frame the disposal waits for the frame's
- * end, so a room failing amid the MessageServer's update does not disconnect clients under it.
+ * Room isolation: a room whose room-level code (onTick) or a layer under it (its channels, its
+ * replication) throws is reported, stops ticking and is disposed — its clients disconnected, the
+ * backends told why — while the process's other rooms go on. Inside a frame the disposal waits for
+ * the frame's end, so a room failing amid the MessageServer's update does not disconnect clients
+ * under it. (A per-client hook that throws costs its client only: client-hooks.ts.)
  */
 import { type Directory, PROCESS_GONE, type ProcessGone } from './directory.js';
 import type { Room } from './room.js';

@@ -10,6 +10,7 @@ import type { AnyMessageType } from '../channels/message.js';
 import type { MessageServer } from '../channels/message-endpoints.js';
 import type { ServerDisconnectReason } from '../connection/server-options.js';
 import { TickClock } from '../latency/tick-clock.js';
+import { ClientHooks, isThenable } from './client-hooks.js';
 import type { Directory } from './directory.js';
 import type { TickTimes } from './process-presence.js';
 import { type Room, RoomClient } from './room.js';
@@ -27,7 +28,7 @@ export interface HostedRoom {
   emptySince: number;
   /** Asking the directory whether reservations are pending, before disposing. */
   checking: boolean;
-  /** Its code or a layer under it threw: no more ticks or messages, disposed at the frame's end. */
+  /** Its room-level code or a layer under it threw: no more ticks or messages, disposed at the frame's end. */
   failed: boolean;
   disposed: boolean;
 }
@@ -51,8 +52,13 @@ export interface SeatingCounters {
   leaves: number;
   drops: number;
   directoryErrors: number;
-  /** Room hooks that threw (reported through onError; each disposes of its room). */
+  /** Room-level hooks that threw (onTick; reported through onError, each fails its room). */
   hookErrors: number;
+  /**
+   * Per-client hooks that threw (onAuth, onJoin, onReconnect, onMessage, onDrop, onLeave; reported
+   * through onError): each costs its client only — refused, or disconnected — never the room.
+   */
+  clientHookErrors: number;
 }
 
 export interface SeatingOptions {
@@ -78,6 +84,7 @@ export class RoomSeating {
     drops: 0,
     directoryErrors: 0,
     hookErrors: 0,
+    clientHookErrors: 0,
   };
   /** Set by stop(): clients leave without directory calls (the process record goes with its seats). */
   stopping = false;
@@ -86,6 +93,7 @@ export class RoomSeating {
   private readonly slotClients: (RoomClient | null)[];
   private readonly slotRooms: (HostedRoom | null)[];
   private readonly releases: SeatReleases;
+  private readonly clientHooks: ClientHooks;
 
   constructor(private readonly o: SeatingOptions) {
     this.releases = new SeatReleases((seatId) =>
@@ -95,6 +103,11 @@ export class RoomSeating {
     this.serials = new Uint32Array(slots);
     this.slotClients = new Array(slots).fill(null);
     this.slotRooms = new Array(slots).fill(null);
+    this.clientHooks = new ClientHooks({
+      counters: this.counters,
+      report: o.report,
+      eject: (client) => this.eject(client),
+    });
   }
 
   /** Wraps a new room for hosting: its clock and its measured tick. */
@@ -168,7 +181,7 @@ export class RoomSeating {
           if (held === false && client.state === 'dropped') this.leave(client, false);
         },
       );
-      this.hook(room, 'onDrop', () => room.onDrop(client));
+      this.clientHooks.run(room, client, 'onDrop', () => room.onDrop(client));
       return;
     }
     this.leave(client, reason === 'client disconnected' || reason === 'kicked');
@@ -184,7 +197,7 @@ export class RoomSeating {
     if (hosted.room.seats.size === 0) hosted.emptySince = this.o.now();
     this.counters.leaves++;
     if (!this.stopping) this.releases.add(client.seatId);
-    this.hook(hosted.room, 'onLeave', () => hosted.room.onLeave(client, consented));
+    this.clientHooks.run(hosted.room, client, 'onLeave', () => hosted.room.onLeave(client, consented));
   }
 
   /** Releases again the seats whose release failed (called each heartbeat). */
@@ -211,12 +224,12 @@ export class RoomSeating {
           m = messages.receive(client.index, channel)
         ) {
           try {
-            this.settle(room, 'onMessage', room.onMessage(client, m, channel));
+            this.clientHooks.settle(room, client, 'onMessage', room.onMessage(client, m, channel));
           } catch (error) {
-            this.countHookError(room, 'onMessage', error);
+            this.clientHooks.threw(room, client, 'onMessage', error);
           }
           if (hosted.failed) return;
-          if (client.state !== 'joined') break;
+          if (client.state !== 'joined') break; // kicked, or its hook threw
         }
       }
     }
@@ -286,7 +299,7 @@ export class RoomSeating {
       this.seat(index, hosted, known);
       if (hosted.failed) return; // its channel could not be made: the room is gone
       this.counters.reconnections++;
-      this.hook(room, 'onReconnect', () => room.onReconnect(known));
+      this.clientHooks.run(room, known, 'onReconnect', () => room.onReconnect(known));
       return;
     }
     if (room.seats.size >= room.maxClients) {
@@ -300,7 +313,8 @@ export class RoomSeating {
     try {
       verdict = await room.onAuth(client, client.options);
     } catch (error) {
-      this.countHookError(room, 'onAuth', error);
+      // Join options are the player's: a hook throwing on them refuses that player, nobody else.
+      this.clientHooks.threw(room, client, 'onAuth', error);
       verdict = 'auth failed';
     }
     const gone = hosted.disposed || hosted.failed;
@@ -313,7 +327,7 @@ export class RoomSeating {
     this.seat(index, hosted, client);
     if (hosted.failed) return; // its channel could not be made: the room is gone
     this.counters.joins++;
-    this.hook(room, 'onJoin', () => room.onJoin(client, client.options));
+    this.clientHooks.run(room, client, 'onJoin', () => room.onJoin(client, client.options));
   }
 
   /**
@@ -383,29 +397,22 @@ export class RoomSeating {
     }
   }
 
-  /** Runs a room hook; a throw, or the rejection of the promise an async hook returns, fails the room. */
-  private hook(room: Room, where: string, call: () => unknown): void {
-    try {
-      this.settle(room, where, call());
-    } catch (error) {
-      this.countHookError(room, where, error);
-    }
-  }
-
-  /** What a hook returned: a promise (an async hook) that rejects fails the room too. */
+  /** What a room-level hook returned: a promise (an async hook) that rejects fails the room too. */
   private settle(room: Room, where: string, result: unknown): void {
     if (isThenable(result))
       Promise.resolve(result).catch((error: unknown) => this.countHookError(room, where, error));
+  }
+
+  /** Disconnects a client still joined here (a per-client hook of its threw): it leaves, consented. */
+  private eject(client: RoomClient): void {
+    if (client.state !== 'joined' || this.roomOf(client) === null) return;
+    if (client.index >= 0 && this.o.messages.server.isConnected(client.index))
+      this.o.messages.server.disconnect(client.index);
+    else this.leave(client, true);
   }
 
   private countHookError(room: Room, where: string, error: unknown): void {
     this.counters.hookErrors++;
     this.o.fail(room, where, error);
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
-  );
 }

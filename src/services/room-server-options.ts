@@ -59,7 +59,7 @@ export interface RoomServerOptions<M extends AnyMessageType = AnyMessageType> {
   onRoomFailed?(failure: RoomFailure): void;
 }
 
-/** What onRoomFailed is told: the room, where it threw (a hook's name, 'replication', 'channel <name>'). */
+/** What onRoomFailed is told: the room, where it threw ('onTick', 'replication', 'channel <name>'). */
 export interface RoomFailure {
   roomId: string;
   name: string;

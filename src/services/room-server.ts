@@ -28,6 +28,7 @@ import {
   type RoomServerStats,
 } from './room-server-options.js';
 import { randomId } from './seat-token.js';
+import { ThrottledReport } from './throttled-report.js';
 
 interface Definition {
   type: RoomType;
@@ -50,6 +51,8 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
   private creating = 0;
   private badRequests = 0;
   private frameErrors = 0;
+  /** A fault of the shared MessageServer may recur every frame: reported at most once a second. */
+  private readonly updateErrors: ThrottledReport;
   private readonly failures: RoomFailures;
   private unsubscribe: Unsubscribe | null = null;
   private frameTimer: ReturnType<typeof setInterval> | null = null;
@@ -62,6 +65,7 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
     this.processId = options.processId ?? (process.env[PROCESS_ID_ENV] || randomId());
     this.now = options.now ?? (() => performance.now());
     this.report = options.onError ?? ((error, where) => console.error(`RoomServer ${where}:`, error));
+    this.updateErrors = new ThrottledReport(this.report, 'update');
     const maxRooms = options.maxRooms ?? 64;
     if (!Number.isInteger(maxRooms) || maxRooms < 1)
       throw new RangeError(`RoomServer: maxRooms must be an integer >= 1, got ${maxRooms}`);
@@ -240,7 +244,8 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
   /**
    * One frame at `now` (ms, the server's clock): messages in, rooms' due ticks, packets out,
    * windows and empty rooms. A room whose code or layers throw is disposed at the frame's end (see
-   * onRoomFailed); a throw no room owns (the shared transports) is reported and the frame goes on.
+   * onRoomFailed); a throw no room owns (the shared MessageServer, its transports) skips the rest of
+   * that MessageServer.update, is counted and reported (throttled), and the frame's sweep goes on.
    */
   update(now: number = this.now()): void {
     if (this.phase === 'stopped') return;
@@ -258,7 +263,7 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
         this.messages.update(now / 1000);
       } catch (error) {
         this.frameErrors++;
-        this.report(error, 'update');
+        this.updateErrors.add(error, now);
       }
       this.seating.sweep(now);
     } finally {

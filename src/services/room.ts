@@ -122,7 +122,7 @@ export abstract class Room<M extends AnyMessageType = AnyMessageType> {
   onCreate(_options: Record<string, unknown>): void | Promise<void> {}
   /**
    * Admits a client whose seat was taken (`client.auth` holds what the verifier said of the
-   * player): false or a reason refuses it (its seat is released).
+   * player): false or a reason refuses it (its seat is released); so does a throw.
    */
   onAuth(
     _client: RoomClient,
@@ -138,9 +138,9 @@ export abstract class Room<M extends AnyMessageType = AnyMessageType> {
   onDrop(_client: RoomClient): void {}
   /** A dropped client is back, on a new connection (`client.index` changed) sent the whole world again. */
   onReconnect(_client: RoomClient): void {}
-  /** A message from a joined client, before the tick it arrived ahead of. */
+  /** A message from a joined client, before the tick it arrived ahead of. A throw disconnects that client only. */
   onMessage(_client: RoomClient, _message: RoomMessage<M>, _channel: number): void {}
-  /** One fixed step of the simulation; the replicated worlds are stamped right after it. */
+  /** One fixed step of the simulation; the replicated worlds are stamped right after it. A throw fails the room. */
   onTick(_tick: number, _dt: number): void {}
   /** The room is gone (empty past its grace, or the process stopped). */
   onDispose(): void | Promise<void> {}
