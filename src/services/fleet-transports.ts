@@ -11,8 +11,12 @@ import type { TransportKind } from '../join/join-answer.js';
 import { formatAddress } from '../transport/address.js';
 import { UdpTransport } from '../transport/udp-transport.js';
 import { WebRtcServerTransport } from '../transport/webrtc-server.js';
-import { createSignalingApp } from '../transport/webrtc-signaling.js';
-import { WebSocketServerTransport } from '../transport/websocket-server.js';
+import type { WebRtcServerTransportOptions } from '../transport/webrtc-server-options.js';
+import { createSignalingApp, type SignalingRouteOptions } from '../transport/webrtc-signaling.js';
+import {
+  WebSocketServerTransport,
+  type WebSocketServerTransportOptions,
+} from '../transport/websocket-server.js';
 import type { RoomServerTransport } from './room-server-options.js';
 
 /** Where a WebRTC peer posts its offer on the fleet's signalling servers. */
@@ -26,20 +30,47 @@ export interface FleetTransports {
   close(): Promise<void>;
 }
 
-/** Throws RangeError for an empty list, a kind not served here, or a kind listed twice. */
-export function checkFleetTransports(kinds: readonly TransportKind[]): void {
+/**
+ * The browser transports' own options, passed through to each server's transports: their limits
+ * (maxPeersPerAddress, handshakeTimeout...) and remoteIp. Where they listen and the address they
+ * list are the fleet's (its host, a free port each, the signalling path), so those are left out.
+ */
+export interface FleetTransportOptions {
+  /** WebSocketServerTransport's options (websocket-server-options.ts), for 'websocket'. */
+  webSocket?: Omit<WebSocketServerTransportOptions, 'address' | 'server' | 'path' | 'publicAddress'>;
+  /** WebRtcServerTransport's options (webrtc-server-options.ts), for 'webrtc'. */
+  webRtc?: Omit<WebRtcServerTransportOptions, 'port' | 'bindAddress' | 'publicIp' | 'localAddress'>;
+  /** The signalling route's options (webrtc-signaling.ts: remoteIp, maxBodyBytes), for 'webrtc'. */
+  webRtcSignaling?: Omit<SignalingRouteOptions, 'path'>;
+}
+
+/**
+ * Throws RangeError for an empty list, a kind not served here, a kind listed twice, or options for a
+ * kind not listed.
+ */
+export function checkFleetTransports(
+  kinds: readonly TransportKind[],
+  options: FleetTransportOptions = {},
+): void {
   if (!Array.isArray(kinds) || kinds.length === 0)
     throw new RangeError('transports: give at least one of udp, websocket, webrtc');
   for (const kind of kinds)
     if (kind !== 'udp' && kind !== 'websocket' && kind !== 'webrtc')
       throw new RangeError(`transports: ${JSON.stringify(kind)} is not udp, websocket or webrtc`);
   if (new Set(kinds).size !== kinds.length) throw new RangeError('transports: a kind is listed twice');
+  // Options for a transport not served would be ignored without a word: say so instead.
+  if (options.webSocket !== undefined && !kinds.includes('websocket'))
+    throw new RangeError("webSocket: options given, but transports does not list 'websocket'");
+  for (const name of ['webRtc', 'webRtcSignaling'] as const)
+    if (options[name] !== undefined && !kinds.includes('webrtc'))
+      throw new RangeError(`${name}: options given, but transports does not list 'webrtc'`);
 }
 
 /** Opens `kinds` on `host`, each on a free port; on a failure closes what it opened and rethrows. */
 export async function openFleetTransports(
   kinds: readonly TransportKind[],
   host: string,
+  options: FleetTransportOptions = {},
 ): Promise<FleetTransports> {
   const closers: (() => void | Promise<void>)[] = [];
   const served: RoomServerTransport[] = [];
@@ -58,13 +89,20 @@ export async function openFleetTransports(
         closers.push(() => socket.close());
         served.push({ kind, transport: socket });
       } else if (kind === 'websocket') {
-        const ws = await WebSocketServerTransport.open({ address: any });
+        const ws = await WebSocketServerTransport.open({ ...options.webSocket, address: any });
         closers.push(() => ws.close());
         served.push({ kind, transport: ws });
       } else {
-        const rtc = new WebRtcServerTransport({ port: await freeUdpPort(host), bindAddress: host });
+        const rtc = new WebRtcServerTransport({
+          ...options.webRtc,
+          port: await freeUdpPort(host),
+          bindAddress: host,
+        });
         closers.push(() => rtc.close());
-        const http = await listen(createSignalingApp(rtc, { path: FLEET_SIGNALING_PATH }).fetch, host);
+        const http = await listen(
+          createSignalingApp(rtc, { ...options.webRtcSignaling, path: FLEET_SIGNALING_PATH }).fetch,
+          host,
+        );
         closers.push(() => new Promise<void>((resolve) => http.close(() => resolve())));
         const { port } = http.address() as AddressInfo;
         signalingUrl = `http://${formatAddress(host, port)}${FLEET_SIGNALING_PATH}`;

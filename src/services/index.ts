@@ -32,6 +32,7 @@ export { type Session, SessionSigner } from './backend-session.js';
 export { parseCreateRoomRequest } from './create-room-answer.js';
 export * from './directory.js';
 export { EmbeddedDirectory, type EmbeddedDirectoryOptions } from './embedded-directory.js';
+export type { FleetTransportOptions } from './fleet-transports.js';
 export {
   IpcDirectory,
   type IpcDirectoryOptions,

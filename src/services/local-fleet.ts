@@ -23,7 +23,12 @@ import { UdpTransport } from '../transport/udp-transport.js';
 import { type BackendOptions, createBackend, type ServedBackend, serveBackend } from './backend.js';
 import type { Directory } from './directory.js';
 import { EmbeddedDirectory } from './embedded-directory.js';
-import { checkFleetTransports, type FleetTransports, openFleetTransports } from './fleet-transports.js';
+import {
+  checkFleetTransports,
+  type FleetTransportOptions,
+  type FleetTransports,
+  openFleetTransports,
+} from './fleet-transports.js';
 import type { MatchRules } from './match-rules.js';
 import { Matchmaker } from './matchmaker.js';
 import { RedisDirectory } from './redis-directory.js';
@@ -38,7 +43,12 @@ export type FleetRoom<M extends AnyMessageType> =
   | RoomType<M>
   | { type: RoomType<M>; defaults?: Partial<RoomDefaults> };
 
-export interface LocalFleetOptions<M extends AnyMessageType = AnyMessageType> {
+/**
+ * `webSocket`, `webRtc` and `webRtcSignaling` (FleetTransportOptions): the browser transports'
+ * own options for every server, e.g. a higher `maxPeersPerAddress` for players behind one NAT, or
+ * `remoteIp` behind a reverse proxy.
+ */
+export interface LocalFleetOptions<M extends AnyMessageType = AnyMessageType> extends FleetTransportOptions {
   /** The room types by name. */
   rooms: Record<string, FleetRoom<M>>;
   protocolId: bigint;
@@ -118,7 +128,7 @@ export async function startLocalFleet<M extends AnyMessageType>(
   if (match?.peerPools !== undefined && !wantsRendezvous && options.backend?.rendezvous === undefined)
     throw new RangeError('startLocalFleet: matchmaking.peerPools need rendezvous (or backend.rendezvous)');
   const kinds = options.transports ?? ['udp'];
-  checkFleetTransports(kinds);
+  checkFleetTransports(kinds, options);
   const host = options.host ?? '127.0.0.1';
   const privateKey = options.privateKey ?? new Uint8Array(randomBytes(32));
   const directory: Directory =
@@ -142,7 +152,7 @@ export async function startLocalFleet<M extends AnyMessageType>(
   };
   try {
     for (let i = 0; i < count; i++) {
-      const transports = await openFleetTransports(kinds, host);
+      const transports = await openFleetTransports(kinds, host, options);
       opened.push(transports);
       const server = new RoomServer<M>({
         ...options.server,

@@ -22,7 +22,7 @@ export interface SignalingRouteOptions {
   maxBodyBytes?: number;
   /**
    * The requester's IP, for the per-address offer limit (default: the socket's remote address).
-   * Behind a reverse proxy, read the proxy's header here.
+   * Behind a reverse proxy, read the proxy's header here. A throw answers that request 400.
    */
   remoteIp?: (c: Context) => string;
 }
@@ -55,7 +55,14 @@ export function signalingRoute(
       } catch {
         return c.json({ error: 'body is not JSON' }, 400);
       }
-      const answer = await transport.handleOffer(body, remoteIp(c));
+      let ip: string;
+      try {
+        ip = String(remoteIp(c));
+      } catch {
+        // Else hono answers 500 and logs a stack per request: a log any requester could flood.
+        return c.json({ error: 'the requester address could not be read' }, 400);
+      }
+      const answer = await transport.handleOffer(body, ip);
       return c.json(answer.body as object, answer.status as 200);
     },
   );

@@ -25,7 +25,8 @@ export interface WebSocketServerTransportOptions {
   maxPeersPerAddress?: number;
   /**
    * The client's IP, for maxPeersPerAddress (default: the socket's remote address). Behind a
-   * reverse proxy, read the proxy's header here, or every client is the proxy.
+   * reverse proxy, read the proxy's header here, or every client is the proxy. A throw refuses that
+   * upgrade with HTTP 400, counted in peersRefusedRemoteIp.
    */
   remoteIp?: (request: IncomingMessage) => string;
   /**
@@ -87,6 +88,8 @@ export interface WebSocketServerStats extends TransportStats {
   readonly peersRefused: number;
   /** Of peersRefused: the client (address or IPv6 /64) already held maxPeersPerAddress. */
   readonly peersRefusedPerAddress: number;
+  /** Of peersRefused: `remoteIp` threw for the upgrade request (HTTP 400). */
+  readonly peersRefusedRemoteIp: number;
   /** Peers dropped for a frame over maxPayload. */
   readonly peersOversized: number;
   /** Peers dropped for a text frame. */
@@ -108,6 +111,7 @@ export class WebSocketServerCounters extends TransportCounters implements WebSoc
   peersAccepted = 0;
   peersRefused = 0;
   peersRefusedPerAddress = 0;
+  peersRefusedRemoteIp = 0;
   peersOversized = 0;
   peersText = 0;
   peersBadFrame = 0;

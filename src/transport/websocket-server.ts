@@ -219,8 +219,18 @@ export class WebSocketServerTransport implements DatagramTransport {
       this.refuse(socket, 503, 'Service Unavailable');
       return;
     }
+    let ip: string;
+    try {
+      ip = String(this.remoteIp(request));
+    } catch {
+      // A throw here would escape the 'upgrade' listener and end the process (a proxy-header
+      // reader meeting a direct request without the header): that request alone is refused.
+      this.counters.peersRefusedRemoteIp++;
+      this.refuse(socket, 400, 'Bad Request');
+      return;
+    }
     // Counted from the upgrade on, so upgrades still finishing count against their client too.
-    const client = this.perAddress.take(String(this.remoteIp(request)));
+    const client = this.perAddress.take(ip);
     if (client === null) {
       this.counters.peersRefusedPerAddress++;
       this.refuse(socket, 503, 'Service Unavailable');
