@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { BackendClient } from '../src/join/backend-client.js';
 import { type LocalFleet, startLocalFleet } from '../src/services/local-fleet.js';
+import { player } from './support/backend-players.js';
 import { Note, noteFactory, openPeers } from './support/matched-peers.js';
 import { until } from './support/until.js';
 
@@ -16,12 +16,6 @@ const cleanups: (() => Promise<void> | void)[] = [];
 after(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
-
-async function player(url: string, name: string): Promise<BackendClient> {
-  const client = new BackendClient({ url });
-  await client.auth({ name });
-  return client;
-}
 
 let fleet: LocalFleet | null = null;
 async function theFleet(): Promise<LocalFleet> {

@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
-import { BackendClient, BackendError } from '../src/join/backend-client.js';
 import { startLocalFleet } from '../src/services/local-fleet.js';
 import type { RendezvousOptions } from '../src/services/peer-sessions.js';
+import { player, refusal } from './support/backend-players.js';
 import { noteFactory } from './support/matched-peers.js';
 
 const PROTOCOL = 0x6c69_6d69_7473n;
@@ -30,21 +30,6 @@ async function fleetWith(rendezvous: Partial<RendezvousOptions>) {
   });
   cleanups.push(() => fleet.close());
   return fleet;
-}
-
-async function player(url: string, name: string): Promise<BackendClient> {
-  const client = new BackendClient({ url });
-  await client.auth({ name });
-  return client;
-}
-
-async function refusal(promise: Promise<unknown>): Promise<BackendError> {
-  const error = await promise.then(
-    () => assert.fail('expected a refusal'),
-    (e: unknown) => e,
-  );
-  assert.ok(error instanceof BackendError, String(error));
-  return error;
 }
 
 describe('per-user peer session limits', () => {

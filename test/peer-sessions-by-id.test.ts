@@ -7,10 +7,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
-import { BackendClient, BackendError, type PeerSeat } from '../src/join/backend-client.js';
+import { BackendError, type PeerSeat } from '../src/join/backend-client.js';
 import { type LocalFleet, startLocalFleet } from '../src/services/local-fleet.js';
 import { RendezvousServer } from '../src/services/rendezvous-server.js';
 import { UdpTransport } from '../src/transport/udp-transport.js';
+import { player, refusal } from './support/backend-players.js';
 import { noteFactory, openPeers } from './support/matched-peers.js';
 import { RedisServer, redisSkip } from './support/redis.js';
 import { until } from './support/until.js';
@@ -20,21 +21,6 @@ const cleanups: (() => Promise<void> | void)[] = [];
 after(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
-
-async function player(url: string, name: string): Promise<BackendClient> {
-  const client = new BackendClient({ url });
-  await client.auth({ name });
-  return client;
-}
-
-async function refusal(promise: Promise<unknown>): Promise<BackendError> {
-  const error = await promise.then(
-    () => assert.fail('expected a refusal'),
-    (e: unknown) => e,
-  );
-  assert.ok(error instanceof BackendError, String(error));
-  return error;
-}
 
 let fleet: LocalFleet | null = null;
 async function theFleet(): Promise<LocalFleet> {
