@@ -5,6 +5,31 @@
 export { BitReader, BitWriter, bitsRequired, bitsRequired64 } from './bits/index.js';
 export * from './channels/index.js';
 export * from './connection/index.js';
+export type { GameClientOptions, GameClientToken } from './game/client-connect.js';
+export type { ShownEntity } from './game/client-view.js';
+// game API
+export {
+  defineGame,
+  type EntitySpec,
+  type GameDefinition,
+  type GameSpec,
+} from './game/define-game.js';
+export {
+  GameClient,
+  type GameClientExpert,
+  type GameClientStats,
+  type GameClientStatus,
+} from './game/game-client.js';
+export type {
+  AnyGameEntity,
+  EmitOptions as GameEmitOptions,
+  GameEntity,
+  GameHooks,
+  GamePlayer,
+  GameRules,
+  ServerGame,
+} from './game/game-rules.js';
+export type { Box, Circle, Shape } from './game/shapes.js';
 export * from './latency/index.js';
 export * from './lockstep/index.js';
 export {

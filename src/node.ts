@@ -29,3 +29,9 @@ export {
   WebSocketServerTransport,
   type WebSocketServerTransportOptions,
 } from './transport/websocket-server.js';
+
+// game API: GameServer, and UDP for GameClient (registered on import, as the AEAD is)
+import './game/udp-opener.js';
+
+export { GameServer, type GameServerOptions, type GameServerStats } from './game/game-server.js';
+export type { GameTransportKind } from './game/server-transports.js';

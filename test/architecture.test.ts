@@ -22,6 +22,7 @@ const LAYERS = [
   'latency',
   'lockstep',
   'join',
+  'game',
   'services',
 ];
 
@@ -32,6 +33,9 @@ const NODE_ONLY = new Set([
   'transport/websocket-server-options.ts',
   'transport/websocket-peer.ts',
   'connection/aead-node.ts',
+  'game/game-server.ts',
+  'game/server-transports.ts',
+  'game/udp-opener.ts',
 ]);
 
 function sources(dir: string): string[] {
