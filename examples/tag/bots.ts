@@ -1,11 +1,12 @@
 // Three bots play tag against a server (`node bots.js http://127.0.0.1:8080`) or, with ROOM=tag,
-// against a fleet's rooms. They play TAG_SECONDS seconds (default 20), then print the scores.
+// against a fleet's rooms (POOL=tag: matchmaking). They play TAG_SECONDS seconds (default 20), then print the scores.
 import { GameClient } from 'ghostwire/node';
 import { tag } from './game.js';
 
 const url = process.argv[2] ?? 'http://127.0.0.1:8080';
 const seconds = Number(process.env.TAG_SECONDS ?? 20);
 const room = process.env.ROOM;
+const pool = process.env.POOL;
 
 // #region rules
 type Place = { x: number; y: number };
@@ -20,7 +21,7 @@ const nearest = (me: Place, others: Place[]) =>
 // #endregion
 
 async function play(n: number): Promise<number> {
-  const client = await GameClient.connect(tag, url, room ? { room, name: `bot${n}` } : {});
+  const client = await GameClient.connect(tag, url, { room, pool, name: `bot${n}` });
   let tags = 0;
   client.on('tagged', () => tags++);
   const timer = setInterval(() => {

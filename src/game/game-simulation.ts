@@ -146,11 +146,17 @@ export class GameSimulation {
 
   /** The player is back on a new connection (a room's reconnection): same player and entity, new slot. */
   move(player: PlayerHandle, index: number): void {
-    if (this.bySlot[player.index] === player) this.bySlot[player.index] = null;
+    if (player.index >= 0 && this.bySlot[player.index] === player) this.bySlot[player.index] = null;
     this.bySlot[index] = player;
     player.index = index;
     const entity = player.entity;
     if (entity?.alive) this.own(player, entity as EntityHandle);
+  }
+
+  /** The player's connection dropped (a room holds its seat): it stays, idle, until `move` or `leave`. */
+  drop(player: PlayerHandle): void {
+    if (player.index >= 0 && this.bySlot[player.index] === player) this.bySlot[player.index] = null;
+    player.index = -1;
   }
 
   /** The player left for good (onLeave), and its entity goes. */
@@ -159,7 +165,7 @@ export class GameSimulation {
     if (at < 0) return;
     this.call('onLeave', () => this.hooks.onLeave?.(this.game, player));
     this.playerList.splice(at, 1);
-    if (this.bySlot[player.index] === player) this.bySlot[player.index] = null;
+    if (player.index >= 0 && this.bySlot[player.index] === player) this.bySlot[player.index] = null;
     const entity = player.entity as EntityHandle | null;
     if (entity?.alive) entity.destroy();
     player.entityHandle = null;
@@ -176,6 +182,7 @@ export class GameSimulation {
     try {
       const step = this.definition.step;
       for (const player of this.playerList) {
+        if (player.index < 0) continue; // dropped: its entity waits for its return
         const input = this.inputs.take(player.index, tick);
         if (input === null) continue;
         this.counters.inputsTaken++;
@@ -206,6 +213,7 @@ export class GameSimulation {
   own(player: PlayerHandle, entity: EntityHandle): void {
     player.entityHandle = entity;
     entity.ownerHandle = player;
+    if (player.index < 0) return; // dropped: told when it is back (move)
     this.world.setOwner(entity.entity, player.index);
     this.replication.emit(this.wiring.owner, { id: entity.id }, { to: player.index, reliable: true });
   }
@@ -215,10 +223,10 @@ export class GameSimulation {
     if (this.handles[entity.id] === entity) this.handles[entity.id] = null;
     this.lags.get(entity.entity.type)?.remove(entity.id);
     const owner = entity.ownerHandle;
-    if (owner !== null && owner.entityHandle === entity && this.bySlot[owner.index] === owner) {
-      owner.entityHandle = null;
+    if (owner === null || owner.entityHandle !== entity) return;
+    owner.entityHandle = null;
+    if (owner.index >= 0 && this.bySlot[owner.index] === owner)
       this.replication.emit(this.wiring.owner, { id: -1 }, { to: owner.index, reliable: true });
-    }
   }
 
   emit(name: string, value: unknown, options: EmitOptions = {}): void {
@@ -228,6 +236,7 @@ export class GameSimulation {
     const to = options.to;
     if (to !== undefined && !(to instanceof PlayerHandle && this.playerList.includes(to)))
       throw new RangeError('game.emit: to must be a player in this game');
+    if (to !== undefined && to.index < 0) return; // dropped: a returning client is sent the world, not its events
     this.replication.emit(type, value, {
       reliable: options.reliable ?? true,
       ...(to === undefined ? {} : { to: to.index }),

@@ -33,6 +33,8 @@ export { parseCreateRoomRequest } from './create-room-answer.js';
 export * from './directory.js';
 export { EmbeddedDirectory, type EmbeddedDirectoryOptions } from './embedded-directory.js';
 export type { FleetTransportOptions } from './fleet-transports.js';
+// game API: a game's rules as a room type (startLocalFleet's `games` does this for you)
+export { type FleetGame, gameRoom, gameRoomChannels } from './game-room.js';
 export {
   IpcDirectory,
   type IpcDirectoryOptions,
