@@ -47,7 +47,7 @@ export interface GameClientStats {
   /** The server tick shown for the others (NaN until known). */
   renderTick: number;
   mispredictions: number;
-  /** Events delivered to `on` handlers. */
+  /** The game's events received (whether a handler took them or not). */
   events: number;
   /** Times the connection was made again after a drop (rooms). */
   reconnections: number;
@@ -274,13 +274,10 @@ export class GameClient<E = any, P extends keyof E = any, I = any, V = any> {
     // Handlers run after the packets are read: a throw from one reaches the caller with the frame done.
     const events = this.pending.splice(0);
     for (const event of events) {
+      this.eventCount++;
       const name = this.wiring.eventNames.get(event.type);
       const set = name === undefined ? undefined : this.handlers.get(name);
-      if (set === undefined) continue;
-      for (const handler of set) {
-        this.eventCount++;
-        handler(event.value);
-      }
+      if (set !== undefined) for (const handler of set) handler(event.value);
     }
   }
 }
