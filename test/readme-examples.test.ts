@@ -26,7 +26,13 @@ function tsFiles(dir: string): string[] {
 }
 
 /** Guides whose code blocks are examples too (their regions are marked `// #region docs`). */
-const DOCS = ['docs/latency.md', 'docs/browsers-webrtc.md', 'docs/services.md', 'docs/rooms.md'];
+const DOCS = [
+  'docs/latency.md',
+  'docs/browsers-webrtc.md',
+  'docs/services.md',
+  'docs/rooms.md',
+  'docs/game.md',
+];
 
 /** A markdown file's ```ts blocks, each with the line it starts on. */
 function tsBlocks(file: string): { line: number; code: string }[] {
