@@ -37,7 +37,12 @@ export interface GameSimulationCounters {
   inputsRefused: number;
   hitTests: number;
   hookErrors: number;
+  /** Players' messages handed to onMessage. */
+  messages: number;
 }
+
+/** Messages taken from one player per tick at most; the rest wait in its channel (bounded there). */
+export const MAX_MESSAGES_PER_TICK = 16;
 
 /** Implements ServerGame (its generic signatures are checked at the hooks' boundary, `game`). */
 export class GameSimulation {
@@ -54,6 +59,7 @@ export class GameSimulation {
     inputsRefused: 0,
     hitTests: 0,
     hookErrors: 0,
+    messages: 0,
   };
   private readonly wiring: GameWiring;
   private readonly hooks: GameHooks;
@@ -172,6 +178,12 @@ export class GameSimulation {
     const entity = player.entity as EntityHandle | null;
     if (entity?.alive) entity.destroy();
     player.entityHandle = null;
+  }
+
+  /** @internal A message from a player: onMessage. */
+  deliver(player: PlayerHandle, name: string, value: unknown): void {
+    this.counters.messages++;
+    this.call('onMessage', () => this.hooks.onMessage?.(this.game, player, { name, value }));
   }
 
   /**

@@ -29,6 +29,7 @@ const arena = defineGame({
   input: t.object({ dx: t.int(-1, 1), fire: t.bool(), aimX: coord, aimY: coord, mode: t.int(0, 1) }),
   step: (a, input) => ({ ...a, x: Math.max(-60, Math.min(60, a.x + input.dx * 0.25)) }),
   events: { fired: t.object({ by: t.uint16(), hit: t.bool() }) },
+  messages: { chat: t.object({ text: t.string(64) }), ready: t.object({}) },
 });
 window.report = { status: 'starting' };
 try {
