@@ -79,7 +79,8 @@ describe('links between the README, BENCHMARKS.md and the guides', () => {
         const [path, fragment] = target.split('#');
         const file = path === '' ? page : normalize(join(dirname(page), path));
         if (!existsSync(join(root, file))) {
-          if (!WRITTEN_ELSEWHERE.has(file.replace(/\/$/, ''))) dead.push(`${page}:${line} ${target}: no ${file}`);
+          if (!WRITTEN_ELSEWHERE.has(file.replace(/\/$/, '')))
+            dead.push(`${page}:${line} ${target}: no ${file}`);
           continue;
         }
         if (fragment !== undefined && file.endsWith('.md') && !anchors(file).has(fragment))
