@@ -72,6 +72,14 @@ describe('links between the README, BENCHMARKS.md and the guides', () => {
     assert.ok(pages.flatMap(links).length >= 40);
   });
 
+  it('docs/README.md lists every guide in docs/', () => {
+    const listed = new Set(links('docs/README.md').map((link) => link.target.split('#')[0]));
+    const missing = pages.filter(
+      (page) => page.startsWith('docs/') && page !== 'docs/README.md' && !listed.has(page.slice(5)),
+    );
+    assert.deepEqual(missing, []);
+  });
+
   for (const page of pages) {
     it(`every relative link of ${page} names a file that exists, and a heading of it`, () => {
       const dead: string[] = [];
