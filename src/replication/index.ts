@@ -65,6 +65,7 @@ export {
   PriorityAccumulator,
   type PriorityOptions,
 } from './priority.js';
+export { DEFAULT_MAX_MISFITS, PrioritySelection } from './priority-selection.js';
 export {
   type ReplicationInterestOptions,
   ReplicationServer,
