@@ -8,6 +8,7 @@ export {
   BackendClient,
   type BackendClientOptions,
   BackendError,
+  type FetchLike,
   type MatchedPeerSeat,
   type MatchmakeOptions,
   type PeerMatchmakeOptions,
