@@ -1,6 +1,6 @@
 /**
  * The README's secure connections example, verbatim between the region markers; what it leaves to the reader
- * is declared around it so that tsc checks it (test/readme-examples.test.ts).
+ * is declared around it so that tsc checks it (test/project/readme-examples.test.ts).
  */
 declare const protocolId: bigint;
 declare const privateKey: Uint8Array;
@@ -10,10 +10,11 @@ declare const socket: UdpTransport;
 declare const clientSocket: UdpTransport;
 declare const reply: Uint8Array;
 declare const now: number;
-import type { Address } from 'ghostwire';
+import type { Address } from 'ghostwire/transport';
 
 // #region readme
-import { Client, generateConnectToken, Server, UdpTransport } from 'ghostwire/node';
+import { Client, generateConnectToken, Server } from 'ghostwire/connection';
+import { UdpTransport } from 'ghostwire/node';
 
 // Backend: authorize a client on a server (privateKey is shared by backend and servers only).
 const token = generateConnectToken({ protocolId, privateKey, clientId: 1234n, serverAddresses, now: unixSeconds });

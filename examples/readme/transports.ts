@@ -1,6 +1,6 @@
 /**
  * The README's transports and simulator example, verbatim between the region markers; what it leaves to the reader
- * is declared around it so that tsc checks it (test/readme-examples.test.ts).
+ * is declared around it so that tsc checks it (test/project/readme-examples.test.ts).
  */
 declare const bytes: Uint8Array;
 declare const now: number;
@@ -8,7 +8,7 @@ declare const endpoint: { receivePacket(data: Uint8Array): void };
 void MemoryNetwork;
 
 // #region readme
-import { MemoryNetwork, NetworkSimulator, toAddress } from 'ghostwire';
+import { MemoryNetwork, NetworkSimulator, toAddress } from 'ghostwire/transport';
 import { UdpTransport } from 'ghostwire/node';
 
 const udp = await UdpTransport.open({ address: '127.0.0.1:0', receiveBufferSize: 4 << 20 });

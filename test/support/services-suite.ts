@@ -1,13 +1,13 @@
 /**
  * The join path end to end, with real parts: the HTTP backend on a loopback port, BackendClient,
  * room servers on UDP, netcode clients mirroring their room (room-scene.ts's TestRoom), over a
- * directory chosen by the caller (embedded, or a real redis-server). test/services-e2e.test.ts runs
+ * directory chosen by the caller (embedded, or a real redis-server). test/services/services-e2e.test.ts runs
  * it on both.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { generateConnectToken } from '../../src/connection/connect-token.js';
-import { BackendClient, BackendError } from '../../src/services/backend-client.js';
+import { BackendClient, BackendError } from '../../src/services/index.js';
 import { type LocalFleet, startLocalFleet } from '../../src/services/local-fleet.js';
 import { roomChannel } from '../../src/services/room-channels.js';
 import { encodeSeatUserData } from '../../src/services/seat-token.js';
