@@ -7,7 +7,7 @@
  * internet add about two round trips to the rendezvous and one between the peers). Relayed pairs
  * here skip the punching (punchTimeout 0); by default a pair tries 3 s before it takes the relay.
  */
-import type { SecurePeerLinks } from '../../src/lockstep/secure-peer-links.js';
+import type { SecurePeerLinks } from '../../src/lockstep/links/secure-peer-links.js';
 import type { DatagramTransport } from '../../src/transport/transport.js';
 import { UdpTransport } from '../../src/transport/udp-transport.js';
 import { onlyFrom, peersOf, rendezvousOn } from '../../test/support/p2p-scene.js';

@@ -5,11 +5,11 @@
  * alone) and the tests' small arena game. Then dmath against Math.* per call.
  */
 
-import { dmath } from '../../src/lockstep/dmath.js';
-import type { PeerLinkEvent, PeerLinks } from '../../src/lockstep/peer-links.js';
-import type { PeerPacket } from '../../src/lockstep/rollback-channel.js';
-import type { RollbackGame } from '../../src/lockstep/rollback-options.js';
-import { RollbackSession } from '../../src/lockstep/rollback-session.js';
+import type { PeerLinkEvent, PeerLinks } from '../../src/lockstep/links/peer-links.js';
+import { dmath } from '../../src/lockstep/math/dmath.js';
+import type { PeerPacket } from '../../src/lockstep/rollback/rollback-channel.js';
+import type { RollbackGame } from '../../src/lockstep/rollback/rollback-options.js';
+import { RollbackSession } from '../../src/lockstep/rollback/rollback-session.js';
 import { compile } from '../../src/schema/codec.js';
 import { ArenaGame, ArenaInput, type ArenaInputValue, IDLE } from '../../test/support/rollback-game.js';
 import { check, measure, type SuiteContext, type Task } from '../harness.js';

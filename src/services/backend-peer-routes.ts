@@ -7,7 +7,7 @@
  */
 import type { Hono, MiddlewareHandler } from 'hono';
 import { z } from 'zod';
-import { MAX_SESSION_PEERS } from '../lockstep/peer-token.js';
+import { MAX_SESSION_PEERS } from '../lockstep/links/peer-token.js';
 import { Refusal } from './backend-refusal.js';
 import type { BackendEnv } from './backend-routes.js';
 import { validate } from './backend-schemas.js';

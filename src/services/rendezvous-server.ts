@@ -1,7 +1,7 @@
 import { type Aead, defaultAead } from '../connection/aead.js';
 import { readU32, readU64 } from '../connection/bytes.js';
 import { UsedTokens } from '../connection/used-tokens.js';
-import { isPeerPacketKind } from '../lockstep/peer-packet.js';
+import { isPeerPacketKind } from '../lockstep/links/peer-packet.js';
 import {
   BYE_BYTES,
   CHANNEL_HEADER_BYTES,
@@ -20,7 +20,7 @@ import {
   RendezvousKind,
   randomFirstSequence,
   writeNotice,
-} from '../lockstep/rendezvous-wire.js';
+} from '../lockstep/links/rendezvous-wire.js';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import type { Address } from '../transport/address.js';
 import { hostKey } from '../transport/address-key.js';

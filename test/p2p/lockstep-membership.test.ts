@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { LockstepEvent } from '../../src/lockstep/lockstep-options.js';
+import type { LockstepEvent } from '../../src/lockstep/lockstep/lockstep-options.js';
 import { LockstepScene, type ScenePeer } from '../support/lockstep-scene.js';
 import { testSeed } from '../support/seed.js';
 

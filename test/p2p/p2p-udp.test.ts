@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { defineMessage, MessageFactory } from '../../src/channels/index.js';
-import { PeerConnection } from '../../src/lockstep/peer-connection.js';
-import type { SecurePeerLinks } from '../../src/lockstep/secure-peer-links.js';
+import { PeerConnection } from '../../src/lockstep/links/peer-connection.js';
+import type { SecurePeerLinks } from '../../src/lockstep/links/secure-peer-links.js';
 import { t } from '../../src/schema/schema.js';
 import type { DatagramTransport } from '../../src/transport/transport.js';
 import { UdpTransport } from '../../src/transport/udp-transport.js';

@@ -2,11 +2,15 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { defaultAead } from '../../src/connection/aead.js';
-import { PeerPacketCrypto, PeerPacketKind } from '../../src/lockstep/peer-packet.js';
-import { openPeerTokenPrivate, PEER_TOKEN_BYTES, readPeerToken } from '../../src/lockstep/peer-token.js';
-import { RELAY_INNER_OFFSET, sealRelayFrame } from '../../src/lockstep/relay-frame.js';
-import { ChannelCrypto, HELLO_BYTES } from '../../src/lockstep/rendezvous-wire.js';
-import { SecurePeerLinks } from '../../src/lockstep/secure-peer-links.js';
+import { PeerPacketCrypto, PeerPacketKind } from '../../src/lockstep/links/peer-packet.js';
+import {
+  openPeerTokenPrivate,
+  PEER_TOKEN_BYTES,
+  readPeerToken,
+} from '../../src/lockstep/links/peer-token.js';
+import { RELAY_INNER_OFFSET, sealRelayFrame } from '../../src/lockstep/links/relay-frame.js';
+import { ChannelCrypto, HELLO_BYTES } from '../../src/lockstep/links/rendezvous-wire.js';
+import { SecurePeerLinks } from '../../src/lockstep/links/secure-peer-links.js';
 import { issuePeerToken } from '../../src/services/peer-token-issuer.js';
 import { RendezvousServer } from '../../src/services/rendezvous-server.js';
 import { toAddress } from '../../src/transport/address.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RollbackDepartures } from '../../src/lockstep/rollback-departures.js';
-import type { RollbackEvent } from '../../src/lockstep/rollback-stats.js';
+import { RollbackDepartures } from '../../src/lockstep/rollback/rollback-departures.js';
+import type { RollbackEvent } from '../../src/lockstep/rollback/rollback-stats.js';
 import { createScene, type ScenePeer, TICK } from '../support/rollback-scene.js';
 import { testSeed } from '../support/seed.js';
 

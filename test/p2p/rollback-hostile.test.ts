@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CustomChannel } from '../../src/channels/channel.js';
 import { defineMessage, MessageFactory } from '../../src/channels/index.js';
-import { LocalPeerLinks } from '../../src/lockstep/local-peer-links.js';
-import { PeerConnection } from '../../src/lockstep/peer-connection.js';
-import type { RollbackGame } from '../../src/lockstep/rollback-options.js';
-import { RollbackSession } from '../../src/lockstep/rollback-session.js';
+import { LocalPeerLinks } from '../../src/lockstep/links/local-peer-links.js';
+import { PeerConnection } from '../../src/lockstep/links/peer-connection.js';
+import type { RollbackGame } from '../../src/lockstep/rollback/rollback-options.js';
+import { RollbackSession } from '../../src/lockstep/rollback/rollback-session.js';
 import { compile } from '../../src/schema/codec.js';
 import { t } from '../../src/schema/schema.js';
 import { WriteStream } from '../../src/serialize/write-stream.js';
@@ -48,7 +48,7 @@ interface Entry {
   departures?: [number, number][];
 }
 
-/** The rollback entry's layout (src/lockstep/rollback-channel.ts). */
+/** The rollback entry's layout (src/lockstep/rollback/rollback-channel.ts). */
 function writeEntry(ws: WriteStream, e: Entry): void {
   ws.uint32(e.frame);
   ws.int(0, -128, 127);

@@ -6,8 +6,8 @@ import {
   PeerPacketCrypto,
   PeerPacketKind,
   peerPacketSequence,
-} from '../../src/lockstep/peer-packet.js';
-import { SecurePeerLinks } from '../../src/lockstep/secure-peer-links.js';
+} from '../../src/lockstep/links/peer-packet.js';
+import { SecurePeerLinks } from '../../src/lockstep/links/secure-peer-links.js';
 import { prng, randomInt } from '../../src/random/prng.js';
 import type { Address } from '../../src/transport/address.js';
 import { MemoryNetwork } from '../../src/transport/memory-transport.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -48,6 +48,19 @@ function sources(dir: string): string[] {
   );
 }
 
+/** What each sub-folder of lockstep/ may import from lockstep/ (below it: links and math). */
+const P2P_CONCERNS: Record<string, readonly string[]> = {
+  math: ['math'],
+  links: ['links', 'math'],
+  lockstep: ['lockstep', 'links', 'math'],
+  rollback: ['rollback', 'links', 'math'],
+};
+
+/** The source paths (relative to src/, `.js` as written) a file's relative imports point at. */
+function relativeTargets(file: { path: string; imports: string[] }): string[] {
+  return file.imports.filter((i) => i.startsWith('.')).map((i) => posix.join(posix.dirname(file.path), i));
+}
+
 const files = sources(src).map((path) => ({
   path: path.slice(src.length),
   imports: [...readFileSync(path, 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]),
@@ -73,9 +86,25 @@ describe('architecture', () => {
     for (const file of files) {
       const layer = LAYERS.indexOf(file.path.split('/')[0]);
       if (layer < 0) continue;
-      for (const spec of file.imports.filter((i) => i.startsWith('../'))) {
-        const target = LAYERS.indexOf(spec.split('/')[1]);
-        assert.ok(target >= 0 && target <= layer, `${file.path} imports ${spec}, which is not below it`);
+      for (const target of relativeTargets(file)) {
+        const below = LAYERS.indexOf(target.split('/')[0]);
+        assert.ok(below >= 0 && below <= layer, `${file.path} imports ${target}, which is not below it`);
+      }
+    }
+  });
+
+  it('lockstep/ keeps its concerns apart: turns and rollback share only peer links and deterministic math', () => {
+    const concerns = files.filter((f) => f.path.startsWith('lockstep/') && f.path.split('/').length === 3);
+    assert.ok(concerns.length > 30, `found ${concerns.length} files in lockstep/ sub-folders`);
+    for (const file of concerns) {
+      const allowed = P2P_CONCERNS[file.path.split('/')[1]];
+      assert.ok(
+        allowed !== undefined,
+        `${file.path}: lockstep/ has the sub-folders ${Object.keys(P2P_CONCERNS)}`,
+      );
+      for (const target of relativeTargets(file).filter((t) => t.startsWith('lockstep/'))) {
+        const concern = target.split('/')[1];
+        assert.ok(allowed.includes(concern), `${file.path} imports ${target}`);
       }
     }
   });

@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PeerPair } from '../../src/lockstep/peer-pair.js';
-import { HELLO_HEADER_BYTES, MAX_CANDIDATES, usableCandidates } from '../../src/lockstep/rendezvous-wire.js';
-import { SecurePeerLinks } from '../../src/lockstep/secure-peer-links.js';
+import { PeerPair } from '../../src/lockstep/links/peer-pair.js';
+import {
+  HELLO_HEADER_BYTES,
+  MAX_CANDIDATES,
+  usableCandidates,
+} from '../../src/lockstep/links/rendezvous-wire.js';
+import { SecurePeerLinks } from '../../src/lockstep/links/secure-peer-links.js';
 import { issuePeerToken } from '../../src/services/peer-token-issuer.js';
 import { RendezvousServer } from '../../src/services/rendezvous-server.js';
 import { type Address, toAddress } from '../../src/transport/address.js';

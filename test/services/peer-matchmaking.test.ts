@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { BackendClient, BackendError } from '../../src/join/backend-client.js';
-import { readPeerToken } from '../../src/lockstep/peer-token.js';
+import { readPeerToken } from '../../src/lockstep/links/peer-token.js';
 import { createBackend, type ServedBackend, serveBackend } from '../../src/services/backend.js';
 import { EmbeddedDirectory } from '../../src/services/embedded-directory.js';
 import { startLocalFleet } from '../../src/services/local-fleet.js';

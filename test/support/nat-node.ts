@@ -8,8 +8,8 @@
  * its counters. Both keep serving (a peer's acks and keep-alives let the others finish) until killed.
  */
 import { defineMessage, MessageFactory } from '../../src/channels/index.js';
-import { PeerConnection } from '../../src/lockstep/peer-connection.js';
-import { SecurePeerLinks } from '../../src/lockstep/secure-peer-links.js';
+import { PeerConnection } from '../../src/lockstep/links/peer-connection.js';
+import { SecurePeerLinks } from '../../src/lockstep/links/secure-peer-links.js';
 import { t } from '../../src/schema/schema.js';
 import { RendezvousServer } from '../../src/services/rendezvous-server.js';
 import { UdpTransport } from '../../src/transport/udp-transport.js';

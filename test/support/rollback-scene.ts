@@ -3,9 +3,9 @@
  * a seeded NetworkSimulator; simulated time at 60 ticks a second. Each peer's loop per tick:
  * addLocalInput, advanceFrame, update (the documented order).
  */
-import { LocalPeerLinks } from '../../src/lockstep/local-peer-links.js';
-import { RollbackSession } from '../../src/lockstep/rollback-session.js';
-import type { AdvanceResult, RollbackEvent } from '../../src/lockstep/rollback-stats.js';
+import { LocalPeerLinks } from '../../src/lockstep/links/local-peer-links.js';
+import { RollbackSession } from '../../src/lockstep/rollback/rollback-session.js';
+import type { AdvanceResult, RollbackEvent } from '../../src/lockstep/rollback/rollback-stats.js';
 import { MemoryNetwork } from '../../src/transport/memory-transport.js';
 import { NetworkSimulator } from '../../src/transport/simulator.js';
 import { ArenaGame, ArenaInput, type ArenaInputValue, IDLE, scriptedInput } from './rollback-game.js';

@@ -1,6 +1,6 @@
-import type { Aead } from '../connection/aead.js';
-import { type Address, parseAddress } from '../transport/address.js';
-import type { DatagramTransport } from '../transport/transport.js';
+import type { Aead } from '../../connection/aead.js';
+import { type Address, parseAddress } from '../../transport/address.js';
+import type { DatagramTransport } from '../../transport/transport.js';
 
 export interface SecurePeerLinksOptions {
   transport: DatagramTransport;

@@ -1,7 +1,7 @@
-import { bitsRequired } from '../bits/bits-required.js';
-import type { Codec } from '../schema/codec.js';
-import type { ReadStream } from '../serialize/read-stream.js';
-import type { WriteStream } from '../serialize/write-stream.js';
+import { bitsRequired } from '../../bits/bits-required.js';
+import type { Codec } from '../../schema/codec.js';
+import type { ReadStream } from '../../serialize/read-stream.js';
+import type { WriteStream } from '../../serialize/write-stream.js';
 import { TURN_MS_MAX, TURN_MS_MIN } from './lockstep-options.js';
 
 /**

@@ -1,4 +1,4 @@
-import { crc32 } from '../serialize/crc32.js';
+import { crc32 } from '../../serialize/crc32.js';
 
 /**
  * The checksum peers exchange for a turn or frame: CRC-32 of the game state's bytes (serialize

@@ -1,5 +1,5 @@
-import type { Schema } from '../schema/schema.js';
-import type { PeerLinks } from './peer-links.js';
+import type { Schema } from '../../schema/schema.js';
+import type { PeerLinks } from '../links/peer-links.js';
 
 /**
  * What a rollback session needs from the game (GGPO's small API, as callbacks): it saves and

@@ -1,8 +1,8 @@
-import { readU64, writeU32 } from '../connection/bytes.js';
-import { ReplayProtection } from '../connection/replay-protection.js';
-import { NO_TIME_YET } from '../time/check-time.js';
-import type { Address } from '../transport/address.js';
-import type { DatagramTransport } from '../transport/transport.js';
+import { readU64, writeU32 } from '../../connection/bytes.js';
+import { ReplayProtection } from '../../connection/replay-protection.js';
+import { NO_TIME_YET } from '../../time/check-time.js';
+import type { Address } from '../../transport/address.js';
+import type { DatagramTransport } from '../../transport/transport.js';
 import type { PeerToken } from './peer-token.js';
 import { sealRelayFrame } from './relay-frame.js';
 import {

@@ -1,7 +1,7 @@
-import { readNetcodeAddress, writeNetcodeAddress } from '../connection/address-codec.js';
-import type { Aead } from '../connection/aead.js';
-import { readU32, readU64, writeU32 } from '../connection/bytes.js';
-import { type Address, parseAddress } from '../transport/address.js';
+import { readNetcodeAddress, writeNetcodeAddress } from '../../connection/address-codec.js';
+import type { Aead } from '../../connection/aead.js';
+import { readU32, readU64, writeU32 } from '../../connection/bytes.js';
+import { type Address, parseAddress } from '../../transport/address.js';
 import { writeSequence } from './peer-packet.js';
 import { copyOf, PEER_TOKEN_NONCE_BYTES, PEER_TOKEN_PRIVATE_BYTES } from './peer-token.js';
 

@@ -1,5 +1,5 @@
-import type { Schema } from '../schema/schema.js';
-import type { PeerLinks } from './peer-links.js';
+import type { Schema } from '../../schema/schema.js';
+import type { PeerLinks } from '../links/peer-links.js';
 
 /**
  * What the game gives a lockstep session: its turn step and its state's checksum, snapshot and

@@ -1,5 +1,5 @@
+import type { PeerLinkEvent, PeerLinks } from '../links/peer-links.js';
 import type { LockstepPeerStats } from './lockstep-options.js';
-import type { PeerLinkEvent, PeerLinks } from './peer-links.js';
 
 /**
  * The links as the session's PeerConnections see them: every datagram counted per peer, and

@@ -1,7 +1,7 @@
-import type { CustomChannel, PacketRecord } from '../channels/channel.js';
-import type { ScratchList } from '../channels/scratch-list.js';
-import type { ReadStream } from '../serialize/read-stream.js';
-import type { WriteStream } from '../serialize/write-stream.js';
+import type { CustomChannel, PacketRecord } from '../../channels/channel.js';
+import type { ScratchList } from '../../channels/scratch-list.js';
+import type { ReadStream } from '../../serialize/read-stream.js';
+import type { WriteStream } from '../../serialize/write-stream.js';
 import { TurnList, type TurnListCodec } from './turn-list.js';
 import type { TurnStore } from './turn-store.js';
 

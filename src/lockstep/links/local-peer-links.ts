@@ -1,6 +1,6 @@
-import { checkTime, NO_TIME_YET } from '../time/check-time.js';
-import type { Address } from '../transport/address.js';
-import type { DatagramTransport } from '../transport/transport.js';
+import { checkTime, NO_TIME_YET } from '../../time/check-time.js';
+import type { Address } from '../../transport/address.js';
+import type { DatagramTransport } from '../../transport/transport.js';
 import { GOODBYE_COPIES, type PeerLinkEvent, type PeerLinks } from './peer-links.js';
 
 /** Datagram kinds of the plain links: one byte, then the sender's index, then the payload. */

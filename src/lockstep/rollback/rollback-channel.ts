@@ -16,12 +16,12 @@
  * ours, leaves a gap after the inputs we hold, changes an input we already hold, or carries a
  * checksum of a frame that is not a checksum frame.
  */
-import type { CustomChannel, PacketRecord } from '../channels/channel.js';
-import type { CustomChannelConfig } from '../channels/config.js';
-import type { ScratchList } from '../channels/scratch-list.js';
-import type { Codec } from '../schema/codec.js';
-import type { ReadStream } from '../serialize/read-stream.js';
-import { WriteStream } from '../serialize/write-stream.js';
+import type { CustomChannel, PacketRecord } from '../../channels/channel.js';
+import type { CustomChannelConfig } from '../../channels/config.js';
+import type { ScratchList } from '../../channels/scratch-list.js';
+import type { Codec } from '../../schema/codec.js';
+import type { ReadStream } from '../../serialize/read-stream.js';
+import { WriteStream } from '../../serialize/write-stream.js';
 import { INPUT_RING, type PeerInputs } from './peer-inputs.js';
 
 export const MAX_INPUTS_PER_PACKET = 64;

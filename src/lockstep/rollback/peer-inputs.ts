@@ -1,6 +1,6 @@
-import type { Codec } from '../schema/codec.js';
-import { ReadStream } from '../serialize/read-stream.js';
-import { WriteStream } from '../serialize/write-stream.js';
+import type { Codec } from '../../schema/codec.js';
+import { ReadStream } from '../../serialize/read-stream.js';
+import { WriteStream } from '../../serialize/write-stream.js';
 
 /** Frames of inputs a peer's queue holds (a power of two): far more than any rollback needs. */
 export const INPUT_RING = 256;

@@ -1,5 +1,5 @@
-import type { Address } from '../transport/address.js';
-import type { DatagramTransport } from '../transport/transport.js';
+import type { Address } from '../../transport/address.js';
+import type { DatagramTransport } from '../../transport/transport.js';
 import type { PeerPair } from './peer-pair.js';
 
 export interface PunchOptions {

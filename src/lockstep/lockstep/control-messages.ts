@@ -1,5 +1,5 @@
-import { defineMessage, MessageFactory } from '../channels/message.js';
-import { t } from '../schema/schema.js';
+import { defineMessage, MessageFactory } from '../../channels/message.js';
+import { t } from '../../schema/schema.js';
 import { TURN_MS_MAX, TURN_MS_MIN } from './lockstep-options.js';
 import { MAX_PEERS } from './turn-list.js';
 

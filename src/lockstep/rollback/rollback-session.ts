@@ -1,14 +1,14 @@
-import { defineMessage, MessageFactory } from '../channels/message.js';
-import { checkInputSchema } from '../latency/input-copy.js';
-import { type Codec, compile } from '../schema/codec.js';
-import { t } from '../schema/schema.js';
-import { checkTime, NO_TIME_YET } from '../time/check-time.js';
+import { defineMessage, MessageFactory } from '../../channels/message.js';
+import { checkInputSchema } from '../../latency/input-copy.js';
+import { type Codec, compile } from '../../schema/codec.js';
+import { t } from '../../schema/schema.js';
+import { checkTime, NO_TIME_YET } from '../../time/check-time.js';
+import { PeerConnection } from '../links/peer-connection.js';
+import type { PeerLinks } from '../links/peer-links.js';
 import { ChecksumLedger } from './checksum-ledger.js';
 import { FrameAdvantage } from './frame-advantage.js';
 import { PacketRateLimit } from './packet-rate-limit.js';
-import { PeerConnection } from './peer-connection.js';
 import { PeerInputs } from './peer-inputs.js';
-import type { PeerLinks } from './peer-links.js';
 import {
   type PeerPacket,
   type RefusalReason,

@@ -1,7 +1,7 @@
-import { defaultAead } from '../connection/aead.js';
-import { checkTime, NO_TIME_YET } from '../time/check-time.js';
-import { type Address, parseAddress } from '../transport/address.js';
-import type { DatagramTransport } from '../transport/transport.js';
+import { defaultAead } from '../../connection/aead.js';
+import { checkTime, NO_TIME_YET } from '../../time/check-time.js';
+import { type Address, parseAddress } from '../../transport/address.js';
+import type { DatagramTransport } from '../../transport/transport.js';
 import {
   DEFAULT_OPENER_ROUNDS,
   DEFAULT_OPENER_TTL,

@@ -1,4 +1,6 @@
-import { checkTime, NO_TIME_YET } from '../time/check-time.js';
+import { checkTime, NO_TIME_YET } from '../../time/check-time.js';
+import type { PeerConnection } from '../links/peer-connection.js';
+import type { DeterministicRandom } from '../math/deterministic-random.js';
 import {
   Departure,
   DepartureQuery,
@@ -10,7 +12,6 @@ import {
   Welcome,
 } from './control-messages.js';
 import { Departures } from './departures.js';
-import type { DeterministicRandom } from './deterministic-random.js';
 import { snapshotArrived, type WelcomeValue, welcomeArrived } from './late-join.js';
 import { LockstepCore } from './lockstep-core.js';
 import type {
@@ -19,7 +20,6 @@ import type {
   LockstepStats,
   LockstepStatus,
 } from './lockstep-options.js';
-import type { PeerConnection } from './peer-connection.js';
 import { TurnRunner } from './turn-runner.js';
 import { LATENESS_REPORT_INTERVAL } from './turn-timing.js';
 

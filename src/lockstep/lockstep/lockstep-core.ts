@@ -1,10 +1,12 @@
-import type { AnyMessageType, MessageType } from '../channels/message.js';
-import { type Codec, compile } from '../schema/codec.js';
-import { crc32 } from '../serialize/crc32.js';
-import { ReadStream } from '../serialize/read-stream.js';
-import { WriteStream } from '../serialize/write-stream.js';
+import type { AnyMessageType, MessageType } from '../../channels/message.js';
+import { type Codec, compile } from '../../schema/codec.js';
+import { crc32 } from '../../serialize/crc32.js';
+import { ReadStream } from '../../serialize/read-stream.js';
+import { WriteStream } from '../../serialize/write-stream.js';
+import { PeerConnection } from '../links/peer-connection.js';
+import { DeterministicRandom } from '../math/deterministic-random.js';
+import { stateChecksum } from '../math/state-checksum.js';
 import { controlFactory } from './control-messages.js';
-import { DeterministicRandom } from './deterministic-random.js';
 import type { WelcomeValue } from './late-join.js';
 import {
   type LockstepEvent,
@@ -14,9 +16,7 @@ import {
   resolveLockstepOptions,
 } from './lockstep-options.js';
 import { Membership, NEVER } from './membership.js';
-import { PeerConnection } from './peer-connection.js';
 import { PeerTraffic } from './peer-traffic.js';
-import { stateChecksum } from './state-checksum.js';
 import { ACCEPT, STALE, TOO_FAR, TurnChannel, type TurnChannelHost } from './turn-channel.js';
 import { type TurnList, TurnListCodec } from './turn-list.js';
 import { TURN_RING, TurnStore } from './turn-store.js';

@@ -1,6 +1,6 @@
-import { ReplayProtection } from '../connection/replay-protection.js';
-import { NO_TIME_YET } from '../time/check-time.js';
-import type { Address } from '../transport/address.js';
+import { ReplayProtection } from '../../connection/replay-protection.js';
+import { NO_TIME_YET } from '../../time/check-time.js';
+import type { Address } from '../../transport/address.js';
 
 /** How a pair's datagrams travel: straight between the peers, or through the relay. */
 export type PeerPath = 'direct' | 'relay';

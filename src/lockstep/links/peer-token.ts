@@ -1,7 +1,7 @@
-import { readNetcodeAddress, writeNetcodeAddress } from '../connection/address-codec.js';
-import type { Aead } from '../connection/aead.js';
-import { readU32, readU64, readU64Big, writeU32, writeU64 } from '../connection/bytes.js';
-import type { Address } from '../transport/address.js';
+import { readNetcodeAddress, writeNetcodeAddress } from '../../connection/address-codec.js';
+import type { Aead } from '../../connection/aead.js';
+import { readU32, readU64, readU64Big, writeU32, writeU64 } from '../../connection/bytes.js';
+import type { Address } from '../../transport/address.js';
 
 /**
  * The token a backend gives each peer of a session, shaped like netcode's connect token: a private

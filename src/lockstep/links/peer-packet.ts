@@ -1,5 +1,5 @@
-import type { Aead } from '../connection/aead.js';
-import { readU64, writeU32, writeU64 } from '../connection/bytes.js';
+import type { Aead } from '../../connection/aead.js';
+import { readU64, writeU32, writeU64 } from '../../connection/bytes.js';
 
 /**
  * The peer-to-peer datagram: kind u8 · sender u8 · receiver u8 · sequence u64 LE · ciphertext · MAC.
