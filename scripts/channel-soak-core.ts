@@ -8,14 +8,14 @@
  * in order, byte-identical.
  */
 import type { ChannelConfig } from '../src/channels/config.js';
-import { MessageConnection } from '../src/channels/connection.js';
 import { Block, defineMessage, MessageFactory } from '../src/channels/message.js';
+import { MessageConnection } from '../src/channels/message-connection.js';
 import { CHANNEL_RELIABLE_DEFAULTS } from '../src/channels/packet-defaults.js';
-import { ReliableEndpoint } from '../src/packet/endpoint.js';
+import { ReliableEndpoint } from '../src/packet/reliable-endpoint.js';
 import { prng, randomBytes } from '../src/random/prng.js';
 import { t } from '../src/schema/schema.js';
 import { MemoryNetwork } from '../src/transport/memory-transport.js';
-import { type LinkConditions, NetworkSimulator } from '../src/transport/simulator.js';
+import { type LinkConditions, NetworkSimulator } from '../src/transport/network-simulator.js';
 import { sameBytes } from './bytes.js';
 
 /** Two MessageConnections over ReliableEndpoints, joined by a seeded simulated link (both directions at A). */

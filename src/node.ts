@@ -16,7 +16,7 @@ export {
   WebRtcServerCounters,
   WebRtcServerTransport,
   type WebRtcServerTransportOptions,
-} from './transport/webrtc-server.js';
+} from './transport/webrtc-server-transport.js';
 export {
   createSignalingApp,
   type OfferHandler,
@@ -28,4 +28,4 @@ export {
   type WebSocketServerStats,
   WebSocketServerTransport,
   type WebSocketServerTransportOptions,
-} from './transport/websocket-server.js';
+} from './transport/websocket-server-transport.js';

@@ -1,7 +1,7 @@
 /** The messages bench, part 3: latency of reliable messages under loss. */
 
 import type { ChannelConfig } from '../../src/channels/config.js';
-import type { NetworkSimulator } from '../../src/transport/simulator.js';
+import type { NetworkSimulator } from '../../src/transport/network-simulator.js';
 import { check, fmt, type SuiteContext } from '../harness.js';
 import { expectNext, netcodePair } from './pair.js';
 import { Bench32, benchChannels, fillWords, printRows, RESEND_INTERVAL } from './shared.js';

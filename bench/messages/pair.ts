@@ -7,7 +7,7 @@ import { nodeAead } from '../../src/connection/aead-node.js';
 import { generateConnectToken } from '../../src/connection/connect-token.js';
 import type { Address } from '../../src/transport/address.js';
 import { MemoryNetwork } from '../../src/transport/memory-transport.js';
-import { NetworkSimulator } from '../../src/transport/simulator.js';
+import { NetworkSimulator } from '../../src/transport/network-simulator.js';
 import type { DatagramHandler, DatagramTransport, TransportStats } from '../../src/transport/transport.js';
 import { check, fail } from '../harness.js';
 import { benchChannels, benchFactory, PROTOCOL_ID, wordsMatch } from './shared.js';

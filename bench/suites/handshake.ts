@@ -26,7 +26,7 @@ import {
 } from '../../src/connection/constants.js';
 import { PacketCodec } from '../../src/connection/packets.js';
 import { Server, type ServerCounters } from '../../src/connection/server.js';
-import { ReliableEndpoint } from '../../src/packet/endpoint.js';
+import { ReliableEndpoint } from '../../src/packet/reliable-endpoint.js';
 import { prng, randomBytes } from '../../src/random/prng.js';
 import { type Address, toAddress } from '../../src/transport/address.js';
 import { MemoryNetwork } from '../../src/transport/memory-transport.js';

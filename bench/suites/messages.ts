@@ -24,12 +24,12 @@
  * To profile the child: GHOSTWIRE_PEER_NODE_ARGS="--cpu-prof --cpu-prof-dir=prof" (node flags for it).
  */
 import { fileURLToPath } from 'node:url';
-import { MessageConnection } from '../../src/channels/connection.js';
 import type { ReceivedMessage } from '../../src/channels/message.js';
+import { MessageConnection } from '../../src/channels/message-connection.js';
 import { MessageServer } from '../../src/channels/message-endpoints.js';
 import { nodeAead } from '../../src/connection/aead-node.js';
 import { generateConnectToken } from '../../src/connection/connect-token.js';
-import { ReliableEndpoint } from '../../src/packet/endpoint.js';
+import { ReliableEndpoint } from '../../src/packet/reliable-endpoint.js';
 import { UdpTransport } from '../../src/transport/udp-transport.js';
 import { check, fail, fmt, measure, type SuiteContext } from '../harness.js';
 import { runLatency } from '../messages/latency.js';

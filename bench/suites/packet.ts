@@ -4,7 +4,7 @@
  * notifications. update() runs once per 64 packets (a game tick's worth). Then a long run with
  * no GC in between shows whether the steady state allocates: the heap must not grow.
  */
-import { ReliableEndpoint } from '../../src/packet/endpoint.js';
+import { ReliableEndpoint } from '../../src/packet/reliable-endpoint.js';
 import { check, collectAllGarbage, fmt, measure, type SuiteContext } from '../harness.js';
 
 function pair(payloadBytes: number) {

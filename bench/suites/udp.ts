@@ -5,7 +5,7 @@
  * so this suite measures rounds itself (median of rounds) instead of the synchronous harness.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { ReliableEndpoint } from '../../src/packet/endpoint.js';
+import { ReliableEndpoint } from '../../src/packet/reliable-endpoint.js';
 import type { Address } from '../../src/transport/address.js';
 import { UdpTransport } from '../../src/transport/udp-transport.js';
 import { check, fmt, median, type SuiteContext } from '../harness.js';

@@ -1,4 +1,4 @@
-import { type MessageConnection, type MessageCounters, zeroMessageCounters } from './connection.js';
+import { type MessageConnection, type MessageCounters, zeroMessageCounters } from './message-connection.js';
 
 /**
  * Where the connection a stats() call describes stands: `disconnected` (no connection yet, or

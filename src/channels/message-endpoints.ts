@@ -4,10 +4,10 @@ import type { ReliableConfig } from '../packet/config.js';
 import type { BlockProgress, PacketRecord } from './channel.js';
 import { checkIndex } from './check-index.js';
 import type { ChannelConfig, ResolvedChannelConfig } from './config.js';
-import { MessageConnection, type UndeliveredReport } from './connection.js';
 import { type ConnectionStats, connectionStats, emptyStats, type LinkFigures } from './connection-stats.js';
 import { LateAckAlarm } from './late-ack-alarm.js';
 import type { AnyMessageType, Block, MessageFactory, MessageValue, ReceivedMessageOf } from './message.js';
+import { MessageConnection, type UndeliveredReport } from './message-connection.js';
 import { MessageScratch } from './message-scratch.js';
 import { CHANNEL_RELIABLE_DEFAULTS } from './packet-defaults.js';
 

@@ -1,5 +1,5 @@
 import { reliableConfig } from '../packet/config.js';
-import { ReliableEndpoint, transmitBufferBytes } from '../packet/endpoint.js';
+import { ReliableEndpoint, transmitBufferBytes } from '../packet/reliable-endpoint.js';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import type { Address } from '../transport/address.js';
 import { type Aead, defaultAead } from './aead.js';

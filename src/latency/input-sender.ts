@@ -6,7 +6,7 @@ import { type Codec, compile } from '../schema/codec.js';
 import type { Schema } from '../schema/schema.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
-import { checkInputSchema, InputCopier } from './input-copy.js';
+import { checkInputSchema, InputCopier } from './input-copier.js';
 import {
   countBits,
   type Feedback,
@@ -22,7 +22,7 @@ import {
   writeTick,
   writeView,
 } from './input-wire.js';
-import { LeadControl } from './time-dilation.js';
+import { LeadControl } from './lead-control.js';
 
 export interface InputSenderOptions<T> {
   /** The input's schema (the server's InputReceiver lists the same). */

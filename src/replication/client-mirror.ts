@@ -3,12 +3,12 @@ import type { CustomChannelConfig } from '../channels/config.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import { CONFIGURATION_DIFFERS, configurationHash } from './configuration.js';
 import { EntityHistory } from './entity-history.js';
+import type { EntityLayout } from './entity-layout.js';
 import { type AnyEntityType, checkTypes, type EntityType } from './entity-type.js';
 import { type AnyEventType, checkEvents, type EventHandler } from './event.js';
 import { EventReceiver } from './event-receiver.js';
 import { GhostReceiver, type GhostTable } from './ghost-receiver.js';
 import { type LaneState, sameState } from './lane-state.js';
-import type { EntityLayout } from './layout.js';
 
 /** A client's copy of one server entity. `value` is rebuilt in place when a new state arrives. */
 export interface Ghost<T = unknown> {

@@ -10,7 +10,7 @@ import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import { checkNonNegative } from './check-argument.js';
 import { type AnyCommandType, type CommandMessage, type CommandType, isCommandType } from './command.js';
 import type { AnyEntityType, EntityValue } from './entity-type.js';
-import type { Entity, ServerWorld } from './world.js';
+import type { Entity, ServerWorld } from './server-world.js';
 
 /** Why a command was refused. */
 export type CommandRefusal = 'invalid' | 'unowned' | 'missing-entity' | 'over-rate' | 'rejected-by-validator';

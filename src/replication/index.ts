@@ -3,7 +3,7 @@ export {
   type BandwidthBudgetOptions,
   DEFAULT_BYTES_PER_PACKET,
   DEFAULT_KBPS,
-} from './budget.js';
+} from './bandwidth-budget.js';
 export {
   ClientMirror,
   type ClientMirrorOptions,
@@ -43,6 +43,7 @@ export {
   writeDelta,
 } from './entity-delta.js';
 export { EntityHistory } from './entity-history.js';
+export { compileLayout, EntityLayout } from './entity-layout.js';
 export {
   type AnyEntityType,
   defineEntity,
@@ -63,22 +64,21 @@ export {
 export type { EmitOptions, EventLimits, EventStats } from './event-hub.js';
 export { FlowControl, type FlowControlOptions, type FlowMode } from './flow-control.js';
 export { IdList } from './id-list.js';
-export { InterestManager, type InterestManagerOptions, type RelevanceFilter } from './interest.js';
+export { InterestManager, type InterestManagerOptions, type RelevanceFilter } from './interest-manager.js';
 export { DEFAULT_LEAVE_FACTOR, InterestView, type InterestViewOptions } from './interest-view.js';
 export type { LaneState } from './lane-state.js';
-export { compileLayout, EntityLayout } from './layout.js';
 export { type BlobLane, DELTA_MIN_BITS, MAX_BLOB_LANES, MAX_SCALAR_LANES, type ScalarLane } from './plan.js';
 export {
   DEFAULT_DISTANCE_SCALE,
   type Importance,
   PriorityAccumulator,
   type PriorityOptions,
-} from './priority.js';
+} from './priority-accumulator.js';
 export { DEFAULT_MAX_MISFITS, PrioritySelection } from './priority-selection.js';
 export {
   type ReplicationInterestOptions,
   ReplicationServer,
   type ReplicationServerOptions,
 } from './replication-server.js';
+export { type Entity, ServerWorld, type ServerWorldOptions } from './server-world.js';
 export { type GridVisitor, SpatialGrid, type SpatialGridOptions } from './spatial-grid.js';
-export { type Entity, ServerWorld, type ServerWorldOptions } from './world.js';

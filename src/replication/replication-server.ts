@@ -1,7 +1,7 @@
 import { bitsRequired } from '../bits/bits-required.js';
 import { checkIndex } from '../channels/check-index.js';
 import type { CustomChannelConfig } from '../channels/config.js';
-import { BandwidthBudget, type BandwidthBudgetOptions } from './budget.js';
+import { BandwidthBudget, type BandwidthBudgetOptions } from './bandwidth-budget.js';
 import { checkPositive } from './check-argument.js';
 import { CommandRouter, type CommandRouterOptions } from './command-router.js';
 import { configurationHash } from './configuration.js';
@@ -12,13 +12,13 @@ import { EVENTS_HEAD_BITS } from './event-sender.js';
 import { FlowControl, type FlowControlOptions, type FlowMode } from './flow-control.js';
 import { GhostPlan, GhostSender, type GhostShared } from './ghost-sender.js';
 import { GENERATION_BITS, idBits, TICK_BITS, updateCountBits } from './ghost-wire.js';
-import { InterestManager } from './interest.js';
+import { InterestManager } from './interest-manager.js';
 import type { InterestView } from './interest-view.js';
-import { PriorityAccumulator, type PriorityOptions } from './priority.js';
+import { PriorityAccumulator, type PriorityOptions } from './priority-accumulator.js';
 import { PrioritySelection } from './priority-selection.js';
+import type { ServerWorld } from './server-world.js';
 import { SharedDeltas } from './shared-deltas.js';
 import type { SpatialGridOptions } from './spatial-grid.js';
-import type { ServerWorld } from './world.js';
 
 /** Relevancy by distance: entities whose type has a `position` are relevant within `radius` of a client's view. */
 export interface ReplicationInterestOptions {

@@ -21,7 +21,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { z } from 'zod';
 import { addMatchmakeRoutes, type MatchmakingQueue } from './backend-matchmake-routes.js';
 import { addPeerRoutes } from './backend-peer-routes.js';
-import { RateLimiter, type RateLimitOptions } from './backend-rate-limit.js';
+import { RateLimiter, type RateLimitOptions } from './backend-rate-limiter.js';
 import { Refusal, ROOM_FAILED, ROOM_GONE } from './backend-refusal.js';
 import {
   addRoomRoutes,
@@ -31,13 +31,13 @@ import {
   type VerifyResult,
 } from './backend-routes.js';
 import { guestAuthSchema } from './backend-schemas.js';
-import { DEFAULT_SEAT_LIMITS, SeatIssuer } from './backend-seats.js';
-import { SessionSigner } from './backend-session.js';
+import { DEFAULT_SEAT_LIMITS, SeatIssuer } from './backend-seat-issuer.js';
+import { SessionSigner } from './backend-session-signer.js';
 import { type Directory, PROCESS_GONE, type SeatLimits, type Unsubscribe } from './directory.js';
 import { checkSeatLimits } from './directory-checks.js';
 import { GoneRooms } from './gone-rooms.js';
 import { PeerTokenMinter, type RendezvousOptions } from './peer-sessions.js';
-import { DEFAULT_CREATE_TIMEOUT_MS, RoomPlacer } from './room-placement.js';
+import { DEFAULT_CREATE_TIMEOUT_MS, RoomPlacer } from './room-placer.js';
 import { randomId } from './seat-token.js';
 
 export interface BackendOptions<S extends z.ZodType = typeof guestAuthSchema> {

@@ -10,13 +10,13 @@ import { type ServerType, serve } from '@hono/node-server';
 import type { TransportKind } from '../join/join-answer.js';
 import { formatAddress } from '../transport/address.js';
 import { UdpTransport } from '../transport/udp-transport.js';
-import { WebRtcServerTransport } from '../transport/webrtc-server.js';
 import type { WebRtcServerTransportOptions } from '../transport/webrtc-server-options.js';
+import { WebRtcServerTransport } from '../transport/webrtc-server-transport.js';
 import { createSignalingApp, type SignalingRouteOptions } from '../transport/webrtc-signaling.js';
 import {
   WebSocketServerTransport,
   type WebSocketServerTransportOptions,
-} from '../transport/websocket-server.js';
+} from '../transport/websocket-server-transport.js';
 import type { RoomServerTransport } from './room-server-options.js';
 
 /** Where a WebRTC peer posts its offer on the fleet's signalling servers. */

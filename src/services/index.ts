@@ -23,12 +23,12 @@ export {
   serveBackend,
 } from './backend.js';
 export { type MatchmakingQueue, type MatchPoll, matchSeatId } from './backend-matchmake-routes.js';
-export { RateLimiter, type RateLimitOptions } from './backend-rate-limit.js';
+export { RateLimiter, type RateLimitOptions } from './backend-rate-limiter.js';
 export { Refusal, ROOM_FAILED, ROOM_GONE } from './backend-refusal.js';
 export type { RequestInfo, VerifyResult } from './backend-routes.js';
 export { guestAuthSchema, summarizeIssues } from './backend-schemas.js';
-export { DEFAULT_SEAT_LIMITS, type JoinAnswer } from './backend-seats.js';
-export { type Session, SessionSigner } from './backend-session.js';
+export { DEFAULT_SEAT_LIMITS, type JoinAnswer } from './backend-seat-issuer.js';
+export { type Session, SessionSigner } from './backend-session-signer.js';
 export { parseCreateRoomRequest } from './create-room-answer.js';
 export * from './directory.js';
 export { EmbeddedDirectory, type EmbeddedDirectoryOptions } from './embedded-directory.js';
@@ -81,7 +81,7 @@ export {
   serverAddressOf,
   TRANSPORT_KINDS,
   type TransportKind,
-} from './room-placement.js';
+} from './room-placer.js';
 export * from './room-requests.js';
 export {
   type CreateRoomResult,

@@ -25,9 +25,9 @@ import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import type { Address } from '../transport/address.js';
 import { hostKey } from '../transport/address-key.js';
 import type { DatagramTransport } from '../transport/transport.js';
-import { RateLimiter } from './backend-rate-limit.js';
+import { RateLimiter } from './backend-rate-limiter.js';
 import { openHello } from './rendezvous-hello.js';
-import { PendingRegistrations } from './rendezvous-pending.js';
+import { PendingRegistrations } from './rendezvous-pending-registrations.js';
 import { Registration } from './rendezvous-registration.js';
 import { Relay } from './rendezvous-relay.js';
 import {

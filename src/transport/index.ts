@@ -34,7 +34,7 @@ export {
   NetworkSimulator,
   type NetworkSimulatorOptions,
   type ResolvedLinkConditions,
-} from './simulator.js';
+} from './network-simulator.js';
 export {
   type DatagramHandler,
   DatagramQueue,
@@ -49,7 +49,7 @@ export {
   type WebRtcClientState,
   WebRtcClientTransport,
   type WebRtcClientTransportOptions,
-} from './webrtc-client.js';
+} from './webrtc-client-transport.js';
 export {
   DEFAULT_WEBSOCKET_MAX_DATAGRAM,
   type WebSocketClientState,
@@ -59,4 +59,4 @@ export {
   type WebSocketCloseInfo,
   type WebSocketConstructor,
   type WebSocketLike,
-} from './websocket-client.js';
+} from './websocket-client-transport.js';

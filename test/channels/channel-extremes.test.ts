@@ -15,11 +15,11 @@ import {
   MessageFactory,
   type ReceivedMessage,
 } from '../../src/channels/index.js';
-import type { ReliableOrderedChannel } from '../../src/channels/reliable-ordered.js';
+import type { ReliableOrderedChannel } from '../../src/channels/reliable-ordered-channel.js';
 import type { ReliableConfig } from '../../src/packet/config.js';
 import { prng, randomBytes } from '../../src/random/prng.js';
 import { t } from '../../src/schema/schema.js';
-import { type LinkConditions, NetworkSimulator } from '../../src/transport/simulator.js';
+import { type LinkConditions, NetworkSimulator } from '../../src/transport/network-simulator.js';
 import { messageSession } from '../support/message-session.js';
 import { testSeed } from '../support/seed.js';
 

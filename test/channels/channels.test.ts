@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { defineMessage, MessageConnection, MessageFactory } from '../../src/channels/index.js';
 import { prng, randomBytes } from '../../src/random/prng.js';
 import { t } from '../../src/schema/schema.js';
-import { NetworkSimulator } from '../../src/transport/simulator.js';
+import { NetworkSimulator } from '../../src/transport/network-simulator.js';
 import { messagePair } from '../support/message-pair.js';
 import { messageSession } from '../support/message-session.js';
 import { testSeed } from '../support/seed.js';

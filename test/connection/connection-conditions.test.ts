@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ClientState } from '../../src/connection/client.js';
 import { toAddress } from '../../src/transport/address.js';
-import type { LinkConditions } from '../../src/transport/simulator.js';
+import type { LinkConditions } from '../../src/transport/network-simulator.js';
 import { Clock, MemoryNetwork, makeClient, makeServer, run, token } from '../support/netcode-harness.js';
 import { testSeed } from '../support/seed.js';
 

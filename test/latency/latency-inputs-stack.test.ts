@@ -6,7 +6,7 @@ import { ClockSync, InputReceiver, InputSender, TickClock } from '../../src/late
 import { prng } from '../../src/random/prng.js';
 import { ClientMirror, defineEntity, ReplicationServer, ServerWorld } from '../../src/replication/index.js';
 import { t } from '../../src/schema/schema.js';
-import { NetworkSimulator } from '../../src/transport/simulator.js';
+import { NetworkSimulator } from '../../src/transport/network-simulator.js';
 import { messageSession } from '../support/message-session.js';
 import { testSeed } from '../support/seed.js';
 

@@ -7,7 +7,7 @@ import {
   type PacketRecord,
 } from '../../src/channels/index.js';
 import { InputReceiver, type InputReceiverOptions, InputSender } from '../../src/latency/index.js';
-import { LeadControl } from '../../src/latency/time-dilation.js';
+import { LeadControl } from '../../src/latency/lead-control.js';
 import { prng, randomInt } from '../../src/random/prng.js';
 import { SchemaValueError, t } from '../../src/schema/index.js';
 import { testSeed } from '../support/seed.js';

@@ -32,7 +32,7 @@ const LAYERS = [
 /** The only sources that may use Node's modules: the server transports, the native AEAD, and services/ (Node-only). */
 const NODE_ONLY = new Set([
   'transport/udp-transport.ts',
-  'transport/websocket-server.ts',
+  'transport/websocket-server-transport.ts',
   'transport/websocket-server-options.ts',
   'transport/websocket-peer.ts',
   'connection/aead-node.ts',
@@ -61,9 +61,39 @@ function relativeTargets(file: { path: string; imports: string[] }): string[] {
   return file.imports.filter((i) => i.startsWith('.')).map((i) => posix.join(posix.dirname(file.path), i));
 }
 
+/**
+ * Files that export one class yet are named for the wider thing they hold; the class is one part.
+ * Every other file that exports exactly one class (errors aside) is named after it.
+ */
+const FILE_CLASS_EXCEPTIONS: Record<string, string> = {
+  'channels/message.ts': 'defineMessage and the message types; MessageFactory builds them',
+  'connection/packets.ts': 'the netcode packet formats; PacketCodec is their codec',
+  'lockstep/links/peer-packet.ts': 'the peer packet format; PeerPacketCrypto seals it',
+  'lockstep/links/rendezvous-wire.ts': 'the rendezvous wire format; ChannelCrypto seals it',
+  'schema/generate-emitter.ts': "the code generator's helpers; Emitter is one",
+  'services/peer-sessions.ts': 'peer session ids and rendezvous options; PeerTokenMinter mints for them',
+  'services/room-channels.ts': 'channels routed to rooms: roomChannel, routeChannels, RoutedChannel',
+  'transport/webrtc-offer.ts': 'reading WebRTC offers; OfferRateLimit bounds them',
+  'transport/webrtc-server-options.ts': "the server's options and the counters it reports",
+  'transport/websocket-server-options.ts': "the server's options and the counters it reports",
+};
+
+/** A class name in kebab case, as its file is named (WebRtc and WebSocket are one word each). */
+function kebab(name: string): string {
+  return name
+    .replace(/WebRtc/g, 'Webrtc')
+    .replace(/WebSocket/g, 'Websocket')
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1-$2')
+    .toLowerCase();
+}
+
 const files = sources(src).map((path) => ({
   path: path.slice(src.length),
   imports: [...readFileSync(path, 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]),
+  classes: [...readFileSync(path, 'utf8').matchAll(/^export (?:abstract )?class (\w+)(?: extends (\w+))?/gm)]
+    .filter((m) => !m[1].endsWith('Error') && m[2] !== 'Error')
+    .map((m) => m[1]),
 }));
 
 describe('architecture', () => {
@@ -119,5 +149,21 @@ describe('architecture', () => {
       return parts.length !== 2 || TEST_HELPERS.has(parts[0]);
     });
     assert.deepEqual(misplaced, []);
+  });
+
+  it('a file that exports one class is named after it, kebab-case (a group prefix allowed: rendezvous-relay.ts)', () => {
+    const misnamed = files
+      .filter((f) => f.classes.length === 1 && !(f.path in FILE_CLASS_EXCEPTIONS))
+      .filter((f) => {
+        const base = f.path.split('/').pop()!.replace(/\.ts$/, '');
+        const name = kebab(f.classes[0]);
+        return base !== name && !base.endsWith(`-${name}`);
+      })
+      .map((f) => `${f.path} holds ${f.classes[0]}`);
+    assert.deepEqual(misnamed, []);
+    const stale = Object.keys(FILE_CLASS_EXCEPTIONS).filter(
+      (path) => files.find((f) => f.path === path)?.classes.length !== 1,
+    );
+    assert.deepEqual(stale, [], 'exceptions that no longer export exactly one class');
   });
 });

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defineMessage, MessageConnection, MessageFactory } from '../../src/channels/index.js';
 import { ClientState } from '../../src/connection/client.js';
-import { ReliableEndpoint } from '../../src/packet/endpoint.js';
+import { ReliableEndpoint } from '../../src/packet/reliable-endpoint.js';
 import { t } from '../../src/schema/index.js';
 import { toAddress } from '../../src/transport/address.js';
-import { NetworkSimulator } from '../../src/transport/simulator.js';
+import { NetworkSimulator } from '../../src/transport/network-simulator.js';
 import { UdpTransport } from '../../src/transport/udp-transport.js';
 import { Clock, MemoryNetwork, makeClient, makeServer, run, token } from '../support/netcode-harness.js';
 

@@ -15,8 +15,8 @@ import {
 import { createBackend } from '../../src/services/backend.js';
 import { ROOM_GONE } from '../../src/services/backend-refusal.js';
 import type { guestAuthSchema } from '../../src/services/backend-schemas.js';
-import type { JoinAnswer } from '../../src/services/backend-seats.js';
-import { SessionSigner } from '../../src/services/backend-session.js';
+import type { JoinAnswer } from '../../src/services/backend-seat-issuer.js';
+import { SessionSigner } from '../../src/services/backend-session-signer.js';
 import { EmbeddedDirectory } from '../../src/services/embedded-directory.js';
 import { decodeSeatUserData } from '../../src/services/seat-token.js';
 import {

@@ -7,7 +7,7 @@ import { LocalPeerLinks } from '../../src/lockstep/links/local-peer-links.js';
 import { RollbackSession } from '../../src/lockstep/rollback/rollback-session.js';
 import type { AdvanceResult, RollbackEvent } from '../../src/lockstep/rollback/rollback-stats.js';
 import { MemoryNetwork } from '../../src/transport/memory-transport.js';
-import { NetworkSimulator } from '../../src/transport/simulator.js';
+import { NetworkSimulator } from '../../src/transport/network-simulator.js';
 import { ArenaGame, ArenaInput, type ArenaInputValue, IDLE, scriptedInput } from './rollback-game.js';
 
 export interface SceneOptions {

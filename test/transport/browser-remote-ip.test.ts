@@ -11,7 +11,7 @@ import { type ServerType, serve } from '@hono/node-server';
 import type { Context } from 'hono';
 import WebSocket from 'ws';
 import { createSignalingApp } from '../../src/transport/webrtc-signaling.js';
-import { WebSocketServerTransport } from '../../src/transport/websocket-server.js';
+import { WebSocketServerTransport } from '../../src/transport/websocket-server-transport.js';
 
 /** The proxy header's first address; throws when the header is missing, as naive code does. */
 const forwardedFor = (headers: Record<string, unknown>) =>

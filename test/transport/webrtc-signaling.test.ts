@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import nodeDataChannel from 'node-datachannel';
 import { toAddress } from '../../src/transport/address.js';
-import { WebRtcClientTransport } from '../../src/transport/webrtc-client.js';
+import { WebRtcClientTransport } from '../../src/transport/webrtc-client-transport.js';
 import { candidatesOf, OfferRateLimit, readOffer, withCandidate } from '../../src/transport/webrtc-offer.js';
 import { LoopbackRTCPeerConnection, rtcServer, until } from '../support/webrtc-loopback.js';
 

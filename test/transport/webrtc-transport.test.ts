@@ -11,9 +11,9 @@ import { Client, ClientState } from '../../src/connection/client.js';
 import { generateConnectToken } from '../../src/connection/connect-token.js';
 import { t } from '../../src/schema/schema.js';
 import type { Address } from '../../src/transport/address.js';
-import type { WebRtcClientTransport } from '../../src/transport/webrtc-client.js';
+import type { WebRtcClientTransport } from '../../src/transport/webrtc-client-transport.js';
 import { candidatesOf } from '../../src/transport/webrtc-offer.js';
-import type { WebRtcServerTransport } from '../../src/transport/webrtc-server.js';
+import type { WebRtcServerTransport } from '../../src/transport/webrtc-server-transport.js';
 import { PRIVATE_KEY, PROTOCOL_ID } from '../support/netcode-harness.js';
 import {
   LoopbackRTCPeerConnection,

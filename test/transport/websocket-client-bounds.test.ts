@@ -14,8 +14,11 @@ import { readConnectToken } from '../../src/connection/connect-token.js';
 import { MAX_PACKET_BYTES } from '../../src/connection/constants.js';
 import { PacketCodec } from '../../src/connection/packets.js';
 import { Server } from '../../src/connection/server.js';
-import { WebSocketClientTransport } from '../../src/transport/websocket-client.js';
-import { type PeerCloseReason, WebSocketServerTransport } from '../../src/transport/websocket-server.js';
+import { WebSocketClientTransport } from '../../src/transport/websocket-client-transport.js';
+import {
+  type PeerCloseReason,
+  WebSocketServerTransport,
+} from '../../src/transport/websocket-server-transport.js';
 import { PRIVATE_KEY, PROTOCOL_ID } from '../support/netcode-harness.js';
 import { rawClientFrom, tokenFor, until, webSocketFrom } from '../support/websocket-loopback.js';
 

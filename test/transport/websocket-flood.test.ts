@@ -14,8 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { defineMessage, MessageClient, MessageFactory, MessageServer } from '../../src/channels/index.js';
 import { nodeAead } from '../../src/connection/aead-node.js';
 import { t } from '../../src/schema/schema.js';
-import { WebSocketClientTransport } from '../../src/transport/websocket-client.js';
-import { WebSocketServerTransport } from '../../src/transport/websocket-server.js';
+import { WebSocketClientTransport } from '../../src/transport/websocket-client-transport.js';
+import { WebSocketServerTransport } from '../../src/transport/websocket-server-transport.js';
 import { PRIVATE_KEY, PROTOCOL_ID } from '../support/netcode-harness.js';
 import { tokenFor, until, webSocketFrom } from '../support/websocket-loopback.js';
 

@@ -16,8 +16,11 @@ import { generateConnectToken } from '../../src/connection/connect-token.js';
 import { Server } from '../../src/connection/server.js';
 import { t } from '../../src/schema/schema.js';
 import { type Address, toAddress } from '../../src/transport/address.js';
-import { WebSocketClientTransport } from '../../src/transport/websocket-client.js';
-import { type PeerCloseReason, WebSocketServerTransport } from '../../src/transport/websocket-server.js';
+import { WebSocketClientTransport } from '../../src/transport/websocket-client-transport.js';
+import {
+  type PeerCloseReason,
+  WebSocketServerTransport,
+} from '../../src/transport/websocket-server-transport.js';
 import { PRIVATE_KEY, PROTOCOL_ID } from '../support/netcode-harness.js';
 
 const Chat = defineMessage('chat', t.object({ n: t.uint32(), text: t.string(100) }));

@@ -1,9 +1,9 @@
 import type { PacketRecord } from '../../channels/channel.js';
-import { MessageConnection } from '../../channels/connection.js';
 import type { AnyMessageType } from '../../channels/message.js';
+import { MessageConnection } from '../../channels/message-connection.js';
 import type { ChannelOptions } from '../../channels/message-endpoints.js';
 import { CHANNEL_RELIABLE_DEFAULTS } from '../../channels/packet-defaults.js';
-import { ReliableEndpoint } from '../../packet/endpoint.js';
+import { ReliableEndpoint } from '../../packet/reliable-endpoint.js';
 import type { PeerLinks } from './peer-links.js';
 
 /**

@@ -1,5 +1,5 @@
 import { defineMessage, MessageFactory } from '../../channels/message.js';
-import { checkInputSchema } from '../../latency/input-copy.js';
+import { checkInputSchema } from '../../latency/input-copier.js';
 import { type Codec, compile } from '../../schema/codec.js';
 import { t } from '../../schema/schema.js';
 import { checkTime, NO_TIME_YET } from '../../time/check-time.js';

@@ -1,5 +1,5 @@
 import type { ReadStream } from '../serialize/read-stream.js';
-import { MAX_FRAGMENTS_PER_PACKET } from './block-sender.js';
+import { MAX_FRAGMENTS_PER_PACKET } from './outgoing-block.js';
 import type { ScratchList } from './scratch-list.js';
 
 /** Shared by every receiver until its first block: empty, so never written. */

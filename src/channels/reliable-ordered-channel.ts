@@ -3,8 +3,6 @@ import { GrowingSequenceBuffer } from '../packet/growing-sequence-buffer.js';
 import { sequenceGreaterThan, sequenceLessThan } from '../packet/sequence.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
-import { IncomingBlock } from './block-receiver.js';
-import { MAX_FRAGMENTS_PER_PACKET, OutgoingBlock, TIME_EPSILON } from './block-sender.js';
 import {
   type BlockProgress,
   type Channel,
@@ -16,7 +14,9 @@ import {
   writeMessage,
 } from './channel.js';
 import type { ResolvedChannelConfig } from './config.js';
+import { IncomingBlock } from './incoming-block.js';
 import { Block, type MessageFactory, type ReceivedMessage, receivedMessage } from './message.js';
+import { MAX_FRAGMENTS_PER_PACKET, OutgoingBlock, TIME_EPSILON } from './outgoing-block.js';
 import { ScratchList } from './scratch-list.js';
 
 /** A queued message, or a block with its per-fragment state. */

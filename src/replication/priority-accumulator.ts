@@ -18,7 +18,7 @@
  */
 import { checkIndex } from '../channels/check-index.js';
 import { checkNonNegative, checkPositive } from './check-argument.js';
-import type { InterestManager } from './interest.js';
+import type { InterestManager } from './interest-manager.js';
 import type { InterestView } from './interest-view.js';
 
 /** How much a view wants an entity, per tick; `distance` is from the view's center. */

@@ -6,12 +6,12 @@ import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import type { BlockProgress, Channel, EncodedMessage, PacketRecord } from './channel.js';
 import { checkIndex } from './check-index.js';
 import { type ChannelConfig, type ResolvedChannelConfig, resolveChannel } from './config.js';
-import { CustomChannelAdapter } from './custom.js';
+import { CustomChannelAdapter } from './custom-channel-adapter.js';
 import type { AnyMessageType, Block, MessageFactory, MessageValue, ReceivedMessageOf } from './message.js';
 import { MessageScratch } from './message-scratch.js';
-import { ReliableOrderedChannel } from './reliable-ordered.js';
+import { ReliableOrderedChannel } from './reliable-ordered-channel.js';
 import { ScratchList } from './scratch-list.js';
-import { UnreliableChannel } from './unreliable.js';
+import { UnreliableChannel } from './unreliable-channel.js';
 
 export interface MessageConnectionOptions<M extends AnyMessageType = AnyMessageType> {
   factory: MessageFactory<M>;

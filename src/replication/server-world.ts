@@ -1,9 +1,9 @@
 import { checkIndex } from '../channels/check-index.js';
 import { EntityHistory } from './entity-history.js';
+import type { EntityLayout } from './entity-layout.js';
 import { type AnyEntityType, checkTypes, type EntityType } from './entity-type.js';
 import { IdList } from './id-list.js';
 import { type LaneState, sameState } from './lane-state.js';
-import type { EntityLayout } from './layout.js';
 
 /** A handle to a live entity: its id (reused after a destroy) and the generation that tells uses apart. */
 export interface Entity<T = unknown> {

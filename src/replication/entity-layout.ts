@@ -1,7 +1,7 @@
 import type { Schema } from '../schema/schema.js';
 import { copyState, type LaneState, zeroState } from './lane-state.js';
 import { type BlobLane, flatten, type ScalarLane, type WordRange } from './plan.js';
-import { Quantizer } from './quantize.js';
+import { Quantizer } from './quantizer.js';
 
 /**
  * An entity type's lanes: its schema flattened so that a state is a Uint32Array (one entry per

@@ -8,10 +8,10 @@ import { generateConnectToken } from '../connection/connect-token.js';
 import type { JoinAnswer } from '../join/join-answer.js';
 import { toAddress } from '../transport/address.js';
 import { Refusal, ROOM_GONE } from './backend-refusal.js';
-import type { Session } from './backend-session.js';
+import type { Session } from './backend-session-signer.js';
 import type { Directory, ProcessRecord, ReserveResult, RoomListing, Seat, SeatLimits } from './directory.js';
 import type { GoneRooms } from './gone-rooms.js';
-import { type RoomPlacer, serverAddressOf, type TransportKind } from './room-placement.js';
+import { type RoomPlacer, serverAddressOf, type TransportKind } from './room-placer.js';
 import { encodeSeatUserData, randomId } from './seat-token.js';
 
 export type { JoinAnswer };

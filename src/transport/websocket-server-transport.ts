@@ -19,7 +19,7 @@ import {
   DEFAULT_MAX_QUEUED_DATAGRAMS,
   receiveLimit,
 } from './transport.js';
-import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_WEBSOCKET_MAX_DATAGRAM } from './websocket-client.js';
+import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_WEBSOCKET_MAX_DATAGRAM } from './websocket-client-transport.js';
 import { WebSocketPeer as Peer } from './websocket-peer.js';
 import {
   CLOSE_CODES,
