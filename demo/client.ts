@@ -203,12 +203,12 @@ class Game {
       if (!status.handshakeDone) status.handshakeMs = performance.now();
       status.handshakeDone = true;
       this.bot.frame(now, Number.NaN); // the server's true tick is not known here: no sync error kept
-      status.datagramsReceived = this.transport.stats.received;
+      status.datagramsReceived = this.transport.stats().received;
       status.sections = this.bot.mirror.sectionsApplied;
       status.ghosts = this.bot.mirror.size;
       status.ghostsMax = Math.max(status.ghostsMax, status.ghosts);
       status.newestInputTick = this.bot.sender.newestTick;
-      status.mispredictions = this.bot.predictor.stats.mispredictions;
+      status.mispredictions = this.bot.predictor.stats().mispredictions;
     } catch (error) {
       status.errors.push(String((error as Error)?.stack ?? error));
       throw error;
@@ -249,7 +249,7 @@ class Game {
         `ghostwire demo · ${status.transport === 'webrtc' ? 'WebRTC' : 'WebSocket'}${status.botMode ? ' · bot' : ''}`,
         link,
         `delay ${((bot.latency.delay.ticks / 60) * 1000).toFixed(0)} ms  (render tick ${renderTick.toFixed(1)})`,
-        `mispredictions ${bot.predictor.stats.mispredictions}`,
+        `mispredictions ${bot.predictor.stats().mispredictions}`,
         `ghosts ${bot.mirror.size}  score ${mine?.value.score ?? 0}`,
       ],
     };

@@ -182,7 +182,7 @@ export function runLockstepFuzz(options: LockstepFuzzOptions): TargetReport {
     lockStats.rejected += lockPeer.refused;
     const why = lock.sessions[0].stats().lastRefusal;
     if (why !== null) lockStats.reasons.set(`last: ${why}`, (lockStats.reasons.get(`last: ${why}`) ?? 0) + 1);
-    const rollPeer = roll.sessions[0].stats.peers[1];
+    const rollPeer = roll.sessions[0].stats().peers[1];
     rollStats.accepted += rollPeer.packetsReceived; // the honest peer's among them
     rollStats.rejected += rollPeer.packetsInvalid;
     if (rollPeer.packetsInvalid > 0)

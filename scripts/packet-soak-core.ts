@@ -325,8 +325,8 @@ export function runSoak(options: SoakOptions): SoakReport {
     [b, a],
   ] as const) {
     const lostButDelivered = self.outcomes.finish();
-    const sender = snapshot(self.endpoint.counters);
-    const receiver = snapshot(other.endpoint.counters);
+    const sender = snapshot(self.endpoint.stats());
+    const receiver = snapshot(other.endpoint.stats());
     const log = other.deliveries;
     const expect = (what: string, got: number, want: number) => {
       if (got !== want) violations.add('counters', `${self.name}: ${what} is ${got}, expected ${want}`);
@@ -361,8 +361,8 @@ export function runSoak(options: SoakOptions): SoakReport {
       refused: log.refused,
       refusedThenDelivered: log.refusedThenDelivered,
       payloadBytes: log.payloadBytes,
-      link: { ...self.sim.counters.outgoing },
-      queueDropped: other.sim.inner.stats.dropped,
+      link: { ...self.sim.stats().outgoing },
+      queueDropped: other.sim.inner.stats().dropped,
       sender,
       receiver,
       rtt: {

@@ -133,7 +133,7 @@ export class ArenaBot {
   frame(now: number, serverPosition: number): void {
     const avatar = this.avatar();
     if (avatar !== null && this.latency.following !== avatar.id) this.latency.follow(avatar.id);
-    const p = this.predictor.stats;
+    const p = this.predictor.stats();
     const reconciled = p.reconciliations + p.historyMisses;
     const mispredicted = p.mispredictions;
     this.latency.frame(now, this.produce);
@@ -147,7 +147,7 @@ export class ArenaBot {
     this.syncError = this.latency.sync.estimate(now) - serverPosition;
     if (Number.isNaN(this.syncedAt)) this.syncedAt = now;
     if (now - this.syncedAt < 2) return;
-    if (this.mispredictionsAtSettle < 0) this.mispredictionsAtSettle = this.predictor.stats.mispredictions;
+    if (this.mispredictionsAtSettle < 0) this.mispredictionsAtSettle = this.predictor.stats().mispredictions;
     const size = Math.abs(this.syncError);
     this.syncErrorSum += size;
     this.syncErrorCount++;

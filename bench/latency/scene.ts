@@ -296,12 +296,12 @@ export function runLatencyScene(options: LatencySceneOptions): LatencySceneResul
     )
       continue;
     client.update(clock.now);
-    const before = predictor.stats.mispredictions;
+    const before = predictor.stats().mispredictions;
     latency.frame(clock.now, produce);
-    if (predictor.stats.mispredictions > before) {
+    if (predictor.stats().mispredictions > before) {
       mispredictions++;
       mispredictedAt.push(now);
-      corrections.push(predictor.stats.lastCorrection);
+      corrections.push(predictor.stats().lastCorrection);
     }
     // With prediction a changed input shows in the frame whose prediction first holds its tick:
     // the ticks the clock has run past it by then.
@@ -350,10 +350,10 @@ export function runLatencyScene(options: LatencySceneOptions): LatencySceneResul
     }
   }
   for (const s of samplers) starved += s.starved;
-  const stats = sender.stats;
+  const stats = sender.stats();
   return {
     seed,
-    reconciliations: predictor.stats.reconciliations,
+    reconciliations: predictor.stats().reconciliations,
     mispredictions,
     mispredictedAt,
     corrections,

@@ -49,7 +49,7 @@ function latencyRun(resendInterval: number, resendCopies: number, seconds: numbe
   check(expected === sentAt.length, `messages: latency: ${expected} of ${sentAt.length} delivered`);
   return {
     sorted: latencies.sort((a, b) => a - b),
-    link: (p.link as NetworkSimulator).counters,
+    link: (p.link as NetworkSimulator).stats(),
     sends: (sentAt.length + p.client.stats().messages.messagesResent) / sentAt.length,
   };
 }

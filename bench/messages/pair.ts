@@ -43,8 +43,8 @@ export class CountingTransport implements DatagramTransport {
   get closed(): boolean {
     return this.inner.closed;
   }
-  get stats(): TransportStats {
-    return this.inner.stats;
+  stats(): Readonly<TransportStats> {
+    return this.inner.stats();
   }
   send(to: Address, data: Uint8Array): void {
     this.sent++;

@@ -86,8 +86,8 @@ function floodedTablesBytes(): { bytes: number; pending: number } {
   }
   server.update(1);
   check(
-    server.counters.requestsAccepted === FLOOD,
-    `memory: ${server.counters.requestsAccepted} of ${FLOOD} requests accepted`,
+    server.stats().requestsAccepted === FLOOD,
+    `memory: ${server.stats().requestsAccepted} of ${FLOOD} requests accepted`,
   );
   const full = heapUsed();
   server.stop();

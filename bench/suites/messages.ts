@@ -325,7 +325,7 @@ async function runUdp(
     if (!running) return;
     try {
       const now = clock();
-      if (transport.stats.queued >= SERVER_BATCH || now - lastUpdate >= 0.0005) {
+      if (transport.stats().queued >= SERVER_BATCH || now - lastUpdate >= 0.0005) {
         lastUpdate = now;
         let k = 0;
         do {
@@ -335,7 +335,7 @@ async function runUdp(
             for (let m = server.receive(clientIndex, 0); m !== null; m = server.receive(clientIndex, 0))
               received = expectNext(m, received, 'UDP');
           }
-        } while (transport.stats.queued > 0 && ++k < 64);
+        } while (transport.stats().queued > 0 && ++k < 64);
       }
       setImmediate(loop);
     } catch (error) {
@@ -366,7 +366,7 @@ async function runUdp(
       time: clock(),
       received,
       updates,
-      datagrams: transport.stats.received,
+      datagrams: transport.stats().received,
       cpu: cpuSample(),
       machine: machineCpu(),
     };
@@ -424,7 +424,7 @@ async function runUdp(
       packetsLost: m2.c.packetsLost - m1.c.packetsLost,
       rtt: m2.c.rtt,
       queue: m2.c.queue,
-      drops: transport.stats.dropped,
+      drops: transport.stats().dropped,
       machineBusy: machineCpuPercent(m1.s.machine, m2.s.machine)?.busyPercent ?? null,
       kernel: kernelUdpErrorsSince(kernelBefore, kernelAfter),
     };

@@ -50,7 +50,7 @@ async function introduce(count: number, relay: boolean, session: bigint): Promis
     for (const l of links)
       for (const p of l.connectedPeers())
         check(l.pathTo(p) === (relay ? 'relay' : 'direct'), `peer ${l.self} → ${p}: ${l.pathTo(p)}`);
-    return { ms, relayed: rendezvous.server.counters.relay.forwarded };
+    return { ms, relayed: rendezvous.server.stats().relay.forwarded };
   } finally {
     for (const l of links) l.close();
     for (const s of sockets) s.close();

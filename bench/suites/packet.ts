@@ -69,8 +69,8 @@ export function runPacket(ctx: SuiteContext): void {
   );
   check(small.acked > 0 && large.acked > 0, 'packet: nothing was acked');
   check(
-    small.a.counters.packetsLost === 0,
-    `packet: ${small.a.counters.packetsLost} packets lost on a perfect link`,
+    small.a.stats().packetsLost === 0,
+    `packet: ${small.a.stats().packetsLost} packets lost on a perfect link`,
   );
   const pps = (name: string) => {
     const r = results.find((x) => x.name === name)!;

@@ -129,9 +129,9 @@ function rollbackTasks(name: string, make: () => RollbackGame<ArenaInputValue, I
       name: `${name}: RollbackSession`,
       units: FRAMES_PER_ITERATION,
       run(n) {
-        const before = scene.session.stats.framesResimulated;
+        const before = scene.session.stats().framesResimulated;
         for (let i = 0; i < n; i++) scene.step();
-        return scene.session.stats.framesResimulated - before;
+        return scene.session.stats().framesResimulated - before;
       },
       verify(n, result) {
         check(
@@ -144,9 +144,9 @@ function rollbackTasks(name: string, make: () => RollbackGame<ArenaInputValue, I
       name: `${name}: RollbackSession, 1-frame rollbacks`,
       units: 2,
       run(n) {
-        const before = shallow.session.stats.framesResimulated;
+        const before = shallow.session.stats().framesResimulated;
         for (let i = 0; i < n; i++) shallow.step();
-        return shallow.session.stats.framesResimulated - before;
+        return shallow.session.stats().framesResimulated - before;
       },
       verify(n, result) {
         check(result === n, `rollback bench: ${result} frames resimulated in ${n} 1-frame rollbacks`);

@@ -95,7 +95,7 @@ export async function runUdp(ctx: SuiteContext): Promise<void> {
         check(delivered >= count, `udp: ${label}: only ${delivered} of ${count} delivered`);
         rates.push(delivered / seconds);
       }
-      const dropped = p.tb.stats.dropped + p.ta.stats.dropped;
+      const dropped = p.tb.stats().dropped + p.ta.stats().dropped;
       rows.push(
         `${label.padEnd(28)} ${fmt(median(rates)).padStart(12)} packets/s   (min ${fmt(Math.min(...rates))}, max ${fmt(Math.max(...rates))}; queue drops ${dropped})`,
       );

@@ -143,7 +143,7 @@ export function runStack(scene: SceneModule, condition: Condition, frames: numbe
     }),
     clock.now,
   );
-  const stats = serverSocket.stats;
+  const stats = serverSocket.stats();
   // Every server packet is encrypted: a prefix byte (sequence bytes in its high nibble), the
   // sequence, and the MAC. Counted at the socket, bench-only.
   let netcodeBytes = 0;

@@ -31,7 +31,7 @@ export interface LinkFigures {
   readonly packetLoss: number;
   readonly sentKbps: number;
   readonly receivedKbps: number;
-  readonly counters: { readonly lateAcks: number };
+  stats(): { readonly lateAcks: number };
 }
 
 /** The figures of a connection (live, or final once it ended: its objects are kept, not reset). */
@@ -46,8 +46,8 @@ export function connectionStats(
     packetLoss: link.packetLoss,
     sentKbps: link.sentKbps,
     receivedKbps: link.receivedKbps,
-    lateAcks: link.counters.lateAcks,
-    messages: { ...connection.counters },
+    lateAcks: link.stats().lateAcks,
+    messages: { ...connection.stats() },
     queues: connection.queueDepths(),
   };
 }

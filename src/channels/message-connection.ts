@@ -99,7 +99,7 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
   readonly factory: MessageFactory<M>;
   readonly channels: readonly Channel[];
   readonly packetBudgetBytes: number;
-  readonly counters: MessageCounters = zeroMessageCounters();
+  private readonly counters: MessageCounters = zeroMessageCounters();
   private readonly order: number[];
   /** Custom channels that take the link's figures before each packet. */
   private readonly linkObservers: CustomChannelAdapter[];
@@ -159,6 +159,11 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
     this.reader = scratch.reader;
     this.seen = scratch.seen;
     this.staged = this.channels.map(() => new ScratchList<unknown>());
+  }
+
+  /** What the connection has counted (live: read it, copy it to keep a snapshot). */
+  stats(): Readonly<MessageCounters> {
+    return this.counters;
   }
 
   private channel(where: string, index: number): Channel {

@@ -166,7 +166,7 @@ export class MessageServer<M extends AnyMessageType = AnyMessageType> {
       if (c === null || !this.server.isConnected(i)) continue;
       const report = this.onLateAcks;
       if (report !== undefined) {
-        const late = this.lateAckAlarms[i].due(this.server.endpoint(i).counters.lateAcks, now);
+        const late = this.lateAckAlarms[i].due(this.server.endpoint(i).stats().lateAcks, now);
         if (late > 0) report(i, late);
       }
       if (c.observesLink) {
@@ -323,7 +323,7 @@ export class MessageClient<M extends AnyMessageType = AnyMessageType> {
     if (this.connection !== null && this.client.state === ClientState.Connected) {
       const report = this.onLateAcks;
       if (report !== undefined && this.client.endpoint) {
-        const late = this.lateAckAlarm.due(this.client.endpoint.counters.lateAcks, now);
+        const late = this.lateAckAlarm.due(this.client.endpoint.stats().lateAcks, now);
         if (late > 0) report(late);
       }
       const { data, record } = this.connection.writePacket(now);

@@ -69,7 +69,7 @@ class Reassembly {
  */
 export class ReliableEndpoint<R = unknown> {
   readonly config: ReliableConfig;
-  readonly counters: ReliableCounters = emptyReliableCounters();
+  private readonly counters: ReliableCounters = emptyReliableCounters();
   /** Smoothed round-trip time, ms. */
   rtt = 0;
   rttMin = 0;
@@ -149,6 +149,11 @@ export class ReliableEndpoint<R = unknown> {
         `ReliableEndpoint: transmitBuffer must be a Uint8Array of at least ${bytes} bytes`,
       );
     this.transmitBuffer = transmitBuffer ?? new Uint8Array(bytes);
+  }
+
+  /** What the endpoint has counted: packets, acks, fragments, refusals (live: read it, copy it to keep a snapshot). */
+  stats(): Readonly<ReliableCounters> {
+    return this.counters;
   }
 
   /** Bytes held by fragment reassembly: capped at fragmentReassemblyBufferSize × (maxFragments × fragmentSize + 9). */

@@ -79,6 +79,7 @@ export {
   type ReplicationInterestOptions,
   ReplicationServer,
   type ReplicationServerOptions,
+  type ReplicationStats,
 } from './replication-server.js';
 export { type Entity, ServerWorld, type ServerWorldOptions } from './server-world.js';
 export { type GridVisitor, SpatialGrid, type SpatialGridOptions } from './spatial-grid.js';

@@ -3,7 +3,7 @@ import { checkIndex } from '../channels/check-index.js';
 import type { CustomChannelConfig } from '../channels/config.js';
 import { BandwidthBudget, type BandwidthBudgetOptions } from './bandwidth-budget.js';
 import { checkPositive } from './check-argument.js';
-import { CommandRouter, type CommandRouterOptions } from './command-router.js';
+import { CommandRouter, type CommandRouterOptions, type CommandStats } from './command-router.js';
 import { configurationHash } from './configuration.js';
 import { maxDeltaBits } from './entity-delta.js';
 import { type AnyEventType, type EventType, payloadLengthBits } from './event.js';
@@ -28,6 +28,12 @@ export interface ReplicationInterestOptions {
   radius: number;
   /** See InterestViewOptions.leaveFactor (default 1.15). */
   leaveFactor?: number;
+}
+
+/** What replication counts: the events over every client and the client commands. */
+export interface ReplicationStats {
+  readonly events: Readonly<EventStats>;
+  readonly commands: Readonly<CommandStats>;
 }
 
 export interface ReplicationServerOptions {
@@ -79,6 +85,7 @@ export class ReplicationServer {
   private readonly senders: (GhostSender | null)[];
   private readonly shared: GhostShared;
   private readonly eventHub: EventHub;
+  private readonly counters: ReplicationStats;
   private readonly spatial: boolean;
   private readonly radius: number;
   private readonly leaveFactor: number | undefined;
@@ -108,6 +115,7 @@ export class ReplicationServer {
     this.commands = new CommandRouter({ ...options.commands, world, maxClients });
     this.senders = new Array(maxClients).fill(null);
     this.eventHub = new EventHub(world, maxClients, options.events ?? [], options.eventLimits);
+    this.counters = { events: this.eventHub.stats, commands: this.commands.stats() };
     this.shared = {
       world,
       configuration: configurationHash(
@@ -192,9 +200,9 @@ export class ReplicationServer {
     this.eventHub.emit(type, value, options);
   }
 
-  /** Event counters over every client (see EventStats). */
-  get eventStats(): Readonly<EventStats> {
-    return this.eventHub.stats;
+  /** What replication has counted over every client (live: read it, copy it to keep a snapshot). */
+  stats(): Readonly<ReplicationStats> {
+    return this.counters;
   }
 
   /**

@@ -61,7 +61,7 @@ const RESEND_WINDOW = 16;
  * registered peers whose direct path did not open. Bad input is counted, never thrown.
  */
 export class RendezvousServer {
-  readonly counters: RendezvousCounters;
+  private readonly counters: RendezvousCounters;
   private readonly transport: DatagramTransport;
   private readonly protocolId: bigint;
   private readonly privateKey: Uint8Array;
@@ -115,6 +115,11 @@ export class RendezvousServer {
       burst: Math.max(200, relayPerSecond / 5),
     });
     this.counters = newRendezvousCounters(this.relay.counters);
+  }
+
+  /** What the server has counted: registrations, refusals, relayed bytes (live: read it, copy it to keep a snapshot). */
+  stats(): Readonly<RendezvousCounters> {
+    return this.counters;
   }
 
   get localAddress(): Address {

@@ -144,7 +144,8 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
     return this.phase === 'stopped' ? 'draining' : this.phase;
   }
 
-  get stats(): Readonly<RoomServerStats> {
+  /** What the room server has counted (a snapshot, taken at the call). */
+  stats(): Readonly<RoomServerStats> {
     return {
       ...this.seating.counters,
       directoryErrors: this.seating.counters.directoryErrors + this.presence.errors,

@@ -33,6 +33,7 @@ export {
   type LinkDirection,
   NetworkSimulator,
   type NetworkSimulatorOptions,
+  type NetworkSimulatorStats,
   type ResolvedLinkConditions,
 } from './network-simulator.js';
 export {

@@ -122,7 +122,6 @@ export class MemoryTransport implements DatagramTransport {
   readonly localAddress: Address;
   readonly maxDatagramSize: number;
   readonly maxDatagramsPerReceive: number;
-  readonly stats: TransportStats;
   private readonly counters = new TransportCounters();
   private readonly queue: DatagramQueue;
   private isClosed = false;
@@ -145,7 +144,6 @@ export class MemoryTransport implements DatagramTransport {
       Number.MAX_SAFE_INTEGER,
     );
     this.queue = new DatagramQueue(options.maxQueuedDatagrams, this.counters);
-    this.stats = this.counters;
   }
 
   get closed(): boolean {
@@ -155,6 +153,11 @@ export class MemoryTransport implements DatagramTransport {
   /** Bytes of pooled storage held by the receive queue. */
   get queueStorageBytes(): number {
     return this.queue.storageBytes;
+  }
+
+  /** The counters this transport keeps (live: read them, copy to keep a snapshot). */
+  stats(): Readonly<TransportStats> {
+    return this.counters;
   }
 
   send(to: Address, data: Uint8Array): void {

@@ -260,23 +260,35 @@ class Link {
   }
 }
 
-class SimulatorStats implements TransportStats {
+/** A simulator's counters: those of every transport, and what each direction's link has done. */
+export interface NetworkSimulatorStats extends TransportStats {
+  readonly outgoing: LinkCounters;
+  readonly incoming: LinkCounters;
+}
+
+class SimulatorStats implements NetworkSimulatorStats {
   sent = 0;
   bytesSent = 0;
   received = 0;
   bytesReceived = 0;
   constructor(
-    private readonly outgoing: Link,
-    private readonly incoming: Link,
+    private readonly outgoingLink: Link,
+    private readonly incomingLink: Link,
   ) {}
+  get outgoing(): LinkCounters {
+    return this.outgoingLink.counters;
+  }
+  get incoming(): LinkCounters {
+    return this.incomingLink.counters;
+  }
   get dropped(): number {
-    return this.incoming.counters.overflow;
+    return this.incomingLink.counters.overflow;
   }
   get undeliverable(): number {
-    return this.outgoing.counters.overflow;
+    return this.outgoingLink.counters.overflow;
   }
   get queued(): number {
-    return this.incoming.counters.inFlight;
+    return this.incomingLink.counters.inFlight;
   }
 }
 
@@ -296,8 +308,6 @@ export class NetworkSimulator implements DatagramTransport {
   readonly inner: DatagramTransport;
   readonly localAddress: Address;
   readonly maxDatagramsPerReceive: number;
-  readonly stats: TransportStats;
-  readonly counters: { readonly outgoing: LinkCounters; readonly incoming: LinkCounters };
   private readonly outgoing: Link;
   private readonly incoming: Link;
   private readonly statsCounters: SimulatorStats;
@@ -334,9 +344,7 @@ export class NetworkSimulator implements DatagramTransport {
     this.clock = checkTime('NetworkSimulator', now, Number.NEGATIVE_INFINITY);
     this.outgoing = new Link('outgoing', prng(seed), maxInFlight, outgoing);
     this.incoming = new Link('incoming', prng((seed ^ 0x9e3779b9) >>> 0), maxInFlight, incoming);
-    this.counters = Object.freeze({ outgoing: this.outgoing.counters, incoming: this.incoming.counters });
     this.statsCounters = new SimulatorStats(this.outgoing, this.incoming);
-    this.stats = this.statsCounters;
     this.sendNow = (to, data) => this.inner.send(to, data);
     this.pull = (from, data) => this.incoming.offer(this.clock, from, data, null);
   }
@@ -382,6 +390,11 @@ export class NetworkSimulator implements DatagramTransport {
     if (direction === 'outgoing') return this.outgoing;
     if (direction === 'incoming') return this.incoming;
     throw new RangeError(`NetworkSimulator: direction must be 'outgoing' or 'incoming', got ${direction}`);
+  }
+
+  /** The transport's counters and each direction's link counters (live: copy to keep a snapshot). */
+  stats(): Readonly<NetworkSimulatorStats> {
+    return this.statsCounters;
   }
 
   send(to: Address, data: Uint8Array): void {

@@ -70,7 +70,6 @@ export class UdpTransport implements DatagramTransport {
   readonly family: 4 | 6;
   readonly maxDatagramSize: number;
   readonly maxDatagramsPerReceive: number;
-  readonly stats: TransportStats;
   /** The last socket or asynchronous send error while open, if any. */
   lastError: Error | null = null;
   private readonly counters: TransportCounters;
@@ -168,7 +167,6 @@ export class UdpTransport implements DatagramTransport {
     this.maxDatagramsPerReceive = options.maxDatagramsPerReceive;
     this.maxPendingSends = options.maxPendingSends;
     this.counters = new TransportCounters();
-    this.stats = this.counters;
     this.queue = new DatagramQueue(options.maxQueuedDatagrams, this.counters);
     const onError = options.onError;
     socket.on('message', (message: Buffer, remote: RemoteInfo) => {
@@ -235,6 +233,11 @@ export class UdpTransport implements DatagramTransport {
     const target: Target = { host: parsed.host, port: parsed.port };
     this.targets.set(to, target);
     return target;
+  }
+
+  /** The counters this transport keeps (live: read them, copy to keep a snapshot). */
+  stats(): Readonly<TransportStats> {
+    return this.counters;
   }
 
   send(to: Address, data: Uint8Array): void {

@@ -15,6 +15,7 @@ import {
   DEFAULT_MAX_QUEUED_DATAGRAMS,
   receiveLimit,
   TransportCounters,
+  type TransportStats,
 } from './transport.js';
 
 /** The RTCPeerConnection constructor the transport uses (the browser's, or a polyfill). */
@@ -62,7 +63,7 @@ export class WebRtcClientTransport implements DatagramTransport {
   readonly localAddress: Address = UNKNOWN_ADDRESS;
   readonly serverAddress: Address;
   readonly maxDatagramSize: number;
-  readonly stats: TransportCounters = new TransportCounters();
+  private readonly counters = new TransportCounters();
   /** Resolves when the data channel opens; rejects (an Error with the reason) if it never does. */
   readonly opened: Promise<void>;
   /** Why the connection failed or closed, once it has. */
@@ -117,7 +118,7 @@ export class WebRtcClientTransport implements DatagramTransport {
     this.maxDatagramSize = maxDatagramSize;
     this.maxDatagramsPerReceive = maxDatagramsPerReceive;
     this.maxBufferedBytes = maxBufferedBytes;
-    this.queue = new DatagramQueue(maxQueuedDatagrams, this.stats);
+    this.queue = new DatagramQueue(maxQueuedDatagrams, this.counters);
     this.opened = new Promise<void>((resolve, reject) => {
       this.settle = { resolve, reject };
     });
@@ -187,7 +188,7 @@ export class WebRtcClientTransport implements DatagramTransport {
     if (this.currentState !== 'open') return;
     if (!(data instanceof ArrayBuffer)) return; // text is not part of the protocol
     if (data.byteLength > this.maxDatagramSize) {
-      this.stats.dropped++;
+      this.counters.dropped++;
       return;
     }
     // Each message event carries an ArrayBuffer of its own: queued as it is.
@@ -224,21 +225,26 @@ export class WebRtcClientTransport implements DatagramTransport {
     return this.currentState === 'closed';
   }
 
+  /** The counters this transport keeps (live: read them, copy to keep a snapshot). */
+  stats(): Readonly<TransportStats> {
+    return this.counters;
+  }
+
   send(to: Address, data: Uint8Array): void {
     if (this.currentState === 'closed') throw new Error('WebRtcClientTransport.send: transport is closed');
     checkDatagram('WebRtcClientTransport.send', data, this.maxDatagramSize);
-    this.stats.sent++;
-    this.stats.bytesSent += data.length;
+    this.counters.sent++;
+    this.counters.bytesSent += data.length;
     if (to !== this.serverAddress || this.currentState !== 'open') {
-      this.stats.undeliverable++;
+      this.counters.undeliverable++;
       return;
     }
     try {
-      if (this.channel.bufferedAmount > this.maxBufferedBytes) this.stats.undeliverable++;
+      if (this.channel.bufferedAmount > this.maxBufferedBytes) this.counters.undeliverable++;
       // The channel copies the bytes before send returns; the view's own range is what goes.
       else this.channel.send(data as Uint8Array<ArrayBuffer>);
     } catch {
-      this.stats.undeliverable++;
+      this.counters.undeliverable++;
     }
   }
 

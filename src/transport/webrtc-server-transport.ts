@@ -68,7 +68,7 @@ export class WebRtcServerTransport implements DatagramTransport {
   readonly localAddress: Address;
   readonly port: number;
   readonly maxDatagramSize: number;
-  readonly stats: WebRtcServerCounters = new WebRtcServerCounters();
+  private readonly counters = new WebRtcServerCounters();
   /** Datagrams from established peers, delivered first. */
   private readonly queue: DatagramQueue;
   /** Datagrams from peers still in their handshake. */
@@ -148,8 +148,8 @@ export class WebRtcServerTransport implements DatagramTransport {
     this.port = port;
     this.maxDatagramSize = maxDatagramSize;
     this.localAddress = options.localAddress ?? formatAddress(publicIp ?? bindAddress, port);
-    this.queue = new DatagramQueue(maxQueuedDatagrams, this.stats);
-    this.handshakeQueue = new DatagramQueue(maxQueuedDatagrams, this.stats);
+    this.queue = new DatagramQueue(maxQueuedDatagrams, this.counters);
+    this.handshakeQueue = new DatagramQueue(maxQueuedDatagrams, this.counters);
     this.addresses = new PeerAddresses(port, PEER_SPACE.webrtc);
     this.rate = new OfferRateLimit(offersPerSecond, 4096);
     this.perAddress = new PeersPerAddress(maxPeersPerAddress);
@@ -175,13 +175,13 @@ export class WebRtcServerTransport implements DatagramTransport {
   async handleOffer(body: unknown, remoteIp: string): Promise<SignalingResponse> {
     const offer = this.checkOffer(body, remoteIp);
     if (typeof offer !== 'string') {
-      this.stats.offersRefused++;
+      this.counters.offersRefused++;
       return offer;
     }
     const client = this.perAddress.take(String(remoteIp));
     if (client === null) {
-      this.stats.offersRefused++;
-      this.stats.offersRefusedPerAddress++;
+      this.counters.offersRefused++;
+      this.counters.offersRefusedPerAddress++;
       return refusal(429, `this address holds its ${this.o.maxPeersPerAddress} peers`);
     }
     let connection: NdPeerConnection;
@@ -195,7 +195,7 @@ export class WebRtcServerTransport implements DatagramTransport {
       });
     } catch (error) {
       this.perAddress.release(client);
-      this.stats.offersRefused++;
+      this.counters.offersRefused++;
       return refusal(
         503,
         `no peer connection could be made: ${error instanceof Error ? error.message : error}`,
@@ -204,7 +204,7 @@ export class WebRtcServerTransport implements DatagramTransport {
     const address = this.addresses.allocate();
     const peer = new Peer(address, connection, client, seconds(), this.o.handshakeDatagramsPerSecond);
     this.peers.set(address, peer);
-    this.stats.peers = this.peers.size;
+    this.counters.peers = this.peers.size;
     connection.onStateChange((state) => {
       if (state === 'failed' || state === 'closed') this.free(peer);
     });
@@ -229,18 +229,18 @@ export class WebRtcServerTransport implements DatagramTransport {
       }
       await gathered;
       if (this.isClosed) {
-        this.stats.offersRefused++;
+        this.counters.offersRefused++;
         return refusal(503, 'the server is closed');
       }
       const answer = peer.freed ? null : connection.localDescription();
       if (answer === null) throw new Error('no answer was produced');
       const sdp =
         this.o.publicIp === undefined ? answer.sdp : withCandidate(answer.sdp, this.o.publicIp, this.port);
-      this.stats.offersAccepted++;
+      this.counters.offersAccepted++;
       return { status: 200, body: { type: 'answer', sdp } };
     } catch (error) {
       this.free(peer);
-      this.stats.offersRefused++;
+      this.counters.offersRefused++;
       const message = error instanceof Error ? error.message : String(error);
       return refusal(400, `the offer was not accepted: ${message}`);
     }
@@ -271,17 +271,17 @@ export class WebRtcServerTransport implements DatagramTransport {
     channel.onMessage((message) => {
       if (peer.freed || this.isClosed) return;
       if (typeof message === 'string') {
-        this.stats.textMessages++;
+        this.counters.textMessages++;
         return;
       }
       const data = message instanceof ArrayBuffer ? new Uint8Array(message) : message;
       if (data.length > this.maxDatagramSize) {
-        this.stats.oversized++;
+        this.counters.oversized++;
         return;
       }
       const now = seconds();
       if (!peer.rate.take(now)) {
-        this.stats.overRate++;
+        this.counters.overRate++;
         return;
       }
       peer.lastReceive = now;
@@ -290,16 +290,21 @@ export class WebRtcServerTransport implements DatagramTransport {
     });
   }
 
+  /** The counters this transport keeps (live: read them, copy to keep a snapshot). */
+  stats(): Readonly<WebRtcServerCounters> {
+    return this.counters;
+  }
+
   send(to: Address, data: Uint8Array): void {
     if (this.isClosed)
       throw new Error(`WebRtcServerTransport.send: transport ${this.localAddress} is closed`);
     checkDatagram('WebRtcServerTransport.send', data, this.maxDatagramSize);
-    this.stats.sent++;
-    this.stats.bytesSent += data.length;
+    this.counters.sent++;
+    this.counters.bytesSent += data.length;
     const peer = this.peers.get(to);
     const channel = peer?.channel;
     if (peer === undefined || channel === undefined || channel === null || !channel.isOpen()) {
-      this.stats.undeliverable++;
+      this.counters.undeliverable++;
       return;
     }
     // The first keep-alive or payload marks the handshake complete; a disconnect ends the peer
@@ -312,10 +317,10 @@ export class WebRtcServerTransport implements DatagramTransport {
       peer.closeAt = seconds() + DISCONNECT_LINGER;
     }
     try {
-      if (channel.bufferedAmount() > this.o.maxBufferedBytes) this.stats.undeliverable++;
+      if (channel.bufferedAmount() > this.o.maxBufferedBytes) this.counters.undeliverable++;
       else channel.sendMessageBinary(data);
     } catch {
-      this.stats.undeliverable++;
+      this.counters.undeliverable++;
     }
   }
 
@@ -338,10 +343,10 @@ export class WebRtcServerTransport implements DatagramTransport {
     this.nextSweep = now + SWEEP_INTERVAL;
     for (const peer of this.peers.values()) {
       if (!peer.established && now - peer.created > this.o.handshakeTimeout) {
-        this.stats.handshakeTimeouts++;
+        this.counters.handshakeTimeouts++;
         this.free(peer);
       } else if (peer.established && now - peer.lastReceive > this.o.idleTimeout) {
-        this.stats.idleTimeouts++;
+        this.counters.idleTimeouts++;
         this.free(peer);
       } else if (now >= peer.closeAt) {
         this.free(peer);
@@ -355,8 +360,8 @@ export class WebRtcServerTransport implements DatagramTransport {
     peer.freed = true;
     this.peers.delete(peer.address);
     this.perAddress.release(peer.client);
-    this.stats.peers = this.peers.size;
-    this.stats.peersClosed++;
+    this.counters.peers = this.peers.size;
+    this.counters.peersClosed++;
     try {
       peer.channel?.close();
       peer.connection.close();

@@ -107,7 +107,6 @@ export class WebSocketClientTransport implements DatagramTransport {
   readonly url: string;
   readonly maxDatagramSize: number;
   readonly maxDatagramsPerReceive: number;
-  readonly stats: WebSocketClientStats;
   /** Resolves true once the socket opens, false if it closed first. Never rejects. */
   readonly opened: Promise<boolean>;
   /** Resolves when the socket has closed, by either end. Never rejects. */
@@ -155,7 +154,6 @@ export class WebSocketClientTransport implements DatagramTransport {
     this.maxDatagramSize = checkInteger(where, 'maxDatagramSize', maxDatagramSize, 1, 1 << 24);
     this.maxSendsBeforeOpen = checkInteger(where, 'maxSendsBeforeOpen', maxSendsBeforeOpen, 0, 1024);
     this.maxBufferedBytes = checkInteger(where, 'maxBufferedBytes', maxBufferedBytes, 0, 2 ** 31);
-    this.stats = this.counters;
     this.queue = new DatagramQueue(maxQueuedDatagrams, this.counters);
 
     let settleOpened: (open: boolean) => void = () => {};
@@ -216,6 +214,11 @@ export class WebSocketClientTransport implements DatagramTransport {
     }
     // Each message has an ArrayBuffer of its own: queue it as it is.
     this.queue.pushAdopted(this.serverAddress, new Uint8Array(data));
+  }
+
+  /** The counters this transport keeps (live: read them, copy to keep a snapshot). */
+  stats(): Readonly<WebSocketClientStats> {
+    return this.counters;
   }
 
   send(to: Address, data: Uint8Array): void {

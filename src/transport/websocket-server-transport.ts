@@ -63,7 +63,6 @@ export class WebSocketServerTransport implements DatagramTransport {
   readonly localAddress: Address;
   readonly maxDatagramSize: number;
   readonly maxDatagramsPerReceive: number;
-  readonly stats: WebSocketServerStats;
   private readonly counters = new WebSocketServerCounters();
   /** Datagrams from connected peers, delivered first. */
   private readonly queue: DatagramQueue;
@@ -175,7 +174,6 @@ export class WebSocketServerTransport implements DatagramTransport {
     this.handshakeTimeout = handshakeTimeout;
     this.handshakeRate = handshakeDatagramsPerSecond;
     this.peerRate = peerDatagramsPerSecond;
-    this.stats = this.counters;
     this.queue = new DatagramQueue(maxQueuedDatagrams, this.counters);
     this.handshakeQueue = new DatagramQueue(maxQueuedDatagrams, this.counters);
     this.perAddress = new PeersPerAddress(maxPeersPerAddress);
@@ -310,6 +308,11 @@ export class WebSocketServerTransport implements DatagramTransport {
     if (peer === undefined) return false;
     this.drop(peer, 'closed by server');
     return true;
+  }
+
+  /** The counters this transport keeps (live: read them, copy to keep a snapshot). */
+  stats(): Readonly<WebSocketServerStats> {
+    return this.counters;
   }
 
   send(to: Address, data: Uint8Array): void {

@@ -93,7 +93,7 @@ describe(`messages and channels (seed ${SEED})`, () => {
     assert.equal(pair.b.connection.queueDepths()[RELIABLE].receive, 32, 'the receive queue is full');
     assert.equal(pair.b.connection.queueDepths()[UNRELIABLE].receive, 8);
     assert.ok(
-      pair.b.connection.counters.messagesDropped > 0,
+      pair.b.connection.stats().messagesDropped > 0,
       'unreliable messages over the limit are counted',
     );
     const got: unknown[] = [];
@@ -225,7 +225,7 @@ describe(`messages and channels (seed ${SEED})`, () => {
       got.push(...drain(pair.b.connection, RELIABLE));
     }
     assert.ok(truncated > 200);
-    assert.ok(pair.b.connection.counters.packetsRejected >= truncated);
+    assert.ok(pair.b.connection.stats().packetsRejected >= truncated);
     if (junkAccepted === 0) assert.deepEqual(numbers(got), [...Array(200).keys()]);
     else assert.ok(junkAccepted < 5, `${junkAccepted} random packets parsed`);
   });
@@ -334,7 +334,7 @@ describe(`messages and channels (seed ${SEED})`, () => {
       for (let tick = 0; tick < ticks; tick++) {
         if (sender.writePacket(tick / 60).data.length > 1) out.push(tick);
       }
-      return { ticks: out, resent: sender.counters.messagesResent };
+      return { ticks: out, resent: sender.stats().messagesResent };
     };
     assert.deepEqual(carried(1, 25), { ticks: [0, 6, 12, 18, 24], resent: 4 });
     assert.deepEqual(carried(2, 25), { ticks: [0, 6, 7, 12, 18, 24], resent: 5 });

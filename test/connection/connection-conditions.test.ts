@@ -77,7 +77,7 @@ for (const [name, conditions] of LINKS) {
       );
       run(clock, 3 + settle, [s.server, c.client]);
       assert.equal(c.client.state, ClientState.ConnectionRequestTimedOut);
-      assert.ok(s.server.counters.requestsInvalid > 0);
+      assert.ok(s.server.stats().requestsInvalid > 0);
       assert.equal(s.server.connectedClients, 0);
     });
 

@@ -114,7 +114,7 @@ function run(seed: number, scene: Scene) {
           starved,
           depth: stats.depth,
           mismatch: !starved && JSON.stringify(expected) !== JSON.stringify(input),
-          corrections: sender.stats.corrections,
+          corrections: sender.stats().corrections,
         });
       }
       // The cube moves every tick, so every packet carries a state (the clock sync's samples).
@@ -158,7 +158,7 @@ describe('input channel on the real stack (MessageServer + simulated link + Cloc
     });
     const settled = takes.filter((x) => x.at >= 2);
     console.log(
-      `  20% loss: ${stats.received} inputs, ${stats.duplicates} redundant copies, starved ${stats.starved} (${settled.filter((x) => x.starved).length} after 2 s), mean depth ${meanDepth(settled).toFixed(2)}, ${sender.stats.corrections} corrections`,
+      `  20% loss: ${stats.received} inputs, ${stats.duplicates} redundant copies, starved ${stats.starved} (${settled.filter((x) => x.starved).length} after 2 s), mean depth ${meanDepth(settled).toFixed(2)}, ${sender.stats().corrections} corrections`,
     );
     assert.ok(settled.length > 300, `${settled.length} takes`);
     assert.equal(settled.filter((x) => x.starved).length, 0, `seed ${SEED}: repeats after the start-up`);
@@ -205,7 +205,7 @@ describe('input channel on the real stack (MessageServer + simulated link + Cloc
     const starved = settled.filter((x) => x.starved).length;
     const corrections = settled[settled.length - 1].corrections - settled[0].corrections;
     console.log(
-      `  50±20 ms: mean depth from 3 s ${meanDepth(settled).toFixed(2)}, starved ${starved} of ${settled.length}, ${corrections} corrections from 3 s (${sender.stats.corrections} in all), lead correction ${sender.leadAdjustTicks.toFixed(2)}`,
+      `  50±20 ms: mean depth from 3 s ${meanDepth(settled).toFixed(2)}, starved ${starved} of ${settled.length}, ${corrections} corrections from 3 s (${sender.stats().corrections} in all), lead correction ${sender.leadAdjustTicks.toFixed(2)}`,
     );
     assert.ok(
       Math.abs(meanDepth(settled) - bufferTicks) <= 0.75,

@@ -94,7 +94,7 @@ describe('peers over real UDP (loopback)', () => {
           got.sort(),
           [0, 1, 2, 3].filter((p) => p !== self).map((p) => `${p}:hello ${self}`),
         );
-      assert.equal(s.rendezvous.server.counters.relay.forwarded, 0);
+      assert.equal(s.rendezvous.server.stats().relay.forwarded, 0);
     } finally {
       s.stop();
     }
@@ -110,7 +110,7 @@ describe('peers over real UDP (loopback)', () => {
       s.connections[0].get(1)!.channels.send(0, Note, { from: 0, text: 'relayed' });
       await until('the note delivered', 5000, () => s.notes[1].length === 1);
       assert.deepEqual(s.notes[1], ['0:relayed']);
-      assert.ok(s.rendezvous.server.counters.relay.forwarded > 0);
+      assert.ok(s.rendezvous.server.stats().relay.forwarded > 0);
     } finally {
       s.stop();
     }

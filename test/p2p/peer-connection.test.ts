@@ -78,7 +78,7 @@ describe('LocalPeerLinks and PeerConnection', () => {
     const c = new PeerConnection(links[1], 0, { factory, channels: [{ kind: 'reliable-ordered' }] }, 0);
     c.receivePacket(new Uint8Array([0xff, 1, 2, 3, 4]));
     c.receivePacket(new Uint8Array(0));
-    assert.equal(c.channels.counters.messagesReceived, 0);
+    assert.equal(c.channels.stats().messagesReceived, 0);
   });
 });
 

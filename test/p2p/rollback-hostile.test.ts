@@ -107,7 +107,7 @@ function hostileScene() {
     session.advanceFrame();
     session.update(now);
   };
-  return { session, links, step, peer: () => session.stats.peers[1] };
+  return { session, links, step, peer: () => session.stats().peers[1] };
 }
 
 const move = (dx: number): ArenaInputValue => ({ dx, dy: 0, fire: false });
@@ -145,7 +145,7 @@ describe('RollbackSession against a hostile peer', () => {
     step({ frame: 3, first: 2, inputs: [move(1), move(1), move(-1), move(0), move(1)] });
     step();
     assert.equal(peer().lastInputFrame, 6);
-    assert.equal(session.stats.desyncs, 0);
+    assert.equal(session.stats().desyncs, 0);
     // Saying that we, or the sender itself, left starts nothing: only our own links can.
     step({
       frame: 4,

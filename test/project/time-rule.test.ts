@@ -49,7 +49,7 @@ describe('time rule: non-finite or backwards time throws at the call', () => {
     for (let i = 0; i < 10; i++) endpoint.sendPacket(new Uint8Array(8), 8);
     assert.throws(() => endpoint.update(Number.NaN), /finite/);
     assert.deepEqual(lost, []);
-    assert.equal(endpoint.counters.packetsLost, 0);
+    assert.equal(endpoint.stats().packetsLost, 0);
     obeysTheRule('ReliableEndpoint', (now) => endpoint.update(now), 2);
     assert.throws(
       () => new ReliableEndpoint({ transmit: () => {}, process: () => true }, {}, Number.NaN),

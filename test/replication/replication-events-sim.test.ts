@@ -170,7 +170,7 @@ function run(seed: number, spatial: boolean) {
     step();
   }
   const replay = `seed ${seed} (GW_SEED=${seed})`;
-  assert.equal(replication.eventStats.overflowed, 0, replay);
+  assert.equal(replication.stats().events.overflowed, 0, replay);
   for (const [k, c] of clients.entries()) {
     assert.deepEqual(c.problems.slice(0, 5), [], `client ${k}, ${replay}`);
     for (let i = 1; i < c.reliable.length; i++)
@@ -186,7 +186,7 @@ function run(seed: number, spatial: boolean) {
     const notesReceived = c.reliable.filter((n) => notes.includes(n));
     assert.deepEqual(notesReceived, notes, `client ${k}: every global reliable event (${replay})`);
   }
-  return { clients, stats: replication.eventStats };
+  return { clients, stats: replication.stats().events };
 }
 
 describe(`replication events over bad links (seed ${SEED})`, () => {

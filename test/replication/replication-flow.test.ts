@@ -52,9 +52,9 @@ function scene(flow: boolean) {
   assert.ok(client.connected, 'the client connects');
   /** The section's bytes a second over the next `seconds` (the server socket's bytes, less one packet header each). */
   const rate = (seconds: number) => {
-    const before = session.serverSocket.stats.bytesSent;
+    const before = session.serverSocket.stats().bytesSent;
     for (let i = 0; i < seconds * HZ; i++) step();
-    return ((session.serverSocket.stats.bytesSent - before) * 8) / 1000 / seconds;
+    return ((session.serverSocket.stats().bytesSent - before) * 8) / 1000 / seconds;
   };
   return { replication, link, step, rate, index: client.client.clientIndex };
 }

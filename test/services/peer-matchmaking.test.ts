@@ -77,7 +77,7 @@ describe('peer pools: matched players get peer tokens and connect', () => {
     cleanups.push(() => peers.close());
     await exchangeNotes(peers);
     assert.deepEqual(rendezvous.sessionPeers(sessionId), [0, 1, 2, 3]);
-    assert.equal(rendezvous.counters.forged, 0);
+    assert.equal(rendezvous.stats().forged, 0);
     peers.close();
   });
 

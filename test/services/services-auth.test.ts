@@ -86,7 +86,7 @@ describe('auth data from the verifier to the room, through the backend', () => {
     return client;
   };
   const joinsOf = (userId: string) => VerifiedRoom.joins.filter((j) => j.userId === userId);
-  const refused = () => fleet.servers[0].stats.refused['auth refused'] ?? 0;
+  const refused = () => fleet.servers[0].stats().refused['auth refused'] ?? 0;
 
   it('join-or-create, create and join by id: each seat carries the session’s data to onJoin', async () => {
     const ada = await login('ada');

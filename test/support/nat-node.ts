@@ -29,7 +29,7 @@ async function rendezvous(bind: string, keyHex: string, protocolHex: string): Pr
   const timer = setInterval(() => server.update(clock()), 2);
   process.on('SIGTERM', () => {
     clearInterval(timer);
-    process.stdout.write(`${JSON.stringify({ rendezvous: server.counters })}\n`, () => process.exit(0));
+    process.stdout.write(`${JSON.stringify({ rendezvous: server.stats() })}\n`, () => process.exit(0));
   });
   console.log('ready');
 }
@@ -70,7 +70,7 @@ async function peer(bind: string, tokenBase64: string): Promise<void> {
       reported = true;
       const paths: Record<number, string | null> = {};
       for (let p = 0; p < links.maxPeers; p++) if (p !== links.self) paths[p] = links.pathTo(p);
-      console.log(JSON.stringify({ self: links.self, seconds: now, paths, counters: links.counters }));
+      console.log(JSON.stringify({ self: links.self, seconds: now, paths, counters: links.stats() }));
     }
   }, 5);
 }

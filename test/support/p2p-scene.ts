@@ -65,8 +65,8 @@ export function onlyFrom(inner: DatagramTransport, allowed: Address): DatagramTr
     get closed() {
       return inner.closed;
     },
-    get stats() {
-      return inner.stats;
+    stats() {
+      return inner.stats();
     },
     send: (to, data) => inner.send(to, data),
     receive: (handler, max) =>

@@ -90,7 +90,7 @@ export function createScene(o: SceneOptions) {
       for (let k = twice.has(index) ? 2 : 1; k > 0; k--) {
         session.addLocalInput(scriptedInput(o.seed, index, session.frame));
         peer.results[session.advanceFrame()]++;
-        peer.settled = Math.min(session.stats.confirmedFrame, session.frame - 1);
+        peer.settled = Math.min(session.stats().confirmedFrame, session.frame - 1);
       }
       session.update(now);
       for (let e = session.pollEvent(); e !== null; e = session.pollEvent()) peer.events.push(e);

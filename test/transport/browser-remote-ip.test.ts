@@ -44,10 +44,10 @@ describe('a remoteIp that throws', () => {
     const url = `ws://${transport.localAddress}/`;
     try {
       assert.equal(await upgradeStatus(url), 400, 'a direct request without the header');
-      assert.equal(transport.stats.peersRefusedRemoteIp, 1);
-      assert.equal(transport.stats.peersRefused, 1);
+      assert.equal(transport.stats().peersRefusedRemoteIp, 1);
+      assert.equal(transport.stats().peersRefused, 1);
       assert.equal(await upgradeStatus(url, { 'x-forwarded-for': '198.51.100.7' }), 101);
-      assert.equal(transport.stats.peersAccepted, 1);
+      assert.equal(transport.stats().peersAccepted, 1);
     } finally {
       transport.close();
     }

@@ -61,7 +61,7 @@ export class SecurePeerLinks implements PeerLinks {
   readonly self: number;
   readonly maxPeers: number;
   readonly maxPayloadBytes: number;
-  readonly counters: SecurePeerLinksCounters = {
+  private readonly counters: SecurePeerLinksCounters = {
     size: 0,
     unknownPair: 0,
     replay: 0,
@@ -150,6 +150,11 @@ export class SecurePeerLinks implements PeerLinks {
       randomBytes,
     );
     this.pairs = new Array<PeerPair | null>(this.maxPeers).fill(null);
+  }
+
+  /** What the links have counted (live: read it, copy it to keep a snapshot). */
+  stats(): Readonly<SecurePeerLinksCounters> {
+    return this.counters;
   }
 
   /** The path datagrams to `peer` take now: direct, through the relay, or none yet. */

@@ -25,7 +25,7 @@ import { LATENESS_REPORT_INTERVAL } from './turn-timing.js';
 
 /** Datagrams the packet layer refused as malformed (stale and duplicate ones are the network's doing). */
 function malformedPackets(connection: PeerConnection): number {
-  const k = connection.endpoint.counters;
+  const k = connection.endpoint.stats();
   return k.packetsInvalid + k.packetsTooLargeToReceive + k.fragmentsInvalid;
 }
 
@@ -178,7 +178,7 @@ export class LockstepSession<T> {
       this.clocked[peer] = now;
       connection.endpoint.update(now);
     }
-    const rejected = connection.channels.counters.packetsRejected;
+    const rejected = connection.channels.stats().packetsRejected;
     const malformed = malformedPackets(connection);
     try {
       connection.receivePacket(data);
@@ -187,7 +187,7 @@ export class LockstepSession<T> {
       c.refuse(peer, `peer ${peer}: packet failed: ${(error as Error).message}`);
       return;
     }
-    if (connection.channels.counters.packetsRejected !== rejected) {
+    if (connection.channels.stats().packetsRejected !== rejected) {
       c.traffic.peers[peer].refused++;
       c.lastRefusal = `peer ${peer}: ${connection.channels.lastRejection}`;
     } else if (malformedPackets(connection) !== malformed) {

@@ -50,7 +50,7 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
   readonly self: number;
   readonly maxPeers: number;
   readonly options: ResolvedRollbackOptions;
-  readonly stats: RollbackStats;
+  private readonly counters: RollbackStats;
   readonly codec: Codec<I>;
   readonly local: PeerInputs<I>;
   readonly checksumInterval: number;
@@ -132,7 +132,12 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
     );
     this.limit = new PacketRateLimit(this.maxPeers, this.options.maxPacketsPerSecond, start);
     this.pendingInput = new Uint8Array(Math.ceil(this.codec.maxBits / 8) + 8);
-    this.stats = zeroStats(this.maxPeers, maxPrediction);
+    this.counters = zeroStats(this.maxPeers, maxPrediction);
+  }
+
+  /** The session's counters and per-peer figures (live: read it, copy it to keep a snapshot). */
+  stats(): Readonly<RollbackStats> {
+    return this.counters;
   }
 
   /** 'synchronizing' until every peer is connected, then 'running'; 'closed' after close(). */
@@ -214,18 +219,18 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
     if (this.firstIncorrect < this.current) this.rollback();
     this.checksums();
     if (this.isStalled()) {
-      this.stats.stalledFrames++;
+      this.counters.stalledFrames++;
       return 'stalled';
     }
     if (this.shouldWait()) {
-      this.stats.waitedFrames++;
+      this.counters.waitedFrames++;
       return 'waiting';
     }
     this.local.pushEncoded(this.pendingInput.subarray(0, length));
     this.runFrame(this.current);
     this.current++;
-    this.stats.frame = this.current;
-    this.stats.confirmedFrame = this.confirmedFrame;
+    this.counters.frame = this.current;
+    this.counters.confirmedFrame = this.confirmedFrame;
     this.checksums();
     return 'advanced';
   }
@@ -255,7 +260,7 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
       this.resimulatingNow = false;
     }
     const depth = this.current - from;
-    const s = this.stats;
+    const s = this.counters;
     s.rollbacks++;
     s.framesResimulated += depth;
     if (depth > s.maxRollbackDepth) s.maxRollbackDepth = depth;
@@ -300,15 +305,15 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
       if (this.savedFrames[slot] !== this.nextChecksum) continue; // overwritten meanwhile: skipped
       this.ledger.recordLocal(this.nextChecksum, this.game.checksum(this.saved[slot] as S) >>> 0);
     }
-    this.stats.checksumsSkipped = this.ledger.skipped;
+    this.counters.checksumsSkipped = this.ledger.skipped;
   }
 
   private compared(peer: number, frame: number, local: number, remote: number): void {
     const { inputDelay, maxPrediction } = this.options;
     if (this.departures.clouded(frame, 2 * maxPrediction + 2 * inputDelay + 4)) return;
-    this.stats.checksumsCompared++;
+    this.counters.checksumsCompared++;
     if (local === remote) return;
-    this.stats.desyncs++;
+    this.counters.desyncs++;
     this.report({ kind: 'desync', frame, peer, local, remote });
   }
 
@@ -325,7 +330,7 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
     this.limit.refill(now);
     links.receive((peer, data) => this.datagram(peer, data));
     for (let e = links.pollEvent(); e !== null; e = links.pollEvent()) {
-      const peerStats = this.stats.peers[e.peer];
+      const peerStats = this.counters.peers[e.peer];
       if (e.kind === 'connected') {
         this.connected[e.peer] = peerStats.connected = true;
         this.report({ kind: 'connected', peer: e.peer });
@@ -344,8 +349,8 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
       const c = this.connections[p];
       if (c === null) continue;
       c.update(now);
-      this.stats.peers[p].rtt = c.rtt;
-      this.stats.peers[p].packetsInvalid = c.endpoint.counters.packetsInvalid;
+      this.counters.peers[p].rtt = c.rtt;
+      this.counters.peers[p].packetsInvalid = c.endpoint.stats().packetsInvalid;
     }
   }
 
@@ -377,7 +382,7 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
     const c = this.connections[peer];
     if (c === null || c === undefined || this.departures.gone[peer]) return;
     if (!this.limit.take(peer)) {
-      this.stats.peers[peer].refused.flood++;
+      this.counters.peers[peer].refused.flood++;
       return;
     }
     c.receivePacket(data);
@@ -391,7 +396,7 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
   private report(event: RollbackEvent): void {
     if (this.events.length >= MAX_EVENTS) {
       this.events.shift();
-      this.stats.eventsDropped++;
+      this.counters.eventsDropped++;
     }
     this.events.push(event);
   }
@@ -437,11 +442,11 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
   }
 
   refused(peer: number, reason: RefusalReason): void {
-    this.stats.peers[peer].refused[reason]++;
+    this.counters.peers[peer].refused[reason]++;
   }
 
   received(peer: number, packet: PeerPacket): void {
-    const peerStats = this.stats.peers[peer];
+    const peerStats = this.counters.peers[peer];
     peerStats.packetsReceived++;
     const advantage = this.advantages[peer] as FrameAdvantage;
     const rtt = (this.connections[peer] as PeerConnection).rtt / 1000;
@@ -463,6 +468,6 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
     if (packet.departureCount > 0) this.agree();
     for (let i = 0; i < packet.checksumCount; i++)
       this.ledger.recordRemote(peer, packet.checksumFrames[i], packet.checksums[i]);
-    this.stats.checksumsSkipped = this.ledger.skipped;
+    this.counters.checksumsSkipped = this.ledger.skipped;
   }
 }
