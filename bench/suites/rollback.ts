@@ -9,7 +9,7 @@ import type { PeerLinkEvent, PeerLinks } from '../../src/lockstep/links/peer-lin
 import { dmath } from '../../src/lockstep/math/dmath.js';
 import type { PeerPacket } from '../../src/lockstep/rollback/rollback-channel.js';
 import type { RollbackGame } from '../../src/lockstep/rollback/rollback-options.js';
-import { RollbackSession } from '../../src/lockstep/rollback/rollback-session.js';
+import { RollbackSession, rollbackChannelHost } from '../../src/lockstep/rollback/rollback-session.js';
 import { compile } from '../../src/schema/codec.js';
 import { ArenaGame, ArenaInput, type ArenaInputValue, IDLE } from '../../test/support/rollback-game.js';
 import { check, measure, type SuiteContext, type Task } from '../harness.js';
@@ -86,6 +86,7 @@ function rollingSession(game: RollbackGame<ArenaInputValue, Int32Array>, depth: 
   };
   while (session.frame < depth + 2) frame(); // predicting up to `depth` frames
   let parity = 0;
+  const host = rollbackChannelHost(session);
   return {
     session,
     /** One iteration: a mispredicted input `depth` frames back arrives, then the next frame runs. */
@@ -95,7 +96,7 @@ function rollingSession(game: RollbackGame<ArenaInputValue, Int32Array>, depth: 
       packet.inputs[0].set(bytes);
       packet.inputLengths[0] = bytes.length;
       packet.frame = session.frame; // level with us: no frame-advantage waits
-      session.received(1, packet);
+      host.received(1, packet);
       frame();
     },
   };

@@ -166,4 +166,34 @@ describe('architecture', () => {
     );
     assert.deepEqual(stale, [], 'exceptions that no longer export exactly one class');
   });
+
+  it("public classes keep their parts' callbacks private (no exported class implements a *Host)", () => {
+    const entries = files.filter((f) => /^(index|node|browser)\.ts$|^\w+\/index\.ts$/.test(f.path));
+    const exported = new Set(
+      entries.flatMap((f) =>
+        [...readFileSync(join(src, f.path), 'utf8').matchAll(/export (?:type )?\{([^}]*)\}/g)].flatMap((m) =>
+          m[1].split(',').map(
+            (name) =>
+              name
+                .trim()
+                .replace(/^type /, '')
+                .split(' as ')
+                .pop() ?? '',
+          ),
+        ),
+      ),
+    );
+    assert.ok(exported.has('RollbackSession'), 'finds the exported names');
+    const hosts = files.flatMap((f) =>
+      [
+        ...readFileSync(join(src, f.path), 'utf8').matchAll(
+          /^export class (\w+)[^{]*\bimplements [^{]*Host\b/gm,
+        ),
+      ]
+        .map((m) => m[1])
+        .filter((name) => exported.has(name))
+        .map((name) => `${f.path}: ${name}`),
+    );
+    assert.deepEqual(hosts, []);
+  });
 });

@@ -46,14 +46,25 @@ const NO_ROLLBACK = Number.POSITIVE_INFINITY;
  * Each tick: `addLocalInput(input)`, `advanceFrame()`, `update(now)` (receives, then sends this
  * frame's input). See docs/lockstep.md for timing and what the game must keep deterministic.
  */
-export class RollbackSession<I, S> implements RollbackChannelHost<I> {
+/** Each session's channel host, for benchmarks that feed a session packets directly. */
+const channelHosts = new WeakMap<object, RollbackChannelHost<unknown>>();
+
+/**
+ * What a session's peer channels read and report (internal: not exported from the package; a
+ * benchmark uses it to hand a session packets without a network).
+ */
+export function rollbackChannelHost<I>(session: RollbackSession<I, unknown>): RollbackChannelHost<I> {
+  return channelHosts.get(session) as RollbackChannelHost<I>;
+}
+
+export class RollbackSession<I, S> {
   readonly self: number;
   readonly maxPeers: number;
   readonly options: ResolvedRollbackOptions;
   private readonly counters: RollbackStats;
-  readonly codec: Codec<I>;
-  readonly local: PeerInputs<I>;
-  readonly checksumInterval: number;
+  private readonly codec: Codec<I>;
+  private readonly local: PeerInputs<I>;
+  private readonly checksumInterval: number;
   private readonly links: PeerLinks;
   private readonly game: RollbackGame<I, S>;
   private readonly queues: PeerInputs<I>[] = [];
@@ -100,13 +111,30 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
       this.frameInputs.push(this.queues[p].valueAt(0));
     }
     this.local = this.queues[this.self];
+    // The channels' callbacks live in this object, not on the session: they are not for users.
+    const host: RollbackChannelHost<I> = {
+      codec: this.codec,
+      local: this.local,
+      checksumInterval: this.checksumInterval,
+      maxPeers: this.maxPeers,
+      departureReports: () => this.departures.reports,
+      currentFrame: () => this.current,
+      horizon: () => this.horizon(),
+      remote: (peer) => this.queues[peer],
+      advantageOver: (peer) => this.advantages[peer]?.latest ?? 0,
+      checksumsAfter: (after, frames, sums) =>
+        this.checksumInterval === 0 ? 0 : this.ledger.after(after, frames, sums),
+      refused: (peer, reason) => this.refused(peer, reason),
+      received: (peer, packet) => this.received(peer, packet),
+    };
+    channelHosts.set(this, host as RollbackChannelHost<unknown>);
     for (let p = 0; p < this.maxPeers; p++) {
       if (p === this.self) {
         this.connections.push(null);
         this.advantages.push(null);
         continue;
       }
-      const channel = new RollbackChannel(this, p);
+      const channel = new RollbackChannel(host, p);
       this.connections.push(
         new PeerConnection(links, p, { factory, channels: [channel.config()], packetBudgetBytes }, start),
       );
@@ -414,38 +442,18 @@ export class RollbackSession<I, S> implements RollbackChannelHost<I> {
       throw new RangeError(`${where}: peer must be an index in [0, ${this.maxPeers}), got ${peer}`);
   }
 
-  // RollbackChannelHost: what each peer's channel reads and reports.
+  // What the peer channels report, through the host object built in the constructor.
 
-  currentFrame(): number {
-    return this.current;
-  }
-
-  departureReports(): readonly number[] {
-    return this.departures.reports;
-  }
-
-  horizon(): number {
+  private horizon(): number {
     const { inputDelay, maxPrediction } = this.options;
     return this.current + 2 * inputDelay + maxPrediction + 2;
   }
 
-  remote(peer: number): PeerInputs<I> {
-    return this.queues[peer];
-  }
-
-  advantageOver(peer: number): number {
-    return this.advantages[peer]?.latest ?? 0;
-  }
-
-  checksumsAfter(after: number, frames: Float64Array, sums: Uint32Array): number {
-    return this.checksumInterval === 0 ? 0 : this.ledger.after(after, frames, sums);
-  }
-
-  refused(peer: number, reason: RefusalReason): void {
+  private refused(peer: number, reason: RefusalReason): void {
     this.counters.peers[peer].refused[reason]++;
   }
 
-  received(peer: number, packet: PeerPacket): void {
+  private received(peer: number, packet: PeerPacket): void {
     const peerStats = this.counters.peers[peer];
     peerStats.packetsReceived++;
     const advantage = this.advantages[peer] as FrameAdvantage;
