@@ -130,7 +130,7 @@ function mark(id: unknown): void {
     emptyPackets,
     turns,
     packetsLost: client.client.endpoint?.stats().packetsLost ?? 0,
-    rtt: stats?.rtt ?? 0,
+    rtt: stats?.rttMs ?? 0,
     queue: stats?.queues[0].send ?? 0,
   });
 }

@@ -156,7 +156,7 @@ async function main(): Promise<void> {
   const token = Uint8Array.from(atob(answer.token), (c) => c.charCodeAt(0));
   const bot: ArenaBot = new ArenaBot(
     answer.avatar,
-    () => client.client.endpoint?.rttSample ?? 0,
+    () => client.client.endpoint?.rttSampleMs ?? 0,
     status.botMode ? undefined : keySteer,
   );
   // The network panel's sliders act on this simulated link around the real one (demo/network-panel.ts).
@@ -238,7 +238,7 @@ class Game {
     }
     const stats = this.client.stats();
     const link = this.client.connected
-      ? `RTT ${stats.rtt.toFixed(0)} ms  loss ${stats.packetLoss.toFixed(1)}%`
+      ? `RTT ${stats.rttMs.toFixed(0)} ms  loss ${stats.packetLoss.toFixed(1)}%`
       : `connecting… (${this.transport.state})`;
     return {
       me: me === null ? null : { x: me.x, y: me.y, score: mine?.value.score ?? 0 },

@@ -100,7 +100,7 @@ export class ArenaBot {
       mirror: this.mirror,
       inputs: this.sender,
       predictor: this.predictor,
-      rttSample,
+      rttSampleMs: rttSample,
       // Only a zap needs the render tick the bot showed; other inputs repeat its offset at a bit.
       sendView: (input) => input.zap,
     });

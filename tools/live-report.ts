@@ -35,7 +35,7 @@ export interface LiveReport {
   arena: Arena;
   /** Per client index, what the server received on the reliable channel. */
   atServer: Tally[];
-  conditions: { latency: number; jitter: number; loss: number; duplicates: number };
+  conditions: { latencyMs: number; jitterMs: number; loss: number; duplicates: number };
   seed: number;
   address: string;
   reliableChannel: number;
@@ -116,7 +116,7 @@ export function drawTable(r: LiveReport, time: number): string[] {
     const predicted = b.predictor.stats();
     rows.push([
       String(i),
-      fixed(s.rtt, 1),
+      fixed(s.rttMs, 1),
       fixed(s.packetLoss, 1),
       `${fixed(upKbps, 1)}/${fixed(downKbps, 1)}`,
       inOrder ? 'yes' : 'NO',
@@ -138,7 +138,7 @@ export function drawTable(r: LiveReport, time: number): string[] {
       ? `${cells[0].padStart(widths[0])}  ${cells.slice(1).join(' ')}`
       : cells.map((cell, k) => cell.padStart(widths[k])).join('  ');
   return [
-    `ghostwire live: ${r.bots.length} bots ↔ server ${r.address} over UDP, link ${c.latency}±${c.jitter} ms, ${c.loss}% loss, ${c.duplicates}% duplicates (seed ${r.seed})  t=${time.toFixed(1)} s, server tick ${r.arena.clock.tick}`,
+    `ghostwire live: ${r.bots.length} bots ↔ server ${r.address} over UDP, link ${c.latencyMs}±${c.jitterMs} ms, ${c.loss}% loss, ${c.duplicates}% duplicates (seed ${r.seed})  t=${time.toFixed(1)} s, server tick ${r.arena.clock.tick}`,
     line(COLUMNS),
     ...rows.map(line),
     'sync err: clock-sync estimate − the server tick (ticks); delay: interpolation delay (Fiedler 3 intervals), ticks; starved: frames whose render tick passed the newest snapshot; mispredicted/reconciled; corr: mean correction; srv buf: server input buffer depth, ticks',

@@ -161,7 +161,7 @@ export function runLatencyScene(options: LatencySceneOptions): LatencySceneResul
     channels: [mirror.channel, sender.channel],
   });
   const { clock } = session;
-  const conditions = { latency: latencyMs, jitter: jitterMs, loss };
+  const conditions = { latencyMs, jitterMs, loss };
   link.setConditions('outgoing', conditions);
   link.setConditions('incoming', conditions);
   client.connect(session.token(1n), clock.now);
@@ -238,7 +238,7 @@ export function runLatencyScene(options: LatencySceneOptions): LatencySceneResul
       simulate: (state, input) => walk(state, input),
       tickRate: TICK_RATE,
     }),
-    rttSample: () => client.client.endpoint?.rttSample ?? 0,
+    rttSampleMs: () => client.client.endpoint?.rttSampleMs ?? 0,
     sendView: (input) => input.fire,
     sync: options.sync,
   });
@@ -373,7 +373,7 @@ export function runLatencyScene(options: LatencySceneOptions): LatencySceneResul
     predictedDisplayDelayTicks:
       predictedDelayCount === 0 ? Number.NaN : predictedDelaySum / predictedDelayCount,
     mirrorDisplayDelayTicks: mirrorDelayCount === 0 ? Number.NaN : mirrorDelaySum / mirrorDelayCount,
-    rttMs: client.client.endpoint?.rtt ?? 0,
+    rttMs: client.client.endpoint?.rttMs ?? 0,
   };
 }
 

@@ -96,8 +96,8 @@ export function netcodePair(
       ? raw
       : new NetworkSimulator(raw, {
           seed: s.seed,
-          outgoing: { latency: s.latency, loss: s.loss },
-          incoming: { latency: s.latency, loss: s.loss },
+          outgoing: { latencyMs: s.latency, loss: s.loss },
+          incoming: { latencyMs: s.latency, loss: s.loss },
           maxInFlight: 65536,
         });
   const transport = new CountingTransport(link);

@@ -145,8 +145,8 @@ export abstract class PacketFuzzState {
 
     const network = new MemoryNetwork({ maxQueuedDatagrams: 4096, maxDatagramsPerReceive: 4096 });
     const conditions = {
-      latency: d.latency,
-      jitter: d.jitter,
+      latencyMs: d.latency,
+      jitterMs: d.jitter,
       loss: options.loss ?? d.loss,
       duplicates: options.duplicates ?? d.duplicates,
       reorder: d.reorder,

@@ -11,7 +11,8 @@ export type ConnectionState = 'disconnected' | 'connecting' | 'connected' | 'end
 /** Statistics of one connection: the link (from its ReliableEndpoint) and its channels. */
 export interface ConnectionStats {
   state: ConnectionState;
-  rtt: number;
+  /** Smoothed round trip, ms. */
+  rttMs: number;
   packetLoss: number;
   sentKbps: number;
   receivedKbps: number;
@@ -27,7 +28,7 @@ export interface ConnectionStats {
 
 /** The link figures stats() reads from a ReliableEndpoint. */
 export interface LinkFigures {
-  readonly rtt: number;
+  readonly rttMs: number;
   readonly packetLoss: number;
   readonly sentKbps: number;
   readonly receivedKbps: number;
@@ -42,7 +43,7 @@ export function connectionStats(
 ): ConnectionStats {
   return {
     state,
-    rtt: link.rtt,
+    rttMs: link.rttMs,
     packetLoss: link.packetLoss,
     sentKbps: link.sentKbps,
     receivedKbps: link.receivedKbps,
@@ -56,7 +57,7 @@ export function connectionStats(
 export function emptyStats(state: 'disconnected' | 'connecting', channels: number): ConnectionStats {
   return {
     state,
-    rtt: 0,
+    rttMs: 0,
     packetLoss: 0,
     sentKbps: 0,
     receivedKbps: 0,

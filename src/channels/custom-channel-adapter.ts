@@ -56,7 +56,7 @@ export class CustomChannelAdapter implements Channel {
     return this.inner?.link !== undefined;
   }
 
-  link(rtt: number, packetLoss: number, now: number): void {
-    this.inner?.link?.(rtt, packetLoss, now);
+  link(rttMs: number, packetLoss: number, now: number): void {
+    this.inner?.link?.(rttMs, packetLoss, now);
   }
 }

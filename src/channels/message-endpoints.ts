@@ -171,7 +171,7 @@ export class MessageServer<M extends AnyMessageType = AnyMessageType> {
       }
       if (c.observesLink) {
         const endpoint = this.server.endpoint(i);
-        c.observeLink(endpoint.rttSample, endpoint.packetLoss, now);
+        c.observeLink(endpoint.rttSampleMs, endpoint.packetLoss, now);
       }
       const { data, record } = c.writePacket(now);
       this.server.send(i, data, data.length, withRecord(record));

@@ -19,8 +19,8 @@ export interface LatencyClientOptions<S, I> {
   inputs: InputSender<I>;
   /** Predicts the followed entity (see `follow`); without it inputs are sent but nothing is predicted. */
   predictor?: Predictor<S, I>;
-  /** The packet layer's newest round-trip sample, ms (`client.client.endpoint?.rttSample ?? 0`). */
-  rttSample: () => number;
+  /** The packet layer's newest round-trip sample, ms (`client.client.endpoint?.rttSampleMs ?? 0`). */
+  rttSampleMs: () => number;
   /** Input ticks the server should hold ahead of its consumption (default 2; its InputReceiver's bufferTicks). */
   bufferTicks?: number;
   /**
@@ -106,7 +106,7 @@ export class LatencyClient<S, I> {
     this.mirror = options.mirror;
     this.inputs = options.inputs;
     this.predictor = options.predictor ?? null;
-    this.rttSample = options.rttSample;
+    this.rttSample = options.rttSampleMs;
     this.sendView = options.sendView;
     const buffer = options.bufferTicks ?? 2;
     if (!(buffer >= 0 && buffer <= 64))

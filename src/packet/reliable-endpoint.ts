@@ -71,18 +71,18 @@ export class ReliableEndpoint<R = unknown> {
   readonly config: ReliableConfig;
   private readonly counters: ReliableCounters = emptyReliableCounters();
   /** Smoothed round-trip time, ms. */
-  rtt = 0;
-  rttMin = 0;
-  rttMax = 0;
-  rttAvg = 0;
+  rttMs = 0;
+  rttMinMs = 0;
+  rttMaxMs = 0;
+  rttAvgMs = 0;
   /**
    * The newest round-trip sample, ms (0 before the first ack): `rtt` follows the reference's slow
    * smoothing (0.0025 a sample, seconds to follow a change); this is for what must react sooner.
    */
-  rttSample = 0;
-  jitterAvgVsMinRtt = 0;
-  jitterMaxVsMinRtt = 0;
-  jitterStddevVsAvgRtt = 0;
+  rttSampleMs = 0;
+  jitterAvgVsMinRttMs = 0;
+  jitterMaxVsMinRttMs = 0;
+  jitterStddevVsAvgRttMs = 0;
   /** Smoothed percentage of sent packets not acked. */
   packetLoss = 0;
   sentKbps = 0;
@@ -302,11 +302,11 @@ export class ReliableEndpoint<R = unknown> {
       const record = this.sent.resolve(sent, true);
       this.counters.packetsAcked++;
       const rtt = (this.time - sentTime) * 1000;
-      this.rttSample = rtt;
+      this.rttSampleMs = rtt;
       this.rttHistory[acked % this.rttHistory.length] = rtt;
       this.rttHistoryChanged = true;
-      if ((this.rtt === 0 && rtt > 0) || Math.abs(this.rtt - rtt) < 0.00001) this.rtt = rtt;
-      else this.rtt += (rtt - this.rtt) * c.rttSmoothingFactor;
+      if ((this.rttMs === 0 && rtt > 0) || Math.abs(this.rttMs - rtt) < 0.00001) this.rttMs = rtt;
+      else this.rttMs += (rtt - this.rttMs) * c.rttSmoothingFactor;
       this.handler.onAcked?.(acked, record);
     }
   }
@@ -456,8 +456,8 @@ export class ReliableEndpoint<R = unknown> {
     this.rttHistory.fill(-1);
     this.rttHistoryChanged = true;
     Object.assign(this.counters, emptyReliableCounters());
-    this.rtt = this.rttMin = this.rttMax = this.rttAvg = this.rttSample = 0;
-    this.jitterAvgVsMinRtt = this.jitterMaxVsMinRtt = this.jitterStddevVsAvgRtt = 0;
+    this.rttMs = this.rttMinMs = this.rttMaxMs = this.rttAvgMs = this.rttSampleMs = 0;
+    this.jitterAvgVsMinRttMs = this.jitterMaxVsMinRttMs = this.jitterStddevVsAvgRttMs = 0;
     this.packetLoss = this.sentKbps = this.receivedKbps = this.ackedKbps = 0;
   }
 }

@@ -133,12 +133,12 @@ class Link {
     this.burstEnter = c.burst === null ? 0 : c.burst.enter / 100;
     this.burstExit = c.burst === null ? 0 : c.burst.exit / 100;
     this.burstLoss = c.burst === null ? 0 : c.burst.loss / 100;
-    this.latency = c.latency / 1000;
-    this.jitter = c.jitter / 1000;
+    this.latency = c.latencyMs / 1000;
+    this.jitter = c.jitterMs / 1000;
     this.duplicateChance = c.duplicates / 100;
-    this.duplicateDelay = c.duplicateDelay / 1000;
+    this.duplicateDelay = c.duplicateDelayMs / 1000;
     this.reorderChance = c.reorder / 100;
-    this.reorderDelay = c.reorderDelay / 1000;
+    this.reorderDelay = c.reorderDelayMs / 1000;
   }
 
   /**

@@ -26,7 +26,7 @@ import { testSeed } from '../support/seed.js';
 const SEED = testSeed('channel extremes');
 const Chat = defineMessage('chat', t.object({ n: t.uint32(), text: t.string(40) }));
 const factory = new MessageFactory([Chat]);
-const EXTREMES: LinkConditions = { latency: 10_000, jitter: 2_000, loss: 25, duplicates: 50 };
+const EXTREMES: LinkConditions = { latencyMs: 10_000, jitterMs: 2_000, loss: 25, duplicates: 50 };
 const TICK = 1 / 20;
 
 /** A server and one client connected over a clean link, which then turns to `conditions`. */

@@ -12,7 +12,7 @@ const LINKS: [string, LinkConditions | undefined][] = [
   ['a clean link', undefined],
   [
     '250 ms latency, 250 ms jitter, 5% loss, 10% duplicates',
-    { latency: 250, jitter: 250, loss: 5, duplicates: 10 },
+    { latencyMs: 250, jitterMs: 250, loss: 5, duplicates: 10 },
   ],
 ];
 

@@ -40,7 +40,7 @@ describe('netcode client and server', () => {
     assert.deepEqual(s.events.packets[7].bytes, new Uint8Array([1, 7]));
     assert.equal(c.packets.length, 20);
     assert.ok(s.server.endpoint(0).stats().packetsAcked >= 19);
-    assert.ok(c.client.endpoint!.rtt > 0);
+    assert.ok(c.client.endpoint!.rttMs > 0);
   });
 
   it('raw mode (reliable: false) carries netcode payloads as they are, as plain netcode peers expect', () => {

@@ -35,8 +35,8 @@ function run(seed: number, latency: number, jitter: number, loss: number, second
   const link = new NetworkSimulator(session.network.createTransport('10.0.0.1:1'), { seed });
   const client = new MessageClient({ transport: link, aead: nobleAead, factory, channels: [mirror.channel] });
   const { clock } = session;
-  link.setConditions('outgoing', { latency, jitter, loss });
-  link.setConditions('incoming', { latency, jitter, loss });
+  link.setConditions('outgoing', { latencyMs: latency, jitterMs: jitter, loss });
+  link.setConditions('incoming', { latencyMs: latency, jitterMs: jitter, loss });
   client.connect(session.token(1n), clock.now);
   for (let i = 0; i < 150 && !client.connected; i++) session.tick([client], 1 / 30);
   assert.ok(client.connected, 'the client connects');
@@ -58,7 +58,7 @@ function run(seed: number, latency: number, jitter: number, loss: number, second
     });
     session.server.update(clock.now);
     client.update(clock.now);
-    const rttMs = client.client.endpoint?.rttSample ?? 0;
+    const rttMs = client.client.endpoint?.rttSampleMs ?? 0;
     if (mirror.newestTick !== sampled && mirror.newestTick > 0) {
       sampled = mirror.newestTick;
       sync.addSample(clock.now, sampled, rttMs);

@@ -80,7 +80,7 @@ function run(seed: number, scene: Scene) {
     channels: [mirror.channel, sender.channel],
   });
   const { clock } = session;
-  const conditions = { latency: scene.latency, jitter: scene.jitter, loss: scene.loss };
+  const conditions = { latencyMs: scene.latency, jitterMs: scene.jitter, loss: scene.loss };
   link.setConditions('outgoing', conditions);
   link.setConditions('incoming', conditions);
   client.connect(session.token(1n), clock.now);
@@ -126,7 +126,7 @@ function run(seed: number, scene: Scene) {
     const endpoint = client.client.endpoint;
     if (mirror.newestTick !== sampled && mirror.newestTick > 0) {
       sampled = mirror.newestTick;
-      sync.addSample(clock.now, sampled, endpoint?.rttSample ?? 0);
+      sync.addSample(clock.now, sampled, endpoint?.rttSampleMs ?? 0);
     }
     if (!sync.synced) continue;
     clientClock.advance(clock.now, (tick) => {
@@ -139,7 +139,7 @@ function run(seed: number, scene: Scene) {
       biased = true;
       clientClock.jump(clientClock.position + bias);
     }
-    const halfRtt = ((endpoint?.rttMin ?? 0) / 1000) * TICK_RATE * 0.5;
+    const halfRtt = ((endpoint?.rttMinMs ?? 0) / 1000) * TICK_RATE * 0.5;
     sync.update(clock.now, halfRtt + scene.bufferTicks + sender.leadAdjustTicks + bias);
   }
   return { takes, sender, stats: inputs.stats(0)! };

@@ -10,7 +10,7 @@ import { testSeed } from '../support/seed.js';
  */
 const SEED = testSeed('lockstep membership');
 const replay = `seed ${SEED} (GW_SEED=${SEED})`;
-const LINK = { latency: 60, jitter: 20, loss: 5, duplicates: 2 };
+const LINK = { latencyMs: 60, jitterMs: 20, loss: 5, duplicates: 2 };
 
 function of<K extends LockstepEvent['kind']>(
   peer: ScenePeer,

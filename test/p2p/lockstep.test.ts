@@ -11,7 +11,7 @@ import { testSeed } from '../support/seed.js';
  */
 const SEED = testSeed('lockstep');
 const replay = `seed ${SEED} (GW_SEED=${SEED})`;
-const BAD_LINK = { latency: 100, jitter: 30, loss: 5, duplicates: 2 };
+const BAD_LINK = { latencyMs: 100, jitterMs: 30, loss: 5, duplicates: 2 };
 
 function of<K extends LockstepEvent['kind']>(
   peer: ScenePeer,

@@ -45,7 +45,7 @@ describe('RollbackSession', () => {
     for (const peer of scene.peers) {
       const s = peer.session.stats();
       console.log(
-        `  seed ${SEED}: peer ${peer.session.self}: frame ${s.frame}, confirmed ${s.confirmedFrame}, ${s.rollbacks} rollbacks (max depth ${s.maxRollbackDepth}, depths ${s.rollbackDepths.join(' ')}), ${s.framesResimulated} resimulated, ${s.stalledFrames} stalled, ${s.waitedFrames} waited, ${s.checksumsCompared} checksums compared, rtt ${s.peers[1 - peer.session.self].rtt.toFixed(1)} ms`,
+        `  seed ${SEED}: peer ${peer.session.self}: frame ${s.frame}, confirmed ${s.confirmedFrame}, ${s.rollbacks} rollbacks (max depth ${s.maxRollbackDepth}, depths ${s.rollbackDepths.join(' ')}), ${s.framesResimulated} resimulated, ${s.stalledFrames} stalled, ${s.waitedFrames} waited, ${s.checksumsCompared} checksums compared, rtt ${s.peers[1 - peer.session.self].rttMs.toFixed(1)} ms`,
       );
       assert.ok(s.rollbacks > 20, `seed ${SEED}: only ${s.rollbacks} rollbacks`);
       assert.ok(

@@ -122,7 +122,7 @@ describe(`ReliableEndpoint (seed ${SEED})`, () => {
         // ±2 s of jitter reorders ~120 packets, beyond the 32 an ack covers: packets that arrive
         // late are never acked and time out as lost (inherent to the protocol, as in the reference).
         assert.ok(link.a.seen.ackedRecords.length > 100, `acked ${link.a.seen.ackedRecords.length}`);
-        assert.ok(Math.abs(link.a.endpoint.rttAvg - 20_000) < 4_500, `rtt avg ${link.a.endpoint.rttAvg}`);
+        assert.ok(Math.abs(link.a.endpoint.rttAvgMs - 20_000) < 4_500, `rtt avg ${link.a.endpoint.rttAvgMs}`);
       } else {
         // Every ack arrives after its packet's 1 s timeout: all 1500 are reported lost, none acked.
         assert.equal(link.a.seen.ackedRecords.length, 0);
@@ -298,9 +298,9 @@ describe(`ReliableEndpoint (seed ${SEED})`, () => {
     }
     const e = link.a.endpoint;
     // 100 ms round trip, quantized by the 10 ms tick at each end.
-    assert.ok(e.rttMin >= 100 - 1e-3 && e.rttMin <= 120, `min ${e.rttMin}`);
-    assert.ok(e.rttAvg >= 100 - 1e-3 && e.rttAvg <= 120, `avg ${e.rttAvg}`);
-    assert.ok(e.rtt >= 100 - 1e-3 && e.rtt <= 120, `smoothed ${e.rtt}`);
+    assert.ok(e.rttMinMs >= 100 - 1e-3 && e.rttMinMs <= 120, `min ${e.rttMinMs}`);
+    assert.ok(e.rttAvgMs >= 100 - 1e-3 && e.rttAvgMs <= 120, `avg ${e.rttAvgMs}`);
+    assert.ok(e.rttMs >= 100 - 1e-3 && e.rttMs <= 120, `smoothed ${e.rttMs}`);
     assert.ok(e.sentKbps > 0 && e.receivedKbps > 0 && e.ackedKbps > 0);
     assert.ok(e.packetLoss < 1);
   });
@@ -313,11 +313,11 @@ describe(`ReliableEndpoint (seed ${SEED})`, () => {
       link.step(0.01);
     }
     const e = link.a.endpoint;
-    assert.ok(e.stats().packetsAcked > 0 && e.rtt > 0);
+    assert.ok(e.stats().packetsAcked > 0 && e.rttMs > 0);
     e.reset();
     assert.equal(e.nextSequence, 0);
     assert.equal(e.stats().packetsAcked, 0);
-    assert.equal(e.rtt, 0);
+    assert.equal(e.rttMs, 0);
     e.update(link.now + 10);
     assert.equal(e.stats().packetsLost, 0, 'nothing from before the reset is reported');
   });

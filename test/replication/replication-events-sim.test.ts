@@ -116,8 +116,8 @@ function run(seed: number, spatial: boolean) {
   );
   for (const c of clients) {
     const conditions: LinkConditions = {
-      latency: randomInt(next, 500),
-      jitter: randomInt(next, 100),
+      latencyMs: randomInt(next, 500),
+      jitterMs: randomInt(next, 100),
       loss: randomInt(next, 51),
       duplicates: randomInt(next, 20),
       reorder: randomInt(next, 20),

@@ -44,8 +44,8 @@ const NONE: ReadonlySet<number> = new Set();
 export function createScene(o: SceneOptions) {
   const network = new MemoryNetwork();
   const conditions = {
-    latency: o.latencyMs ?? 0,
-    jitter: o.jitterMs ?? 0,
+    latencyMs: o.latencyMs ?? 0,
+    jitterMs: o.jitterMs ?? 0,
     loss: o.lossPercent ?? 0,
     duplicates: o.duplicatesPercent ?? 0,
   };

@@ -44,8 +44,8 @@ export class PeerConnection<M extends AnyMessageType = AnyMessageType> {
   }
 
   /** Round trip to this peer, ms (the packet layer's smoothed figure; 0 before the first ack). */
-  get rtt(): number {
-    return this.endpoint.rtt;
+  get rttMs(): number {
+    return this.endpoint.rttMs;
   }
 
   /** A datagram the links delivered from this peer. Garbage is refused and counted, never thrown. */
@@ -57,7 +57,7 @@ export class PeerConnection<M extends AnyMessageType = AnyMessageType> {
   update(now: number): void {
     this.endpoint.update(now);
     if (this.channels.observesLink)
-      this.channels.observeLink(this.endpoint.rttSample, this.endpoint.packetLoss, now);
+      this.channels.observeLink(this.endpoint.rttSampleMs, this.endpoint.packetLoss, now);
     const { data, record } = this.channels.writePacket(now);
     this.endpoint.sendPacket(data, data.length, record.length === 0 ? undefined : record);
   }

@@ -187,7 +187,7 @@ export interface LockstepPeerStats {
   /** Command lists for turns already run (redundant copies) and first copies kept over later ones. */
   staleLists: number;
   /** Round trip to the peer, ms (0 before the first ack). */
-  rtt: number;
+  rttMs: number;
 }
 
 export interface LockstepStats {

@@ -24,7 +24,7 @@ export class PeerTraffic implements PeerLinks {
       refused: 0,
       flooded: 0,
       staleLists: 0,
-      rtt: 0,
+      rttMs: 0,
     }));
     this.burst = Math.max(10, rate / 2);
     this.tokens = new Float64Array(links.maxPeers).fill(this.burst);

@@ -377,7 +377,7 @@ export class RollbackSession<I, S> {
       const c = this.connections[p];
       if (c === null) continue;
       c.update(now);
-      this.counters.peers[p].rtt = c.rtt;
+      this.counters.peers[p].rttMs = c.rttMs;
       this.counters.peers[p].packetsInvalid = c.endpoint.stats().packetsInvalid;
     }
   }
@@ -457,7 +457,7 @@ export class RollbackSession<I, S> {
     const peerStats = this.counters.peers[peer];
     peerStats.packetsReceived++;
     const advantage = this.advantages[peer] as FrameAdvantage;
-    const rtt = (this.connections[peer] as PeerConnection).rtt / 1000;
+    const rtt = (this.connections[peer] as PeerConnection).rttMs / 1000;
     advantage.sample(this.current, packet.frame, rtt, this.options.frameRate, packet.advantage);
     peerStats.advantage = advantage.latest;
     peerStats.remoteAdvantage = advantage.reported;

@@ -42,7 +42,7 @@ export type RollbackEvent =
 export interface RollbackPeerStats {
   connected: boolean;
   /** Round trip, ms (the packet layer's smoothed figure). */
-  rtt: number;
+  rttMs: number;
   /** The newest frame whose input this peer sent us (all before it too). */
   lastInputFrame: number;
   /** Our advantage over this peer, frames (the newest sample; positive: we run ahead). */
@@ -108,7 +108,7 @@ export function zeroStats(peers: number, maxPrediction: number): RollbackStats {
     eventsDropped: 0,
     peers: Array.from({ length: peers }, () => ({
       connected: false,
-      rtt: 0,
+      rttMs: 0,
       lastInputFrame: -1,
       advantage: 0,
       remoteAdvantage: 0,
