@@ -44,7 +44,7 @@ export class FlowControl {
   readonly lossThreshold: number;
   readonly rttSmoothing: number;
   /** The smoothed round trip, ms (0 before the first sample). */
-  private _rtt = 0;
+  private _rttMs = 0;
   private _mode: FlowMode = 'good';
   /** Seconds conditions must stay good in bad mode before returning to good. */
   private _penalty = INITIAL_PENALTY;
@@ -75,7 +75,7 @@ export class FlowControl {
 
   /** The smoothed round trip the mode is judged by, ms. */
   get rttMs(): number {
-    return this._rtt;
+    return this._rttMs;
   }
 
   get mode(): FlowMode {
@@ -107,8 +107,9 @@ export class FlowControl {
     const last = this.last;
     this.last = checkTime('FlowControl.update', now, last);
     const dt = last === NO_TIME_YET ? 0 : now - last;
-    if (rtt > 0) this._rtt = this._rtt === 0 ? rtt : this._rtt + (rtt - this._rtt) * this.rttSmoothing;
-    const bad = this._rtt > this.rttThresholdMs || packetLoss > this.lossThreshold;
+    if (rtt > 0)
+      this._rttMs = this._rttMs === 0 ? rtt : this._rttMs + (rtt - this._rttMs) * this.rttSmoothing;
+    const bad = this._rttMs > this.rttThresholdMs || packetLoss > this.lossThreshold;
     if (this._mode === 'good') {
       if (bad) {
         this._mode = 'bad';

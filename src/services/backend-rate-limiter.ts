@@ -19,7 +19,7 @@ export interface RateLimitOptions {
 interface Bucket {
   tokens: number;
   /** Unix ms of the last refill. */
-  at: number;
+  atMs: number;
 }
 
 export class RateLimiter {
@@ -49,14 +49,14 @@ export class RateLimiter {
     let bucket = this.buckets.get(address);
     if (bucket === undefined) {
       if (this.buckets.size >= this.maxAddresses) this.evict(now);
-      bucket = { tokens: this.burst, at: now };
+      bucket = { tokens: this.burst, atMs: now };
     } else {
       this.buckets.delete(address); // re-inserted below: the map's order is least recently used first
       bucket.tokens = Math.min(
         this.burst,
-        bucket.tokens + (Math.max(0, now - bucket.at) / 1000) * this.perSecond,
+        bucket.tokens + (Math.max(0, now - bucket.atMs) / 1000) * this.perSecond,
       );
-      bucket.at = Math.max(bucket.at, now);
+      bucket.atMs = Math.max(bucket.atMs, now);
     }
     this.buckets.set(address, bucket);
     if (bucket.tokens >= 1) {
@@ -84,7 +84,7 @@ export class RateLimiter {
 
   private dropRefilled(now: number): void {
     for (const [address, bucket] of this.buckets) {
-      if (bucket.tokens + (Math.max(0, now - bucket.at) / 1000) * this.perSecond >= this.burst)
+      if (bucket.tokens + (Math.max(0, now - bucket.atMs) / 1000) * this.perSecond >= this.burst)
         this.buckets.delete(address);
     }
   }

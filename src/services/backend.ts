@@ -89,8 +89,8 @@ export interface BackendOptions<S extends z.ZodType = typeof guestAuthSchema> {
    * PROCESS_GONE for them), ms; 0 leaves that to another part of the fleet. Default 2000.
    */
   sweepIntervalMs?: number;
-  /** Unix milliseconds (default Date.now). */
-  now?: () => number;
+  /** The clock, unix milliseconds (default Date.now). */
+  nowMs?: () => number;
   /** Told of unexpected errors (answered 500); default console.error. */
   onError?: (error: unknown) => void;
 }
@@ -122,7 +122,7 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
   options: BackendOptions<S>,
 ): Backend {
   const { directory } = options;
-  const now = options.now ?? Date.now;
+  const now = options.nowMs ?? Date.now;
   const sessionSeconds = positive('sessionSeconds', options.sessionSeconds ?? 3600);
   const tokenSeconds = positive('tokenSeconds', options.tokenSeconds ?? 15);
   const maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes ?? 16384);

@@ -88,6 +88,27 @@ function kebab(name: string): string {
     .toLowerCase();
 }
 
+/**
+ * Declarations whose doc mentions ms without being a time in ms themselves (the rule below reads
+ * doc comments, not types).
+ */
+const MS_NAME_EXCEPTIONS: Record<string, string> = {
+  'replication/replication-server.ts flow': 'the flow-mode options object; its fields carry the unit',
+};
+
+/**
+ * Properties, getters and options whose doc comment says the value is in ms (or milliseconds),
+ * as `path name`.
+ */
+function documentedInMs(file: { path: string }): string[] {
+  const text = readFileSync(join(src, file.path), 'utf8');
+  const declaration =
+    /\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*\n\s*(?:readonly |private |protected |static |get )*(\w+)(\??:|\(\)|\s*=)/g;
+  return [...text.matchAll(declaration)]
+    .filter(([, doc]) => /\bms\b|milliseconds/.test(doc))
+    .map(([, , name]) => `${file.path} ${name}`);
+}
+
 const files = sources(src).map((path) => ({
   path: path.slice(src.length),
   imports: [...readFileSync(path, 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]),
@@ -195,5 +216,22 @@ describe('architecture', () => {
         .map((name) => `${f.path}: ${name}`),
     );
     assert.deepEqual(hosts, []);
+  });
+
+  it('a value documented in ms has a name ending in Ms (times are seconds otherwise)', () => {
+    const documented = files.flatMap(documentedInMs);
+    assert.ok(
+      documented.includes('packet/reliable-endpoint.ts rttMs'),
+      'finds the declarations documented in ms',
+    );
+    // A point in time named ...At (unix milliseconds, as Date.now gives) is the one exception.
+    const misnamed = documented.filter((key) => !/(Ms|MS|At)$/.test(key) && !(key in MS_NAME_EXCEPTIONS));
+    assert.deepEqual(misnamed, []);
+    const stale = Object.keys(MS_NAME_EXCEPTIONS).filter((key) => {
+      const [path, name] = key.split(' ');
+      const file = files.find((f) => f.path === path);
+      return file === undefined || !readFileSync(join(src, path), 'utf8').includes(name);
+    });
+    assert.deepEqual(stale, []);
   });
 });

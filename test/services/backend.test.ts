@@ -86,7 +86,7 @@ describe('POST /auth and sessions', () => {
 
     const secret = new Uint8Array(32).fill(3); // a second backend (start closes the first)
     let now = Date.now();
-    const f = await start({ sessionSecret: secret, sessionSeconds: 10, now: () => now });
+    const f = await start({ sessionSecret: secret, sessionSeconds: 10, nowMs: () => now });
     const { session } = await guest(f.url);
     now += 10_001;
     const expired = await call(f.url, 'POST', '/rooms/join-or-create', body, session);

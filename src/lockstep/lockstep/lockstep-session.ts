@@ -279,7 +279,7 @@ export class LockstepSession<T> {
     this.lastLatenessReport = now;
     const host = c.membership.acting();
     if (host === c.self || host < 0) return;
-    const ms = c.timing.ownLateness();
+    const ms = c.timing.ownLatenessMs();
     if (ms > 0) c.send(host, LatenessReport, { ms: Math.min(0xffff, Math.round(ms)) });
   }
 

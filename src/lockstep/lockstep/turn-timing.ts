@@ -64,7 +64,7 @@ export class TurnTiming {
   }
 
   /** The lateness a turn must cover by this peer's samples, ms (0 before any). */
-  ownLateness(): number {
+  ownLatenessMs(): number {
     const n = Math.min(this.sampleCount, SAMPLES);
     if (n === 0) return 0;
     const sorted = this.sorted.subarray(0, n);
@@ -86,7 +86,7 @@ export class TurnTiming {
   /** The turn length the host should schedule now, or 0 for no change. */
   decide(now: number, peers: readonly number[]): number {
     if (!this.deciding(now)) return 0;
-    let worst = this.ownLateness();
+    let worst = this.ownLatenessMs();
     for (const p of peers)
       if (now - this.reportAt[p] <= REPORT_MAX_AGE && this.reportMs[p] > worst) worst = this.reportMs[p];
     if (this.sampleCount < SAMPLES / 4) return 0;
