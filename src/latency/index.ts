@@ -1,4 +1,4 @@
-export { type ClockJumpReason, ClockSync, type ClockSyncOptions } from './clock-sync.js';
+export { type ClockJumpReason, ClockSync, type ClockSyncOptions, type ClockSyncStats } from './clock-sync.js';
 export {
   GhostSampler,
   type GhostSamplerOptions,

@@ -168,7 +168,7 @@ export class LatencyClient<S, I> {
     // No input before ClockSync placed the clock on the server's tick (its first jump): it
     // would be numbered from wherever the clock started.
     this.produce = input;
-    this.clock.advance(now, this.sync.jumps > 0 ? this.onTick : undefined);
+    this.clock.advance(now, this.sync.stats().jumps > 0 ? this.onTick : undefined);
     this.produce = null;
     if (!this.started) this.start();
     this.sync.update(now, this.sync.oneWayTicks + this.bufferTicks + this.inputs.leadAdjustTicks);

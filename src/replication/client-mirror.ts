@@ -78,6 +78,19 @@ interface GhostRecord {
  * packet with a reason and change nothing. A new connection starts empty (every ghost is
  * destroyed, with events) and the server sends everything again.
  */
+/** What a ClientMirror has counted. */
+export interface ClientMirrorStats {
+  /**
+   * Sections refused because the server is configured otherwise (CONFIGURATION_DIFFERS): anything
+   * above 0 means the two ends list different types, capacity or historyLength.
+   */
+  readonly configurationMismatches: number;
+  /** Events dispatched to onEvent. */
+  readonly eventsDelivered: number;
+  /** Events dropped: their ghost went away before delivery. */
+  readonly eventsDropped: number;
+}
+
 /** Section ticks ClientMirror remembers (see sectionTick). */
 const SECTION_RING = 16;
 
@@ -160,21 +173,13 @@ export class ClientMirror implements CustomChannel, GhostTable {
     return this.checked;
   }
 
-  /**
-   * Sections refused because the server is configured otherwise (CONFIGURATION_DIFFERS): anything
-   * above 0 means the two ends list different types, capacity or historyLength.
-   */
-  get configurationMismatches(): number {
-    return this.mismatches;
-  }
-
-  /** Events dispatched to onEvent, and events dropped (their ghost went away before delivery). */
-  get eventsDelivered(): number {
-    return this.eventReceiver.delivered;
-  }
-
-  get eventsDropped(): number {
-    return this.eventReceiver.dropped;
+  /** What the mirror has counted (a snapshot, taken at the call). */
+  stats(): Readonly<ClientMirrorStats> {
+    return {
+      configurationMismatches: this.mismatches,
+      eventsDelivered: this.eventReceiver.delivered,
+      eventsDropped: this.eventReceiver.dropped,
+    };
   }
 
   /** Ghosts held. */

@@ -7,6 +7,7 @@ export {
 export {
   ClientMirror,
   type ClientMirrorOptions,
+  type ClientMirrorStats,
   type Ghost,
   type GhostEndEvent,
   type GhostEndReason,

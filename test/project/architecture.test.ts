@@ -109,6 +109,19 @@ function documentedInMs(file: { path: string }): string[] {
     .map(([, , name]) => `${file.path} ${name}`);
 }
 
+/**
+ * Internal parts whose counters their owner writes or reads directly; each owner reports them
+ * through its own stats().
+ */
+const COUNTER_FIELD_EXCEPTIONS = new Set([
+  'services/rendezvous-relay.ts',
+  'services/room-seating.ts',
+  'services/client-hooks.ts',
+  'replication/event-hub.ts',
+  'transport/network-simulator.ts',
+  'latency/input-buffer.ts',
+]);
+
 const files = sources(src).map((path) => ({
   path: path.slice(src.length),
   imports: [...readFileSync(path, 'utf8').matchAll(/from '([^']+)'/g)].map((m) => m[1]),
@@ -233,5 +246,21 @@ describe('architecture', () => {
       return file === undefined || !readFileSync(join(src, path), 'utf8').includes(name);
     });
     assert.deepEqual(stale, []);
+  });
+
+  it('counters are reported by a stats() method: no public stats or counters field or getter', () => {
+    const fields = files
+      .filter((f) => !COUNTER_FIELD_EXCEPTIONS.has(f.path))
+      .filter((f) =>
+        /^ {2}(?:readonly )?(?:stats|counters)\b\s*[:=]|^ {2}get (?:stats|counters)\(/m.test(
+          readFileSync(join(src, f.path), 'utf8'),
+        ),
+      )
+      .map((f) => f.path);
+    assert.deepEqual(fields, []);
+    const methods = files.filter((f) =>
+      /^ {2}stats\([^)]*\): /m.test(readFileSync(join(src, f.path), 'utf8')),
+    );
+    assert.ok(methods.length > 20, `${methods.length} files with a stats() method`);
   });
 });

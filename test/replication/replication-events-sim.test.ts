@@ -195,7 +195,7 @@ describe(`replication events over bad links (seed ${SEED})`, () => {
     let dropped = 0;
     for (let r = 0; r < 3; r++) {
       const { clients, stats } = run((SEED + r * 7919) >>> 0, false);
-      for (const c of clients) delivered += c.mirror.eventsDelivered;
+      for (const c of clients) delivered += c.mirror.stats().eventsDelivered;
       dropped += stats.droppedGone + stats.droppedExpired;
     }
     assert.ok(delivered > 100, `${delivered} events delivered`);

@@ -309,7 +309,7 @@ describe('replication events', () => {
     p.replication.emit(Chat, { n: 1, text: 'after' }, { reliable: true });
     for (let i = 0; i < 8; i++) p.step();
     assert.deepEqual(p.log, ['+0', '-0', 'chat 1']);
-    assert.equal(p.mirror.eventsDropped, 1);
+    assert.equal(p.mirror.stats().eventsDropped, 1);
   });
 
   it('the budget holds: what does not fit waits, in order', () => {
