@@ -12,16 +12,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import {
-  type Address,
-  createSignalingApp,
-  formatAddress,
-  generateConnectToken,
-  MessageServer,
-  toAddress,
-  WebRtcServerTransport,
-  WebSocketServerTransport,
-} from '../src/node.js';
+import { type Address, formatAddress, generateConnectToken, MessageServer, toAddress } from '../src/node.js';
+import { createSignalingApp, WebRtcServerTransport } from '../src/webrtc.js';
+import { WebSocketServerTransport } from '../src/websocket.js';
 import { Arena, type AvatarValue } from '../tools/live-arena.js';
 import { DemoBots } from './bots.js';
 import { buildDemoAssets, type DemoAssets } from './client-bundle.js';

@@ -1,7 +1,8 @@
 /**
  * `ghostwire/node`: everything in the browser-safe entry point plus what needs Node's modules:
- * UDP sockets, the WebSocket server transport, and node:crypto's native ChaCha20-Poly1305,
- * registered here as the default AEAD.
+ * UDP sockets and node:crypto's native ChaCha20-Poly1305, registered here as the default AEAD.
+ * It loads no optional package: the WebSocket and WebRTC server transports are in
+ * `ghostwire/websocket` and `ghostwire/webrtc`.
  */
 import { registerDefaultAead } from './connection/aead.js';
 import { nodeAead } from './connection/aead-node.js';
@@ -11,21 +12,3 @@ registerDefaultAead(nodeAead);
 export { nodeAead } from './connection/aead-node.js';
 export * from './index.js';
 export { UdpTransport, type UdpTransportOptions } from './transport/udp-transport.js';
-export type { SignalingResponse } from './transport/webrtc-offer.js';
-export {
-  WebRtcServerCounters,
-  WebRtcServerTransport,
-  type WebRtcServerTransportOptions,
-} from './transport/webrtc-server-transport.js';
-export {
-  createSignalingApp,
-  type OfferHandler,
-  type SignalingRouteOptions,
-  signalingRoute,
-} from './transport/webrtc-signaling.js';
-export {
-  type PeerCloseReason,
-  type WebSocketServerStats,
-  WebSocketServerTransport,
-  type WebSocketServerTransportOptions,
-} from './transport/websocket-server-transport.js';

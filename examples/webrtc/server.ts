@@ -12,7 +12,8 @@ declare const channels: ChannelConfig[];
 
 // #region docs
 import { serve } from '@hono/node-server';
-import { createSignalingApp, MessageServer, WebRtcServerTransport } from 'ghostwire/node';
+import { MessageServer } from 'ghostwire/node';
+import { createSignalingApp, WebRtcServerTransport } from 'ghostwire/webrtc';
 
 // One UDP port for every peer, and the signalling route on any HTTP port.
 const rtc = new WebRtcServerTransport({ port: 40000, publicIp: '203.0.113.7' });

@@ -49,9 +49,9 @@ const RECORD_BLOCK = 1;
  *
  * Blocks (large data) take an id in the same ordered stream. When a block is the oldest unacked
  * item, the channel sends its fragments, each acked on its own and resent by the same policy as
- * messages (block-sender.ts); the room a packet has left after them carries the messages behind
+ * messages (outgoing-block.ts); the room a packet has left after them carries the messages behind
  * the block, which wait in the receiver's window. The block leaves the queue the moment its last
- * fragment is acked. The receiver keeps one reused block buffer (block-receiver.ts).
+ * fragment is acked. The receiver keeps one reused block buffer (incoming-block.ts).
  *
  * Entry wire: isBlock bit; block part: id (16 bits), total bytes, count, then per fragment its
  * index, align, its bytes (fragmentBytes each, the remainder in the last), then a bit saying

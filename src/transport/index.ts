@@ -1,7 +1,8 @@
 /**
  * Datagram transports, browser-safe: the interface, the in-memory network, the network simulator
  * and the WebSocket and WebRTC clients. The UDP transport (node:dgram), the WebSocket server (ws)
- * and the WebRTC server (node-datachannel) need Node: they are exported from `ghostwire/node`.
+ * and the WebRTC server (node-datachannel) need Node: they are exported from `ghostwire/node`,
+ * `ghostwire/websocket` and `ghostwire/webrtc`.
  */
 export {
   type Address,

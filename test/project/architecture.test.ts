@@ -36,6 +36,7 @@ const NODE_ONLY = new Set([
   'transport/websocket-server-options.ts',
   'transport/websocket-peer.ts',
   'connection/aead-node.ts',
+  'transport/optional-dependency.ts',
 ]);
 
 function sources(dir: string): string[] {
