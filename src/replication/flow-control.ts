@@ -66,7 +66,7 @@ export class FlowControl {
       throw new RangeError(
         `FlowControl: badKbps (${this.badKbps}) must not exceed goodKbps (${this.goodKbps})`,
       );
-    this.rttThresholdMs = checkPositive('FlowControl', 'rttThreshold', options.rttThresholdMs ?? 250);
+    this.rttThresholdMs = checkPositive('FlowControl', 'rttThresholdMs', options.rttThresholdMs ?? 250);
     this.lossThreshold = checkNonNegative('FlowControl', 'lossThreshold', options.lossThreshold ?? 10);
     this.rttSmoothing = checkPositive('FlowControl', 'rttSmoothing', options.rttSmoothing ?? 0.1);
     if (this.rttSmoothing > 1)

@@ -173,7 +173,7 @@ describe('stats() over a connection’s life (issue 15)', () => {
     const client = s.client(s.network.createTransport('10.0.0.1:1'));
     const zeros = (state: string) => ({
       state,
-      rtt: 0,
+      rttMs: 0,
       packetLoss: 0,
       sentKbps: 0,
       receivedKbps: 0,

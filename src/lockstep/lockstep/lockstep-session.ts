@@ -310,7 +310,10 @@ export class LockstepSession<T> {
 
   stats(): LockstepStats {
     const c = this.core;
-    const peers = c.traffic.peers.map((p, i) => ({ ...p, rtt: i === c.self ? 0 : c.connections[i]!.rttMs }));
+    const peers = c.traffic.peers.map((p, i) => ({
+      ...p,
+      rttMs: i === c.self ? 0 : c.connections[i]!.rttMs,
+    }));
     return {
       turn: c.executed,
       turnMs: c.timing.turnMs,
