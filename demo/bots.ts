@@ -3,13 +3,10 @@
  * the ones `npm start` plays) connected to the same MessageServer over an in-process
  * MemoryNetwork, each with a connect token of its own, predicting and interpolating as a page does.
  */
-import {
-  type Address,
-  generateConnectToken,
-  MemoryNetwork,
-  type MemoryTransport,
-  MessageClient,
-} from '../src/index.js';
+
+import { MessageClient } from '../src/channels/index.js';
+import { generateConnectToken } from '../src/connection/index.js';
+import { type Address, MemoryNetwork, type MemoryTransport } from '../src/transport/index.js';
 import { ArenaBot } from '../tools/live-bot.js';
 import { factory, PROTOCOL_ID } from './protocol.js';
 

@@ -3,7 +3,8 @@
  * the channel list (replication, then inputs), the WebSocket path and what GET /token answers.
  * Browser-safe: the page's bundle imports it.
  */
-import { defineMessage, MessageFactory, t } from '../src/index.js';
+import { defineMessage, MessageFactory } from '../src/channels/index.js';
+import { t } from '../src/index.js';
 
 export const PROTOCOL_ID = 0x6768_6f73_7464_656dn;
 

@@ -12,7 +12,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
-import { type Address, formatAddress, generateConnectToken, MessageServer, toAddress } from '../src/node.js';
+import { MessageServer } from '../src/channels/index.js';
+import { generateConnectToken } from '../src/connection/index.js';
+import { type Address, formatAddress, toAddress } from '../src/transport/index.js';
 import { createSignalingApp, WebRtcServerTransport } from '../src/webrtc.js';
 import { WebSocketServerTransport } from '../src/websocket.js';
 import { Arena, type AvatarValue } from '../tools/live-arena.js';

@@ -6,7 +6,7 @@
  * predicted, so the client corrects), and the server's tick time. The last RING_SECONDS samples
  * are kept for GET /stats; each new one goes to the listeners (the /stats/stream subscribers).
  */
-import type { MessageServer } from '../src/index.js';
+import type { MessageServer } from '../src/channels/index.js';
 import type { Arena } from '../tools/live-arena.js';
 import { FIRST_PLAYER_AVATAR } from './protocol.js';
 

@@ -1,11 +1,18 @@
 /**
- * `ghostwire/webrtc` (Node-only): the WebRTC server transport (data channels on one UDP port) and
- * its signalling route. It needs the optional packages `node-datachannel` (a native addon), `hono`
- * and `@hono/node-server`; importing this entry without one of them throws an Error naming it.
+ * `ghostwire/webrtc` (Node): the WebRTC data-channel server transport and the HTTP signalling route
+ * browsers post their offer to (`WebRtcClientTransport` in `ghostwire/transport`). Needs the
+ * `node-datachannel`, `hono` and `@hono/node-server` packages.
+ * Like `ghostwire/node`, it registers node:crypto's AEAD as the default: a process that imports it
+ * is a Node server.
  */
+import { registerDefaultAead } from './connection/aead.js';
+import { nodeAead } from './connection/aead-node.js';
+
+registerDefaultAead(nodeAead);
+
 export type { SignalingResponse } from './transport/webrtc-offer.js';
 export {
-  WebRtcServerCounters,
+  type WebRtcServerCounters,
   WebRtcServerTransport,
   type WebRtcServerTransportOptions,
 } from './transport/webrtc-server-transport.js';

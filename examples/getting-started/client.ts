@@ -1,6 +1,8 @@
 // The client: asks the backend for a connect token, connects, says hello, moves a little, prints
 // what the server sends, and leaves after a few seconds. Run server.js first.
-import { ClientState, describeClientState, MessageClient, UdpTransport } from 'ghostwire/node';
+import { MessageClient } from 'ghostwire/channels';
+import { ClientState, describeClientState } from 'ghostwire/connection';
+import { UdpTransport } from 'ghostwire/node';
 import { Chat, channels, factory, Move, now, POSITIONS, RELIABLE, Say } from './game.js';
 
 const TOKEN_URL = `http://127.0.0.1:${process.env.TOKEN_PORT ?? 8080}/`;

@@ -1,6 +1,7 @@
 // What the server and the client must agree on, in one module both import: the protocol id, the
 // message types and the channels (the same lists, in the same order, on both ends).
-import { defineMessage, MessageFactory, t } from 'ghostwire';
+import { t } from 'ghostwire';
+import { defineMessage, MessageFactory } from 'ghostwire/channels';
 
 /** Your game's protocol id: any 64-bit number, a bigint. Change it when the protocol changes. */
 export const PROTOCOL_ID = 0x6a61_6d5f_6761_6d65n;

@@ -2,7 +2,10 @@
 // `node server.js` (after `tsc`), then run client.js. Ports: GAME_PORT (40000), TOKEN_PORT (8080).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { generateConnectToken, MessageServer, toAddress, UdpTransport } from 'ghostwire/node';
+import { MessageServer } from 'ghostwire/channels';
+import { generateConnectToken } from 'ghostwire/connection';
+import { UdpTransport } from 'ghostwire/node';
+import { toAddress } from 'ghostwire/transport';
 import { Chat, channels, factory, Move, now, POSITIONS, PROTOCOL_ID, RELIABLE, Say } from './game.js';
 
 const GAME_ADDRESS = toAddress(`127.0.0.1:${process.env.GAME_PORT ?? 40000}`); // port 0: any free one

@@ -1,8 +1,12 @@
+/**
+ * `ghostwire/p2p`: peer-to-peer play: deterministic lockstep and rollback sessions, the peer links
+ * they run over (secure, or in memory), and deterministic math and randomness. Browser-safe.
+ */
+
 export { LocalPeerLinks, type LocalPeerLinksOptions } from './links/local-peer-links.js';
 export { PeerConnection } from './links/peer-connection.js';
 export type { PeerLinkEvent, PeerLinkEventKind, PeerLinks } from './links/peer-links.js';
 export type { PeerPath } from './links/peer-pair.js';
-export { PEER_TOKEN_BYTES, type PeerToken, type PeerTokenResult, readPeerToken } from './links/peer-token.js';
 export {
   SecurePeerLinks,
   type SecurePeerLinksCounters,

@@ -32,7 +32,9 @@ export interface ReplicationInterestOptions {
 
 /** What replication counts: the events over every client and the client commands. */
 export interface ReplicationStats {
+  /** Server events over every client: emitted, queued, written, resent, acked, dropped. */
   readonly events: Readonly<EventStats>;
+  /** Client commands: delivered and refused, by reason. */
   readonly commands: Readonly<CommandStats>;
 }
 

@@ -262,7 +262,9 @@ class Link {
 
 /** A simulator's counters: those of every transport, and what each direction's link has done. */
 export interface NetworkSimulatorStats extends TransportStats {
+  /** What the outgoing link has done. */
   readonly outgoing: LinkCounters;
+  /** What the incoming link has done. */
   readonly incoming: LinkCounters;
 }
 

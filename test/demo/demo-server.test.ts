@@ -10,7 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { factory, type ServersAnswer, type TokenAnswer, WEBSOCKET_PATH } from '../../demo/protocol.js';
 import { type DemoServer, startDemoServer } from '../../demo/server.js';
-import { MessageClient, WebSocketClientTransport } from '../../src/node.js';
+import { MessageClient } from '../../src/channels/index.js';
+import { WebSocketClientTransport } from '../../src/transport/index.js';
 import { ARENA } from '../../tools/live-arena.js';
 import { ArenaBot } from '../../tools/live-bot.js';
 

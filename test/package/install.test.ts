@@ -155,7 +155,8 @@ describe('install from the packed tarball', { timeout: 300_000 }, () => {
   it('codec-only: ghostwire encodes and decodes, loading no native addon', async () => {
     const result = await node(
       projects.bare,
-      `import { compile, t } from 'ghostwire';
+      `import { t } from 'ghostwire';
+      import { compile } from 'ghostwire/schema';
       const codec = compile(t.object({ x: t.uint16(), name: t.string(16) }));
       const result = codec.decode(codec.encode({ x: 513, name: 'tag' }));
       if (!result.ok || result.value.x !== 513 || result.value.name !== 'tag') throw new Error(JSON.stringify(result));
@@ -268,11 +269,17 @@ describe('install from the packed tarball', { timeout: 300_000 }, () => {
       types: ['node'],
     };
     writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['index.ts'] }));
-    const entries = ['', '/node', '/browser', '/services', '/websocket', '/webrtc'];
+    // Every entry point the package declares (package.json "exports"), '' for the root.
+    const exportsField = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).exports as Record<
+      string,
+      unknown
+    >;
+    const entries = Object.keys(exportsField).map((key) => key.slice(1));
     writeFileSync(
       join(project, 'index.ts'),
       `${entries.map((entry, i) => `import * as entry${i} from 'ghostwire${entry}';`).join('\n')}
-      import { compile, t } from 'ghostwire';
+      import { t } from 'ghostwire';
+      import { compile } from 'ghostwire/schema';
       const codec = compile(t.object({ x: t.uint16() }));
       const decoded = codec.decode(codec.encode({ x: 1 }));
       const x: number = decoded.ok ? decoded.value.x : 0;

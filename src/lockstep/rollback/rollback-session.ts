@@ -35,17 +35,6 @@ const factory = new MessageFactory([defineMessage('rollback-unused', t.bool())])
 const MAX_EVENTS = 256;
 const NO_ROLLBACK = Number.POSITIVE_INFINITY;
 
-/**
- * Rollback (GGPO's model) between 2 to 64 peers: each frame, every peer's input is either known
- * or predicted (the peer's last input repeated); the game runs ahead on predictions, and when a
- * real input differs from what was predicted the session loads the state saved at that frame and
- * runs the game again to the present with the real inputs. Local inputs apply `inputDelay` frames
- * after they are added, which hides that much of the latency without rolling back. Nothing the
- * network or a peer does throws: stalls, desyncs, disconnects and refused packets are reported.
- *
- * Each tick: `addLocalInput(input)`, `advanceFrame()`, `update(now)` (receives, then sends this
- * frame's input). See docs/lockstep.md for timing and what the game must keep deterministic.
- */
 /** Each session's channel host, for benchmarks that feed a session packets directly. */
 const channelHosts = new WeakMap<object, RollbackChannelHost<unknown>>();
 
@@ -57,6 +46,17 @@ export function rollbackChannelHost<I>(session: RollbackSession<I, unknown>): Ro
   return channelHosts.get(session) as RollbackChannelHost<I>;
 }
 
+/**
+ * Rollback (GGPO's model) between 2 to 64 peers: each frame, every peer's input is either known
+ * or predicted (the peer's last input repeated); the game runs ahead on predictions, and when a
+ * real input differs from what was predicted the session loads the state saved at that frame and
+ * runs the game again to the present with the real inputs. Local inputs apply `inputDelay` frames
+ * after they are added, which hides that much of the latency without rolling back. Nothing the
+ * network or a peer does throws: stalls, desyncs, disconnects and refused packets are reported.
+ *
+ * Each tick: `addLocalInput(input)`, `advanceFrame()`, `update(now)` (receives, then sends this
+ * frame's input). See docs/lockstep.md for timing and what the game must keep deterministic.
+ */
 export class RollbackSession<I, S> {
   readonly self: number;
   readonly maxPeers: number;
