@@ -53,9 +53,9 @@ interface Target {
 /** A pooled copy of an outgoing datagram, with its completion callback made once. */
 class PendingSend extends PooledDatagram {
   readonly done: (error: Error | null) => void;
-  constructor(owner: UdpTransport) {
+  constructor(finished: (pending: PendingSend, error: Error | null) => void) {
     super();
-    this.done = (error) => owner.sendDone(this, error);
+    this.done = (error) => finished(this, error);
   }
 }
 
@@ -252,7 +252,7 @@ export class UdpTransport implements DatagramTransport {
         this.counters.undeliverable++;
         return;
       }
-      pending = new PendingSend(this);
+      pending = new PendingSend(this.sendDone);
     }
     pending.copy(to, data);
     this.pendingSends++;
@@ -265,15 +265,15 @@ export class UdpTransport implements DatagramTransport {
     }
   }
 
-  /** @internal The socket finished with a send. */
-  sendDone(pending: PendingSend, error: Error | null): void {
+  /** The socket finished with a send (an arrow: PendingSend holds it). */
+  private readonly sendDone = (pending: PendingSend, error: Error | null): void => {
     this.pendingSends--;
     this.release(pending);
     if (error !== null && error !== undefined && !this.isClosed) {
       this.counters.undeliverable++;
       this.lastError = error;
     }
-  }
+  };
 
   private release(pending: PendingSend): void {
     pending.clear();
