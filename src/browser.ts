@@ -322,6 +322,7 @@ export {
   type LinkDirection,
   MemoryNetwork,
   type MemoryNetworkOptions,
+  type MemoryNetworkStats,
   MemoryTransport,
   type MemoryTransportOptions,
   NetworkSimulator,

@@ -23,6 +23,7 @@ export {
 export {
   MemoryNetwork,
   type MemoryNetworkOptions,
+  type MemoryNetworkStats,
   MemoryTransport,
   type MemoryTransportOptions,
 } from './memory-transport.js';

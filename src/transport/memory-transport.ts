@@ -30,6 +30,12 @@ const EPHEMERAL_FIRST = 49152;
 const EPHEMERAL_LAST = 65535;
 const DEFAULT_HOST = '127.0.0.1';
 
+/** What a MemoryNetwork counts. */
+export interface MemoryNetworkStats {
+  /** Datagrams sent to an address no open transport holds. */
+  unroutable: number;
+}
+
 /** What a transport and its network call each other through (not public: see the WeakMaps). */
 type Inbox = (from: Address, data: Uint8Array) => void;
 interface Routing {
@@ -49,8 +55,7 @@ const routings = new WeakMap<MemoryNetwork, Routing>();
  */
 export class MemoryNetwork {
   readonly maxDatagramSize: number;
-  /** Datagrams sent to an address no open transport holds. */
-  unroutable = 0;
+  private readonly counters: MemoryNetworkStats = { unroutable: 0 };
   private readonly transports = new Map<Address, MemoryTransport>();
   private readonly inboxes = new Map<Address, Inbox>();
   private readonly defaults: Required<MemoryTransportOptions>;
@@ -69,6 +74,11 @@ export class MemoryNetwork {
       detach: (transport) => this.detach(transport),
       has: (address) => this.inboxes.has(address),
     });
+  }
+
+  /** What the network has counted (live: read it, copy it to keep a snapshot). */
+  stats(): Readonly<MemoryNetworkStats> {
+    return this.counters;
   }
 
   /** Open transports on this network. */
@@ -119,12 +129,12 @@ export class MemoryNetwork {
 
   /**
    * Delivers `data` to the transport at `to` as if `from` sent it (any address: tests forge
-   * sources with it); false, counted in `unroutable`, when no transport holds `to`.
+   * sources with it); false, counted in `stats().unroutable`, when no transport holds `to`.
    */
   route(from: Address, to: Address, data: Uint8Array): boolean {
     const inbox = this.inboxes.get(to);
     if (inbox === undefined) {
-      this.unroutable++;
+      this.counters.unroutable++;
       return false;
     }
     inbox(from, data);

@@ -288,7 +288,7 @@ describe('MemoryNetwork / MemoryTransport', () => {
     a.send(toAddress('[::1]:9'), bytes(1));
     assert.equal(a.stats().sent, 2);
     assert.equal(a.stats().undeliverable, 2);
-    assert.equal(network.unroutable, 2);
+    assert.equal(network.stats().unroutable, 2);
     assert.throws(() => a.send('not-an-address' as Address, bytes(1)), /is not an address/);
     assert.throws(() => a.send('[::1]:70000' as Address, bytes(1)), /is not an address/);
     assert.equal(a.stats().sent, 2);
