@@ -48,7 +48,8 @@ function packetBytes(count: number, reliable: boolean, entity: boolean): number 
   for (let k = 0; k < count; k++) replication.emit(Explosion, { radius: 3 }, options);
   world.tick();
   const bytes = send();
-  if (mirror.eventsDelivered !== count) throw new Error(`${mirror.eventsDelivered} of ${count} delivered`);
+  if (mirror.stats().eventsDelivered !== count)
+    throw new Error(`${mirror.stats().eventsDelivered} of ${count} delivered`);
   return bytes;
 }
 

@@ -81,7 +81,7 @@ function run(lossPercent: number, withView: boolean) {
       client.readPacket(p.bytes, 0, p.bytes.length);
     }
   }
-  const s = sender.stats;
+  const s = sender.stats();
   return {
     bytesPerSecond: s.inputBits / 8 / SECONDS,
     bitsPerPacket: s.inputBits / s.packets,

@@ -14,8 +14,8 @@ import {
   LagCompensation,
 } from '../src/latency/index.js';
 import { prng } from '../src/random/prng.js';
+import { compileLayout } from '../src/replication/entity-layout.js';
 import { EntityHistory } from '../src/replication/index.js';
-import { compileLayout } from '../src/replication/layout.js';
 import { consume, median, sinkChecksum } from './harness.js';
 import { allocatedPerIteration } from './support/allocation.js';
 import { inputs, predictor } from './support/prediction-scene.js';

@@ -145,14 +145,14 @@ function mark(id: unknown): void {
     const endpoint = client.endpoint;
     if (client.state === ClientState.Connected) connected++;
     if (endpoint === null) continue;
-    lost += endpoint.counters.packetsLost;
-    acked += endpoint.counters.packetsAcked;
+    lost += endpoint.stats().packetsLost;
+    acked += endpoint.stats().packetsAcked;
   }
   let queueDrops = 0;
   let undeliverable = 0;
   for (const t of transports) {
-    queueDrops += t.stats.dropped;
-    undeliverable += t.stats.undeliverable;
+    queueDrops += t.stats().dropped;
+    undeliverable += t.stats().undeliverable;
   }
   emit({
     type: 'mark',

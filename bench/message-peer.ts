@@ -89,15 +89,15 @@ function topUp(): void {
 function turn(): void {
   turns++;
   const now = clock();
-  if (connecting && (carried || socket.stats.queued > 0 || now - lastUpdate >= 0.001)) {
+  if (connecting && (carried || socket.stats().queued > 0 || now - lastUpdate >= 0.001)) {
     lastUpdate = now;
     // Once per turn: stats() is O(receiveQueueSize) (it counts the receive window).
     topUp();
     let k = 0;
     do {
-      const before = socket.stats.bytesSent;
+      const before = socket.stats().bytesSent;
       client.update(now);
-      const bytes = socket.stats.bytesSent - before;
+      const bytes = socket.stats().bytesSent - before;
       carried = bytes > EMPTY_PACKET_BYTES;
       if (carried) fullPackets++;
       else if (bytes > 0) emptyPackets++;
@@ -124,13 +124,13 @@ function mark(id: unknown): void {
     time: clock(),
     sent,
     ...cpu,
-    datagrams: socket.stats.sent,
-    bytes: socket.stats.bytesSent,
+    datagrams: socket.stats().sent,
+    bytes: socket.stats().bytesSent,
     fullPackets,
     emptyPackets,
     turns,
-    packetsLost: client.client.endpoint?.counters.packetsLost ?? 0,
-    rtt: stats?.rtt ?? 0,
+    packetsLost: client.client.endpoint?.stats().packetsLost ?? 0,
+    rtt: stats?.rttMs ?? 0,
     queue: stats?.queues[0].send ?? 0,
   });
 }

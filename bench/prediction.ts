@@ -57,7 +57,7 @@ function costs(): void {
       p.reconcile(tick % 2 === 0 ? wounded : healthy, tick - REPLAY);
     }
   });
-  const mispredicted = p.stats.mispredictions;
+  const mispredicted = p.stats().mispredictions;
   // A matching reconcile: the server's state is the one predicted for that tick.
   const total = BATCH * (ROUNDS + 2) + 1;
   const long = inputs(prng(2), total + 1);
@@ -82,7 +82,7 @@ function costs(): void {
   console.log('cost, median µs per call (noisy: a shared 2-core machine)');
   console.log(`  predict one tick                         ${predictOnly.toFixed(2)}`);
   console.log(
-    `  reconcile matching (no correction)       ${matching.toFixed(2)}   (mispredicted ${q.stats.mispredictions})`,
+    `  reconcile matching (no correction)       ${matching.toFixed(2)}   (mispredicted ${q.stats().mispredictions})`,
   );
   console.log(
     `  reconcile mispredicted + replay ${REPLAY} ticks ${(both - predictOnly).toFixed(2)}   (with its predict ${both.toFixed(2)}; mispredicted ${mispredicted})`,
@@ -119,10 +119,10 @@ function corrections(seed: number): void {
         if (c > 1) maxFrameStep = Math.max(maxFrameStep, Math.abs(x - previous));
         previous = x;
       }
-      maxVisual = Math.max(maxVisual, q.stats.visualError);
+      maxVisual = Math.max(maxVisual, q.stats().visualError);
     },
   });
-  const s = p.stats;
+  const s = p.stats();
   const mean = sizes.reduce((a, b) => a + b, 0) / Math.max(1, sizes.length);
   console.log(`corrections, 60 s at 60 Hz, 150 ms RTT (+0..33 ms), 5% state loss, seed ${seed}`);
   console.log(

@@ -7,8 +7,8 @@
  */
 import { commandLine, flagValue, positiveIntegerFlag } from '../scripts/cli.js';
 import { measureDelta, readDelta, writeDelta } from '../src/replication/entity-delta.js';
+import { compileLayout } from '../src/replication/entity-layout.js';
 import type { LaneState } from '../src/replication/lane-state.js';
-import { compileLayout } from '../src/replication/layout.js';
 import { compile } from '../src/schema/codec.js';
 import { MeasureStream } from '../src/serialize/measure-stream.js';
 import { ReadStream } from '../src/serialize/read-stream.js';

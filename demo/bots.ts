@@ -29,7 +29,7 @@ export class DemoBots {
   /** Connects every bot (avatar numbers 0..count-1, carried in the token's user data). */
   connect(privateKey: Uint8Array, unixNow: number, now: number): void {
     for (let i = 0; i < this.count; i++) {
-      const arenaBot = new ArenaBot(i, () => client.client.endpoint?.rttSample ?? 0);
+      const arenaBot = new ArenaBot(i, () => client.client.endpoint?.rttSampleMs ?? 0);
       const transport = this.network.createTransport();
       const client: MessageClient = new MessageClient({
         transport,

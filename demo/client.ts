@@ -156,7 +156,7 @@ async function main(): Promise<void> {
   const token = Uint8Array.from(atob(answer.token), (c) => c.charCodeAt(0));
   const bot: ArenaBot = new ArenaBot(
     answer.avatar,
-    () => client.client.endpoint?.rttSample ?? 0,
+    () => client.client.endpoint?.rttSampleMs ?? 0,
     status.botMode ? undefined : keySteer,
   );
   // The network panel's sliders act on this simulated link around the real one (demo/network-panel.ts).
@@ -203,12 +203,12 @@ class Game {
       if (!status.handshakeDone) status.handshakeMs = performance.now();
       status.handshakeDone = true;
       this.bot.frame(now, Number.NaN); // the server's true tick is not known here: no sync error kept
-      status.datagramsReceived = this.transport.stats.received;
+      status.datagramsReceived = this.transport.stats().received;
       status.sections = this.bot.mirror.sectionsApplied;
       status.ghosts = this.bot.mirror.size;
       status.ghostsMax = Math.max(status.ghostsMax, status.ghosts);
       status.newestInputTick = this.bot.sender.newestTick;
-      status.mispredictions = this.bot.predictor.stats.mispredictions;
+      status.mispredictions = this.bot.predictor.stats().mispredictions;
     } catch (error) {
       status.errors.push(String((error as Error)?.stack ?? error));
       throw error;
@@ -238,7 +238,7 @@ class Game {
     }
     const stats = this.client.stats();
     const link = this.client.connected
-      ? `RTT ${stats.rtt.toFixed(0)} ms  loss ${stats.packetLoss.toFixed(1)}%`
+      ? `RTT ${stats.rttMs.toFixed(0)} ms  loss ${stats.packetLoss.toFixed(1)}%`
       : `connecting… (${this.transport.state})`;
     return {
       me: me === null ? null : { x: me.x, y: me.y, score: mine?.value.score ?? 0 },
@@ -249,7 +249,7 @@ class Game {
         `ghostwire demo · ${status.transport === 'webrtc' ? 'WebRTC' : 'WebSocket'}${status.botMode ? ' · bot' : ''}`,
         link,
         `delay ${((bot.latency.delay.ticks / 60) * 1000).toFixed(0)} ms  (render tick ${renderTick.toFixed(1)})`,
-        `mispredictions ${bot.predictor.stats.mispredictions}`,
+        `mispredictions ${bot.predictor.stats().mispredictions}`,
         `ghosts ${bot.mirror.size}  score ${mine?.value.score ?? 0}`,
       ],
     };

@@ -32,7 +32,7 @@ const RANGES: Record<keyof LinkSettings, { max: number; step: number; unit: stri
 /** Builds the panel into `#network-panel` (made when absent) and puts setLink on `target`. */
 export function installNetworkPanel(
   link: NetworkSimulator,
-  measure: () => { rtt: number; packetLoss: number } | null,
+  measure: () => { rttMs: number; packetLoss: number } | null,
   target: object,
 ): LinkControl {
   const control = target as LinkControl;
@@ -81,7 +81,7 @@ export function installNetworkPanel(
       }
       next[key] = value;
     }
-    const conditions = { latency: next.latency, jitter: next.jitter, loss: next.loss };
+    const conditions = { latencyMs: next.latency, jitterMs: next.jitter, loss: next.loss };
     link.setConditions('outgoing', conditions);
     link.setConditions('incoming', conditions);
     control.link = next;
@@ -96,8 +96,8 @@ export function installNetworkPanel(
   setInterval(() => {
     const figures = measure();
     if (figures === null) return;
-    control.measured = { rtt: figures.rtt, loss: figures.packetLoss };
-    readout.textContent = `measured: RTT ${figures.rtt.toFixed(0)} ms, loss ${figures.packetLoss.toFixed(1)}%`;
+    control.measured = { rtt: figures.rttMs, loss: figures.packetLoss };
+    readout.textContent = `measured: RTT ${figures.rttMs.toFixed(0)} ms, loss ${figures.packetLoss.toFixed(1)}%`;
   }, 500);
   return control;
 }

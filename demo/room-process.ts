@@ -113,11 +113,11 @@ const statsTimer =
     : setInterval(() => {
         const stats: RoomStats = {
           processId: server.processId,
-          ...server.stats,
+          ...server.stats(),
           errors,
           inputsTaken: arenaTotals.inputsTaken,
-          netcode: { ...server.messages.server.counters },
-          udp: { ...socket.stats },
+          netcode: { ...server.messages.server.stats() },
+          udp: { ...socket.stats() },
           countedAt: performance.timeOrigin + performance.now(),
           load: server.load(),
         };

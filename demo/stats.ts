@@ -125,7 +125,7 @@ export class DemoStats {
         avatar,
         kind,
         name: `${kind} ${avatar}`,
-        rtt: round(link.rtt),
+        rtt: round(link.rttMs),
         loss: round(link.packetLoss),
         kbpsUp: round(link.receivedKbps),
         kbpsDown: round(link.sentKbps),

@@ -35,7 +35,7 @@ import {
   MessageFactory,
   type PacketRecord,
 } from '../src/channels/index.js';
-import type { ReliableOrderedChannel } from '../src/channels/reliable-ordered.js';
+import type { ReliableOrderedChannel } from '../src/channels/reliable-ordered-channel.js';
 import { prng, randomInt } from '../src/random/prng.js';
 import { t } from '../src/schema/schema.js';
 import { WriteStream } from '../src/serialize/write-stream.js';

@@ -8,14 +8,14 @@
  * in order, byte-identical.
  */
 import type { ChannelConfig } from '../src/channels/config.js';
-import { MessageConnection } from '../src/channels/connection.js';
 import { Block, defineMessage, MessageFactory } from '../src/channels/message.js';
+import { MessageConnection } from '../src/channels/message-connection.js';
 import { CHANNEL_RELIABLE_DEFAULTS } from '../src/channels/packet-defaults.js';
-import { ReliableEndpoint } from '../src/packet/endpoint.js';
+import { ReliableEndpoint } from '../src/packet/reliable-endpoint.js';
 import { prng, randomBytes } from '../src/random/prng.js';
 import { t } from '../src/schema/schema.js';
 import { MemoryNetwork } from '../src/transport/memory-transport.js';
-import { type LinkConditions, NetworkSimulator } from '../src/transport/simulator.js';
+import { type LinkConditions, NetworkSimulator } from '../src/transport/network-simulator.js';
 import { sameBytes } from './bytes.js';
 
 /** Two MessageConnections over ReliableEndpoints, joined by a seeded simulated link (both directions at A). */
@@ -75,11 +75,11 @@ export function channelPair(
   };
 }
 
-export const SOAK_CONDITIONS: LinkConditions = { latency: 1000, jitter: 100, loss: 25, duplicates: 25 };
+export const SOAK_CONDITIONS: LinkConditions = { latencyMs: 1000, jitterMs: 100, loss: 25, duplicates: 25 };
 /** Fiedler's extremes: 10 s one way, ±2 s jitter, 25% loss, 50% duplicates. */
 export const EXTREME_CONDITIONS: LinkConditions = {
-  latency: 10_000,
-  jitter: 2_000,
+  latencyMs: 10_000,
+  jitterMs: 2_000,
   loss: 25,
   duplicates: 50,
 };
@@ -94,7 +94,7 @@ export interface SoakPhase {
 
 /** 99% loss each way for a minute, then the soak's usual link: everything must then arrive. */
 export const LOSS_THEN_RECOVERY: SoakPhase[] = [
-  { label: '99% loss', conditions: { latency: 50, loss: 99 }, seconds: 60 },
+  { label: '99% loss', conditions: { latencyMs: 50, loss: 99 }, seconds: 60 },
   { label: 'recovery', conditions: SOAK_CONDITIONS },
 ];
 

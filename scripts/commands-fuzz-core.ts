@@ -117,7 +117,7 @@ export function runCommandsFuzz(options: CommandsFuzzOptions): TargetReport {
   const theirValue = JSON.stringify(world.get(theirs));
   let now = 0;
   let lastHostile: Uint8Array = new Uint8Array(0);
-  const print = () => `${JSON.stringify(router.stats)} ${JSON.stringify(world.get(mine))} ${shouts}`;
+  const print = () => `${JSON.stringify(router.stats())} ${JSON.stringify(world.get(mine))} ${shouts}`;
   const step = <R>(reader: string, run: () => R): { value: R } | null =>
     guardedUpdate(report, { target: COMMANDS_TARGET, reader, seed, mutated: true }, lastHostile, run);
 
@@ -199,8 +199,8 @@ export function runCommandsFuzz(options: CommandsFuzzOptions): TargetReport {
     if ((++ticks & 15) === 0) meter.update(report.iterations);
   }
   report.semanticChecks++;
-  if (report.crash === null && router.stats.delivered === 0)
-    fail('the real commands are delivered', JSON.stringify(router.stats), new Uint8Array(0));
+  if (report.crash === null && router.stats().delivered === 0)
+    fail('the real commands are delivered', JSON.stringify(router.stats()), new Uint8Array(0));
   meter.finish();
   return report;
 }

@@ -117,7 +117,7 @@ export function runInputsFuzz(options: InputsFuzzOptions): TargetReport {
   const bufferPrint = () =>
     `${JSON.stringify(receiver.stats(1))} ${receiver.lastInputTick(1)} ${receiver.viewTick(1)}`;
   const senderPrint = () =>
-    `${twin.bufferDepth} ${twin.leadAdjustTicks} ${twin.stats.feedbacks} ${twin.appliedInputTick(tick)}`;
+    `${twin.bufferDepth} ${twin.leadAdjustTicks} ${twin.stats().feedbacks} ${twin.appliedInputTick(tick)}`;
 
   const feed = (input: Uint8Array, origin: 'real' | 'random' | 'mutated', up: boolean): boolean => {
     const connection = up ? victimLink.server : victimLink.client;

@@ -190,7 +190,7 @@ class LoadBot {
    * leaving bot as lost.
    */
   countSocket(): void {
-    const stats = this.socket.stats;
+    const stats = this.socket.stats();
     const arrived = stats.received + stats.queued;
     report.udpSent += stats.sent - this.seenSent;
     report.udpReceived += arrived - this.seenReceived;

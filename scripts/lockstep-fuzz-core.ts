@@ -12,10 +12,10 @@
  * legitimate input from peer 1 and may stall or desync the pair; the pairs are rebuilt every
  * PAIR_LIFE steps). Everything is a function of the seed.
  */
-import { LocalPeerLinks } from '../src/lockstep/local-peer-links.js';
-import { LockstepSession } from '../src/lockstep/lockstep-session.js';
-import type { RollbackGame } from '../src/lockstep/rollback-options.js';
-import { RollbackSession } from '../src/lockstep/rollback-session.js';
+import { LocalPeerLinks } from '../src/lockstep/links/local-peer-links.js';
+import { LockstepSession } from '../src/lockstep/lockstep/lockstep-session.js';
+import type { RollbackGame } from '../src/lockstep/rollback/rollback-options.js';
+import { RollbackSession } from '../src/lockstep/rollback/rollback-session.js';
 import { prng, randomInt } from '../src/random/prng.js';
 import { t } from '../src/schema/schema.js';
 import { MemoryNetwork } from '../src/transport/memory-transport.js';
@@ -182,7 +182,7 @@ export function runLockstepFuzz(options: LockstepFuzzOptions): TargetReport {
     lockStats.rejected += lockPeer.refused;
     const why = lock.sessions[0].stats().lastRefusal;
     if (why !== null) lockStats.reasons.set(`last: ${why}`, (lockStats.reasons.get(`last: ${why}`) ?? 0) + 1);
-    const rollPeer = roll.sessions[0].stats.peers[1];
+    const rollPeer = roll.sessions[0].stats().peers[1];
     rollStats.accepted += rollPeer.packetsReceived; // the honest peer's among them
     rollStats.rejected += rollPeer.packetsInvalid;
     if (rollPeer.packetsInvalid > 0)

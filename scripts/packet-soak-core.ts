@@ -57,8 +57,8 @@ export {
 
 /** Per direction: 5% loss, 50 ± 10 ms, 1% duplicates, 2% reordered by 50 ms. */
 export const DEFAULT_SOAK_CONDITIONS: Readonly<LinkConditions> = Object.freeze({
-  latency: 50,
-  jitter: 10,
+  latencyMs: 50,
+  jitterMs: 10,
   loss: 5,
   duplicates: 1,
   reorder: 2,
@@ -308,7 +308,7 @@ export function runSoak(options: SoakOptions): SoakReport {
     }
     // Drain: past the longest delivery delay and the ack timeout, so every packet has its outcome.
     const c = resolved;
-    const longestDelay = (c.latency + c.jitter + c.reorderDelay + c.duplicateDelay) / 1000;
+    const longestDelay = (c.latencyMs + c.jitterMs + c.reorderDelayMs + c.duplicateDelayMs) / 1000;
     const drainTicks = Math.ceil((config.ackTimeout + longestDelay + 0.25) / TICK_SECONDS);
     for (let i = 0; i < drainTicks; i++) step(false);
   } catch (error) {
@@ -325,8 +325,8 @@ export function runSoak(options: SoakOptions): SoakReport {
     [b, a],
   ] as const) {
     const lostButDelivered = self.outcomes.finish();
-    const sender = snapshot(self.endpoint.counters);
-    const receiver = snapshot(other.endpoint.counters);
+    const sender = snapshot(self.endpoint.stats());
+    const receiver = snapshot(other.endpoint.stats());
     const log = other.deliveries;
     const expect = (what: string, got: number, want: number) => {
       if (got !== want) violations.add('counters', `${self.name}: ${what} is ${got}, expected ${want}`);
@@ -361,15 +361,15 @@ export function runSoak(options: SoakOptions): SoakReport {
       refused: log.refused,
       refusedThenDelivered: log.refusedThenDelivered,
       payloadBytes: log.payloadBytes,
-      link: { ...self.sim.counters.outgoing },
-      queueDropped: other.sim.inner.stats.dropped,
+      link: { ...self.sim.stats().outgoing },
+      queueDropped: other.sim.inner.stats().dropped,
       sender,
       receiver,
       rtt: {
-        smoothed: self.endpoint.rtt,
-        min: self.endpoint.rttMin,
-        avg: self.endpoint.rttAvg,
-        max: self.endpoint.rttMax,
+        smoothed: self.endpoint.rttMs,
+        min: self.endpoint.rttMinMs,
+        avg: self.endpoint.rttAvgMs,
+        max: self.endpoint.rttMaxMs,
       },
       packetLoss: self.endpoint.packetLoss,
     });
@@ -414,7 +414,7 @@ export function runSoak(options: SoakOptions): SoakReport {
 // ---------------------------------------------------------------------------------------------
 
 export function describeConditions(c: LinkConditions): string {
-  return `latency ${c.latency ?? 0} ± ${c.jitter ?? 0} ms, loss ${c.loss ?? 0}%, duplicates ${c.duplicates ?? 0}% (+≤${c.duplicateDelay ?? 20} ms), reorder ${c.reorder ?? 0}% (+${c.reorderDelay ?? 50} ms)`;
+  return `latency ${c.latencyMs ?? 0} ± ${c.jitterMs ?? 0} ms, loss ${c.loss ?? 0}%, duplicates ${c.duplicates ?? 0}% (+≤${c.duplicateDelayMs ?? 20} ms), reorder ${c.reorder ?? 0}% (+${c.reorderDelayMs ?? 50} ms)`;
 }
 
 /** The summary as lines of text. */

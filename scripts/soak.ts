@@ -133,11 +133,11 @@ function channelSoak(args: Args): number {
   const few = Math.max(1, Math.ceil(messages / 50));
   const runs: { title: string; options: ChannelSoakOptions }[] = [
     {
-      title: `${int(messages)} reliable messages each way in bursts of 0-64 plus blocks up to 64 KiB, over ${c.latency} ms latency, ${c.jitter} ms jitter, ${c.loss}% loss, ${c.duplicates}% duplicates`,
+      title: `${int(messages)} reliable messages each way in bursts of 0-64 plus blocks up to 64 KiB, over ${c.latencyMs} ms latency, ${c.jitterMs} ms jitter, ${c.loss}% loss, ${c.duplicates}% duplicates`,
       options: { seed, messages },
     },
     {
-      title: `${int(few)} messages each way in bursts of 0-2 plus 16 KiB blocks every 20-40 s, over Fiedler's extremes: ${x.latency} ms latency, ${x.jitter} ms jitter, ${x.loss}% loss, ${x.duplicates}% duplicates, default packet-layer settings`,
+      title: `${int(few)} messages each way in bursts of 0-2 plus 16 KiB blocks every 20-40 s, over Fiedler's extremes: ${x.latencyMs} ms latency, ${x.jitterMs} ms jitter, ${x.loss}% loss, ${x.duplicates}% duplicates, default packet-layer settings`,
       options: { ...EXTREME_RUN, seed, messages: few },
     },
     {

@@ -9,9 +9,9 @@
 
 // The client: connects, predicts its own entity, interpolates the others.
 export type { GameClientOptions, GameClientToken } from './game/client-connect.js';
-export type { ShownEntity } from './game/client-view.js';
 // The game, declared once (both ends import it), and its server side's shapes.
 export { defineGame, type EntitySpec, type GameDefinition, type GameSpec } from './game/define-game.js';
+export type { ShownEntity } from './game/entity-view.js';
 export {
   GameClient,
   type GameClientExpert,

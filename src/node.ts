@@ -14,7 +14,7 @@ registerDefaultAead(nodeAead);
 export { nodeAead } from './connection/aead-node.js';
 // game API: the server (its helpers' types too)
 export { GameServer, type GameServerOptions, type GameServerStats } from './game/game-server.js';
-export type { GameSimulation, GameSimulationCounters } from './game/game-simulation.js';
+export type { GameSimulation, GameSimulationStats } from './game/game-simulation.js';
 export type { GameTransportKind } from './game/server-transports.js';
 export {
   type AnyGameEntity,

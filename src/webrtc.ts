@@ -15,7 +15,7 @@ export {
   type WebRtcServerCounters,
   WebRtcServerTransport,
   type WebRtcServerTransportOptions,
-} from './transport/webrtc-server.js';
+} from './transport/webrtc-server-transport.js';
 export {
   createSignalingApp,
   type OfferHandler,

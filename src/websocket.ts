@@ -14,4 +14,4 @@ export {
   type WebSocketServerStats,
   WebSocketServerTransport,
   type WebSocketServerTransportOptions,
-} from './transport/websocket-server.js';
+} from './transport/websocket-server-transport.js';

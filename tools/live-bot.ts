@@ -94,7 +94,7 @@ export class ArenaBot {
       mirror: this.mirror,
       inputs: this.sender,
       predictor: this.predictor,
-      rttSample,
+      rttSampleMs: rttSample,
       // Only a zap needs the render tick the bot showed; other inputs repeat its offset at a bit.
       sendView: (input) => input.zap,
     });
@@ -127,7 +127,7 @@ export class ArenaBot {
   frame(now: number, serverPosition: number): void {
     const avatar = this.avatar();
     if (avatar !== null && this.latency.following !== avatar.id) this.latency.follow(avatar.id);
-    const p = this.predictor.stats;
+    const p = this.predictor.stats();
     const reconciled = p.reconciliations + p.historyMisses;
     const mispredicted = p.mispredictions;
     this.latency.frame(now, this.produce);
@@ -141,7 +141,7 @@ export class ArenaBot {
     this.syncError = this.latency.sync.estimate(now) - serverPosition;
     if (Number.isNaN(this.syncedAt)) this.syncedAt = now;
     if (now - this.syncedAt < 2) return;
-    if (this.mispredictionsAtSettle < 0) this.mispredictionsAtSettle = this.predictor.stats.mispredictions;
+    if (this.mispredictionsAtSettle < 0) this.mispredictionsAtSettle = this.predictor.stats().mispredictions;
     const size = Math.abs(this.syncError);
     this.syncErrorSum += size;
     this.syncErrorCount++;

@@ -37,7 +37,7 @@ export interface LiveReport {
   arena: Arena;
   /** Per client index, what the server received on the reliable channel. */
   atServer: Tally[];
-  conditions: { latency: number; jitter: number; loss: number; duplicates: number };
+  conditions: { latencyMs: number; jitterMs: number; loss: number; duplicates: number };
   seed: number;
   address: string;
   reliableChannel: number;
@@ -99,26 +99,26 @@ export function drawTable(r: LiveReport, time: number): string[] {
     // Bandwidth from the bot's UDP socket over the last refresh (what left and arrived, netcode
     // datagrams whole), rather than the packet layer's figure, which averages half its 256-packet
     // window and so reads 0 for the first seconds.
-    const udp = bot.socket.stats;
+    const udp = bot.socket.stats();
     const upKbps = ((udp.bytesSent - p.bytesUp) * 8) / 1000 / dt;
     const downKbps = ((udp.bytesReceived - p.bytesDown) * 8) / 1000 / dt;
-    const inputRate = (b.sender.stats.inputBytes - p.inputBytes) / dt;
+    const inputRate = (b.sender.stats().inputBytes - p.inputBytes) / dt;
     previous.set(bot, {
       time,
       bytesUp: udp.bytesSent,
       bytesDown: udp.bytesReceived,
-      inputBytes: b.sender.stats.inputBytes,
+      inputBytes: b.sender.stats().inputBytes,
     });
     const inOrder =
       bot.reliable.outOfOrder === 0 && bot.maps.corrupt === 0 && (r.atServer[index]?.outOfOrder ?? 0) === 0;
     const receiving = bot.client.blockProgress(r.reliableChannel).receiving;
     const progress =
       receiving === null ? '' : ` ${Math.floor((100 * receiving.receivedBytes) / receiving.totalBytes)}%`;
-    const delay = b.latency.delay.stats;
-    const predicted = b.predictor.stats;
+    const delay = b.latency.delay.stats();
+    const predicted = b.predictor.stats();
     rows.push([
       String(i),
-      fixed(s.rtt, 1),
+      fixed(s.rttMs, 1),
       fixed(s.packetLoss, 1),
       `${fixed(upKbps, 1)}/${fixed(downKbps, 1)}`,
       inOrder ? 'yes' : 'NO',
@@ -140,7 +140,7 @@ export function drawTable(r: LiveReport, time: number): string[] {
       ? `${cells[0].padStart(widths[0])}  ${cells.slice(1).join(' ')}`
       : cells.map((cell, k) => cell.padStart(widths[k])).join('  ');
   return [
-    `ghostwire live: ${r.bots.length} bots ↔ server ${r.address} over UDP, link ${c.latency}±${c.jitter} ms, ${c.loss}% loss, ${c.duplicates}% duplicates (seed ${r.seed})  t=${time.toFixed(1)} s, server tick ${r.arena.clock.tick}`,
+    `ghostwire live: ${r.bots.length} bots ↔ server ${r.address} over UDP, link ${c.latencyMs}±${c.jitterMs} ms, ${c.loss}% loss, ${c.duplicates}% duplicates (seed ${r.seed})  t=${time.toFixed(1)} s, server tick ${r.arena.clock.tick}`,
     line(COLUMNS),
     ...rows.map(line),
     'sync err: clock-sync estimate − the server tick (ticks); delay: interpolation delay (Fiedler 3 intervals), ticks; starved: frames whose render tick passed the newest snapshot; mispredicted/reconciled; corr: mean correction; srv buf: server input buffer depth, ticks',
@@ -180,7 +180,7 @@ export function summarize(r: LiveReport, time: number): boolean {
     console.log(
       `  bot ${i}: reliable up ${up.received}/${bot.sent.chat} ${upOk ? 'all, in order' : 'MISSING OR OUT OF ORDER'}; reliable down ${bot.reliable.received}/${bot.reliable.sent} ${downOk ? 'all, in order' : 'MISSING OR OUT OF ORDER'}; maps ${bot.maps.received}/${bot.maps.sent} ${mapsOk ? 'intact' : 'MISSING OR CORRUPT'}; unreliable up ${bot.unreliable.received}/${bot.sent.position + bot.sent.event} (the rest lost or superseded, as unreliable may be); mirror ${b.mirror.size} ghosts ${wrong === 0 ? "equal to the server's" : `with ${wrong} DIFFERING FROM THE SERVER`}`,
     );
-    const p = b.predictor.stats;
+    const p = b.predictor.stats();
     const settled = b.settled
       ? `; ${p.mispredictions - b.mispredictionsAtSettle} after the first 2 s synced`
       : '; none counted after settling: synced under 2 s';
@@ -192,11 +192,11 @@ export function summarize(r: LiveReport, time: number): boolean {
     console.log(
       `    prediction: ${p.reconciliations} reconciliations, ${p.mispredictions} mispredicted (${fixed(percent(p.mispredictions, p.reconciliations), 1)}%${settled}), correction mean ${fixed(meanCorrectionCm(b), 1)} cm, max ${fixed(100 * p.maxCorrection, 1)} cm; last reconcile ${b.lastReconcileMatched ? 'matched' : 'corrected'}, ${b.restarts} restarts; ${avatar} ${same ? "equal to the server's" : 'DIFFERING FROM THE SERVER'}`,
     );
-    const d = b.latency.delay.stats;
+    const d = b.latency.delay.stats();
     console.log(
       `    interpolation: delay ${fixed(d.ticks, 1)} ticks (Fiedler's 3 intervals: ${fixed(fiedler(b), 1)}; jitter ${fixed(d.jitterTicks, 2)}, loss ${fixed(100 * d.lossRate, 1)}%), render tick past the newest snapshot in ${fixed(percent(d.starvedFrames, d.frames), 1)}% of ${d.frames} frames; ${fixed(percent(b.interpolated, b.samples), 1)}% of ${b.samples} orb samples between two states; clock sync |error| mean ${fixed(b.syncErrorSum / b.syncErrorCount, 2)}, max ${fixed(b.syncErrorMax, 2)} ticks`,
     );
-    const sender = b.sender.stats;
+    const sender = b.sender.stats();
     const buffer = r.arena.inputs.stats(index);
     const z = r.arena.zaps[index];
     const zaps =

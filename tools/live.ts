@@ -43,8 +43,8 @@ const args = commandLine({
 const CLIENTS = flagValue(() => Math.floor(rangeFlag('--clients', args.clients, 4, 1, 64)));
 const SECONDS = flagValue(() => rangeFlag('--seconds', args.seconds, 10, 0, 1e9));
 const conditions = flagValue(() => ({
-  latency: rangeFlag('--latency', args.latency, 50, 0, 60_000),
-  jitter: rangeFlag('--jitter', args.jitter, 10, 0, 60_000),
+  latencyMs: rangeFlag('--latency', args.latency, 50, 0, 60_000),
+  jitterMs: rangeFlag('--jitter', args.jitter, 10, 0, 60_000),
   loss: rangeFlag('--loss', args.loss, 2, 0, 100),
   duplicates: rangeFlag('--duplicates', args.duplicates, 1, 0, 100),
 }));
@@ -112,7 +112,7 @@ const bots = await Promise.all(
       outgoing: conditions,
       incoming: conditions,
     });
-    const arenaBot = new ArenaBot(i, () => client.client.endpoint?.rttSample ?? 0);
+    const arenaBot = new ArenaBot(i, () => client.client.endpoint?.rttSampleMs ?? 0);
     const client: MessageClient = new MessageClient({
       transport: link,
       factory,
@@ -261,7 +261,7 @@ async function stop(): Promise<void> {
   // reliable message is never given up on, but the session ends).
   arena.frozen = true;
   for (const bot of bots) bot.arenaBot.still = true;
-  const drainUntil = now() + 10 + (4 * (conditions.latency + conditions.jitter)) / 1000;
+  const drainUntil = now() + 10 + (4 * (conditions.latencyMs + conditions.jitterMs)) / 1000;
   const allIn = () =>
     bots.every((bot) => {
       const up = bot.client.connected ? atServer[bot.client.client.clientIndex] : undefined;

@@ -28,7 +28,7 @@ import {
   ServerWorld,
 } from '../../src/replication/index.js';
 import { t } from '../../src/schema/schema.js';
-import { NetworkSimulator } from '../../src/transport/simulator.js';
+import { NetworkSimulator } from '../../src/transport/network-simulator.js';
 import { messageSession } from '../../test/support/message-session.js';
 
 export const TICK_RATE = 60;
@@ -161,7 +161,7 @@ export function runLatencyScene(options: LatencySceneOptions): LatencySceneResul
     channels: [mirror.channel, sender.channel],
   });
   const { clock } = session;
-  const conditions = { latency: latencyMs, jitter: jitterMs, loss };
+  const conditions = { latencyMs, jitterMs, loss };
   link.setConditions('outgoing', conditions);
   link.setConditions('incoming', conditions);
   client.connect(session.token(1n), clock.now);
@@ -238,7 +238,7 @@ export function runLatencyScene(options: LatencySceneOptions): LatencySceneResul
       simulate: (state, input) => walk(state, input),
       tickRate: TICK_RATE,
     }),
-    rttSample: () => client.client.endpoint?.rttSample ?? 0,
+    rttSampleMs: () => client.client.endpoint?.rttSampleMs ?? 0,
     sendView: (input) => input.fire,
     sync: options.sync,
   });
@@ -296,12 +296,12 @@ export function runLatencyScene(options: LatencySceneOptions): LatencySceneResul
     )
       continue;
     client.update(clock.now);
-    const before = predictor.stats.mispredictions;
+    const before = predictor.stats().mispredictions;
     latency.frame(clock.now, produce);
-    if (predictor.stats.mispredictions > before) {
+    if (predictor.stats().mispredictions > before) {
       mispredictions++;
       mispredictedAt.push(now);
-      corrections.push(predictor.stats.lastCorrection);
+      corrections.push(predictor.stats().lastCorrection);
     }
     // With prediction a changed input shows in the frame whose prediction first holds its tick:
     // the ticks the clock has run past it by then.
@@ -350,10 +350,10 @@ export function runLatencyScene(options: LatencySceneOptions): LatencySceneResul
     }
   }
   for (const s of samplers) starved += s.starved;
-  const stats = sender.stats;
+  const stats = sender.stats();
   return {
     seed,
-    reconciliations: predictor.stats.reconciliations,
+    reconciliations: predictor.stats().reconciliations,
     mispredictions,
     mispredictedAt,
     corrections,
@@ -373,7 +373,7 @@ export function runLatencyScene(options: LatencySceneOptions): LatencySceneResul
     predictedDisplayDelayTicks:
       predictedDelayCount === 0 ? Number.NaN : predictedDelaySum / predictedDelayCount,
     mirrorDisplayDelayTicks: mirrorDelayCount === 0 ? Number.NaN : mirrorDelaySum / mirrorDelayCount,
-    rttMs: client.client.endpoint?.rtt ?? 0,
+    rttMs: client.client.endpoint?.rttMs ?? 0,
   };
 }
 

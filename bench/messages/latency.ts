@@ -1,7 +1,7 @@
 /** The messages bench, part 3: latency of reliable messages under loss. */
 
 import type { ChannelConfig } from '../../src/channels/config.js';
-import type { NetworkSimulator } from '../../src/transport/simulator.js';
+import type { NetworkSimulator } from '../../src/transport/network-simulator.js';
 import { check, fmt, type SuiteContext } from '../harness.js';
 import { expectNext, netcodePair } from './pair.js';
 import { Bench32, benchChannels, fillWords, printRows, RESEND_INTERVAL } from './shared.js';
@@ -49,7 +49,7 @@ function latencyRun(resendInterval: number, resendCopies: number, seconds: numbe
   check(expected === sentAt.length, `messages: latency: ${expected} of ${sentAt.length} delivered`);
   return {
     sorted: latencies.sort((a, b) => a - b),
-    link: (p.link as NetworkSimulator).counters,
+    link: (p.link as NetworkSimulator).stats(),
     sends: (sentAt.length + p.client.stats().messages.messagesResent) / sentAt.length,
   };
 }

@@ -7,7 +7,7 @@ import { nodeAead } from '../../src/connection/aead-node.js';
 import { generateConnectToken } from '../../src/connection/connect-token.js';
 import type { Address } from '../../src/transport/address.js';
 import { MemoryNetwork } from '../../src/transport/memory-transport.js';
-import { NetworkSimulator } from '../../src/transport/simulator.js';
+import { NetworkSimulator } from '../../src/transport/network-simulator.js';
 import type { DatagramHandler, DatagramTransport, TransportStats } from '../../src/transport/transport.js';
 import { check, fail } from '../harness.js';
 import { benchChannels, benchFactory, PROTOCOL_ID, wordsMatch } from './shared.js';
@@ -43,8 +43,8 @@ export class CountingTransport implements DatagramTransport {
   get closed(): boolean {
     return this.inner.closed;
   }
-  get stats(): TransportStats {
-    return this.inner.stats;
+  stats(): Readonly<TransportStats> {
+    return this.inner.stats();
   }
   send(to: Address, data: Uint8Array): void {
     this.sent++;
@@ -96,8 +96,8 @@ export function netcodePair(
       ? raw
       : new NetworkSimulator(raw, {
           seed: s.seed,
-          outgoing: { latency: s.latency, loss: s.loss },
-          incoming: { latency: s.latency, loss: s.loss },
+          outgoing: { latencyMs: s.latency, loss: s.loss },
+          incoming: { latencyMs: s.latency, loss: s.loss },
           maxInFlight: 65536,
         });
   const transport = new CountingTransport(link);

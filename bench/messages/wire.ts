@@ -1,8 +1,8 @@
 /** The messages bench, parts 4 and 5: bytes on the wire, and allocation per packet. */
 
 import type { ChannelConfig } from '../../src/channels/config.js';
-import { MessageConnection } from '../../src/channels/connection.js';
 import { defineMessage, MessageFactory } from '../../src/channels/message.js';
+import { MessageConnection } from '../../src/channels/message-connection.js';
 import { t } from '../../src/schema/schema.js';
 import { check, fmt, type SuiteContext } from '../harness.js';
 import { allocatedPerIteration } from '../support/allocation.js';

@@ -56,14 +56,14 @@ function requests(seed: number): Request[] {
 /** A directory holding the queue, and a matchmaker on it whose clock the caller moves. */
 async function queued(reqs: Request[]) {
   let now = START;
-  const directory = new EmbeddedDirectory({ now: () => now });
+  const directory = new EmbeddedDirectory({ nowMs: () => now });
   const waits: number[] = [];
   const sinceStart: number[] = [];
   let rooms = 0;
   const mm = new Matchmaker({
     directory,
     pools: POOLS,
-    now: () => now,
+    nowMs: () => now,
     concurrency: 64,
     onMatch: async (tickets) => {
       for (const t of tickets) {

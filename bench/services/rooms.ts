@@ -64,7 +64,7 @@ export async function runRooms(ctx: SuiteContext): Promise<void> {
   const players = rooms * PER_ROOM;
   const steadyFrames = ctx.options.quick ? 60 : 200;
   let now = 0;
-  const directory = new EmbeddedDirectory({ now: () => UNIX_MS + now });
+  const directory = new EmbeddedDirectory({ nowMs: () => UNIX_MS + now });
   const network = new MemoryNetwork();
   const socket = network.createTransport('10.0.0.1:40000');
   const privateKey = new Uint8Array(32).fill(9);
@@ -79,7 +79,7 @@ export async function runRooms(ctx: SuiteContext): Promise<void> {
     maxClients: players,
     maxRooms: rooms,
     timers: false,
-    now: () => now,
+    nowMs: () => now,
     unixTime: () => Math.floor((UNIX_MS + now) / 1000),
     onError: (error, where) => {
       throw new Error(`${where}: ${String(error)}`);

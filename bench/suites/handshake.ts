@@ -26,7 +26,7 @@ import {
 } from '../../src/connection/constants.js';
 import { PacketCodec } from '../../src/connection/packets.js';
 import { Server, type ServerCounters } from '../../src/connection/server.js';
-import { ReliableEndpoint } from '../../src/packet/endpoint.js';
+import { ReliableEndpoint } from '../../src/packet/reliable-endpoint.js';
 import { prng, randomBytes } from '../../src/random/prng.js';
 import { type Address, toAddress } from '../../src/transport/address.js';
 import { MemoryNetwork } from '../../src/transport/memory-transport.js';
@@ -103,7 +103,7 @@ let nextClientId = 1n;
 function connectWave(world: World, aead: Aead): number {
   const { server, clients } = world;
   const now = advance(world);
-  const accepted = server.counters.requestsAccepted;
+  const accepted = server.stats().requestsAccepted;
   for (const client of clients) {
     const token = generateConnectToken({
       protocolId: PROTOCOL_ID,
@@ -125,7 +125,7 @@ function connectWave(world: World, aead: Aead): number {
     if (client.state !== ClientState.Connected) return -1;
     indices += client.clientIndex;
   }
-  const ok = server.connectedClients === WAVE && server.counters.requestsAccepted - accepted === WAVE;
+  const ok = server.connectedClients === WAVE && server.stats().requestsAccepted - accepted === WAVE;
   return ok ? indices : -1;
 }
 
@@ -216,7 +216,7 @@ class ScriptedTransport implements DatagramTransport {
   readonly localAddress = SERVER_ADDRESS;
   readonly maxDatagramSize = MAX_PACKET_BYTES;
   readonly closed = false;
-  readonly stats = new TransportCounters();
+  private readonly counters = new TransportCounters();
   pending = 0;
   private cursor = 0;
 
@@ -225,8 +225,12 @@ class ScriptedTransport implements DatagramTransport {
     private readonly sources: readonly Address[],
   ) {}
 
+  stats(): Readonly<TransportCounters> {
+    return this.counters;
+  }
+
   send(_to: Address, _data: Uint8Array): void {
-    this.stats.sent++;
+    this.counters.sent++;
   }
 
   receive(handler: DatagramHandler, max = Number.POSITIVE_INFINITY): number {
@@ -285,22 +289,22 @@ function refusalTask(name: string, aead: Aead, datagrams: Uint8Array[], counter:
     unixTime,
     maxDatagramsPerUpdate: Number.MAX_SAFE_INTEGER,
   });
-  const total = () => Object.values(server.counters).reduce((a, b) => a + b, 0);
+  const total = () => Object.values(server.stats()).reduce((a, b) => a + b, 0);
   let now = 1;
   return {
     name,
     units: 1,
     run(n) {
-      const before = server.counters[counter];
+      const before = server.stats()[counter];
       transport.pending = n;
       now += 0.001;
       server.update(now);
-      return server.counters[counter] - before;
+      return server.stats()[counter] - before;
     },
     verify(n, result) {
       check(result === n, `${name}: ${n - result} datagrams were not refused as ${counter}`);
-      check(total() === server.counters[counter], `${name}: a datagram was counted under another reason`);
-      check(transport.stats.sent === 0 && server.connectedClients === 0, `${name}: the server answered`);
+      check(total() === server.stats()[counter], `${name}: a datagram was counted under another reason`);
+      check(transport.stats().sent === 0 && server.connectedClients === 0, `${name}: the server answered`);
     },
   };
 }

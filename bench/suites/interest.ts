@@ -11,9 +11,9 @@
  * structures per client, and bytes allocated per tick by each phase (V8's sampling profiler).
  */
 import { prng } from '../../src/random/prng.js';
-import { InterestManager } from '../../src/replication/interest.js';
+import { InterestManager } from '../../src/replication/interest-manager.js';
 import type { InterestView } from '../../src/replication/interest-view.js';
-import { PriorityAccumulator } from '../../src/replication/priority.js';
+import { PriorityAccumulator } from '../../src/replication/priority-accumulator.js';
 import { PrioritySelection } from '../../src/replication/priority-selection.js';
 import { check, consume, fmt, median, type SuiteContext } from '../harness.js';
 import { allocatedPerIteration } from '../support/allocation.js';

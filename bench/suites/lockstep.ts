@@ -18,12 +18,12 @@ const IP_UDP_HEADER = 28;
 
 interface Link {
   name: string;
-  conditions: { latency: number; jitter: number; loss?: number; duplicates?: number };
+  conditions: { latencyMs: number; jitterMs: number; loss?: number; duplicates?: number };
   resendSeconds?: number;
 }
 
-const LAN = { latency: 10, jitter: 2 };
-const BAD = { latency: 100, jitter: 30, loss: 5, duplicates: 2 };
+const LAN = { latencyMs: 10, jitterMs: 2 };
+const BAD = { latencyMs: 100, jitterMs: 30, loss: 5, duplicates: 2 };
 const LINKS: Link[] = [
   { name: 'LAN: 10 ms ± 2 one way', conditions: LAN },
   { name: 'bad: 100 ms ± 30 one way, 5% loss, 2% dup', conditions: BAD },

@@ -13,14 +13,14 @@
  * which a server's endpoints share).
  */
 import type { ChannelConfig } from '../../src/channels/config.js';
-import { MessageConnection } from '../../src/channels/connection.js';
 import { defineMessage, MessageFactory } from '../../src/channels/message.js';
+import { MessageConnection } from '../../src/channels/message-connection.js';
 import { MessageClient, MessageServer } from '../../src/channels/message-endpoints.js';
 import { MessageScratch } from '../../src/channels/message-scratch.js';
 import { CHANNEL_RELIABLE_DEFAULTS } from '../../src/channels/packet-defaults.js';
 import { nodeAead } from '../../src/connection/aead-node.js';
 import { generateConnectToken } from '../../src/connection/connect-token.js';
-import { ReliableEndpoint } from '../../src/packet/endpoint.js';
+import { ReliableEndpoint } from '../../src/packet/reliable-endpoint.js';
 import { t } from '../../src/schema/schema.js';
 import { toAddress } from '../../src/transport/address.js';
 import { MemoryNetwork } from '../../src/transport/memory-transport.js';

@@ -23,7 +23,7 @@ import { Client } from '../../src/connection/client.js';
 import { generateConnectToken } from '../../src/connection/connect-token.js';
 import { Server } from '../../src/connection/server.js';
 import type { ReliableConfig } from '../../src/packet/config.js';
-import { ReliableEndpoint } from '../../src/packet/endpoint.js';
+import { ReliableEndpoint } from '../../src/packet/reliable-endpoint.js';
 import { toAddress } from '../../src/transport/address.js';
 import { MemoryNetwork } from '../../src/transport/memory-transport.js';
 import { check, collectAllGarbage, gcExposed, type SuiteContext } from '../harness.js';
@@ -86,8 +86,8 @@ function floodedTablesBytes(): { bytes: number; pending: number } {
   }
   server.update(1);
   check(
-    server.counters.requestsAccepted === FLOOD,
-    `memory: ${server.counters.requestsAccepted} of ${FLOOD} requests accepted`,
+    server.stats().requestsAccepted === FLOOD,
+    `memory: ${server.stats().requestsAccepted} of ${FLOOD} requests accepted`,
   );
   const full = heapUsed();
   server.stop();

@@ -24,12 +24,12 @@
  * To profile the child: GHOSTWIRE_PEER_NODE_ARGS="--cpu-prof --cpu-prof-dir=prof" (node flags for it).
  */
 import { fileURLToPath } from 'node:url';
-import { MessageConnection } from '../../src/channels/connection.js';
 import type { ReceivedMessage } from '../../src/channels/message.js';
+import { MessageConnection } from '../../src/channels/message-connection.js';
 import { MessageServer } from '../../src/channels/message-endpoints.js';
 import { nodeAead } from '../../src/connection/aead-node.js';
 import { generateConnectToken } from '../../src/connection/connect-token.js';
-import { ReliableEndpoint } from '../../src/packet/endpoint.js';
+import { ReliableEndpoint } from '../../src/packet/reliable-endpoint.js';
 import { UdpTransport } from '../../src/transport/udp-transport.js';
 import { check, fail, fmt, measure, type SuiteContext } from '../harness.js';
 import { runLatency } from '../messages/latency.js';
@@ -325,7 +325,7 @@ async function runUdp(
     if (!running) return;
     try {
       const now = clock();
-      if (transport.stats.queued >= SERVER_BATCH || now - lastUpdate >= 0.0005) {
+      if (transport.stats().queued >= SERVER_BATCH || now - lastUpdate >= 0.0005) {
         lastUpdate = now;
         let k = 0;
         do {
@@ -335,7 +335,7 @@ async function runUdp(
             for (let m = server.receive(clientIndex, 0); m !== null; m = server.receive(clientIndex, 0))
               received = expectNext(m, received, 'UDP');
           }
-        } while (transport.stats.queued > 0 && ++k < 64);
+        } while (transport.stats().queued > 0 && ++k < 64);
       }
       setImmediate(loop);
     } catch (error) {
@@ -366,7 +366,7 @@ async function runUdp(
       time: clock(),
       received,
       updates,
-      datagrams: transport.stats.received,
+      datagrams: transport.stats().received,
       cpu: cpuSample(),
       machine: machineCpu(),
     };
@@ -424,7 +424,7 @@ async function runUdp(
       packetsLost: m2.c.packetsLost - m1.c.packetsLost,
       rtt: m2.c.rtt,
       queue: m2.c.queue,
-      drops: transport.stats.dropped,
+      drops: transport.stats().dropped,
       machineBusy: machineCpuPercent(m1.s.machine, m2.s.machine)?.busyPercent ?? null,
       kernel: kernelUdpErrorsSince(kernelBefore, kernelAfter),
     };

@@ -7,7 +7,7 @@
  * internet add about two round trips to the rendezvous and one between the peers). Relayed pairs
  * here skip the punching (punchTimeout 0); by default a pair tries 3 s before it takes the relay.
  */
-import type { SecurePeerLinks } from '../../src/lockstep/secure-peer-links.js';
+import type { SecurePeerLinks } from '../../src/lockstep/links/secure-peer-links.js';
 import type { DatagramTransport } from '../../src/transport/transport.js';
 import { UdpTransport } from '../../src/transport/udp-transport.js';
 import { onlyFrom, peersOf, rendezvousOn } from '../../test/support/p2p-scene.js';
@@ -50,7 +50,7 @@ async function introduce(count: number, relay: boolean, session: bigint): Promis
     for (const l of links)
       for (const p of l.connectedPeers())
         check(l.pathTo(p) === (relay ? 'relay' : 'direct'), `peer ${l.self} → ${p}: ${l.pathTo(p)}`);
-    return { ms, relayed: rendezvous.server.counters.relay.forwarded };
+    return { ms, relayed: rendezvous.server.stats().relay.forwarded };
   } finally {
     for (const l of links) l.close();
     for (const s of sockets) s.close();

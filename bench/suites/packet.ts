@@ -4,7 +4,7 @@
  * notifications. update() runs once per 64 packets (a game tick's worth). Then a long run with
  * no GC in between shows whether the steady state allocates: the heap must not grow.
  */
-import { ReliableEndpoint } from '../../src/packet/endpoint.js';
+import { ReliableEndpoint } from '../../src/packet/reliable-endpoint.js';
 import { check, collectAllGarbage, fmt, measure, type SuiteContext } from '../harness.js';
 
 function pair(payloadBytes: number) {
@@ -69,8 +69,8 @@ export function runPacket(ctx: SuiteContext): void {
   );
   check(small.acked > 0 && large.acked > 0, 'packet: nothing was acked');
   check(
-    small.a.counters.packetsLost === 0,
-    `packet: ${small.a.counters.packetsLost} packets lost on a perfect link`,
+    small.a.stats().packetsLost === 0,
+    `packet: ${small.a.stats().packetsLost} packets lost on a perfect link`,
   );
   const pps = (name: string) => {
     const r = results.find((x) => x.name === name)!;

@@ -4,7 +4,7 @@
  * accepted — reported, not asserted. Add readers to {@link REJECT_READERS}.
  */
 import type { Codec } from '../../src/schema/codec.js';
-import { PacketEnvelope } from '../../src/serialize/envelope.js';
+import { PacketEnvelope } from '../../src/serialize/packet-envelope.js';
 import { ReadStream } from '../../src/serialize/read-stream.js';
 import type { Stream } from '../../src/serialize/stream.js';
 import { fail, fmt, measure, type SuiteContext, type Task } from '../harness.js';

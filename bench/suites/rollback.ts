@@ -5,11 +5,11 @@
  * alone) and the tests' small arena game. Then dmath against Math.* per call.
  */
 
-import { dmath } from '../../src/lockstep/dmath.js';
-import type { PeerLinkEvent, PeerLinks } from '../../src/lockstep/peer-links.js';
-import type { PeerPacket } from '../../src/lockstep/rollback-channel.js';
-import type { RollbackGame } from '../../src/lockstep/rollback-options.js';
-import { RollbackSession } from '../../src/lockstep/rollback-session.js';
+import type { PeerLinkEvent, PeerLinks } from '../../src/lockstep/links/peer-links.js';
+import { dmath } from '../../src/lockstep/math/dmath.js';
+import type { PeerPacket } from '../../src/lockstep/rollback/rollback-channel.js';
+import type { RollbackGame } from '../../src/lockstep/rollback/rollback-options.js';
+import { RollbackSession, rollbackChannelHost } from '../../src/lockstep/rollback/rollback-session.js';
 import { compile } from '../../src/schema/codec.js';
 import { ArenaGame, ArenaInput, type ArenaInputValue, IDLE } from '../../test/support/rollback-game.js';
 import { check, measure, type SuiteContext, type Task } from '../harness.js';
@@ -86,6 +86,7 @@ function rollingSession(game: RollbackGame<ArenaInputValue, Int32Array>, depth: 
   };
   while (session.frame < depth + 2) frame(); // predicting up to `depth` frames
   let parity = 0;
+  const host = rollbackChannelHost(session);
   return {
     session,
     /** One iteration: a mispredicted input `depth` frames back arrives, then the next frame runs. */
@@ -95,7 +96,7 @@ function rollingSession(game: RollbackGame<ArenaInputValue, Int32Array>, depth: 
       packet.inputs[0].set(bytes);
       packet.inputLengths[0] = bytes.length;
       packet.frame = session.frame; // level with us: no frame-advantage waits
-      session.received(1, packet);
+      host.received(1, packet);
       frame();
     },
   };
@@ -129,9 +130,9 @@ function rollbackTasks(name: string, make: () => RollbackGame<ArenaInputValue, I
       name: `${name}: RollbackSession`,
       units: FRAMES_PER_ITERATION,
       run(n) {
-        const before = scene.session.stats.framesResimulated;
+        const before = scene.session.stats().framesResimulated;
         for (let i = 0; i < n; i++) scene.step();
-        return scene.session.stats.framesResimulated - before;
+        return scene.session.stats().framesResimulated - before;
       },
       verify(n, result) {
         check(
@@ -144,9 +145,9 @@ function rollbackTasks(name: string, make: () => RollbackGame<ArenaInputValue, I
       name: `${name}: RollbackSession, 1-frame rollbacks`,
       units: 2,
       run(n) {
-        const before = shallow.session.stats.framesResimulated;
+        const before = shallow.session.stats().framesResimulated;
         for (let i = 0; i < n; i++) shallow.step();
-        return shallow.session.stats.framesResimulated - before;
+        return shallow.session.stats().framesResimulated - before;
       },
       verify(n, result) {
         check(result === n, `rollback bench: ${result} frames resimulated in ${n} 1-frame rollbacks`);

@@ -158,8 +158,8 @@ async function runLoad(aead: Aead, windowSeconds: number, warmupSeconds: number)
     let acked = 0;
     for (let i = 0; i < CLIENTS; i++) {
       if (!server.isConnected(i)) continue;
-      lost += server.endpoint(i).counters.packetsLost;
-      acked += server.endpoint(i).counters.packetsAcked;
+      lost += server.endpoint(i).stats().packetsLost;
+      acked += server.endpoint(i).stats().packetsAcked;
     }
     const m = {
       wall: performance.now(),
@@ -250,7 +250,7 @@ async function runLoad(aead: Aead, windowSeconds: number, warmupSeconds: number)
         perSecond: (s2.ticks - s1.ticks) / (wallUs / 1e6),
       },
       drops: {
-        serverQueue: transport.stats.dropped,
+        serverQueue: transport.stats().dropped,
         clientQueues: c3.queueDrops,
         skipped: c2.skipped - c1.skipped,
       },

@@ -125,7 +125,7 @@ async function memory(kind: TransportKind) {
   // One datagram each way per peer, so the buffers a live peer holds exist.
   const payload = new Uint8Array(PAYLOAD);
   for (const c of pair.clients) c.send(pair.server.localAddress, payload);
-  for (let i = 0; i < 20 && pair.server.stats.received < MEMORY_PEERS; i++) {
+  for (let i = 0; i < 20 && pair.server.stats().received < MEMORY_PEERS; i++) {
     await nextTurn();
     pair.server.receive((from, data) => pair.server.send(from, data), 4096);
   }

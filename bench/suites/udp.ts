@@ -5,7 +5,7 @@
  * so this suite measures rounds itself (median of rounds) instead of the synchronous harness.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { ReliableEndpoint } from '../../src/packet/endpoint.js';
+import { ReliableEndpoint } from '../../src/packet/reliable-endpoint.js';
 import type { Address } from '../../src/transport/address.js';
 import { UdpTransport } from '../../src/transport/udp-transport.js';
 import { check, fmt, median, type SuiteContext } from '../harness.js';
@@ -95,7 +95,7 @@ export async function runUdp(ctx: SuiteContext): Promise<void> {
         check(delivered >= count, `udp: ${label}: only ${delivered} of ${count} delivered`);
         rates.push(delivered / seconds);
       }
-      const dropped = p.tb.stats.dropped + p.ta.stats.dropped;
+      const dropped = p.tb.stats().dropped + p.ta.stats().dropped;
       rows.push(
         `${label.padEnd(28)} ${fmt(median(rates)).padStart(12)} packets/s   (min ${fmt(Math.min(...rates))}, max ${fmt(Math.max(...rates))}; queue drops ${dropped})`,
       );

@@ -13,8 +13,8 @@ import { type Condition, runStack, type StackResult } from '../w3/stack.js';
 import { IP_UDP_BYTES } from '../w3/traffic.js';
 
 const CONDITIONS: Condition[] = [
-  { name: '25 ms, no loss', link: { latency: 25 }, seed: 1 },
-  { name: '50 ms, 5% loss', link: { latency: 50, loss: 5 }, seed: 2 },
+  { name: '25 ms, no loss', link: { latencyMs: 25 }, seed: 1 },
+  { name: '50 ms, 5% loss', link: { latencyMs: 50, loss: 5 }, seed: 2 },
 ];
 /** Issue 10's targets. */
 const TARGET_KBPS = 200;

@@ -144,7 +144,7 @@ export function runFeedback(
     const arrived = due.filter((d) => d.at <= c).sort((a, b) => a.at - b.at);
     for (const d of arrived) {
       due.splice(due.indexOf(d), 1);
-      if (p.reconcile(truth[d.tick], d.tick)) corrections.push(p.stats.lastCorrection);
+      if (p.reconcile(truth[d.tick], d.tick)) corrections.push(p.stats().lastCorrection);
     }
     const shownX: number[] = [];
     for (let f = 1; f <= run.framesPerTick; f++) shownX.push(p.shown(f / run.framesPerTick).position[0]);

@@ -13,8 +13,8 @@ import {
   type InterpolationDelayOptions,
 } from '../../src/latency/index.js';
 import { prng } from '../../src/random/prng.js';
+import { compileLayout } from '../../src/replication/entity-layout.js';
 import { EntityHistory } from '../../src/replication/index.js';
-import { compileLayout } from '../../src/replication/layout.js';
 
 const Dot = t.object({ x: t.float32() });
 const layout = compileLayout(Dot);

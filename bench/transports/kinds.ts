@@ -7,8 +7,8 @@ import WebSocket from 'ws';
 import { toAddress } from '../../src/transport/address.js';
 import type { DatagramTransport } from '../../src/transport/transport.js';
 import { UdpTransport } from '../../src/transport/udp-transport.js';
-import { WebSocketClientTransport } from '../../src/transport/websocket-client.js';
-import { WebSocketServerTransport } from '../../src/transport/websocket-server.js';
+import { WebSocketClientTransport } from '../../src/transport/websocket-client-transport.js';
+import { WebSocketServerTransport } from '../../src/transport/websocket-server-transport.js';
 import { openRtcClient, rtcServer } from '../../test/support/webrtc-loopback.js';
 
 export interface TransportPair {

@@ -10,7 +10,7 @@ import { generateConnectToken } from '../../src/connection/connect-token.js';
 import { ClientMirror, type Entity, ReplicationServer, ServerWorld } from '../../src/replication/index.js';
 import { t } from '../../src/schema/schema.js';
 import { MemoryNetwork } from '../../src/transport/memory-transport.js';
-import { type LinkConditions, NetworkSimulator } from '../../src/transport/simulator.js';
+import { type LinkConditions, NetworkSimulator } from '../../src/transport/network-simulator.js';
 import { dissectingChannel, emptySectionBits, type SectionBits } from './anatomy.js';
 import { Cube, type CubeValue, cubeValue, newCubeValue, type SceneModule } from './scene.js';
 import { type Rates, Traffic } from './traffic.js';
@@ -143,7 +143,7 @@ export function runStack(scene: SceneModule, condition: Condition, frames: numbe
     }),
     clock.now,
   );
-  const stats = serverSocket.stats;
+  const stats = serverSocket.stats();
   // Every server packet is encrypted: a prefix byte (sequence bytes in its high nibble), the
   // sequence, and the MAC. Counted at the socket, bench-only.
   let netcodeBytes = 0;

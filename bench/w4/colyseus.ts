@@ -25,7 +25,7 @@
  * compared every tick with the server's quantized state of exactly that client's relevant set.
  */
 import { Decoder, Encoder, type SchemaType, StateView, schema, t } from '@colyseus/schema';
-import { InterestManager } from '../../src/replication/interest.js';
+import { InterestManager } from '../../src/replication/interest-manager.js';
 import {
   followedEntity,
   type QuantizedEntity,

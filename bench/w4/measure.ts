@@ -98,7 +98,7 @@ export function runW4Arena(options: W4Options, progress: (line: string) => void 
   const serverCpu: number[] = [];
   const writeCpu: number[] = [];
   const clientsWall: number[] = [];
-  const stats = arena.serverSocket.stats;
+  const stats = arena.serverSocket.stats();
   const bytes0 = stats.bytesSent;
   const datagrams0 = stats.sent;
   const updates0 = arena.updatesReceived;
@@ -119,8 +119,8 @@ export function runW4Arena(options: W4Options, progress: (line: string) => void 
     serverCpu.push(ms(cpu));
     clientsWall.push(s2 - s1);
   }
-  const bytes = arena.serverSocket.stats.bytesSent - bytes0;
-  const datagrams = arena.serverSocket.stats.sent - datagrams0;
+  const bytes = arena.serverSocket.stats().bytesSent - bytes0;
+  const datagrams = arena.serverSocket.stats().sent - datagrams0;
   const updates = arena.updatesReceived - updates0;
   const heapEnd = retained();
   let relevant = 0;

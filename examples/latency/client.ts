@@ -37,7 +37,7 @@ const latency = new LatencyClient({
   mirror,
   inputs,
   predictor: new Predictor({ schema: Player.schema, inputSchema: Move, simulate: walk, tickRate: TICK_RATE }),
-  rttSample: () => client.client.endpoint?.rttSample ?? 0,
+  rttSampleMs: () => client.client.endpoint?.rttSampleMs ?? 0,
 });
 latency.follow(myPlayerId); // predict this ghost; the others are interpolated
 

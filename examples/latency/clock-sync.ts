@@ -25,7 +25,7 @@ let sampledTick = -1;
 function frame(): void {
   const now = performance.now() / 1000;                     // monotonic seconds
   client.update(now);                                       // receive: the mirror applies snapshots
-  const rttMs = client.client.endpoint?.rttSample ?? 0;     // the newest round-trip sample, ms
+  const rttMs = client.client.endpoint?.rttSampleMs ?? 0;     // the newest round-trip sample, ms
   if (mirror.newestTick !== sampledTick) {                  // a newer snapshot: one sample
     sampledTick = mirror.newestTick;
     sync.addSample(now, sampledTick, rttMs);

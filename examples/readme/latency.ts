@@ -30,7 +30,7 @@ const walk = (p: { x: number; y: number }, m: { mx: number; my: number }) => ({ 
 // Client: predicts its player ahead of the server, shows the others an adaptive delay behind it.
 const inputs = new InputSender({ schema: Move });                          // a channel, beside mirror.channel
 const latency = new LatencyClient({
-  tickRate: 60, mirror, inputs, rttSample: () => client.client.endpoint?.rttSample ?? 0,
+  tickRate: 60, mirror, inputs, rttSampleMs: () => client.client.endpoint?.rttSampleMs ?? 0,
   predictor: new Predictor({ schema: Player.schema, inputSchema: Move, simulate: walk, tickRate: 60 }),
 });
 latency.follow(myPlayerId);                                                // the ghost to predict

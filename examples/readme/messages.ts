@@ -60,7 +60,7 @@ const game = new MessageServer({
 const player = new MessageClient({
   transport, factory, channels,
   onDisconnect: (undelivered, state) => {
-    console.log(state, undelivered.messages, player.stats().rtt);
+    console.log(state, undelivered.messages, player.stats().rttMs);
   },
 });
 // #endregion

@@ -27,5 +27,5 @@ const endpoint = new ReliableEndpoint<{ messageIds: number[] }>(
 endpoint.update(now);                          // seconds; reports timeouts, refreshes stats
 for (const datagram of received) endpoint.receivePacket(datagram);
 endpoint.sendPacket(payload, payload.length, { messageIds: [1, 2] });
-console.log(endpoint.rtt, endpoint.packetLoss, endpoint.sentKbps, endpoint.counters);
+console.log(endpoint.rttMs, endpoint.packetLoss, endpoint.sentKbps, endpoint.stats());
 // #endregion

@@ -57,6 +57,6 @@ for (let e = session.pollEvent(); e !== null; e = session.pollEvent())
   if (e.kind === 'desync') console.warn(`desync at frame ${e.frame} with peer ${e.peer}: ${e.local} vs ${e.remote}`);
   else if (e.kind === 'stalled') console.warn(`waiting for peers ${e.waitingFor}`);
 if (result === 'advanced') draw(game.state);
-const { rollbacks, maxRollbackDepth, framesResimulated } = session.stats;
+const { rollbacks, maxRollbackDepth, framesResimulated } = session.stats();
 // #endregion
 void [rollbacks, maxRollbackDepth, framesResimulated];

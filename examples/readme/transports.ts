@@ -14,7 +14,7 @@ import { UdpTransport } from 'ghostwire/node';
 const udp = await UdpTransport.open({ address: '127.0.0.1:0', receiveBufferSize: 4 << 20 });
 const lossy = new NetworkSimulator(udp, {
   seed: 42,
-  outgoing: { latency: 50, jitter: 10, loss: 5, duplicates: 1, reorder: 2 }, // ms and percent
+  outgoing: { latencyMs: 50, jitterMs: 10, loss: 5, duplicates: 1, reorder: 2 }, // ms and percent
 });
 lossy.send(toAddress('127.0.0.1:40000'), bytes);       // the caller may reuse `bytes` at once
 lossy.update(now);                                      // releases delayed datagrams (seconds)

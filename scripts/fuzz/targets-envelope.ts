@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { prng, randomInt } from '../../src/random/prng.js';
 import { compressedFloat } from '../../src/serialize/compressed-float.js';
 import { crc32 } from '../../src/serialize/crc32.js';
-import { PacketEnvelope } from '../../src/serialize/envelope.js';
+import { PacketEnvelope } from '../../src/serialize/packet-envelope.js';
 import type { Stream } from '../../src/serialize/stream.js';
 import { f32, show } from './helpers.js';
 import { assertCorpusAccepted, type CorpusEntry, type Target } from './target.js';

@@ -38,13 +38,13 @@ export abstract class NetcodeFuzzAccounting extends NetcodeFuzzWorld {
   onSend(tap: Tap, to: Address, data: Uint8Array): void {
     this.capture(tap, data);
     const dest = to === SERVER_ADDRESS ? this.serverTap : to === REAL_ADDRESS ? this.real?.tap : undefined;
-    const dropped = dest === undefined ? 0 : dest.inner.stats.dropped;
+    const dropped = dest === undefined ? 0 : dest.inner.stats().dropped;
     tap.inner.send(to, data);
     if (dest !== undefined && !dest.closed) this.tagged(dest, dropped, tap.sendTag);
   }
 
   protected tagged(dest: Tap, dropped: number, tag: number): void {
-    if (dest.inner.stats.dropped !== dropped) {
+    if (dest.inner.stats().dropped !== dropped) {
       this.stats.queueDrops++;
       this.report.semanticChecks++;
       this.fail(NETCODE_CHECKS.noQueueDrops, `a datagram to ${dest.localAddress} was dropped`);
@@ -107,7 +107,7 @@ export abstract class NetcodeFuzzAccounting extends NetcodeFuzzWorld {
 
   protected serverDatagram(handler: DatagramHandler, from: Address, data: Uint8Array): void {
     const tag = this.tagOf(this.serverTap);
-    const counters = this.server.counters;
+    const counters = this.server.stats();
     const before = this.before;
     for (let k = 0; k < COUNTER_KEYS.length; k++) before[k] = counters[COUNTER_KEYS[k]];
     const view = this.internals.view;

@@ -82,7 +82,7 @@ export abstract class NetcodeFuzzInputs extends NetcodeFuzzAccounting {
     if (kind === RANDOM) report.randomInputs++;
     else report.mutatedInputs++;
     const dest = to === SERVER_ADDRESS ? this.serverTap : this.real!.tap;
-    const dropped = dest.inner.stats.dropped;
+    const dropped = dest.inner.stats().dropped;
     this.failureInput = bytes;
     this.network.route(from, to, bytes);
     this.tagged(dest, dropped, tag);
@@ -430,7 +430,7 @@ export abstract class NetcodeFuzzInputs extends NetcodeFuzzAccounting {
     this.stats.halfOpen[variant]++;
     if (this.halfOpenFreshAddressShare > 0 && rng() < this.halfOpenFreshAddressShare) {
       // From an address with no transport: its challenge goes nowhere, as a spoofed source's would.
-      const dropped = this.serverTap.inner.stats.dropped;
+      const dropped = this.serverTap.inner.stats().dropped;
       this.network.route(this.randomAddress(), SERVER_ADDRESS, this.out.subarray(0, n));
       this.tagged(this.serverTap, dropped, GENERATED);
       return;

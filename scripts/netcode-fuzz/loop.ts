@@ -155,7 +155,7 @@ export class NetcodeFuzz extends NetcodeFuzzInputs {
     this.report.semanticChecks++;
     this.fail(
       NETCODE_CHECKS.joinable,
-      `${party.name} (client ${party.clientId}, from tick ${party.startTick}): ${how}; server counters ${JSON.stringify(this.server.counters)}`,
+      `${party.name} (client ${party.clientId}, from tick ${party.startTick}): ${how}; server counters ${JSON.stringify(this.server.stats())}`,
     );
   }
 
@@ -244,7 +244,7 @@ export class NetcodeFuzz extends NetcodeFuzzInputs {
       companionConnections: this.companionConnections,
       companionConnects: s.companionConnects,
       companionEnds: [...s.companionEnds],
-      serverCounters: { ...this.server.counters },
+      serverCounters: { ...this.server.stats() },
       realConnects: s.realConnects,
       ghostConnects: s.ghostConnects,
       peakPending: s.peakPending,

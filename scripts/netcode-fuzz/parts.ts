@@ -176,8 +176,8 @@ export class Tap implements DatagramTransport {
     return this.inner.closed;
   }
 
-  get stats(): TransportStats {
-    return this.inner.stats;
+  stats(): Readonly<TransportStats> {
+    return this.inner.stats();
   }
 
   send(to: Address, data: Uint8Array): void {

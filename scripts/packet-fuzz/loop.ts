@@ -92,7 +92,7 @@ export class PacketFuzz extends PacketFuzzInputs {
     for (const side of this.sides) {
       const peer = this.sides[1 - side.index];
       const lostButDelivered = side.outcomes.finish();
-      const c = side.endpoint.counters;
+      const c = side.endpoint.stats();
       this.report.semanticChecks += 4;
       const expect = (what: string, got: number, want: number) => {
         if (got !== want)
@@ -128,7 +128,7 @@ export class PacketFuzz extends PacketFuzzInputs {
         emptyPayloads: side.victimEmpty,
         counters: side.victimCounters,
       });
-      const link = side.sim.counters.outgoing;
+      const link = side.sim.stats().outgoing;
       stats.linkOffered += link.offered;
       stats.linkLost += link.lost;
       stats.linkDuplicated += link.duplicated;

@@ -3,9 +3,9 @@
  * each a file: state, victims, wire, inputs, loop (PacketFuzz).
  */
 
-import { emptyReliableCounters } from '../../src/packet/endpoint.js';
 import { FRAGMENT_HEADER_BYTES, MAX_PACKET_HEADER_BYTES } from '../../src/packet/header.js';
 import { type ReliableConfig, ReliableEndpoint, reliableConfig } from '../../src/packet/index.js';
+import { emptyReliableCounters } from '../../src/packet/reliable-endpoint.js';
 import { prng } from '../../src/random/prng.js';
 import { crc32 } from '../../src/serialize/crc32.js';
 import { MemoryNetwork, NetworkSimulator } from '../../src/transport/index.js';
@@ -140,8 +140,8 @@ export abstract class PacketFuzzState {
 
     const network = new MemoryNetwork({ maxQueuedDatagrams: 4096, maxDatagramsPerReceive: 4096 });
     const conditions = {
-      latency: d.latency,
-      jitter: d.jitter,
+      latencyMs: d.latency,
+      jitterMs: d.jitter,
       loss: options.loss ?? d.loss,
       duplicates: options.duplicates ?? d.duplicates,
       reorder: d.reorder,

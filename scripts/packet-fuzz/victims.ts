@@ -55,7 +55,7 @@ export abstract class PacketFuzzVictims extends PacketFuzzState {
     const ledger = side.victimOutcomes;
     victim.update(this.now + this.config.ackTimeout + 1);
     ledger.finish();
-    const c = victim.counters;
+    const c = victim.stats();
     this.report.semanticChecks += 2;
     if (c.packetsAcked + c.packetsLost !== c.packetsSent)
       this.fail(

@@ -120,7 +120,7 @@ export abstract class PacketFuzzWire extends PacketFuzzVictims {
     offset: unknown,
     length: unknown,
   ): void {
-    const c = endpoint.counters;
+    const c = endpoint.stats();
     const before = this.before;
     for (let k = 0; k < DROPS.length; k++) before[k] = c[DROPS[k]];
     before[DROPS.length] = c.fragmentsReceived;

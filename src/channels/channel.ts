@@ -107,5 +107,5 @@ export interface CustomChannel {
    * newest round-trip sample in ms and the smoothed packet loss in percent (the replication
    * layer's flow modes).
    */
-  link?(rtt: number, packetLoss: number, now: number): void;
+  link?(rttMs: number, packetLoss: number, now: number): void;
 }

@@ -1,4 +1,4 @@
-import { type MessageConnection, type MessageCounters, zeroMessageCounters } from './connection.js';
+import { type MessageConnection, type MessageCounters, zeroMessageCounters } from './message-connection.js';
 
 /**
  * Where the connection a stats() call describes stands: `disconnected` (no connection yet, or
@@ -11,7 +11,8 @@ export type ConnectionState = 'disconnected' | 'connecting' | 'connected' | 'end
 /** Statistics of one connection: the link (from its ReliableEndpoint) and its channels. */
 export interface ConnectionStats {
   state: ConnectionState;
-  rtt: number;
+  /** Smoothed round trip, ms. */
+  rttMs: number;
   packetLoss: number;
   sentKbps: number;
   receivedKbps: number;
@@ -27,11 +28,11 @@ export interface ConnectionStats {
 
 /** The link figures stats() reads from a ReliableEndpoint. */
 export interface LinkFigures {
-  readonly rtt: number;
+  readonly rttMs: number;
   readonly packetLoss: number;
   readonly sentKbps: number;
   readonly receivedKbps: number;
-  readonly counters: { readonly lateAcks: number };
+  stats(): { readonly lateAcks: number };
 }
 
 /** The figures of a connection (live, or final once it ended: its objects are kept, not reset). */
@@ -42,12 +43,12 @@ export function connectionStats(
 ): ConnectionStats {
   return {
     state,
-    rtt: link.rtt,
+    rttMs: link.rttMs,
     packetLoss: link.packetLoss,
     sentKbps: link.sentKbps,
     receivedKbps: link.receivedKbps,
-    lateAcks: link.counters.lateAcks,
-    messages: { ...connection.counters },
+    lateAcks: link.stats().lateAcks,
+    messages: { ...connection.stats() },
     queues: connection.queueDepths(),
   };
 }
@@ -56,7 +57,7 @@ export function connectionStats(
 export function emptyStats(state: 'disconnected' | 'connecting', channels: number): ConnectionStats {
   return {
     state,
-    rtt: 0,
+    rttMs: 0,
     packetLoss: 0,
     sentKbps: 0,
     receivedKbps: 0,

@@ -11,12 +11,6 @@ export type {
   MessageChannelKind,
   ResolvedChannelConfig,
 } from './config.js';
-export {
-  MessageConnection,
-  type MessageConnectionOptions,
-  type MessageCounters,
-  type UndeliveredReport,
-} from './connection.js';
 export type { ConnectionState, ConnectionStats } from './connection-stats.js';
 export {
   type AnyMessageType,
@@ -29,6 +23,12 @@ export {
   type ReceivedMessage,
   type ReceivedMessageOf,
 } from './message.js';
+export {
+  MessageConnection,
+  type MessageConnectionOptions,
+  type MessageCounters,
+  type UndeliveredReport,
+} from './message-connection.js';
 export {
   type ChannelOptions,
   MessageClient,

@@ -4,10 +4,10 @@ import type { ReliableConfig } from '../packet/config.js';
 import type { BlockProgress, PacketRecord } from './channel.js';
 import { checkIndex } from './check-index.js';
 import type { ChannelConfig, ResolvedChannelConfig } from './config.js';
-import { MessageConnection, type UndeliveredReport } from './connection.js';
 import { type ConnectionStats, connectionStats, emptyStats, type LinkFigures } from './connection-stats.js';
 import { LateAckAlarm } from './late-ack-alarm.js';
 import type { AnyMessageType, Block, MessageFactory, MessageValue, ReceivedMessageOf } from './message.js';
+import { MessageConnection, type UndeliveredReport } from './message-connection.js';
 import { MessageScratch } from './message-scratch.js';
 import { CHANNEL_RELIABLE_DEFAULTS } from './packet-defaults.js';
 
@@ -166,12 +166,12 @@ export class MessageServer<M extends AnyMessageType = AnyMessageType> {
       if (c === null || !this.server.isConnected(i)) continue;
       const report = this.onLateAcks;
       if (report !== undefined) {
-        const late = this.lateAckAlarms[i].due(this.server.endpoint(i).counters.lateAcks, now);
+        const late = this.lateAckAlarms[i].due(this.server.endpoint(i).stats().lateAcks, now);
         if (late > 0) report(i, late);
       }
       if (c.observesLink) {
         const endpoint = this.server.endpoint(i);
-        c.observeLink(endpoint.rttSample, endpoint.packetLoss, now);
+        c.observeLink(endpoint.rttSampleMs, endpoint.packetLoss, now);
       }
       const { data, record } = c.writePacket(now);
       this.server.send(i, data, data.length, withRecord(record));
@@ -323,7 +323,7 @@ export class MessageClient<M extends AnyMessageType = AnyMessageType> {
     if (this.connection !== null && this.client.state === ClientState.Connected) {
       const report = this.onLateAcks;
       if (report !== undefined && this.client.endpoint) {
-        const late = this.lateAckAlarm.due(this.client.endpoint.counters.lateAcks, now);
+        const late = this.lateAckAlarm.due(this.client.endpoint.stats().lateAcks, now);
         if (late > 0) report(late);
       }
       const { data, record } = this.connection.writePacket(now);

@@ -1,5 +1,5 @@
 import type { ReliableConfig } from '../packet/config.js';
-import { ReliableEndpoint } from '../packet/endpoint.js';
+import { ReliableEndpoint } from '../packet/reliable-endpoint.js';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import type { Address } from '../transport/address.js';
 import type { DatagramTransport } from '../transport/transport.js';

@@ -1,5 +1,5 @@
 import { reliableConfig } from '../packet/config.js';
-import { ReliableEndpoint, transmitBufferBytes } from '../packet/endpoint.js';
+import { ReliableEndpoint, transmitBufferBytes } from '../packet/reliable-endpoint.js';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import type { Address } from '../transport/address.js';
 import { type Aead, defaultAead } from './aead.js';
@@ -62,7 +62,7 @@ const RESPONSE = typeMask(PacketType.ConnectionResponse);
  */
 export class Server {
   readonly maxClients: number;
-  readonly counters: ServerCounters = {
+  private readonly counters: ServerCounters = {
     requestsAccepted: 0,
     requestsInvalid: 0,
     requestsExpired: 0,
@@ -136,6 +136,11 @@ export class Server {
     const challengeKey = new Uint8Array(KEY_BYTES);
     globalThis.crypto.getRandomValues(challengeKey);
     this.challengeKey = challengeKey;
+  }
+
+  /** What the server has counted: connections, refusals, dropped packets (live: read it, copy it to keep a snapshot). */
+  stats(): Readonly<ServerCounters> {
+    return this.counters;
   }
 
   get connectedClients(): number {

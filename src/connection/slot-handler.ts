@@ -1,4 +1,4 @@
-import type { ReliableHandler } from '../packet/endpoint.js';
+import type { ReliableHandler } from '../packet/reliable-endpoint.js';
 import type { ServerOptions } from './server.js';
 
 /**

@@ -9,8 +9,11 @@ import type { TransportKind } from '../join/join-answer.js';
 import { toAddress } from '../transport/address.js';
 import { connectTransport } from '../transport/fallback-client.js';
 import type { DatagramTransport } from '../transport/transport.js';
-import type { RtcPeerConnectionConstructor } from '../transport/webrtc-client.js';
-import { WebSocketClientTransport, type WebSocketConstructor } from '../transport/websocket-client.js';
+import type { RtcPeerConnectionConstructor } from '../transport/webrtc-client-transport.js';
+import {
+  WebSocketClientTransport,
+  type WebSocketConstructor,
+} from '../transport/websocket-client-transport.js';
 import type { GameDefinition } from './define-game.js';
 import { fromBase64, JOIN_PATH, readJoinAnswer } from './game-join.js';
 import { registeredUdpOpener } from './transport-openers.js';

@@ -22,8 +22,8 @@ import {
   type Opened,
   openConnection,
 } from './client-connect.js';
-import { EntityView, type ShownEntity } from './client-view.js';
 import { type GameDefinition, type GameWiring, wiringOf } from './define-game.js';
+import { EntityView, type ShownEntity } from './entity-view.js';
 
 /** connecting: the handshake (or a reconnection) is under way · connected · disconnected: over (see statusReason). */
 export type GameClientStatus = 'connecting' | 'connected' | 'disconnected';
@@ -124,7 +124,7 @@ export class GameClient<E = any, P extends keyof E = any, I = any, V = any, M = 
       mirror,
       inputs,
       predictor,
-      rttSample: () => messages.client.endpoint?.rttSample ?? 0,
+      rttSampleMs: () => messages.client.endpoint?.rttSampleMs ?? 0,
     });
     this.view = new EntityView(wiring, mirror, latency);
     this.expert = { messages, mirror, inputs, latency, predictor, transport: opened.transport };
@@ -181,7 +181,7 @@ export class GameClient<E = any, P extends keyof E = any, I = any, V = any, M = 
 
   /** The round-trip time in seconds, smoothed (0 before the first sample). */
   get rtt(): number {
-    return (this.expert.messages.client.endpoint?.rtt ?? 0) / 1000;
+    return (this.expert.messages.client.endpoint?.rttMs ?? 0) / 1000;
   }
 
   /** This player's own entity, predicted (shown ahead of the server): null before the server spawned it. */
@@ -254,7 +254,7 @@ export class GameClient<E = any, P extends keyof E = any, I = any, V = any, M = 
       rtt: this.rtt,
       packetLoss: link.packetLoss,
       renderTick: this.expert.latency.renderTick,
-      mispredictions: this.expert.predictor.stats.mispredictions,
+      mispredictions: this.expert.predictor.stats().mispredictions,
       events: this.eventCount,
       reconnections: this.reconnections,
     };

@@ -1,5 +1,5 @@
 /** The server's player and entity objects the rules are handed (GamePlayer, GameEntity). */
-import type { Entity } from '../replication/world.js';
+import type { Entity } from '../replication/server-world.js';
 import type { GameEntity, GamePlayer } from './game-rules.js';
 import type { GameSimulation } from './game-simulation.js';
 

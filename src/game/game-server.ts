@@ -166,12 +166,12 @@ export class GameServer {
 
   /** What the server counts. */
   stats(): GameServerStats {
-    const c = this.simulation.counters;
+    const c = this.simulation.stats();
     let sent = 0;
     let received = 0;
     for (const transport of this.served.transports) {
-      sent += transport.stats.sent;
-      received += transport.stats.received;
+      sent += transport.stats().sent;
+      received += transport.stats().received;
     }
     return {
       players: this.simulation.players.length,

@@ -7,7 +7,7 @@ import { InputReceiver } from '../latency/input-receiver.js';
 import { LagCompensation } from '../latency/lag-compensation.js';
 import type { AnyEntityType } from '../replication/entity-type.js';
 import type { ReplicationServer, ReplicationServerOptions } from '../replication/replication-server.js';
-import { type Entity, ServerWorld } from '../replication/world.js';
+import { type Entity, ServerWorld } from '../replication/server-world.js';
 import { type GameDefinition, type GameWiring, wiringOf } from './define-game.js';
 import { EntityHandle, PlayerHandle } from './game-handles.js';
 import type {
@@ -30,8 +30,8 @@ export interface GameSimulationOptions {
   onError?: (error: unknown, where: string) => void;
 }
 
-/** What the simulation counts (GameServer.stats, the room type). */
-export interface GameSimulationCounters {
+/** What the simulation counts (`stats()`; GameServer.stats sums them with its own). */
+export interface GameSimulationStats {
   ticks: number;
   inputsTaken: number;
   inputsRefused: number;
@@ -53,7 +53,7 @@ export class GameSimulation {
   readonly inputs: InputReceiver<unknown>;
   readonly lags = new Map<AnyEntityType, LagCompensation<unknown>>();
   readonly data: Record<string, unknown> = {};
-  readonly counters: GameSimulationCounters = {
+  private readonly counters: GameSimulationStats = {
     ticks: 0,
     inputsTaken: 0,
     inputsRefused: 0,
@@ -183,6 +183,11 @@ export class GameSimulation {
     const entity = player.entity as EntityHandle | null;
     if (entity?.alive) entity.destroy();
     player.entityHandle = null;
+  }
+
+  /** What the simulation counted (a new object). */
+  stats(): GameSimulationStats {
+    return { ...this.counters };
   }
 
   /** @internal A message from a player: onMessage. */

@@ -90,7 +90,7 @@ async function openOnce(options: OpenOptions): Promise<ServedTransports> {
         transports.push(udp);
       } else if (kind === 'websocket') {
         // The module loads `ws` itself, failing with a MissingDependencyError naming it.
-        const loaded = await import('../transport/websocket-server.js').catch((error) => {
+        const loaded = await import('../transport/websocket-server-transport.js').catch((error) => {
           if (optional && missing(error)) return null;
           throw error;
         });
@@ -105,7 +105,7 @@ async function openOnce(options: OpenOptions): Promise<ServedTransports> {
       } else {
         const loaded = await (async () => ({
           // These load node-datachannel and hono themselves, failing with a MissingDependencyError.
-          server: await import('../transport/webrtc-server.js'),
+          server: await import('../transport/webrtc-server-transport.js'),
           signaling: await import('../transport/webrtc-signaling.js'),
           node: await importOptional(
             '@hono/node-server',

@@ -33,6 +33,16 @@ export interface ClockSyncOptions {
   readonly onJump?: (reason: ClockJumpReason, from: number, to: number) => void;
 }
 
+/** What a ClockSync has counted. */
+export interface ClockSyncStats {
+  /** Jumps made (every reason, the first placement included). */
+  readonly jumps: number;
+  /** Times the server's tick moved against the estimate by more than `jumpTicks`. */
+  readonly serverJumps: number;
+  /** Samples taken. */
+  readonly samples: number;
+}
+
 /**
  * Client-side clock sync: estimates the server's tick from the ticks its packets carry and the
  * round-trip time, and steers a TickClock toward that estimate plus a lead the caller chooses
@@ -129,19 +139,9 @@ export class ClockSync {
     return this.halfRtt;
   }
 
-  /** Jumps made (every reason, the first placement included). */
-  get jumps(): number {
-    return this.jumpCount;
-  }
-
-  /** Times the server's tick moved against the estimate by more than `jumpTicks`. */
-  get serverJumps(): number {
-    return this.serverJumpCount;
-  }
-
-  /** Samples taken. */
-  get samples(): number {
-    return this.sampleCount;
+  /** What the estimate has counted (a snapshot, taken at the call). */
+  stats(): Readonly<ClockSyncStats> {
+    return { jumps: this.jumpCount, serverJumps: this.serverJumpCount, samples: this.sampleCount };
   }
 
   /** The time of the newest sample (NaN before any): how stale the estimate is when packets stop. */

@@ -2,7 +2,7 @@
  * `ghostwire/latency`: latency hiding: the tick clock and clock sync, inputs sent redundantly and
  * buffered, client prediction with reconciliation, interpolation, and lag compensation. Browser-safe.
  */
-export { type ClockJumpReason, ClockSync, type ClockSyncOptions } from './clock-sync.js';
+export { type ClockJumpReason, ClockSync, type ClockSyncOptions, type ClockSyncStats } from './clock-sync.js';
 export {
   GhostSampler,
   type GhostSamplerOptions,

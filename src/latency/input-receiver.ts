@@ -8,7 +8,7 @@ import type { Schema } from '../schema/schema.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
 import { InputBuffer, type InputBufferStats, NOT_NEW } from './input-buffer.js';
-import { checkInputSchema, InputCopier } from './input-copy.js';
+import { checkInputSchema, InputCopier } from './input-copier.js';
 import {
   feedbackBits,
   MAX_INPUTS_PER_PACKET,

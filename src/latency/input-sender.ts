@@ -6,7 +6,7 @@ import { type Codec, compile } from '../schema/codec.js';
 import type { Schema } from '../schema/schema.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
-import { checkInputSchema, InputCopier } from './input-copy.js';
+import { checkInputSchema, InputCopier } from './input-copier.js';
 import {
   countBits,
   type Feedback,
@@ -22,7 +22,7 @@ import {
   writeTick,
   writeView,
 } from './input-wire.js';
-import { LeadControl } from './time-dilation.js';
+import { LeadControl } from './lead-control.js';
 
 export interface InputSenderOptions<T> {
   /** The input's schema (the server's InputReceiver lists the same). */
@@ -71,7 +71,7 @@ const REPORT_RING = 16;
 export class InputSender<T> implements CustomChannel {
   readonly channel: CustomChannelConfig;
   readonly maxUnacked: number;
-  readonly stats: InputSenderStats = zeroStats();
+  private readonly counters: InputSenderStats = zeroStats();
   private readonly codec: Codec<T>;
   private readonly copier: InputCopier<T>;
   private readonly mask: number;
@@ -124,6 +124,11 @@ export class InputSender<T> implements CustomChannel {
     this.views = new Int32Array(capacity);
     this.control = new LeadControl(settle, 64);
     this.channel = { kind: 'custom', priority: options.priority ?? 2, create: () => this.reset() };
+  }
+
+  /** What the sender has counted (live: read it, copy it to keep a snapshot). */
+  stats(): Readonly<InputSenderStats> {
+    return this.counters;
   }
 
   /** The newest tick pushed (-1 before any). */
@@ -228,11 +233,11 @@ export class InputSender<T> implements CustomChannel {
     this.views[slot] = holdView(quantizeView(tick, viewTick), previousView);
     if (this.newest < 0) this.sendFrom = this.first = tick;
     this.newest = tick;
-    this.stats.inputsPushed++;
+    this.counters.inputsPushed++;
     const from = Math.max(this.ackedTick + 1, this.sendFrom);
     if (tick - from + 1 > this.maxUnacked) {
       const next = tick - this.maxUnacked + 1;
-      this.stats.droppedUnacked += next - from;
+      this.counters.droppedUnacked += next - from;
       this.sendFrom = next;
     }
     return this.values[slot] as T;
@@ -261,7 +266,7 @@ export class InputSender<T> implements CustomChannel {
     this.correctionsBefore = 0;
     this.control.reset();
     this.copier.forget();
-    Object.assign(this.stats, zeroStats());
+    Object.assign(this.counters, zeroStats());
     return this;
   }
 
@@ -314,9 +319,9 @@ export class InputSender<T> implements CustomChannel {
     record.push(to);
     this.planTo = -1;
     const bits = ws.bitsProcessed - start;
-    this.stats.packets++;
-    this.stats.inputBits += bits;
-    this.stats.inputBytes = Math.ceil(this.stats.inputBits / 8);
+    this.counters.packets++;
+    this.counters.inputBits += bits;
+    this.counters.inputBytes = Math.ceil(this.counters.inputBits / 8);
   }
 
   acked(record: PacketRecord, start: number, end: number): void {
@@ -334,7 +339,7 @@ export class InputSender<T> implements CustomChannel {
     const slot = f.serverTick & (PAIRS - 1);
     this.pairServer[slot] = f.serverTick;
     this.pairInput[slot] = f.inputTick;
-    this.stats.feedbacks++;
+    this.counters.feedbacks++;
     // A reordered (older) report still gives its pair, but not the depth.
     if (f.serverTick <= this.feedbackTick) return;
     this.feedbackTick = f.serverTick;
@@ -348,11 +353,11 @@ export class InputSender<T> implements CustomChannel {
     if (!Number.isNaN(this.offset) && offset !== this.offset) {
       this.correctionsBefore += this.control.corrections;
       this.control.reset();
-      this.stats.cursorMoves++;
+      this.counters.cursorMoves++;
     }
     this.offset = offset;
     this.control.report(f.inputTick, f.depth, f.target, this.newest);
-    this.stats.corrections = this.correctionsBefore + this.control.corrections;
+    this.counters.corrections = this.correctionsBefore + this.control.corrections;
   }
 }
 

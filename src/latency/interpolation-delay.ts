@@ -253,7 +253,8 @@ export class InterpolationDelay {
     this.target = this.current = this.clamp(interpolationDelayTicks(this.interval, this.packets));
   }
 
-  get stats(): InterpolationDelayStats {
+  /** The delay's figures and counters (a snapshot, taken at the call). */
+  stats(): Readonly<InterpolationDelayStats> {
     return {
       ...this.counts,
       intervalTicks: this.interval,

@@ -1,4 +1,4 @@
-import type { EntityLayout } from '../replication/layout.js';
+import type { EntityLayout } from '../replication/entity-layout.js';
 import type { Interpolator } from './interpolation.js';
 
 /** LagCompensation's options, outcome and counters. */

@@ -1,6 +1,6 @@
+import type { EntityLayout } from '../replication/entity-layout.js';
 import type { LaneState } from '../replication/lane-state.js';
-import type { EntityLayout } from '../replication/layout.js';
-import type { Entity, ServerWorld } from '../replication/world.js';
+import type { Entity, ServerWorld } from '../replication/server-world.js';
 import type { Interpolator } from './interpolation.js';
 import type {
   BeyondClamp,

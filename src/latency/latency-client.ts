@@ -19,8 +19,8 @@ export interface LatencyClientOptions<S, I> {
   inputs: InputSender<I>;
   /** Predicts the followed entity (see `follow`); without it inputs are sent but nothing is predicted. */
   predictor?: Predictor<S, I>;
-  /** The packet layer's newest round-trip sample, ms (`client.client.endpoint?.rttSample ?? 0`). */
-  rttSample: () => number;
+  /** The packet layer's newest round-trip sample, ms (`client.client.endpoint?.rttSampleMs ?? 0`). */
+  rttSampleMs: () => number;
   /** Input ticks the server should hold ahead of its consumption (default 2; its InputReceiver's bufferTicks). */
   bufferTicks?: number;
   /**
@@ -106,7 +106,7 @@ export class LatencyClient<S, I> {
     this.mirror = options.mirror;
     this.inputs = options.inputs;
     this.predictor = options.predictor ?? null;
-    this.rttSample = options.rttSample;
+    this.rttSample = options.rttSampleMs;
     this.sendView = options.sendView;
     const buffer = options.bufferTicks ?? 2;
     if (!(buffer >= 0 && buffer <= 64))
@@ -168,7 +168,7 @@ export class LatencyClient<S, I> {
     // No input before ClockSync placed the clock on the server's tick (its first jump): it
     // would be numbered from wherever the clock started.
     this.produce = input;
-    this.clock.advance(now, this.sync.jumps > 0 ? this.onTick : undefined);
+    this.clock.advance(now, this.sync.stats().jumps > 0 ? this.onTick : undefined);
     this.produce = null;
     if (!this.started) this.start();
     this.sync.update(now, this.sync.oneWayTicks + this.bufferTicks + this.inputs.leadAdjustTicks);

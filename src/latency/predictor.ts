@@ -74,7 +74,7 @@ function check(what: string, value: number, ok: boolean): number {
 }
 
 export class Predictor<S, I> {
-  readonly stats: PredictorStats = {
+  private readonly counters: PredictorStats = {
     predictions: 0,
     reconciliations: 0,
     mispredictions: 0,
@@ -153,6 +153,11 @@ export class Predictor<S, I> {
     this.snapDistance = snapDistance;
   }
 
+  /** What the predictor has counted (live: read it, copy it to keep a snapshot). */
+  stats(): Readonly<PredictorStats> {
+    return this.counters;
+  }
+
   /** The newest predicted tick (-1 before `reset`). */
   get tick(): number {
     return this.newest;
@@ -171,7 +176,7 @@ export class Predictor<S, I> {
     this.newest = this.oldest = this.reconciled = tick;
     this.shownTick = -1;
     this.errorActive = false;
-    this.stats.visualError = 0;
+    this.counters.visualError = 0;
   }
 
   /**
@@ -196,7 +201,7 @@ export class Predictor<S, I> {
       this.step(t);
       this.newest = t;
       this.oldest = Math.max(this.oldest, t - this.capacity + 1);
-      this.stats.predictions++;
+      this.counters.predictions++;
     }
     return this.states[tick % this.capacity] as S;
   }
@@ -215,7 +220,7 @@ export class Predictor<S, I> {
       inputTick,
       Number.isSafeInteger(inputTick) && inputTick >= 0,
     );
-    const stats = this.stats;
+    const stats = this.counters;
     if (inputTick < this.reconciled) {
       stats.staleReconciles++;
       return false;
@@ -266,13 +271,13 @@ export class Predictor<S, I> {
     this.out = out;
     this.shownTick = t;
     this.shownAlpha = alpha;
-    this.stats.visualError = 0;
+    this.counters.visualError = 0;
     if (this.errorActive) {
       const weight = Math.exp(-Math.max(0, t - 1 + alpha - this.errorTime) / this.tauTicks);
       if (weight < ERROR_CUTOFF) this.errorActive = false;
       else {
         this.visual.apply(out, this.error, weight);
-        this.stats.visualError = this.errorSize * weight;
+        this.counters.visualError = this.errorSize * weight;
       }
     }
     return out;
@@ -290,7 +295,7 @@ export class Predictor<S, I> {
     this.raw = this.interpolator.interpolate(from, to, this.shownAlpha, this.raw as S);
     const size = this.visual.capture(this.out, this.raw, this.error);
     if (size > this.snapDistance) {
-      this.stats.snaps++;
+      this.counters.snaps++;
       this.errorActive = false;
       return;
     }

@@ -2,9 +2,16 @@
  * `ghostwire/p2p`: peer-to-peer play: deterministic lockstep and rollback sessions, the peer links
  * they run over (secure, or in memory), and deterministic math and randomness. Browser-safe.
  */
-export { DeterministicRandom } from './deterministic-random.js';
-export { dmath } from './dmath.js';
-export { LocalPeerLinks, type LocalPeerLinksOptions } from './local-peer-links.js';
+
+export { LocalPeerLinks, type LocalPeerLinksOptions } from './links/local-peer-links.js';
+export { PeerConnection } from './links/peer-connection.js';
+export type { PeerLinkEvent, PeerLinkEventKind, PeerLinks } from './links/peer-links.js';
+export type { PeerPath } from './links/peer-pair.js';
+export {
+  SecurePeerLinks,
+  type SecurePeerLinksCounters,
+  type SecurePeerLinksOptions,
+} from './links/secure-peer-links.js';
 export type {
   LockstepEvent,
   LockstepGame,
@@ -14,25 +21,24 @@ export type {
   LockstepState,
   LockstepStats,
   LockstepStatus,
-} from './lockstep-options.js';
-export { LockstepSession } from './lockstep-session.js';
-export { PeerConnection } from './peer-connection.js';
-export type { PeerLinkEvent, PeerLinkEventKind, PeerLinks } from './peer-links.js';
-export type { PeerPath } from './peer-pair.js';
-export type { RefusalReason as RollbackRefusalReason } from './rollback-channel.js';
-export type { RollbackGame, RollbackSessionOptions } from './rollback-options.js';
-export { RollbackSession } from './rollback-session.js';
+} from './lockstep/lockstep-options.js';
+export { LockstepSession } from './lockstep/lockstep-session.js';
+export { DeterministicRandom } from './math/deterministic-random.js';
+export { dmath } from './math/dmath.js';
+export { stateChecksum } from './math/state-checksum.js';
+export type { RefusalReason as RollbackRefusalReason } from './rollback/rollback-channel.js';
+export type { RollbackGame, RollbackSessionOptions } from './rollback/rollback-options.js';
+export { RollbackSession } from './rollback/rollback-session.js';
 export type {
   AdvanceResult,
   RollbackEvent,
   RollbackPeerStats,
   RollbackState,
   RollbackStats,
-} from './rollback-stats.js';
+} from './rollback/rollback-stats.js';
 export {
-  SecurePeerLinks,
-  type SecurePeerLinksCounters,
-  type SecurePeerLinksOptions,
-} from './secure-peer-links.js';
-export { stateChecksum } from './state-checksum.js';
-export { type SyncTestMismatch, type SyncTestOptions, type SyncTestResult, syncTest } from './sync-test.js';
+  type SyncTestMismatch,
+  type SyncTestOptions,
+  type SyncTestResult,
+  syncTest,
+} from './rollback/sync-test.js';

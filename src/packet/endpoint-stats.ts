@@ -6,12 +6,12 @@ import type { ReceivedPackets, SentPackets } from './packet-history.js';
  * plain fields of the endpoint.
  */
 export interface ReliableStats {
-  rttMin: number;
-  rttMax: number;
-  rttAvg: number;
-  jitterAvgVsMinRtt: number;
-  jitterMaxVsMinRtt: number;
-  jitterStddevVsAvgRtt: number;
+  rttMinMs: number;
+  rttMaxMs: number;
+  rttAvgMs: number;
+  jitterAvgVsMinRttMs: number;
+  jitterMaxVsMinRttMs: number;
+  jitterStddevVsAvgRttMs: number;
   packetLoss: number;
   sentKbps: number;
   receivedKbps: number;
@@ -49,11 +49,11 @@ export function updateRttStats(history: Float32Array, out: ReliableStats): void 
     sum += rtt;
     count++;
   }
-  out.rttMin = count > 0 ? min : 0;
-  out.rttMax = max;
-  out.rttAvg = count > 0 ? sum / count : 0;
-  const rttMin = out.rttMin;
-  const rttAvg = out.rttAvg;
+  out.rttMinMs = count > 0 ? min : 0;
+  out.rttMaxMs = max;
+  out.rttAvgMs = count > 0 ? sum / count : 0;
+  const rttMin = out.rttMinMs;
+  const rttAvg = out.rttAvgMs;
   let jitterSum = 0;
   let jitterMax = 0;
   let deviation = 0;
@@ -65,9 +65,9 @@ export function updateRttStats(history: Float32Array, out: ReliableStats): void 
     if (d > jitterMax) jitterMax = d;
     deviation += (rtt - rttAvg) * (rtt - rttAvg);
   }
-  out.jitterAvgVsMinRtt = count > 0 ? jitterSum / count : 0;
-  out.jitterMaxVsMinRtt = jitterMax;
-  out.jitterStddevVsAvgRtt = count > 0 ? Math.sqrt(deviation / count) : 0;
+  out.jitterAvgVsMinRttMs = count > 0 ? jitterSum / count : 0;
+  out.jitterMaxVsMinRttMs = jitterMax;
+  out.jitterStddevVsAvgRttMs = count > 0 ? Math.sqrt(deviation / count) : 0;
 }
 
 /**

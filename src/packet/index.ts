@@ -3,6 +3,6 @@
  * sequence helpers. Browser-safe.
  */
 export { DEFAULT_RELIABLE_CONFIG, type ReliableConfig, reliableConfig } from './config.js';
-export { type ReliableCounters, ReliableEndpoint, type ReliableHandler } from './endpoint.js';
+export { type ReliableCounters, ReliableEndpoint, type ReliableHandler } from './reliable-endpoint.js';
 export { sequenceGreaterThan, sequenceLessThan } from './sequence.js';
 export { SequenceBuffer } from './sequence-buffer.js';

@@ -3,12 +3,12 @@ import type { CustomChannelConfig } from '../channels/config.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import { CONFIGURATION_DIFFERS, configurationHash } from './configuration.js';
 import { EntityHistory } from './entity-history.js';
+import type { EntityLayout } from './entity-layout.js';
 import { type AnyEntityType, checkTypes, type EntityType } from './entity-type.js';
 import { type AnyEventType, checkEvents, type EventHandler } from './event.js';
 import { EventReceiver } from './event-receiver.js';
 import { GhostReceiver, type GhostTable } from './ghost-receiver.js';
 import { type LaneState, sameState } from './lane-state.js';
-import type { EntityLayout } from './layout.js';
 
 /** A client's copy of one server entity. `value` is rebuilt in place when a new state arrives. */
 export interface Ghost<T = unknown> {
@@ -78,6 +78,19 @@ interface GhostRecord {
  * packet with a reason and change nothing. A new connection starts empty (every ghost is
  * destroyed, with events) and the server sends everything again.
  */
+/** What a ClientMirror has counted. */
+export interface ClientMirrorStats {
+  /**
+   * Sections refused because the server is configured otherwise (CONFIGURATION_DIFFERS): anything
+   * above 0 means the two ends list different types, capacity or historyLength.
+   */
+  readonly configurationMismatches: number;
+  /** Events dispatched to onEvent. */
+  readonly eventsDelivered: number;
+  /** Events dropped: their ghost went away before delivery. */
+  readonly eventsDropped: number;
+}
+
 /** Section ticks ClientMirror remembers (see sectionTick). */
 const SECTION_RING = 16;
 
@@ -160,21 +173,13 @@ export class ClientMirror implements CustomChannel, GhostTable {
     return this.checked;
   }
 
-  /**
-   * Sections refused because the server is configured otherwise (CONFIGURATION_DIFFERS): anything
-   * above 0 means the two ends list different types, capacity or historyLength.
-   */
-  get configurationMismatches(): number {
-    return this.mismatches;
-  }
-
-  /** Events dispatched to onEvent, and events dropped (their ghost went away before delivery). */
-  get eventsDelivered(): number {
-    return this.eventReceiver.delivered;
-  }
-
-  get eventsDropped(): number {
-    return this.eventReceiver.dropped;
+  /** What the mirror has counted (a snapshot, taken at the call). */
+  stats(): Readonly<ClientMirrorStats> {
+    return {
+      configurationMismatches: this.mismatches,
+      eventsDelivered: this.eventReceiver.delivered,
+      eventsDropped: this.eventReceiver.dropped,
+    };
   }
 
   /** Ghosts held. */

@@ -10,7 +10,7 @@ import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import { checkNonNegative } from './check-argument.js';
 import { type AnyCommandType, type CommandMessage, type CommandType, isCommandType } from './command.js';
 import type { AnyEntityType, EntityValue } from './entity-type.js';
-import type { Entity, ServerWorld } from './world.js';
+import type { Entity, ServerWorld } from './server-world.js';
 
 /** Why a command was refused. */
 export type CommandRefusal = 'invalid' | 'unowned' | 'missing-entity' | 'over-rate' | 'rejected-by-validator';
@@ -69,7 +69,7 @@ interface Route {
 export class CommandRouter {
   readonly world: ServerWorld;
   readonly maxClients: number;
-  readonly stats: CommandStats = {
+  private readonly counters: CommandStats = {
     delivered: 0,
     invalid: 0,
     unowned: 0,
@@ -96,6 +96,11 @@ export class CommandRouter {
     this.tokens = new Float64Array(maxClients).fill(this.burstSize);
     this.filled = new Float64Array(maxClients).fill(Number.NaN);
     this.onRefused = options.onRefused;
+  }
+
+  /** What the router has counted (live: read it, copy it to keep a snapshot). */
+  stats(): Readonly<CommandStats> {
+    return this.counters;
   }
 
   get ratePerSecond(): number {
@@ -181,7 +186,7 @@ export class CommandRouter {
         'rejected-by-validator',
         typeof verdict === 'string' ? verdict : `${type.name} refused by its validator`,
       );
-    this.stats.delivered++;
+    this.counters.delivered++;
     route.handler.run(clientIndex, value, entity);
     return 'delivered';
   }
@@ -201,7 +206,7 @@ export class CommandRouter {
   }
 
   private refuse(clientIndex: number, reason: CommandRefusal, detail: string): CommandRefusal {
-    const stats = this.stats;
+    const stats = this.counters;
     if (reason === 'invalid') stats.invalid++;
     else if (reason === 'unowned') stats.unowned++;
     else if (reason === 'missing-entity') stats.missingEntity++;

@@ -12,7 +12,7 @@ import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
 import type { Ghost } from './client-mirror.js';
 import type { AnyEntityType, EntityType, EntityValue } from './entity-type.js';
-import { GENERATION_MASK } from './world.js';
+import { GENERATION_MASK } from './server-world.js';
 
 /** The entity a command names: an id and generation, as the client's ghost had them. */
 export interface CommandTarget {

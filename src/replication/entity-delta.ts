@@ -1,12 +1,12 @@
 import { bitsRequired } from '../bits/bits-required.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
+import type { EntityLayout } from './entity-layout.js';
 import type { LaneState } from './lane-state.js';
 import { maxValueBits, packValue, readValue, valueBits, writeValue } from './lane-value.js';
-import type { EntityLayout } from './layout.js';
 import { pastRange } from './plan.js';
 import { PreviousChanges } from './previous-changes.js';
-import { sameBytes } from './quantize.js';
+import { sameBytes } from './quantizer.js';
 
 export { DELTA_BITS, DELTA_LOW } from './lane-value.js';
 export { PreviousChanges };

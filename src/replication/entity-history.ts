@@ -1,5 +1,5 @@
+import type { EntityLayout } from './entity-layout.js';
 import type { LaneState } from './lane-state.js';
-import type { EntityLayout } from './layout.js';
 
 /**
  * One entity's last few distinct states, each stamped with the server tick it was quantized in:

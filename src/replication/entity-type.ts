@@ -1,6 +1,6 @@
 import type { Schema } from '../schema/schema.js';
 import { checkNonNegative } from './check-argument.js';
-import { compileLayout, type EntityLayout } from './layout.js';
+import { compileLayout, type EntityLayout } from './entity-layout.js';
 
 /** Where an entity is, for interest: [x, y] in a 2D world, [x, y, z] in 3D. */
 export type EntityPosition<T> = (value: T) => readonly [number, number] | readonly [number, number, number];

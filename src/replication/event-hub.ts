@@ -4,7 +4,7 @@ import { checkNonNegative } from './check-argument.js';
 import { type AnyEventType, checkEvents, type EventType, isEventType } from './event.js';
 import { payloadBits, RELIABLE_WINDOW } from './event-wire.js';
 import { idBits } from './ghost-wire.js';
-import type { Entity, ServerWorld } from './world.js';
+import type { Entity, ServerWorld } from './server-world.js';
 
 /** Where an event goes and how: `replication.emit(Explosion, value, { entity: grenade, reliable: true })`. */
 export interface EmitOptions {

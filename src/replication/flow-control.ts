@@ -18,7 +18,7 @@ export interface FlowControlOptions {
   /** The rate in bad mode, kbit/s (default a quarter of goodKbps). */
   badKbps?: number;
   /** Round trip above which the link is bad, ms (default 250). */
-  rttThreshold?: number;
+  rttThresholdMs?: number;
   /** Packet loss above which the link is bad, percent (default 10). */
   lossThreshold?: number;
   /**
@@ -40,11 +40,11 @@ const PROBATION = 10;
 export class FlowControl {
   readonly goodKbps: number;
   readonly badKbps: number;
-  readonly rttThreshold: number;
+  readonly rttThresholdMs: number;
   readonly lossThreshold: number;
   readonly rttSmoothing: number;
   /** The smoothed round trip, ms (0 before the first sample). */
-  private _rtt = 0;
+  private _rttMs = 0;
   private _mode: FlowMode = 'good';
   /** Seconds conditions must stay good in bad mode before returning to good. */
   private _penalty = INITIAL_PENALTY;
@@ -66,7 +66,7 @@ export class FlowControl {
       throw new RangeError(
         `FlowControl: badKbps (${this.badKbps}) must not exceed goodKbps (${this.goodKbps})`,
       );
-    this.rttThreshold = checkPositive('FlowControl', 'rttThreshold', options.rttThreshold ?? 250);
+    this.rttThresholdMs = checkPositive('FlowControl', 'rttThresholdMs', options.rttThresholdMs ?? 250);
     this.lossThreshold = checkNonNegative('FlowControl', 'lossThreshold', options.lossThreshold ?? 10);
     this.rttSmoothing = checkPositive('FlowControl', 'rttSmoothing', options.rttSmoothing ?? 0.1);
     if (this.rttSmoothing > 1)
@@ -74,8 +74,8 @@ export class FlowControl {
   }
 
   /** The smoothed round trip the mode is judged by, ms. */
-  get rtt(): number {
-    return this._rtt;
+  get rttMs(): number {
+    return this._rttMs;
   }
 
   get mode(): FlowMode {
@@ -107,8 +107,9 @@ export class FlowControl {
     const last = this.last;
     this.last = checkTime('FlowControl.update', now, last);
     const dt = last === NO_TIME_YET ? 0 : now - last;
-    if (rtt > 0) this._rtt = this._rtt === 0 ? rtt : this._rtt + (rtt - this._rtt) * this.rttSmoothing;
-    const bad = this._rtt > this.rttThreshold || packetLoss > this.lossThreshold;
+    if (rtt > 0)
+      this._rttMs = this._rttMs === 0 ? rtt : this._rttMs + (rtt - this._rttMs) * this.rttSmoothing;
+    const bad = this._rttMs > this.rttThresholdMs || packetLoss > this.lossThreshold;
     if (this._mode === 'good') {
       if (bad) {
         this._mode = 'bad';

@@ -2,7 +2,7 @@ import type { CustomChannel, PacketRecord } from '../channels/channel.js';
 import type { ScratchList } from '../channels/scratch-list.js';
 import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
-import { BandwidthBudget, type BandwidthBudgetOptions } from './budget.js';
+import { BandwidthBudget, type BandwidthBudgetOptions } from './bandwidth-budget.js';
 import { PreviousChanges } from './entity-delta.js';
 import type { EventHub } from './event-hub.js';
 import {
@@ -33,10 +33,10 @@ import {
 import { IdList } from './id-list.js';
 import type { InterestView } from './interest-view.js';
 import { MAX_REPEAT_PREFIX_BITS } from './previous-changes.js';
-import type { PriorityAccumulator } from './priority.js';
+import type { PriorityAccumulator } from './priority-accumulator.js';
 import type { PrioritySelection } from './priority-selection.js';
+import type { ServerWorld } from './server-world.js';
 import type { SharedDeltas } from './shared-deltas.js';
-import type { ServerWorld } from './world.js';
 
 /** What the server shares with every client's sender. */
 export interface GhostShared {

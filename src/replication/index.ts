@@ -7,10 +7,11 @@ export {
   type BandwidthBudgetOptions,
   DEFAULT_BYTES_PER_PACKET,
   DEFAULT_KBPS,
-} from './budget.js';
+} from './bandwidth-budget.js';
 export {
   ClientMirror,
   type ClientMirrorOptions,
+  type ClientMirrorStats,
   type Ghost,
   type GhostEndEvent,
   type GhostEndReason,
@@ -57,19 +58,20 @@ export {
 } from './event.js';
 export type { EmitOptions, EventLimits, EventStats } from './event-hub.js';
 export { FlowControl, type FlowControlOptions, type FlowMode } from './flow-control.js';
-export { InterestManager, type InterestManagerOptions, type RelevanceFilter } from './interest.js';
+export { InterestManager, type InterestManagerOptions, type RelevanceFilter } from './interest-manager.js';
 export { DEFAULT_LEAVE_FACTOR, InterestView, type InterestViewOptions } from './interest-view.js';
 export {
   DEFAULT_DISTANCE_SCALE,
   type Importance,
   PriorityAccumulator,
   type PriorityOptions,
-} from './priority.js';
+} from './priority-accumulator.js';
 export { DEFAULT_MAX_MISFITS, PrioritySelection } from './priority-selection.js';
 export {
   type ReplicationInterestOptions,
   ReplicationServer,
   type ReplicationServerOptions,
+  type ReplicationStats,
 } from './replication-server.js';
+export { type Entity, ServerWorld, type ServerWorldOptions } from './server-world.js';
 export { type GridVisitor, SpatialGrid, type SpatialGridOptions } from './spatial-grid.js';
-export { type Entity, ServerWorld, type ServerWorldOptions } from './world.js';

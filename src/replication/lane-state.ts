@@ -1,4 +1,4 @@
-import { sameBytes } from './quantize.js';
+import { sameBytes } from './quantizer.js';
 
 /**
  * An entity's state as lanes: one unsigned integer per scalar lane and one immutable byte array

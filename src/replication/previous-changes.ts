@@ -1,5 +1,5 @@
+import type { EntityLayout } from './entity-layout.js';
 import type { LaneState } from './lane-state.js';
-import type { EntityLayout } from './layout.js';
 import { MAX_SCALAR_LANES } from './plan.js';
 
 /** Layouts with at most this many scalar lanes also keep their sets as bit masks (bit i: lane i changed). */

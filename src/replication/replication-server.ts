@@ -1,9 +1,9 @@
 import { bitsRequired } from '../bits/bits-required.js';
 import { checkIndex } from '../channels/check-index.js';
 import type { CustomChannelConfig } from '../channels/config.js';
-import { BandwidthBudget, type BandwidthBudgetOptions } from './budget.js';
+import { BandwidthBudget, type BandwidthBudgetOptions } from './bandwidth-budget.js';
 import { checkPositive } from './check-argument.js';
-import { CommandRouter, type CommandRouterOptions } from './command-router.js';
+import { CommandRouter, type CommandRouterOptions, type CommandStats } from './command-router.js';
 import { configurationHash } from './configuration.js';
 import { maxDeltaBits } from './entity-delta.js';
 import { type AnyEventType, type EventType, payloadLengthBits } from './event.js';
@@ -12,13 +12,13 @@ import { EVENTS_HEAD_BITS } from './event-sender.js';
 import { FlowControl, type FlowControlOptions, type FlowMode } from './flow-control.js';
 import { GhostPlan, GhostSender, type GhostShared } from './ghost-sender.js';
 import { GENERATION_BITS, idBits, TICK_BITS, updateCountBits } from './ghost-wire.js';
-import { InterestManager } from './interest.js';
+import { InterestManager } from './interest-manager.js';
 import type { InterestView } from './interest-view.js';
-import { PriorityAccumulator, type PriorityOptions } from './priority.js';
+import { PriorityAccumulator, type PriorityOptions } from './priority-accumulator.js';
 import { PrioritySelection } from './priority-selection.js';
+import type { ServerWorld } from './server-world.js';
 import { SharedDeltas } from './shared-deltas.js';
 import type { SpatialGridOptions } from './spatial-grid.js';
-import type { ServerWorld } from './world.js';
 
 /** Relevancy by distance: entities whose type has a `position` are relevant within `radius` of a client's view. */
 export interface ReplicationInterestOptions {
@@ -28,6 +28,14 @@ export interface ReplicationInterestOptions {
   radius: number;
   /** See InterestViewOptions.leaveFactor (default 1.15). */
   leaveFactor?: number;
+}
+
+/** What replication counts: the events over every client and the client commands. */
+export interface ReplicationStats {
+  /** Server events over every client: emitted, queued, written, resent, acked, dropped. */
+  readonly events: Readonly<EventStats>;
+  /** Client commands: delivered and refused, by reason. */
+  readonly commands: Readonly<CommandStats>;
 }
 
 export interface ReplicationServerOptions {
@@ -79,6 +87,7 @@ export class ReplicationServer {
   private readonly senders: (GhostSender | null)[];
   private readonly shared: GhostShared;
   private readonly eventHub: EventHub;
+  private readonly counters: ReplicationStats;
   private readonly spatial: boolean;
   private readonly radius: number;
   private readonly leaveFactor: number | undefined;
@@ -108,6 +117,7 @@ export class ReplicationServer {
     this.commands = new CommandRouter({ ...options.commands, world, maxClients });
     this.senders = new Array(maxClients).fill(null);
     this.eventHub = new EventHub(world, maxClients, options.events ?? [], options.eventLimits);
+    this.counters = { events: this.eventHub.stats, commands: this.commands.stats() };
     this.shared = {
       world,
       configuration: configurationHash(
@@ -192,9 +202,9 @@ export class ReplicationServer {
     this.eventHub.emit(type, value, options);
   }
 
-  /** Event counters over every client (see EventStats). */
-  get eventStats(): Readonly<EventStats> {
-    return this.eventHub.stats;
+  /** What replication has counted over every client (live: read it, copy it to keep a snapshot). */
+  stats(): Readonly<ReplicationStats> {
+    return this.counters;
   }
 
   /**

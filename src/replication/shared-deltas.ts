@@ -1,10 +1,10 @@
 import { BitWriterOverflowError } from '../bits/bit-writer.js';
 import { WriteStream } from '../serialize/write-stream.js';
 import { encodeDelta, encodeDeltaForms } from './entity-delta.js';
+import type { EntityLayout } from './entity-layout.js';
 import type { LaneState } from './lane-state.js';
-import type { EntityLayout } from './layout.js';
 import { changedMask, type PreviousChanges } from './previous-changes.js';
-import type { ServerWorld } from './world.js';
+import type { ServerWorld } from './server-world.js';
 
 /** Entries kept per entity: the distinct baselines its clients are likely to share in a tick. */
 const WAYS = 6;

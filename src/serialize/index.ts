@@ -14,13 +14,13 @@ export {
   quantize,
 } from './compressed-float.js';
 export { crc32 } from './crc32.js';
+export { MeasureStream } from './measure-stream.js';
 export {
   ENVELOPE_OVERHEAD_BYTES,
   type EnvelopeOptions,
   type EnvelopeReadResult,
   PacketEnvelope,
-} from './envelope.js';
-export { MeasureStream } from './measure-stream.js';
+} from './packet-envelope.js';
 export {
   type Quaternion,
   type SmallestThree,

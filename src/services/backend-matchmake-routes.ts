@@ -18,7 +18,7 @@ import type { PeerSessionAnswer } from '../join/peer-session-answer.js';
 import { Refusal } from './backend-refusal.js';
 import type { BackendEnv } from './backend-routes.js';
 import { matchmakeSchema, pollQuerySchema, ticketParamSchema, validate } from './backend-schemas.js';
-import { type JoinAnswer, type SeatIssuer, seatHolder } from './backend-seats.js';
+import { type JoinAnswer, type SeatIssuer, seatHolder } from './backend-seat-issuer.js';
 import type { TicketStatus } from './directory.js';
 import type { EnqueueRequest } from './matchmaker.js';
 import { type PeerTokenMinter, peerSessionIdOf } from './peer-sessions.js';

@@ -6,7 +6,7 @@
  * (createPeerSession / takePeerSlot), so backends sharing it never hand one slot to two players.
  */
 import type { Hono, MiddlewareHandler } from 'hono';
-import { MAX_SESSION_PEERS } from '../lockstep/peer-token.js';
+import { MAX_SESSION_PEERS } from '../lockstep/links/peer-token.js';
 import { importOptional } from '../transport/optional-dependency.js';
 import { Refusal } from './backend-refusal.js';
 import type { BackendEnv } from './backend-routes.js';

@@ -13,8 +13,8 @@ import {
   roomParamSchema,
   validate,
 } from './backend-schemas.js';
-import { type SeatIssuer, seatHolder } from './backend-seats.js';
-import { bearerToken, type Session, type SessionSigner } from './backend-session.js';
+import { type SeatIssuer, seatHolder } from './backend-seat-issuer.js';
+import { bearerToken, type Session, type SessionSigner } from './backend-session-signer.js';
 
 export type BackendEnv = { Variables: { session: Session } };
 

@@ -18,7 +18,7 @@ import type { z } from 'zod';
 import { importOptional } from '../transport/optional-dependency.js';
 import { addMatchmakeRoutes, type MatchmakingQueue } from './backend-matchmake-routes.js';
 import { addPeerRoutes } from './backend-peer-routes.js';
-import { RateLimiter, type RateLimitOptions } from './backend-rate-limit.js';
+import { RateLimiter, type RateLimitOptions } from './backend-rate-limiter.js';
 import { Refusal, ROOM_FAILED, ROOM_GONE } from './backend-refusal.js';
 import {
   addRoomRoutes,
@@ -28,13 +28,13 @@ import {
   type VerifyResult,
 } from './backend-routes.js';
 import { guestAuthSchema } from './backend-schemas.js';
-import { DEFAULT_SEAT_LIMITS, SeatIssuer } from './backend-seats.js';
-import { SessionSigner } from './backend-session.js';
+import { DEFAULT_SEAT_LIMITS, SeatIssuer } from './backend-seat-issuer.js';
+import { SessionSigner } from './backend-session-signer.js';
 import { type Directory, PROCESS_GONE, type SeatLimits, type Unsubscribe } from './directory.js';
 import { checkSeatLimits } from './directory-checks.js';
 import { GoneRooms } from './gone-rooms.js';
 import { PeerTokenMinter, type RendezvousOptions } from './peer-sessions.js';
-import { DEFAULT_CREATE_TIMEOUT_MS, RoomPlacer } from './room-placement.js';
+import { DEFAULT_CREATE_TIMEOUT_MS, RoomPlacer } from './room-placer.js';
 import { randomId } from './seat-token.js';
 
 // hono and @hono/node-server are optional packages, which only ghostwire/services needs.
@@ -105,8 +105,8 @@ export interface BackendOptions<S extends z.ZodType = typeof guestAuthSchema> {
    * PROCESS_GONE for them), ms; 0 leaves that to another part of the fleet. Default 2000.
    */
   sweepIntervalMs?: number;
-  /** Unix milliseconds (default Date.now). */
-  now?: () => number;
+  /** The clock, unix milliseconds (default Date.now). */
+  nowMs?: () => number;
   /** Told of unexpected errors (answered 500); default console.error. */
   onError?: (error: unknown) => void;
 }
@@ -138,7 +138,7 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
   options: BackendOptions<S>,
 ): Backend {
   const { directory } = options;
-  const now = options.now ?? Date.now;
+  const now = options.nowMs ?? Date.now;
   const sessionSeconds = positive('sessionSeconds', options.sessionSeconds ?? 3600);
   const tokenSeconds = positive('tokenSeconds', options.tokenSeconds ?? 15);
   const maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes ?? 16384);

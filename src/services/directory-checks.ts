@@ -1,7 +1,7 @@
 /**
  * The argument checks both directories make, so that misuse throws the same RangeError from either.
  */
-import { MAX_SESSION_PEERS } from '../lockstep/peer-token.js';
+import { MAX_SESSION_PEERS } from '../lockstep/links/peer-token.js';
 
 export function checkTtl(ttlMs: number): void {
   if (!Number.isFinite(ttlMs) || ttlMs <= 0)

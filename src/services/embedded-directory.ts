@@ -42,8 +42,8 @@ import { EmbeddedPeerSessions } from './embedded-peer-sessions.js';
 import { UserSeats } from './user-seats.js';
 
 export interface EmbeddedDirectoryOptions {
-  /** Unix milliseconds (default Date.now); tests pass their own clock. */
-  now?: () => number;
+  /** The clock, unix milliseconds (default Date.now); tests pass their own. */
+  nowMs?: () => number;
 }
 
 interface ProcessEntry {
@@ -77,7 +77,7 @@ export class EmbeddedDirectory implements Directory {
   private closed = false;
 
   constructor(options: EmbeddedDirectoryOptions = {}) {
-    this.now = options.now ?? Date.now;
+    this.now = options.nowMs ?? Date.now;
     this.peerSessions = new EmbeddedPeerSessions(this.now);
   }
 

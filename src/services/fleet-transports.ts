@@ -94,12 +94,12 @@ export async function openFleetTransports(
         served.push({ kind, transport: socket });
       } else if (kind === 'websocket') {
         // Imported when served, so that a fleet without browsers needs neither ws nor node-datachannel.
-        const { WebSocketServerTransport } = await import('../transport/websocket-server.js');
+        const { WebSocketServerTransport } = await import('../transport/websocket-server-transport.js');
         const ws = await WebSocketServerTransport.open({ ...options.webSocket, address: any });
         closers.push(() => ws.close());
         served.push({ kind, transport: ws });
       } else {
-        const { WebRtcServerTransport } = await import('../transport/webrtc-server.js');
+        const { WebRtcServerTransport } = await import('../transport/webrtc-server-transport.js');
         const { createSignalingApp } = await import('../transport/webrtc-signaling.js');
         const rtc = new WebRtcServerTransport({
           ...options.webRtc,

@@ -24,11 +24,11 @@ export {
   serveBackend,
 } from './backend.js';
 export type { MatchmakingQueue, MatchPoll } from './backend-matchmake-routes.js';
-export type { RateLimitOptions } from './backend-rate-limit.js';
+export type { RateLimitOptions } from './backend-rate-limiter.js';
 export { Refusal, ROOM_FAILED, ROOM_GONE } from './backend-refusal.js';
 export type { RequestInfo, VerifyResult } from './backend-routes.js';
-export { DEFAULT_SEAT_LIMITS, type JoinAnswer } from './backend-seats.js';
-export type { Session } from './backend-session.js';
+export { DEFAULT_SEAT_LIMITS, type JoinAnswer } from './backend-seat-issuer.js';
+export type { Session } from './backend-session-signer.js';
 export {
   type ConsumeResult,
   type Directory,
@@ -100,7 +100,7 @@ export {
   createMatchRoom,
   TRANSPORT_KINDS,
   type TransportKind,
-} from './room-placement.js';
+} from './room-placer.js';
 export {
   type CreateRoomResult,
   type RoomFailure,

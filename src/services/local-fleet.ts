@@ -36,7 +36,7 @@ import { RedisDirectory } from './redis-directory.js';
 import { RendezvousServer } from './rendezvous-server.js';
 import type { RoomDefaults, RoomType } from './room.js';
 import type { RoomChannelSlot } from './room-channels.js';
-import { createMatchRoom } from './room-placement.js';
+import { createMatchRoom } from './room-placer.js';
 import { RoomServer, type RoomServerOptions } from './room-server.js';
 
 /** A room type, alone or with the defaults `RoomServer.define` takes. */

@@ -49,8 +49,8 @@ export interface MatchmakerOptions {
   resultTtlMs?: number;
   /** onMatch calls in flight at once in one pass (default 16). */
   concurrency?: number;
-  /** Unix milliseconds (default Date.now); give tests and the directory the same clock. */
-  now?: () => number;
+  /** The clock, unix milliseconds (default Date.now); give tests and the directory the same one. */
+  nowMs?: () => number;
 }
 
 export interface EnqueueRequest {
@@ -155,7 +155,7 @@ export class Matchmaker {
     if (!Number.isFinite(this.resultTtlMs) || this.resultTtlMs <= 0)
       throw new RangeError(`resultTtlMs must be a positive finite number, got ${this.resultTtlMs}`);
     this.concurrency = positiveInteger('concurrency', options.concurrency ?? 16);
-    this.now = options.now ?? Date.now;
+    this.now = options.nowMs ?? Date.now;
   }
 
   /** Queues a ticket; returns its id. Throws RangeError on a bad request or a user over the limit. */

@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { PeerSessionAnswer } from '../join/peer-session-answer.js';
-import { MAX_SESSION_PEERS } from '../lockstep/peer-token.js';
+import { MAX_SESSION_PEERS } from '../lockstep/links/peer-token.js';
 import { type Address, toAddress } from '../transport/address.js';
 import { issuePeerToken } from './peer-token-issuer.js';
 

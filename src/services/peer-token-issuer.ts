@@ -5,7 +5,7 @@ import {
   PEER_TOKEN_NONCE_BYTES,
   sealPeerTokenPrivate,
   writePeerToken,
-} from '../lockstep/peer-token.js';
+} from '../lockstep/links/peer-token.js';
 import type { Address } from '../transport/address.js';
 
 export interface IssuePeerTokenOptions {

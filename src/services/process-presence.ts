@@ -33,7 +33,7 @@ export class TickTimes {
     if (ms > this.max) this.max = ms;
   }
 
-  /** Closes the period: its figures become what `mean` and `worst` report. */
+  /** Closes the period: its figures become what `meanMs` and `worstMs` report. */
   roll(): void {
     this.lastMean = this.count === 0 ? 0 : this.sum / this.count;
     this.lastMax = this.max;
@@ -42,12 +42,13 @@ export class TickTimes {
   }
 
   /** The last closed period's mean (the open one's until a period closed), ms. */
-  get mean(): number {
+  get meanMs(): number {
     if (this.rolled) return this.lastMean;
     return this.count === 0 ? 0 : this.sum / this.count;
   }
 
-  get worst(): number {
+  /** The last closed period's longest (the open one's until a period closed), ms. */
+  get worstMs(): number {
     return this.rolled ? this.lastMax : this.max;
   }
 }

@@ -1,11 +1,11 @@
 import type { Aead } from '../connection/aead.js';
-import { openPeerTokenPrivate, type PeerTokenPrivate } from '../lockstep/peer-token.js';
+import { openPeerTokenPrivate, type PeerTokenPrivate } from '../lockstep/links/peer-token.js';
 import {
   type ChannelCrypto,
   HELLO_HEADER_BYTES,
   helloCandidates,
   helloToken,
-} from '../lockstep/rendezvous-wire.js';
+} from '../lockstep/links/rendezvous-wire.js';
 import type { Address } from '../transport/address.js';
 
 /** A hello whose token and sealed part opened: the token's facts and the local candidates reported. */

@@ -1,6 +1,6 @@
 import { ReplayProtection } from '../connection/replay-protection.js';
-import type { PeerTokenPrivate } from '../lockstep/peer-token.js';
-import { MAX_LOCAL_CANDIDATES, type Notice, usableCandidates } from '../lockstep/rendezvous-wire.js';
+import type { PeerTokenPrivate } from '../lockstep/links/peer-token.js';
+import { MAX_LOCAL_CANDIDATES, type Notice, usableCandidates } from '../lockstep/links/rendezvous-wire.js';
 import { type Address, parseAddress } from '../transport/address.js';
 import { isNonGlobalAddress } from '../transport/address-scope.js';
 

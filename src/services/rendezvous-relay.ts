@@ -1,12 +1,12 @@
 import { readU64 } from '../connection/bytes.js';
-import { PEER_OVERHEAD_BYTES } from '../lockstep/peer-packet.js';
+import { PEER_OVERHEAD_BYTES } from '../lockstep/links/peer-packet.js';
 import {
   checkRelayFrame,
   MAX_RELAY_FRAME_BYTES,
   relayFrameInner,
   relayFrameTarget,
-} from '../lockstep/relay-frame.js';
-import { type ChannelCrypto, RELAY_OVERHEAD_BYTES } from '../lockstep/rendezvous-wire.js';
+} from '../lockstep/links/relay-frame.js';
+import { type ChannelCrypto, RELAY_OVERHEAD_BYTES } from '../lockstep/links/rendezvous-wire.js';
 import type { DatagramTransport } from '../transport/transport.js';
 import type { Registration } from './rendezvous-registration.js';
 

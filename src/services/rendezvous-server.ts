@@ -1,7 +1,7 @@
 import { type Aead, defaultAead } from '../connection/aead.js';
 import { readU32, readU64 } from '../connection/bytes.js';
 import { UsedTokens } from '../connection/used-tokens.js';
-import { isPeerPacketKind } from '../lockstep/peer-packet.js';
+import { isPeerPacketKind } from '../lockstep/links/peer-packet.js';
 import {
   BYE_BYTES,
   CHANNEL_HEADER_BYTES,
@@ -20,14 +20,14 @@ import {
   RendezvousKind,
   randomFirstSequence,
   writeNotice,
-} from '../lockstep/rendezvous-wire.js';
+} from '../lockstep/links/rendezvous-wire.js';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import type { Address } from '../transport/address.js';
 import { hostKey } from '../transport/address-key.js';
 import type { DatagramTransport } from '../transport/transport.js';
-import { RateLimiter } from './backend-rate-limit.js';
+import { RateLimiter } from './backend-rate-limiter.js';
 import { openHello } from './rendezvous-hello.js';
-import { PendingRegistrations } from './rendezvous-pending.js';
+import { PendingRegistrations } from './rendezvous-pending-registrations.js';
 import { Registration } from './rendezvous-registration.js';
 import { Relay } from './rendezvous-relay.js';
 import {
@@ -61,7 +61,7 @@ const RESEND_WINDOW = 16;
  * registered peers whose direct path did not open. Bad input is counted, never thrown.
  */
 export class RendezvousServer {
-  readonly counters: RendezvousCounters;
+  private readonly counters: RendezvousCounters;
   private readonly transport: DatagramTransport;
   private readonly protocolId: bigint;
   private readonly privateKey: Uint8Array;
@@ -115,6 +115,11 @@ export class RendezvousServer {
       burst: Math.max(200, relayPerSecond / 5),
     });
     this.counters = newRendezvousCounters(this.relay.counters);
+  }
+
+  /** What the server has counted: registrations, refusals, relayed bytes (live: read it, copy it to keep a snapshot). */
+  stats(): Readonly<RendezvousCounters> {
+    return this.counters;
   }
 
   get localAddress(): Address {

@@ -1,4 +1,4 @@
-import { RefusalReason } from '../lockstep/rendezvous-wire.js';
+import { RefusalReason } from '../lockstep/links/rendezvous-wire.js';
 import type { Registration } from './rendezvous-registration.js';
 
 /** One session at the rendezvous: its registered peers by slot, and the newest generation each slot took. */

@@ -112,9 +112,9 @@ export class RoutedChannel implements CustomChannel {
     }
   }
 
-  link(rtt: number, packetLoss: number, now: number): void {
+  link(rttMs: number, packetLoss: number, now: number): void {
     try {
-      this.inner?.link?.(rtt, packetLoss, now);
+      this.inner?.link?.(rttMs, packetLoss, now);
     } catch (error) {
       this.fault(error);
     }

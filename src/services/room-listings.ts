@@ -49,6 +49,6 @@ export function seatListing(
       state: 'taken',
       expiresAt: Number.POSITIVE_INFINITY,
     },
-    heldMs: client.state === 'dropped' ? Math.max(1, client.dropDeadline - now) : 0,
+    heldMs: client.state === 'dropped' ? Math.max(1, client.dropDeadlineMs - now) : 0,
   };
 }

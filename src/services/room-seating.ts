@@ -25,7 +25,7 @@ export interface HostedRoom {
   /** Runs one tick of the room (bound once: the frame loop passes it to the clock). */
   readonly onTick: (tick: number) => void;
   /** Since when nobody is seated (ms), or -1. */
-  emptySince: number;
+  emptySinceMs: number;
   /** Asking the directory whether reservations are pending, before disposing. */
   checking: boolean;
   /** Its room-level code or a layer under it threw: no more ticks or messages, disposed at the frame's end. */
@@ -132,7 +132,7 @@ export class RoomSeating {
         }
         times.add(performance.now() - start);
       },
-      emptySince: this.o.now(),
+      emptySinceMs: this.o.now(),
       checking: false,
       failed: false,
       disposed: false,
@@ -173,7 +173,7 @@ export class RoomSeating {
     const room = hosted.room;
     if (!this.stopping && reason === 'timed out' && room.reconnectWindowMs > 0) {
       client.state = 'dropped';
-      client.dropDeadline = this.o.now() + room.reconnectWindowMs;
+      client.dropDeadlineMs = this.o.now() + room.reconnectWindowMs;
       this.counters.drops++;
       this.directory('holdSeat', () => this.o.directory.holdSeat(client.seatId, room.reconnectWindowMs)).then(
         (held) => {
@@ -194,7 +194,7 @@ export class RoomSeating {
     client.state = 'left';
     if (hosted === null) return;
     hosted.room.seats.delete(client.seatId);
-    if (hosted.room.seats.size === 0) hosted.emptySince = this.o.now();
+    if (hosted.room.seats.size === 0) hosted.emptySinceMs = this.o.now();
     this.counters.leaves++;
     if (!this.stopping) this.releases.add(client.seatId);
     this.clientHooks.run(hosted.room, client, 'onLeave', () => hosted.room.onLeave(client, consented));
@@ -240,10 +240,10 @@ export class RoomSeating {
     for (const hosted of this.o.rooms.values()) {
       const room = hosted.room;
       for (const client of room.seats.values())
-        if (client.state === 'dropped' && client.dropDeadline <= now) this.leave(client, false);
-      if (room.seats.size > 0) hosted.emptySince = -1;
-      else if (hosted.emptySince < 0) hosted.emptySince = now;
-      else if (!hosted.checking && now - hosted.emptySince >= room.emptyDisposeMs)
+        if (client.state === 'dropped' && client.dropDeadlineMs <= now) this.leave(client, false);
+      if (room.seats.size > 0) hosted.emptySinceMs = -1;
+      else if (hosted.emptySinceMs < 0) hosted.emptySinceMs = now;
+      else if (!hosted.checking && now - hosted.emptySinceMs >= room.emptyDisposeMs)
         void this.disposeIfUnreserved(hosted).catch((error: unknown) => this.o.report(error, 'dispose'));
     }
   }
@@ -285,7 +285,7 @@ export class RoomSeating {
       // seat back, to its own client when it may still come.
       if (known?.state === 'dropped')
         void this.directory('holdSeat', () =>
-          this.o.directory.holdSeat(seat.seatId, Math.max(1, known.dropDeadline - this.o.now())),
+          this.o.directory.holdSeat(seat.seatId, Math.max(1, known.dropDeadlineMs - this.o.now())),
         );
       else if (known === undefined && wrongClient && !hosted.disposed)
         void this.directory('holdSeat', () => this.o.directory.holdSeat(seat.seatId, HAND_BACK_MS));
@@ -338,7 +338,7 @@ export class RoomSeating {
   private async untake(hosted: HostedRoom, seatId: string): Promise<void> {
     const known = hosted.room.seats.get(seatId);
     if (known !== undefined && known.state !== 'dropped') return; // seated here: its leave releases it
-    const ms = known === undefined ? HAND_BACK_MS : Math.max(1, known.dropDeadline - this.o.now());
+    const ms = known === undefined ? HAND_BACK_MS : Math.max(1, known.dropDeadlineMs - this.o.now());
     const held = await this.directory('holdSeat', () => this.o.directory.holdSeat(seatId, ms));
     if (held === undefined && known === undefined) this.releases.add(seatId);
   }
@@ -349,7 +349,7 @@ export class RoomSeating {
     client.state = 'joined';
     this.slotClients[index] = client;
     this.slotRooms[index] = hosted;
-    hosted.emptySince = -1;
+    hosted.emptySinceMs = -1;
     const room = hosted.room;
     for (const [name, perSlot] of this.o.routes) {
       const config = room.channels.get(name);
@@ -382,7 +382,7 @@ export class RoomSeating {
     hosted.checking = false;
     if (hosted.disposed || hosted.room.seats.size > 0) return;
     // Seats reserved and not yet used: their clients are on the way, the room waits another grace.
-    if (listing !== undefined && listing !== null && listing.seats > 0) hosted.emptySince = this.o.now();
+    if (listing !== undefined && listing !== null && listing.seats > 0) hosted.emptySinceMs = this.o.now();
     else await this.o.dispose(hosted);
   }
 

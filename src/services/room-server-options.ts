@@ -42,8 +42,8 @@ export interface RoomServerOptions<M extends AnyMessageType = AnyMessageType> {
   ttlMs?: number;
   /** false: no timers of its own; the caller drives `update(nowMs)` and `heartbeat()` (tests). */
   timers?: boolean;
-  /** Monotonic milliseconds (default performance.now). */
-  now?: () => number;
+  /** The clock, monotonic milliseconds (default performance.now). */
+  nowMs?: () => number;
   /** Default nodeAead (node:crypto). */
   aead?: Aead;
   /** Unix seconds for token expiry (default the system clock). */

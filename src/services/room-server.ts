@@ -63,7 +63,7 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
     this.options = options;
     // A child of the ProcessManager is listed under the id the manager gave it.
     this.processId = options.processId ?? (process.env[PROCESS_ID_ENV] || randomId());
-    this.now = options.now ?? (() => performance.now());
+    this.now = options.nowMs ?? (() => performance.now());
     this.report = options.onError ?? ((error, where) => console.error(`RoomServer ${where}:`, error));
     this.updateErrors = new ThrottledReport(this.report, 'update');
     const maxRooms = options.maxRooms ?? 64;
@@ -144,7 +144,8 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
     return this.phase === 'stopped' ? 'draining' : this.phase;
   }
 
-  get stats(): Readonly<RoomServerStats> {
+  /** What the room server has counted (a snapshot, taken at the call). */
+  stats(): Readonly<RoomServerStats> {
     return {
       ...this.seating.counters,
       directoryErrors: this.seating.counters.directoryErrors + this.presence.errors,
@@ -213,8 +214,8 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
     return {
       rooms: this.hosted.size,
       clients: this.seating.joinedClients(),
-      tickMs: this.tickTimes.mean,
-      tickMaxMs: this.tickTimes.worst,
+      tickMs: this.tickTimes.meanMs,
+      tickMaxMs: this.tickTimes.worstMs,
     };
   }
 

@@ -52,7 +52,7 @@ export class RoomClient {
   index: number;
   state: RoomClientState = 'joining';
   /** @internal When a dropped client's window lapses (the server's clock, ms). */
-  dropDeadline = 0;
+  dropDeadlineMs = 0;
   /**
    * What the backend's verifier said of the player (its session data: a display name, a rank,
    * entitlements…), JSON values; {} when it said nothing. Unlike `options`, the player cannot

@@ -3,8 +3,11 @@
  * (WebRTC blocked by a firewall or proxy, or absent from the browser). Browser-safe; in Node pass
  * node-datachannel's polyfill and `ws`'s WebSocket through the transports' options.
  */
-import { WebRtcClientTransport, type WebRtcClientTransportOptions } from './webrtc-client.js';
-import { WebSocketClientTransport, type WebSocketClientTransportOptions } from './websocket-client.js';
+import { WebRtcClientTransport, type WebRtcClientTransportOptions } from './webrtc-client-transport.js';
+import {
+  WebSocketClientTransport,
+  type WebSocketClientTransportOptions,
+} from './websocket-client-transport.js';
 
 export type TransportKind = 'webrtc' | 'websocket';
 /** A transport forced, or 'auto': WebRTC first, WebSocket if it does not open in time. */

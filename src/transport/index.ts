@@ -23,6 +23,7 @@ export {
 export {
   MemoryNetwork,
   type MemoryNetworkOptions,
+  type MemoryNetworkStats,
   MemoryTransport,
   type MemoryTransportOptions,
 } from './memory-transport.js';
@@ -33,8 +34,9 @@ export {
   type LinkDirection,
   NetworkSimulator,
   type NetworkSimulatorOptions,
+  type NetworkSimulatorStats,
   type ResolvedLinkConditions,
-} from './simulator.js';
+} from './network-simulator.js';
 export type { DatagramHandler, DatagramTransport, TransportStats } from './transport.js';
 export {
   type FetchFunction,
@@ -42,7 +44,7 @@ export {
   type WebRtcClientState,
   WebRtcClientTransport,
   type WebRtcClientTransportOptions,
-} from './webrtc-client.js';
+} from './webrtc-client-transport.js';
 export {
   DEFAULT_WEBSOCKET_MAX_DATAGRAM,
   type WebSocketClientState,
@@ -52,4 +54,4 @@ export {
   type WebSocketCloseInfo,
   type WebSocketConstructor,
   type WebSocketLike,
-} from './websocket-client.js';
+} from './websocket-client-transport.js';

@@ -16,12 +16,12 @@ export interface BurstLoss {
   loss: number;
 }
 
-/** How one direction treats datagrams. Times in milliseconds, chances in percent; all default 0. */
+/** How one direction treats datagrams. Times in milliseconds (named ...Ms), chances in percent; all default 0. */
 export interface LinkConditions {
   /** One-way delay. */
-  latency?: number;
-  /** The delay varies uniformly within ± jitter (never below zero). */
-  jitter?: number;
+  latencyMs?: number;
+  /** The delay varies uniformly within ± jitterMs (never below zero). */
+  jitterMs?: number;
   /** Independent loss (in the good state, when `burst` is set). */
   loss?: number;
   /** Burst loss; null or absent for none. */
@@ -29,23 +29,23 @@ export interface LinkConditions {
   /** Chance a datagram is delivered twice. */
   duplicates?: number;
   /** The duplicate follows the original by up to this much, uniformly (default 20). */
-  duplicateDelay?: number;
+  duplicateDelayMs?: number;
   /** Chance a datagram is held back. */
   reorder?: number;
   /** How long a reordered datagram is held back, on top of its delay (default 50). */
-  reorderDelay?: number;
+  reorderDelayMs?: number;
 }
 
 /** Conditions with every default filled in. */
 export interface ResolvedLinkConditions {
-  readonly latency: number;
-  readonly jitter: number;
+  readonly latencyMs: number;
+  readonly jitterMs: number;
   readonly loss: number;
   readonly burst: Readonly<BurstLoss> | null;
   readonly duplicates: number;
-  readonly duplicateDelay: number;
+  readonly duplicateDelayMs: number;
   readonly reorder: number;
-  readonly reorderDelay: number;
+  readonly reorderDelayMs: number;
 }
 
 export type LinkDirection = 'outgoing' | 'incoming';
@@ -77,8 +77,8 @@ export function resolveConditions(direction: LinkDirection, c: LinkConditions): 
     throw new TypeError(`NetworkSimulator: ${direction}.burst must be { enter, exit, loss } or null`);
   }
   return Object.freeze({
-    latency: milliseconds(`${direction}.latency`, c.latency, 0),
-    jitter: milliseconds(`${direction}.jitter`, c.jitter, 0),
+    latencyMs: milliseconds(`${direction}.latencyMs`, c.latencyMs, 0),
+    jitterMs: milliseconds(`${direction}.jitterMs`, c.jitterMs, 0),
     loss: percent(`${direction}.loss`, c.loss),
     burst:
       burst === null
@@ -89,8 +89,8 @@ export function resolveConditions(direction: LinkDirection, c: LinkConditions): 
             loss: percent(`${direction}.burst.loss`, burst.loss),
           }),
     duplicates: percent(`${direction}.duplicates`, c.duplicates),
-    duplicateDelay: milliseconds(`${direction}.duplicateDelay`, c.duplicateDelay, 20),
+    duplicateDelayMs: milliseconds(`${direction}.duplicateDelayMs`, c.duplicateDelayMs, 20),
     reorder: percent(`${direction}.reorder`, c.reorder),
-    reorderDelay: milliseconds(`${direction}.reorderDelay`, c.reorderDelay, 50),
+    reorderDelayMs: milliseconds(`${direction}.reorderDelayMs`, c.reorderDelayMs, 50),
   });
 }

@@ -30,6 +30,24 @@ const EPHEMERAL_FIRST = 49152;
 const EPHEMERAL_LAST = 65535;
 const DEFAULT_HOST = '127.0.0.1';
 
+/** What a MemoryNetwork counts. */
+export interface MemoryNetworkStats {
+  /** Datagrams sent to an address no open transport holds. */
+  unroutable: number;
+}
+
+/** What a transport and its network call each other through (not public: see the WeakMaps). */
+type Inbox = (from: Address, data: Uint8Array) => void;
+interface Routing {
+  route(from: Address, to: Address, data: Uint8Array): boolean;
+  detach(transport: MemoryTransport): void;
+  has(address: Address): boolean;
+}
+/** Each transport's inbox, registered by its constructor and read once by its network. */
+const inboxes = new WeakMap<MemoryTransport, Inbox>();
+/** Each network's routing, registered by its constructor and read once by each transport. */
+const routings = new WeakMap<MemoryNetwork, Routing>();
+
 /**
  * An in-process network. Transports created on it deliver to each other synchronously, in send
  * order, copying each datagram into the receiver's pooled queue; datagrams to addresses nobody
@@ -37,9 +55,9 @@ const DEFAULT_HOST = '127.0.0.1';
  */
 export class MemoryNetwork {
   readonly maxDatagramSize: number;
-  /** Datagrams sent to an address no open transport holds. */
-  unroutable = 0;
+  private readonly counters: MemoryNetworkStats = { unroutable: 0 };
   private readonly transports = new Map<Address, MemoryTransport>();
+  private readonly inboxes = new Map<Address, Inbox>();
   private readonly defaults: Required<MemoryTransportOptions>;
   private nextPort = EPHEMERAL_FIRST;
 
@@ -51,6 +69,16 @@ export class MemoryNetwork {
     } = options;
     this.maxDatagramSize = checkInteger('MemoryNetwork', 'maxDatagramSize', maxDatagramSize, 0, 1 << 30);
     this.defaults = { maxQueuedDatagrams, maxDatagramsPerReceive };
+    routings.set(this, {
+      route: (from, to, data) => this.route(from, to, data),
+      detach: (transport) => this.detach(transport),
+      has: (address) => this.inboxes.has(address),
+    });
+  }
+
+  /** What the network has counted (live: read it, copy it to keep a snapshot). */
+  stats(): Readonly<MemoryNetworkStats> {
+    return this.counters;
   }
 
   /** Open transports on this network. */
@@ -84,6 +112,7 @@ export class MemoryNetwork {
     }
     const transport = new MemoryTransport(this, local, { ...this.defaults, ...options });
     this.transports.set(local, transport);
+    this.inboxes.set(local, inboxes.get(transport) as Inbox);
     return transport;
   }
 
@@ -98,21 +127,24 @@ export class MemoryNetwork {
     throw new Error(`MemoryNetwork.createTransport: no free port on ${host}`);
   }
 
-  /** @internal Delivery from `from` to `to`; false when no transport holds `to`. */
+  /**
+   * Delivers `data` to the transport at `to` as if `from` sent it (any address: tests forge
+   * sources with it); false, counted in `stats().unroutable`, when no transport holds `to`.
+   */
   route(from: Address, to: Address, data: Uint8Array): boolean {
-    const peer = this.transports.get(to);
-    if (peer === undefined) {
-      this.unroutable++;
+    const inbox = this.inboxes.get(to);
+    if (inbox === undefined) {
+      this.counters.unroutable++;
       return false;
     }
-    peer.enqueue(from, data);
+    inbox(from, data);
     return true;
   }
 
-  /** @internal */
-  detach(transport: MemoryTransport): void {
+  private detach(transport: MemoryTransport): void {
     if (this.transports.get(transport.localAddress) === transport) {
       this.transports.delete(transport.localAddress);
+      this.inboxes.delete(transport.localAddress);
     }
   }
 }
@@ -122,18 +154,16 @@ export class MemoryTransport implements DatagramTransport {
   readonly localAddress: Address;
   readonly maxDatagramSize: number;
   readonly maxDatagramsPerReceive: number;
-  readonly stats: TransportStats;
   private readonly counters = new TransportCounters();
   private readonly queue: DatagramQueue;
   private isClosed = false;
   private lastUpdate = NO_TIME_YET;
+  private readonly network: Routing;
 
   /** @internal Use `MemoryNetwork.createTransport`. */
-  constructor(
-    private readonly network: MemoryNetwork,
-    localAddress: Address,
-    options: Required<MemoryTransportOptions>,
-  ) {
+  constructor(network: MemoryNetwork, localAddress: Address, options: Required<MemoryTransportOptions>) {
+    this.network = routings.get(network) as Routing;
+    inboxes.set(this, (from, data) => this.queue.push(from, data));
     this.localAddress = localAddress;
     this.maxDatagramSize = network.maxDatagramSize;
     checkInteger('MemoryTransport', 'maxQueuedDatagrams', options.maxQueuedDatagrams, 1, 1 << 24);
@@ -145,7 +175,6 @@ export class MemoryTransport implements DatagramTransport {
       Number.MAX_SAFE_INTEGER,
     );
     this.queue = new DatagramQueue(options.maxQueuedDatagrams, this.counters);
-    this.stats = this.counters;
   }
 
   get closed(): boolean {
@@ -157,10 +186,15 @@ export class MemoryTransport implements DatagramTransport {
     return this.queue.storageBytes;
   }
 
+  /** The counters this transport keeps (live: read them, copy to keep a snapshot). */
+  stats(): Readonly<TransportStats> {
+    return this.counters;
+  }
+
   send(to: Address, data: Uint8Array): void {
     if (this.isClosed) throw new Error(`MemoryTransport.send: transport ${this.localAddress} is closed`);
     checkDatagram('MemoryTransport.send', data, this.maxDatagramSize);
-    if (this.network.get(to) === undefined) {
+    if (!this.network.has(to)) {
       // The slow path: a typo must fail loudly; a peer that has gone is a counted drop.
       const parsed = parseAddress(to);
       if (parsed === null) {
@@ -190,10 +224,5 @@ export class MemoryTransport implements DatagramTransport {
     this.isClosed = true;
     this.queue.clear();
     this.network.detach(this);
-  }
-
-  /** @internal Called by the network. */
-  enqueue(from: Address, data: Uint8Array): void {
-    this.queue.push(from, data);
   }
 }

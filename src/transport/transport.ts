@@ -30,7 +30,7 @@ export interface TransportStats {
  *
  * Receiving is polled, so a game loop handles a bounded number of datagrams per update and a
  * flood of tiny packets cannot stall it; datagrams wait in a bounded queue until then, and
- * arrivals to a full queue are dropped and counted (`stats.dropped`).
+ * arrivals to a full queue are dropped and counted (`stats().dropped`).
  */
 export interface DatagramTransport {
   /** This end's address, as peers see it in `from`. */
@@ -54,7 +54,8 @@ export interface DatagramTransport {
   update(now: number): void;
   /** Releases the transport; idempotent. Queued datagrams are discarded. */
   close(): void;
-  readonly stats: TransportStats;
+  /** The counters the transport keeps (may be live: copy to keep a snapshot). */
+  stats(): Readonly<TransportStats>;
 }
 
 /** The mutable counters behind `TransportStats`, shared by the transports in this folder. */

@@ -53,9 +53,9 @@ interface Target {
 /** A pooled copy of an outgoing datagram, with its completion callback made once. */
 class PendingSend extends PooledDatagram {
   readonly done: (error: Error | null) => void;
-  constructor(owner: UdpTransport) {
+  constructor(finished: (pending: PendingSend, error: Error | null) => void) {
     super();
-    this.done = (error) => owner.sendDone(this, error);
+    this.done = (error) => finished(this, error);
   }
 }
 
@@ -70,7 +70,6 @@ export class UdpTransport implements DatagramTransport {
   readonly family: 4 | 6;
   readonly maxDatagramSize: number;
   readonly maxDatagramsPerReceive: number;
-  readonly stats: TransportStats;
   /** The last socket or asynchronous send error while open, if any. */
   lastError: Error | null = null;
   private readonly counters: TransportCounters;
@@ -168,7 +167,6 @@ export class UdpTransport implements DatagramTransport {
     this.maxDatagramsPerReceive = options.maxDatagramsPerReceive;
     this.maxPendingSends = options.maxPendingSends;
     this.counters = new TransportCounters();
-    this.stats = this.counters;
     this.queue = new DatagramQueue(options.maxQueuedDatagrams, this.counters);
     const onError = options.onError;
     socket.on('message', (message: Buffer, remote: RemoteInfo) => {
@@ -237,6 +235,11 @@ export class UdpTransport implements DatagramTransport {
     return target;
   }
 
+  /** The counters this transport keeps (live: read them, copy to keep a snapshot). */
+  stats(): Readonly<TransportStats> {
+    return this.counters;
+  }
+
   send(to: Address, data: Uint8Array): void {
     if (this.isClosed) throw new Error(`UdpTransport.send: transport ${this.localAddress} is closed`);
     checkDatagram('UdpTransport.send', data, this.maxDatagramSize);
@@ -249,7 +252,7 @@ export class UdpTransport implements DatagramTransport {
         this.counters.undeliverable++;
         return;
       }
-      pending = new PendingSend(this);
+      pending = new PendingSend(this.sendDone);
     }
     pending.copy(to, data);
     this.pendingSends++;
@@ -262,15 +265,15 @@ export class UdpTransport implements DatagramTransport {
     }
   }
 
-  /** @internal The socket finished with a send. */
-  sendDone(pending: PendingSend, error: Error | null): void {
+  /** The socket finished with a send (an arrow: PendingSend holds it). */
+  private readonly sendDone = (pending: PendingSend, error: Error | null): void => {
     this.pendingSends--;
     this.release(pending);
     if (error !== null && error !== undefined && !this.isClosed) {
       this.counters.undeliverable++;
       this.lastError = error;
     }
-  }
+  };
 
   private release(pending: PendingSend): void {
     pending.clear();

@@ -1,4 +1,4 @@
-/** The options and counters of `WebRtcServerTransport` (webrtc-server.ts). */
+/** The options and counters of `WebRtcServerTransport` (webrtc-server-transport.ts). */
 import type { Address } from './address.js';
 import { TransportCounters } from './transport.js';
 

@@ -1,4 +1,4 @@
-/** The options, close reasons and counters of `WebSocketServerTransport` (websocket-server.ts). */
+/** The options, close reasons and counters of `WebSocketServerTransport` (websocket-server-transport.ts). */
 import type { Server as HttpServer, IncomingMessage } from 'node:http';
 import type { Address } from './address.js';
 import { TransportCounters, type TransportStats } from './transport.js';

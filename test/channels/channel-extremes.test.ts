@@ -15,18 +15,18 @@ import {
   MessageFactory,
   type ReceivedMessage,
 } from '../../src/channels/index.js';
-import type { ReliableOrderedChannel } from '../../src/channels/reliable-ordered.js';
+import type { ReliableOrderedChannel } from '../../src/channels/reliable-ordered-channel.js';
 import type { ReliableConfig } from '../../src/packet/config.js';
 import { prng, randomBytes } from '../../src/random/prng.js';
 import { t } from '../../src/schema/schema.js';
-import { type LinkConditions, NetworkSimulator } from '../../src/transport/simulator.js';
+import { type LinkConditions, NetworkSimulator } from '../../src/transport/network-simulator.js';
 import { messageSession } from '../support/message-session.js';
 import { testSeed } from '../support/seed.js';
 
 const SEED = testSeed('channel extremes');
 const Chat = defineMessage('chat', t.object({ n: t.uint32(), text: t.string(40) }));
 const factory = new MessageFactory([Chat]);
-const EXTREMES: LinkConditions = { latency: 10_000, jitter: 2_000, loss: 25, duplicates: 50 };
+const EXTREMES: LinkConditions = { latencyMs: 10_000, jitterMs: 2_000, loss: 25, duplicates: 50 };
 const TICK = 1 / 20;
 
 /** A server and one client connected over a clean link, which then turns to `conditions`. */

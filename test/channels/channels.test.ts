@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { defineMessage, MessageConnection, MessageFactory } from '../../src/channels/index.js';
 import { prng, randomBytes } from '../../src/random/prng.js';
 import { t } from '../../src/schema/schema.js';
-import { NetworkSimulator } from '../../src/transport/simulator.js';
+import { NetworkSimulator } from '../../src/transport/network-simulator.js';
 import { messagePair } from '../support/message-pair.js';
 import { messageSession } from '../support/message-session.js';
 import { testSeed } from '../support/seed.js';
@@ -36,7 +36,12 @@ const numbers = (messages: unknown[]) => messages.map((m) => (m as { n: number }
 
 describe(`messages and channels (seed ${SEED})`, () => {
   it('reliable-ordered: everything exactly once, in order, byte-identical, under loss, duplicates and latency', () => {
-    const pair = messagePair(SEED, factory, channels, { latency: 100, jitter: 50, loss: 25, duplicates: 25 });
+    const pair = messagePair(SEED, factory, channels, {
+      latencyMs: 100,
+      jitterMs: 50,
+      loss: 25,
+      duplicates: 25,
+    });
     const next = prng(SEED);
     const sent: unknown[] = [];
     const got: unknown[] = [];
@@ -83,7 +88,7 @@ describe(`messages and channels (seed ${SEED})`, () => {
       { kind: 'reliable-ordered' as const, receiveQueueSize: 32, sendQueueSize: 4096 },
       { kind: 'unreliable-unordered' as const, receiveQueueSize: 8 },
     ];
-    const pair = messagePair((SEED ^ 7) >>> 0, factory, small, { latency: 30, jitter: 10, loss: 5 });
+    const pair = messagePair((SEED ^ 7) >>> 0, factory, small, { latencyMs: 30, jitterMs: 10, loss: 5 });
     for (let n = 0; n < 2000; n++) pair.a.connection.send(RELIABLE, Chat, { n, text: 'x' });
     // The receiving application does not drain for 5 s: the queue fills and stays full.
     for (let tick = 0; tick < 300; tick++) {
@@ -93,7 +98,7 @@ describe(`messages and channels (seed ${SEED})`, () => {
     assert.equal(pair.b.connection.queueDepths()[RELIABLE].receive, 32, 'the receive queue is full');
     assert.equal(pair.b.connection.queueDepths()[UNRELIABLE].receive, 8);
     assert.ok(
-      pair.b.connection.counters.messagesDropped > 0,
+      pair.b.connection.stats().messagesDropped > 0,
       'unreliable messages over the limit are counted',
     );
     const got: unknown[] = [];
@@ -106,8 +111,8 @@ describe(`messages and channels (seed ${SEED})`, () => {
 
   it('unreliable-unordered: at most once; unreliable-sequenced: never older than what was delivered', () => {
     const pair = messagePair((SEED ^ 2) >>> 0, factory, channels, {
-      latency: 50,
-      jitter: 40,
+      latencyMs: 50,
+      jitterMs: 40,
       loss: 10,
       duplicates: 20,
       reorder: 20,
@@ -225,15 +230,15 @@ describe(`messages and channels (seed ${SEED})`, () => {
       got.push(...drain(pair.b.connection, RELIABLE));
     }
     assert.ok(truncated > 200);
-    assert.ok(pair.b.connection.counters.packetsRejected >= truncated);
+    assert.ok(pair.b.connection.stats().packetsRejected >= truncated);
     if (junkAccepted === 0) assert.deepEqual(numbers(got), [...Array(200).keys()]);
     else assert.ok(junkAccepted < 5, `${junkAccepted} random packets parsed`);
   });
 
   it('blocks and messages mixed, in one order, byte-identical, under loss, duplicates and latency; progress both ends', () => {
     const pair = messagePair((SEED ^ 5) >>> 0, factory, channels, {
-      latency: 80,
-      jitter: 20,
+      latencyMs: 80,
+      jitterMs: 20,
       loss: 10,
       duplicates: 10,
     });
@@ -334,7 +339,7 @@ describe(`messages and channels (seed ${SEED})`, () => {
       for (let tick = 0; tick < ticks; tick++) {
         if (sender.writePacket(tick / 60).data.length > 1) out.push(tick);
       }
-      return { ticks: out, resent: sender.counters.messagesResent };
+      return { ticks: out, resent: sender.stats().messagesResent };
     };
     assert.deepEqual(carried(1, 25), { ticks: [0, 6, 12, 18, 24], resent: 4 });
     assert.deepEqual(carried(2, 25), { ticks: [0, 6, 7, 12, 18, 24], resent: 5 });
@@ -416,8 +421,8 @@ describe(`MessageServer and MessageClient over netcode (seed ${SEED})`, () => {
     const clients = [0, 1, 2].map((i) => {
       const transport = new NetworkSimulator(network.createTransport(`10.0.0.${i + 1}:1`), {
         seed: (SEED + i) >>> 0,
-        outgoing: { latency: 60, jitter: 30, loss: 5, duplicates: 5 },
-        incoming: { latency: 60, jitter: 30, loss: 5, duplicates: 5 },
+        outgoing: { latencyMs: 60, jitterMs: 30, loss: 5, duplicates: 5 },
+        incoming: { latencyMs: 60, jitterMs: 30, loss: 5, duplicates: 5 },
       });
       const client = session.client(transport);
       client.connect(session.token(BigInt(i + 1)), clock.now);
@@ -456,7 +461,7 @@ describe(`MessageServer and MessageClient over netcode (seed ${SEED})`, () => {
       assert.deepEqual(atServer[i], [...Array(200).keys()], `server got client ${i}'s in order`);
     }
     const s = server.stats(clients[0].client.clientIndex);
-    assert.ok(s.rtt > 100 && s.messages.messagesReceived >= 200);
+    assert.ok(s.rttMs > 100 && s.messages.messagesReceived >= 200);
   });
 });
 

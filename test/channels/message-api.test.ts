@@ -173,7 +173,7 @@ describe('stats() over a connection’s life (issue 15)', () => {
     const client = s.client(s.network.createTransport('10.0.0.1:1'));
     const zeros = (state: string) => ({
       state,
-      rtt: 0,
+      rttMs: 0,
       packetLoss: 0,
       sentKbps: 0,
       receivedKbps: 0,
@@ -218,7 +218,7 @@ describe('stats() over a connection’s life (issue 15)', () => {
     assert.equal(ended.messages.messagesSent, 4);
     assert.equal(ended.messages.packetsWritten, live.messages.packetsWritten);
     assert.deepEqual(ended.queues[RELIABLE], { send: 1, receive: 3 });
-    assert.equal(ended.rtt, live.rtt);
+    assert.equal(ended.rttMs, live.rttMs);
     assert.equal(ended.messages.packetsRead, live.messages.packetsRead);
     assert.equal(client.stats().state, 'disconnected');
     assert.equal(s.disconnects.length, 1);

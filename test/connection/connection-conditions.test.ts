@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ClientState } from '../../src/connection/client.js';
 import { toAddress } from '../../src/transport/address.js';
-import type { LinkConditions } from '../../src/transport/simulator.js';
+import type { LinkConditions } from '../../src/transport/network-simulator.js';
 import { Clock, MemoryNetwork, makeClient, makeServer, run, token } from '../support/netcode-harness.js';
 import { testSeed } from '../support/seed.js';
 
@@ -12,7 +12,7 @@ const LINKS: [string, LinkConditions | undefined][] = [
   ['a clean link', undefined],
   [
     '250 ms latency, 250 ms jitter, 5% loss, 10% duplicates',
-    { latency: 250, jitter: 250, loss: 5, duplicates: 10 },
+    { latencyMs: 250, jitterMs: 250, loss: 5, duplicates: 10 },
   ],
 ];
 
@@ -77,7 +77,7 @@ for (const [name, conditions] of LINKS) {
       );
       run(clock, 3 + settle, [s.server, c.client]);
       assert.equal(c.client.state, ClientState.ConnectionRequestTimedOut);
-      assert.ok(s.server.counters.requestsInvalid > 0);
+      assert.ok(s.server.stats().requestsInvalid > 0);
       assert.equal(s.server.connectedClients, 0);
     });
 

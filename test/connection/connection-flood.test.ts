@@ -91,12 +91,12 @@ describe('netcode server: token tables under floods of valid tokens and replays'
       // The replay, from an address of the attacker's: refused at the request, so the response
       // finds no handshake to answer.
       const attacker = network.createTransport('10.9.9.9:5000');
-      const reused = s.server.counters.requestsTokenReused;
+      const reused = s.server.stats().requestsTokenReused;
       for (const p of requests) attacker.send(SERVER_ADDRESS, p);
       run(clock, 1 / 60, [s.server]);
       for (const p of responses) attacker.send(SERVER_ADDRESS, p);
       run(clock, 1 / 60, [s.server]);
-      assert.equal(s.server.counters.requestsTokenReused - reused, requests.length);
+      assert.equal(s.server.stats().requestsTokenReused - reused, requests.length);
       assert.equal(s.server.connectedClients, 0, 'the replay connected');
 
       // A legitimate client with a fresh token.
@@ -109,9 +109,9 @@ describe('netcode server: token tables under floods of valid tokens and replays'
         [7n, 8n],
       );
       // Not vacuous: every flood request opened and was challenged (and overflowed the small table).
-      assert.equal(s.server.counters.requestsBadToken, 0);
-      assert.ok(s.server.counters.requestsAccepted >= 2 + 16 * maxClients);
-      if (maxPendingHandshakes !== undefined) assert.ok(s.server.counters.handshakesEvicted > 0);
+      assert.equal(s.server.stats().requestsBadToken, 0);
+      assert.ok(s.server.stats().requestsAccepted >= 2 + 16 * maxClients);
+      if (maxPendingHandshakes !== undefined) assert.ok(s.server.stats().handshakesEvicted > 0);
     });
   }
 
@@ -130,7 +130,7 @@ describe('netcode server: token tables under floods of valid tokens and replays'
       run(clock, 1 / 60, [s.server, fresh.client]);
     }
     assert.equal(fresh.client.state, ClientState.Connected);
-    assert.ok(s.server.counters.handshakesEvicted > 0, 'the table was full throughout');
+    assert.ok(s.server.stats().handshakesEvicted > 0, 'the table was full throughout');
   });
 
   it('a handshake the server answered with a denial, replayed from another address once there is room, does not connect', () => {
@@ -184,7 +184,7 @@ describe('netcode server: token tables under floods of valid tokens and replays'
     // after every server update, ahead of the victim's own response.
     const victim = makeClient(network);
     victim.client.connect(token(clock, 2n, [SERVER_ADDRESS]), clock.now);
-    const reused = s.server.counters.requestsTokenReused;
+    const reused = s.server.stats().requestsTokenReused;
     for (let tick = 0; tick < 60 && victim.client.state !== ClientState.Connected; tick++) {
       clock.now += 1 / 60;
       s.server.update(clock.now);
@@ -192,7 +192,7 @@ describe('netcode server: token tables under floods of valid tokens and replays'
       victim.client.update(clock.now);
     }
     assert.equal(victim.client.state, ClientState.Connected);
-    assert.ok(s.server.counters.requestsTokenReused > reused);
+    assert.ok(s.server.stats().requestsTokenReused > reused);
   });
 
   it('maxPendingHandshakes below 4 × maxClients, fractional or not a number throws naming it', () => {

@@ -16,7 +16,7 @@ function lockstep(hz: number, oneWayMs: number, seconds = 3) {
   const network = new MemoryNetwork();
   const clock = new Clock();
   const s = makeServer(network, clock, [SERVER], { maxClients: 1 });
-  const c = makeClient(network, oneWayMs > 0 ? { conditions: { latency: oneWayMs } } : {});
+  const c = makeClient(network, oneWayMs > 0 ? { conditions: { latencyMs: oneWayMs } } : {});
   c.client.connect(token(clock, 1n, [toAddress(SERVER)]), clock.now);
   const data = new Uint8Array(8);
   for (let k = 1; k <= seconds * hz; k++) {
@@ -43,10 +43,10 @@ describe('RTT over lockstep ticks', () => {
       it(`${roundTripMs} ms round trip at ${hz} Hz reads ${ticks} tick${ticks === 1 ? '' : 's'}: ${expected.toFixed(2)} ms at both ends`, () => {
         const ends = lockstep(hz, roundTripMs / 2);
         for (const [name, e] of Object.entries(ends)) {
-          assert.ok(Math.abs(e.rtt - expected) < 1e-6, `${name}: rtt ${e.rtt}, expected ${expected}`);
+          assert.ok(Math.abs(e.rttMs - expected) < 1e-6, `${name}: rtt ${e.rttMs}, expected ${expected}`);
           // The history is a Float32Array: min and max within its rounding.
-          assert.ok(Math.abs(e.rttMin - expected) < 1e-3, `${name}: rttMin ${e.rttMin}`);
-          assert.ok(Math.abs(e.rttMax - expected) < 1e-3, `${name}: rttMax ${e.rttMax}`);
+          assert.ok(Math.abs(e.rttMinMs - expected) < 1e-3, `${name}: rttMin ${e.rttMinMs}`);
+          assert.ok(Math.abs(e.rttMaxMs - expected) < 1e-3, `${name}: rttMax ${e.rttMaxMs}`);
         }
       });
     }

@@ -39,8 +39,8 @@ describe('netcode client and server', () => {
     assert.equal(s.events.packets.length, 20);
     assert.deepEqual(s.events.packets[7].bytes, new Uint8Array([1, 7]));
     assert.equal(c.packets.length, 20);
-    assert.ok(s.server.endpoint(0).counters.packetsAcked >= 19);
-    assert.ok(c.client.endpoint!.rtt > 0);
+    assert.ok(s.server.endpoint(0).stats().packetsAcked >= 19);
+    assert.ok(c.client.endpoint!.rttMs > 0);
   });
 
   it('raw mode (reliable: false) carries netcode payloads as they are, as plain netcode peers expect', () => {
@@ -88,7 +88,7 @@ describe('netcode client and server', () => {
     run(clock, 1, [s.server, first.client, second.client]);
     assert.equal(first.client.state, ClientState.Connected);
     assert.equal(second.client.state, ClientState.ConnectionDenied);
-    assert.ok(s.server.counters.deniedFull >= 1);
+    assert.ok(s.server.stats().deniedFull >= 1);
   });
 
   it('refuses expired tokens, tokens for another protocol or server, forged tokens; the client times out', () => {
@@ -112,7 +112,7 @@ describe('netcode client and server', () => {
         (c.client as unknown as { token: { serverAddresses: string[] } }).token.serverAddresses = [SERVER];
       }
       run(clock, 6, [s.server, c.client]);
-      assert.ok(s.server.counters[counter] > 0, counter);
+      assert.ok(s.server.stats()[counter] > 0, counter);
       assert.ok(
         c.client.state === ClientState.ConnectionRequestTimedOut ||
           c.client.state === ClientState.ConnectTokenExpired,
@@ -305,7 +305,7 @@ describe('netcode server security', () => {
     b.client.connect(bytes, clock.now);
     run(clock, 1, [s.server, a.client, b.client]);
     assert.equal(s.server.connectedClients, 1);
-    assert.ok(s.server.counters.requestsTokenReused + s.server.counters.requestsAlreadyConnected > 0);
+    assert.ok(s.server.stats().requestsTokenReused + s.server.stats().requestsAlreadyConnected > 0);
     assert.notEqual(b.client.state, ClientState.Connected);
   });
 
@@ -323,23 +323,23 @@ describe('netcode server security', () => {
     assert.equal(s.events.packets.length, 1);
     const spoof = network.createTransport('10.0.0.66:5');
     const attacker = network.createTransport('10.0.0.67:5');
-    const replays = s.server.counters.replayedPackets;
+    const replays = s.server.stats().replayedPackets;
     // Replays from the client's own address: refused by replay protection.
     transport.send = send;
     for (const packet of captured) send(toAddress(SERVER), packet);
     run(clock, 0.1, [s.server]);
     assert.equal(s.events.packets.length, 1, 'a replayed payload is not delivered again');
-    assert.ok(s.server.counters.replayedPackets > replays);
+    assert.ok(s.server.stats().replayedPackets > replays);
     // The same bytes from addresses with no slot: dropped before any decryption.
-    const unknown = s.server.counters.unknownAddress;
+    const unknown = s.server.stats().unknownAddress;
     for (const packet of captured) {
       spoof.send(toAddress(SERVER), packet);
       attacker.send(toAddress(SERVER), packet);
     }
     run(clock, 0.1, [s.server]);
-    assert.equal(s.server.counters.unknownAddress - unknown, captured.length * 2);
+    assert.equal(s.server.stats().unknownAddress - unknown, captured.length * 2);
     // A tampered byte anywhere: refused.
-    const rejected = s.server.counters.rejectedPackets + s.server.counters.replayedPackets;
+    const rejected = s.server.stats().rejectedPackets + s.server.stats().replayedPackets;
     for (const packet of captured) {
       const tampered = packet.slice();
       tampered[tampered.length - 3] ^= 0x40;
@@ -348,7 +348,7 @@ describe('netcode server security', () => {
     run(clock, 0.1, [s.server]);
     assert.equal(s.events.packets.length, 1);
     assert.ok(
-      s.server.counters.rejectedPackets + s.server.counters.replayedPackets >= rejected + captured.length,
+      s.server.stats().rejectedPackets + s.server.stats().replayedPackets >= rejected + captured.length,
     );
   });
 
@@ -371,7 +371,7 @@ describe('netcode server security', () => {
       from.close();
     }
     run(clock, 0.1, [s.server]);
-    assert.equal(s.server.counters.requestsBadToken, 500);
+    assert.equal(s.server.stats().requestsBadToken, 500);
     assert.equal(s.server.connectedClients, 0);
     assert.equal((s.server as unknown as { pending: { size: number } }).pending.size, 0);
   });

@@ -55,7 +55,7 @@ describe('the demo server', { timeout: 20_000 }, () => {
 
   it('a client built as the page builds it connects over WebSocket and walks its avatar', async () => {
     const answer = await token();
-    const bot = new ArenaBot(answer.avatar, () => client.client.endpoint?.rttSample ?? 0);
+    const bot = new ArenaBot(answer.avatar, () => client.client.endpoint?.rttSampleMs ?? 0);
     const transport = new WebSocketClientTransport({
       url: `${demo.url.replace('http:', 'ws:').replace(/\/$/, '')}${WEBSOCKET_PATH}`,
       serverAddress: answer.serverAddress,

@@ -9,7 +9,7 @@ import { WebSocket } from 'ws';
 import '../../src/node.js';
 import { GameClient } from '../../src/game/game-client.js';
 import { GameServer } from '../../src/game/game-server.js';
-import type { WebSocketConstructor } from '../../src/transport/websocket-client.js';
+import type { WebSocketConstructor } from '../../src/transport/websocket-client-transport.js';
 import { arena, arenaRules, emptyLog, play, STILL } from '../support/test-game.js';
 import { LoopbackRTCPeerConnection } from '../support/webrtc-loopback.js';
 

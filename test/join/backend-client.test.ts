@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { readConnectToken } from '../../src/connection/connect-token.js';
 import { BackendClient, BackendError } from '../../src/join/backend-client.js';
 import { matchSeatId } from '../../src/services/backend-matchmake-routes.js';
-import type { JoinAnswer } from '../../src/services/backend-seats.js';
+import type { JoinAnswer } from '../../src/services/backend-seat-issuer.js';
 import { backendPerTest, call, FakeRoomProcess, guest } from '../support/backend-fixture.js';
 import { until as waitFor } from '../support/directory-contract.js';
 

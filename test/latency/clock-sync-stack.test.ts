@@ -6,7 +6,7 @@ import { ClockSync, TickClock } from '../../src/latency/index.js';
 import { prng } from '../../src/random/prng.js';
 import { ClientMirror, defineEntity, ReplicationServer, ServerWorld } from '../../src/replication/index.js';
 import { t } from '../../src/schema/schema.js';
-import { NetworkSimulator } from '../../src/transport/simulator.js';
+import { NetworkSimulator } from '../../src/transport/network-simulator.js';
 import { messageSession } from '../support/message-session.js';
 import { testSeed } from '../support/seed.js';
 
@@ -35,8 +35,8 @@ function run(seed: number, latency: number, jitter: number, loss: number, second
   const link = new NetworkSimulator(session.network.createTransport('10.0.0.1:1'), { seed });
   const client = new MessageClient({ transport: link, aead: nobleAead, factory, channels: [mirror.channel] });
   const { clock } = session;
-  link.setConditions('outgoing', { latency, jitter, loss });
-  link.setConditions('incoming', { latency, jitter, loss });
+  link.setConditions('outgoing', { latencyMs: latency, jitterMs: jitter, loss });
+  link.setConditions('incoming', { latencyMs: latency, jitterMs: jitter, loss });
   client.connect(session.token(1n), clock.now);
   for (let i = 0; i < 150 && !client.connected; i++) session.tick([client], 1 / 30);
   assert.ok(client.connected, 'the client connects');
@@ -58,7 +58,7 @@ function run(seed: number, latency: number, jitter: number, loss: number, second
     });
     session.server.update(clock.now);
     client.update(clock.now);
-    const rttMs = client.client.endpoint?.rttSample ?? 0;
+    const rttMs = client.client.endpoint?.rttSampleMs ?? 0;
     if (mirror.newestTick !== sampled && mirror.newestTick > 0) {
       sampled = mirror.newestTick;
       sync.addSample(clock.now, sampled, rttMs);
@@ -92,10 +92,10 @@ describe('ClockSync on the real stack (MessageServer + ReplicationServer → sim
       console.log(
         `  ${latency}±${jitter} ms ${loss}%: mean error from ${settled} s: ${mean.toFixed(2)} ticks`,
       );
-      assert.ok(sync.samples > 100, `${sync.samples} samples`);
+      assert.ok(sync.stats().samples > 100, `${sync.stats().samples} samples`);
       assert.ok(worstFrom(errors, settled) <= bound, `seed ${SEED}: ${worstFrom(errors, settled)} ticks`);
       assert.ok(Math.abs(mean) < 1, `seed ${SEED}: biased by ${mean} ticks`);
-      assert.equal(sync.jumps, 1, 'only the first placement');
+      assert.equal(sync.stats().jumps, 1, 'only the first placement');
       assert.ok(Math.abs(clientClock.position - serverClock.position) <= bound);
     });
 });

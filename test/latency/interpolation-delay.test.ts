@@ -14,7 +14,7 @@ const ticksAt = (trace: { now: number; ticks: number }[], seconds: number) =>
 describe('InterpolationDelay', () => {
   it("settles on Fiedler's three packet intervals on a steady link, measuring the interval", () => {
     const run = runLink(seed, [{ seconds: 10, ...steady }]);
-    const stats = run.delay.stats;
+    const stats = run.delay.stats();
     assert.equal(stats.intervalTicks, 3);
     assert.ok(Math.abs(run.delay.ticks - interpolationDelayTicks(3)) < 1e-6, `delay ${run.delay.ticks}`);
     assert.ok(stats.jitterTicks < 1e-6);
@@ -36,7 +36,7 @@ describe('InterpolationDelay', () => {
     for (let k = 0; k < 4; k++) {
       const phases = [{ seconds: 30, latencyMs: 75, jitterMs: 20, loss: 0.05 }];
       const run = runLink(seed + k, phases);
-      const stats = run.delay.stats;
+      const stats = run.delay.stats();
       assert.ok(stats.ticks > 10 && stats.ticks < 16, `delay ${stats.ticks}`);
       lost += stats.lost;
       sent += stats.lost + stats.snapshots;
@@ -137,12 +137,12 @@ describe('InterpolationDelay', () => {
     assert.ok(delay.known);
     assert.equal(delay.renderTick(0.1), 10 - 6);
     delay.onSnapshot(0.2, 10);
-    assert.equal(delay.stats.late, 1);
+    assert.equal(delay.stats().late, 1);
     // A gap of three intervals: two snapshots lost.
     delay.onSnapshot(0.2, 16);
-    assert.equal(delay.stats.lost, 2);
+    assert.equal(delay.stats().lost, 2);
     delay.reset();
-    assert.equal(delay.stats.snapshots, 0);
+    assert.equal(delay.stats().snapshots, 0);
     assert.ok(!delay.known);
   });
 

@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import { t } from '../../src/index.js';
 import { compileInterpolator, GhostSampler, interpolationDelayTicks } from '../../src/latency/index.js';
 import { prng } from '../../src/random/prng.js';
+import { compileLayout } from '../../src/replication/entity-layout.js';
 import { EntityHistory } from '../../src/replication/index.js';
-import { compileLayout } from '../../src/replication/layout.js';
 import { testSeed } from '../support/seed.js';
 
 const seed = testSeed('interpolation');

@@ -21,7 +21,7 @@ function make() {
     simulate: (s, i) => ({ x: s.x + i.dx }),
     tickRate: 60,
   });
-  return new LatencyClient({ tickRate: 60, mirror, inputs, predictor, rttSample: () => 0 });
+  return new LatencyClient({ tickRate: 60, mirror, inputs, predictor, rttSampleMs: () => 0 });
 }
 
 describe('LatencyClient', () => {
@@ -56,7 +56,7 @@ describe('LatencyClient', () => {
     const mirror = new ClientMirror({ types: [Player], capacity: 8 });
     const inputs = new InputSender({ schema: Move });
     assert.throws(
-      () => new LatencyClient({ tickRate: 60, mirror, inputs, rttSample: () => 0, bufferTicks: -1 }),
+      () => new LatencyClient({ tickRate: 60, mirror, inputs, rttSampleMs: () => 0, bufferTicks: -1 }),
       RangeError,
     );
   });
@@ -70,7 +70,7 @@ describe('LatencyClient', () => {
       ghost: () => null,
     } as unknown as ClientMirror;
     const inputs = new InputSender({ schema: Move });
-    const latency = new LatencyClient({ tickRate: 60, mirror, inputs, rttSample: () => 20 });
+    const latency = new LatencyClient({ tickRate: 60, mirror, inputs, rttSampleMs: () => 20 });
     const asked: number[] = [];
     for (let now = 0; now < 3; now += 1 / 60) {
       (mirror as { newestTick: number }).newestTick = Math.min(

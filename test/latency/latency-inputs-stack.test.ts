@@ -6,7 +6,7 @@ import { ClockSync, InputReceiver, InputSender, TickClock } from '../../src/late
 import { prng } from '../../src/random/prng.js';
 import { ClientMirror, defineEntity, ReplicationServer, ServerWorld } from '../../src/replication/index.js';
 import { t } from '../../src/schema/schema.js';
-import { NetworkSimulator } from '../../src/transport/simulator.js';
+import { NetworkSimulator } from '../../src/transport/network-simulator.js';
 import { messageSession } from '../support/message-session.js';
 import { testSeed } from '../support/seed.js';
 
@@ -80,7 +80,7 @@ function run(seed: number, scene: Scene) {
     channels: [mirror.channel, sender.channel],
   });
   const { clock } = session;
-  const conditions = { latency: scene.latency, jitter: scene.jitter, loss: scene.loss };
+  const conditions = { latencyMs: scene.latency, jitterMs: scene.jitter, loss: scene.loss };
   link.setConditions('outgoing', conditions);
   link.setConditions('incoming', conditions);
   client.connect(session.token(1n), clock.now);
@@ -114,7 +114,7 @@ function run(seed: number, scene: Scene) {
           starved,
           depth: stats.depth,
           mismatch: !starved && JSON.stringify(expected) !== JSON.stringify(input),
-          corrections: sender.stats.corrections,
+          corrections: sender.stats().corrections,
         });
       }
       // The cube moves every tick, so every packet carries a state (the clock sync's samples).
@@ -126,7 +126,7 @@ function run(seed: number, scene: Scene) {
     const endpoint = client.client.endpoint;
     if (mirror.newestTick !== sampled && mirror.newestTick > 0) {
       sampled = mirror.newestTick;
-      sync.addSample(clock.now, sampled, endpoint?.rttSample ?? 0);
+      sync.addSample(clock.now, sampled, endpoint?.rttSampleMs ?? 0);
     }
     if (!sync.synced) continue;
     clientClock.advance(clock.now, (tick) => {
@@ -139,7 +139,7 @@ function run(seed: number, scene: Scene) {
       biased = true;
       clientClock.jump(clientClock.position + bias);
     }
-    const halfRtt = ((endpoint?.rttMin ?? 0) / 1000) * TICK_RATE * 0.5;
+    const halfRtt = ((endpoint?.rttMinMs ?? 0) / 1000) * TICK_RATE * 0.5;
     sync.update(clock.now, halfRtt + scene.bufferTicks + sender.leadAdjustTicks + bias);
   }
   return { takes, sender, stats: inputs.stats(0)! };
@@ -158,7 +158,7 @@ describe('input channel on the real stack (MessageServer + simulated link + Cloc
     });
     const settled = takes.filter((x) => x.at >= 2);
     console.log(
-      `  20% loss: ${stats.received} inputs, ${stats.duplicates} redundant copies, starved ${stats.starved} (${settled.filter((x) => x.starved).length} after 2 s), mean depth ${meanDepth(settled).toFixed(2)}, ${sender.stats.corrections} corrections`,
+      `  20% loss: ${stats.received} inputs, ${stats.duplicates} redundant copies, starved ${stats.starved} (${settled.filter((x) => x.starved).length} after 2 s), mean depth ${meanDepth(settled).toFixed(2)}, ${sender.stats().corrections} corrections`,
     );
     assert.ok(settled.length > 300, `${settled.length} takes`);
     assert.equal(settled.filter((x) => x.starved).length, 0, `seed ${SEED}: repeats after the start-up`);
@@ -205,7 +205,7 @@ describe('input channel on the real stack (MessageServer + simulated link + Cloc
     const starved = settled.filter((x) => x.starved).length;
     const corrections = settled[settled.length - 1].corrections - settled[0].corrections;
     console.log(
-      `  50±20 ms: mean depth from 3 s ${meanDepth(settled).toFixed(2)}, starved ${starved} of ${settled.length}, ${corrections} corrections from 3 s (${sender.stats.corrections} in all), lead correction ${sender.leadAdjustTicks.toFixed(2)}`,
+      `  50±20 ms: mean depth from 3 s ${meanDepth(settled).toFixed(2)}, starved ${starved} of ${settled.length}, ${corrections} corrections from 3 s (${sender.stats().corrections} in all), lead correction ${sender.leadAdjustTicks.toFixed(2)}`,
     );
     assert.ok(
       Math.abs(meanDepth(settled) - bufferTicks) <= 0.75,

@@ -7,7 +7,7 @@ import {
   type PacketRecord,
 } from '../../src/channels/index.js';
 import { InputReceiver, type InputReceiverOptions, InputSender } from '../../src/latency/index.js';
-import { LeadControl } from '../../src/latency/time-dilation.js';
+import { LeadControl } from '../../src/latency/lead-control.js';
 import { prng, randomInt } from '../../src/random/prng.js';
 import { SchemaValueError, t } from '../../src/schema/index.js';
 import { testSeed } from '../support/seed.js';
@@ -96,21 +96,21 @@ describe('input channel wire', () => {
     const sizes: number[] = [];
     for (let tick = 1; tick <= 6; tick++) {
       p.sender.push(tick, input(1), tick - 3);
-      const before = p.sender.stats.inputBits;
+      const before = p.sender.stats().inputBits;
       p.up(false); // never acked: each packet carries every input so far
-      sizes.push(p.sender.stats.inputBits - before);
+      sizes.push(p.sender.stats().inputBits - before);
     }
     for (let k = 1; k < sizes.length; k++) assert.equal(sizes[k] - sizes[k - 1], 2, `${sizes}`);
     const q = pair();
     q.sender.push(1, input(1), 1);
     q.sender.push(2, input(1), 2);
     q.up(false);
-    const same = q.sender.stats.inputBits;
+    const same = q.sender.stats().inputBits;
     const r = pair();
     r.sender.push(1, input(1), 1);
     r.sender.push(2, input(2), 2);
     r.up(false);
-    assert.equal(r.sender.stats.inputBits - same, 20, 'a changed input costs its 20 bits more');
+    assert.equal(r.sender.stats().inputBits - same, 20, 'a changed input costs its 20 bits more');
   });
 
   it('acked inputs are not sent again; the server reports which input tick it applied at which server tick', () => {
@@ -121,9 +121,9 @@ describe('input channel wire', () => {
     p.client.acked(record);
     assert.equal(p.sender.acknowledgedTick, 11);
     assert.equal(p.sender.unacked, 0);
-    const before = p.sender.stats.packets;
+    const before = p.sender.stats().packets;
     p.up();
-    assert.equal(p.sender.stats.packets, before, 'nothing to send');
+    assert.equal(p.sender.stats().packets, before, 'nothing to send');
     p.receiver.take(0, 40);
     p.down();
     p.receiver.take(0, 41);
@@ -132,7 +132,7 @@ describe('input channel wire', () => {
     assert.equal(p.sender.appliedInputTick(41), 11);
     assert.equal(p.sender.appliedInputTick(39), -1);
     assert.equal(p.sender.bufferDepth, 0);
-    assert.equal(p.sender.stats.feedbacks, 2);
+    assert.equal(p.sender.stats().feedbacks, 2);
     // The reports' server ticks, which time the server's packets when no ghost section comes.
     assert.equal(p.sender.firstTick, 10);
     assert.equal(p.sender.reportedTick, 41);
@@ -152,13 +152,13 @@ describe('input channel wire', () => {
     let tick = 65530;
     p.sender.push(tick, input(0));
     p.client.acked(p.up().record);
-    const first = p.sender.stats.inputBits;
+    const first = p.sender.stats().inputBits;
     for (let i = 0; i < 12; i++) {
       tick++;
       p.sender.push(tick, input(tick));
-      const before = p.sender.stats.inputBits;
+      const before = p.sender.stats().inputBits;
       p.client.acked(p.up().record);
-      assert.ok(p.sender.stats.inputBits - before < first, 'the relative tick is shorter');
+      assert.ok(p.sender.stats().inputBits - before < first, 'the relative tick is shorter');
     }
     for (let i = 0; i <= 12; i++) p.receiver.take(0, 65521 + i);
     assert.equal(p.receiver.lastInputTick(0), tick);
@@ -314,7 +314,7 @@ describe('input buffer', () => {
       p.sender.push(tick, input(tick));
       p.up(false);
     }
-    assert.equal(p.sender.stats.droppedUnacked, 300 - 16);
+    assert.equal(p.sender.stats().droppedUnacked, 300 - 16);
     assert.equal(p.sender.unacked, 16);
     p.up();
     assert.equal(p.receiver.stats(0)?.received, 16);

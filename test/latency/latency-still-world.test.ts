@@ -20,7 +20,7 @@ import {
   TickClock,
 } from '../../src/latency/index.js';
 import { ClientMirror, defineEntity, ReplicationServer, ServerWorld } from '../../src/replication/index.js';
-import { NetworkSimulator } from '../../src/transport/simulator.js';
+import { NetworkSimulator } from '../../src/transport/network-simulator.js';
 import { messageSession } from '../support/message-session.js';
 import { testSeed } from '../support/seed.js';
 
@@ -71,7 +71,7 @@ function stillWorld(seed: number) {
   });
   const sender = new InputSender({ schema: Move });
   const link = new NetworkSimulator(session.network.createTransport('10.0.0.2:1'), { seed });
-  const conditions = { latency: 50, jitter: 10, loss: 5 };
+  const conditions = { latencyMs: 50, jitterMs: 10, loss: 5 };
   link.setConditions('outgoing', conditions);
   link.setConditions('incoming', conditions);
   const client = new MessageClient({
@@ -85,7 +85,7 @@ function stillWorld(seed: number) {
     mirror,
     inputs: sender,
     predictor: new Predictor<Place, MoveValue>({ schema: place, simulate: walk, tickRate: TICK_RATE }),
-    rttSample: () => client.client.endpoint?.rttSample ?? 0,
+    rttSampleMs: () => client.client.endpoint?.rttSampleMs ?? 0,
   });
   latency.follow(player.id);
   serverClock.advance(clock.now);

@@ -31,7 +31,7 @@ describe('Predictor: ticks, history and misuse', () => {
       q.predict(c, m);
     assert.ok(same(p.state, q.state));
     assert.equal(p.tick, 4);
-    assert.equal(p.stats.predictions, 4);
+    assert.equal(p.stats().predictions, 4);
   });
 
   it('copies inputs through their schema, so the caller may reuse one object', () => {
@@ -49,15 +49,15 @@ describe('Predictor: ticks, history and misuse', () => {
     q.reconcile(server, 0);
     assert.ok(same(p.state, q.state));
     assert.equal(p.state.hp, 50);
-    assert.equal(p.stats.replayedTicks, 10);
+    assert.equal(p.stats().replayedTicks, 10);
   });
 
   it('replays the inputs still held when the acknowledged tick is older than the history', () => {
     const p = predictor({ historyTicks: 8 });
     for (let c = 1; c <= 20; c++) p.predict(c, walk);
     assert.equal(p.reconcile(spawn(), 3), true);
-    assert.equal(p.stats.historyMisses, 1);
-    assert.equal(p.stats.replayedTicks, 8);
+    assert.equal(p.stats().historyMisses, 1);
+    assert.equal(p.stats().replayedTicks, 8);
     // The server's state stands at the oldest held tick (12): 8 walked ticks from the spawn.
     let s = spawn();
     for (let c = 13; c <= 20; c++) s = simulate(s, walk, c);

@@ -39,10 +39,10 @@ describe('Predictor: reconciliation against a server running the same step', () 
       },
     });
     assert.equal(checked, 599);
-    assert.equal(p.stats.mispredictions, 0);
-    assert.equal(p.stats.reconciliations, 599 - 9);
-    assert.equal(p.stats.replayedTicks, 0);
-    assert.equal(p.stats.maxCorrection, 0);
+    assert.equal(p.stats().mispredictions, 0);
+    assert.equal(p.stats().reconciliations, 599 - 9);
+    assert.equal(p.stats().replayedTicks, 0);
+    assert.equal(p.stats().maxCorrection, 0);
     assert.ok(new Set(truth.map((s) => `${s.position[0]},${s.position[2]}`)).size > 100, 'the player walked');
     assert.ok(
       truth.some((s) => !s.grounded),
@@ -62,9 +62,9 @@ describe('Predictor: reconciliation against a server running the same step', () 
       loss: 0.2,
       framesPerTick: 1,
     });
-    assert.equal(p.stats.mispredictions, 0);
-    assert.ok(p.stats.staleReconciles > 0, 'reordered states were ignored');
-    assert.ok(p.stats.reconciliations > 250, `${p.stats.reconciliations} reconciled`);
+    assert.equal(p.stats().mispredictions, 0);
+    assert.ok(p.stats().staleReconciles > 0, 'reordered states were ignored');
+    assert.ok(p.stats().reconciliations > 250, `${p.stats().reconciliations} reconciled`);
   });
 
   it('converges in one reconcile after a server push, the shown position moving smoothly', () => {
@@ -91,9 +91,9 @@ describe('Predictor: reconciliation against a server running the same step', () 
       loss: 0,
       framesPerTick: FRAMES,
       onTick: (c, q, shownX) => {
-        if (correctedAt < 0 && q.stats.mispredictions > 0) {
+        if (correctedAt < 0 && q.stats().mispredictions > 0) {
           correctedAt = c;
-          errorAtStart = q.stats.lastCorrection;
+          errorAtStart = q.stats().lastCorrection;
         }
         // From the correcting reconcile on, the prediction is the server's truth.
         if (correctedAt >= 0) assert.ok(same(q.state, truth[c]), `tick ${c}: converged`);
@@ -105,15 +105,15 @@ describe('Predictor: reconciliation against a server running the same step', () 
         }
         if (correctedAt >= 0 && c === correctedAt + Math.ceil(5 * smoothingSeconds * TICK_RATE))
           assert.ok(
-            q.stats.visualError < 0.01 * PUSH + 0.01,
-            `error after 5 time constants: ${q.stats.visualError}`,
+            q.stats().visualError < 0.01 * PUSH + 0.01,
+            `error after 5 time constants: ${q.stats().visualError}`,
           );
         if (correctedAt >= 0 && c === correctedAt + Math.ceil(8 * smoothingSeconds * TICK_RATE))
-          assert.equal(q.stats.visualError, 0, 'the error is dropped once decayed');
+          assert.equal(q.stats().visualError, 0, 'the error is dropped once decayed');
       },
     });
     assert.equal(correctedAt, PUSH_TICK + RTT, 'corrected when the pushed state arrived');
-    assert.equal(p.stats.mispredictions, 1, 'one reconcile corrected it');
+    assert.equal(p.stats().mispredictions, 1, 'one reconcile corrected it');
     assert.ok(Math.abs(errorAtStart - PUSH) < 0.05, `correction ${errorAtStart}`);
     // A frame moves by the walk (5.3 m/s over a quarter tick, quantized) plus one frame of decay.
     const walk = (5.3 / TICK_RATE / FRAMES) * 1.2 + 0.01;
@@ -144,10 +144,10 @@ describe('Predictor: reconciliation against a server running the same step', () 
       onTick: (c, q, [x]) => {
         if (c > 1 && Math.abs(x - previous) > 4) jumped = true;
         previous = x;
-        if (q.stats.mispredictions > 0) assert.equal(q.stats.visualError, 0);
+        if (q.stats().mispredictions > 0) assert.equal(q.stats().visualError, 0);
       },
     });
-    assert.equal(p.stats.snaps, 1);
+    assert.equal(p.stats().snaps, 1);
     assert.ok(jumped, 'the shown position jumped with the correction');
   });
 
@@ -187,7 +187,7 @@ describe('Predictor: reconciliation against a server running the same step', () 
     assert.equal(p.reconcile(moved, 5), true, 'two steps of 0.01 apart');
     assert.equal(p.reconcile(moved, 5), false, 'the same state again: now held');
     assert.equal(p.reconcile(held, 4), false, 'older than reconciled: ignored');
-    assert.equal(p.stats.staleReconciles, 1);
+    assert.equal(p.stats().staleReconciles, 1);
     // Every kept state sits on the grid: quantizing it again changes nothing.
     assert.deepEqual(quantizePlayer(p.state), p.state);
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ChecksumLedger } from '../../src/lockstep/checksum-ledger.js';
+import { ChecksumLedger } from '../../src/lockstep/rollback/checksum-ledger.js';
 
 /** The rollback session's checksum pairs: each compared once, in any order, or counted as skipped. */
 describe('ChecksumLedger', () => {

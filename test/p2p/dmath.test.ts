@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { dmath } from '../../src/lockstep/dmath.js';
+import { dmath } from '../../src/lockstep/math/dmath.js';
 import { testSeed } from '../support/seed.js';
 
 const SEED = testSeed('dmath tests');

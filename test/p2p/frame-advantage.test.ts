@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FrameAdvantage } from '../../src/lockstep/frame-advantage.js';
+import { FrameAdvantage } from '../../src/lockstep/rollback/frame-advantage.js';
 
 /** How many frames a rollback peer waits for another: from both sides' measures, a hostile one clamped. */
 describe('FrameAdvantage', () => {

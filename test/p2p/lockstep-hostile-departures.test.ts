@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { LocalPeerLinks } from '../../src/lockstep/links/local-peer-links.js';
+import { PeerConnection } from '../../src/lockstep/links/peer-connection.js';
 import {
   controlFactory,
   Departure,
@@ -8,13 +10,11 @@ import {
   LatenessReport,
   Lost,
   Welcome,
-} from '../../src/lockstep/control-messages.js';
-import { LocalPeerLinks } from '../../src/lockstep/local-peer-links.js';
-import { LockstepCore, MAX_EVENTS } from '../../src/lockstep/lockstep-core.js';
-import type { LockstepEvent } from '../../src/lockstep/lockstep-options.js';
-import { LockstepSession } from '../../src/lockstep/lockstep-session.js';
-import { NEVER } from '../../src/lockstep/membership.js';
-import { PeerConnection } from '../../src/lockstep/peer-connection.js';
+} from '../../src/lockstep/lockstep/control-messages.js';
+import { LockstepCore, MAX_EVENTS } from '../../src/lockstep/lockstep/lockstep-core.js';
+import type { LockstepEvent } from '../../src/lockstep/lockstep/lockstep-options.js';
+import { LockstepSession } from '../../src/lockstep/lockstep/lockstep-session.js';
+import { NEVER } from '../../src/lockstep/lockstep/membership.js';
 import { WriteStream } from '../../src/serialize/write-stream.js';
 import { MemoryNetwork } from '../../src/transport/memory-transport.js';
 import { EvilChannel, list, lists, MARKED_X, mirror, scene } from '../support/lockstep-hostile-scene.js';

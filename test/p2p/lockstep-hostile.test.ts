@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Departure, DepartureQuery, Welcome } from '../../src/lockstep/control-messages.js';
-import { LocalPeerLinks } from '../../src/lockstep/local-peer-links.js';
-import { LockstepSession } from '../../src/lockstep/lockstep-session.js';
+import { LocalPeerLinks } from '../../src/lockstep/links/local-peer-links.js';
+import { Departure, DepartureQuery, Welcome } from '../../src/lockstep/lockstep/control-messages.js';
+import { LockstepSession } from '../../src/lockstep/lockstep/lockstep-session.js';
 import { prng, randomBytes } from '../../src/random/prng.js';
 import { t } from '../../src/schema/schema.js';
 import { MemoryNetwork } from '../../src/transport/memory-transport.js';

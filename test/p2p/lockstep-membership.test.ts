@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { LockstepEvent } from '../../src/lockstep/lockstep-options.js';
+import type { LockstepEvent } from '../../src/lockstep/lockstep/lockstep-options.js';
 import { LockstepScene, type ScenePeer } from '../support/lockstep-scene.js';
 import { testSeed } from '../support/seed.js';
 
@@ -10,7 +10,7 @@ import { testSeed } from '../support/seed.js';
  */
 const SEED = testSeed('lockstep membership');
 const replay = `seed ${SEED} (GW_SEED=${SEED})`;
-const LINK = { latency: 60, jitter: 20, loss: 5, duplicates: 2 };
+const LINK = { latencyMs: 60, jitterMs: 20, loss: 5, duplicates: 2 };
 
 function of<K extends LockstepEvent['kind']>(
   peer: ScenePeer,

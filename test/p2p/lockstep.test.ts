@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { LockstepEvent } from '../../src/lockstep/lockstep-options.js';
+import type { LockstepEvent } from '../../src/lockstep/lockstep/lockstep-options.js';
 import { LockstepScene, type ScenePeer } from '../support/lockstep-scene.js';
 import { testSeed } from '../support/seed.js';
 
@@ -11,7 +11,7 @@ import { testSeed } from '../support/seed.js';
  */
 const SEED = testSeed('lockstep');
 const replay = `seed ${SEED} (GW_SEED=${SEED})`;
-const BAD_LINK = { latency: 100, jitter: 30, loss: 5, duplicates: 2 };
+const BAD_LINK = { latencyMs: 100, jitterMs: 30, loss: 5, duplicates: 2 };
 
 function of<K extends LockstepEvent['kind']>(
   peer: ScenePeer,
@@ -65,6 +65,13 @@ describe('LockstepSession under the network simulator', () => {
     // Bytes: an order costs about 6 bytes, a turn's list a few bits and its checksum, resent until acked.
     const perPeerPerSecond = stats[0].peers.reduce((n, p) => n + p.bytesSent, 0) / scene.now;
     assert.ok(perPeerPerSecond < 2500, `${perPeerPerSecond.toFixed(0)} bytes/s sent by peer 0`);
+    // Each peer's round trip, in ms: about 200 (100 ± 30 ms each way); 0 for itself.
+    for (const [i, s] of stats.entries()) {
+      for (const [j, p] of s.peers.entries()) {
+        if (j === i) assert.equal(p.rttMs, 0);
+        else assert.ok(p.rttMs > 100 && p.rttMs < 400, `peer ${i} to ${j}: rtt ${p.rttMs} ms, ${replay}`);
+      }
+    }
   });
 
   it('finds a non-determinism at the turn it happens, on every peer, with both checksums', () => {

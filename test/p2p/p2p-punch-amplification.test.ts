@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { SecurePeerLinks } from '../../src/lockstep/secure-peer-links.js';
+import { SecurePeerLinks } from '../../src/lockstep/links/secure-peer-links.js';
 import { issuePeerToken } from '../../src/services/peer-token-issuer.js';
 import { RendezvousServer } from '../../src/services/rendezvous-server.js';
 import { type Address, toAddress } from '../../src/transport/address.js';

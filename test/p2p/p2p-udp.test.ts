@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { defineMessage, MessageFactory } from '../../src/channels/index.js';
-import { PeerConnection } from '../../src/lockstep/peer-connection.js';
-import type { SecurePeerLinks } from '../../src/lockstep/secure-peer-links.js';
+import { PeerConnection } from '../../src/lockstep/links/peer-connection.js';
+import type { SecurePeerLinks } from '../../src/lockstep/links/secure-peer-links.js';
 import { t } from '../../src/schema/schema.js';
 import type { DatagramTransport } from '../../src/transport/transport.js';
 import { UdpTransport } from '../../src/transport/udp-transport.js';
@@ -94,7 +94,7 @@ describe('peers over real UDP (loopback)', () => {
           got.sort(),
           [0, 1, 2, 3].filter((p) => p !== self).map((p) => `${p}:hello ${self}`),
         );
-      assert.equal(s.rendezvous.server.counters.relay.forwarded, 0);
+      assert.equal(s.rendezvous.server.stats().relay.forwarded, 0);
     } finally {
       s.stop();
     }
@@ -110,7 +110,7 @@ describe('peers over real UDP (loopback)', () => {
       s.connections[0].get(1)!.channels.send(0, Note, { from: 0, text: 'relayed' });
       await until('the note delivered', 5000, () => s.notes[1].length === 1);
       assert.deepEqual(s.notes[1], ['0:relayed']);
-      assert.ok(s.rendezvous.server.counters.relay.forwarded > 0);
+      assert.ok(s.rendezvous.server.stats().relay.forwarded > 0);
     } finally {
       s.stop();
     }

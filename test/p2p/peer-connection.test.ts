@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defineMessage, MessageFactory } from '../../src/channels/index.js';
-import { DeterministicRandom } from '../../src/lockstep/deterministic-random.js';
-import { LocalPeerLinks } from '../../src/lockstep/local-peer-links.js';
-import { PeerConnection } from '../../src/lockstep/peer-connection.js';
-import { stateChecksum } from '../../src/lockstep/state-checksum.js';
+import { LocalPeerLinks } from '../../src/lockstep/links/local-peer-links.js';
+import { PeerConnection } from '../../src/lockstep/links/peer-connection.js';
+import { DeterministicRandom } from '../../src/lockstep/math/deterministic-random.js';
+import { stateChecksum } from '../../src/lockstep/math/state-checksum.js';
 import { t } from '../../src/schema/schema.js';
 import { MemoryNetwork } from '../../src/transport/memory-transport.js';
 
@@ -78,7 +78,7 @@ describe('LocalPeerLinks and PeerConnection', () => {
     const c = new PeerConnection(links[1], 0, { factory, channels: [{ kind: 'reliable-ordered' }] }, 0);
     c.receivePacket(new Uint8Array([0xff, 1, 2, 3, 4]));
     c.receivePacket(new Uint8Array(0));
-    assert.equal(c.channels.counters.messagesReceived, 0);
+    assert.equal(c.channels.stats().messagesReceived, 0);
   });
 });
 

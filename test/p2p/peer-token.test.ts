@@ -2,11 +2,15 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { defaultAead } from '../../src/connection/aead.js';
-import { PeerPacketCrypto, PeerPacketKind } from '../../src/lockstep/peer-packet.js';
-import { openPeerTokenPrivate, PEER_TOKEN_BYTES, readPeerToken } from '../../src/lockstep/peer-token.js';
-import { RELAY_INNER_OFFSET, sealRelayFrame } from '../../src/lockstep/relay-frame.js';
-import { ChannelCrypto, HELLO_BYTES } from '../../src/lockstep/rendezvous-wire.js';
-import { SecurePeerLinks } from '../../src/lockstep/secure-peer-links.js';
+import { PeerPacketCrypto, PeerPacketKind } from '../../src/lockstep/links/peer-packet.js';
+import {
+  openPeerTokenPrivate,
+  PEER_TOKEN_BYTES,
+  readPeerToken,
+} from '../../src/lockstep/links/peer-token.js';
+import { RELAY_INNER_OFFSET, sealRelayFrame } from '../../src/lockstep/links/relay-frame.js';
+import { ChannelCrypto, HELLO_BYTES } from '../../src/lockstep/links/rendezvous-wire.js';
+import { SecurePeerLinks } from '../../src/lockstep/links/secure-peer-links.js';
 import { issuePeerToken } from '../../src/services/peer-token-issuer.js';
 import { RendezvousServer } from '../../src/services/rendezvous-server.js';
 import { toAddress } from '../../src/transport/address.js';
@@ -151,10 +155,10 @@ describe('the rendezvous refuses', () => {
     const first = new SecurePeerLinks({ transport: network.createTransport(), token });
     const copy = new SecurePeerLinks({ transport: network.createTransport(), token });
     for (let i = 0; i < 5; i++) tick([expired, forged, first, copy]);
-    assert.ok(server.counters.expired >= 1);
-    assert.ok(server.counters.forged >= 1);
-    assert.ok(server.counters.tokenReplayed >= 1);
-    assert.equal(server.counters.registered, 1);
+    assert.ok(server.stats().expired >= 1);
+    assert.ok(server.stats().forged >= 1);
+    assert.ok(server.stats().tokenReplayed >= 1);
+    assert.equal(server.stats().registered, 1);
     assert.deepEqual(
       [expired.registered, forged.registered, first.registered, copy.registered],
       [false, false, true, false],
@@ -173,14 +177,14 @@ describe('the rendezvous refuses', () => {
     const attacker = network.createTransport(toAddress('10.0.9.9:5000'));
     for (let i = 0; i < 100; i++) attacker.send(rendezvousAddress, new Uint8Array(HELLO_BYTES).fill(0x20));
     tick();
-    assert.ok(server.counters.rateLimited >= 50, `rate limited ${server.counters.rateLimited}`);
-    assert.ok(server.counters.size + server.counters.expired + server.counters.forged <= 45);
-    const counted = server.counters.unknownAddress;
+    assert.ok(server.stats().rateLimited >= 50, `rate limited ${server.stats().rateLimited}`);
+    assert.ok(server.stats().size + server.stats().expired + server.stats().forged <= 45);
+    const counted = server.stats().unknownAddress;
     network
       .createTransport(toAddress('10.0.9.10:5000'))
       .send(rendezvousAddress, new Uint8Array(60).fill(0x22));
     tick();
-    assert.equal(server.counters.unknownAddress, counted + 1);
+    assert.equal(server.stats().unknownAddress, counted + 1);
 
     // Frames from peer 0's own address, made with its real key (as only it could), numbered
     // above the links' own sequences (which start at random below 2^48).
@@ -206,7 +210,7 @@ describe('the rendezvous refuses', () => {
         sealRelayFrame(channel, out, target, inner, sequence, t0.token.peerToRendezvousKey),
       );
     };
-    const relay = server.counters.relay;
+    const relay = server.stats().relay;
     const base = { ...relay };
     const good = frame(high + 1_000_000, 1);
     transports[0].send(rendezvousAddress, good);

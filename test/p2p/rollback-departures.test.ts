@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RollbackDepartures } from '../../src/lockstep/rollback-departures.js';
-import type { RollbackEvent } from '../../src/lockstep/rollback-stats.js';
+import { RollbackDepartures } from '../../src/lockstep/rollback/rollback-departures.js';
+import type { RollbackEvent } from '../../src/lockstep/rollback/rollback-stats.js';
 import { createScene, type ScenePeer, TICK } from '../support/rollback-scene.js';
 import { testSeed } from '../support/seed.js';
 
@@ -28,7 +28,7 @@ function checkSurvivors(
   for (const p of survivors) {
     assert.equal(p.session.departedAfter(gone), last, `seed ${SEED}: agreed frames differ: ${lasts}`);
     assert.deepEqual(p.session.waitingFor, [], `seed ${SEED}: still waiting`);
-    assert.equal(p.session.stats.desyncs, 0, `seed ${SEED}: desync`);
+    assert.equal(p.session.stats().desyncs, 0, `seed ${SEED}: desync`);
     assert.ok(p.session.frame > fromFrame + 300, `seed ${SEED}: only to frame ${p.session.frame}`);
     assert.ok(last >= fromFrame - 60, `seed ${SEED}: agreed ${last}, left near ${fromFrame}`);
   }
@@ -67,8 +67,8 @@ describe('RollbackSession: a peer that leaves', () => {
     const paused = new Set([1]);
     for (let i = 0; i < 20; i++) scene.step(paused);
     c.simulator.setConditions('incoming', conditions);
-    const heldByA = a.session.stats.peers[1].lastInputFrame;
-    const rollbacksBefore = a.session.stats.rollbacks;
+    const heldByA = a.session.stats().peers[1].lastInputFrame;
+    const rollbacksBefore = a.session.stats().rollbacks;
     for (let i = 0; i < 580; i++) scene.step(paused); // the links time out after 2 s of silence
     for (const p of [a, c])
       assert.deepEqual(
@@ -77,11 +77,11 @@ describe('RollbackSession: a peer that leaves', () => {
       );
     const last = checkSurvivors([a, c], b, 1, silentFrom);
     assert.ok(heldByA > last + 8, `seed ${SEED}: a held b to ${heldByA}, agreed ${last}`);
-    assert.ok(a.session.stats.rollbacks > rollbacksBefore, `seed ${SEED}: a rolled back`);
+    assert.ok(a.session.stats().rollbacks > rollbacksBefore, `seed ${SEED}: a rolled back`);
     console.log(
-      `  seed ${SEED}: silent from frame ${silentFrom}, a held to ${heldByA}, agreed last frame ${last}, survivors at ${a.session.frame} and ${c.session.frame}, ${a.session.stats.checksumsCompared} checksums compared`,
+      `  seed ${SEED}: silent from frame ${silentFrom}, a held to ${heldByA}, agreed last frame ${last}, survivors at ${a.session.frame} and ${c.session.frame}, ${a.session.stats().checksumsCompared} checksums compared`,
     );
-    assert.ok(a.session.stats.checksumsCompared > 10, `seed ${SEED}: checksums still compared`);
+    assert.ok(a.session.stats().checksumsCompared > 10, `seed ${SEED}: checksums still compared`);
   });
 
   it('3 peers, one says goodbye: the others agree at once and go on identically', () => {
@@ -105,7 +105,10 @@ describe('RollbackSession: a peer that leaves', () => {
     for (const p of [a, b]) assert.equal(p.events.find((e) => e.kind === 'disconnected')?.reason, 'left');
     checkSurvivors([a, b], c, 2, leftAt);
     // A goodbye needs no timeout: the agreement came within a second.
-    assert.ok(a.session.stats.stalledFrames < 60, `seed ${SEED}: ${a.session.stats.stalledFrames} stalled`);
+    assert.ok(
+      a.session.stats().stalledFrames < 60,
+      `seed ${SEED}: ${a.session.stats().stalledFrames} stalled`,
+    );
   });
 
   it('2 peers: the one left goes on alone with the other at the initial input', () => {
@@ -123,7 +126,7 @@ describe('RollbackSession: a peer that leaves', () => {
     for (let i = 0; i < 600; i++) scene.step(new Set([1]));
     const last = checkSurvivors([a], b, 1, silentFrom);
     assert.ok(
-      last <= b.session.stats.frame + 2,
+      last <= b.session.stats().frame + 2,
       `seed ${SEED}: agreed ${last}, b sent to ${b.session.frame + 2}`,
     );
     // The departed player is idle from the frame after its last: it neither moves up or down nor fires.

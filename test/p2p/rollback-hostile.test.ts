@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CustomChannel } from '../../src/channels/channel.js';
 import { defineMessage, MessageFactory } from '../../src/channels/index.js';
-import { LocalPeerLinks } from '../../src/lockstep/local-peer-links.js';
-import { PeerConnection } from '../../src/lockstep/peer-connection.js';
-import type { RollbackGame } from '../../src/lockstep/rollback-options.js';
-import { RollbackSession } from '../../src/lockstep/rollback-session.js';
+import { LocalPeerLinks } from '../../src/lockstep/links/local-peer-links.js';
+import { PeerConnection } from '../../src/lockstep/links/peer-connection.js';
+import type { RollbackGame } from '../../src/lockstep/rollback/rollback-options.js';
+import { RollbackSession } from '../../src/lockstep/rollback/rollback-session.js';
 import { compile } from '../../src/schema/codec.js';
 import { t } from '../../src/schema/schema.js';
 import { WriteStream } from '../../src/serialize/write-stream.js';
@@ -48,7 +48,7 @@ interface Entry {
   departures?: [number, number][];
 }
 
-/** The rollback entry's layout (src/lockstep/rollback-channel.ts). */
+/** The rollback entry's layout (src/lockstep/rollback/rollback-channel.ts). */
 function writeEntry(ws: WriteStream, e: Entry): void {
   ws.uint32(e.frame);
   ws.int(0, -128, 127);
@@ -107,7 +107,7 @@ function hostileScene() {
     session.advanceFrame();
     session.update(now);
   };
-  return { session, links, step, peer: () => session.stats.peers[1] };
+  return { session, links, step, peer: () => session.stats().peers[1] };
 }
 
 const move = (dx: number): ArenaInputValue => ({ dx, dy: 0, fire: false });
@@ -145,7 +145,7 @@ describe('RollbackSession against a hostile peer', () => {
     step({ frame: 3, first: 2, inputs: [move(1), move(1), move(-1), move(0), move(1)] });
     step();
     assert.equal(peer().lastInputFrame, 6);
-    assert.equal(session.stats.desyncs, 0);
+    assert.equal(session.stats().desyncs, 0);
     // Saying that we, or the sender itself, left starts nothing: only our own links can.
     step({
       frame: 4,

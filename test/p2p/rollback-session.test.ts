@@ -43,9 +43,9 @@ describe('RollbackSession', () => {
     const [a, b] = scene.peers;
     const upTo = checkAgreement(scene.peers, 2, SEED);
     for (const peer of scene.peers) {
-      const s = peer.session.stats;
+      const s = peer.session.stats();
       console.log(
-        `  seed ${SEED}: peer ${peer.session.self}: frame ${s.frame}, confirmed ${s.confirmedFrame}, ${s.rollbacks} rollbacks (max depth ${s.maxRollbackDepth}, depths ${s.rollbackDepths.join(' ')}), ${s.framesResimulated} resimulated, ${s.stalledFrames} stalled, ${s.waitedFrames} waited, ${s.checksumsCompared} checksums compared, rtt ${s.peers[1 - peer.session.self].rtt.toFixed(1)} ms`,
+        `  seed ${SEED}: peer ${peer.session.self}: frame ${s.frame}, confirmed ${s.confirmedFrame}, ${s.rollbacks} rollbacks (max depth ${s.maxRollbackDepth}, depths ${s.rollbackDepths.join(' ')}), ${s.framesResimulated} resimulated, ${s.stalledFrames} stalled, ${s.waitedFrames} waited, ${s.checksumsCompared} checksums compared, rtt ${s.peers[1 - peer.session.self].rttMs.toFixed(1)} ms`,
       );
       assert.ok(s.rollbacks > 20, `seed ${SEED}: only ${s.rollbacks} rollbacks`);
       assert.ok(
@@ -83,22 +83,22 @@ describe('RollbackSession frame advantage', () => {
     }
     const [a, b] = scene.peers;
     console.log(
-      `  seed ${SEED}: gap at 5 s ${gaps[299]}, at 10 s ${gaps[599]}, at 15 s ${gaps[899]} (largest ${Math.max(...gaps)}); waited ${a.session.stats.waitedFrames} / ${b.session.stats.waitedFrames}, stalled ${a.session.stats.stalledFrames} / ${b.session.stats.stalledFrames}, max depth ${a.session.stats.maxRollbackDepth} / ${b.session.stats.maxRollbackDepth}`,
+      `  seed ${SEED}: gap at 5 s ${gaps[299]}, at 10 s ${gaps[599]}, at 15 s ${gaps[899]} (largest ${Math.max(...gaps)}); waited ${a.session.stats().waitedFrames} / ${b.session.stats().waitedFrames}, stalled ${a.session.stats().stalledFrames} / ${b.session.stats().stalledFrames}, max depth ${a.session.stats().maxRollbackDepth} / ${b.session.stats().maxRollbackDepth}`,
     );
     // 30 extra frames in 15 s: the fast peer skips about that many, the other next to none.
     assert.ok(
-      a.session.stats.waitedFrames >= 20,
-      `seed ${SEED}: the fast peer waited ${a.session.stats.waitedFrames} frames`,
+      a.session.stats().waitedFrames >= 20,
+      `seed ${SEED}: the fast peer waited ${a.session.stats().waitedFrames} frames`,
     );
     assert.ok(
-      b.session.stats.waitedFrames <= 8,
-      `seed ${SEED}: the other waited ${b.session.stats.waitedFrames}`,
+      b.session.stats().waitedFrames <= 8,
+      `seed ${SEED}: the other waited ${b.session.stats().waitedFrames}`,
     );
     for (const gap of gaps) assert.ok(Math.abs(gap) <= 4, `seed ${SEED}: a gap of ${gap} frames`);
     // A run of lost packets can still hold it a frame or two at the prediction bound.
     assert.ok(
-      a.session.stats.stalledFrames <= 5,
-      `seed ${SEED}: stalled ${a.session.stats.stalledFrames} frames`,
+      a.session.stats().stalledFrames <= 5,
+      `seed ${SEED}: stalled ${a.session.stats().stalledFrames} frames`,
     );
     checkAgreement(scene.peers, 2, SEED);
   });
@@ -118,7 +118,7 @@ describe('RollbackSession with 3 peers', () => {
     scene.run();
     const upTo = checkAgreement(scene.peers, 2, SEED);
     for (const peer of scene.peers) {
-      const s = peer.session.stats;
+      const s = peer.session.stats();
       console.log(
         `  seed ${SEED}: 3 peers, peer ${peer.session.self}: ${s.rollbacks} rollbacks, max depth ${s.maxRollbackDepth}, ${s.framesResimulated} resimulated, ${s.stalledFrames} stalled, ${s.checksumsCompared} compared`,
       );
@@ -153,7 +153,7 @@ describe('RollbackSession desync detection', () => {
       assert.equal(first.local, peer.game.after.get(329));
       assert.equal(first.remote, scene.peers[1 - self].game.after.get(329));
       assert.notEqual(first.local, first.remote);
-      assert.equal(peer.session.stats.desyncs, desyncs.length);
+      assert.equal(peer.session.stats().desyncs, desyncs.length);
     }
   });
 });
@@ -167,7 +167,7 @@ describe('RollbackSession stalls and disconnects', () => {
     for (let i = 0; i < 40; i++) scene.step(paused);
     // Peer 0 ran on predictions up to 6 frames past peer 1's newest input, then stopped.
     assert.equal(a.session.frame - b.session.confirmedFrame >= 0, true);
-    assert.equal(a.session.frame, a.session.stats.peers[1].lastInputFrame + 7);
+    assert.equal(a.session.frame, a.session.stats().peers[1].lastInputFrame + 7);
     assert.deepEqual(a.session.waitingFor, [1]);
     assert.ok(a.results.stalled >= 20, `${a.results.stalled} stalled calls`);
     const stalls = a.events.filter((e) => e.kind === 'stalled');
@@ -189,7 +189,7 @@ describe('RollbackSession stalls and disconnects', () => {
       a.events.filter((e) => e.kind === 'disconnected'),
       [{ kind: 'disconnected', peer: 1, reason: 'timedOut' }],
     );
-    assert.equal(a.session.stats.peers[1].connected, false);
+    assert.equal(a.session.stats().peers[1].connected, false);
     assert.deepEqual(a.session.waitingFor, []); // c and a agreed on 1's last frame (test/p2p/rollback-departures.test.ts)
     assert.equal(a.events.filter((e) => e.kind === 'departed').length, 1);
     c.session.close();

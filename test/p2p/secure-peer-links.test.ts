@@ -6,8 +6,8 @@ import {
   PeerPacketCrypto,
   PeerPacketKind,
   peerPacketSequence,
-} from '../../src/lockstep/peer-packet.js';
-import { SecurePeerLinks } from '../../src/lockstep/secure-peer-links.js';
+} from '../../src/lockstep/links/peer-packet.js';
+import { SecurePeerLinks } from '../../src/lockstep/links/secure-peer-links.js';
 import { prng, randomInt } from '../../src/random/prng.js';
 import type { Address } from '../../src/transport/address.js';
 import { MemoryNetwork } from '../../src/transport/memory-transport.js';
@@ -115,8 +115,8 @@ describe('SecurePeerLinks through the rendezvous (in memory)', () => {
     s.run(0.1);
     assert.equal(s.received.length, 12);
     for (const r of s.received) assert.equal(r.text, `${r.from}->${r.to}`);
-    assert.equal(s.rendezvous.server.counters.introductions, 6);
-    assert.equal(s.rendezvous.server.counters.relay.forwarded, 0);
+    assert.equal(s.rendezvous.server.stats().introductions, 6);
+    assert.equal(s.rendezvous.server.stats().relay.forwarded, 0);
   });
 
   it('falls back to the relay where no direct datagram gets through, still sealed end to end', () => {
@@ -131,7 +131,7 @@ describe('SecurePeerLinks through the rendezvous (in memory)', () => {
       s.received.map((r) => [r.from, r.to, r.text]),
       [[0, 2, 'via relay']],
     );
-    assert.ok(s.rendezvous.server.counters.relay.forwarded > 0);
+    assert.ok(s.rendezvous.server.stats().relay.forwarded > 0);
     // What the relay forwarded is the peer packet sealed under the pair key: the payload never appears in clear.
     const frames = s.sent[0].filter((d) => d.to === s.rendezvous.server.localAddress && d.data[0] === 0x22);
     const plain = new TextEncoder().encode('via relay');
@@ -160,7 +160,7 @@ describe('SecurePeerLinks through the rendezvous (in memory)', () => {
     s.run(1.5, [a]); // b goes silent
     assert.deepEqual(drainEvents(a), [{ kind: 'timedOut', peer: 1 }]);
     assert.deepEqual(a.connectedPeers(), []);
-    assert.equal(s.rendezvous.server.counters.timedOut, 1);
+    assert.equal(s.rendezvous.server.stats().timedOut, 1);
   });
 
   it('takes back a peer that left and joins again with a new token (a new pair key)', () => {
@@ -193,7 +193,7 @@ describe('SecurePeerLinks through the rendezvous (in memory)', () => {
     s.run(0.04);
     assert.equal(s.received.length, 1);
     const attacker = s.network.createTransport('10.9.9.9:6666');
-    const before = { ...b.counters };
+    const before = { ...b.stats() };
     const to = s.transports[1].localAddress;
     const inject = (data: Uint8Array, from: DatagramTransport = attacker) => {
       from.send(to, data);
@@ -216,7 +216,7 @@ describe('SecurePeerLinks through the rendezvous (in memory)', () => {
     forged.set([PeerPacketKind.Data, 0, 1, 200]);
     inject(forged); // unauthenticated injection
     inject(new Uint8Array([0x30, 1, 2, 3])); // a notice from someone not the rendezvous
-    const c = b.counters;
+    const c = b.stats();
     assert.equal(c.replay - before.replay, 1);
     assert.equal(c.size - before.size, 2);
     assert.equal(c.mac - before.mac, 2);

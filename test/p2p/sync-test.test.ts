@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { dmath } from '../../src/lockstep/dmath.js';
-import type { RollbackGame } from '../../src/lockstep/rollback-options.js';
-import { stateChecksum } from '../../src/lockstep/state-checksum.js';
-import { syncTest } from '../../src/lockstep/sync-test.js';
+import { dmath } from '../../src/lockstep/math/dmath.js';
+import { stateChecksum } from '../../src/lockstep/math/state-checksum.js';
+import type { RollbackGame } from '../../src/lockstep/rollback/rollback-options.js';
+import { syncTest } from '../../src/lockstep/rollback/sync-test.js';
 import { ArenaGame, type ArenaInputValue, scriptedInput } from '../support/rollback-game.js';
 import { testSeed } from '../support/seed.js';
 

@@ -29,7 +29,7 @@ function afterFarFragment(ahead: number) {
   const before = processed;
   for (let i = 0; i < 100; i++) sender.sendPacket(small, small.length);
   for (const p of out.splice(0)) receiver.receivePacket(p);
-  return { refused: receiver.counters.fragmentsInvalid === 1, genuineAfter: processed - before };
+  return { refused: receiver.stats().fragmentsInvalid === 1, genuineAfter: processed - before };
 }
 
 describe('a fragment far ahead of the newest sequence', () => {

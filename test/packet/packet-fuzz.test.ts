@@ -116,6 +116,6 @@ describe(`packet fuzz, ${DATAGRAMS} datagrams`, () => {
     for (const input of [null, undefined]) {
       assert.doesNotThrow(() => endpoint.receivePacket(input as unknown as Uint8Array));
     }
-    assert.equal(endpoint.counters.packetsInvalid, 2);
+    assert.equal(endpoint.stats().packetsInvalid, 2);
   });
 });

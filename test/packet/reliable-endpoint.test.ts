@@ -74,7 +74,7 @@ describe(`ReliableEndpoint (seed ${SEED})`, () => {
     assert.ok(link.a.seen.acked.length >= 300 && link.a.seen.lost.length === 0);
     assert.deepEqual(link.a.seen.records.get(123), { tag: 123 });
     assert.equal(link.b.seen.records.get(7), 'b7');
-    assert.equal(link.a.endpoint.counters.packetsAcked, link.a.seen.acked.length);
+    assert.equal(link.a.endpoint.stats().packetsAcked, link.a.seen.acked.length);
     assert.deepEqual(link.b.seen.payloads.get(5), new Uint8Array([5, 1, 2]));
   });
 
@@ -88,7 +88,7 @@ describe(`ReliableEndpoint (seed ${SEED})`, () => {
     for (let i = 0; i < 120; i++) link.step(1 / 60); // past ackTimeout: everything resolved
     assertOutcomes(link.a.seen, link.b.seen, 2000, 'a->b');
     assertOutcomes(link.b.seen, link.a.seen, 2000, 'b->a');
-    assert.ok(link.b.endpoint.counters.packetsDuplicate > 0, 'duplicates counted');
+    assert.ok(link.b.endpoint.stats().packetsDuplicate > 0, 'duplicates counted');
     // An estimate over the 128 older packets of the sent window: about 5 points of standard deviation.
     assert.ok(Math.abs(link.a.endpoint.packetLoss - 30) < 20, `packet loss ${link.a.endpoint.packetLoss}`);
   });
@@ -123,7 +123,7 @@ describe(`ReliableEndpoint (seed ${SEED})`, () => {
         // ±2 s of jitter reorders ~120 packets, beyond the 32 an ack covers: packets that arrive
         // late are never acked and time out as lost (inherent to the protocol, as in the reference).
         assert.ok(link.a.seen.ackedRecords.length > 100, `acked ${link.a.seen.ackedRecords.length}`);
-        assert.ok(Math.abs(link.a.endpoint.rttAvg - 20_000) < 4_500, `rtt avg ${link.a.endpoint.rttAvg}`);
+        assert.ok(Math.abs(link.a.endpoint.rttAvgMs - 20_000) < 4_500, `rtt avg ${link.a.endpoint.rttAvgMs}`);
       } else {
         // Every ack arrives after its packet's 1 s timeout: all 1500 are reported lost, none acked.
         assert.equal(link.a.seen.ackedRecords.length, 0);
@@ -157,7 +157,7 @@ describe(`ReliableEndpoint (seed ${SEED})`, () => {
         sendTagged(link.b, i);
         link.step(1 / 60);
       }
-      const { lateAcks, packetsAcked, packetsSent } = link.a.endpoint.counters;
+      const { lateAcks, packetsAcked, packetsSent } = link.a.endpoint.stats();
       assert.equal(packetsAcked, 0, `${label}: no ack in time`);
       // Acked so far: the packets sent up to one round trip (120 ticks, or 480) ago.
       assert.ok(lateAcks <= packetsSent, `${label}: ${lateAcks} late acks for ${packetsSent} packets`);
@@ -175,7 +175,7 @@ describe(`ReliableEndpoint (seed ${SEED})`, () => {
       sendTagged(link.b, i);
       link.step(1 / 60);
     }
-    const { lateAcks, packetsAcked, packetsLost } = link.a.endpoint.counters;
+    const { lateAcks, packetsAcked, packetsLost } = link.a.endpoint.stats();
     assert.equal(packetsLost, 0, 'nothing reported lost');
     assert.ok(packetsAcked >= 600 - 60, `acked ${packetsAcked}`);
     assert.equal(lateAcks, 0, 'no ack came after its packet was reported lost');
@@ -206,8 +206,8 @@ describe(`ReliableEndpoint (seed ${SEED})`, () => {
     b.receivePacket(captured[599]);
     b.receivePacket(captured[599]);
     b.receivePacket(captured[10]); // 589 behind: older than the 256-entry received buffer
-    assert.equal(b.counters.packetsDuplicate, 1);
-    assert.equal(b.counters.packetsStale, 1);
+    assert.equal(b.stats().packetsDuplicate, 1);
+    assert.equal(b.stats().packetsStale, 1);
     assert.deepEqual(link.b.seen.processed, [599]);
   });
 
@@ -225,7 +225,7 @@ describe(`ReliableEndpoint (seed ${SEED})`, () => {
     for (let i = 0; i < 120; i++) link.step(1 / 60);
     assert.ok(link.b.seen.processed.length > 100 && link.b.seen.processed.length < 200);
     for (const s of link.b.seen.processed) assert.deepEqual(link.b.seen.payloads.get(s), sent.get(s));
-    assert.ok(link.a.endpoint.counters.fragmentsSent > 200);
+    assert.ok(link.a.endpoint.stats().fragmentsSent > 200);
     assertOutcomes(link.a.seen, link.b.seen, 200, 'fragments');
   });
 
@@ -245,7 +245,7 @@ describe(`ReliableEndpoint (seed ${SEED})`, () => {
     const cap = victim.config.fragmentReassemblyBufferSize * (16 * 1024 + 9);
     assert.ok(victim.reassemblyBytes <= cap, `${victim.reassemblyBytes} > ${cap}`);
     assert.ok(victim.reassemblyBytes > 0);
-    assert.equal(victim.counters.fragmentsReceived, 5000);
+    assert.equal(victim.stats().fragmentsReceived, 5000);
   });
 
   it('cleans up a partial reassembly once newer packets pass it; a straggler cannot complete it', () => {
@@ -274,7 +274,7 @@ describe(`ReliableEndpoint (seed ${SEED})`, () => {
       [...Array(100).keys()].map((i) => i + 1),
       'sequence 0 never delivered',
     );
-    assert.ok(receiver.counters.fragmentsInvalid >= 1, 'the straggler is refused');
+    assert.ok(receiver.stats().fragmentsInvalid >= 1, 'the straggler is refused');
   });
 
   it('sequence numbers roll over past 65536 with acks intact', () => {
@@ -299,9 +299,9 @@ describe(`ReliableEndpoint (seed ${SEED})`, () => {
     }
     const e = link.a.endpoint;
     // 100 ms round trip, quantized by the 10 ms tick at each end.
-    assert.ok(e.rttMin >= 100 - 1e-3 && e.rttMin <= 120, `min ${e.rttMin}`);
-    assert.ok(e.rttAvg >= 100 - 1e-3 && e.rttAvg <= 120, `avg ${e.rttAvg}`);
-    assert.ok(e.rtt >= 100 - 1e-3 && e.rtt <= 120, `smoothed ${e.rtt}`);
+    assert.ok(e.rttMinMs >= 100 - 1e-3 && e.rttMinMs <= 120, `min ${e.rttMinMs}`);
+    assert.ok(e.rttAvgMs >= 100 - 1e-3 && e.rttAvgMs <= 120, `avg ${e.rttAvgMs}`);
+    assert.ok(e.rttMs >= 100 - 1e-3 && e.rttMs <= 120, `smoothed ${e.rttMs}`);
     assert.ok(e.sentKbps > 0 && e.receivedKbps > 0 && e.ackedKbps > 0);
     assert.ok(e.packetLoss < 1);
   });
@@ -314,13 +314,13 @@ describe(`ReliableEndpoint (seed ${SEED})`, () => {
       link.step(0.01);
     }
     const e = link.a.endpoint;
-    assert.ok(e.counters.packetsAcked > 0 && e.rtt > 0);
+    assert.ok(e.stats().packetsAcked > 0 && e.rttMs > 0);
     e.reset();
     assert.equal(e.nextSequence, 0);
-    assert.equal(e.counters.packetsAcked, 0);
-    assert.equal(e.rtt, 0);
+    assert.equal(e.stats().packetsAcked, 0);
+    assert.equal(e.rttMs, 0);
     e.update(link.now + 10);
-    assert.equal(e.counters.packetsLost, 0, 'nothing from before the reset is reported');
+    assert.equal(e.stats().packetsLost, 0, 'nothing from before the reset is reported');
   });
 
   it('rejects misuse loudly and hostile input quietly', () => {
@@ -334,7 +334,7 @@ describe(`ReliableEndpoint (seed ${SEED})`, () => {
     const next = prng(SEED ^ 5);
     for (let i = 0; i < 20_000; i++) e.receivePacket(randomBytes(next, Math.floor(next() * 1200)));
     e.receivePacket(new ArrayBuffer(8) as unknown as Uint8Array);
-    const c = e.counters;
+    const c = e.stats();
     assert.ok(c.packetsInvalid + c.fragmentsInvalid + c.packetsStale > 1000);
     // A non-canonical header (ack as two bytes though the difference fits one) is rejected.
     const packet = new Uint8Array([0, 5, 0, 4, 0, 0x11]); // prefix 0: ack u16 = 4, diff 1

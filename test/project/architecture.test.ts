@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -33,7 +33,7 @@ const LAYERS = [
 /** The only sources that may use Node's modules: the server transports, the native AEAD, and services/ (Node-only). */
 const NODE_ONLY = new Set([
   'transport/udp-transport.ts',
-  'transport/websocket-server.ts',
+  'transport/websocket-server-transport.ts',
   'transport/websocket-server-options.ts',
   'transport/websocket-peer.ts',
   'connection/aead-node.ts',
@@ -53,6 +53,80 @@ function sources(dir: string): string[] {
   );
 }
 
+/** What each sub-folder of lockstep/ may import from lockstep/ (below it: links and math). */
+const P2P_CONCERNS: Record<string, readonly string[]> = {
+  math: ['math'],
+  links: ['links', 'math'],
+  lockstep: ['lockstep', 'links', 'math'],
+  rollback: ['rollback', 'links', 'math'],
+};
+
+/** The source paths (relative to src/, `.js` as written) a file's relative imports point at. */
+function relativeTargets(file: { path: string; imports: string[] }): string[] {
+  return file.imports.filter((i) => i.startsWith('.')).map((i) => posix.join(posix.dirname(file.path), i));
+}
+
+/**
+ * Files that export one class yet are named for the wider thing they hold; the class is one part.
+ * Every other file that exports exactly one class (errors aside) is named after it.
+ */
+const FILE_CLASS_EXCEPTIONS: Record<string, string> = {
+  'channels/message.ts': 'defineMessage and the message types; MessageFactory builds them',
+  'connection/packets.ts': 'the netcode packet formats; PacketCodec is their codec',
+  'lockstep/links/peer-packet.ts': 'the peer packet format; PeerPacketCrypto seals it',
+  'lockstep/links/rendezvous-wire.ts': 'the rendezvous wire format; ChannelCrypto seals it',
+  'schema/generate-emitter.ts': "the code generator's helpers; Emitter is one",
+  'services/peer-sessions.ts': 'peer session ids and rendezvous options; PeerTokenMinter mints for them',
+  'services/room-channels.ts': 'channels routed to rooms: roomChannel, routeChannels, RoutedChannel',
+  'transport/webrtc-offer.ts': 'reading WebRTC offers; OfferRateLimit bounds them',
+  'transport/webrtc-server-options.ts': "the server's options and the counters it reports",
+  'transport/websocket-server-options.ts': "the server's options and the counters it reports",
+};
+
+/** A class name in kebab case, as its file is named (WebRtc and WebSocket are one word each). */
+function kebab(name: string): string {
+  return name
+    .replace(/WebRtc/g, 'Webrtc')
+    .replace(/WebSocket/g, 'Websocket')
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1-$2')
+    .toLowerCase();
+}
+
+/**
+ * Declarations whose doc mentions ms without being a time in ms themselves (the rule below reads
+ * doc comments, not types).
+ */
+const MS_NAME_EXCEPTIONS: Record<string, string> = {
+  'replication/replication-server.ts flow': 'the flow-mode options object; its fields carry the unit',
+};
+
+/**
+ * Properties, getters and options whose doc comment says the value is in ms (or milliseconds),
+ * as `path name`.
+ */
+function documentedInMs(file: { path: string }): string[] {
+  const text = readFileSync(join(src, file.path), 'utf8');
+  const declaration =
+    /\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*\n\s*(?:readonly |private |protected |static |get )*(\w+)(\??:|\(\)|\s*=)/g;
+  return [...text.matchAll(declaration)]
+    .filter(([, doc]) => /\bms\b|milliseconds/.test(doc))
+    .map(([, , name]) => `${file.path} ${name}`);
+}
+
+/**
+ * Internal parts whose counters their owner writes or reads directly; each owner reports them
+ * through its own stats().
+ */
+const COUNTER_FIELD_EXCEPTIONS = new Set([
+  'services/rendezvous-relay.ts',
+  'services/room-seating.ts',
+  'services/client-hooks.ts',
+  'replication/event-hub.ts',
+  'transport/network-simulator.ts',
+  'latency/input-buffer.ts',
+]);
+
 const files = sources(src).map((path) => {
   const text = readFileSync(path, 'utf8');
   return {
@@ -69,6 +143,9 @@ const files = sources(src).map((path) => {
       ...text.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?from\s+'([^']+)'/gm),
       ...text.matchAll(/^import\s+'([^']+)'/gm),
     ].map((m) => m[1]),
+    classes: [...text.matchAll(/^export (?:abstract )?class (\w+)(?: extends (\w+))?/gm)]
+      .filter((m) => !m[1].endsWith('Error') && m[2] !== 'Error')
+      .map((m) => m[1]),
   };
 });
 
@@ -144,9 +221,25 @@ describe('architecture', () => {
     for (const file of files) {
       const layer = LAYERS.indexOf(file.path.split('/')[0]);
       if (layer < 0) continue;
-      for (const spec of file.imports.filter((i) => i.startsWith('../'))) {
-        const target = LAYERS.indexOf(spec.split('/')[1]);
-        assert.ok(target >= 0 && target <= layer, `${file.path} imports ${spec}, which is not below it`);
+      for (const target of relativeTargets(file)) {
+        const below = LAYERS.indexOf(target.split('/')[0]);
+        assert.ok(below >= 0 && below <= layer, `${file.path} imports ${target}, which is not below it`);
+      }
+    }
+  });
+
+  it('lockstep/ keeps its concerns apart: turns and rollback share only peer links and deterministic math', () => {
+    const concerns = files.filter((f) => f.path.startsWith('lockstep/') && f.path.split('/').length === 3);
+    assert.ok(concerns.length > 30, `found ${concerns.length} files in lockstep/ sub-folders`);
+    for (const file of concerns) {
+      const allowed = P2P_CONCERNS[file.path.split('/')[1]];
+      assert.ok(
+        allowed !== undefined,
+        `${file.path}: lockstep/ has the sub-folders ${Object.keys(P2P_CONCERNS)}`,
+      );
+      for (const target of relativeTargets(file).filter((t) => t.startsWith('lockstep/'))) {
+        const concern = target.split('/')[1];
+        assert.ok(allowed.includes(concern), `${file.path} imports ${target}`);
       }
     }
   });
@@ -161,6 +254,85 @@ describe('architecture', () => {
       return parts.length !== 2 || TEST_HELPERS.has(parts[0]);
     });
     assert.deepEqual(misplaced, []);
+  });
+
+  it('a file that exports one class is named after it, kebab-case (a group prefix allowed: rendezvous-relay.ts)', () => {
+    const misnamed = files
+      .filter((f) => f.classes.length === 1 && !(f.path in FILE_CLASS_EXCEPTIONS))
+      .filter((f) => {
+        const base = f.path.split('/').pop()!.replace(/\.ts$/, '');
+        const name = kebab(f.classes[0]);
+        return base !== name && !base.endsWith(`-${name}`);
+      })
+      .map((f) => `${f.path} holds ${f.classes[0]}`);
+    assert.deepEqual(misnamed, []);
+    const stale = Object.keys(FILE_CLASS_EXCEPTIONS).filter(
+      (path) => files.find((f) => f.path === path)?.classes.length !== 1,
+    );
+    assert.deepEqual(stale, [], 'exceptions that no longer export exactly one class');
+  });
+
+  it("public classes keep their parts' callbacks private (no exported class implements a *Host)", () => {
+    const entries = files.filter((f) => /^(index|node|browser)\.ts$|^\w+\/index\.ts$/.test(f.path));
+    const exported = new Set(
+      entries.flatMap((f) =>
+        [...readFileSync(join(src, f.path), 'utf8').matchAll(/export (?:type )?\{([^}]*)\}/g)].flatMap((m) =>
+          m[1].split(',').map(
+            (name) =>
+              name
+                .trim()
+                .replace(/^type /, '')
+                .split(' as ')
+                .pop() ?? '',
+          ),
+        ),
+      ),
+    );
+    assert.ok(exported.has('RollbackSession'), 'finds the exported names');
+    const hosts = files.flatMap((f) =>
+      [
+        ...readFileSync(join(src, f.path), 'utf8').matchAll(
+          /^export class (\w+)[^{]*\bimplements [^{]*Host\b/gm,
+        ),
+      ]
+        .map((m) => m[1])
+        .filter((name) => exported.has(name))
+        .map((name) => `${f.path}: ${name}`),
+    );
+    assert.deepEqual(hosts, []);
+  });
+
+  it('a value documented in ms has a name ending in Ms (times are seconds otherwise)', () => {
+    const documented = files.flatMap(documentedInMs);
+    assert.ok(
+      documented.includes('packet/reliable-endpoint.ts rttMs'),
+      'finds the declarations documented in ms',
+    );
+    // A point in time named ...At (unix milliseconds, as Date.now gives) is the one exception.
+    const misnamed = documented.filter((key) => !/(Ms|MS|At)$/.test(key) && !(key in MS_NAME_EXCEPTIONS));
+    assert.deepEqual(misnamed, []);
+    const stale = Object.keys(MS_NAME_EXCEPTIONS).filter((key) => {
+      const [path, name] = key.split(' ');
+      const file = files.find((f) => f.path === path);
+      return file === undefined || !readFileSync(join(src, path), 'utf8').includes(name);
+    });
+    assert.deepEqual(stale, []);
+  });
+
+  it('counters are reported by a stats() method: no public stats or counters field or getter', () => {
+    const fields = files
+      .filter((f) => !COUNTER_FIELD_EXCEPTIONS.has(f.path))
+      .filter((f) =>
+        /^ {2}(?:readonly )?(?:stats|counters)\b\s*[:=]|^ {2}get (?:stats|counters)\(/m.test(
+          readFileSync(join(src, f.path), 'utf8'),
+        ),
+      )
+      .map((f) => f.path);
+    assert.deepEqual(fields, []);
+    const methods = files.filter((f) =>
+      /^ {2}stats\([^)]*\): /m.test(readFileSync(join(src, f.path), 'utf8')),
+    );
+    assert.ok(methods.length > 20, `${methods.length} files with a stats() method`);
   });
 
   it('no source re-exports with `export *`: every entry point lists its names', () => {

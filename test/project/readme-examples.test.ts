@@ -1,6 +1,6 @@
 /**
  * Every TypeScript block in the README is real code: each one is, verbatim, a whole file under
- * examples/ (such as the getting-started files, which test/getting-started.test.ts also runs) or a
+ * examples/ (such as the getting-started files, which test/examples/getting-started.test.ts also runs) or a
  * region of one (between `// #region readme` and `// #endregion`, with what the snippet leaves to
  * the reader declared around it). `npm test` type-checks examples/ with the rest of the project, so a
  * README edit not made in the example too, or an API change that breaks one, fails here or in tsc.

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defineMessage, MessageConnection, MessageFactory } from '../../src/channels/index.js';
 import { ClientState } from '../../src/connection/client.js';
-import { ReliableEndpoint } from '../../src/packet/endpoint.js';
+import { ReliableEndpoint } from '../../src/packet/reliable-endpoint.js';
 import { t } from '../../src/schema/index.js';
 import { toAddress } from '../../src/transport/address.js';
-import { NetworkSimulator } from '../../src/transport/simulator.js';
+import { NetworkSimulator } from '../../src/transport/network-simulator.js';
 import { UdpTransport } from '../../src/transport/udp-transport.js';
 import { Clock, MemoryNetwork, makeClient, makeServer, run, token } from '../support/netcode-harness.js';
 
@@ -49,7 +49,7 @@ describe('time rule: non-finite or backwards time throws at the call', () => {
     for (let i = 0; i < 10; i++) endpoint.sendPacket(new Uint8Array(8), 8);
     assert.throws(() => endpoint.update(Number.NaN), /finite/);
     assert.deepEqual(lost, []);
-    assert.equal(endpoint.counters.packetsLost, 0);
+    assert.equal(endpoint.stats().packetsLost, 0);
     obeysTheRule('ReliableEndpoint', (now) => endpoint.update(now), 2);
     assert.throws(
       () => new ReliableEndpoint({ transmit: () => {}, process: () => true }, {}, Number.NaN),

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { prng } from '../../src/random/prng.js';
-import { BandwidthBudget } from '../../src/replication/budget.js';
+import { BandwidthBudget } from '../../src/replication/bandwidth-budget.js';
 import { testSeed } from '../support/seed.js';
 
 const SEED = testSeed('budget tests');

@@ -67,7 +67,7 @@ describe('FlowControl (good / bad modes)', () => {
     const flow = new FlowControl();
     flow.update(0, 50, 0);
     assert.equal(flow.update(0.1, 900, 0), 'good', 'one sample of 900 ms moves the estimate to 135');
-    assert.ok(Math.abs(flow.rtt - 135) < 1e-9);
+    assert.ok(Math.abs(flow.rttMs - 135) < 1e-9);
     let now = 0.1;
     let samples = 0;
     while (flow.mode === 'good') {
@@ -77,13 +77,13 @@ describe('FlowControl (good / bad modes)', () => {
     }
     assert.ok(samples > 3 && samples < 30, `bad after ${samples} samples of 400 ms`);
     flow.update(now + 0.1, 0, 0);
-    assert.ok(flow.rtt > 250, 'a 0 (no sample yet) is ignored');
+    assert.ok(flow.rttMs > 250, 'a 0 (no sample yet) is ignored');
   });
 
   it('fails at the call on misuse', () => {
     assert.throws(() => new FlowControl({ goodKbps: 0 }), RangeError);
     assert.throws(() => new FlowControl({ goodKbps: 100, badKbps: 200 }), /badKbps/);
-    assert.throws(() => new FlowControl({ rttThreshold: Number.NaN }), RangeError);
+    assert.throws(() => new FlowControl({ rttThresholdMs: Number.NaN }), RangeError);
     assert.throws(() => new FlowControl({ rttSmoothing: 1.5 }), /rttSmoothing/);
     const flow = new FlowControl();
     flow.update(5, 10, 0);

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { prng } from '../../src/random/prng.js';
-import { InterestManager, type RelevanceFilter } from '../../src/replication/interest.js';
+import { InterestManager, type RelevanceFilter } from '../../src/replication/interest-manager.js';
 import type { InterestView } from '../../src/replication/interest-view.js';
 import { testSeed } from '../support/seed.js';
 

@@ -16,9 +16,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { prng } from '../../src/random/prng.js';
-import { InterestManager } from '../../src/replication/interest.js';
+import { InterestManager } from '../../src/replication/interest-manager.js';
 import type { InterestView } from '../../src/replication/interest-view.js';
-import { type Importance, PriorityAccumulator } from '../../src/replication/priority.js';
+import { type Importance, PriorityAccumulator } from '../../src/replication/priority-accumulator.js';
 import { PrioritySelection } from '../../src/replication/priority-selection.js';
 import { testSeed } from '../support/seed.js';
 

@@ -141,7 +141,7 @@ describe(`client commands (seed ${SEED})`, () => {
     assert.equal(s.world.get(a).x, 3);
     assert.deepEqual(s.shouts, [`${s.clients[0].client.client.clientIndex}: hi`]);
     assert.deepEqual(s.others, ['chat'], 'other messages on the channel are left to the game');
-    assert.equal(s.router.stats.delivered, 2);
+    assert.equal(s.router.stats().delivered, 2);
     assert.deepEqual(s.refusals, []);
   });
 
@@ -156,7 +156,7 @@ describe(`client commands (seed ${SEED})`, () => {
     sendCommand(c0, ACTIONS, Move, { dx: 0 }, ghostOf(s, 0, a.id)); // the validator refuses
     settle(s);
     assert.equal(snapshot(s.world), before, 'the world is unchanged');
-    const { stats } = s.router;
+    const stats = s.router.stats();
     assert.deepEqual(
       [stats.delivered, stats.unowned, stats.missingEntity, stats.rejectedByValidator],
       [0, 1, 1, 1],
@@ -175,14 +175,14 @@ describe(`client commands (seed ${SEED})`, () => {
     for (let i = 0; i < 5; i++) sendCommand(c0, ACTIONS, Move, { dx: 1 }, ghostOf(s, 0, a.id));
     settle(s, 3); // 0.1 s: the five arrive together
     settle(s);
-    assert.equal(s.router.stats.delivered, 3, 'the burst');
-    assert.equal(s.router.stats.overRate, 2);
+    assert.equal(s.router.stats().delivered, 3, 'the burst');
+    assert.equal(s.router.stats().overRate, 2);
     assert.equal(s.world.get(a).x, 3, 'refused moves did not move');
     for (let i = 0; i < 30; i++) s.step(); // one more second: five tokens, capped at the burst
     for (let i = 0; i < 3; i++) sendCommand(c0, ACTIONS, Move, { dx: 1 }, ghostOf(s, 0, a.id));
     settle(s);
-    assert.equal(s.router.stats.delivered, 6);
-    assert.equal(s.router.stats.overRate, 2);
+    assert.equal(s.router.stats().delivered, 6);
+    assert.equal(s.router.stats().overRate, 2);
     assert.equal(s.world.get(a).x, 6);
   });
 
@@ -218,7 +218,7 @@ describe(`client commands (seed ${SEED})`, () => {
       s.router.dispatch(0, receivedMessage(Unhandled, { value: true, target: null }), now),
       'invalid',
     );
-    assert.equal(s.router.stats.invalid, 2);
+    assert.equal(s.router.stats().invalid, 2);
     const c0 = s.clients[0].client;
     const ghost = ghostOf(s, 0, s.players[0].id);
     const loose = sendCommand as (...args: unknown[]) => number;
@@ -304,8 +304,8 @@ describe(`client commands (seed ${SEED})`, () => {
       assert.equal(outcome, want, `command ${i} (seed ${SEED})`);
       if (outcome === 'delivered') expected++;
     }
-    assert.equal(router.stats.delivered, expected);
-    const s = router.stats;
+    assert.equal(router.stats().delivered, expected);
+    const s = router.stats();
     assert.equal(
       s.delivered + s.invalid + s.unowned + s.missingEntity + s.overRate + s.rejectedByValidator,
       2000,

@@ -52,7 +52,7 @@ describe('replication configuration agreement', () => {
     assert.deepEqual(refusals, []);
     assert.deepEqual(alarms, []);
     assert.equal(mirror.configurationChecked, true);
-    assert.equal(mirror.configurationMismatches, 0);
+    assert.equal(mirror.stats().configurationMismatches, 0);
     assert.equal(mirror.size, 2);
     assert.deepEqual(mirror.ghost(0)?.value, { x: 6, rest: false });
   });
@@ -70,7 +70,7 @@ describe('replication configuration agreement', () => {
       for (const reason of refusals) assert.match(reason ?? '', /configuration differs from the server's/);
       assert.ok(refusals.every((r) => r?.includes(CONFIGURATION_DIFFERS)));
       assert.deepEqual(alarms, Array(6).fill(CONFIGURATION_DIFFERS));
-      assert.equal(mirror.configurationMismatches, 6);
+      assert.equal(mirror.stats().configurationMismatches, 6);
       assert.equal(mirror.configurationChecked, false);
       assert.equal(mirror.size, 0, 'nothing applied');
     });

@@ -13,7 +13,7 @@ import {
   ServerWorld,
 } from '../../src/replication/index.js';
 import { t } from '../../src/schema/schema.js';
-import { type LinkConditions, NetworkSimulator } from '../../src/transport/simulator.js';
+import { type LinkConditions, NetworkSimulator } from '../../src/transport/network-simulator.js';
 import { messageSession } from '../support/message-session.js';
 import { testSeed } from '../support/seed.js';
 
@@ -116,8 +116,8 @@ function run(seed: number, spatial: boolean) {
   );
   for (const c of clients) {
     const conditions: LinkConditions = {
-      latency: randomInt(next, 500),
-      jitter: randomInt(next, 100),
+      latencyMs: randomInt(next, 500),
+      jitterMs: randomInt(next, 100),
       loss: randomInt(next, 51),
       duplicates: randomInt(next, 20),
       reorder: randomInt(next, 20),
@@ -170,7 +170,7 @@ function run(seed: number, spatial: boolean) {
     step();
   }
   const replay = `seed ${seed} (GW_SEED=${seed})`;
-  assert.equal(replication.eventStats.overflowed, 0, replay);
+  assert.equal(replication.stats().events.overflowed, 0, replay);
   for (const [k, c] of clients.entries()) {
     assert.deepEqual(c.problems.slice(0, 5), [], `client ${k}, ${replay}`);
     for (let i = 1; i < c.reliable.length; i++)
@@ -186,7 +186,7 @@ function run(seed: number, spatial: boolean) {
     const notesReceived = c.reliable.filter((n) => notes.includes(n));
     assert.deepEqual(notesReceived, notes, `client ${k}: every global reliable event (${replay})`);
   }
-  return { clients, stats: replication.eventStats };
+  return { clients, stats: replication.stats().events };
 }
 
 describe(`replication events over bad links (seed ${SEED})`, () => {
@@ -195,7 +195,7 @@ describe(`replication events over bad links (seed ${SEED})`, () => {
     let dropped = 0;
     for (let r = 0; r < 3; r++) {
       const { clients, stats } = run((SEED + r * 7919) >>> 0, false);
-      for (const c of clients) delivered += c.mirror.eventsDelivered;
+      for (const c of clients) delivered += c.mirror.stats().eventsDelivered;
       dropped += stats.droppedGone + stats.droppedExpired;
     }
     assert.ok(delivered > 100, `${delivered} events delivered`);

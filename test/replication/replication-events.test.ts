@@ -100,7 +100,7 @@ describe('replication events', () => {
     assert.equal(boom.ghost, p.mirror.ghost(a.id));
     for (let i = 0; i < 5; i++) p.step();
     assert.equal(p.received.length, 2, 'nothing twice');
-    assert.equal(p.replication.eventStats.acked, 1);
+    assert.equal(p.replication.stats().events.acked, 1);
   });
 
   it('an event emitted after the tick waits for the next one', () => {
@@ -142,7 +142,7 @@ describe('replication events', () => {
       }
       p.received.length = 0;
     }
-    assert.equal(p.replication.eventStats.overflowed, 0);
+    assert.equal(p.replication.stats().events.overflowed, 0);
     assert.equal(seen.outOfOrder, 0);
     assert.equal(seen.reliable, total);
     assert.equal(
@@ -162,7 +162,7 @@ describe('replication events', () => {
       const sent = p.step();
       assert.ok(sent.took, p.client.lastRejection ?? '');
     }
-    assert.equal(p.replication.eventStats.acked, 256);
+    assert.equal(p.replication.stats().events.acked, 256);
     assert.equal(p.received.length, 256, 'no repeats dispatched');
   });
 
@@ -215,7 +215,7 @@ describe('replication events', () => {
     replication.emit(Explosion, { radius: 1 }, { to: 1 }); // another client's
     for (let i = 0; i < 3; i++) step();
     assert.deepEqual(got, [`explosion ${near.id}`]);
-    assert.equal(replication.eventStats.queued, 1);
+    assert.equal(replication.stats().events.queued, 1);
   });
 
   it('with no client, events emitted every step do not pile up', () => {
@@ -225,7 +225,7 @@ describe('replication events', () => {
       for (let k = 0; k < 4; k++) replication.emit(Explosion, { radius: 1 });
       world.tick();
     }
-    assert.equal(replication.eventStats.emitted, 400);
+    assert.equal(replication.stats().events.emitted, 400);
   });
 
   it('misuse throws at the call', () => {
@@ -242,7 +242,7 @@ describe('replication events', () => {
     p.replication.emit(Explosion, { radius: 1 });
     p.replication.emit(Explosion, { radius: 1 });
     assert.throws(() => p.replication.emit(Explosion, { radius: 1 }), /wait for world.tick/);
-    assert.equal(p.replication.eventStats.emitted, 2, 'a refused emit is not counted');
+    assert.equal(p.replication.stats().events.emitted, 2, 'a refused emit is not counted');
     assert.throws(
       () => new ReplicationServer({ world: new ServerWorld({ types, capacity: 4 }), events: [Chat, Chat] }),
       /twice/,
@@ -265,8 +265,8 @@ describe('replication events', () => {
       ns,
       Array.from({ length: 40 }, (_, n) => n),
     );
-    assert.ok(p.replication.eventStats.resent > 0);
-    assert.equal(p.replication.eventStats.acked, 40);
+    assert.ok(p.replication.stats().events.resent > 0);
+    assert.equal(p.replication.stats().events.acked, 40);
   });
 
   it('unreliable events are written at most once and never dispatched twice', () => {
@@ -279,7 +279,7 @@ describe('replication events', () => {
     const ns = p.received.map((e) => (e.is(Chat) ? e.value.n : -1));
     assert.equal(new Set(ns).size, ns.length, `no repeats: ${ns}`);
     assert.equal(ns.length, 20, 'every packet arrived once at least');
-    assert.equal(p.replication.eventStats.resent, 0);
+    assert.equal(p.replication.stats().events.resent, 0);
   });
 
   it('an entity event goes with its create, never before it and never after the destroy', () => {
@@ -296,7 +296,7 @@ describe('replication events', () => {
     p.world.destroy(a);
     for (let i = 0; i < 3; i++) p.step();
     assert.deepEqual(p.log, ['+0', 'boom 2 on 0', '-0']);
-    assert.equal(p.replication.eventStats.droppedGone, 1);
+    assert.equal(p.replication.stats().events.droppedGone, 1);
   });
 
   it('a reliable event written, then orphaned before its ack, is cancelled: the client moves past it', () => {
@@ -309,7 +309,7 @@ describe('replication events', () => {
     p.replication.emit(Chat, { n: 1, text: 'after' }, { reliable: true });
     for (let i = 0; i < 8; i++) p.step();
     assert.deepEqual(p.log, ['+0', '-0', 'chat 1']);
-    assert.equal(p.mirror.eventsDropped, 1);
+    assert.equal(p.mirror.stats().eventsDropped, 1);
   });
 
   it('the budget holds: what does not fit waits, in order', () => {
@@ -332,7 +332,7 @@ describe('replication events', () => {
     for (let n = 0; n < 6; n++) p.replication.emit(Chat, { n, text: '' }, { reliable: true });
     p.step(true, false); // delivered, never acked
     assert.deepEqual(overflows, [0, 0]);
-    assert.equal(p.replication.eventStats.overflowed, 2);
+    assert.equal(p.replication.stats().events.overflowed, 2);
     assert.deepEqual(
       p.received.map((e) => (e.is(Chat) ? e.value.n : -1)),
       [0, 1, 2, 3],
@@ -348,7 +348,7 @@ describe('replication events', () => {
     });
     for (let n = 0; n < 6; n++) p.replication.emit(Chat, { n, text: 'twenty bytes of text' });
     for (let i = 0; i < 10; i++) p.step();
-    assert.ok(p.replication.eventStats.droppedExpired > 0);
+    assert.ok(p.replication.stats().events.droppedExpired > 0);
     assert.ok(p.received.length < 6);
   });
 

@@ -10,7 +10,7 @@ import {
   ServerWorld,
 } from '../../src/replication/index.js';
 import { t } from '../../src/schema/schema.js';
-import { NetworkSimulator } from '../../src/transport/simulator.js';
+import { NetworkSimulator } from '../../src/transport/network-simulator.js';
 import { messageSession } from '../support/message-session.js';
 import { testSeed } from '../support/seed.js';
 
@@ -52,9 +52,9 @@ function scene(flow: boolean) {
   assert.ok(client.connected, 'the client connects');
   /** The section's bytes a second over the next `seconds` (the server socket's bytes, less one packet header each). */
   const rate = (seconds: number) => {
-    const before = session.serverSocket.stats.bytesSent;
+    const before = session.serverSocket.stats().bytesSent;
     for (let i = 0; i < seconds * HZ; i++) step();
-    return ((session.serverSocket.stats.bytesSent - before) * 8) / 1000 / seconds;
+    return ((session.serverSocket.stats().bytesSent - before) * 8) / 1000 / seconds;
   };
   return { replication, link, step, rate, index: client.client.clientIndex };
 }
@@ -66,14 +66,14 @@ describe('replication flow modes (good / bad)', () => {
     const good = s.rate(3);
     // 128 kbit/s of sections plus each packet's netcode and packet headers.
     assert.ok(good > 120 && good < 128 + 60 * 0.5, `good mode sends ${good.toFixed(1)} kbit/s`);
-    s.link.setConditions('outgoing', { latency: 150 });
-    s.link.setConditions('incoming', { latency: 150 });
+    s.link.setConditions('outgoing', { latencyMs: 150 });
+    s.link.setConditions('incoming', { latencyMs: 150 });
     s.rate(2); // the smoothed RTT climbs past 250 ms
     assert.equal(s.replication.flowStats(s.index)?.mode, 'bad');
     const bad = s.rate(3);
     assert.ok(bad < 32 + 60 * 0.5, `bad mode sends ${bad.toFixed(1)} kbit/s`);
-    s.link.setConditions('outgoing', { latency: 10 });
-    s.link.setConditions('incoming', { latency: 10 });
+    s.link.setConditions('outgoing', { latencyMs: 10 });
+    s.link.setConditions('incoming', { latencyMs: 10 });
     s.rate(3);
     assert.equal(s.replication.flowStats(s.index)?.mode, 'bad', 'still paying the 4 s penalty');
     s.rate(3);
@@ -83,8 +83,8 @@ describe('replication flow modes (good / bad)', () => {
   it('without flow modes the rate stays fixed, and there are no flow stats', () => {
     const s = scene(false);
     assert.equal(s.replication.flowStats(s.index), null);
-    s.link.setConditions('outgoing', { latency: 150 });
-    s.link.setConditions('incoming', { latency: 150 });
+    s.link.setConditions('outgoing', { latencyMs: 150 });
+    s.link.setConditions('incoming', { latencyMs: 150 });
     s.rate(2);
     const rate = s.rate(3);
     assert.ok(rate > 120, `the fixed rate holds: ${rate.toFixed(1)} kbit/s`);
@@ -93,7 +93,7 @@ describe('replication flow modes (good / bad)', () => {
   it('checks its options at construction', () => {
     const world = new ServerWorld({ types: [Blob], capacity: 4 });
     assert.throws(() => new ReplicationServer({ world, flow: { goodKbps: 10, badKbps: 20 } }), /badKbps/);
-    assert.throws(() => new ReplicationServer({ world, flow: { rttThreshold: -1 } }), RangeError);
+    assert.throws(() => new ReplicationServer({ world, flow: { rttThresholdMs: -1 } }), RangeError);
     assert.equal(
       new ReplicationServer({ world: new ServerWorld({ types: [Blob], capacity: 4 }) }).flowStats(0),
       null,

@@ -11,7 +11,7 @@ import {
   ServerWorld,
 } from '../../src/replication/index.js';
 import { t } from '../../src/schema/schema.js';
-import { type LinkConditions, NetworkSimulator } from '../../src/transport/simulator.js';
+import { type LinkConditions, NetworkSimulator } from '../../src/transport/network-simulator.js';
 import { messageSession } from '../support/message-session.js';
 import { testSeed } from '../support/seed.js';
 
@@ -131,8 +131,8 @@ function runRandom(seed: number, spatial: boolean) {
   const s = scene(seed, 1 + randomInt(next, 3), 2 + randomInt(next, 8), spatial);
   s.clients.forEach((c) => {
     const conditions: LinkConditions = {
-      latency: randomInt(next, 500),
-      jitter: randomInt(next, 100),
+      latencyMs: randomInt(next, 500),
+      jitterMs: randomInt(next, 100),
       loss: randomInt(next, 51),
       duplicates: randomInt(next, 20),
       reorder: randomInt(next, 20),

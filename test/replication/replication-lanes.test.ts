@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { sameBytes } from '../../scripts/bytes.js';
 import { valueArb } from '../../scripts/fuzz-core.js';
-import { compileLayout } from '../../src/replication/layout.js';
+import { compileLayout } from '../../src/replication/entity-layout.js';
 import { MAX_SCALAR_LANES } from '../../src/replication/plan.js';
 import { compile } from '../../src/schema/codec.js';
 import { SchemaValueError } from '../../src/schema/interpret.js';

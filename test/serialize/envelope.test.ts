@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import * as zlib from 'node:zlib';
 import { prng } from '../../src/random/prng.js';
 import { crc32 } from '../../src/serialize/crc32.js';
-import { ENVELOPE_OVERHEAD_BYTES, PacketEnvelope } from '../../src/serialize/envelope.js';
 import type { Stream } from '../../src/serialize/index.js';
+import { ENVELOPE_OVERHEAD_BYTES, PacketEnvelope } from '../../src/serialize/packet-envelope.js';
 import { testSeed } from '../support/seed.js';
 
 const SEED = testSeed('envelope tests');

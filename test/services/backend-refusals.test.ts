@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { prng, randomBytes, randomInt } from '../../src/random/prng.js';
 import { createBackend } from '../../src/services/backend.js';
-import { RateLimiter } from '../../src/services/backend-rate-limit.js';
+import { RateLimiter } from '../../src/services/backend-rate-limiter.js';
 import { EmbeddedDirectory } from '../../src/services/embedded-directory.js';
 import { backendPerTest, call, FakeRoomProcess, guest } from '../support/backend-fixture.js';
 import { testSeed } from '../support/seed.js';

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createBackend } from '../../src/services/backend.js';
 import { ROOM_GONE } from '../../src/services/backend-refusal.js';
-import type { JoinAnswer } from '../../src/services/backend-seats.js';
+import type { JoinAnswer } from '../../src/services/backend-seat-issuer.js';
 import type { Unsubscribe } from '../../src/services/directory.js';
 import { EmbeddedDirectory } from '../../src/services/embedded-directory.js';
-import { createMatchRoom } from '../../src/services/room-placement.js';
+import { createMatchRoom } from '../../src/services/room-placer.js';
 import { backendPerTest, call, FakeRoomProcess, guest } from '../support/backend-fixture.js';
 import { until } from '../support/directory-contract.js';
 

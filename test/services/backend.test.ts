@@ -15,8 +15,8 @@ import {
 import { createBackend } from '../../src/services/backend.js';
 import { ROOM_GONE } from '../../src/services/backend-refusal.js';
 import type { guestAuthSchema } from '../../src/services/backend-schemas.js';
-import type { JoinAnswer } from '../../src/services/backend-seats.js';
-import { SessionSigner } from '../../src/services/backend-session.js';
+import type { JoinAnswer } from '../../src/services/backend-seat-issuer.js';
+import { SessionSigner } from '../../src/services/backend-session-signer.js';
 import { EmbeddedDirectory } from '../../src/services/embedded-directory.js';
 import { decodeSeatUserData } from '../../src/services/seat-token.js';
 import {
@@ -86,7 +86,7 @@ describe('POST /auth and sessions', () => {
 
     const secret = new Uint8Array(32).fill(3); // a second backend (start closes the first)
     let now = Date.now();
-    const f = await start({ sessionSecret: secret, sessionSeconds: 10, now: () => now });
+    const f = await start({ sessionSecret: secret, sessionSeconds: 10, nowMs: () => now });
     const { session } = await guest(f.url);
     now += 10_001;
     const expired = await call(f.url, 'POST', '/rooms/join-or-create', body, session);

@@ -28,7 +28,7 @@ contracts(
   'embedded',
   async () => {
     let now = 1_700_000_000_000;
-    const directory = new EmbeddedDirectory({ now: () => now });
+    const directory = new EmbeddedDirectory({ nowMs: () => now });
     return {
       directory,
       peer: directory,
@@ -45,7 +45,7 @@ contracts(
   'ipc (in-process links)',
   async () => {
     let now = 1_700_000_000_000;
-    const served = new EmbeddedDirectory({ now: () => now });
+    const served = new EmbeddedDirectory({ nowMs: () => now });
     const links = [ipcLink(), ipcLink()];
     const stops = links.map((link) => serveDirectory(link.parent, served));
     const [directory, peer] = links.map((link) => new IpcDirectory({ endpoint: link.child }));
@@ -81,7 +81,7 @@ contracts(
       await once(relay, 'message');
     }
     let now = 1_700_000_000_000;
-    const served = new EmbeddedDirectory({ now: () => now });
+    const served = new EmbeddedDirectory({ nowMs: () => now });
     const stop = serveDirectory(relay, served);
     const endpoint = childEndpoint(relay);
     // Two directories on one channel, as two parts of one child would each make their own.

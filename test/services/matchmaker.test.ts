@@ -25,14 +25,14 @@ function clock(start = 1_000_000) {
 /** A matchmaker whose onMatch names rooms r0, r1, … and records what it made and abandoned. */
 function setup(options: Partial<MatchmakerOptions> = {}, directory?: EmbeddedDirectory) {
   const time = clock();
-  const dir = directory ?? new EmbeddedDirectory({ now: time.now });
+  const dir = directory ?? new EmbeddedDirectory({ nowMs: time.now });
   const made: { roomId: string; tickets: Ticket[] }[] = [];
   const abandoned: string[] = [];
   let rooms = 0;
   const mm = new Matchmaker({
     directory: dir,
     rules: RULES,
-    now: time.now,
+    nowMs: time.now,
     onMatch: async (tickets) => {
       const roomId = `r${rooms++}`;
       made.push({ roomId, tickets });
@@ -230,7 +230,7 @@ describe('matchmaker: passes', () => {
           if (landed) await super.claimTickets(ids, match, ttl);
           throw new Error('connection reset');
         }
-      })({ now: time.now });
+      })({ nowMs: time.now });
       const ctx = setup({ rules: { ...RULES, maxPlayers: 2 } }, dir);
       const a = await ctx.mm.enqueue({ userIds: ['a'], pool: 'p', skill: 1000 });
       await ctx.mm.enqueue({ userIds: ['b'], pool: 'p', skill: 1000 });
@@ -282,7 +282,7 @@ describe('matchmaker: concurrency', () => {
   async function race(seed: number, rounds: number) {
     const next = prng(seed);
     const time = clock();
-    const dir = new EmbeddedDirectory({ now: time.now });
+    const dir = new EmbeddedDirectory({ nowMs: time.now });
     const made = new Map<string, Ticket[]>();
     const abandoned = new Set<string>();
     let rooms = 0;
@@ -298,7 +298,7 @@ describe('matchmaker: concurrency', () => {
         new Matchmaker({
           directory: dir,
           pools,
-          now: time.now,
+          nowMs: time.now,
           ticketsPerUser: 3,
           onMatch: async (tickets) => {
             for (let i = randomInt(next, 4); i > 0; i--) await new Promise((r) => setImmediate(r));

@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PeerPair } from '../../src/lockstep/peer-pair.js';
-import { HELLO_HEADER_BYTES, MAX_CANDIDATES, usableCandidates } from '../../src/lockstep/rendezvous-wire.js';
-import { SecurePeerLinks } from '../../src/lockstep/secure-peer-links.js';
+import { PeerPair } from '../../src/lockstep/links/peer-pair.js';
+import {
+  HELLO_HEADER_BYTES,
+  MAX_CANDIDATES,
+  usableCandidates,
+} from '../../src/lockstep/links/rendezvous-wire.js';
+import { SecurePeerLinks } from '../../src/lockstep/links/secure-peer-links.js';
 import { issuePeerToken } from '../../src/services/peer-token-issuer.js';
 import { RendezvousServer } from '../../src/services/rendezvous-server.js';
 import { type Address, toAddress } from '../../src/transport/address.js';
@@ -46,8 +50,8 @@ describe('hardened rendezvous: tokens', () => {
     network.get(toAddress('10.0.1.1:5000'))?.close();
     const again = new SecurePeerLinks({ transport: network.createTransport('10.0.1.1:5000'), token: t1 });
     tick([again], 0.5);
-    assert.equal(server.counters.registered, 1);
-    assert.ok(server.counters.tokenReplayed >= 1);
+    assert.equal(server.stats().registered, 1);
+    assert.ok(server.stats().tokenReplayed >= 1);
     assert.deepEqual(server.sessionPeers(9n), []);
     assert.equal(again.registered, false);
     assert.equal(again.rendezvousState, 'refused');
@@ -69,10 +73,10 @@ describe('hardened rendezvous: tokens', () => {
     });
     tick([newer], 0.2);
     assert.equal(newer.registered, true);
-    const registered = server.counters.registered;
+    const registered = server.stats().registered;
     oldAddress.send(toAddress('10.0.0.1:4000'), captured);
     tick([newer], 0.5);
-    assert.equal(server.counters.registered, registered);
+    assert.equal(server.stats().registered, registered);
     assert.deepEqual(server.sessionPeers(9n), [1]);
     assert.equal(newer.registered, true);
   });
@@ -113,12 +117,12 @@ describe('hardened rendezvous: no amplification', () => {
     }
     // It never proved it receives there, so it holds no slot and no peer punches the victim.
     assert.deepEqual(server.sessionPeers(9n), [0, 1, 2]);
-    assert.equal(server.counters.introductions, 3);
+    assert.equal(server.stats().introductions, 3);
     assert.ok(received <= victim.sentBytes, `sent the victim ${received} bytes for ${victim.sentBytes}`);
-    const limited = server.counters.rateLimited;
+    const limited = server.stats().rateLimited;
     for (let i = 0; i < 200; i++) victim.keepAlive(0);
     tick(others);
-    assert.ok(server.counters.rateLimited - limited >= 100, 'keep-alives are rate-limited too');
+    assert.ok(server.stats().rateLimited - limited >= 100, 'keep-alives are rate-limited too');
   });
 });
 
@@ -136,7 +140,7 @@ describe('hardened peer links: candidates', () => {
     assert.equal(evil.prove(), true);
     assert.doesNotThrow(() => tick(good, 1));
     assert.deepEqual(server.sessionPeers(9n), [0, 1, 2]);
-    for (const l of good) assert.equal(l.counters.sendFailed, 0);
+    for (const l of good) assert.equal(l.stats().sendFailed, 0);
   });
 
   it('counts sends the transport refuses instead of throwing out of update and receive', () => {
@@ -157,7 +161,7 @@ describe('hardened peer links: candidates', () => {
       (transport, peer) => new SecurePeerLinks({ transport, token: token(peer, 2) }),
     );
     assert.doesNotThrow(() => tick(links, 1));
-    assert.ok(links[0].counters.sendFailed > 0);
+    assert.ok(links[0].stats().sendFailed > 0);
   });
 
   it('peers keep only candidates of their own family, not port 0, at most five', () => {
@@ -207,7 +211,7 @@ describe('hardened rendezvous: relay, notices, recovery', () => {
     for (let i = 0; i < 1000; i++)
       transports[0].send(toAddress('10.0.0.1:4000'), new Uint8Array(80).fill(0x22));
     tick(links);
-    const relay = server.counters.relay;
+    const relay = server.stats().relay;
     assert.ok(relay.mac + relay.inner + relay.size + relay.replay >= 1000);
     assert.equal(relay.rateLimited, 0);
   });
@@ -233,7 +237,7 @@ describe('hardened rendezvous: relay, notices, recovery', () => {
       joiner.transport.close();
       if (i % 8 === 0) deaf.keepAlive(0); // alive, but never acknowledging
     }
-    assert.equal(server.counters.noticeOverflow, 1);
+    assert.equal(server.stats().noticeOverflow, 1);
     assert.deepEqual(server.sessionPeers(9n), []);
   });
 
@@ -384,7 +388,7 @@ describe('hardened: pair keys and events', () => {
       guest.close();
       tick([host], 0.2);
     }
-    assert.ok(host.counters.eventsDropped >= 8, `dropped ${host.counters.eventsDropped}`);
+    assert.ok(host.stats().eventsDropped >= 8, `dropped ${host.stats().eventsDropped}`);
     let kept = 0;
     while (host.pollEvent() !== null) kept++;
     assert.equal(kept, 8);

@@ -58,13 +58,13 @@ describe('slot holders at the rendezvous', () => {
     const honest = await openPeers([seat]);
     cleanups.push(() => honest.close());
     await until('the newcomer connected', 8000, () => honest.links[0].connectedPeers().includes(0));
-    const stale = f.rendezvous?.counters.tokenStale ?? 0;
+    const stale = f.rendezvous?.stats().tokenStale ?? 0;
 
     // The spare token, from a fresh socket as a rebuilt client would.
     const hijack = await openPeers([spare]);
     cleanups.push(() => hijack.close());
     await until('the spare token refused', 8000, () => hijack.links[0].rendezvousState === 'refused');
-    assert.equal(f.rendezvous?.counters.tokenStale, stale + 1);
+    assert.equal(f.rendezvous?.stats().tokenStale, stale + 1);
     say(honest, 0, 'still me');
     await until('the host hears the newcomer', 8000, () => host.notes[0].includes('1:still me'));
     assert.equal(honest.links[0].rendezvousState, 'registered');

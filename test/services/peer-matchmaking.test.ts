@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { BackendClient, BackendError } from '../../src/join/backend-client.js';
-import { readPeerToken } from '../../src/lockstep/peer-token.js';
+import { readPeerToken } from '../../src/lockstep/links/peer-token.js';
 import { createBackend, type ServedBackend, serveBackend } from '../../src/services/backend.js';
 import { EmbeddedDirectory } from '../../src/services/embedded-directory.js';
 import { startLocalFleet } from '../../src/services/local-fleet.js';
@@ -77,7 +77,7 @@ describe('peer pools: matched players get peer tokens and connect', () => {
     cleanups.push(() => peers.close());
     await exchangeNotes(peers);
     assert.deepEqual(rendezvous.sessionPeers(sessionId), [0, 1, 2, 3]);
-    assert.equal(rendezvous.counters.forged, 0);
+    assert.equal(rendezvous.stats().forged, 0);
     peers.close();
   });
 

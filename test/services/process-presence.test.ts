@@ -26,7 +26,7 @@ describe('listing a process again', () => {
     assert.equal(room.seats.size, 0, 'both left meanwhile');
     release();
     await beat;
-    assert.equal(s.server.stats.reregistrations, 1);
+    assert.equal(s.server.stats().reregistrations, 1);
     assert.equal(await s.directory.getSeat(ann.seatId), null, 'written, then undone');
     assert.equal(await s.directory.getSeat(bob.seatId), null, 'not written');
     assert.equal((await s.directory.getRoom(room.roomId))?.seats, 0);

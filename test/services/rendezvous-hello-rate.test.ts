@@ -44,7 +44,7 @@ function helloFlood(source: (i: number) => string) {
     network.route(source(i) as Address, RENDEZVOUS, new RawRendezvousPeer(token, sink).hello());
   }
   server.update(1);
-  return server.counters;
+  return server.stats();
 }
 
 describe('rendezvous hello rate per host', () => {
@@ -101,7 +101,7 @@ describe('rendezvous rate for registered peers', () => {
     // 3 × 30 keep-alives at one instant: over one host's burst (40), within each player's own.
     for (let i = 0; i < 30; i++) for (const p of players) p.keepAlive(0);
     server.update(1.02);
-    assert.equal(server.counters.rateLimited, 0);
+    assert.equal(server.stats().rateLimited, 0);
     assert.deepEqual(server.sessionPeers(7n), [0, 1, 2]);
   });
 });

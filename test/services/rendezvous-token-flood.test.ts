@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { SecurePeerLinks } from '../../src/lockstep/secure-peer-links.js';
+import { SecurePeerLinks } from '../../src/lockstep/links/secure-peer-links.js';
 import { issuePeerToken } from '../../src/services/peer-token-issuer.js';
 import { RendezvousServer } from '../../src/services/rendezvous-server.js';
 import type { Address } from '../../src/transport/address.js';
@@ -88,7 +88,7 @@ describe('rendezvous token tables under floods of valid tokens', () => {
     assert.ok(seconds <= 1, `the honest pair connected after ${seconds.toFixed(2)} s of flood`);
     assert.deepEqual(server.sessionPeers(5n), [0, 1]);
     assert.deepEqual(server.sessionPeers(77n), [], 'a forged source proves nothing, so holds no slot');
-    assert.ok(server.counters.pendingEvicted > 0 && server.counters.tokensEvicted > 0);
+    assert.ok(server.stats().pendingEvicted > 0 && server.stats().tokensEvicted > 0);
 
     // A registered peer's hello, captured, replayed from elsewhere after more flood.
     const holder = new RawRendezvousPeer(token(9n, 0), network.createTransport('10.0.3.1:5000'));
@@ -101,10 +101,10 @@ describe('rendezvous token tables under floods of valid tokens', () => {
       flood(80);
       tick(pair);
     }
-    const registered = server.counters.registered;
+    const registered = server.stats().registered;
     network.createTransport('10.0.4.1:5000').send(RENDEZVOUS, captured);
     for (let i = 0; i < 50; i++) tick(pair);
-    assert.equal(server.counters.registered, registered, 'the replay registered nothing');
+    assert.equal(server.stats().registered, registered, 'the replay registered nothing');
     assert.deepEqual(server.sessionPeers(9n), [0]);
     assert.ok(pair[1].connectedPeers().includes(0));
   });
@@ -128,7 +128,7 @@ describe('rendezvous token tables under floods of valid tokens', () => {
     const seconds = connect(pair);
     assert.ok(seconds <= 1, `the honest pair connected after ${seconds.toFixed(2)} s`);
     assert.deepEqual(server.sessionPeers(6n), [0, 1]);
-    assert.ok(server.counters.registered >= 4096, `registered ${server.counters.registered}`);
-    assert.ok(server.counters.tokensEvicted > 0);
+    assert.ok(server.stats().registered >= 4096, `registered ${server.stats().registered}`);
+    assert.ok(server.stats().tokensEvicted > 0);
   });
 });

@@ -66,7 +66,7 @@ describe('RoomClient.auth: what the verifier said of the player', () => {
     assert.ok(!connected(eve.client), 'eve is disconnected');
     assert.ok(!connected(mal.client), 'mal is disconnected');
     assert.ok(connected(ada.client), 'ada plays');
-    assert.equal(s.server.stats.refused['auth refused'], 2);
+    assert.equal(s.server.stats().refused['auth refused'], 2);
     assert.equal(await s.directory.getSeat(eve.seatId), null, 'a refused seat is released');
     assert.equal(await s.directory.getSeat(mal.seatId), null);
     assert.deepEqual(GuardedRoom.log, ['join Ada (asked to be undefined)']);
@@ -109,13 +109,13 @@ describe('RoomClient.auth: what the verifier said of the player', () => {
     assert.equal((await s.directory.getSeat(ada.seatId))?.state, 'held');
     await s.directory.removeProcess(s.server.processId); // as a restarted Redis would have it
     await s.server.heartbeat(); // the process lists its rooms and seats again
-    assert.equal(s.server.stats.reregistrations, 1);
+    assert.equal(s.server.stats().reregistrations, 1);
     const relisted = await s.directory.getSeat(ada.seatId);
     assert.deepEqual([relisted?.state, relisted?.auth], ['held', { name: 'Ada' }]);
     const back = s.connect(s.token({ roomId: s.roomId, seatId: ada.seatId }, ada.clientId));
     await s.run(300);
     assert.ok(connected(back));
-    assert.equal(s.server.stats.reconnections, 1);
+    assert.equal(s.server.stats().reconnections, 1);
     assert.deepEqual(GuardedRoom.joined.length, 1, 'the same client, not a second join');
     assert.deepEqual(GuardedRoom.joined[0].auth, { name: 'Ada' });
   });

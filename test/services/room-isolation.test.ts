@@ -157,8 +157,8 @@ describe('room isolation over UDP', () => {
     );
     assert.ok(errors.includes('room tickBug onTick: Error: game bug in onTick'), errors.join('\n'));
     assert.ok(errors.includes('room layerBug channel replication: Error: replication layer fault'));
-    assert.equal(server.stats.roomsFailed, 2);
-    assert.equal(server.stats.frameErrors, 0);
+    assert.equal(server.stats().roomsFailed, 2);
+    assert.equal(server.stats().frameErrors, 0);
     assert.deepEqual(
       server.rooms.map((r) => r.name),
       ['calm'],
@@ -183,7 +183,7 @@ describe('room isolation over UDP', () => {
   it('a join whose options make onAuth throw refuses that player only: the room and its players go on', async () => {
     const server = fleet.servers[0];
     const failed = failures.length;
-    const hookErrors = server.stats.clientHookErrors;
+    const hookErrors = server.stats().clientHookErrors;
     const eve = await player('eve', 'authBug', 'auth', { team: 'red' });
     const fay = await player('fay', 'authBug', 'auth', { team: 'blue' }, 2);
     assert.equal(fay.seat.roomId, eve.seat.roomId);
@@ -204,7 +204,7 @@ describe('room isolation over UDP', () => {
     for (const p of [eve, fay]) await until('the room to replicate the scores', 10_000, () => total(p) === 5);
     assert.ok(connected(eve.end) && connected(fay.end));
     assert.ok(server.room(eve.seat.roomId) !== undefined);
-    assert.equal(server.stats.clientHookErrors, hookErrors + 1);
+    assert.equal(server.stats().clientHookErrors, hookErrors + 1);
     assert.ok(
       errors.some((e) => e.startsWith(`room authBug onAuth client ${seat.seatId}: TypeError`)),
       errors.join('\n'),

@@ -16,7 +16,7 @@ describe('room seating when the directory fails', () => {
     const { client, seatId } = await s.join(room.roomId, 'ann');
     await s.run(300);
     assert.equal(client.messages.client.state, ClientState.Disconnected);
-    assert.equal(s.server.stats.refused['directory error'], 1);
+    assert.equal(s.server.stats().refused['directory error'], 1);
     const seat = await s.directory.getSeat(seatId);
     assert.equal(seat?.state, 'held', 'not left taken forever');
     assert.ok(Number.isFinite(seat.expiresAt));

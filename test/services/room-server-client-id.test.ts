@@ -26,7 +26,7 @@ describe('RoomServer: the seat’s client id', () => {
     const impostor = s.connect(s.token({ roomId: room.roomId, seatId }, 501n));
     await s.run(300);
     assert.ok(!connected(impostor), 'the wrong client is disconnected');
-    assert.deepEqual(s.server.stats.refused, { 'wrong client': 1 });
+    assert.deepEqual(s.server.stats().refused, { 'wrong client': 1 });
     assert.deepEqual(TestRoom.log, ['a: create'], 'no join hook ran');
     assert.equal(room.clients.length, 0);
     assert.notEqual(await s.directory.getSeat(seatId), null, 'the seat is given back');
@@ -38,8 +38,8 @@ describe('RoomServer: the seat’s client id', () => {
     assert.equal(room.clients.length, 1);
     assert.equal(room.clients[0].clientId, 500n);
     assert.equal((await s.directory.getSeat(seatId))?.state, 'taken');
-    assert.equal(s.server.stats.joins, 1);
-    assert.deepEqual(s.server.stats.refused, { 'wrong client': 1 });
+    assert.equal(s.server.stats().joins, 1);
+    assert.deepEqual(s.server.stats().refused, { 'wrong client': 1 });
     assert.deepEqual(s.errors, []);
   });
 
@@ -57,7 +57,7 @@ describe('RoomServer: the seat’s client id', () => {
     const impostor = s.connect(s.token({ roomId: room.roomId, seatId }, clientId + 1000n));
     await s.run(300);
     assert.ok(!connected(impostor));
-    assert.equal(s.server.stats.refused['wrong client'], 1);
+    assert.equal(s.server.stats().refused['wrong client'], 1);
     assert.deepEqual(TestRoom.log.slice(2), ['a: drop ann'], 'no reconnection');
     const after = await s.directory.getSeat(seatId);
     assert.equal(after?.state, 'held');
@@ -67,7 +67,7 @@ describe('RoomServer: the seat’s client id', () => {
     await s.run(400);
     assert.ok(connected(back));
     assert.deepEqual(TestRoom.log.slice(2), ['a: drop ann', 'a: reconnect ann']);
-    assert.equal(s.server.stats.reconnections, 1);
+    assert.equal(s.server.stats().reconnections, 1);
     assert.equal(room.clients[0].clientId, clientId);
     assert.equal((await s.directory.getSeat(seatId))?.state, 'taken');
     assert.deepEqual(s.errors, []);

@@ -37,7 +37,7 @@ describe('RoomServer: joining with a seat', () => {
     await s.run(300);
     assert.ok(!connected(thief), 'the second connection is disconnected');
     assert.ok(connected(client));
-    assert.equal(s.server.stats.refused['already used'], 1);
+    assert.equal(s.server.stats().refused['already used'], 1);
     assert.equal(room.clients.length, 1);
     assert.deepEqual(mirroredRooms(thief), []);
   });
@@ -58,7 +58,7 @@ describe('RoomServer: joining with a seat', () => {
     const lost = s.connect(s.token({ roomId: 'no-such-room', seatId: 'x' }));
     await s.run(300);
     for (const c of [late, blank, lost]) assert.ok(!connected(c));
-    assert.deepEqual(s.server.stats.refused, { expired: 1, 'no seat claim': 1, 'no such room': 1 });
+    assert.deepEqual(s.server.stats().refused, { expired: 1, 'no seat claim': 1, 'no such room': 1 });
     assert.deepEqual(TestRoom.log, ['a: create']);
   });
 
@@ -80,7 +80,7 @@ describe('RoomServer: joining with a seat', () => {
     const { client } = await s.join(room.roomId, 'cat');
     await s.run(300);
     assert.ok(!connected(client));
-    assert.equal(s.server.stats.refused.full, 1);
+    assert.equal(s.server.stats().refused.full, 1);
     assert.equal(room.clients.length, 1);
   });
 
@@ -90,7 +90,7 @@ describe('RoomServer: joining with a seat', () => {
     const { client, seatId } = await s.join(room.roomId, 'eve', { banned: true });
     await s.run(300);
     assert.ok(!connected(client));
-    assert.equal(s.server.stats.refused['auth refused'], 1);
+    assert.equal(s.server.stats().refused['auth refused'], 1);
     assert.equal(await s.directory.getSeat(seatId), null);
     assert.deepEqual(TestRoom.log, ['a: create']);
   });
@@ -168,7 +168,7 @@ describe('RoomServer: leaving and coming back', () => {
       .find((v) => v?.score === 7);
     assert.ok(mine !== undefined);
     assert.equal((await s.directory.getSeat(seatId))?.state, 'taken');
-    assert.equal(s.server.stats.reconnections, 1);
+    assert.equal(s.server.stats().reconnections, 1);
     assert.ok(connected(other.client));
   });
 
@@ -185,7 +185,7 @@ describe('RoomServer: leaving and coming back', () => {
     const back = s.connect(s.token({ roomId: room.roomId, seatId }, clientId));
     await s.run(300);
     assert.ok(!connected(back));
-    assert.equal(s.server.stats.refused['unknown seat'], 1);
+    assert.equal(s.server.stats().refused['unknown seat'], 1);
   });
 });
 
@@ -220,7 +220,7 @@ describe('RoomServer: rooms and the process', () => {
     assert.ok(s.server.room(made.roomId) !== undefined);
     assert.deepEqual(refused, { requestId: 'r2', ok: false, reason: 'refused by onCreate' });
     assert.deepEqual(unknown, { requestId: 'r3', ok: false, reason: 'no room type nope' });
-    assert.equal(s.server.stats.badRequests, 1);
+    assert.equal(s.server.stats().badRequests, 1);
   });
 
   it('an empty room is disposed after its grace, not while a reservation is pending', async () => {
@@ -265,11 +265,11 @@ describe('RoomServer: rooms and the process', () => {
     bob.client.live = false;
     await s.run(1500); // bob dropped: held
     await s.server.heartbeat();
-    assert.equal(s.server.stats.reregistrations, 0);
+    assert.equal(s.server.stats().reregistrations, 0);
     await s.directory.removeProcess(s.server.processId); // as a restarted Redis would have it
     assert.equal(await s.directory.getRoom(room.roomId), null);
     await s.server.heartbeat();
-    assert.equal(s.server.stats.reregistrations, 1);
+    assert.equal(s.server.stats().reregistrations, 1);
     const record = await s.directory.getProcess(s.server.processId);
     assert.equal(record?.state, 'ready');
     assert.deepEqual(record?.addresses, { memory: '10.0.0.1:40000' });
@@ -280,7 +280,7 @@ describe('RoomServer: rooms and the process', () => {
     const back = s.connect(s.token({ roomId: room.roomId, seatId: bob.seatId }, bob.clientId));
     await s.run(300);
     assert.ok(connected(back));
-    assert.equal(s.server.stats.reconnections, 1);
+    assert.equal(s.server.stats().reconnections, 1);
   });
 
   it('heartbeats report the load', async () => {
@@ -363,8 +363,8 @@ describe('RoomServer: rooms and the process', () => {
     assert.equal(made.room.tick, 3, 'no tick after the throw');
     assert.ok(connected(neighbour.client));
     assert.ok(calm.tick > 8);
-    assert.equal(s.server.stats.hookErrors, 1);
-    assert.equal(s.server.stats.roomsFailed, 1);
+    assert.equal(s.server.stats().hookErrors, 1);
+    assert.equal(s.server.stats().roomsFailed, 1);
     assert.deepEqual(s.errors, ['room faulty onTick: Error: bug at tick 3']);
     assert.deepEqual(failures, ['faulty onTick']);
     assert.ok(TestRoom.log.includes('f: dispose'));
@@ -384,7 +384,7 @@ describe('RoomServer: rooms and the process', () => {
     const second = await s.join(made.room.roomId, 'bob');
     await s.run(400);
     assert.ok(!connected(first.client) && !connected(second.client), 'the room went with its clients');
-    assert.equal(s.server.stats.roomsFailed, 1);
+    assert.equal(s.server.stats().roomsFailed, 1);
     assert.deepEqual(s.errors, ['room sulky onTick: Error: async bug']);
   });
 
@@ -407,10 +407,10 @@ describe('RoomServer: rooms and the process', () => {
     await s.run(300);
     assert.ok(!connected(mallory.client), 'the joiner is refused');
     assert.ok(connected(ann.client) && connected(bob.client), 'the players in the room stay');
-    assert.equal(s.server.stats.roomsFailed, 0);
+    assert.equal(s.server.stats().roomsFailed, 0);
     assert.deepEqual(failures, []);
-    assert.equal(s.server.stats.refused['auth refused'], 1);
-    assert.equal(s.server.stats.clientHookErrors, 1);
+    assert.equal(s.server.stats().refused['auth refused'], 1);
+    assert.equal(s.server.stats().clientHookErrors, 1);
     assert.equal(s.errors.length, 1);
     assert.match(s.errors[0], new RegExp(`^room teams onAuth client ${mallory.seatId}: TypeError`));
     assert.equal(s.server.room(room.roomId), room);
@@ -449,8 +449,8 @@ describe('RoomServer: rooms and the process', () => {
     await s.run(300);
     assert.equal(bob.client.messages.client.state, ClientState.Disconnected, 'told, not timed out');
     assert.ok(connected(ann.client) && connected(cy.client), 'the others stay');
-    assert.equal(s.server.stats.roomsFailed, 0);
-    assert.equal(s.server.stats.clientHookErrors, 1, 'its messages after the throw are not delivered');
+    assert.equal(s.server.stats().roomsFailed, 0);
+    assert.equal(s.server.stats().clientHookErrors, 1, 'its messages after the throw are not delivered');
     assert.deepEqual(s.errors, [`room picky onMessage client ${bob.seatId}: Error: unlucky message`]);
     assert.ok(TestRoom.log.includes('p: leave bob true'), 'it left the room: onLeave ran');
     assert.equal(s.server.room(room.roomId), room);
@@ -505,7 +505,7 @@ describe('RoomServer: rooms and the process', () => {
       room.clients.map((c) => c.userId),
       ['ann'],
     );
-    assert.equal(s.server.stats.roomsFailed, 0);
+    assert.equal(s.server.stats().roomsFailed, 0);
     assert.equal(s.server.room(room.roomId), room);
     assert.deepEqual(
       new Set(s.errors),
@@ -518,7 +518,7 @@ describe('RoomServer: rooms and the process', () => {
         `room fragile onLeave client ${dee.seatId}: Error: leave bug dee`,
       ]),
     );
-    assert.equal(s.server.stats.clientHookErrors, 6);
+    assert.equal(s.server.stats().clientHookErrors, 6);
     ann.client.messages.send(1, Score, { add: 7 });
     await s.run(200);
     assert.ok(connected(ann.client));
@@ -539,9 +539,9 @@ describe('RoomServer: rooms and the process', () => {
     };
     const tick = room.tick;
     await s.run(300);
-    assert.equal(s.server.stats.frameErrors, 2);
+    assert.equal(s.server.stats().frameErrors, 2);
     assert.deepEqual(s.errors, ['update: Error: socket fault'], 'the next frame’s within the second');
-    assert.equal(s.server.stats.roomsFailed, 0);
+    assert.equal(s.server.stats().roomsFailed, 0);
     assert.ok(room.tick > tick + 4, 'the room goes on');
     assert.ok(connected(client));
   });
@@ -562,13 +562,13 @@ describe('RoomServer: rooms and the process', () => {
     await s.run(2500); // 250 frames of 10 ms
     faulty = false;
     await s.run(100);
-    assert.equal(s.server.stats.frameErrors, 250);
+    assert.equal(s.server.stats().frameErrors, 250);
     assert.deepEqual(s.errors, [
       'update: Error: socket fault',
       'update (99 more not reported): Error: socket fault',
       'update (99 more not reported): Error: socket fault',
     ]);
-    assert.equal(s.server.stats.roomsFailed, 0);
+    assert.equal(s.server.stats().roomsFailed, 0);
     assert.ok(room.tick > tick + 50, 'the room goes on');
   });
 

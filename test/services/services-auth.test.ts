@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { seatHolder } from '../../src/services/backend-seats.js';
+import { seatHolder } from '../../src/services/backend-seat-issuer.js';
 import { BackendClient } from '../../src/services/index.js';
 import { type LocalFleet, startLocalFleet } from '../../src/services/local-fleet.js';
 import type { RoomClient } from '../../src/services/room.js';
@@ -86,7 +86,7 @@ describe('auth data from the verifier to the room, through the backend', () => {
     return client;
   };
   const joinsOf = (userId: string) => VerifiedRoom.joins.filter((j) => j.userId === userId);
-  const refused = () => fleet.servers[0].stats.refused['auth refused'] ?? 0;
+  const refused = () => fleet.servers[0].stats().refused['auth refused'] ?? 0;
 
   it('join-or-create, create and join by id: each seat carries the session’s data to onJoin', async () => {
     const ada = await login('ada');

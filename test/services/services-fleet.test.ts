@@ -23,7 +23,7 @@ import {
   type ServedBackend,
   serveBackend,
 } from '../../src/services/index.js';
-import { RoomPlacer } from '../../src/services/room-placement.js';
+import { RoomPlacer } from '../../src/services/room-placer.js';
 import { RedisServer, redisSkip } from '../support/redis.js';
 import { PROTOCOL_ID, Score } from '../support/room-scene.js';
 import {

@@ -10,7 +10,7 @@ import { BackendClient, type Seated } from '../../src/join/backend-client.js';
 import { type LocalFleet, startLocalFleet } from '../../src/services/local-fleet.js';
 import { roomChannel } from '../../src/services/room-channels.js';
 import { toAddress } from '../../src/transport/address.js';
-import { WebSocketClientTransport } from '../../src/transport/websocket-client.js';
+import { WebSocketClientTransport } from '../../src/transport/websocket-client-transport.js';
 import { factory, PROTOCOL_ID, Score, TestRoom } from '../support/room-scene.js';
 import { connected, mirroredPlayers, Players, until } from '../support/services-players.js';
 import { openRtcClient } from '../support/webrtc-loopback.js';

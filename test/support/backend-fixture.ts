@@ -9,7 +9,7 @@ import type { MatchmakingQueue } from '../../src/services/backend-matchmake-rout
 import type { Directory, ProcessAddresses, RoomMetadata } from '../../src/services/directory.js';
 import { EmbeddedDirectory } from '../../src/services/embedded-directory.js';
 import type { EnqueueRequest } from '../../src/services/matchmaker.js';
-import { createMatchRoom } from '../../src/services/room-placement.js';
+import { createMatchRoom } from '../../src/services/room-placer.js';
 import {
   type CreateRoomReply,
   type CreateRoomRequest,

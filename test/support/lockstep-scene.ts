@@ -1,9 +1,9 @@
-import { LocalPeerLinks } from '../../src/lockstep/local-peer-links.js';
-import type { LockstepEvent, LockstepSessionOptions } from '../../src/lockstep/lockstep-options.js';
-import { LockstepSession } from '../../src/lockstep/lockstep-session.js';
+import { LocalPeerLinks } from '../../src/lockstep/links/local-peer-links.js';
+import type { LockstepEvent, LockstepSessionOptions } from '../../src/lockstep/lockstep/lockstep-options.js';
+import { LockstepSession } from '../../src/lockstep/lockstep/lockstep-session.js';
 import { prng } from '../../src/random/prng.js';
 import { MemoryNetwork } from '../../src/transport/memory-transport.js';
-import { type LinkConditions, NetworkSimulator } from '../../src/transport/simulator.js';
+import { type LinkConditions, NetworkSimulator } from '../../src/transport/network-simulator.js';
 import { Order, type OrderValue, RtsSim } from './rts-sim.js';
 
 export interface ScenePeer {

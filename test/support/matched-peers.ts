@@ -5,8 +5,8 @@
  */
 import { defineMessage, MessageFactory } from '../../src/channels/index.js';
 import { BackendClient, type PeerSeat } from '../../src/join/backend-client.js';
-import { PeerConnection } from '../../src/lockstep/peer-connection.js';
-import { SecurePeerLinks } from '../../src/lockstep/secure-peer-links.js';
+import { PeerConnection } from '../../src/lockstep/links/peer-connection.js';
+import { SecurePeerLinks } from '../../src/lockstep/links/secure-peer-links.js';
 import { t } from '../../src/schema/schema.js';
 import type { MatchRules } from '../../src/services/match-rules.js';
 import { UdpTransport } from '../../src/transport/udp-transport.js';

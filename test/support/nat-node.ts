@@ -8,8 +8,8 @@
  * its counters. Both keep serving (a peer's acks and keep-alives let the others finish) until killed.
  */
 import { defineMessage, MessageFactory } from '../../src/channels/index.js';
-import { PeerConnection } from '../../src/lockstep/peer-connection.js';
-import { SecurePeerLinks } from '../../src/lockstep/secure-peer-links.js';
+import { PeerConnection } from '../../src/lockstep/links/peer-connection.js';
+import { SecurePeerLinks } from '../../src/lockstep/links/secure-peer-links.js';
 import { t } from '../../src/schema/schema.js';
 import { RendezvousServer } from '../../src/services/rendezvous-server.js';
 import { UdpTransport } from '../../src/transport/udp-transport.js';
@@ -29,7 +29,7 @@ async function rendezvous(bind: string, keyHex: string, protocolHex: string): Pr
   const timer = setInterval(() => server.update(clock()), 2);
   process.on('SIGTERM', () => {
     clearInterval(timer);
-    process.stdout.write(`${JSON.stringify({ rendezvous: server.counters })}\n`, () => process.exit(0));
+    process.stdout.write(`${JSON.stringify({ rendezvous: server.stats() })}\n`, () => process.exit(0));
   });
   console.log('ready');
 }
@@ -70,7 +70,7 @@ async function peer(bind: string, tokenBase64: string): Promise<void> {
       reported = true;
       const paths: Record<number, string | null> = {};
       for (let p = 0; p < links.maxPeers; p++) if (p !== links.self) paths[p] = links.pathTo(p);
-      console.log(JSON.stringify({ self: links.self, seconds: now, paths, counters: links.counters }));
+      console.log(JSON.stringify({ self: links.self, seconds: now, paths, counters: links.stats() }));
     }
   }, 5);
 }

@@ -4,7 +4,7 @@ import { generateConnectToken } from '../../src/connection/connect-token.js';
 import { Server, type ServerDisconnectReason, type ServerOptions } from '../../src/connection/server.js';
 import type { Address } from '../../src/transport/address.js';
 import { MemoryNetwork } from '../../src/transport/memory-transport.js';
-import { type LinkConditions, NetworkSimulator } from '../../src/transport/simulator.js';
+import { type LinkConditions, NetworkSimulator } from '../../src/transport/network-simulator.js';
 import type { DatagramTransport } from '../../src/transport/transport.js';
 
 export const PROTOCOL_ID = 0x1122334455667788n;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { PeerLinkEvent } from '../../src/lockstep/peer-links.js';
-import { SecurePeerLinks, type SecurePeerLinksOptions } from '../../src/lockstep/secure-peer-links.js';
+import type { PeerLinkEvent } from '../../src/lockstep/links/peer-links.js';
+import { SecurePeerLinks, type SecurePeerLinksOptions } from '../../src/lockstep/links/secure-peer-links.js';
 import { issuePeerToken } from '../../src/services/peer-token-issuer.js';
 import { RendezvousServer } from '../../src/services/rendezvous-server.js';
 import type { Address } from '../../src/transport/address.js';
@@ -65,8 +65,8 @@ export function onlyFrom(inner: DatagramTransport, allowed: Address): DatagramTr
     get closed() {
       return inner.closed;
     },
-    get stats() {
-      return inner.stats;
+    stats() {
+      return inner.stats();
     },
     send: (to, data) => inner.send(to, data),
     receive: (handler, max) =>

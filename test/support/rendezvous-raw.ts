@@ -1,6 +1,6 @@
 import { defaultAead } from '../../src/connection/aead.js';
 import { writeU32 } from '../../src/connection/bytes.js';
-import { type PeerToken, readPeerToken } from '../../src/lockstep/peer-token.js';
+import { type PeerToken, readPeerToken } from '../../src/lockstep/links/peer-token.js';
 import {
   CHANNEL_HEADER_BYTES,
   CHANNEL_MAC_BYTES,
@@ -13,7 +13,7 @@ import {
   RendezvousKind,
   readNotice,
   writeHello,
-} from '../../src/lockstep/rendezvous-wire.js';
+} from '../../src/lockstep/links/rendezvous-wire.js';
 import { type Address, parseAddress } from '../../src/transport/address.js';
 import type { DatagramTransport } from '../../src/transport/transport.js';
 

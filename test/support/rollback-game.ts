@@ -3,9 +3,9 @@
  * input, bumping the others around with a shared DeterministicRandom when it fires. The whole
  * state is one Int32Array (saved by copy into a reused array), the PRNG's state included.
  */
-import { DeterministicRandom } from '../../src/lockstep/deterministic-random.js';
-import type { RollbackGame } from '../../src/lockstep/rollback-options.js';
-import { stateChecksum } from '../../src/lockstep/state-checksum.js';
+import { DeterministicRandom } from '../../src/lockstep/math/deterministic-random.js';
+import { stateChecksum } from '../../src/lockstep/math/state-checksum.js';
+import type { RollbackGame } from '../../src/lockstep/rollback/rollback-options.js';
 import { t } from '../../src/schema/schema.js';
 
 export const ArenaInput = t.object({ dx: t.int(-1, 1), dy: t.int(-1, 1), fire: t.bool() });

@@ -3,11 +3,11 @@
  * a seeded NetworkSimulator; simulated time at 60 ticks a second. Each peer's loop per tick:
  * addLocalInput, advanceFrame, update (the documented order).
  */
-import { LocalPeerLinks } from '../../src/lockstep/local-peer-links.js';
-import { RollbackSession } from '../../src/lockstep/rollback-session.js';
-import type { AdvanceResult, RollbackEvent } from '../../src/lockstep/rollback-stats.js';
+import { LocalPeerLinks } from '../../src/lockstep/links/local-peer-links.js';
+import { RollbackSession } from '../../src/lockstep/rollback/rollback-session.js';
+import type { AdvanceResult, RollbackEvent } from '../../src/lockstep/rollback/rollback-stats.js';
 import { MemoryNetwork } from '../../src/transport/memory-transport.js';
-import { NetworkSimulator } from '../../src/transport/simulator.js';
+import { NetworkSimulator } from '../../src/transport/network-simulator.js';
 import { ArenaGame, ArenaInput, type ArenaInputValue, IDLE, scriptedInput } from './rollback-game.js';
 
 export interface SceneOptions {
@@ -44,8 +44,8 @@ const NONE: ReadonlySet<number> = new Set();
 export function createScene(o: SceneOptions) {
   const network = new MemoryNetwork();
   const conditions = {
-    latency: o.latencyMs ?? 0,
-    jitter: o.jitterMs ?? 0,
+    latencyMs: o.latencyMs ?? 0,
+    jitterMs: o.jitterMs ?? 0,
     loss: o.lossPercent ?? 0,
     duplicates: o.duplicatesPercent ?? 0,
   };
@@ -90,7 +90,7 @@ export function createScene(o: SceneOptions) {
       for (let k = twice.has(index) ? 2 : 1; k > 0; k--) {
         session.addLocalInput(scriptedInput(o.seed, index, session.frame));
         peer.results[session.advanceFrame()]++;
-        peer.settled = Math.min(session.stats.confirmedFrame, session.frame - 1);
+        peer.settled = Math.min(session.stats().confirmedFrame, session.frame - 1);
       }
       session.update(now);
       for (let e = session.pollEvent(); e !== null; e = session.pollEvent()) peer.events.push(e);

@@ -126,7 +126,7 @@ export async function roomScene(
   wrap: (directory: Directory) => Directory = (directory) => directory,
 ) {
   const clock = { ms: 0 };
-  const directory = new EmbeddedDirectory({ now: () => UNIX_MS + clock.ms });
+  const directory = new EmbeddedDirectory({ nowMs: () => UNIX_MS + clock.ms });
   const network = new MemoryNetwork();
   const serverSocket = network.createTransport('10.0.0.1:40000');
   const privateKey = new Uint8Array(32).fill(7);
@@ -140,7 +140,7 @@ export async function roomScene(
     channels: [roomChannel('replication'), { kind: 'reliable-ordered' }],
     maxClients: 16,
     timers: false,
-    now: () => clock.ms,
+    nowMs: () => clock.ms,
     unixTime: () => Math.floor((UNIX_MS + clock.ms) / 1000),
     aead: nobleAead,
     onError: (error, where) => errors.push(`${where}: ${String(error)}`),

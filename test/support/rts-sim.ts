@@ -1,4 +1,4 @@
-import type { DeterministicRandom } from '../../src/lockstep/deterministic-random.js';
+import type { DeterministicRandom } from '../../src/lockstep/math/deterministic-random.js';
 import { t } from '../../src/schema/schema.js';
 
 /** An RTS order: send units [first, first + count) towards (x, y). */

@@ -220,7 +220,7 @@ export function joinPathSuite(
 /** Connections the fleet's processes refused for `reason`. */
 function refusedFor(fleet: LocalFleet, reason: string): number {
   let n = 0;
-  for (const server of fleet.servers) n += server.stats.refused[reason] ?? 0;
+  for (const server of fleet.servers) n += server.stats().refused[reason] ?? 0;
   return n;
 }
 

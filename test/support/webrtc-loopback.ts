@@ -12,11 +12,11 @@ import type { Address } from '../../src/transport/address.js';
 import {
   type RtcPeerConnectionConstructor,
   WebRtcClientTransport,
-} from '../../src/transport/webrtc-client.js';
+} from '../../src/transport/webrtc-client-transport.js';
 import {
   WebRtcServerTransport,
   type WebRtcServerTransportOptions,
-} from '../../src/transport/webrtc-server.js';
+} from '../../src/transport/webrtc-server-transport.js';
 import type { OfferHandler } from '../../src/transport/webrtc-signaling.js';
 import { createSignalingApp } from '../../src/transport/webrtc-signaling.js';
 

@@ -1,7 +1,7 @@
 /** The rate limiter's address keys: IPv6 by its /64, IPv4-mapped IPv6 as IPv4. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RateLimiter } from '../../src/services/backend-rate-limit.js';
+import { RateLimiter } from '../../src/services/backend-rate-limiter.js';
 import { addressKey, hostKey } from '../../src/transport/address-key.js';
 import { PeersPerAddress } from '../../src/transport/peers-per-address.js';
 

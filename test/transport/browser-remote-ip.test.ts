@@ -11,7 +11,7 @@ import { type ServerType, serve } from '@hono/node-server';
 import type { Context } from 'hono';
 import WebSocket from 'ws';
 import { createSignalingApp } from '../../src/transport/webrtc-signaling.js';
-import { WebSocketServerTransport } from '../../src/transport/websocket-server.js';
+import { WebSocketServerTransport } from '../../src/transport/websocket-server-transport.js';
 
 /** The proxy header's first address; throws when the header is missing, as naive code does. */
 const forwardedFor = (headers: Record<string, unknown>) =>
@@ -44,10 +44,10 @@ describe('a remoteIp that throws', () => {
     const url = `ws://${transport.localAddress}/`;
     try {
       assert.equal(await upgradeStatus(url), 400, 'a direct request without the header');
-      assert.equal(transport.stats.peersRefusedRemoteIp, 1);
-      assert.equal(transport.stats.peersRefused, 1);
+      assert.equal(transport.stats().peersRefusedRemoteIp, 1);
+      assert.equal(transport.stats().peersRefused, 1);
       assert.equal(await upgradeStatus(url, { 'x-forwarded-for': '198.51.100.7' }), 101);
-      assert.equal(transport.stats.peersAccepted, 1);
+      assert.equal(transport.stats().peersAccepted, 1);
     } finally {
       transport.close();
     }

@@ -9,7 +9,7 @@ import WebSocket from 'ws';
 import type { Address } from '../../src/transport/address.js';
 import { type ConnectedTransport, connectTransport } from '../../src/transport/fallback-client.js';
 import type { DatagramTransport } from '../../src/transport/transport.js';
-import { WebSocketServerTransport } from '../../src/transport/websocket-server.js';
+import { WebSocketServerTransport } from '../../src/transport/websocket-server-transport.js';
 import { LoopbackRTCPeerConnection, retries, rtcServer, sleep, until } from '../support/webrtc-loopback.js';
 
 type RtcServer = Awaited<ReturnType<typeof rtcServer>>;

@@ -19,7 +19,7 @@ const notFound = (message: string, code = 'ERR_MODULE_NOT_FOUND') =>
 describe('optional dependencies', () => {
   it('a missing package rejects with what needs it and the install command', async () => {
     const cause = notFound(
-      "Cannot find package 'ws' imported from /app/dist/src/transport/websocket-server.js",
+      "Cannot find package 'ws' imported from /app/dist/src/transport/websocket-server-transport.js",
     );
     await assert.rejects(
       importOptional('ws', 'ghostwire/websocket', () => Promise.reject(cause)),

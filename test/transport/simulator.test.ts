@@ -119,14 +119,14 @@ function within(actual: number, expected: number, tolerance: number, what: strin
 }
 
 const BUSY: LinkConditions = {
-  latency: 40,
-  jitter: 15,
+  latencyMs: 40,
+  jitterMs: 15,
   loss: 5,
   burst: { enter: 1, exit: 30, loss: 60 },
   duplicates: 5,
-  duplicateDelay: 10,
+  duplicateDelayMs: 10,
   reorder: 5,
-  reorderDelay: 30,
+  reorderDelayMs: 30,
 };
 
 describe('NetworkSimulator', () => {
@@ -156,14 +156,14 @@ describe('NetworkSimulator', () => {
     assert.equal(calls, Math.ceil(1000 / 7) + 1);
     assert.equal(b.inFlight, 0);
     for (const sim of [a, b]) {
-      for (const c of [sim.counters.outgoing, sim.counters.incoming]) {
+      for (const c of [sim.stats().outgoing, sim.stats().incoming]) {
         assert.equal(c.lost + c.duplicated + c.reordered + c.overflow, 0);
       }
     }
-    assert.equal(a.counters.outgoing.passed, 1000);
-    assert.equal(b.counters.incoming.passed, 1000);
-    assert.equal(b.stats.received, 1000);
-    assert.equal(a.stats.sent, 1000);
+    assert.equal(a.stats().outgoing.passed, 1000);
+    assert.equal(b.stats().incoming.passed, 1000);
+    assert.equal(b.stats().received, 1000);
+    assert.equal(a.stats().sent, 1000);
   });
 
   it('reproduces the exact delivery schedule for a seed, in both directions', () => {
@@ -178,7 +178,7 @@ describe('NetworkSimulator', () => {
   it('measures the configured loss, duplicate and reorder rates over 20,000 datagrams', () => {
     const count = 20_000;
     for (const side of ['outgoing', 'incoming'] as const) {
-      const conditions = { latency: 20, loss: 10, duplicates: 5, reorder: 5, reorderDelay: 50 };
+      const conditions = { latencyMs: 20, loss: 10, duplicates: 5, reorder: 5, reorderDelayMs: 50 };
       const { deliveries, sender, receiver } = run({ [side]: conditions, count });
       const m = measure(deliveries, count);
       within(m.lossRate, 0.1, 0.012, `${side} loss`);
@@ -186,7 +186,7 @@ describe('NetworkSimulator', () => {
       within(m.lateRate, 0.05, 0.01, `${side} reordering`);
       // The counters agree with what the receiver saw.
       const sim = (side === 'outgoing' ? sender : receiver) as NetworkSimulator;
-      const c = sim.counters[side];
+      const c = sim.stats()[side];
       assert.equal(c.offered, count);
       assert.equal(c.lost, m.lost);
       assert.equal(c.passed, m.unique);
@@ -201,12 +201,12 @@ describe('NetworkSimulator', () => {
     const count = 20_000;
     const interval = 0.001;
     const conditions = {
-      latency: 100,
-      jitter: 20,
+      latencyMs: 100,
+      jitterMs: 20,
       duplicates: 10,
-      duplicateDelay: 30,
+      duplicateDelayMs: 30,
       reorder: 10,
-      reorderDelay: 50,
+      reorderDelayMs: 50,
     };
     for (const side of ['outgoing', 'incoming'] as const) {
       const { deliveries } = run({ [side]: conditions, count, interval });
@@ -229,7 +229,7 @@ describe('NetworkSimulator', () => {
       within(plain, 0.9, 0.012, `${side}: share delivered within latency + jitter`);
     }
     // Jitter larger than the latency never makes a negative delay.
-    const { deliveries } = run({ outgoing: { latency: 5, jitter: 20 }, count: 2000 });
+    const { deliveries } = run({ outgoing: { latencyMs: 5, jitterMs: 20 }, count: 2000 });
     assert.equal(deliveries.length, 2000);
     assert.ok(deliveries.every((d) => d.at >= d.sentAt));
     assert.ok(deliveries.filter((d) => d.at === d.sentAt).length > 500, 'clamped to zero delay often');
@@ -238,7 +238,7 @@ describe('NetworkSimulator', () => {
   it('a fixed latency lands on the same tick every time: 50 ms at 60 Hz is exactly 3 ticks', () => {
     // Send time + latency and the tick clock agree only up to float rounding.
     for (const side of ['outgoing', 'incoming'] as const) {
-      const { deliveries } = run({ [side]: { latency: 50 }, count: 20_000, interval: 1 / 60 });
+      const { deliveries } = run({ [side]: { latencyMs: 50 }, count: 20_000, interval: 1 / 60 });
       assert.equal(deliveries.length, 20_000);
       const late = deliveries.filter((d) => Math.round((d.at - d.sentAt) * 60) !== 3);
       assert.deepEqual(
@@ -307,14 +307,14 @@ describe('NetworkSimulator', () => {
     const network = new MemoryNetwork();
     const a = network.createTransport();
     const b = network.createTransport();
-    const sim = new NetworkSimulator(a, { seed: SEED, outgoing: { latency: 100 }, maxInFlight: 10 });
+    const sim = new NetworkSimulator(a, { seed: SEED, outgoing: { latencyMs: 100 }, maxInFlight: 10 });
     for (let i = 0; i < 50; i++) sim.send(b.localAddress, Uint8Array.of(i));
     assert.equal(sim.inFlight, 10);
-    assert.equal(sim.counters.outgoing.overflow, 40);
-    assert.equal(sim.counters.outgoing.passed, 10);
-    assert.equal(sim.stats.undeliverable, 40);
+    assert.equal(sim.stats().outgoing.overflow, 40);
+    assert.equal(sim.stats().outgoing.passed, 10);
+    assert.equal(sim.stats().undeliverable, 40);
     sim.update(0.0999);
-    assert.equal(b.stats.queued, 0);
+    assert.equal(b.stats().queued, 0);
     sim.update(0.1);
     const got: number[] = [];
     b.receive((_f, d) => got.push(d[0]));
@@ -324,7 +324,7 @@ describe('NetworkSimulator', () => {
 
     const inbound = new NetworkSimulator(network.createTransport(), {
       seed: SEED,
-      incoming: { latency: 100 },
+      incoming: { latencyMs: 100 },
       maxInFlight: 4,
     });
     for (let i = 0; i < 6; i++) b.send(inbound.localAddress, Uint8Array.of(i));
@@ -332,8 +332,8 @@ describe('NetworkSimulator', () => {
       inbound.receive(() => assert.fail('not due yet')),
       0,
     );
-    assert.equal(inbound.stats.queued, 4);
-    assert.equal(inbound.stats.dropped, 2);
+    assert.equal(inbound.stats().queued, 4);
+    assert.equal(inbound.stats().dropped, 2);
     inbound.update(0.1);
     assert.equal(
       inbound.receive(() => {}),
@@ -344,7 +344,7 @@ describe('NetworkSimulator', () => {
   it('receive delivers at most max, oldest due first', () => {
     const network = new MemoryNetwork();
     const a = network.createTransport();
-    const sim = new NetworkSimulator(network.createTransport(), { seed: SEED, incoming: { latency: 10 } });
+    const sim = new NetworkSimulator(network.createTransport(), { seed: SEED, incoming: { latencyMs: 10 } });
     for (let i = 0; i < 20; i++) a.send(sim.localAddress, Uint8Array.of(i));
     assert.equal(
       sim.receive(() => {}, 5),
@@ -374,18 +374,18 @@ describe('NetworkSimulator', () => {
       7,
       'the datagram whose handler threw is consumed',
     );
-    assert.equal(sim.stats.queued, 7);
+    assert.equal(sim.stats().queued, 7);
   });
 
   it('changes conditions at run time; held datagrams keep their times', () => {
     const network = new MemoryNetwork();
     const a = network.createTransport();
     const b = network.createTransport();
-    const sim = new NetworkSimulator(a, { seed: SEED, outgoing: { latency: 50 } });
+    const sim = new NetworkSimulator(a, { seed: SEED, outgoing: { latencyMs: 50 } });
     sim.send(b.localAddress, Uint8Array.of(1));
     sim.setConditions('outgoing', { loss: 100 });
     for (let i = 0; i < 100; i++) sim.send(b.localAddress, Uint8Array.of(2));
-    assert.equal(sim.counters.outgoing.lost, 100);
+    assert.equal(sim.stats().outgoing.lost, 100);
     sim.setConditions('outgoing', {});
     sim.send(b.localAddress, Uint8Array.of(3)); // no delay now: arrives before the held one
     sim.update(0.05);
@@ -393,30 +393,30 @@ describe('NetworkSimulator', () => {
     b.receive((_f, d) => got.push(d[0]));
     assert.deepEqual(got, [3, 1]);
     assert.deepEqual(sim.getConditions('outgoing'), {
-      latency: 0,
-      jitter: 0,
+      latencyMs: 0,
+      jitterMs: 0,
       loss: 0,
       burst: null,
       duplicates: 0,
-      duplicateDelay: 20,
+      duplicateDelayMs: 20,
       reorder: 0,
-      reorderDelay: 50,
+      reorderDelayMs: 50,
     });
-    sim.setConditions('incoming', { latency: 5, burst: { enter: 1, exit: 50, loss: 100 } });
+    sim.setConditions('incoming', { latencyMs: 5, burst: { enter: 1, exit: 50, loss: 100 } });
     assert.deepEqual(sim.getConditions('incoming').burst, { enter: 1, exit: 50, loss: 100 });
-    assert.equal(sim.getConditions('outgoing').latency, 0);
+    assert.equal(sim.getConditions('outgoing').latencyMs, 0);
   });
 
   it('throws at the call on misuse, even for datagrams it would delay', () => {
     const network = new MemoryNetwork({ maxDatagramSize: 1200 });
     const b = network.createTransport();
-    const sim = new NetworkSimulator(network.createTransport(), { seed: SEED, outgoing: { latency: 100 } });
+    const sim = new NetworkSimulator(network.createTransport(), { seed: SEED, outgoing: { latencyMs: 100 } });
     assert.throws(() => sim.send(b.localAddress, new Uint8Array(1201)), /maxDatagramSize \(1200 bytes\)/);
     assert.throws(() => sim.send('nowhere' as Address, new Uint8Array(1)), /is not an address/);
     assert.throws(() => sim.setConditions('outgoing', { loss: 101 }), /outgoing\.loss must be a percentage/);
     assert.throws(
-      () => sim.setConditions('incoming', { latency: -1 }),
-      /incoming\.latency must be milliseconds/,
+      () => sim.setConditions('incoming', { latencyMs: -1 }),
+      /incoming\.latencyMs must be milliseconds/,
     );
     assert.throws(
       () => sim.setConditions('outgoing', { burst: { enter: 1, exit: Number.NaN, loss: 1 } }),
@@ -428,18 +428,18 @@ describe('NetworkSimulator', () => {
     sim.update(1);
     assert.throws(() => sim.update(0.5), /time went backwards/);
     assert.throws(() => sim.update(Number.NaN), /must be a finite/);
-    assert.equal(sim.stats.sent, 0);
+    assert.equal(sim.stats().sent, 0);
     // Sending to a valid address nobody holds is not misuse: it is counted by the wrapped transport.
     sim.send(toAddress('10.9.8.7:6'), new Uint8Array(1));
     sim.update(2);
-    assert.equal(sim.inner.stats.undeliverable, 1);
+    assert.equal(sim.inner.stats().undeliverable, 1);
   });
 
   it('close is idempotent, closes the wrapped transport and discards what it holds', () => {
     const network = new MemoryNetwork();
     const b = network.createTransport();
     const inner = network.createTransport();
-    const sim = new NetworkSimulator(inner, { seed: SEED, outgoing: { latency: 10 } });
+    const sim = new NetworkSimulator(inner, { seed: SEED, outgoing: { latencyMs: 10 } });
     sim.send(b.localAddress, Uint8Array.of(1));
     sim.close();
     sim.close();
@@ -447,7 +447,7 @@ describe('NetworkSimulator', () => {
     assert.equal(inner.closed, true);
     assert.equal(sim.inFlight, 0);
     sim.update(1);
-    assert.equal(b.stats.queued, 0);
+    assert.equal(b.stats().queued, 0);
     assert.throws(() => sim.send(b.localAddress, Uint8Array.of(1)), /is closed/);
     assert.equal(
       sim.receive(() => {}),

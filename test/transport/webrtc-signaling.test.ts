@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import nodeDataChannel from 'node-datachannel';
 import { toAddress } from '../../src/transport/address.js';
-import { WebRtcClientTransport } from '../../src/transport/webrtc-client.js';
+import { WebRtcClientTransport } from '../../src/transport/webrtc-client-transport.js';
 import { candidatesOf, OfferRateLimit, readOffer, withCandidate } from '../../src/transport/webrtc-offer.js';
 import { LoopbackRTCPeerConnection, rtcServer, until } from '../support/webrtc-loopback.js';
 
@@ -114,9 +114,9 @@ describe('the signalling route and its refusals', () => {
       assert.ok(limited.length >= 1, JSON.stringify(burst));
       assert.equal(limited[0].error, 'more than 2 offers per second from this address');
       assert.equal(s.transport.peerCount, 0);
-      assert.equal(s.transport.stats.offersAccepted, 0);
+      assert.equal(s.transport.stats().offersAccepted, 0);
       // Refused by the transport: 4 shapes, the oversized SDP, libdatachannel's refusal, the burst.
-      assert.equal(s.transport.stats.offersRefused, 4 + 1 + 1 + 5);
+      assert.equal(s.transport.stats().offersRefused, 4 + 1 + 1 + 5);
     } finally {
       await s.close();
     }
@@ -179,10 +179,10 @@ describe('the peers one client may hold', () => {
         'other clients are answered',
       );
       assert.equal(s.transport.peerCount, 10);
-      assert.equal(s.transport.stats.offersRefusedPerAddress, 3);
+      assert.equal(s.transport.stats().offersRefusedPerAddress, 3);
       const tick = () => s.transport.update(performance.now() / 1000);
       assert.ok(await until(() => s.transport.peerCount === 0, 3, tick), 'freed');
-      assert.equal(s.transport.stats.handshakeTimeouts, 10);
+      assert.equal(s.transport.stats().handshakeTimeouts, 10);
       assert.deepEqual(await statuses(['::ffff:10.1.1.1']), [200], 'room again once freed');
     } finally {
       pc.close();
@@ -228,7 +228,7 @@ describe('WebRtcClientTransport refusals', () => {
     });
     assert.equal(transport.state, 'failed');
     transport.send(SERVER, new Uint8Array(1));
-    assert.equal(transport.stats.undeliverable, 1);
+    assert.equal(transport.stats().undeliverable, 1);
     assert.throws(() => transport.send(SERVER, new Uint8Array(1401)), RangeError);
     transport.close();
     assert.equal(transport.state, 'closed');

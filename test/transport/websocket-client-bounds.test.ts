@@ -14,8 +14,11 @@ import { readConnectToken } from '../../src/connection/connect-token.js';
 import { MAX_PACKET_BYTES } from '../../src/connection/constants.js';
 import { PacketCodec } from '../../src/connection/packets.js';
 import { Server } from '../../src/connection/server.js';
-import { WebSocketClientTransport } from '../../src/transport/websocket-client.js';
-import { type PeerCloseReason, WebSocketServerTransport } from '../../src/transport/websocket-server.js';
+import { WebSocketClientTransport } from '../../src/transport/websocket-client-transport.js';
+import {
+  type PeerCloseReason,
+  WebSocketServerTransport,
+} from '../../src/transport/websocket-server-transport.js';
 import { PRIVATE_KEY, PROTOCOL_ID } from '../support/netcode-harness.js';
 import { rawClientFrom, tokenFor, until, webSocketFrom } from '../support/websocket-loopback.js';
 
@@ -90,7 +93,7 @@ describe('WebSocket server transport: what one client may hold', () => {
     let peak = 0;
     const tick = () => {
       server.update(now());
-      peak = Math.max(peak, transport.stats.peersOpen);
+      peak = Math.max(peak, transport.stats().peersOpen);
     };
     let page: WebSocketClientTransport | undefined;
     try {
@@ -99,9 +102,12 @@ describe('WebSocket server transport: what one client may hold', () => {
         'the holder is at its maximum',
       );
       // Past the handshake timeout at least once: the held sockets were closed and reopened.
-      assert.ok(await until(() => transport.stats.peersHandshakeTimedOut >= 16, 5, tick), 'idle peers freed');
       assert.ok(
-        await until(() => transport.stats.peersOpen === 16, 5, tick),
+        await until(() => transport.stats().peersHandshakeTimedOut >= 16, 5, tick),
+        'idle peers freed',
+      );
+      assert.ok(
+        await until(() => transport.stats().peersOpen === 16, 5, tick),
         'reopened, up to its 16 (the default) again',
       );
 
@@ -120,7 +126,7 @@ describe('WebSocket server transport: what one client may hold', () => {
       assert.ok(await until(() => client.state === ClientState.Connected, 1, both), `page: ${client.state}`);
       console.log(`page connected in ${((now() - began) * 1000).toFixed(0)} ms beside 16 held sockets`);
       assert.ok(peak <= 17, `peers open at most 16 + the page, saw ${peak}`);
-      assert.ok(transport.stats.peersRefusedPerAddress > 0);
+      assert.ok(transport.stats().peersRefusedPerAddress > 0);
       assert.ok(closes.includes('handshake timeout'));
       assert.ok(!closes.includes('timed out'), 'freed by the handshake deadline, not peerTimeout');
     } finally {
@@ -160,17 +166,17 @@ describe('WebSocket server transport: what one client may hold', () => {
         const seen = challenges;
         socket.send(request);
         const at = step / 10;
-        await until(() => transport.stats.queued > 0, 1);
+        await until(() => transport.stats().queued > 0, 1);
         server.update(at);
         if (at < 4.9) {
           assert.ok(await until(() => challenges > seen, 1), `challenged at ${at} s`);
-          assert.equal(transport.stats.peersOpen, 1, `still open at ${at} s`);
+          assert.equal(transport.stats().peersOpen, 1, `still open at ${at} s`);
         }
       }
       assert.deepEqual(closes, ['handshake timeout']);
       assert.equal(await closed, 1008);
-      assert.equal(transport.stats.peersHandshakeTimedOut, 1);
-      assert.ok(server.counters.requestsAccepted >= 49, 'answered throughout');
+      assert.equal(transport.stats().peersHandshakeTimedOut, 1);
+      assert.ok(server.stats().requestsAccepted >= 49, 'answered throughout');
     } finally {
       socket.terminate();
       transport.close();

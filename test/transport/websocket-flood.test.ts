@@ -14,8 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { defineMessage, MessageClient, MessageFactory, MessageServer } from '../../src/channels/index.js';
 import { nodeAead } from '../../src/connection/aead-node.js';
 import { t } from '../../src/schema/schema.js';
-import { WebSocketClientTransport } from '../../src/transport/websocket-client.js';
-import { WebSocketServerTransport } from '../../src/transport/websocket-server.js';
+import { WebSocketClientTransport } from '../../src/transport/websocket-client-transport.js';
+import { WebSocketServerTransport } from '../../src/transport/websocket-server-transport.js';
 import { PRIVATE_KEY, PROTOCOL_ID } from '../support/netcode-harness.js';
 import { tokenFor, until, webSocketFrom } from '../support/websocket-loopback.js';
 
@@ -106,7 +106,7 @@ describe('WebSocket server transport under a flood without tokens', () => {
       const gotReady = await Promise.race([ready.then(() => true), sleep(10_000).then(() => false)]);
       assert.ok(gotReady, 'every flooder opened');
       await runFor(1);
-      const overRateBefore = transport.stats.overRate;
+      const overRateBefore = transport.stats().overRate;
       for (let round = 0; round < ROUNDS; round++) {
         for (const [phase, samples] of [
           ['quiet', clean],
@@ -130,8 +130,8 @@ describe('WebSocket server transport under a flood without tokens', () => {
       console.log(
         `RTT p50/p99 without flood ${percentile(clean, 0.5).toFixed(1)}/${p99Clean.toFixed(1)} ms (${clean.length} samples), ` +
           `under the flood ${percentile(flood, 0.5).toFixed(1)}/${p99Flood.toFixed(1)} ms (${flood.length} samples); ` +
-          `ratio ${(p99Flood / p99Clean).toFixed(2)}; flood frames dropped over rate ${transport.stats.overRate - overRateBefore}, ` +
-          `queue drops ${transport.stats.dropped}, peers refused ${transport.stats.peersRefused}; ` +
+          `ratio ${(p99Flood / p99Clean).toFixed(2)}; flood frames dropped over rate ${transport.stats().overRate - overRateBefore}, ` +
+          `queue drops ${transport.stats().dropped}, peers refused ${transport.stats().peersRefused}; ` +
           `server CPU ms by phase: ${phases.join(', ')}`,
       );
       assert.ok(
@@ -144,7 +144,7 @@ describe('WebSocket server transport under a flood without tokens', () => {
         cpuMs.flood <= 2 * cpuMs.quiet,
         `server CPU ${cpuMs.flood.toFixed(0)} ms under the flood > 2 × ${cpuMs.quiet.toFixed(0)} ms without`,
       );
-      assert.ok(transport.stats.overRate > overRateBefore, 'the flood reached the server');
+      assert.ok(transport.stats().overRate > overRateBefore, 'the flood reached the server');
     } finally {
       const stopped = new Promise<void>((resolve) => flooder.once('exit', () => resolve()));
       flooder.send('stop');

@@ -1,0 +1,289 @@
+import { checkIndex } from '../channels/check-index.js';
+import { EntityHistory } from './entity-history.js';
+import type { EntityLayout } from './entity-layout.js';
+import { type AnyEntityType, checkTypes, type EntityType } from './entity-type.js';
+import { IdList } from './id-list.js';
+import { type LaneState, sameState } from './lane-state.js';
+
+/** A handle to a live entity: its id (reused after a destroy) and the generation that tells uses apart. */
+export interface Entity<T = unknown> {
+  readonly id: number;
+  readonly generation: number;
+  readonly type: EntityType<T, string>;
+}
+
+export interface ServerWorldOptions {
+  /** Every entity type, in the same order the clients list them. */
+  types: readonly AnyEntityType[];
+  /** Entity ids are integers in [0, capacity); at most 65536. */
+  capacity: number;
+  /** Distinct states kept per entity for baselines (default 32, at least 2, at most 256). */
+  historyLength?: number;
+}
+
+/** Generations are 16 bits on the wire; they wrap. */
+export const GENERATION_MASK = 0xffff;
+const FREE = -1;
+
+/**
+ * The server's replicated entities. `create`, `set` and `destroy` take effect for clients at the
+ * next `tick()`: it stamps the new server tick and copies each entity changed since the last
+ * tick into its history once, shared by every client (the work is O(changed), never a scan).
+ * Every call checks its arguments: a value outside its schema, an unknown type, a full world or
+ * a handle to a destroyed entity throws naming what is wrong.
+ */
+export class ServerWorld {
+  readonly types: readonly AnyEntityType[];
+  readonly capacity: number;
+  readonly historyLength: number;
+  private ticks = 0;
+  /** Per id: the type index of the live entity, or -1. */
+  readonly typeOf: Int16Array;
+  /** Per id: the generation of the live (or last) entity. */
+  readonly generationOf: Uint16Array;
+  /** Per id, as of the last tick: the type index replicated (-1: none) and its generation. */
+  readonly tickedType: Int16Array;
+  readonly tickedGeneration: Uint16Array;
+  /** Per id: the states of the entity as of recent ticks. */
+  readonly histories: (EntityHistory | null)[];
+  /**
+   * Per id, as of the last tick: the tick of the newest and of the oldest state in its history
+   * (-1: none). The same as the history's, in flat arrays: senders read them for every
+   * candidate of every client, without touching the history object.
+   */
+  readonly latestTicks: Float64Array;
+  readonly oldestTicks: Float64Array;
+  /** Per id: the state the last set left (what the next tick records). */
+  private readonly current: (LaneState | null)[];
+  /** Per id: the position its type reports (x, y, z), refreshed by create and set. */
+  readonly positions: Float64Array;
+  private readonly handles: (Entity<unknown> | null)[];
+  /** Per id: the client index that owns the live entity (may command it), or -1. */
+  private readonly owners: Int32Array;
+  private readonly typeIndex = new Map<AnyEntityType, number>();
+  private readonly free: IdList;
+  private readonly dirty: IdList;
+  private readonly isDirty: Uint8Array;
+  /** Ids destroyed or created since the last tick (their replicated slot changes at the tick). */
+  private readonly lifecycle: IdList;
+  private readonly inLifecycle: Uint8Array;
+  /** @internal Called by tick() for each id whose entity appeared, vanished or moved (set by ReplicationServer). */
+  onTicked: ((id: number, typeIndex: number, moved: boolean) => void) | undefined;
+
+  constructor(options: ServerWorldOptions) {
+    const where = 'ServerWorld';
+    checkTypes(where, options.types);
+    const { capacity } = options;
+    if (!Number.isInteger(capacity) || capacity < 1 || capacity > 65536)
+      throw new RangeError(`${where}: capacity must be an integer in [1, 65536], got ${capacity}`);
+    const historyLength = options.historyLength ?? 32;
+    if (!Number.isInteger(historyLength) || historyLength < 2 || historyLength > 256)
+      throw new RangeError(`${where}: historyLength must be an integer in [2, 256], got ${historyLength}`);
+    this.types = Object.freeze([...options.types]);
+    for (let i = 0; i < this.types.length; i++) this.typeIndex.set(this.types[i], i);
+    this.capacity = capacity;
+    this.historyLength = historyLength;
+    this.typeOf = new Int16Array(capacity).fill(FREE);
+    this.generationOf = new Uint16Array(capacity);
+    this.tickedType = new Int16Array(capacity).fill(FREE);
+    this.tickedGeneration = new Uint16Array(capacity);
+    this.histories = new Array(capacity).fill(null);
+    this.latestTicks = new Float64Array(capacity).fill(-1);
+    this.oldestTicks = new Float64Array(capacity).fill(-1);
+    this.current = new Array(capacity).fill(null);
+    this.positions = new Float64Array(capacity * 3);
+    this.handles = new Array(capacity).fill(null);
+    this.owners = new Int32Array(capacity).fill(FREE);
+    this.free = new IdList(capacity);
+    for (let id = capacity - 1; id >= 0; id--) this.free.push(id);
+    this.dirty = new IdList(64);
+    this.isDirty = new Uint8Array(capacity);
+    this.lifecycle = new IdList(64);
+    this.inLifecycle = new Uint8Array(capacity);
+  }
+
+  /** The server tick of the last `tick()`: 0 before the first, then 1, 2, ... */
+  get serverTick(): number {
+    return this.ticks;
+  }
+
+  /** Live entities. */
+  get size(): number {
+    return this.capacity - this.free.length;
+  }
+
+  /** Creates an entity (clients see it from the next tick); throws when full or the value is bad. */
+  create<T>(type: EntityType<T, string>, value: T): Entity<T> {
+    const index = this.typeIndex.get(type as AnyEntityType);
+    if (index === undefined)
+      throw new RangeError(
+        `ServerWorld.create: entity type ${(type as AnyEntityType)?.name ?? type} is not in this world's types`,
+      );
+    if (this.free.length === 0)
+      throw new RangeError(`ServerWorld.create: the world is full (capacity ${this.capacity})`);
+    const id = this.free.items[this.free.length - 1];
+    const layout = type.layout as EntityLayout<unknown>;
+    let history = this.histories[id];
+    if (history === null || history.layout !== layout) {
+      history = new EntityHistory(layout, this.historyLength);
+      this.histories[id] = history;
+      this.current[id] = layout.createState();
+    }
+    const state = this.current[id]!;
+    // Quantized before anything changes, so a bad value leaves the world as it was.
+    state.lanes.fill(0);
+    layout.quantize(value, state);
+    this.locate(type, id, value, 'create');
+    this.free.length--;
+    this.typeOf[id] = index;
+    this.owners[id] = FREE;
+    this.generationOf[id] = (this.generationOf[id] + 1) & GENERATION_MASK;
+    const entity: Entity<T> = Object.freeze({ id, generation: this.generationOf[id], type });
+    this.handles[id] = entity as Entity<unknown>;
+    this.markDirty(id);
+    this.markLifecycle(id);
+    return entity;
+  }
+
+  /** Replaces an entity's value (clients see it from the next tick); throws naming a bad field. */
+  set<T>(entity: Entity<T>, value: T): void {
+    const id = this.check('set', entity);
+    const layout = entity.type.layout;
+    layout.quantize(value, this.current[id]!);
+    this.locate(entity.type, id, value, 'set');
+    this.markDirty(id);
+  }
+
+  /** The entity's value as clients will see it (quantized), built anew. */
+  get<T>(entity: Entity<T>): T {
+    const id = this.check('get', entity);
+    return entity.type.layout.dequantize(this.current[id]!);
+  }
+
+  /** Whether a handle still names a live entity. */
+  isAlive(entity: Entity<unknown>): boolean {
+    return this.handles[entity.id] === entity;
+  }
+
+  /** Destroys an entity; its id may be reused at once, with a new generation. */
+  destroy(entity: Entity<unknown>): void {
+    const id = this.check('destroy', entity);
+    this.typeOf[id] = FREE;
+    this.handles[id] = null;
+    this.owners[id] = FREE;
+    this.free.push(id);
+    this.markLifecycle(id);
+  }
+
+  /**
+   * Makes a client the owner of an entity (null: nobody): only the owner's commands may target
+   * it (see CommandRouter). A new entity has no owner; a destroy or the owner's disconnect ends it.
+   */
+  setOwner(entity: Entity<unknown>, clientIndex: number | null): void {
+    const id = this.check('setOwner', entity);
+    this.owners[id] =
+      clientIndex === null ? FREE : checkIndex('ServerWorld.setOwner', 'clientIndex', clientIndex, 65536);
+  }
+
+  /** The client index owning an entity, or null. */
+  ownerOf(entity: Entity<unknown>): number | null {
+    const owner = this.owners[this.check('ownerOf', entity)];
+    return owner === FREE ? null : owner;
+  }
+
+  /** Whether `clientIndex` owns the live entity with this id (no checks: the command path). */
+  ownsId(clientIndex: number, id: number): boolean {
+    return this.owners[id] === clientIndex;
+  }
+
+  /** Ends every ownership a client holds (its connection ended); O(capacity), once per disconnect. */
+  disown(clientIndex: number): number {
+    let count = 0;
+    for (let id = 0; id < this.capacity; id++) {
+      if (this.owners[id] !== clientIndex) continue;
+      this.owners[id] = FREE;
+      count++;
+    }
+    return count;
+  }
+
+  /** The live entity with this id, or null. */
+  entity(id: number): Entity<unknown> | null {
+    return this.handles[checkIndex('ServerWorld.entity', 'id', id, this.capacity)];
+  }
+
+  /**
+   * Advances the server tick and records every entity created, set or destroyed since the last
+   * one: each changed state is copied into its history once, stamped with the new tick.
+   */
+  tick(): number {
+    if (this.ticks >= 0xfffffffe) throw new RangeError('ServerWorld.tick: the tick counter is exhausted');
+    const tick = ++this.ticks;
+    for (let i = 0; i < this.lifecycle.length; i++) {
+      const id = this.lifecycle.items[i];
+      this.inLifecycle[id] = 0;
+      const type = this.typeOf[id];
+      const generation = this.generationOf[id];
+      if (this.tickedType[id] === type && (type === FREE || this.tickedGeneration[id] === generation))
+        continue;
+      this.tickedType[id] = type;
+      this.tickedGeneration[id] = generation;
+      if (type !== FREE) this.histories[id]!.clear();
+      this.latestTicks[id] = -1;
+      this.oldestTicks[id] = -1;
+      this.onTicked?.(id, type, false);
+    }
+    this.lifecycle.clear();
+    for (let i = 0; i < this.dirty.length; i++) {
+      const id = this.dirty.items[i];
+      this.isDirty[id] = 0;
+      if (this.typeOf[id] === FREE) continue;
+      const history = this.histories[id]!;
+      const state = this.current[id]!;
+      if (this.types[this.typeOf[id]].position !== undefined) this.onTicked?.(id, this.typeOf[id], true);
+      const latest = history.latest;
+      if (latest !== null && sameState(latest, state)) continue;
+      history.layout.copyState(state, history.slotFor(tick));
+      this.latestTicks[id] = tick;
+      this.oldestTicks[id] = history.oldestTick;
+    }
+    this.dirty.clear();
+    return tick;
+  }
+
+  private check(what: string, entity: Entity<unknown>): number {
+    const id = entity?.id;
+    if (!Number.isInteger(id) || id < 0 || id >= this.capacity || typeof entity !== 'object')
+      throw new TypeError(`ServerWorld.${what}: not an entity handle of this world`);
+    if (this.handles[id] !== entity)
+      throw new RangeError(
+        `ServerWorld.${what}: ${entity.type?.name ?? 'entity'} ${id} (generation ${entity.generation}) was destroyed or is not of this world`,
+      );
+    return id;
+  }
+
+  private locate<T>(type: EntityType<T, string>, id: number, value: T, what: string): void {
+    if (type.position === undefined) return;
+    const p = type.position(value);
+    const x = p[0];
+    const y = p[1];
+    const z = p.length > 2 ? (p[2] as number) : 0;
+    if (!(x - x === 0 && y - y === 0 && z - z === 0))
+      throw new RangeError(`ServerWorld.${what}: ${type.name}'s position is not finite: [${p.join(', ')}]`);
+    this.positions[id * 3] = x;
+    this.positions[id * 3 + 1] = y;
+    this.positions[id * 3 + 2] = z;
+  }
+
+  private markDirty(id: number): void {
+    if (this.isDirty[id] !== 0) return;
+    this.isDirty[id] = 1;
+    this.dirty.push(id);
+  }
+
+  private markLifecycle(id: number): void {
+    if (this.inLifecycle[id] !== 0) return;
+    this.inLifecycle[id] = 1;
+    this.lifecycle.push(id);
+  }
+}
