@@ -10,27 +10,6 @@ import { nobleAead, registerDefaultAead } from './connection/aead.js';
 
 registerDefaultAead(nobleAead);
 
-export { type Infer, type Schema, SchemaValueError, t } from './index.js';
-// The HTTP backend's client (fetch only): a page authenticates, joins or matchmakes, and gets its
-// connect token the way a Node client does (ghostwire/services exports the same class).
-export {
-  BackendClient,
-  type BackendClientOptions,
-  BackendError,
-  type FetchLike,
-  type MatchedPeerSeat,
-  type MatchmakeOptions,
-  type PeerMatchmakeOptions,
-  type PeerSeat,
-  type Seated,
-} from './join/backend-client.js';
-// `TransportKind` here is the backend's ('udp' | 'websocket' | 'webrtc'), a superset of the one
-// in ghostwire/transport ('websocket' | 'webrtc').
-export { type JoinAnswer, TRANSPORT_KINDS, type TransportKind } from './join/join-answer.js';
-export type { PeerSessionAnswer } from './join/peer-session-answer.js';
-
-// game API
-
 // ghostwire/channels
 export {
   type AnyMessageType,
@@ -92,6 +71,52 @@ export {
   type ServerOptions,
   USER_DATA_BYTES,
 } from './connection/index.js';
+// game API
+export {
+  type AnyGameEntity,
+  type Box,
+  type Circle,
+  defineGame,
+  type EntitySpec,
+  GameClient,
+  type GameClientExpert,
+  type GameClientOptions,
+  type GameClientStats,
+  type GameClientStatus,
+  type GameClientToken,
+  type GameDefinition,
+  type GameEmitOptions,
+  type GameEntity,
+  type GameHooks,
+  type GameMessage,
+  type GamePlayer,
+  type GameRules,
+  type GameSpec,
+  type Infer,
+  type Schema,
+  SchemaValueError,
+  type ServerGame,
+  type Shape,
+  type ShownEntity,
+  t,
+} from './index.js';
+// The HTTP backend's client (fetch only): a page authenticates, joins or matchmakes, and gets its
+// connect token the way a Node client does (ghostwire/services exports the same class).
+export {
+  BackendClient,
+  type BackendClientOptions,
+  BackendError,
+  type FetchLike,
+  type MatchedPeerSeat,
+  type MatchmakeOptions,
+  type PeerMatchmakeOptions,
+  type PeerSeat,
+  type Seated,
+} from './join/backend-client.js';
+// `TransportKind` here is the backend's ('udp' | 'websocket' | 'webrtc'), a superset of the one
+// in ghostwire/transport ('websocket' | 'webrtc').
+export { type JoinAnswer, TRANSPORT_KINDS, type TransportKind } from './join/join-answer.js';
+export type { PeerSessionAnswer } from './join/peer-session-answer.js';
 // ghostwire/latency
 export {
   type BeyondClamp,

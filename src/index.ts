@@ -7,5 +7,27 @@
 
 // game API
 
+// The client: connects, predicts its own entity, interpolates the others.
+export type { GameClientOptions, GameClientToken } from './game/client-connect.js';
+// The game, declared once (both ends import it), and its server side's shapes.
+export { defineGame, type EntitySpec, type GameDefinition, type GameSpec } from './game/define-game.js';
+export type { ShownEntity } from './game/entity-view.js';
+export {
+  GameClient,
+  type GameClientExpert,
+  type GameClientStats,
+  type GameClientStatus,
+} from './game/game-client.js';
+export type {
+  AnyGameEntity,
+  EmitOptions as GameEmitOptions,
+  GameEntity,
+  GameHooks,
+  GameMessage,
+  GamePlayer,
+  GameRules,
+  ServerGame,
+} from './game/game-rules.js';
+export type { Box, Circle, Shape } from './game/shapes.js';
 // The schema builder: a game declares its entity states and inputs with it.
 export { type Infer, type Schema, SchemaValueError, t } from './schema/index.js';

@@ -6,11 +6,42 @@
  */
 import { registerDefaultAead } from './connection/aead.js';
 import { nodeAead } from './connection/aead-node.js';
+// GameClient's UDP, registered on import as the AEAD is (GameServer loads ws / node-datachannel only to serve them).
+import './game/udp-opener.js';
 
 registerDefaultAead(nodeAead);
 
 export { nodeAead } from './connection/aead-node.js';
-export { type Infer, type Schema, SchemaValueError, t } from './index.js';
+// game API: the server (its helpers' types too)
+export { GameServer, type GameServerOptions, type GameServerStats } from './game/game-server.js';
+export type { GameSimulation, GameSimulationStats } from './game/game-simulation.js';
+export type { GameTransportKind } from './game/server-transports.js';
+export {
+  type AnyGameEntity,
+  type Box,
+  type Circle,
+  defineGame,
+  type EntitySpec,
+  GameClient,
+  type GameClientExpert,
+  type GameClientOptions,
+  type GameClientStats,
+  type GameClientStatus,
+  type GameClientToken,
+  type GameDefinition,
+  type GameEmitOptions,
+  type GameEntity,
+  type GameHooks,
+  type GameMessage,
+  type GamePlayer,
+  type GameRules,
+  type GameSpec,
+  type Infer,
+  type Schema,
+  SchemaValueError,
+  type ServerGame,
+  type Shape,
+  type ShownEntity,
+  t,
+} from './index.js';
 export { UdpTransport, type UdpTransportOptions } from './transport/udp-transport.js';
-
-// game API

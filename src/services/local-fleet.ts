@@ -29,6 +29,7 @@ import {
   type FleetTransports,
   openFleetTransports,
 } from './fleet-transports.js';
+import { type FleetGame, fleetGames } from './game-room.js';
 import type { MatchRules } from './match-rules.js';
 import { Matchmaker } from './matchmaker.js';
 import { RedisDirectory } from './redis-directory.js';
@@ -49,10 +50,17 @@ export type FleetRoom<M extends AnyMessageType> =
  * `remoteIp` behind a reverse proxy.
  */
 export interface LocalFleetOptions<M extends AnyMessageType = AnyMessageType> extends FleetTransportOptions {
-  /** The room types by name. */
-  rooms: Record<string, FleetRoom<M>>;
-  protocolId: bigint;
-  factory: MessageFactory<M>;
+  /** The room types by name (with `protocolId` and `factory`), or `games`. */
+  rooms?: Record<string, FleetRoom<M>>;
+  /**
+   * A game's rules (game.rules(...)) as room types by name: the game brings the protocol id, the
+   * factory and the channels (give none of rooms, protocolId, factory, channels then).
+   */
+  games?: Record<string, FleetGame>;
+  /** The netcode protocol id (required with `rooms`). */
+  protocolId?: bigint;
+  /** The message factory every client shares (required with `rooms`). */
+  factory?: MessageFactory<M>;
   /** The channels every client lists (RoomServer's default: the ghost section only). */
   channels?: (ChannelConfig | RoomChannelSlot)[];
   /** The shared 32-byte connect-token key (default: random, fine for one machine). */
@@ -108,9 +116,32 @@ export interface LocalFleet<M extends AnyMessageType = AnyMessageType> {
   close(): Promise<void>;
 }
 
+type ResolvedFleetOptions<M extends AnyMessageType> = LocalFleetOptions<M> &
+  Required<Pick<LocalFleetOptions<M>, 'rooms' | 'protocolId' | 'factory'>>;
+
+/** The options with `games` made room types (and their protocol id, factory, channels); checks either form. */
+function withGames<M extends AnyMessageType>(options: LocalFleetOptions<M>): ResolvedFleetOptions<M> {
+  if (options.games === undefined) {
+    if (
+      options.rooms === undefined &&
+      options.rendezvous === undefined &&
+      options.backend?.rendezvous === undefined
+    )
+      throw new RangeError('startLocalFleet: give rooms or games (or a rendezvous)');
+    if (options.protocolId === undefined || options.factory === undefined)
+      throw new RangeError('startLocalFleet: rooms need protocolId and factory');
+    return { ...options, rooms: options.rooms ?? {} } as ResolvedFleetOptions<M>;
+  }
+  for (const name of ['rooms', 'protocolId', 'factory', 'channels'] as const)
+    if (options[name] !== undefined)
+      throw new RangeError(`startLocalFleet: games bring their own ${name}; give games or ${name}, not both`);
+  return { ...options, ...fleetGames(options.games) } as unknown as ResolvedFleetOptions<M>;
+}
+
 export async function startLocalFleet<M extends AnyMessageType>(
-  options: LocalFleetOptions<M>,
+  given: LocalFleetOptions<M>,
 ): Promise<LocalFleet<M>> {
+  const options = withGames(given);
   const roomTypes = Object.keys(options.rooms).length;
   const wantsRendezvous = options.rendezvous !== undefined && options.rendezvous !== false;
   if (roomTypes === 0 && !wantsRendezvous && options.backend?.rendezvous === undefined)

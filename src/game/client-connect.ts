@@ -1,0 +1,156 @@
+/**
+ * Where a GameClient's connection comes from: a GameServer's URL (its join endpoint mints the
+ * token), a services backend (auth as a guest, then join-or-create a room or matchmake), or a
+ * token the caller got itself. The transport is the best the platform has: UDP where an opener is
+ * registered (Node with `ghostwire/node`), else WebRTC, then WebSocket.
+ */
+import { BackendClient, type FetchLike, type Seated } from '../join/backend-client.js';
+import type { TransportKind } from '../join/join-answer.js';
+import { toAddress } from '../transport/address.js';
+import { connectTransport } from '../transport/fallback-client.js';
+import type { DatagramTransport } from '../transport/transport.js';
+import type { RtcPeerConnectionConstructor } from '../transport/webrtc-client-transport.js';
+import {
+  WebSocketClientTransport,
+  type WebSocketConstructor,
+} from '../transport/websocket-client-transport.js';
+import type { GameDefinition } from './define-game.js';
+import { fromBase64, JOIN_PATH, readJoinAnswer } from './game-join.js';
+import { registeredUdpOpener } from './transport-openers.js';
+
+/** How GameClient.connect reaches the game. Every field is optional. */
+export interface GameClientOptions {
+  /** Join (or create) a room of this type through the services backend at the URL. */
+  room?: string;
+  /** Matchmake in this pool through the services backend at the URL (a room of the pool's type). */
+  pool?: string;
+  /** The guest name the backend is told (default 'guest'). */
+  name?: string;
+  /** The room's join options (the backend passes them to the room). */
+  roomOptions?: Record<string, unknown>;
+  /** 'auto' (default): UDP where the platform opens it, else WebRTC, then WebSocket. */
+  transport?: 'auto' | TransportKind;
+  /** Seconds the connection has to open before connect rejects (default 10). */
+  timeout?: number;
+  /** The WebSocket class where the platform has none (Node 20: `ws`'s). */
+  WebSocket?: WebSocketConstructor;
+  /** The RTCPeerConnection class where the platform has none (Node: node-datachannel's polyfill). */
+  RTCPeerConnection?: RtcPeerConnectionConstructor;
+  /** Default globalThis.fetch. */
+  fetch?: FetchLike;
+}
+
+/** What a token-and-transport connection is (an expert's own backend, a test's in-memory network). */
+export interface GameClientToken {
+  token: Uint8Array;
+  transport: DatagramTransport;
+}
+
+/** A connection ready for the netcode handshake, and how to get a fresh token for the same seat. */
+export interface Opened extends GameClientToken {
+  kind: TransportKind | 'given';
+  /** Set when seated through a backend: a fresh token for the seat (reconnection). */
+  reseat: (() => Promise<Uint8Array>) | null;
+}
+
+const where = 'GameClient.connect';
+
+export async function openConnection(
+  game: GameDefinition,
+  target: string | GameClientToken,
+  options: GameClientOptions,
+): Promise<Opened> {
+  if (typeof target === 'object' && target !== null) {
+    if (!(target.token instanceof Uint8Array)) throw new TypeError(`${where}: token must be a Uint8Array`);
+    if (typeof target.transport?.send !== 'function')
+      throw new TypeError(`${where}: transport must be a DatagramTransport`);
+    return { ...target, kind: 'given', reseat: null };
+  }
+  if (typeof target !== 'string' || !URL.canParse(target))
+    throw new TypeError(`${where}: give the server's URL (http://host:port) or { token, transport }`);
+  const choice = options.transport ?? 'auto';
+  if (!['auto', 'udp', 'websocket', 'webrtc'].includes(choice))
+    throw new RangeError(`${where}: transport must be 'auto', 'udp', 'websocket' or 'webrtc', got ${choice}`);
+  if (options.room !== undefined && options.pool !== undefined)
+    throw new TypeError(`${where}: give room or pool, not both`);
+  const fetch = options.fetch ?? globalThis.fetch;
+  if (typeof fetch !== 'function') throw new TypeError(`${where}: no fetch here; pass options.fetch`);
+  const udp = registeredUdpOpener();
+  if (choice === 'udp' && udp === null)
+    throw new RangeError(`${where}: no UDP here (in Node, import 'ghostwire/node' to register it)`);
+  if (options.room !== undefined || options.pool !== undefined) return viaBackend(target, options, fetch);
+
+  const base = target.endsWith('/') ? target.slice(0, -1) : target;
+  const response = await fetch(`${base}${JOIN_PATH}`, { method: 'GET' });
+  if (!response.ok)
+    throw new Error(`${where}: ${base} refused to join: ${response.status} ${await response.text()}`);
+  const answer = readJoinAnswer(await response.json().catch(() => null));
+  if (answer === null) throw new Error(`${where}: ${base} is not a ghostwire game server (bad join answer)`);
+  if (answer.game !== game.name)
+    throw new Error(
+      `${where}: ${base} serves the game ${JSON.stringify(answer.game)}, not ${JSON.stringify(game.name)}`,
+    );
+  const token = fromBase64(answer.token);
+  if (udp !== null && answer.udp && (choice === 'auto' || choice === 'udp'))
+    return { token, transport: await udp(answer.serverAddress), kind: 'udp', reseat: null };
+  if (choice === 'udp') throw new Error(`${where}: ${base} serves no UDP`);
+  const wsUrl = new URL(answer.websocket ?? '/', base);
+  wsUrl.protocol = wsUrl.protocol === 'https:' ? 'wss:' : 'ws:';
+  const opened = await connectTransport({
+    choice: choice === 'auto' ? 'auto' : choice,
+    webrtc:
+      answer.webrtc === null
+        ? undefined
+        : {
+            signalingUrl: new URL(answer.webrtc, base).href,
+            serverAddress: toAddress(answer.serverAddress),
+            ...(options.RTCPeerConnection === undefined
+              ? {}
+              : { RTCPeerConnection: options.RTCPeerConnection }),
+          },
+    websocket:
+      answer.websocket === null
+        ? undefined
+        : {
+            url: wsUrl.href,
+            serverAddress: answer.serverAddress,
+            ...(options.WebSocket === undefined ? {} : { WebSocket: options.WebSocket }),
+          },
+  });
+  return { token, transport: opened.transport, kind: opened.kind, reseat: null };
+}
+
+/** Seated through the services backend: a guest session, then a room (or a match), then its transport. */
+async function viaBackend(url: string, options: GameClientOptions, fetch: FetchLike): Promise<Opened> {
+  const backend = new BackendClient({ url, fetch });
+  await backend.auth({ name: options.name ?? 'guest' });
+  const udp = registeredUdpOpener();
+  const choice = options.transport ?? 'auto';
+  const kind: TransportKind = choice !== 'auto' ? choice : udp !== null ? 'udp' : 'websocket';
+  const seat: Seated =
+    options.pool !== undefined
+      ? await backend.matchmake({ pool: options.pool, transport: kind })
+      : await backend.joinOrCreate(options.room!, { transport: kind, options: options.roomOptions ?? {} });
+  const reseat = async () =>
+    (await backend.reconnect(seat.seatId, { transport: kind, roomId: seat.roomId })).connectToken;
+  if (kind === 'udp')
+    return { token: seat.connectToken, transport: await udp!(seat.serverAddress), kind, reseat };
+  if (kind === 'websocket') {
+    const transport = new WebSocketClientTransport({
+      url: `ws://${seat.serverAddress}/`,
+      serverAddress: seat.serverAddress,
+      ...(options.WebSocket === undefined ? {} : { WebSocket: options.WebSocket }),
+    });
+    if (!(await transport.opened)) throw new Error(`${where}: the room's WebSocket did not open`);
+    return { token: seat.connectToken, transport, kind, reseat };
+  }
+  const opened = await connectTransport({
+    choice: 'webrtc',
+    webrtc: {
+      signalingUrl: seat.signalingUrl ?? '',
+      serverAddress: toAddress(seat.serverAddress),
+      ...(options.RTCPeerConnection === undefined ? {} : { RTCPeerConnection: options.RTCPeerConnection }),
+    },
+  });
+  return { token: seat.connectToken, transport: opened.transport, kind, reseat };
+}

@@ -1,0 +1,330 @@
+/**
+ * The client side of a game (browser-safe): connects, predicts its own entity with the game's step,
+ * interpolates the others, and gives the view to draw. Call `update(input)` once a frame.
+ *
+ *   const client = await GameClient.connect(tag, 'http://localhost:8080');
+ *   client.on('tagged', (e) => console.log(e.tagger, 'tagged', e.target));
+ *   setInterval(() => { client.update(readKeys()); draw(client.me, client.entities); }, 1000 / 60);
+ */
+import type { ChannelConfig } from '../channels/config.js';
+import { MessageClient } from '../channels/message-endpoints.js';
+import { ClientState, describeClientState } from '../connection/client.js';
+import { InputSender } from '../latency/input-sender.js';
+import { LatencyClient } from '../latency/latency-client.js';
+import { Predictor } from '../latency/predictor.js';
+import { ClientMirror } from '../replication/client-mirror.js';
+import type { ReceivedEvent } from '../replication/event.js';
+import { type Codec, compile } from '../schema/codec.js';
+import type { DatagramTransport } from '../transport/transport.js';
+import {
+  type GameClientOptions,
+  type GameClientToken,
+  type Opened,
+  openConnection,
+} from './client-connect.js';
+import { type GameDefinition, type GameWiring, wiringOf } from './define-game.js';
+import { EntityView, type ShownEntity } from './entity-view.js';
+
+/** connecting: the handshake (or a reconnection) is under way · connected · disconnected: over (see statusReason). */
+export type GameClientStatus = 'connecting' | 'connected' | 'disconnected';
+
+/** The layers under a GameClient, for what the game API does not cover. */
+export interface GameClientExpert<S, I> {
+  readonly messages: MessageClient;
+  readonly mirror: ClientMirror;
+  readonly inputs: InputSender<I>;
+  readonly latency: LatencyClient<S, I>;
+  readonly predictor: Predictor<S, I>;
+  readonly transport: DatagramTransport;
+}
+
+/** What `GameClient.stats()` reports. */
+export interface GameClientStats {
+  status: GameClientStatus;
+  /** Seconds, smoothed (0 before the first sample). */
+  rtt: number;
+  /** Percent of packets lost. */
+  packetLoss: number;
+  /** The server tick shown for the others (NaN until known). */
+  renderTick: number;
+  /** Predicted states the server's state corrected. */
+  mispredictions: number;
+  /** The game's events received (whether a handler took them or not). */
+  events: number;
+  /** Times the connection was made again after a drop (rooms). */
+  reconnections: number;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: handlers of heterogeneous events; and any game by default
+type Handler = (value: any) => void;
+
+/** The game's message channel: after the ghost section (0) and the inputs (1). */
+const MESSAGE_CHANNEL = 2;
+
+/** How long a dropped room client keeps asking for its seat back (a room holds it 20 s by default). */
+const RESEAT_SECONDS = 20;
+
+/**
+ * A player's connection to a game: `GameClient.connect(game, url)`, then `update(input)` once a
+ * frame; `me` (predicted) and `entities` (interpolated) are what to draw.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: handlers of heterogeneous events; and any game by default
+export class GameClient<E = any, P extends keyof E = any, I = any, V = any, M = any> {
+  /** The layers under this client (escape hatch for experts). */
+  readonly expert: GameClientExpert<E[P], I>;
+  private readonly wiring: GameWiring;
+  private readonly codec: Codec<I>;
+  private readonly view: EntityView;
+  private readonly handlers = new Map<string, Set<Handler>>();
+  private readonly pending: ReceivedEvent[] = [];
+  private input: I | undefined = undefined;
+  private readonly produce = (): I => this.input as I;
+  private reason: string | null = null;
+  private closed = false;
+  private reconnecting = false;
+  private eventCount = 0;
+  private reconnections = 0;
+
+  private constructor(
+    /** The game this client plays. */
+    readonly game: GameDefinition<E, P, I, V, M>,
+    private readonly opened: Opened,
+  ) {
+    const wiring = wiringOf('GameClient', game);
+    this.wiring = wiring;
+    this.codec = compile(game.input);
+    const mirror = new ClientMirror({
+      types: wiring.types,
+      capacity: game.maxEntities,
+      events: wiring.events,
+      onCreate: (ghost) => this.view.created(ghost),
+      onDestroy: (ghost) => this.view.destroyed(ghost),
+      onEvent: (event) => {
+        // Which entity is this player's own: taken at once, so the prediction follows it this frame.
+        if (event.type === wiring.owner) this.view.own((event.value as { id: number }).id);
+        else this.pending.push(event);
+      },
+    });
+    const inputs = new InputSender<I>({ schema: game.input });
+    const channels: ChannelConfig[] = [mirror.channel, inputs.channel, { kind: 'reliable-ordered' }];
+    const messages = new MessageClient({
+      transport: opened.transport,
+      factory: wiring.factory,
+      channels,
+      onStateChange: (state) => this.stateChanged(state),
+    });
+    const predictor = new Predictor<E[P], I>({
+      schema: wiring.playerType.schema as never,
+      inputSchema: game.input,
+      simulate: (state, input) => game.step(state, input),
+      tickRate: game.tickRate,
+    });
+    const latency = new LatencyClient<E[P], I>({
+      tickRate: game.tickRate,
+      mirror,
+      inputs,
+      predictor,
+      rttSampleMs: () => messages.client.endpoint?.rttSampleMs ?? 0,
+    });
+    this.view = new EntityView(wiring, mirror, latency);
+    this.expert = { messages, mirror, inputs, latency, predictor, transport: opened.transport };
+  }
+
+  /**
+   * Connects to a game: `url` is a GameServer's (http://host:port), or a services backend's with
+   * `{ room }` or `{ pool }`; or pass `{ token, transport }` made yourself. Resolves once connected;
+   * rejects with the reason when the connection cannot be made within `options.timeout` seconds.
+   */
+  static async connect<E, P extends keyof E, I, V, M>(
+    game: GameDefinition<E, P, I, V, M>,
+    target: string | GameClientToken,
+    options: GameClientOptions = {},
+  ): Promise<GameClient<E, P, I, V, M>> {
+    wiringOf('GameClient.connect', game);
+    const timeout = options.timeout ?? 10;
+    if (!(timeout > 0 && timeout <= 600))
+      throw new RangeError(`GameClient.connect: timeout must be in (0, 600] seconds, got ${timeout}`);
+    const opened = await openConnection(game, target, options);
+    const client = new GameClient(game, opened);
+    client.expert.messages.connect(opened.token, now());
+    // Until connected the client drives its own handshake; then the caller's update() does.
+    await new Promise<void>((resolve, reject) => {
+      const deadline = now() + timeout;
+      const timer = setInterval(() => {
+        client.expert.messages.update(now());
+        if (client.status === 'connected') {
+          clearInterval(timer);
+          resolve();
+        } else if (client.status === 'disconnected' || now() > deadline) {
+          clearInterval(timer);
+          const reason = client.statusReason ?? 'timed out';
+          client.close();
+          reject(new Error(`GameClient.connect: ${reason}`));
+        }
+      }, 1000 / 60);
+    });
+    return client;
+  }
+
+  /** Where the connection stands; `statusReason` says why it is disconnected. */
+  get status(): GameClientStatus {
+    if (this.closed) return 'disconnected';
+    if (this.expert.messages.connected) return 'connected';
+    const state = this.expert.messages.client.state;
+    return state > ClientState.Disconnected || this.reconnecting ? 'connecting' : 'disconnected';
+  }
+
+  /** Why the client is disconnected (or reconnecting): 'closed', 'connection timed out'…; null while all is well. */
+  get statusReason(): string | null {
+    return this.reason;
+  }
+
+  /** The round-trip time in seconds, smoothed (0 before the first sample). */
+  get rtt(): number {
+    return (this.expert.messages.client.endpoint?.rttMs ?? 0) / 1000;
+  }
+
+  /** This player's own entity, predicted (shown ahead of the server): null before the server spawned it. */
+  get me(): ShownEntity<P & string, E[P]> | null {
+    return this.view.me as ShownEntity<P & string, E[P]> | null;
+  }
+
+  /** The other entities as shown now (interpolated between the server's states); refreshed by each update. */
+  get entities(): readonly { [K in keyof E & string]: ShownEntity<K, E[K]> }[keyof E & string][] {
+    return this.view.others as never;
+  }
+
+  /** Calls `handler` with each event `name` the server sends (during `update`). Returns a function that stops it. */
+  on<K extends keyof V & string>(name: K, handler: (value: V[K]) => void): () => void {
+    if (!Object.hasOwn(this.game.eventTypes as object, name))
+      throw new RangeError(`GameClient.on: ${JSON.stringify(name)} is not one of the game's events`);
+    if (typeof handler !== 'function') throw new TypeError('GameClient.on: handler must be a function');
+    const set = this.handlers.get(name) ?? new Set<Handler>();
+    this.handlers.set(name, set);
+    set.add(handler);
+    return () => set.delete(handler);
+  }
+
+  /**
+   * One frame: `input` is this player's input from now on (sent once per tick, and predicted);
+   * receives the server's packets, moves the prediction and the others' interpolation, sends,
+   * then calls the event handlers. Throws (RangeError naming the field) for an input outside the
+   * game's input schema.
+   */
+  update(input: I): void {
+    try {
+      this.codec.encode(input);
+    } catch (error) {
+      throw new RangeError(
+        `GameClient.update: input does not fit the game's input schema: ${(error as Error).message}`,
+      );
+    }
+    this.input = input;
+    if (this.closed) return;
+    const time = now();
+    const { messages, latency } = this.expert;
+    messages.update(time);
+    if (messages.connected) {
+      latency.frame(time, this.produce);
+      this.view.refresh();
+    }
+    this.dispatch();
+  }
+
+  /**
+   * Sends one of the game's messages to the server (reliable, in order; its rules' onMessage gets
+   * it). Throws for a name not in the game's `messages`, a value outside its schema, or while not
+   * connected.
+   */
+  send<K extends keyof M & string>(name: K, value: M[K]): void {
+    const type = Object.hasOwn(this.game.messageTypes as object, name)
+      ? this.game.messageTypes[name]
+      : undefined;
+    if (type === undefined)
+      throw new RangeError(`GameClient.send: ${JSON.stringify(name)} is not one of the game's messages`);
+    if (!this.expert.messages.connected) throw new Error(`GameClient.send: not connected (${this.status})`);
+    this.expert.messages.send(MESSAGE_CHANNEL, type as never, value as never);
+  }
+
+  /** The connection's figures now. */
+  stats(): GameClientStats {
+    const link = this.expert.messages.stats();
+    return {
+      status: this.status,
+      rtt: this.rtt,
+      packetLoss: link.packetLoss,
+      renderTick: this.expert.latency.renderTick,
+      mispredictions: this.expert.predictor.stats().mispredictions,
+      events: this.eventCount,
+      reconnections: this.reconnections,
+    };
+  }
+
+  /** Leaves the game (the server is told) and closes the transport. Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.reason = 'closed';
+    try {
+      this.expert.messages.disconnect();
+    } finally {
+      this.expert.transport.close();
+    }
+  }
+
+  private stateChanged(state: ClientState): void {
+    if (state === ClientState.Connected) {
+      this.reason = null;
+      return;
+    }
+    if (state > ClientState.Disconnected || this.closed) return;
+    this.reason = describeClientState(state);
+    // A room seat outlives a dropped connection for a while: ask the backend for a fresh token.
+    if (state === ClientState.ConnectionTimedOut && this.opened.reseat !== null && !this.reconnecting)
+      void this.reconnect(this.opened.reseat);
+  }
+
+  /**
+   * Asks for a fresh token for the seat, again every half second while the room has not yet seen
+   * the drop (its timeout and ours end about together) for up to RESEAT_SECONDS.
+   */
+  private async reconnect(reseat: () => Promise<Uint8Array>): Promise<void> {
+    this.reconnecting = true;
+    const deadline = now() + RESEAT_SECONDS;
+    try {
+      for (;;) {
+        try {
+          const token = await reseat();
+          if (this.closed) return;
+          this.view.reset();
+          this.expert.messages.connect(token, now());
+          this.reconnections++;
+          return;
+        } catch (error) {
+          const status = (error as { status?: unknown }).status;
+          if (this.closed || status !== 409 || now() > deadline) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      }
+    } catch (error) {
+      this.reason = `reconnection failed: ${error instanceof Error ? error.message : String(error)}`;
+    } finally {
+      this.reconnecting = false;
+    }
+  }
+
+  private dispatch(): void {
+    // Handlers run after the packets are read: a throw from one reaches the caller with the frame done.
+    const events = this.pending.splice(0);
+    for (const event of events) {
+      this.eventCount++;
+      const name = this.wiring.eventNames.get(event.type);
+      const set = name === undefined ? undefined : this.handlers.get(name);
+      if (set !== undefined) for (const handler of set) handler(event.value);
+    }
+  }
+}
+
+function now(): number {
+  return performance.now() / 1000;
+}

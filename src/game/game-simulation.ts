@@ -1,0 +1,366 @@
+/**
+ * The server side of a game, transport-free (browser-safe): the world and its replication, the
+ * players' inputs, lag compensation for every entity type with a hitbox, and the rules' hooks.
+ * GameServer drives it with a clock and a MessageServer; the room type with its room's ticks.
+ */
+import { InputReceiver } from '../latency/input-receiver.js';
+import { LagCompensation } from '../latency/lag-compensation.js';
+import type { AnyEntityType } from '../replication/entity-type.js';
+import type { ReplicationServer, ReplicationServerOptions } from '../replication/replication-server.js';
+import { type Entity, ServerWorld } from '../replication/server-world.js';
+import { type GameDefinition, type GameWiring, wiringOf } from './define-game.js';
+import { EntityHandle, PlayerHandle } from './game-handles.js';
+import type {
+  AnyGameEntity,
+  EmitOptions,
+  GameEntity,
+  GameHooks,
+  GamePlayer,
+  GameRules,
+  ServerGame,
+} from './game-rules.js';
+import { checkShape, type Shape, shapeBounds, shapesOverlap } from './shapes.js';
+
+export interface GameSimulationOptions {
+  /** Player slots: indices are in [0, maxPlayers). */
+  maxPlayers: number;
+  /** Makes the world's replication (GameServer: a ReplicationServer of its own; a room: Room.replicate). */
+  replicate: (options: Omit<ReplicationServerOptions, 'maxClients'>) => ReplicationServer;
+  /** A hook threw: reported here, never thrown (default console.error). */
+  onError?: (error: unknown, where: string) => void;
+}
+
+/** What the simulation counts (`stats()`; GameServer.stats sums them with its own). */
+export interface GameSimulationStats {
+  ticks: number;
+  inputsTaken: number;
+  inputsRefused: number;
+  hitTests: number;
+  hookErrors: number;
+  /** Players' messages handed to onMessage. */
+  messages: number;
+}
+
+/** Messages taken from one player per tick at most; the rest wait in its channel (bounded there). */
+export const MAX_MESSAGES_PER_TICK = 16;
+
+/** Implements ServerGame (its generic signatures are checked at the hooks' boundary, `game`). */
+export class GameSimulation {
+  // The expert's way in: the layers under the rules.
+  readonly definition: GameDefinition;
+  readonly world: ServerWorld;
+  readonly replication: ReplicationServer;
+  readonly inputs: InputReceiver<unknown>;
+  readonly lags = new Map<AnyEntityType, LagCompensation<unknown>>();
+  readonly data: Record<string, unknown> = {};
+  private readonly counters: GameSimulationStats = {
+    ticks: 0,
+    inputsTaken: 0,
+    inputsRefused: 0,
+    hitTests: 0,
+    hookErrors: 0,
+    messages: 0,
+  };
+  private readonly wiring: GameWiring;
+  private readonly hooks: GameHooks;
+  private readonly playerList: PlayerHandle[] = [];
+  private readonly bySlot: (PlayerHandle | null)[];
+  private readonly handles: (EntityHandle | null)[];
+  /** The live entities in creation order; `entities` hands out a copy made once per change. */
+  private readonly entityList: EntityHandle[] = [];
+  private entitiesShown: readonly EntityHandle[] | null = null;
+  private readonly onError: (error: unknown, where: string) => void;
+  private readonly box = new Float64Array(6);
+  private simulating = 0;
+  /** This simulation as the hooks see it. */
+  private readonly game = this as unknown as ServerGame;
+
+  constructor(rules: GameRules, options: GameSimulationOptions) {
+    const where = 'GameSimulation';
+    if (typeof rules !== 'object' || rules === null || typeof rules.hooks !== 'object')
+      throw new TypeError(`${where}: rules must be what game.rules(...) returned`);
+    const game = rules.game;
+    this.wiring = wiringOf(where, game);
+    this.definition = game;
+    this.hooks = rules.hooks;
+    const maxPlayers = options.maxPlayers;
+    if (!Number.isInteger(maxPlayers) || maxPlayers < 1 || maxPlayers > 65536)
+      throw new RangeError(`${where}: maxPlayers must be an integer in [1, 65536], got ${maxPlayers}`);
+    this.onError =
+      options.onError ?? ((error, at) => console.error(`ghostwire game ${game.name}: ${at} threw`, error));
+    this.world = new ServerWorld({ types: this.wiring.types, capacity: game.maxEntities });
+    this.replication = options.replicate({ world: this.world, events: this.wiring.events });
+    this.bySlot = new Array(maxPlayers).fill(null);
+    this.handles = new Array(game.maxEntities).fill(null);
+    const validate = this.hooks.validateInput;
+    this.inputs = new InputReceiver<unknown>({
+      schema: game.input,
+      tickRate: game.tickRate,
+      maxClients: maxPlayers,
+      ...(validate === undefined
+        ? {}
+        : {
+            validate: (input, slot) => {
+              const player = this.bySlot[slot];
+              if (player === null) return 'no player';
+              try {
+                return validate(input, player);
+              } catch (error) {
+                this.report(error, 'validateInput');
+                return 'validateInput threw';
+              }
+            },
+          }),
+      onRefusal: () => this.counters.inputsRefused++,
+    });
+    for (const [type, hitbox] of this.wiring.hitboxes) {
+      this.lags.set(
+        type,
+        new LagCompensation<unknown>({
+          interpolator: this.wiring.interpolators.get(type)!,
+          layout: type.layout,
+          tickRate: game.tickRate,
+          capacity: game.maxEntities,
+          maxClients: maxPlayers,
+          bounds: (state, out) => shapeBounds(hitbox(state), out),
+        }),
+      );
+    }
+  }
+
+  get players(): readonly GamePlayer[] {
+    return this.playerList;
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: entities of any type: the rules see them typed through ServerGame
+  get entities(): readonly AnyGameEntity<any>[] {
+    // A new array only after a change: the rules may destroy entities while they iterate one.
+    if (this.entitiesShown === null) this.entitiesShown = [...this.entityList];
+    return this.entitiesShown;
+  }
+
+  get tick(): number {
+    return this.world.serverTick + this.simulating;
+  }
+
+  /** The player in slot `index`, or null. @internal */
+  playerAt(index: number): PlayerHandle | null {
+    return this.bySlot[index] ?? null;
+  }
+
+  /** A connection took slot `index`: its player joins (onJoin). @internal */
+  join(index: number): PlayerHandle {
+    if (this.bySlot[index] !== null) throw new RangeError(`GameSimulation.join: slot ${index} is taken`);
+    const player = new PlayerHandle(this, index);
+    this.bySlot[index] = player;
+    this.playerList.push(player);
+    this.call('onJoin', () => this.hooks.onJoin?.(this.game, player));
+    return player;
+  }
+
+  /** The player is back on a new connection (a room's reconnection): same player and entity, new slot. @internal */
+  move(player: PlayerHandle, index: number): void {
+    if (player.index >= 0 && this.bySlot[player.index] === player) this.bySlot[player.index] = null;
+    this.bySlot[index] = player;
+    player.index = index;
+    const entity = player.entity;
+    if (entity?.alive) this.own(player, entity as EntityHandle);
+  }
+
+  /** The player's connection dropped (a room holds its seat): it stays, idle, until `move` or `leave`. @internal */
+  drop(player: PlayerHandle): void {
+    if (player.index >= 0 && this.bySlot[player.index] === player) this.bySlot[player.index] = null;
+    player.index = -1;
+  }
+
+  /** The player left for good (onLeave), and its entity goes. @internal */
+  leave(player: PlayerHandle): void {
+    const at = this.playerList.indexOf(player);
+    if (at < 0) return;
+    this.call('onLeave', () => this.hooks.onLeave?.(this.game, player));
+    this.playerList.splice(at, 1);
+    if (player.index >= 0 && this.bySlot[player.index] === player) this.bySlot[player.index] = null;
+    const entity = player.entity as EntityHandle | null;
+    if (entity?.alive) entity.destroy();
+    player.entityHandle = null;
+  }
+
+  /** What the simulation counted (a new object). */
+  stats(): GameSimulationStats {
+    return { ...this.counters };
+  }
+
+  /** @internal A message from a player: onMessage. */
+  deliver(player: PlayerHandle, name: string, value: unknown): void {
+    this.counters.messages++;
+    this.call('onMessage', () => this.hooks.onMessage?.(this.game, player, { name, value }));
+  }
+
+  /**
+   * Simulates the next tick (the world's serverTick + 1) without stamping it: records the hit
+   * shapes of the last tick stamped, applies each player's input with `step` (onInput), then onTick.
+   */
+  simulate(): void {
+    const tick = this.world.serverTick + 1;
+    this.recordHistory();
+    this.simulating = 1;
+    try {
+      const step = this.definition.step;
+      for (const player of this.playerList) {
+        if (player.index < 0) continue; // dropped: its entity waits for its return
+        const input = this.inputs.take(player.index, tick);
+        if (input === null) continue;
+        this.counters.inputsTaken++;
+        player.input = input;
+        const entity = player.entityHandle;
+        if (entity?.alive) {
+          let next: unknown;
+          // A fresh copy each tick: a step that changes its state in place works here as on the client.
+          if (this.call('step', () => (next = step(this.world.get(entity.entity), input))))
+            entity.state = next;
+        }
+        this.call('onInput', () => this.hooks.onInput?.(this.game, player, input));
+      }
+      this.call('onTick', () => this.hooks.onTick?.(this.game));
+    } finally {
+      this.simulating = 0;
+    }
+    this.counters.ticks++;
+  }
+
+  /** Creates an entity no player owns (ServerGame.spawn). */
+  spawn(type: string, state: unknown): GameEntity {
+    return this.create(type, state);
+  }
+
+  /** @internal */
+  create(type: string, state: unknown): EntityHandle {
+    const entityType = this.typeNamed('spawn', type);
+    const entity = this.world.create(entityType, state);
+    const handle = new EntityHandle(this, entity, type);
+    this.handles[entity.id] = handle;
+    this.entityList.push(handle);
+    this.entitiesShown = null;
+    return handle;
+  }
+
+  /** Makes `entity` the player's own: ownership in the world and the client told (a reliable event). @internal */
+  own(player: PlayerHandle, entity: EntityHandle): void {
+    player.entityHandle = entity;
+    entity.ownerHandle = player;
+    if (player.index < 0) return; // dropped: told when it is back (move)
+    this.world.setOwner(entity.entity, player.index);
+    this.replication.emit(this.wiring.owner, { id: entity.id }, { to: player.index, reliable: true });
+  }
+
+  /** An entity was destroyed: forget its handle and its history. @internal */
+  forget(entity: EntityHandle): void {
+    if (this.handles[entity.id] === entity) this.handles[entity.id] = null;
+    const at = this.entityList.indexOf(entity);
+    if (at >= 0) this.entityList.splice(at, 1);
+    this.entitiesShown = null;
+    this.lags.get(entity.entity.type)?.remove(entity.id);
+    const owner = entity.ownerHandle;
+    if (owner === null || owner.entityHandle !== entity) return;
+    owner.entityHandle = null;
+    if (owner.index >= 0 && this.bySlot[owner.index] === owner)
+      this.replication.emit(this.wiring.owner, { id: -1 }, { to: owner.index, reliable: true });
+  }
+
+  emit(name: string, value: unknown, options: EmitOptions = {}): void {
+    const type = this.definition.eventTypes[name];
+    if (type === undefined || typeof name !== 'string' || !Object.hasOwn(this.definition.eventTypes, name))
+      throw new RangeError(`game.emit: ${JSON.stringify(name)} is not one of the game's events`);
+    const to = options.to;
+    if (to !== undefined && !(to instanceof PlayerHandle && this.playerList.includes(to)))
+      throw new RangeError('game.emit: to must be a player in this game');
+    if (to !== undefined && to.index < 0) return; // dropped: a returning client is sent the world, not its events
+    this.replication.emit(type, value, {
+      reliable: options.reliable ?? true,
+      ...(to === undefined ? {} : { to: to.index }),
+    });
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: entities of any type: the rules see them typed through ServerGame
+  hitTest(player: GamePlayer, shape?: Shape): AnyGameEntity<any>[] {
+    const where = 'game.hitTest';
+    if (!(player instanceof PlayerHandle) || !this.playerList.includes(player))
+      throw new RangeError(`${where}: player must be a player in this game`);
+    let test = shape;
+    if (test === undefined) {
+      const own = player.entityHandle;
+      const hitbox = own === null ? undefined : this.wiring.hitboxes.get(own.entity.type);
+      if (own === null || hitbox === undefined)
+        throw new RangeError(`${where}: give a shape (the player has no entity with a hitbox)`);
+      test = hitbox(own.state);
+    }
+    checkShape(where, test);
+    this.counters.hitTests++;
+    const volume = shapeBounds(test, this.box);
+    const own = player.entityHandle?.id ?? -1;
+    // biome-ignore lint/suspicious/noExplicitAny: entities of any type: the rules see them typed through ServerGame
+    const hits: AnyGameEntity<any>[] = [];
+    const view = this.inputs.viewTick(player.index);
+    for (const [type, lag] of this.lags) {
+      if (lag.presentTick < 0) continue;
+      const hitbox = this.wiring.hitboxes.get(type)!;
+      // No view yet (no render tick shown): the present is what the player is judged against.
+      const at = Number.isFinite(view) ? view : lag.presentTick;
+      const base = Math.floor(at);
+      lag.rewind(player.index, base, at - base, volume, (id, state) => {
+        const handle = this.handles[id];
+        if (id === own || handle === null || !shapesOverlap(test, hitbox(state))) return;
+        // biome-ignore lint/suspicious/noExplicitAny: entities of any type: the rules see them typed through ServerGame
+        hits.push(handle as AnyGameEntity<any>);
+      });
+    }
+    return hits;
+  }
+
+  /** Runs a hook; a throw is counted and reported, never passed on. Returns whether it returned. */
+  private call(where: string, hook: () => void): boolean {
+    try {
+      hook();
+      return true;
+    } catch (error) {
+      this.report(error, where);
+      return false;
+    }
+  }
+
+  private report(error: unknown, where: string): void {
+    this.counters.hookErrors++;
+    try {
+      this.onError(error, where);
+    } catch {
+      // the reporter's own failure must not stop the game either
+    }
+  }
+
+  private typeNamed(where: string, name: string): AnyEntityType {
+    const type = this.definition.entityTypes[name] as AnyEntityType | undefined;
+    if (type === undefined || !Object.hasOwn(this.definition.entityTypes, name))
+      throw new RangeError(`game.${where}: ${JSON.stringify(name)} is not one of the game's entity types`);
+    return type;
+  }
+
+  /** Every entity with a hitbox, as stamped at the world's tick (entities made since are not stamped yet). */
+  private recordHistory(): void {
+    const world = this.world;
+    if (this.lags.size === 0 || world.serverTick === 0) return;
+    for (const handle of this.handles) {
+      if (handle === null) continue;
+      const entity: Entity<unknown> = handle.entity;
+      const lag = this.lags.get(entity.type);
+      const id = entity.id;
+      if (
+        lag === undefined ||
+        world.tickedType[id] < 0 ||
+        world.tickedGeneration[id] !== entity.generation ||
+        world.latestTicks[id] < 0
+      )
+        continue;
+      lag.recordFrom(world, entity);
+    }
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * The browser transports of a GameServer, from Node: WebSocket (with `ws`'s class, as Node 20
+ * has none) and WebRTC (node-datachannel's RTCPeerConnection on loopback), each on the server's
+ * one port set, with the same token endpoint and the same game.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { WebSocket } from 'ws';
+import '../../src/node.js';
+import { GameClient } from '../../src/game/game-client.js';
+import { GameServer } from '../../src/game/game-server.js';
+import type { WebSocketConstructor } from '../../src/transport/websocket-client-transport.js';
+import { arena, arenaRules, emptyLog, play, STILL } from '../support/test-game.js';
+import { LoopbackRTCPeerConnection } from '../support/webrtc-loopback.js';
+
+describe('game API over the browser transports', () => {
+  let server: GameServer;
+  before(async () => {
+    server = await GameServer.start(arenaRules(emptyLog(), { moveTarget: false }), { port: 0 });
+  });
+  after(() => server.close());
+
+  it('serves UDP, WebSocket and WebRTC by default when their packages are installed', () => {
+    assert.deepEqual(server.stats().transports, ['udp', 'websocket', 'webrtc']);
+  });
+
+  for (const transport of ['websocket', 'webrtc'] as const) {
+    it(`a client plays over ${transport}: joins, is told its entity, moves`, async () => {
+      const client = await GameClient.connect(arena, server.url, {
+        transport,
+        WebSocket: WebSocket as unknown as WebSocketConstructor,
+        RTCPeerConnection: LoopbackRTCPeerConnection,
+      });
+      try {
+        assert.equal(
+          client.expert.transport.constructor.name,
+          transport === 'webrtc' ? 'WebRtcClientTransport' : 'WebSocketClientTransport',
+        );
+        await play(
+          [client],
+          () => ({ ...STILL, dx: 1 }),
+          'the avatar to move',
+          8000,
+          () => (client.me?.state.x ?? 0) > 2,
+        );
+        const mine = server.simulation.players.find((p) => p.entity?.id === client.me?.id);
+        assert.ok(mine !== undefined && (mine.state?.x ?? 0) > 1, 'the server moved it too');
+      } finally {
+        client.close();
+      }
+    });
+  }
+});
