@@ -80,7 +80,7 @@ function parseCommandLine(): { quick: boolean; only: string | null; json: string
   const args = commandLine({
     name: 'npm run bench --',
     description: `Speed and size against peers measured in the same run, medians quoted (figures in BENCHMARKS.md).
-The full run takes about 4 minutes on a 2-core machine, --quick under a minute, one suite 1 s to 1.5 minutes.`,
+On a 2-core machine --quick took 4 min 50 s (2026-11-27), the full run longer; --only runs one suite.`,
     flags: {
       quick: { kind: 'boolean', help: 'fewer rounds and shorter batches (figures are noisier)' },
       only: { arg: 'SUITE', help: `run one suite: ${Object.keys(SUITES).join(', ')}` },

@@ -24,7 +24,7 @@ import { drawScene, type Scene } from './draw.js';
 import { installNetworkPanel, type LinkControl } from './network-panel.js';
 import { factory, RTC_OFFER_PATH, type ServersAnswer, type TokenAnswer, WEBSOCKET_PATH } from './protocol.js';
 
-/** What the page reports about itself (read by test/demo-chromium.test.ts). */
+/** What the page reports about itself (read by test/demo/demo-chromium.test.ts). */
 export interface PageStatus {
   /** The transport's state. */
   socket: 'connecting' | 'open' | 'failed' | 'closed' | 'none';

@@ -1,6 +1,6 @@
 /**
  * The browser bundle's build, shared by `npm run bundle` (scripts/bundle.ts) and the tests that
- * build it in memory (test/browser-bundle.test.ts, test/browser-chromium.test.ts): src/browser.ts
+ * build it in memory (test/package/browser-bundle.test.ts, test/package/browser-chromium.test.ts): src/browser.ts
  * bundled by esbuild for browsers as one ES module, minified, with a source map.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * The channel-layer fuzz, shared by `npm run fuzz` (target `channels` in scripts/fuzz.ts) and the
- * short seeded run in `npm test` (test/channel-fuzz.test.ts).
+ * short seeded run in `npm test` (test/channels/channel-fuzz.test.ts).
  *
  * A sender MessageConnection streams reliable messages, blocks (up to 16 KiB) and unreliable and
  * sequenced messages to a receiver over a lossy link (10% of packets lost, 5% of acks lost). A twin

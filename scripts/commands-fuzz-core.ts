@@ -1,6 +1,6 @@
 /**
  * The replication commands fuzz (client → server), shared by `npm run fuzz` (target `commands` in
- * scripts/fuzz.ts) and the short seeded run in `npm test` (test/replication-commands-fuzz.test.ts).
+ * scripts/fuzz.ts) and the short seeded run in `npm test` (test/replication/replication-commands-fuzz.test.ts).
  *
  * A ServerWorld with a ReplicationServer and its CommandRouter serves one connection on the
  * replication channel, a reliable-ordered and an unreliable-sequenced command channel. A twin

@@ -1,6 +1,6 @@
 /**
  * The fuzz core, shared by `npm run fuzz` (scripts/fuzz.ts) and the short seeded run in `npm test`
- * (test/fuzz.test.ts), so the logic exists once:
+ * (test/tools/fuzz.test.ts), so the logic exists once:
  *
  * - value models: fast-check arbitraries for schema values and for stream op programs, and
  *   schema-directed comparisons (exact, and "survived a round trip" with quantization tolerances);

@@ -1,6 +1,6 @@
 /**
  * The input channel fuzz, shared by `npm run fuzz` (target `inputs` in scripts/fuzz.ts) and the
- * short seeded run in `npm test` (test/latency-inputs-fuzz.test.ts).
+ * short seeded run in `npm test` (test/latency/latency-inputs-fuzz.test.ts).
  *
  * One InputReceiver serves two connections: a real InputSender over a lossy link (10% of packets
  * and 5% of acks lost), and a victim connection fed the packets of a twin InputSender and, between

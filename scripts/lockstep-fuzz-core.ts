@@ -1,6 +1,6 @@
 /**
  * The peer-to-peer session fuzz, shared by `npm run fuzz` (target `lockstep` in scripts/fuzz.ts)
- * and the short seeded run in `npm test` (test/lockstep-fuzz.test.ts).
+ * and the short seeded run in `npm test` (test/p2p/lockstep-fuzz.test.ts).
  *
  * Two pairs of real sessions on LocalPeerLinks over a MemoryNetwork: a LockstepSession pair and a
  * RollbackSession pair. In each, peer 1 (the twin) plays honestly, and peer 0 (the victim) also

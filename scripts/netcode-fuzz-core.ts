@@ -1,6 +1,6 @@
 /**
  * The netcode fuzz, shared by `npm run fuzz` (target `netcode` in scripts/fuzz.ts) and the short
- * seeded run in `npm test` (test/netcode-fuzz.test.ts).
+ * seeded run in `npm test` (test/connection/netcode-fuzz.test.ts).
  *
  * A netcode Server (4 slots) on a MemoryNetwork, with:
  * - the real client R, connected throughout, exchanging payloads with the server both ways every

@@ -1,6 +1,6 @@
 /**
  * The packet-layer fuzz, shared by `npm run fuzz` (target `packet` in scripts/fuzz.ts) and the
- * short seeded run in `npm test` (test/packet-fuzz.test.ts).
+ * short seeded run in `npm test` (test/packet/packet-fuzz.test.ts).
  *
  * Two ReliableEndpoints, A and B, talk over a MemoryNetwork wrapped in seeded NetworkSimulators
  * (10% loss, 5% duplicates, some latency, jitter and reordering). On arrival, 20% of datagrams get

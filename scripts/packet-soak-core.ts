@@ -1,6 +1,6 @@
 /**
  * The packet-layer soak, shared by `npm run soak` (scripts/soak.ts) and the short seeded run in
- * `npm test` (test/packet-soak.test.ts), plus the pieces the packet fuzz (scripts/packet-fuzz-core.ts)
+ * `npm test` (test/packet/packet-soak.test.ts), plus the pieces the packet fuzz (scripts/packet-fuzz-core.ts)
  * reuses (those three in scripts/packet-soak/ledger.ts, re-exported here):
  *
  * - PayloadPattern: every payload's length and bytes are a function of (seed, stream, packet id),

@@ -1,6 +1,6 @@
 /**
  * The replication fuzz, shared by `npm run fuzz` (target `replication` in scripts/fuzz.ts) and the
- * short seeded run in `npm test` (test/replication-fuzz.test.ts).
+ * short seeded run in `npm test` (test/replication/replication-fuzz.test.ts).
  *
  * One ServerWorld (cubes and tags: scalar lanes and a string blob) is created in, set and
  * destroyed at random every tick, and one ReplicationServer feeds two connections: a real

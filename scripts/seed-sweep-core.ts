@@ -24,8 +24,8 @@ function relativeImports(source: string): string[] {
 }
 
 /**
- * The `*.test.js` files of the compiled test directory that reach test/support/seed.js through
- * their relative imports (directly or through support modules), sorted by name. Those are the
+ * The `*.test.js` files under the compiled test directory that reach test/support/seed.js through
+ * their relative imports (directly or through support modules), sorted by short name. Those are the
  * files whose behaviour GW_SEED changes.
  */
 export function findSeededTestFiles(testDir: string): string[] {
@@ -48,14 +48,21 @@ export function findSeededTestFiles(testDir: string): string[] {
     reaches.set(file, result);
     return result;
   };
-  return readdirSync(testDir)
-    .filter((name) => name.endsWith('.test.js'))
-    .sort()
-    .filter((name) => visit(resolve(testDir, name)))
-    .map((name) => join(testDir, name));
+  return testFiles(testDir)
+    .sort((a, b) => shortName(a).localeCompare(shortName(b)))
+    .filter((file) => visit(resolve(file)));
 }
 
-/** A test file's short name for --files / --exclude: `vector` for dist/test/vector.test.js. */
+/** The `*.test.js` files of `dir` and its folders (tests live in one folder per layer). */
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return testFiles(path);
+    return entry.name.endsWith('.test.js') ? [path] : [];
+  });
+}
+
+/** A test file's short name for --files / --exclude: `vector` for dist/test/serialize/vector.test.js. */
 export const shortName = (file: string): string => basename(file).replace(/\.test\.js$/, '');
 
 /**

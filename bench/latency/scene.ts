@@ -3,7 +3,7 @@
  * client's player, moved only by its inputs, and runners: remote entities on straight legs that
  * turn now and then. The client predicts its player, shows the runners an adaptive delay in the
  * past, and fires at runner 0 where it sees it; the server rewinds to what the client showed.
- * Deterministic for a seed: test/latency-e2e.test.ts asserts on it, the latency bench prints it.
+ * Deterministic for a seed: test/latency/latency-e2e.test.ts asserts on it, the latency bench prints it.
  */
 import { defineMessage, MessageClient, MessageFactory } from '../../src/channels/index.js';
 import { nobleAead } from '../../src/connection/aead.js';

@@ -1,6 +1,6 @@
 /**
  * docs/latency.md's clock-sync-by-hand example, verbatim between the region markers (checked by
- * test/readme-examples.test.ts); what it leaves to the reader is declared around it so that tsc
+ * test/project/readme-examples.test.ts); what it leaves to the reader is declared around it so that tsc
  * checks it. LatencyClient does this wiring for a predicting client.
  */
 import type { ClientMirror, MessageClient } from 'ghostwire';

@@ -1,6 +1,6 @@
 /**
  * docs/latency.md's shared module, verbatim between the region markers (checked by
- * test/readme-examples.test.ts): what the server (server.ts) and the client (client.ts) agree on.
+ * test/project/readme-examples.test.ts): what the server (server.ts) and the client (client.ts) agree on.
  */
 // #region docs
 import { compileInterpolator, defineEntity, type Infer, t } from 'ghostwire';

@@ -1,6 +1,6 @@
 /**
  * The README's secure connections example, verbatim between the region markers; what it leaves to the reader
- * is declared around it so that tsc checks it (test/readme-examples.test.ts).
+ * is declared around it so that tsc checks it (test/project/readme-examples.test.ts).
  */
 declare const protocolId: bigint;
 declare const privateKey: Uint8Array;

@@ -1,6 +1,6 @@
 /**
  * The README's latency example, verbatim between the region markers; what it leaves to the reader
- * is declared around it so that tsc checks it (test/readme-examples.test.ts). The full client and
+ * is declared around it so that tsc checks it (test/project/readme-examples.test.ts). The full client and
  * server are examples/latency/client.ts and server.ts.
  */
 import type { ClientMirror, Entity, MessageClient, ServerWorld } from 'ghostwire';

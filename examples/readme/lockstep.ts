@@ -1,7 +1,7 @@
 /**
  * The README's lockstep example, verbatim between the region markers; what it leaves to the reader
- * is declared around it so that tsc checks it (test/readme-examples.test.ts). A whole session of
- * four peers under the network simulator is test/lockstep.test.ts.
+ * is declared around it so that tsc checks it (test/project/readme-examples.test.ts). A whole session of
+ * four peers under the network simulator is test/p2p/lockstep.test.ts.
  */
 import type { DeterministicRandom, PeerLinks } from 'ghostwire';
 

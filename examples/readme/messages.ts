@@ -1,6 +1,6 @@
 /**
  * The README's messages and channels examples, verbatim between the region markers; what they leave
- * to the reader is declared around them so that tsc checks them (test/readme-examples.test.ts).
+ * to the reader is declared around them so that tsc checks them (test/project/readme-examples.test.ts).
  */
 import type { Address, DatagramTransport } from 'ghostwire';
 

@@ -1,6 +1,6 @@
 /**
  * The README's packet layer example, verbatim between the region markers; what it leaves to the reader
- * is declared around it so that tsc checks it (test/readme-examples.test.ts).
+ * is declared around it so that tsc checks it (test/project/readme-examples.test.ts).
  */
 declare const socket: { send(bytes: Uint8Array): void };
 declare function handlePayload(data: Uint8Array, offset: number, length: number): boolean;

@@ -1,6 +1,6 @@
 /**
  * The README's rollback example, verbatim between the region markers; what it leaves to the
- * reader is declared around it so that tsc checks it (test/readme-examples.test.ts).
+ * reader is declared around it so that tsc checks it (test/project/readme-examples.test.ts).
  */
 import type { PeerLinks } from 'ghostwire';
 

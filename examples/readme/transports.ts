@@ -1,6 +1,6 @@
 /**
  * The README's transports and simulator example, verbatim between the region markers; what it leaves to the reader
- * is declared around it so that tsc checks it (test/readme-examples.test.ts).
+ * is declared around it so that tsc checks it (test/project/readme-examples.test.ts).
  */
 declare const bytes: Uint8Array;
 declare const now: number;

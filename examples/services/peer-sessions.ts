@@ -1,6 +1,6 @@
 // docs/services.md's "Getting peers into a session": peer tokens from the backend, by matchmaking
 // in a peer pool or by a session friends join by id. Type-checked by npm test
-// (test/peer-matchmaking.test.ts runs the same path over real HTTP and UDP).
+// (test/services/peer-matchmaking.test.ts runs the same path over real HTTP and UDP).
 import { SecurePeerLinks } from 'ghostwire';
 import { UdpTransport } from 'ghostwire/node';
 import { BackendClient, startLocalFleet } from 'ghostwire/services';

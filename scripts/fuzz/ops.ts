@@ -151,7 +151,7 @@ const tierDifferenceArb = (max: number) =>
 /**
  * The largest maxInteger the random specs use: from 2^23 steps up float32 cannot resolve a step,
  * so "within half a step" no longer bounds a round trip. The writer's clamp of the top value there
- * is pinned by explicit tests in test/stream-property.test.ts and test/schema-property.test.ts.
+ * is pinned by explicit tests in test/serialize/stream-property.test.ts and test/schema/schema-property.test.ts.
  */
 export const SOUND_COMPRESSED_MAX_INTEGER = 2 ** 23 - 1;
 

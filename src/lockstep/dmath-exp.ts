@@ -4,7 +4,7 @@
  * (IEEE 754, no fused operations, no extended precision), and so are Math.round/floor/abs. These
  * use only those, with Cody–Waite range reduction and Taylor polynomials (the reduced ranges are
  * small enough that a Taylor series is below double rounding); pow carries log in double-double.
- * Accuracy against Math.* is measured in test/dmath.test.ts (about 1 ulp).
+ * Accuracy against Math.* is measured in test/p2p/dmath.test.ts (about 1 ulp).
  */
 
 // ln 2 in two parts: the first has 32 significant bits, so k * LN2_HI is exact for |k| < 2^21.

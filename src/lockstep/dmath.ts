@@ -6,7 +6,7 @@ import { acos, asin, atan, atan2, cos, hypot, sin, tan } from './dmath-trig.js';
  * approximate its own way (Math.sin, cos, tan, asin, acos, atan, atan2, exp, log, pow, hypot),
  * rebuilt from operations it defines exactly (+ - * / on doubles, Math.sqrt, Math.round, floor,
  * abs), so every engine and CPU computes the same bits. About 1 ulp from the exact result
- * (test/dmath.test.ts measures it against Math.*), and a few times slower than Math.* (bench
+ * (test/p2p/dmath.test.ts measures it against Math.*), and a few times slower than Math.* (bench
  * `rollback` suite). What needs no help: + - * /, Math.sqrt, floor, ceil, round, trunc, abs,
  * min, max, sign, fround, imul, clz32 are exact everywhere; use those directly.
  */

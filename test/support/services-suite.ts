@@ -1,7 +1,7 @@
 /**
  * The join path end to end, with real parts: the HTTP backend on a loopback port, BackendClient,
  * room servers on UDP, netcode clients mirroring their room (room-scene.ts's TestRoom), over a
- * directory chosen by the caller (embedded, or a real redis-server). test/services-e2e.test.ts runs
+ * directory chosen by the caller (embedded, or a real redis-server). test/services/services-e2e.test.ts runs
  * it on both.
  */
 import assert from 'node:assert/strict';

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { defineEntity, ServerWorld } from '../../src/replication/index.js';
+import { t } from '../../src/schema/schema.js';
+
+/** The server world: handles, generations, misuse refused at the call, history once per tick. */
+const Cube = defineEntity(
+  'cube',
+  t.object({ position: t.vector3(t.float(-32, 32, 1 / 512)), rest: t.bool() }),
+  { priority: 2, position: (v) => [v.position[0], v.position[1], v.position[2]] },
+);
+const Flag = defineEntity('flag', t.object({ team: t.int(0, 3) }));
+const cube = (x: number) => ({ position: [x, 0, 0] as [number, number, number], rest: false });
+
+describe('ServerWorld', () => {
+  it('types its names and values', () => {
+    const name: 'cube' = Cube.name;
+    assert.equal(name, 'cube');
+    assert.equal(Cube.priority, 2);
+    assert.equal(Flag.priority, 1);
+    const world = new ServerWorld({ types: [Cube, Flag], capacity: 4 });
+    const e = world.create(Cube, cube(1));
+    // @ts-expect-error a flag's value is not a cube's
+    assert.throws(() => world.create(Cube, { team: 1 }));
+    assert.deepEqual(world.get(e).position, [1, 0, 0]);
+  });
+
+  it('reuses ids with a new generation and refuses stale handles', () => {
+    const world = new ServerWorld({ types: [Cube, Flag], capacity: 2 });
+    const a = world.create(Flag, { team: 1 });
+    const b = world.create(Flag, { team: 2 });
+    assert.throws(() => world.create(Flag, { team: 0 }), /full \(capacity 2\)/);
+    world.destroy(a);
+    assert.throws(() => world.set(a, { team: 3 }), /destroyed/);
+    assert.throws(() => world.destroy(a), /destroyed/);
+    const c = world.create(Flag, { team: 3 });
+    assert.equal(c.id, a.id);
+    assert.notEqual(c.generation, a.generation);
+    assert.equal(world.isAlive(a), false);
+    assert.equal(world.isAlive(b), true);
+  });
+
+  it('refuses a bad value at the call and leaves the entity as it was', () => {
+    const world = new ServerWorld({ types: [Cube], capacity: 2 });
+    const e = world.create(Cube, cube(1));
+    assert.throws(() => world.set(e, cube(Number.NaN)), /position/);
+    assert.throws(() => world.set(e, cube(100)), /position/);
+    assert.deepEqual(world.get(e).position, [1, 0, 0]);
+    assert.throws(() => world.create(Flag, { team: 1 }), /flag is not in this world/);
+    assert.throws(() => new ServerWorld({ types: [Cube], capacity: 0 }), /capacity/);
+    assert.throws(() => new ServerWorld({ types: [Cube, Cube], capacity: 1 }), /twice/);
+  });
+
+  it('records a changed state once per tick, stamped with the tick', () => {
+    const world = new ServerWorld({ types: [Cube], capacity: 2, historyLength: 3 });
+    const e = world.create(Cube, cube(1));
+    assert.equal(world.tick(), 1);
+    const history = world.histories[e.id]!;
+    assert.equal(history.latestTick, 1);
+    world.set(e, cube(2));
+    world.set(e, cube(3));
+    world.tick();
+    assert.equal(history.size, 2);
+    world.set(e, cube(3)); // no change: nothing recorded
+    world.tick();
+    assert.equal(history.latestTick, 2);
+    for (let x = 4; x <= 6; x++) {
+      world.set(e, cube(x));
+      world.tick();
+    }
+    assert.equal(history.size, 3);
+    assert.equal(history.at(2), null, 'evicted');
+    assert.equal(Cube.layout.dequantize(history.at(5)!).position[0], 5);
+    assert.equal(Cube.layout.dequantize(history.at(100)!).position[0], 6);
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * SharedDeltas, the server's per-tick cache of encoded entity deltas: what it measures and copies
+ * is bit for bit what writeDelta writes, for every baseline the history holds, with more
+ * baselines per entity than it keeps, after the pass that encodes ahead, and for states longer
+ * than its scratch buffer (a long string).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { prng, randomInt } from '../../src/random/prng.js';
+import { PreviousChanges, writeDelta } from '../../src/replication/entity-delta.js';
+import { defineEntity, ServerWorld } from '../../src/replication/index.js';
+import { SharedDeltas } from '../../src/replication/shared-deltas.js';
+import { t } from '../../src/schema/schema.js';
+import { WriteStream } from '../../src/serialize/write-stream.js';
+import { testSeed } from '../support/seed.js';
+
+const SEED = testSeed('shared deltas tests');
+
+const Thing = defineEntity(
+  'thing',
+  t.object({ x: t.float(-100, 100, 1 / 64), hp: t.int(0, 1000), name: t.string(2000) }),
+);
+type ThingValue = { x: number; hp: number; name: string };
+
+function bytesOf(write: (ws: WriteStream) => void): { bytes: number[]; bits: number } {
+  const ws = new WriteStream(8192);
+  write(ws);
+  const bits = ws.bitsProcessed;
+  return { bytes: Array.from(ws.finish()), bits };
+}
+
+describe('SharedDeltas', () => {
+  it('measures and writes exactly what writeDelta writes, against every baseline and none', () => {
+    const next = prng(SEED);
+    const world = new ServerWorld({ types: [Thing], capacity: 8, historyLength: 8 });
+    const deltas = new SharedDeltas(world);
+    const value = (): ThingValue => ({
+      x: Math.round((next() * 200 - 100) * 64) / 64,
+      hp: randomInt(next, 1001),
+      // Now and then longer than the cache's first scratch buffer (256 bytes).
+      name: 'n'.repeat(next() < 0.2 ? 300 + randomInt(next, 1500) : randomInt(next, 20)),
+    });
+    const entities = Array.from({ length: 3 }, () => world.create(Thing, value()));
+    world.tick();
+    for (let round = 0; round < 60; round++) {
+      for (const e of entities) if (next() < 0.7) world.set(e, value());
+      const tick = world.tick();
+      if (round % 2 === 0) deltas.prepare(); // the pass that encodes ahead, on alternate ticks
+      for (const e of entities) {
+        const history = world.histories[e.id]!;
+        // Every tick back to the oldest held (more than the ways kept per entity), and absolute,
+        // in a random order, each asked twice (the second from the cache).
+        const bases = [-1];
+        for (let b = tick - 1; b >= world.oldestTicks[e.id] && b >= 0; b--) bases.push(b);
+        for (let i = 0; i < bases.length * 2; i++) {
+          const base = bases[randomInt(next, bases.length)];
+          const expected = bytesOf((ws) =>
+            writeDelta(ws, history.layout, history.latest!, base < 0 ? null : history.at(base)),
+          );
+          assert.equal(deltas.measure(e.id, base), expected.bits, `round ${round}: bits against ${base}`);
+          const got = bytesOf((ws) => deltas.write(ws, e.id, base));
+          assert.deepEqual(got, expected, `round ${round}: entity ${e.id} against ${base}`);
+        }
+      }
+      // A run of updates as a section writes them: each after the one before, with the repeat
+      // prefix and, when the changed lanes repeat, the repeat form.
+      const reference = new PreviousChanges();
+      const shared = new PreviousChanges();
+      for (let k = 0; k < 12; k++) {
+        const e = entities[randomInt(next, entities.length)];
+        const history = world.histories[e.id]!;
+        const base = next() < 0.2 ? -1 : Math.max(world.oldestTicks[e.id], tick - 1 - randomInt(next, 3));
+        const expected = bytesOf((ws) =>
+          writeDelta(ws, history.layout, history.latest!, base < 0 ? null : history.at(base), reference),
+        );
+        const got = bytesOf((ws) => deltas.write(ws, e.id, base, shared));
+        assert.deepEqual(got, expected, `round ${round}: run write ${k}, entity ${e.id} against ${base}`);
+      }
+    }
+  });
+});
