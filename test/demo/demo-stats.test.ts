@@ -1,7 +1,7 @@
 /**
  * The demo server's dashboard routes without a browser (demo/stats.ts, demo/stats-routes.ts): after
  * a few seconds with bots, GET /stats holds a sample a second with a row per bot whose figures are
- * plausible (an RTT, bandwidth both ways, a view of the arena, a tick time);
+ * plausible (an RTT, bandwidth both ways, the entities replicated to it, a tick time);
  * /stats/stream sends the next sample as a server-sent event; the dashboard page, its script and
  * uPlot's stylesheet are served.
  */
@@ -30,8 +30,8 @@ describe("the demo server's stats", { timeout: 20_000 }, () => {
       assert.ok(step > 0.5 && step < 1.8, `a second apart (${step.toFixed(2)} s)`);
     }
     const last = samples.at(-1)!;
-    assert.ok(last.ticks >= 40 && last.ticks <= 80, `${last.ticks} ticks in a second (60 Hz)`);
-    // Under a loaded test run a tick can take longer than its 16.7 ms frame; 100 ms is beyond plausible.
+    assert.ok(last.ticks >= 20 && last.ticks <= 40, `${last.ticks} ticks in a second (30 Hz)`);
+    // The rules' tick (60 orbs wandering) takes well under a millisecond; 100 ms is beyond plausible under load.
     assert.ok(last.tickMs > 0 && last.tickMs < 100, `${last.tickMs} ms per tick`);
     assert.ok(last.tickMsMax >= last.tickMs);
     assert.deepEqual(last.clients.map((c) => c.name).sort(), ['bot 0', 'bot 1', 'bot 2']);
