@@ -18,7 +18,7 @@ const args = commandLine({
     bots: { arg: 'N', help: "the server's own bots, 0 to 16 (default 4)" },
     public: {
       arg: 'HOST:PORT',
-      help: "the address clients reach, when not the listening one (its IP is WebRTC's too)",
+      help: 'the address connect tokens name, when not the listening one',
     },
     'no-webrtc': { kind: 'boolean', help: 'serve no WebRTC (the page plays over WebSocket)' },
   },

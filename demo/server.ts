@@ -17,7 +17,7 @@ export interface DemoServerOptions {
   host?: string;
   /** The HTTP, WebSocket and UDP port; WebRTC takes the next UDP port (default 8080; 0: any free one). */
   port?: number;
-  /** The host:port clients reach the server at, when it is not the listening address (its IP is WebRTC's too). */
+  /** The host:port connect tokens name, when it is not the listening address. */
   publicAddress?: string;
   /** Serve WebRTC (default true). */
   webrtc?: boolean;
