@@ -18,39 +18,6 @@ import { type ArenaInput, arena } from './game.js';
 import { installNetworkPanel, type LinkControl } from './network-panel.js';
 import { aim, botInput, nearest } from './steer.js';
 
-/** What the page reports about itself (read by test/demo/demo-chromium.test.ts). */
-export interface PageStatus {
-  /** The transport's state. */
-  socket: 'connecting' | 'open' | 'failed' | 'closed' | 'none';
-  /** What `?transport=` asked for, and what the page runs over (null while connecting). */
-  transportChoice: TransportChoice;
-  transport: 'webrtc' | 'websocket' | null;
-  /** Why auto did not use WebRTC (null when it did, or when forced). */
-  fallbackReason: string | null;
-  /** Milliseconds connectTransport took (a failed WebRTC attempt included). */
-  transportConnectMs: number;
-  /** Milliseconds from the page's start until the transport was open, and until the netcode handshake completed. */
-  transportOpenMs: number;
-  handshakeMs: number;
-  /** The game client is connected. */
-  connected: boolean;
-  /** Its avatar's entity id (-1 until the server said which is its own). */
-  avatar: number;
-  botMode: boolean;
-  /** Datagrams received, replication sections applied, ghosts mirrored now and at most. */
-  datagramsReceived: number;
-  sections: number;
-  ghosts: number;
-  ghostsMax: number;
-  /** The newest input tick sent (-1: none yet). */
-  newestInputTick: number;
-  mispredictions: number;
-  /** `zapped` events received (anyone's hits). */
-  zapsSeen: number;
-  framesDrawn: number;
-  errors: string[];
-}
-
 declare global {
   interface Window {
     ghostwire: PageStatus & LinkControl;
@@ -59,27 +26,36 @@ declare global {
 
 const params = new URLSearchParams(location.search);
 const asked = params.get('transport');
-const status: PageStatus = {
-  socket: 'none',
-  transportChoice: asked === 'webrtc' || asked === 'websocket' ? asked : 'auto',
-  transport: null,
-  fallbackReason: null,
+/** What the page reports about itself (read by test/demo/demo-chromium.test.ts). */
+const status = {
+  /** The transport's state, what `?transport=` asked for, and what the page runs over (null while connecting). */
+  socket: 'none' as 'connecting' | 'open' | 'failed' | 'closed' | 'none',
+  transportChoice: (asked === 'webrtc' || asked === 'websocket' ? asked : 'auto') as TransportChoice,
+  transport: null as 'webrtc' | 'websocket' | null,
+  /** Why auto did not use WebRTC (null when it did, or when forced). */
+  fallbackReason: null as string | null,
+  /** Milliseconds connectTransport took; from the page's start until the transport was open, and connected. */
   transportConnectMs: Number.NaN,
   transportOpenMs: Number.NaN,
   handshakeMs: Number.NaN,
   connected: false,
+  /** Its avatar's entity id (-1 until the server said which is its own). */
   avatar: -1,
   botMode: params.get('bot') === '1',
+  /** Datagrams received, replication sections applied, ghosts mirrored now and at most. */
   datagramsReceived: 0,
   sections: 0,
   ghosts: 0,
   ghostsMax: 0,
+  /** The newest input tick sent (-1: none yet). */
   newestInputTick: -1,
   mispredictions: 0,
+  /** `zapped` events received (anyone's hits). */
   zapsSeen: 0,
   framesDrawn: 0,
-  errors: [],
+  errors: [] as string[],
 };
+export type PageStatus = typeof status;
 window.ghostwire = status as PageStatus & LinkControl;
 window.addEventListener('error', (event) => status.errors.push(String(event.message)));
 window.addEventListener('unhandledrejection', (event) => status.errors.push(String(event.reason)));

@@ -4,7 +4,7 @@
  * ZAP_TICKS per player; a hit scores and sends the orb elsewhere. Seeded: the same seed, the same
  * orbs.
  */
-import { prng } from '../src/index.js';
+import { prng } from '../src/random/prng.js';
 import { ARENA, arena, ORB_RADIUS, ORBS } from './game.js';
 
 /** Ticks between two zaps of one player (a third of a second). */
