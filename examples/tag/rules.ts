@@ -9,23 +9,21 @@ const corner = (n: number) => ({ x: n % 2 ? 8 : -8, y: n & 2 ? 8 : -8 });
 
 export const rules = tag.rules({
   onJoin(game, player) {
-    const it = !game.players.some((p) => p.state?.it);
-    player.spawn({ ...corner(game.players.length), it, score: 0 });
+    player.spawn({ ...corner(game.players.length), it: !game.players.some((p) => p.state?.it), score: 0 });
   },
   onTick(game) {
     const it = game.players.find((p) => p.state?.it);
-    if (!it?.state || game.tick < Number(it.data.since ?? 0) + GRACE) return;
-    // What "it" touched as its player saw the others (lag compensation), not where they are now.
+    if (!it?.state || game.tick < Number(game.data.since ?? 0) + GRACE) return;
+    // What "it" touches as its player saw the others (lag compensation), not where they are now.
     const [hit] = game.hitTest(it);
-    const target = hit?.owner;
-    if (!target?.state) return;
+    if (hit === undefined) return;
     it.state = { ...it.state, it: false, score: it.state.score + 1 };
-    target.state = { ...target.state, it: true };
-    target.data.since = game.tick;
+    hit.state = { ...hit.state, it: true };
+    game.data.since = game.tick; // when the new "it" became it
     game.emit('tagged', { tagger: it.entity!.id, target: hit.id });
   },
   onLeave(game, player) {
-    const next = game.players.find((p) => p !== player && p.state);
-    if (player.state?.it && next?.state) next.state = { ...next.state, it: true };
+    const next = game.players.find((p) => p !== player)?.entity;
+    if (player.state?.it && next) next.state = { ...next.state, it: true };
   },
 });

@@ -4,5 +4,3 @@ import { rules } from './rules.js';
 
 const server = await GameServer.start(rules, { port: Number(process.env.PORT ?? 8080), maxPlayers: 4 });
 console.log(`tag server at ${server.url}`);
-process.once('SIGINT', () => void server.close());
-process.once('SIGTERM', () => void server.close());

@@ -34,8 +34,11 @@ export interface GameSpec<E, P extends keyof E, I, V> {
   maxEntities?: number;
   /** The entity types by name. */
   entities: { [K in keyof E]: EntitySpec<E[K]> };
-  /** Each player's own entity type: its client predicts it with `step`; the others are interpolated. */
-  player: P;
+  /**
+   * Each player's own entity type: its client predicts it with `step`; the others are interpolated
+   * (default: the only entity type; required when there are several).
+   */
+  player?: P;
   /** One tick's input of a player (a `t.object(...)`). */
   input: Schema<I>;
   /**
@@ -154,11 +157,13 @@ export function defineGame<E, P extends keyof E & string, I, V = Record<never, n
     interpolators.set(type, compileInterpolator(entity.state));
     if (entity.hitbox !== undefined) hitboxes.set(type, entity.hitbox);
   }
-  const playerType = entityTypes[spec.player];
-  if (playerType === undefined)
-    throw new RangeError(
-      `${where}: player must name one of the entity types, got ${JSON.stringify(spec.player)}`,
-    );
+  const names = Object.keys(entityTypes);
+  if (spec.player === undefined && names.length > 1)
+    throw new RangeError(`${where}: player must name the players' entity type (one of ${names.join(', ')})`);
+  const player = (spec.player ?? names[0]) as P;
+  const playerType = entityTypes[player];
+  if (playerType === undefined || !Object.hasOwn(entityTypes, player))
+    throw new RangeError(`${where}: player must name one of the entity types, got ${JSON.stringify(player)}`);
 
   const owner = defineEvent('ghostwire.owner', t.object({ id: t.int(-1, maxEntities - 1) }));
   const eventTypes: Record<string, AnyEventType> = {};
@@ -187,7 +192,7 @@ export function defineGame<E, P extends keyof E & string, I, V = Record<never, n
     protocolId: protocolIdOf(spec.name, version),
     tickRate,
     maxEntities,
-    player: spec.player,
+    player,
     input: spec.input,
     step: spec.step,
     entityTypes: Object.freeze(entityTypes) as GameDefinition<E, P, I, V>['entityTypes'],

@@ -56,6 +56,9 @@ export interface GameClientStats {
 // biome-ignore lint/suspicious/noExplicitAny: handlers of heterogeneous events; and any game by default
 type Handler = (value: any) => void;
 
+/** How long a dropped room client keeps asking for its seat back (a room holds it 20 s by default). */
+const RESEAT_SECONDS = 20;
+
 // biome-ignore lint/suspicious/noExplicitAny: handlers of heterogeneous events; and any game by default
 export class GameClient<E = any, P extends keyof E = any, I = any, V = any> {
   /** The layers under this client (escape hatch for experts). */
@@ -255,14 +258,28 @@ export class GameClient<E = any, P extends keyof E = any, I = any, V = any> {
       void this.reconnect(this.opened.reseat);
   }
 
+  /**
+   * Asks for a fresh token for the seat, again every half second while the room has not yet seen
+   * the drop (its timeout and ours end about together) for up to RESEAT_SECONDS.
+   */
   private async reconnect(reseat: () => Promise<Uint8Array>): Promise<void> {
     this.reconnecting = true;
+    const deadline = now() + RESEAT_SECONDS;
     try {
-      const token = await reseat();
-      if (this.closed) return;
-      this.view.reset();
-      this.expert.messages.connect(token, now());
-      this.reconnections++;
+      for (;;) {
+        try {
+          const token = await reseat();
+          if (this.closed) return;
+          this.view.reset();
+          this.expert.messages.connect(token, now());
+          this.reconnections++;
+          return;
+        } catch (error) {
+          const status = (error as { status?: unknown }).status;
+          if (this.closed || status !== 409 || now() > deadline) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      }
     } catch (error) {
       this.reason = `reconnection failed: ${error instanceof Error ? error.message : String(error)}`;
     } finally {

@@ -59,6 +59,8 @@ export interface ServerGame<E = any, P extends keyof E = any, I = any, V = any> 
   readonly entities: readonly AnyGameEntity<E>[];
   /** The tick being simulated (ticks are 1 / tickRate seconds apart). */
   readonly tick: number;
+  /** The rules' own state for this game (one per GameServer, one per room): free for them to use. */
+  readonly data: Record<string, unknown>;
   /** Creates an entity that belongs to no player (a pickup, a projectile…). */
   spawn<K extends keyof E & string>(type: K, state: E[K]): GameEntity<K, E[K]>;
   /** Sends an event to every player, or one (`to`). */

@@ -206,10 +206,12 @@ export class GameServer {
     this.messages.update(this.now());
   };
 
-  /** Every due tick (a packet to every client after each); between ticks, packets in. */
+  /**
+   * Every due tick, each followed by a packet to every client (packets in, too): the send rate is
+   * the tick rate. Inputs wait for a tick to be taken anyway, so nothing is read between ticks.
+   */
   private frame(): void {
-    const time = this.now();
-    if (this.clock.advance(time, this.onTick) === 0) this.messages.update(time);
+    this.clock.advance(this.now(), this.onTick);
   }
 
   private serve(request: IncomingMessage, response: ServerResponse, options: GameServerOptions): void {

@@ -45,6 +45,7 @@ export class GameSimulation {
   readonly replication: ReplicationServer;
   readonly inputs: InputReceiver<unknown>;
   readonly lags = new Map<AnyEntityType, LagCompensation<unknown>>();
+  readonly data: Record<string, unknown> = {};
   readonly counters: GameSimulationCounters = {
     ticks: 0,
     inputsTaken: 0,

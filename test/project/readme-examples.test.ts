@@ -45,6 +45,7 @@ const GUIDES: Record<string, number> = {
   'docs/services.md': 0,
   'docs/rooms.md': 0,
   'docs/lockstep.md': 1,
+  'docs/game.md': 0,
 };
 
 /** Where the README shows the tag game: a sketch between these until examples/tag's code replaces it. */
