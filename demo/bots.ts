@@ -1,13 +1,16 @@
 /**
  * The demo server's own bots, so the arena is alive with one player: GameClients over UDP to the
- * server's own port, each predicting and interpolating as a page does, steered by botInput.
+ * server's own port (or its WebSocket, where UDP cannot reach the address tokens name), each
+ * predicting and interpolating as a page does, steered by botInput.
  */
+import WebSocket from 'ws';
 import { GameClient } from '../src/node.js';
 import { arena } from './game.js';
 import { botInput } from './steer.js';
 
 type ArenaClient = Awaited<ReturnType<typeof join>>;
-const join = (url: string) => GameClient.connect(arena, url, { transport: 'udp' });
+const join = (url: string, transport: 'udp' | 'websocket') =>
+  GameClient.connect(arena, url, { transport, WebSocket });
 
 export class DemoBots {
   private readonly timer: ReturnType<typeof setInterval>;
@@ -26,9 +29,9 @@ export class DemoBots {
     }, 1000 / 60);
   }
 
-  /** `count` bots joined to the game server at `url`. */
-  static async join(url: string, count: number): Promise<DemoBots> {
-    return new DemoBots(await Promise.all(Array.from({ length: count }, () => join(url))));
+  /** `count` bots joined to the game server at `url` over `transport`. */
+  static async join(url: string, count: number, transport: 'udp' | 'websocket'): Promise<DemoBots> {
+    return new DemoBots(await Promise.all(Array.from({ length: count }, () => join(url, transport))));
   }
 
   /** Bots connected now. */

@@ -85,7 +85,12 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     http,
     ...(options.publicAddress === undefined ? {} : { publicAddress: options.publicAddress }),
   });
-  const bots = await DemoBots.join(game.url, Math.min(16, Math.max(0, options.bots ?? 4))).catch(
+  // A server on 0.0.0.0 with no public address names 0.0.0.0 in its tokens: a UDP reply comes from
+  // another address than that, which a netcode client drops; WebSocket peers are named apart.
+  const unspecified =
+    (options.host === '0.0.0.0' || options.host === '::') && options.publicAddress === undefined;
+  const count = Math.min(16, Math.max(0, options.bots ?? 4));
+  const bots = await DemoBots.join(game.url, count, unspecified ? 'websocket' : 'udp').catch(
     async (error) => {
       await game.close();
       throw error;
