@@ -25,6 +25,7 @@ export type {
   EmitOptions as GameEmitOptions,
   GameEntity,
   GameHooks,
+  GameMessage,
   GamePlayer,
   GameRules,
   ServerGame,

@@ -34,4 +34,5 @@ export {
 import './game/udp-opener.js';
 
 export { GameServer, type GameServerOptions, type GameServerStats } from './game/game-server.js';
+export type { GameSimulation, GameSimulationCounters } from './game/game-simulation.js';
 export type { GameTransportKind } from './game/server-transports.js';

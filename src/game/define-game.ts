@@ -3,7 +3,7 @@
  * derived from), tick rate, entity types, the input schema, the deterministic step and the events.
  * GameServer, GameClient and the room type read every setting from here and nowhere else.
  */
-import { defineMessage, MessageFactory } from '../channels/message.js';
+import { type AnyMessageType, defineMessage, MessageFactory, type MessageType } from '../channels/message.js';
 import { compileInterpolator, type Interpolator } from '../latency/interpolation.js';
 import { type AnyEntityType, defineEntity, type EntityType } from '../replication/entity-type.js';
 import { type AnyEventType, defineEvent, type EventType } from '../replication/event.js';
@@ -23,7 +23,7 @@ export interface EntitySpec<S> {
 }
 
 /** What `defineGame` takes. `E` maps entity type names to states, `I` is the input, `V` maps event names to values. */
-export interface GameSpec<E, P extends keyof E, I, V> {
+export interface GameSpec<E, P extends keyof E, I, V, M> {
   /** The game's name: the netcode protocol id is derived from it and `version`, so two games never mix. */
   name: string;
   /** Bump it when the wire changes (types, input, events) so old clients are refused (default 1). */
@@ -49,11 +49,13 @@ export interface GameSpec<E, P extends keyof E, I, V> {
   step: (state: E[P], input: I) => E[P];
   /** Server-to-client events by name, each with its schema (default none). */
   events?: { [K in keyof V]: Schema<V[K]> };
+  /** Client-to-server messages by name, each with its schema (default none): chat, "ready"... Reliable, in order. */
+  messages?: { [K in keyof M]: Schema<M[K]> };
 }
 
 /** A declared game: hand it to GameClient.connect, and its `rules(...)` to GameServer or a fleet. */
 // biome-ignore lint/suspicious/noExplicitAny: any game's types by default (the rules and hooks of one game are typed by defineGame)
-export interface GameDefinition<E = any, P extends keyof E = any, I = any, V = any> {
+export interface GameDefinition<E = any, P extends keyof E = any, I = any, V = any, M = any> {
   readonly name: string;
   readonly version: number;
   /** The netcode protocol id (64 bits), derived from name and version. */
@@ -68,7 +70,9 @@ export interface GameDefinition<E = any, P extends keyof E = any, I = any, V = a
   /** The event types as the replication layer knows them (for the expert layers). */
   readonly eventTypes: { readonly [K in keyof V]: EventType<V[K], K & string> };
   /** The server side, written once: run it with GameServer.start or as a fleet's room type. */
-  rules(hooks: GameHooks<E, P, I, V>): GameRules<E, P, I, V>;
+  /** The message types as the channels layer knows them (for the expert layers). */
+  readonly messageTypes: { readonly [K in keyof M]: MessageType<M[K], K & string> };
+  rules(hooks: GameHooks<E, P, I, V, M>): GameRules<E, P, I, V, M>;
 }
 
 /** The wiring both ends derive alike from a definition: lists in a fixed order, the control event. */
@@ -83,8 +87,9 @@ export interface GameWiring {
   /** Every event type, the control event first, in the order both ends list them. */
   readonly events: readonly AnyEventType[];
   readonly eventNames: ReadonlyMap<AnyEventType, string>;
-  /** The message factory of the game's message channel (reserved; no messages yet). */
+  /** The message factory of the game's message channel (the game's client-to-server messages). */
   readonly factory: MessageFactory;
+  readonly messageNames: ReadonlyMap<AnyMessageType, string>;
 }
 
 const wirings = new WeakMap<object, GameWiring>();
@@ -113,9 +118,13 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
  * name that is not 1–64 letters, digits, `_` or `-`, a tick rate outside (0, 1000], a player
  * type that is not one of `entities`, a step that is not a function.
  */
-export function defineGame<E, P extends keyof E & string, I, V = Record<never, never>>(
-  spec: GameSpec<E, P, I, V>,
-): GameDefinition<E, P, I, V> {
+export function defineGame<
+  E,
+  P extends keyof E & string,
+  I,
+  V = Record<never, never>,
+  M = Record<never, never>,
+>(spec: GameSpec<E, P, I, V, M>): GameDefinition<E, P, I, V, M> {
   const where = 'defineGame';
   if (typeof spec !== 'object' || spec === null) throw new TypeError(`${where}: give the game's declaration`);
   if (typeof spec.name !== 'string' || !NAME.test(spec.name))
@@ -175,6 +184,16 @@ export function defineGame<E, P extends keyof E & string, I, V = Record<never, n
     eventTypes[name] = type;
     eventNames.set(type, name);
   }
+  const messageTypes: Record<string, AnyMessageType> = {};
+  const messageNames = new Map<AnyMessageType, string>();
+  for (const [name, schema] of Object.entries(spec.messages ?? {}) as [string, Schema<unknown>][]) {
+    if (typeof schema !== 'object' || schema === null)
+      throw new TypeError(`${where}: messages.${name} must be a schema (t.object(...))`);
+    const type = defineMessage(name, schema);
+    messageTypes[name] = type;
+    messageNames.set(type, name);
+  }
+  const messages = Object.values(messageTypes);
   const wiring: GameWiring = {
     types: Object.values(entityTypes),
     typeNames,
@@ -184,9 +203,13 @@ export function defineGame<E, P extends keyof E & string, I, V = Record<never, n
     owner,
     events: [owner, ...Object.values(eventTypes)],
     eventNames,
-    factory: new MessageFactory([defineMessage('ghostwire.reserved', t.object({ n: t.uint8() }))]),
+    // A factory needs a type: a game without messages lists a placeholder no one sends.
+    factory: new MessageFactory(
+      messages.length > 0 ? messages : [defineMessage('ghostwire.none', t.object({ n: t.uint8() }))],
+    ),
+    messageNames,
   };
-  const game: GameDefinition<E, P, I, V> = Object.freeze({
+  const game: GameDefinition<E, P, I, V, M> = Object.freeze({
     name: spec.name,
     version,
     protocolId: protocolIdOf(spec.name, version),
@@ -195,22 +218,23 @@ export function defineGame<E, P extends keyof E & string, I, V = Record<never, n
     player,
     input: spec.input,
     step: spec.step,
-    entityTypes: Object.freeze(entityTypes) as GameDefinition<E, P, I, V>['entityTypes'],
-    eventTypes: Object.freeze(eventTypes) as GameDefinition<E, P, I, V>['eventTypes'],
-    rules: (hooks: GameHooks<E, P, I, V>): GameRules<E, P, I, V> => defineRules(game, hooks),
+    entityTypes: Object.freeze(entityTypes) as GameDefinition<E, P, I, V, M>['entityTypes'],
+    eventTypes: Object.freeze(eventTypes) as GameDefinition<E, P, I, V, M>['eventTypes'],
+    messageTypes: Object.freeze(messageTypes) as GameDefinition<E, P, I, V, M>['messageTypes'],
+    rules: (hooks: GameHooks<E, P, I, V, M>): GameRules<E, P, I, V, M> => defineRules(game, hooks),
   });
   wirings.set(game, wiring);
   return game;
 }
 
 /** The rules object: the game and its hooks, checked once. */
-function defineRules<E, P extends keyof E, I, V>(
-  game: GameDefinition<E, P, I, V>,
-  hooks: GameHooks<E, P, I, V>,
-): GameRules<E, P, I, V> {
+function defineRules<E, P extends keyof E, I, V, M>(
+  game: GameDefinition<E, P, I, V, M>,
+  hooks: GameHooks<E, P, I, V, M>,
+): GameRules<E, P, I, V, M> {
   if (typeof hooks !== 'object' || hooks === null)
     throw new TypeError(`${game.name}.rules: give an object of hooks`);
-  for (const name of ['onJoin', 'onLeave', 'onInput', 'onTick', 'validateInput'] as const)
+  for (const name of ['onJoin', 'onLeave', 'onInput', 'onMessage', 'onTick', 'validateInput'] as const)
     if (hooks[name] !== undefined && typeof hooks[name] !== 'function')
       throw new TypeError(`${game.name}.rules: ${name} must be a function`);
   return Object.freeze({ game, hooks });

@@ -56,11 +56,14 @@ export interface GameClientStats {
 // biome-ignore lint/suspicious/noExplicitAny: handlers of heterogeneous events; and any game by default
 type Handler = (value: any) => void;
 
+/** The game's message channel: after the ghost section (0) and the inputs (1). */
+const MESSAGE_CHANNEL = 2;
+
 /** How long a dropped room client keeps asking for its seat back (a room holds it 20 s by default). */
 const RESEAT_SECONDS = 20;
 
 // biome-ignore lint/suspicious/noExplicitAny: handlers of heterogeneous events; and any game by default
-export class GameClient<E = any, P extends keyof E = any, I = any, V = any> {
+export class GameClient<E = any, P extends keyof E = any, I = any, V = any, M = any> {
   /** The layers under this client (escape hatch for experts). */
   readonly expert: GameClientExpert<E[P], I>;
   private readonly wiring: GameWiring;
@@ -77,7 +80,7 @@ export class GameClient<E = any, P extends keyof E = any, I = any, V = any> {
   private reconnections = 0;
 
   private constructor(
-    readonly game: GameDefinition<E, P, I, V>,
+    readonly game: GameDefinition<E, P, I, V, M>,
     private readonly opened: Opened,
   ) {
     const wiring = wiringOf('GameClient', game);
@@ -125,11 +128,11 @@ export class GameClient<E = any, P extends keyof E = any, I = any, V = any> {
    * `{ room }` or `{ pool }`; or pass `{ token, transport }` made yourself. Resolves once connected;
    * rejects with the reason when the connection cannot be made within `options.timeout` seconds.
    */
-  static async connect<E, P extends keyof E, I, V>(
-    game: GameDefinition<E, P, I, V>,
+  static async connect<E, P extends keyof E, I, V, M>(
+    game: GameDefinition<E, P, I, V, M>,
     target: string | GameClientToken,
     options: GameClientOptions = {},
-  ): Promise<GameClient<E, P, I, V>> {
+  ): Promise<GameClient<E, P, I, V, M>> {
     wiringOf('GameClient.connect', game);
     const timeout = options.timeout ?? 10;
     if (!(timeout > 0 && timeout <= 600))
@@ -219,6 +222,21 @@ export class GameClient<E = any, P extends keyof E = any, I = any, V = any> {
       this.view.refresh();
     }
     this.dispatch();
+  }
+
+  /**
+   * Sends one of the game's messages to the server (reliable, in order; its rules' onMessage gets
+   * it). Throws for a name not in the game's `messages`, a value outside its schema, or while not
+   * connected.
+   */
+  send<K extends keyof M & string>(name: K, value: M[K]): void {
+    const type = Object.hasOwn(this.game.messageTypes as object, name)
+      ? this.game.messageTypes[name]
+      : undefined;
+    if (type === undefined)
+      throw new RangeError(`GameClient.send: ${JSON.stringify(name)} is not one of the game's messages`);
+    if (!this.expert.messages.connected) throw new Error(`GameClient.send: not connected (${this.status})`);
+    this.expert.messages.send(MESSAGE_CHANNEL, type as never, value as never);
   }
 
   stats(): GameClientStats {

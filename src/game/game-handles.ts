@@ -30,7 +30,8 @@ export class EntityHandle implements GameEntity<string, unknown> {
 
   get state(): unknown {
     if (!this.alive) throw new RangeError(`GameEntity.state: ${this.type} ${this.id} was destroyed`);
-    if (this.cached === undefined) this.cached = this.simulation.world.get(this.entity);
+    // Frozen: changing a field in place would not reach the clients; assigning `state` does.
+    if (this.cached === undefined) this.cached = Object.freeze(this.simulation.world.get(this.entity));
     return this.cached;
   }
 
@@ -76,7 +77,7 @@ export class PlayerHandle implements GamePlayer {
   spawn(state: unknown): EntityHandle {
     if (this.simulation.playerAt(this.index) !== this)
       throw new RangeError(`GamePlayer.spawn: player ${this.index} is not in the game`);
-    const entity = this.simulation.spawn(this.simulation.definition.player, state);
+    const entity = this.simulation.create(this.simulation.definition.player, state);
     const old = this.entity;
     if (old !== null) {
       old.ownerHandle = null; // no "none" event for the old one: the new one follows at once

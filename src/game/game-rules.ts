@@ -75,13 +75,18 @@ export interface ServerGame<E = any, P extends keyof E = any, I = any, V = any> 
 
 /** The hooks of a game's server side; each is optional. A throw is reported (onError) and the game goes on. */
 // biome-ignore lint/suspicious/noExplicitAny: any game's types by default (the rules and hooks of one game are typed by defineGame)
-export interface GameHooks<E = any, P extends keyof E = any, I = any, V = any> {
+export interface GameHooks<E = any, P extends keyof E = any, I = any, V = any, M = any> {
   /** A player connected: usually `player.spawn(...)`. */
   onJoin?(game: ServerGame<E, P, I, V>, player: GamePlayer<E, P, I>): void;
   /** A player left (its entity is destroyed right after this hook). */
   onLeave?(game: ServerGame<E, P, I, V>, player: GamePlayer<E, P, I>): void;
   /** A player's input was applied to its entity with `step` this tick (inputs that act on others: fire, tag). */
   onInput?(game: ServerGame<E, P, I, V>, player: GamePlayer<E, P, I>, input: I): void;
+  /**
+   * A message from a player (the game's `messages`), before the tick's inputs; at most
+   * MAX_MESSAGES_PER_TICK a player a tick are taken, the rest wait.
+   */
+  onMessage?(game: ServerGame<E, P, I, V>, player: GamePlayer<E, P, I>, message: GameMessage<M>): void;
   /** Once per tick, after every player's input. */
   onTick?(game: ServerGame<E, P, I, V>): void;
   /** A check of each input as it arrives: true, or why it is refused (it is then replaced by the player's previous one). */
@@ -90,7 +95,11 @@ export interface GameHooks<E = any, P extends keyof E = any, I = any, V = any> {
 
 /** A game's server side: its definition and hooks (what `game.rules(...)` returns). */
 // biome-ignore lint/suspicious/noExplicitAny: any game's types by default (the rules and hooks of one game are typed by defineGame)
-export interface GameRules<E = any, P extends keyof E = any, I = any, V = any> {
-  readonly game: GameDefinition<E, P, I, V>;
-  readonly hooks: GameHooks<E, P, I, V>;
+export interface GameRules<E = any, P extends keyof E = any, I = any, V = any, M = any> {
+  readonly game: GameDefinition<E, P, I, V, M>;
+  readonly hooks: GameHooks<E, P, I, V, M>;
 }
+
+/** A message from a player, narrowed by `name`: `if (message.name === 'chat') say(message.value.text)`. */
+export type GameMessage<M> = { [K in keyof M & string]: { readonly name: K; readonly value: M[K] } }[keyof M &
+  string];

@@ -13,11 +13,14 @@ import { generateConnectToken } from '../connection/connect-token.js';
 import { TickClock } from '../latency/tick-clock.js';
 import { ReplicationServer } from '../replication/replication-server.js';
 import { formatAddress, toAddress } from '../transport/address.js';
-import { wiringOf } from './define-game.js';
+import { type GameWiring, wiringOf } from './define-game.js';
 import { type GameJoinAnswer, JOIN_PATH, WEBRTC_PATH, WEBSOCKET_PATH } from './game-join.js';
 import type { GameRules } from './game-rules.js';
-import { GameSimulation } from './game-simulation.js';
+import { GameSimulation, MAX_MESSAGES_PER_TICK } from './game-simulation.js';
 import { type GameTransportKind, openServedTransports, type ServedTransports } from './server-transports.js';
+
+/** The game's message channel: after the ghost section (0) and the inputs (1). */
+const MESSAGE_CHANNEL = 2;
 
 export interface GameServerOptions {
   /** TCP port of HTTP + WebSocket, and UDP port of netcode; WebRTC takes UDP port + 1 (default 8080; 0: a free one). */
@@ -50,6 +53,8 @@ export interface GameServerStats {
   inputsRefused: number;
   hitTests: number;
   hookErrors: number;
+  /** Players' messages handed to onMessage. */
+  messages: number;
   tokensIssued: number;
   transports: GameTransportKind[];
   /** Datagrams sent and received, over every transport. */
@@ -69,6 +74,7 @@ export class GameServer {
   private readonly timer: ReturnType<typeof setInterval>;
   private readonly started = performance.now();
   private tokens = 0;
+  private readonly messageNames: GameWiring['messageNames'];
   private closing: Promise<void> | null = null;
 
   private constructor(
@@ -86,6 +92,7 @@ export class GameServer {
       ...(onError === undefined ? {} : { onError }),
     });
     const simulation = this.simulation;
+    this.messageNames = wiring.messageNames;
     const address = toAddress(served.publicAddress);
     this.messages = new MessageServer({
       protocolId: game.protocolId,
@@ -173,6 +180,7 @@ export class GameServer {
       inputsRefused: c.inputsRefused,
       hitTests: c.hitTests,
       hookErrors: c.hookErrors,
+      messages: c.messages,
       tokensIssued: this.tokens,
       transports: [...this.served.kinds],
       datagramsSent: sent,
@@ -194,12 +202,29 @@ export class GameServer {
     return this.closing;
   }
 
+  /** Each player's messages (channel 2), MAX_MESSAGES_PER_TICK at most, to onMessage. */
+  private takeMessages(): void {
+    const simulation = this.simulation;
+    const names = this.messageNames;
+    for (const player of simulation.players) {
+      const index = player.index;
+      for (let n = 0; n < MAX_MESSAGES_PER_TICK; n++) {
+        const message = this.messages.receive(index, MESSAGE_CHANNEL);
+        if (message === null) break;
+        const name = names.get(message.type);
+        const handle = simulation.playerAt(index);
+        if (name !== undefined && handle !== null) simulation.deliver(handle, name, message.value);
+      }
+    }
+  }
+
   /** Seconds since start: the server's clock. */
   private now(): number {
     return (performance.now() - this.started) / 1000;
   }
 
   private readonly onTick = (tick: number): void => {
+    this.takeMessages();
     this.simulation.simulate();
     if (this.simulation.world.tick() !== tick)
       throw new Error(`GameServer: the world's tick is not the clock's (${tick})`);

@@ -13,6 +13,7 @@ import { EntityHandle, PlayerHandle } from './game-handles.js';
 import type {
   AnyGameEntity,
   EmitOptions,
+  GameEntity,
   GameHooks,
   GamePlayer,
   GameRules,
@@ -36,10 +37,16 @@ export interface GameSimulationCounters {
   inputsRefused: number;
   hitTests: number;
   hookErrors: number;
+  /** Players' messages handed to onMessage. */
+  messages: number;
 }
+
+/** Messages taken from one player per tick at most; the rest wait in its channel (bounded there). */
+export const MAX_MESSAGES_PER_TICK = 16;
 
 /** Implements ServerGame (its generic signatures are checked at the hooks' boundary, `game`). */
 export class GameSimulation {
+  // The expert's way in: the layers under the rules.
   readonly definition: GameDefinition;
   readonly world: ServerWorld;
   readonly replication: ReplicationServer;
@@ -52,6 +59,7 @@ export class GameSimulation {
     inputsRefused: 0,
     hitTests: 0,
     hookErrors: 0,
+    messages: 0,
   };
   private readonly wiring: GameWiring;
   private readonly hooks: GameHooks;
@@ -130,12 +138,12 @@ export class GameSimulation {
     return this.world.serverTick + this.simulating;
   }
 
-  /** The player in slot `index`, or null. */
+  /** The player in slot `index`, or null. @internal */
   playerAt(index: number): PlayerHandle | null {
     return this.bySlot[index] ?? null;
   }
 
-  /** A connection took slot `index`: its player joins (onJoin). */
+  /** A connection took slot `index`: its player joins (onJoin). @internal */
   join(index: number): PlayerHandle {
     if (this.bySlot[index] !== null) throw new RangeError(`GameSimulation.join: slot ${index} is taken`);
     const player = new PlayerHandle(this, index);
@@ -145,7 +153,7 @@ export class GameSimulation {
     return player;
   }
 
-  /** The player is back on a new connection (a room's reconnection): same player and entity, new slot. */
+  /** The player is back on a new connection (a room's reconnection): same player and entity, new slot. @internal */
   move(player: PlayerHandle, index: number): void {
     if (player.index >= 0 && this.bySlot[player.index] === player) this.bySlot[player.index] = null;
     this.bySlot[index] = player;
@@ -154,13 +162,13 @@ export class GameSimulation {
     if (entity?.alive) this.own(player, entity as EntityHandle);
   }
 
-  /** The player's connection dropped (a room holds its seat): it stays, idle, until `move` or `leave`. */
+  /** The player's connection dropped (a room holds its seat): it stays, idle, until `move` or `leave`. @internal */
   drop(player: PlayerHandle): void {
     if (player.index >= 0 && this.bySlot[player.index] === player) this.bySlot[player.index] = null;
     player.index = -1;
   }
 
-  /** The player left for good (onLeave), and its entity goes. */
+  /** The player left for good (onLeave), and its entity goes. @internal */
   leave(player: PlayerHandle): void {
     const at = this.playerList.indexOf(player);
     if (at < 0) return;
@@ -170,6 +178,12 @@ export class GameSimulation {
     const entity = player.entity as EntityHandle | null;
     if (entity?.alive) entity.destroy();
     player.entityHandle = null;
+  }
+
+  /** @internal A message from a player: onMessage. */
+  deliver(player: PlayerHandle, name: string, value: unknown): void {
+    this.counters.messages++;
+    this.call('onMessage', () => this.hooks.onMessage?.(this.game, player, { name, value }));
   }
 
   /**
@@ -191,7 +205,9 @@ export class GameSimulation {
         const entity = player.entityHandle;
         if (entity?.alive) {
           let next: unknown;
-          if (this.call('step', () => (next = step(entity.state, input)))) entity.state = next;
+          // A fresh copy each tick: a step that changes its state in place works here as on the client.
+          if (this.call('step', () => (next = step(this.world.get(entity.entity), input))))
+            entity.state = next;
         }
         this.call('onInput', () => this.hooks.onInput?.(this.game, player, input));
       }
@@ -202,7 +218,13 @@ export class GameSimulation {
     this.counters.ticks++;
   }
 
-  spawn(type: string, state: unknown): EntityHandle {
+  /** Creates an entity no player owns (ServerGame.spawn). */
+  spawn(type: string, state: unknown): GameEntity {
+    return this.create(type, state);
+  }
+
+  /** @internal */
+  create(type: string, state: unknown): EntityHandle {
     const entityType = this.typeNamed('spawn', type);
     const entity = this.world.create(entityType, state);
     const handle = new EntityHandle(this, entity, type);
@@ -210,7 +232,7 @@ export class GameSimulation {
     return handle;
   }
 
-  /** Makes `entity` the player's own: ownership in the world and the client told (a reliable event). */
+  /** Makes `entity` the player's own: ownership in the world and the client told (a reliable event). @internal */
   own(player: PlayerHandle, entity: EntityHandle): void {
     player.entityHandle = entity;
     entity.ownerHandle = player;
@@ -219,7 +241,7 @@ export class GameSimulation {
     this.replication.emit(this.wiring.owner, { id: entity.id }, { to: player.index, reliable: true });
   }
 
-  /** An entity was destroyed: forget its handle and its history. */
+  /** An entity was destroyed: forget its handle and its history. @internal */
   forget(entity: EntityHandle): void {
     if (this.handles[entity.id] === entity) this.handles[entity.id] = null;
     this.lags.get(entity.entity.type)?.remove(entity.id);
@@ -281,7 +303,7 @@ export class GameSimulation {
   }
 
   /** Runs a hook; a throw is counted and reported, never passed on. Returns whether it returned. */
-  call(where: string, hook: () => void): boolean {
+  private call(where: string, hook: () => void): boolean {
     try {
       hook();
       return true;

@@ -10,7 +10,7 @@ import { wiringOf } from '../game/define-game.js';
 import type { PlayerHandle } from '../game/game-handles.js';
 import type { GameRules } from '../game/game-rules.js';
 import { GameSimulation } from '../game/game-simulation.js';
-import { Room, type RoomClient, type RoomDefaults, type RoomType } from './room.js';
+import { Room, type RoomClient, type RoomDefaults, type RoomMessage, type RoomType } from './room.js';
 import { type RoomChannelSlot, roomChannel } from './room-channels.js';
 
 /** The channels of a process that hosts game rooms, in the order GameClient lists its own. */
@@ -27,7 +27,7 @@ export function gameRoom(rules: GameRules): RoomType {
   if (typeof rules !== 'object' || rules === null || typeof rules.hooks !== 'object')
     throw new TypeError('gameRoom: rules must be what game.rules(...) returned');
   const game = rules.game;
-  wiringOf('gameRoom', game);
+  const names = wiringOf('gameRoom', game).messageNames;
   return class GameRoom extends Room {
     simulation: GameSimulation | null = null;
     private readonly players = new Map<RoomClient, PlayerHandle>();
@@ -61,6 +61,12 @@ export function gameRoom(rules: GameRules): RoomType {
       const player = this.players.get(client);
       this.players.delete(client);
       if (player !== undefined) this.simulation?.leave(player);
+    }
+
+    override onMessage(client: RoomClient, message: RoomMessage<AnyMessageType>): void {
+      const player = this.players.get(client);
+      const name = names.get(message.type);
+      if (player !== undefined && name !== undefined) this.simulation?.deliver(player, name, message.value);
     }
 
     override onTick(): void {

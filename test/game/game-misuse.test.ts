@@ -115,6 +115,13 @@ describe('the rules API (GameSimulation, no network)', () => {
     assert.throws(() => first.state, /GameEntity.state: avatar \d+ was destroyed/);
     assert.equal((player.state as { score: number } | null)?.score, 3);
     assert.equal(second.owner, player);
+    assert.throws(
+      () => {
+        (second.state as { score: number }).score = 9;
+      },
+      TypeError,
+      'a state changed in place would never reach the clients: assign a new one',
+    );
     simulation.leave(player);
     assert.equal(second.alive, false, "a leaving player's entity goes");
     assert.equal(simulation.players.length, 0);

@@ -56,6 +56,14 @@ describe('game rules as a room type', () => {
         },
       );
       assert.equal(a.status, 'connected');
+      a.send('chat', { text: 'gg' });
+      await play(
+        [a, b],
+        () => STILL,
+        'the message to reach the room',
+        5000,
+        () => log.chat.some((c) => c.endsWith(': gg')),
+      );
     } finally {
       a.close();
       b.close();

@@ -137,6 +137,36 @@ describe('game API over UDP', () => {
     }
   });
 
+  it("sends the player's messages to the rules' onMessage, in order, typed", async () => {
+    const client = await GameClient.connect(arena, server.url);
+    try {
+      client.send('chat', { text: 'hello' });
+      client.send('ready', {});
+      client.send('chat', { text: 'again' });
+      await play(
+        [client],
+        () => STILL,
+        'the messages',
+        5000,
+        () => log.chat.length >= 2,
+      );
+      const index = log.chat[0].split(':')[0];
+      assert.deepEqual(log.chat, [`${index}: hello`, `${index}: again`], 'both from one player, in order');
+      assert.equal(server.stats().messages, 3);
+      assert.throws(
+        () => client.send('nope' as 'chat', { text: '' }),
+        /GameClient.send: "nope" is not one of/,
+      );
+      assert.throws(() => client.send('chat', { text: 'x'.repeat(65) }), /64/);
+    } finally {
+      client.close();
+    }
+    assert.throws(
+      () => client.send('chat', { text: 'late' }),
+      /GameClient.send: not connected \(disconnected\)/,
+    );
+  });
+
   it("a player's leaving removes its entity from the others' view", async () => {
     const a = await GameClient.connect(arena, server.url);
     const b = await GameClient.connect(arena, server.url);

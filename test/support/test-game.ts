@@ -29,6 +29,7 @@ export const arena = defineGame({
   input: t.object({ dx: t.int(-1, 1), fire: t.bool(), aimX: coord, aimY: coord, mode: t.int(0, 1) }),
   step: (a, input) => ({ ...a, x: Math.max(-60, Math.min(60, a.x + input.dx * 0.25)) }),
   events: { fired: t.object({ by: t.uint16(), hit: t.bool() }) },
+  messages: { chat: t.object({ text: t.string(64) }), ready: t.object({}) },
 });
 
 export type ArenaInput = { dx: number; fire: boolean; aimX: number; aimY: number; mode: number };
@@ -42,6 +43,8 @@ export interface ArenaLog {
   hits: [number, number];
   /** The avatar's largest |x| step in one tick (hostile inputs must not exceed the legal 0.25). */
   largestStep: number;
+  /** Chat lines received, as "<player index>: <text>". */
+  chat: string[];
 }
 
 /** The arena's rules: a target sweeping x at 0.25 m a tick on y = 10; shots judged with hitTest. */
@@ -55,6 +58,9 @@ export function arenaRules(log: ArenaLog, options: { moveTarget?: boolean } = {}
     },
     onLeave() {
       log.leaves++;
+    },
+    onMessage(_game, player, message) {
+      if (message.name === 'chat') log.chat.push(`${player.index}: ${message.value.text}`);
     },
     onInput(game, player, input) {
       const x = player.state?.x ?? 0;
@@ -77,7 +83,7 @@ export function arenaRules(log: ArenaLog, options: { moveTarget?: boolean } = {}
 }
 
 export function emptyLog(): ArenaLog {
-  return { joins: 0, leaves: 0, shots: [0, 0], hits: [0, 0], largestStep: 0 };
+  return { joins: 0, leaves: 0, shots: [0, 0], hits: [0, 0], largestStep: 0, chat: [] };
 }
 
 /** Calls every client's update(input(client)) at 60 Hz until `check` holds (fails after `ms`). */
