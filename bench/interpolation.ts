@@ -6,17 +6,16 @@
  * caller takes an interpolator. Also the median time per blend of 9 runs (noisy: a shared machine).
  */
 import { commandLine } from '../scripts/cli.js';
+import { type Infer, t } from '../src/index.js';
 import {
   compileInterpolator,
-  compileLayout,
-  EntityHistory,
   GhostSampler,
-  type Infer,
   type Interpolator,
   LagCompensation,
-  t,
-} from '../src/index.js';
+} from '../src/latency/index.js';
 import { prng } from '../src/random/prng.js';
+import { EntityHistory } from '../src/replication/index.js';
+import { compileLayout } from '../src/replication/layout.js';
 import { consume, median, sinkChecksum } from './harness.js';
 import { allocatedPerIteration } from './support/allocation.js';
 import { inputs, predictor } from './support/prediction-scene.js';

@@ -11,7 +11,8 @@
  *    it starved, against Fiedler's rule held fixed (3 intervals: 9 ticks, 150 ms).
  */
 import { commandLine } from '../scripts/cli.js';
-import { compileInterpolator, LagCompensation, prng } from '../src/index.js';
+import { compileInterpolator, LagCompensation } from '../src/latency/index.js';
+import { prng } from '../src/random/prng.js';
 import { allocatedPerIteration } from './support/allocation.js';
 import { runLink } from './support/snapshot-link.js';
 import { Soldier, SoldierType } from './support/soldier.js';

@@ -6,13 +6,9 @@
  * the speed of quantize / write / read. Skips with a message where ../shared is absent.
  */
 import { commandLine, flagValue, positiveIntegerFlag } from '../scripts/cli.js';
-import {
-  compileLayout,
-  type LaneState,
-  measureDelta,
-  readDelta,
-  writeDelta,
-} from '../src/replication/index.js';
+import { measureDelta, readDelta, writeDelta } from '../src/replication/entity-delta.js';
+import type { LaneState } from '../src/replication/lane-state.js';
+import { compileLayout } from '../src/replication/layout.js';
 import { compile } from '../src/schema/codec.js';
 import { MeasureStream } from '../src/serialize/measure-stream.js';
 import { ReadStream } from '../src/serialize/read-stream.js';

@@ -4,7 +4,8 @@
  * its own Arena at the room's tick rate (20 Hz by default), replicated to its own clients through
  * the process's 'replication' slot, their inputs taken through its 'inputs' slot.
  */
-import { defineMessage, MessageFactory, t } from '../src/index.js';
+import { defineMessage, MessageFactory } from '../src/channels/index.js';
+import { t } from '../src/index.js';
 import { Room, type RoomClient, roomChannel } from '../src/services/index.js';
 import { Arena } from '../tools/live-arena.js';
 

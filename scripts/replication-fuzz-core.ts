@@ -39,11 +39,11 @@ import {
   defineEntity,
   defineEvent,
   type Entity,
-  type LaneState,
   type ReceivedEvent,
   ReplicationServer,
   ServerWorld,
 } from '../src/replication/index.js';
+import type { LaneState } from '../src/replication/lane-state.js';
 import { sameState } from '../src/replication/lane-state.js';
 import { t } from '../src/schema/schema.js';
 import {

@@ -1,38 +1,47 @@
 /**
- * `ghostwire/node`: everything in the browser-safe entry point plus what needs Node's modules:
- * UDP sockets, the WebSocket server transport, and node:crypto's native ChaCha20-Poly1305,
- * registered here as the default AEAD.
+ * `ghostwire/node`: everything in `ghostwire` plus what needs Node's modules: UDP sockets and
+ * node:crypto's native ChaCha20-Poly1305, registered here as the default AEAD. It loads no optional
+ * package: the WebSocket server is in `ghostwire/websocket`, the WebRTC server in `ghostwire/webrtc`,
+ * the fleet in `ghostwire/services`.
  */
 import { registerDefaultAead } from './connection/aead.js';
 import { nodeAead } from './connection/aead-node.js';
+// GameClient's UDP, registered on import as the AEAD is (GameServer loads ws / node-datachannel only to serve them).
+import './game/udp-opener.js';
 
 registerDefaultAead(nodeAead);
 
 export { nodeAead } from './connection/aead-node.js';
-export * from './index.js';
-export { UdpTransport, type UdpTransportOptions } from './transport/udp-transport.js';
-export type { SignalingResponse } from './transport/webrtc-offer.js';
-export {
-  WebRtcServerCounters,
-  WebRtcServerTransport,
-  type WebRtcServerTransportOptions,
-} from './transport/webrtc-server.js';
-export {
-  createSignalingApp,
-  type OfferHandler,
-  type SignalingRouteOptions,
-  signalingRoute,
-} from './transport/webrtc-signaling.js';
-export {
-  type PeerCloseReason,
-  type WebSocketServerStats,
-  WebSocketServerTransport,
-  type WebSocketServerTransportOptions,
-} from './transport/websocket-server.js';
-
-// game API: GameServer, and UDP for GameClient (registered on import, as the AEAD is)
-import './game/udp-opener.js';
-
+// game API: the server (its helpers' types too)
 export { GameServer, type GameServerOptions, type GameServerStats } from './game/game-server.js';
 export type { GameSimulation, GameSimulationCounters } from './game/game-simulation.js';
 export type { GameTransportKind } from './game/server-transports.js';
+export {
+  type AnyGameEntity,
+  type Box,
+  type Circle,
+  defineGame,
+  type EntitySpec,
+  GameClient,
+  type GameClientExpert,
+  type GameClientOptions,
+  type GameClientStats,
+  type GameClientStatus,
+  type GameClientToken,
+  type GameDefinition,
+  type GameEmitOptions,
+  type GameEntity,
+  type GameHooks,
+  type GameMessage,
+  type GamePlayer,
+  type GameRules,
+  type GameSpec,
+  type Infer,
+  type Schema,
+  SchemaValueError,
+  type ServerGame,
+  type Shape,
+  type ShownEntity,
+  t,
+} from './index.js';
+export { UdpTransport, type UdpTransportOptions } from './transport/udp-transport.js';

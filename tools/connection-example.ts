@@ -10,8 +10,8 @@ import {
   describeClientState,
   generateConnectToken,
   Server,
-  UdpTransport,
-} from '../src/node.js';
+} from '../src/connection/index.js';
+import { UdpTransport } from '../src/node.js';
 
 /** Shared by the backend and the dedicated servers, never by clients (here: fixed for the example). */
 const PRIVATE_KEY = new Uint8Array(32).fill(0x5a);

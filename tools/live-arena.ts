@@ -7,20 +7,17 @@
  * server's world is the only truth; each bot's ClientMirror is checked against it at the end.
  */
 
+import { t } from '../src/index.js';
+import { compileInterpolator, InputReceiver, LagCompensation, TickClock } from '../src/latency/index.js';
+import { prng } from '../src/random/prng.js';
 import {
   type ClientMirror,
-  compileInterpolator,
   defineEntity,
   type Entity,
-  InputReceiver,
-  LagCompensation,
-  prng,
   ReplicationServer,
   type ReplicationServerOptions,
   ServerWorld,
-  TickClock,
-  t,
-} from '../src/index.js';
+} from '../src/replication/index.js';
 
 export const ARENA = 200; // metres, square
 export const TICK_RATE = 60;

@@ -6,14 +6,8 @@
  * shows nearest; the figures the live table and summary print are kept here.
  */
 
-import {
-  ClientMirror,
-  type Ghost,
-  GhostSampler,
-  InputSender,
-  LatencyClient,
-  Predictor,
-} from '../src/index.js';
+import { GhostSampler, InputSender, LatencyClient, Predictor } from '../src/latency/index.js';
+import { ClientMirror, type Ghost } from '../src/replication/index.js';
 import {
   ARENA,
   Avatar,

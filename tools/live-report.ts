@@ -4,7 +4,9 @@
  * gives each bot's prediction, interpolation and input-channel figures.
  */
 
-import { interpolationDelayTicks, type MessageClient, type UdpTransport } from '../src/node.js';
+import type { MessageClient } from '../src/channels/index.js';
+import { interpolationDelayTicks } from '../src/latency/index.js';
+import type { UdpTransport } from '../src/node.js';
 import type { Arena } from './live-arena.js';
 import { STEP } from './live-arena.js';
 import type { ArenaBot } from './live-bot.js';

@@ -18,17 +18,10 @@
  */
 
 import { commandLine, flagValue, rangeFlag, resolveSeed } from '../scripts/cli.js';
-import {
-  Block,
-  defineMessage,
-  generateConnectToken,
-  MessageClient,
-  MessageFactory,
-  MessageServer,
-  NetworkSimulator,
-  t,
-  UdpTransport,
-} from '../src/node.js';
+import { Block, defineMessage, MessageClient, MessageFactory, MessageServer } from '../src/channels/index.js';
+import { generateConnectToken } from '../src/connection/index.js';
+import { t, UdpTransport } from '../src/node.js';
+import { NetworkSimulator } from '../src/transport/index.js';
 import { Arena } from './live-arena.js';
 import { ArenaBot } from './live-bot.js';
 import { converged, drawTable, summarize, type Tally, tally } from './live-report.js';

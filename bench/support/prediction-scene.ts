@@ -3,7 +3,9 @@
  * server that runs the same step on the inputs it received (quantizing after each step, as the
  * predictor does), with a feedback path of seeded delay and loss back to a Predictor.
  */
-import { compileQuantizer, type Infer, Predictor, type PredictorOptions, t } from '../../src/index.js';
+
+import { type Infer, t } from '../../src/index.js';
+import { compileQuantizer, Predictor, type PredictorOptions } from '../../src/latency/index.js';
 
 export const TICK_RATE = 60;
 

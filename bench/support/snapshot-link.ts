@@ -4,16 +4,17 @@
  * InterpolationDelay and an EntityHistory, a GhostSampler samples the history at the delay's
  * render tick. Deterministic for a seed. Shared by the interpolation-delay tests and the bench.
  */
+
+import { t } from '../../src/index.js';
 import {
   compileInterpolator,
-  compileLayout,
-  EntityHistory,
   GhostSampler,
   InterpolationDelay,
   type InterpolationDelayOptions,
-  prng,
-  t,
-} from '../../src/index.js';
+} from '../../src/latency/index.js';
+import { prng } from '../../src/random/prng.js';
+import { EntityHistory } from '../../src/replication/index.js';
+import { compileLayout } from '../../src/replication/layout.js';
 
 const Dot = t.object({ x: t.float32() });
 const layout = compileLayout(Dot);

@@ -2,7 +2,9 @@
  * The entity the lag-compensation and interpolation benches and tests rewind: a soldier with a
  * position, a facing, a hit radius, hit points and a teleport flag.
  */
-import { defineEntity, type Infer, t } from '../../src/index.js';
+
+import { type Infer, t } from '../../src/index.js';
+import { defineEntity } from '../../src/replication/index.js';
 
 export const Soldier = t.object({
   position: t.vector3(t.float(-512, 512, 0.01)),

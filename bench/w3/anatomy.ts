@@ -15,7 +15,8 @@ import {
   readUpdateId,
   TICK_BITS,
 } from '../../src/replication/ghost-wire.js';
-import type { ClientMirror, LaneState } from '../../src/replication/index.js';
+import type { ClientMirror } from '../../src/replication/index.js';
+import type { LaneState } from '../../src/replication/lane-state.js';
 import { ReadStream } from '../../src/serialize/read-stream.js';
 import { Cube } from './scene.js';
 

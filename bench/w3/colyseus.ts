@@ -6,7 +6,7 @@
  * checked against the quantized scene every frame.
  */
 import { ArraySchema, Decoder, Encoder, type SchemaType, schema, t } from '@colyseus/schema';
-import type { LaneState } from '../../src/replication/index.js';
+import type { LaneState } from '../../src/replication/lane-state.js';
 import {
   Cube,
   type CubeValue,

@@ -3,7 +3,8 @@
  * test/project/readme-examples.test.ts); what it leaves to the reader is declared around it so that tsc
  * checks it.
  */
-import type { DatagramTransport, MessageFactory } from 'ghostwire';
+import type { DatagramTransport } from 'ghostwire/transport';
+import type { MessageFactory } from 'ghostwire/channels';
 import type { MoveValue, Place } from './game.js';
 
 declare const clientOptions: { transport: DatagramTransport };
@@ -15,7 +16,9 @@ declare function drawRunner(id: number, state: Place): void;
 declare function requestFrame(frame: () => void): void;
 
 // #region docs
-import { ClientMirror, GhostSampler, InputSender, isGhostOf, LatencyClient, MessageClient, Predictor } from 'ghostwire';
+import { ClientMirror, isGhostOf } from 'ghostwire/replication';
+import { GhostSampler, InputSender, LatencyClient, Predictor } from 'ghostwire/latency';
+import { MessageClient } from 'ghostwire/channels';
 import { Move, Player, Runner, runnerLerp, TICK_RATE, types, walk } from './game.js';
 
 const samplers = new Map<number, GhostSampler<Place & { teleported: boolean }>>(); // one per remote ghost

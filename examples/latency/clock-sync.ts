@@ -3,7 +3,8 @@
  * test/project/readme-examples.test.ts); what it leaves to the reader is declared around it so that tsc
  * checks it. LatencyClient does this wiring for a predicting client.
  */
-import type { ClientMirror, MessageClient } from 'ghostwire';
+import type { ClientMirror } from 'ghostwire/replication';
+import type { MessageClient } from 'ghostwire/channels';
 
 declare const client: MessageClient;
 declare const mirror: ClientMirror;
@@ -13,7 +14,7 @@ declare function render(alpha: number): void;
 declare function requestFrame(frame: () => void): void;
 
 // #region docs
-import { ClockSync, TickClock } from 'ghostwire';
+import { ClockSync, TickClock } from 'ghostwire/latency';
 
 const clock = new TickClock({ tickRate: 60 });              // the server runs the same tick rate
 const sync = new ClockSync(clock, {

@@ -3,7 +3,9 @@
  * test/project/readme-examples.test.ts): what the server (server.ts) and the client (client.ts) agree on.
  */
 // #region docs
-import { compileInterpolator, defineEntity, type Infer, t } from 'ghostwire';
+import { compileInterpolator } from 'ghostwire/latency';
+import { defineEntity } from 'ghostwire/replication';
+import { type Infer, t } from 'ghostwire';
 
 export const TICK_RATE = 60; // both ends tick at the same rate
 const coordinate = t.float(-512, 512, 1 / 64);

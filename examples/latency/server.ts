@@ -3,7 +3,9 @@
  * test/project/readme-examples.test.ts); what it leaves to the reader is declared around it so that tsc
  * checks it.
  */
-import type { Address, DatagramTransport, Entity, MessageFactory } from 'ghostwire';
+import type { Address, DatagramTransport } from 'ghostwire/transport';
+import type { Entity } from 'ghostwire/replication';
+import type { MessageFactory } from 'ghostwire/channels';
 import type { Place } from './game.js';
 
 declare const serverOptions: {
@@ -19,7 +21,9 @@ declare function onHit(shooter: number, runnerId: number): void;
 declare const runners: Entity<Place & { teleported: boolean }>[];
 
 // #region docs
-import { InputReceiver, LagCompensation, MessageServer, ReplicationServer, ServerWorld, TickClock } from 'ghostwire';
+import { InputReceiver, LagCompensation, TickClock } from 'ghostwire/latency';
+import { MessageServer } from 'ghostwire/channels';
+import { ReplicationServer, ServerWorld } from 'ghostwire/replication';
 import { Move, Player, Runner, runnerLerp, TICK_RATE, types, walk } from './game.js';
 
 const world = new ServerWorld({ types, capacity: 1024 });

@@ -10,10 +10,11 @@ declare const socket: UdpTransport;
 declare const clientSocket: UdpTransport;
 declare const reply: Uint8Array;
 declare const now: number;
-import type { Address } from 'ghostwire';
+import type { Address } from 'ghostwire/transport';
 
 // #region readme
-import { Client, generateConnectToken, Server, UdpTransport } from 'ghostwire/node';
+import { Client, generateConnectToken, Server } from 'ghostwire/connection';
+import { UdpTransport } from 'ghostwire/node';
 
 // Backend: authorize a client on a server (privateKey is shared by backend and servers only).
 const token = generateConnectToken({ protocolId, privateKey, clientId: 1234n, serverAddresses, now: unixSeconds });

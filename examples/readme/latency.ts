@@ -3,7 +3,8 @@
  * is declared around it so that tsc checks it (test/project/readme-examples.test.ts). The full client and
  * server are examples/latency/client.ts and server.ts.
  */
-import type { ClientMirror, Entity, MessageClient, ServerWorld } from 'ghostwire';
+import type { ClientMirror, Entity, ServerWorld } from 'ghostwire/replication';
+import type { MessageClient } from 'ghostwire/channels';
 
 declare const client: MessageClient; // channels: [mirror.channel, inputs.channel]
 declare const mirror: ClientMirror;
@@ -18,7 +19,9 @@ declare function readControls(tick: number): { mx: number; my: number };
 declare function draw(state: { x: number; y: number }): void;
 
 // #region readme
-import { compileInterpolator, defineEntity, GhostSampler, InputReceiver, InputSender, LatencyClient, Predictor, t } from 'ghostwire';
+import { compileInterpolator, GhostSampler, InputReceiver, InputSender, LatencyClient, Predictor } from 'ghostwire/latency';
+import { defineEntity } from 'ghostwire/replication';
+import { t } from 'ghostwire';
 
 const Player = defineEntity('player', t.object({ x: t.float(-512, 512, 1 / 64), y: t.float(-512, 512, 1 / 64) }));
 const Move = t.object({ mx: t.int(-1, 1), my: t.int(-1, 1) });           // one tick's input

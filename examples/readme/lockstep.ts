@@ -3,7 +3,7 @@
  * is declared around it so that tsc checks it (test/project/readme-examples.test.ts). A whole session of
  * four peers under the network simulator is test/p2p/lockstep.test.ts.
  */
-import type { DeterministicRandom, PeerLinks } from 'ghostwire';
+import type { DeterministicRandom, PeerLinks } from 'ghostwire/p2p';
 
 declare const links: PeerLinks; // LocalPeerLinks on a LAN or in tests; the secure links across the internet
 declare const now: number;
@@ -18,7 +18,8 @@ declare function showWaitingFor(peers: readonly number[]): void;
 declare function report(what: unknown): void;
 
 // #region readme
-import { LockstepSession, stateChecksum, t } from 'ghostwire';
+import { LockstepSession, stateChecksum } from 'ghostwire/p2p';
+import { t } from 'ghostwire';
 
 const Order = t.object({ unit: t.uint16(), x: t.int(0, 4095), y: t.int(0, 4095) }); // one command
 

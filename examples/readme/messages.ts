@@ -2,7 +2,7 @@
  * The README's messages and channels examples, verbatim between the region markers; what they leave
  * to the reader is declared around them so that tsc checks them (test/project/readme-examples.test.ts).
  */
-import type { Address, DatagramTransport } from 'ghostwire';
+import type { Address, DatagramTransport } from 'ghostwire/transport';
 
 declare const protocolId: bigint;
 declare const privateKey: Uint8Array;
@@ -16,7 +16,8 @@ declare const mapBytes: Uint8Array;
 declare function loadMap(bytes: Uint8Array): void;
 
 // #region readme
-import { defineMessage, MessageClient, MessageFactory, MessageServer, type MessageValue, t } from 'ghostwire/node';
+import { defineMessage, MessageClient, MessageFactory, MessageServer, type MessageValue } from 'ghostwire/channels';
+import { t } from 'ghostwire/node';
 
 const Chat = defineMessage('chat', t.object({ text: t.string(200) }));
 const Position = defineMessage('position', t.object({ x: t.float(-512, 512, 0.01), z: t.float(-512, 512, 0.01) }));
@@ -65,7 +66,7 @@ const player = new MessageClient({
 // #endregion
 
 // #region readme
-import { Block } from 'ghostwire';
+import { Block } from 'ghostwire/channels';
 
 server.sendBlock(clientIndex, 0, mapBytes);                     // fragments of blockFragmentBytes (1024)
 server.blockProgress(clientIndex, 0).sending;                   // { ackedBytes, totalBytes } or null

@@ -11,7 +11,7 @@ declare const payload: Uint8Array;
 declare const now: number;
 
 // #region readme
-import { ReliableEndpoint } from 'ghostwire';
+import { ReliableEndpoint } from 'ghostwire/packet';
 
 const endpoint = new ReliableEndpoint<{ messageIds: number[] }>(
   {

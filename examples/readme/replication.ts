@@ -2,7 +2,8 @@
  * The README's replication example, verbatim between the region markers; what it leaves to the
  * reader is declared around it so that tsc checks it (test/project/readme-examples.test.ts).
  */
-import type { Address, DatagramTransport, MessageFactory } from 'ghostwire';
+import type { Address, DatagramTransport } from 'ghostwire/transport';
+import type { MessageFactory } from 'ghostwire/channels';
 
 declare const serverOptions: {
   protocolId: bigint;
@@ -18,7 +19,9 @@ declare function move(id: number, value: unknown): void;
 declare function despawn(id: number, reason: string): void;
 
 // #region readme
-import { ClientMirror, defineEntity, MessageClient, MessageServer, ReplicationServer, ServerWorld, t } from 'ghostwire';
+import { ClientMirror, defineEntity, ReplicationServer, ServerWorld } from 'ghostwire/replication';
+import { MessageClient, MessageServer } from 'ghostwire/channels';
+import { t } from 'ghostwire';
 
 const Cube = defineEntity('cube', t.object({ position: t.vector3(t.float(-64, 64, 1 / 512)), rest: t.bool() }));
 const types = [Cube];                                                   // the same list on both ends

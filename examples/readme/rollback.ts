@@ -2,7 +2,7 @@
  * The README's rollback example, verbatim between the region markers; what it leaves to the
  * reader is declared around it so that tsc checks it (test/project/readme-examples.test.ts).
  */
-import type { PeerLinks } from 'ghostwire';
+import type { PeerLinks } from 'ghostwire/p2p';
 
 declare const links: PeerLinks; // LocalPeerLinks on a LAN or under the simulator; the secure links across the internet
 declare const now: number;
@@ -11,7 +11,8 @@ declare function readPad(): { dx: number; jump: boolean };
 declare function draw(state: Float64Array): void;
 
 // #region readme
-import { DeterministicRandom, dmath, type RollbackGame, RollbackSession, stateChecksum, syncTest, t } from 'ghostwire';
+import { DeterministicRandom, dmath, type RollbackGame, RollbackSession, stateChecksum, syncTest } from 'ghostwire/p2p';
+import { t } from 'ghostwire';
 
 const Pad = t.object({ dx: t.int(-1, 1), jump: t.bool() });               // one frame's input
 type PadValue = { dx: number; jump: boolean };

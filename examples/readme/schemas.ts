@@ -3,7 +3,8 @@
  * is declared around it so that tsc checks it (test/project/readme-examples.test.ts).
  */
 // #region readme
-import { compile, type Infer, t } from 'ghostwire';
+import { compile } from 'ghostwire/schema';
+import { type Infer, t } from 'ghostwire';
 
 const Entity = t.object({
   id: t.int(0, 4095),                                  // 12 bits
@@ -28,7 +29,7 @@ declare const datagram: Uint8Array;
 const state: Parameters<typeof Snapshot.encode>[0] = { tick: 0, entities: [] };
 
 // #region readme
-import { ReadStream, WriteStream } from 'ghostwire';
+import { ReadStream, WriteStream } from 'ghostwire/serialize';
 
 const out = new WriteStream(1200);
 out.reset();

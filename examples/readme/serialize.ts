@@ -10,7 +10,7 @@ interface Player {
 }
 
 // #region readme
-import { compressedFloat, MeasureStream, type Stream } from 'ghostwire';
+import { compressedFloat, MeasureStream, type Stream } from 'ghostwire/serialize';
 
 const POSITION = compressedFloat(-512, 512, 0.01);
 
@@ -29,7 +29,7 @@ declare const datagram: Uint8Array;
 void MeasureStream;
 
 // #region readme
-import { PacketEnvelope } from 'ghostwire';
+import { PacketEnvelope } from 'ghostwire/serialize';
 
 const envelope = new PacketEnvelope({ protocolId: 0x1234_5678_9abc_def0n, maxPacketBytes: 1200 });
 const packet = envelope.write((s) => serializePlayer(s, player));

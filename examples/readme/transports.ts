@@ -8,7 +8,7 @@ declare const endpoint: { receivePacket(data: Uint8Array): void };
 void MemoryNetwork;
 
 // #region readme
-import { MemoryNetwork, NetworkSimulator, toAddress } from 'ghostwire';
+import { MemoryNetwork, NetworkSimulator, toAddress } from 'ghostwire/transport';
 import { UdpTransport } from 'ghostwire/node';
 
 const udp = await UdpTransport.open({ address: '127.0.0.1:0', receiveBufferSize: 4 << 20 });

@@ -1,6 +1,8 @@
 // What the services examples' servers and clients share: the protocol id, the message, the entity
 // type and the room (one authoritative world per room, an avatar per seated player).
-import { defineEntity, defineMessage, type Entity, MessageFactory, ServerWorld, t } from 'ghostwire';
+import { defineEntity, type Entity, ServerWorld } from 'ghostwire/replication';
+import { defineMessage, MessageFactory } from 'ghostwire/channels';
+import { t } from 'ghostwire';
 import { Room, type RoomClient } from 'ghostwire/services';
 
 export const PROTOCOL_ID = 0x6172_656e_61n;

@@ -1,6 +1,7 @@
 // One machine, no outside service: the embedded directory, a room server and the HTTP backend in
 // this process; then a player authenticates, joins an arena over UDP and mirrors its world.
-import { ClientMirror, MessageClient } from 'ghostwire';
+import { ClientMirror } from 'ghostwire/replication';
+import { MessageClient } from 'ghostwire/channels';
 import { UdpTransport } from 'ghostwire/node';
 import { BackendClient, startLocalFleet } from 'ghostwire/services';
 import { Arena, factory, PROTOCOL_ID, types } from './arena.js';

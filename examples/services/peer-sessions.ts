@@ -1,7 +1,7 @@
 // docs/services.md's "Getting peers into a session": peer tokens from the backend, by matchmaking
 // in a peer pool or by a session friends join by id. Type-checked by npm test
 // (test/services/peer-matchmaking.test.ts runs the same path over real HTTP and UDP).
-import { SecurePeerLinks } from 'ghostwire';
+import { SecurePeerLinks } from 'ghostwire/p2p';
 import { UdpTransport } from 'ghostwire/node';
 import { BackendClient, startLocalFleet } from 'ghostwire/services';
 import { factory, PROTOCOL_ID as protocolId } from './arena.js';

@@ -3,14 +3,15 @@
  * test/project/readme-examples.test.ts); what it leaves to the reader is declared around it so that tsc
  * checks it.
  */
-import type { ChannelConfig, MessageFactory } from 'ghostwire';
+import type { ChannelConfig, MessageFactory } from 'ghostwire/channels';
 
 declare const factory: MessageFactory;
 declare const channels: ChannelConfig[];
 declare const connectToken: Uint8Array; // from your backend, over HTTPS
 
 // #region docs
-import { MessageClient, toAddress, WebRtcClientTransport } from 'ghostwire';
+import { MessageClient } from 'ghostwire/channels';
+import { toAddress, WebRtcClientTransport } from 'ghostwire/transport';
 
 const transport = new WebRtcClientTransport({
   signalingUrl: 'https://game.example/rtc/offer',

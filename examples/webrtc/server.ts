@@ -3,7 +3,7 @@
  * test/project/readme-examples.test.ts); what it leaves to the reader is declared around it so that tsc
  * checks it.
  */
-import type { ChannelConfig, MessageFactory } from 'ghostwire';
+import type { ChannelConfig, MessageFactory } from 'ghostwire/channels';
 
 declare const protocolId: bigint;
 declare const privateKey: Uint8Array; // shared with the backend that issues connect tokens
@@ -12,7 +12,8 @@ declare const channels: ChannelConfig[];
 
 // #region docs
 import { serve } from '@hono/node-server';
-import { createSignalingApp, MessageServer, WebRtcServerTransport } from 'ghostwire/node';
+import { createSignalingApp, WebRtcServerTransport } from 'ghostwire/webrtc';
+import { MessageServer } from 'ghostwire/channels';
 
 // One UDP port for every peer, and the signalling route on any HTTP port.
 const rtc = new WebRtcServerTransport({ port: 40000, publicIp: '203.0.113.7' });

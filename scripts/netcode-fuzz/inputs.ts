@@ -11,7 +11,7 @@ import {
   VERSION_INFO,
   VERSION_INFO_BYTES,
 } from '../../src/connection/constants.js';
-import { writePacketHeader } from '../../src/packet/index.js';
+import { writePacketHeader } from '../../src/packet/header.js';
 import { randomInt } from '../../src/random/prng.js';
 import { type Address, toAddress } from '../../src/transport/index.js';
 import { sameBytes } from '../fuzz-core.js';

@@ -8,7 +8,7 @@ import {
   MAX_PACKET_HEADER_BYTES,
   writeFragmentHeader,
   writePacketHeader,
-} from '../../src/packet/index.js';
+} from '../../src/packet/header.js';
 import { randomInt } from '../../src/random/prng.js';
 import { sameBytes } from '../fuzz-core.js';
 import { BAD_ARGUMENTS, CAPTURE_SLOTS, CRC_BYTES, FORGED, MUTATED, RANDOM, REPLAY } from './options.js';

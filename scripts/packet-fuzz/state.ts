@@ -3,14 +3,9 @@
  * each a file: state, victims, wire, inputs, loop (PacketFuzz).
  */
 
-import {
-  emptyReliableCounters,
-  FRAGMENT_HEADER_BYTES,
-  MAX_PACKET_HEADER_BYTES,
-  type ReliableConfig,
-  ReliableEndpoint,
-  reliableConfig,
-} from '../../src/packet/index.js';
+import { emptyReliableCounters } from '../../src/packet/endpoint.js';
+import { FRAGMENT_HEADER_BYTES, MAX_PACKET_HEADER_BYTES } from '../../src/packet/header.js';
+import { type ReliableConfig, ReliableEndpoint, reliableConfig } from '../../src/packet/index.js';
 import { prng } from '../../src/random/prng.js';
 import { crc32 } from '../../src/serialize/crc32.js';
 import { MemoryNetwork, NetworkSimulator } from '../../src/transport/index.js';

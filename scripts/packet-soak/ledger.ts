@@ -3,7 +3,8 @@
  * pattern every payload follows, and the ledgers that check each packet's outcome (sender) and
  * delivery (receiver).
  */
-import { MAX_PACKET_HEADER_BYTES, type ReliableConfig } from '../../src/packet/index.js';
+import { MAX_PACKET_HEADER_BYTES } from '../../src/packet/header.js';
+import type { ReliableConfig } from '../../src/packet/index.js';
 import { prng } from '../../src/random/prng.js';
 
 // ---------------------------------------------------------------------------------------------

@@ -1,3 +1,7 @@
+/**
+ * `ghostwire/channels`: messages over a connection: message types, reliable-ordered and unreliable
+ * channels, blocks, custom channels, and the message client and server. Browser-safe.
+ */
 export type { BlockProgress, CustomChannel, EncodedMessage, PacketRecord } from './channel.js';
 export type {
   ChannelConfig,
@@ -32,6 +36,4 @@ export {
   MessageServer,
   type MessageServerOptions,
 } from './message-endpoints.js';
-export { MessageScratch } from './message-scratch.js';
 export { CHANNEL_RELIABLE_DEFAULTS } from './packet-defaults.js';
-export { ScratchList } from './scratch-list.js';

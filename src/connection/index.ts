@@ -1,5 +1,9 @@
+/**
+ * `ghostwire/connection`: netcode 1.02 secure connections: connect tokens, the client and the
+ * server, and the AEAD they encrypt with. Browser-safe (`ghostwire/node` registers node:crypto's
+ * AEAD as the default).
+ */
 export { type Aead, defaultAead, nobleAead, registerDefaultAead } from './aead.js';
-export { readChallengeToken, writeChallengeToken } from './challenge-token.js';
 export { Client, type ClientOptions, ClientState, describeClientState } from './client.js';
 export {
   type ConnectToken,
@@ -9,7 +13,12 @@ export {
   generateConnectToken,
   readConnectToken,
 } from './connect-token.js';
-export * from './constants.js';
-export { PacketCodec, type PacketView, packetView, typeMask } from './packets.js';
-export { ReplayProtection } from './replay-protection.js';
+export {
+  CONNECT_TOKEN_BYTES,
+  KEY_BYTES,
+  MAX_CLIENTS,
+  MAX_PAYLOAD_BYTES,
+  MAX_SERVERS_PER_CONNECT,
+  USER_DATA_BYTES,
+} from './constants.js';
 export { Server, type ServerCounters, type ServerDisconnectReason, type ServerOptions } from './server.js';

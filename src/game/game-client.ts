@@ -38,6 +38,7 @@ export interface GameClientExpert<S, I> {
   readonly transport: DatagramTransport;
 }
 
+/** What `GameClient.stats()` reports. */
 export interface GameClientStats {
   status: GameClientStatus;
   /** Seconds, smoothed (0 before the first sample). */
@@ -46,6 +47,7 @@ export interface GameClientStats {
   packetLoss: number;
   /** The server tick shown for the others (NaN until known). */
   renderTick: number;
+  /** Predicted states the server's state corrected. */
   mispredictions: number;
   /** The game's events received (whether a handler took them or not). */
   events: number;
@@ -62,6 +64,10 @@ const MESSAGE_CHANNEL = 2;
 /** How long a dropped room client keeps asking for its seat back (a room holds it 20 s by default). */
 const RESEAT_SECONDS = 20;
 
+/**
+ * A player's connection to a game: `GameClient.connect(game, url)`, then `update(input)` once a
+ * frame; `me` (predicted) and `entities` (interpolated) are what to draw.
+ */
 // biome-ignore lint/suspicious/noExplicitAny: handlers of heterogeneous events; and any game by default
 export class GameClient<E = any, P extends keyof E = any, I = any, V = any, M = any> {
   /** The layers under this client (escape hatch for experts). */
@@ -80,6 +86,7 @@ export class GameClient<E = any, P extends keyof E = any, I = any, V = any, M = 
   private reconnections = 0;
 
   private constructor(
+    /** The game this client plays. */
     readonly game: GameDefinition<E, P, I, V, M>,
     private readonly opened: Opened,
   ) {
@@ -239,6 +246,7 @@ export class GameClient<E = any, P extends keyof E = any, I = any, V = any, M = 
     this.expert.messages.send(MESSAGE_CHANNEL, type as never, value as never);
   }
 
+  /** The connection's figures now. */
   stats(): GameClientStats {
     const link = this.expert.messages.stats();
     return {

@@ -66,6 +66,9 @@ export class GameSimulation {
   private readonly playerList: PlayerHandle[] = [];
   private readonly bySlot: (PlayerHandle | null)[];
   private readonly handles: (EntityHandle | null)[];
+  /** The live entities in creation order; `entities` hands out a copy made once per change. */
+  private readonly entityList: EntityHandle[] = [];
+  private entitiesShown: readonly EntityHandle[] | null = null;
   private readonly onError: (error: unknown, where: string) => void;
   private readonly box = new Float64Array(6);
   private simulating = 0;
@@ -131,7 +134,9 @@ export class GameSimulation {
 
   // biome-ignore lint/suspicious/noExplicitAny: entities of any type: the rules see them typed through ServerGame
   get entities(): readonly AnyGameEntity<any>[] {
-    return this.handles.filter((h): h is EntityHandle => h !== null);
+    // A new array only after a change: the rules may destroy entities while they iterate one.
+    if (this.entitiesShown === null) this.entitiesShown = [...this.entityList];
+    return this.entitiesShown;
   }
 
   get tick(): number {
@@ -229,6 +234,8 @@ export class GameSimulation {
     const entity = this.world.create(entityType, state);
     const handle = new EntityHandle(this, entity, type);
     this.handles[entity.id] = handle;
+    this.entityList.push(handle);
+    this.entitiesShown = null;
     return handle;
   }
 
@@ -244,6 +251,9 @@ export class GameSimulation {
   /** An entity was destroyed: forget its handle and its history. @internal */
   forget(entity: EntityHandle): void {
     if (this.handles[entity.id] === entity) this.handles[entity.id] = null;
+    const at = this.entityList.indexOf(entity);
+    if (at >= 0) this.entityList.splice(at, 1);
+    this.entitiesShown = null;
     this.lags.get(entity.entity.type)?.remove(entity.id);
     const owner = entity.ownerHandle;
     if (owner === null || owner.entityHandle !== entity) return;

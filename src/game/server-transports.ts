@@ -8,17 +8,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { formatAddress, toAddress } from '../transport/address.js';
+import { importOptional, MissingDependencyError } from '../transport/optional-dependency.js';
 import type { DatagramTransport } from '../transport/transport.js';
 import { UdpTransport } from '../transport/udp-transport.js';
 import { WEBRTC_PATH, WEBSOCKET_PATH } from './game-join.js';
 
 export type GameTransportKind = 'udp' | 'websocket' | 'webrtc';
-
-/** The packages each transport needs, to say which to install when one is missing. */
-const PACKAGES: Record<Exclude<GameTransportKind, 'udp'>, string> = {
-  websocket: 'ws',
-  webrtc: 'node-datachannel, hono and @hono/node-server',
-};
 
 export interface ServedTransports {
   http: Server;
@@ -40,24 +35,12 @@ export interface OpenOptions {
   handle: (request: IncomingMessage, response: ServerResponse) => void;
 }
 
-/** Whether an import failed because a package is not installed (not because it is broken). */
-function missingPackage(error: unknown): boolean {
+/** Whether a browser transport's packages are missing (then a default server goes without it). */
+function missing(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND' || code === 'ERR_DLOPEN_FAILED';
-}
-
-async function load<T>(kind: Exclude<GameTransportKind, 'udp'>, loader: () => Promise<T>): Promise<T> {
-  try {
-    return await loader();
-  } catch (error) {
-    if (!missingPackage(error)) throw error;
-    throw new Error(
-      `GameServer: the ${kind} transport needs ${PACKAGES[kind]} (npm install them): ${(error as Error).message}`,
-      {
-        cause: error,
-      },
-    );
-  }
+  return (
+    error instanceof MissingDependencyError || code === 'ERR_MODULE_NOT_FOUND' || code === 'ERR_DLOPEN_FAILED'
+  );
 }
 
 /** Opens everything on `port` (0: a free port number for TCP and UDP both, retried when taken). */
@@ -106,8 +89,9 @@ async function openOnce(options: OpenOptions): Promise<ServedTransports> {
         closers.push(() => udp.close());
         transports.push(udp);
       } else if (kind === 'websocket') {
-        const loaded = await load(kind, () => import('../transport/websocket-server.js')).catch((error) => {
-          if (optional) return null;
+        // The module loads `ws` itself, failing with a MissingDependencyError naming it.
+        const loaded = await import('../transport/websocket-server.js').catch((error) => {
+          if (optional && missing(error)) return null;
           throw error;
         });
         if (loaded === null) continue;
@@ -119,12 +103,17 @@ async function openOnce(options: OpenOptions): Promise<ServedTransports> {
         closers.push(() => ws.close());
         transports.push(ws);
       } else {
-        const loaded = await load(kind, async () => ({
+        const loaded = await (async () => ({
+          // These load node-datachannel and hono themselves, failing with a MissingDependencyError.
           server: await import('../transport/webrtc-server.js'),
           signaling: await import('../transport/webrtc-signaling.js'),
-          node: await import('@hono/node-server'),
-        })).catch((error) => {
-          if (optional) return null;
+          node: await importOptional(
+            '@hono/node-server',
+            'ghostwire/webrtc',
+            () => import('@hono/node-server'),
+          ),
+        }))().catch((error) => {
+          if (optional && missing(error)) return null;
           throw error;
         });
         if (loaded === null) continue;

@@ -1,3 +1,7 @@
+/**
+ * `ghostwire/latency`: latency hiding: the tick clock and clock sync, inputs sent redundantly and
+ * buffered, client prediction with reconciliation, interpolation, and lag compensation. Browser-safe.
+ */
 export { type ClockJumpReason, ClockSync, type ClockSyncOptions } from './clock-sync.js';
 export {
   GhostSampler,
@@ -25,5 +29,4 @@ export {
 export { LatencyClient, type LatencyClientOptions } from './latency-client.js';
 export { Predictor, type PredictorOptions, type PredictorStats } from './predictor.js';
 export { compileQuantizer, type Quantizer } from './quantizer.js';
-export { MAX_RATE, MIN_RATE, TickClock, type TickClockOptions } from './tick-clock.js';
-export { compileVisualError, type VisualError } from './visual-error.js';
+export { TickClock, type TickClockOptions } from './tick-clock.js';

@@ -74,12 +74,14 @@ export class TickClock {
     return this.isPaused;
   }
 
-  /** The time scale: simulated seconds per real second (1 = real time). */
+  /**
+   * The time scale: simulated seconds per real second (1 = real time). Setting it (in [0.5, 2])
+   * applies from the next `advance`.
+   */
   get rate(): number {
     return this.scale;
   }
 
-  /** Sets the time scale, in [MIN_RATE, MAX_RATE]; it applies from the next `advance`. */
   set rate(value: number) {
     if (!(value >= MIN_RATE && value <= MAX_RATE))
       throw new RangeError(`TickClock: rate must be in [${MIN_RATE}, ${MAX_RATE}], got ${value}`);

@@ -1,3 +1,7 @@
+/**
+ * `ghostwire/p2p`: peer-to-peer play: deterministic lockstep and rollback sessions, the peer links
+ * they run over (secure, or in memory), and deterministic math and randomness. Browser-safe.
+ */
 export { DeterministicRandom } from './deterministic-random.js';
 export { dmath } from './dmath.js';
 export { LocalPeerLinks, type LocalPeerLinksOptions } from './local-peer-links.js';
@@ -15,7 +19,6 @@ export { LockstepSession } from './lockstep-session.js';
 export { PeerConnection } from './peer-connection.js';
 export type { PeerLinkEvent, PeerLinkEventKind, PeerLinks } from './peer-links.js';
 export type { PeerPath } from './peer-pair.js';
-export { PEER_TOKEN_BYTES, type PeerToken, type PeerTokenResult, readPeerToken } from './peer-token.js';
 export type { RefusalReason as RollbackRefusalReason } from './rollback-channel.js';
 export type { RollbackGame, RollbackSessionOptions } from './rollback-options.js';
 export { RollbackSession } from './rollback-session.js';

@@ -59,11 +59,11 @@ export class BandwidthBudget {
     this._bytesPerPacket = checkPositive('BandwidthBudget.bytesPerPacket', 'bytes', bytes);
   }
 
+  /** The rate, kilobits per second; setting it changes the rate from now on (the tokens already in the bucket stay). */
   get kbps(): number {
     return this._kbps;
   }
 
-  /** Changes the rate from now on (the tokens already in the bucket stay). */
   set kbps(kbps: number) {
     this._kbps = checkPositive('BandwidthBudget.kbps', 'kbps', kbps);
     this.bytesPerSecond = (kbps * 1000) / 8;

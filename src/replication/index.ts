@@ -1,3 +1,7 @@
+/**
+ * `ghostwire/replication`: the server's world of entities, replicated to each client's mirror by
+ * priority, interest and bandwidth, with events and commands beside them. Browser-safe.
+ */
 export {
   BandwidthBudget,
   type BandwidthBudgetOptions,
@@ -33,15 +37,6 @@ export {
   type CommandRouterOptions,
   type CommandStats,
 } from './command-router.js';
-export { CONFIGURATION_DIFFERS, configurationHash } from './configuration.js';
-export {
-  DELTA_BITS,
-  DELTA_LOW,
-  measureDelta,
-  PreviousChanges,
-  readDelta,
-  writeDelta,
-} from './entity-delta.js';
 export { EntityHistory } from './entity-history.js';
 export {
   type AnyEntityType,
@@ -62,12 +57,8 @@ export {
 } from './event.js';
 export type { EmitOptions, EventLimits, EventStats } from './event-hub.js';
 export { FlowControl, type FlowControlOptions, type FlowMode } from './flow-control.js';
-export { IdList } from './id-list.js';
 export { InterestManager, type InterestManagerOptions, type RelevanceFilter } from './interest.js';
 export { DEFAULT_LEAVE_FACTOR, InterestView, type InterestViewOptions } from './interest-view.js';
-export type { LaneState } from './lane-state.js';
-export { compileLayout, EntityLayout } from './layout.js';
-export { type BlobLane, DELTA_MIN_BITS, MAX_BLOB_LANES, MAX_SCALAR_LANES, type ScalarLane } from './plan.js';
 export {
   DEFAULT_DISTANCE_SCALE,
   type Importance,

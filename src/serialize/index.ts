@@ -1,8 +1,15 @@
+/**
+ * `ghostwire/serialize`: bit packing and the serialize streams (one function writes, reads and
+ * measures), the compressed forms (floats, vectors, quaternions, subsets, relative integers), CRC32
+ * and the packet envelope. Browser-safe.
+ */
+export { BitReader } from '../bits/bit-reader.js';
+export { BitWriter, BitWriterOverflowError } from '../bits/bit-writer.js';
+export { bitsRequired, bitsRequired64 } from '../bits/bits-required.js';
 export {
   type CompressedFloat,
   type CompressedFloatOptions,
   compressedFloat,
-  compressedFloatProblem,
   dequantize,
   quantize,
 } from './compressed-float.js';
@@ -24,9 +31,8 @@ export {
 } from './quaternion.js';
 export { ReadStream } from './read-stream.js';
 export { serializeIntRelative, serializeSequenceRelative } from './relative.js';
-export { SERIALIZE_CHECK_VALUE, type Stream } from './stream.js';
+export type { Stream } from './stream.js';
 export {
-  chooseSubsetEncoding,
   serializeSubset,
   serializeSubsetBitmask,
   serializeSubsetIndices,

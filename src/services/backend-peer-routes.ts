@@ -6,13 +6,16 @@
  * (createPeerSession / takePeerSlot), so backends sharing it never hand one slot to two players.
  */
 import type { Hono, MiddlewareHandler } from 'hono';
-import { z } from 'zod';
 import { MAX_SESSION_PEERS } from '../lockstep/peer-token.js';
+import { importOptional } from '../transport/optional-dependency.js';
 import { Refusal } from './backend-refusal.js';
 import type { BackendEnv } from './backend-routes.js';
 import { validate } from './backend-schemas.js';
 import type { Directory } from './directory.js';
 import { newPeerSessionId, type PeerTokenMinter } from './peer-sessions.js';
+
+// zod is an optional package, which only ghostwire/services needs.
+const { z } = await importOptional('zod', 'ghostwire/services', () => import('zod'));
 
 export interface PeerRouteContext {
   directory: Directory;

@@ -2,9 +2,17 @@
  * The zod schemas of every body, path parameter and query the backend reads, and the validators
  * that refuse the rest with 400 and the issues summarized as one reason string.
  */
-import { zValidator } from '@hono/zod-validator';
 import type { ValidationTargets } from 'hono';
-import { z } from 'zod';
+import type { ZodType } from 'zod';
+import { importOptional } from '../transport/optional-dependency.js';
+
+// zod and @hono/zod-validator are optional packages, which only ghostwire/services needs.
+const { z } = await importOptional('zod', 'ghostwire/services', () => import('zod'));
+const { zValidator } = await importOptional(
+  '@hono/zod-validator',
+  'ghostwire/services',
+  () => import('@hono/zod-validator'),
+);
 
 export const transportSchema = z.enum(['udp', 'websocket', 'webrtc']);
 
@@ -89,7 +97,7 @@ const JSON_TYPE = /^application\/json(;|$)/i;
  * The zod validator for one target, answering 400 { error: reason } on a mismatch. A body must be
  * JSON (415 otherwise): a form or text body would reach the schema as an empty object.
  */
-export function validate<T extends keyof ValidationTargets, S extends z.ZodType>(target: T, schema: S) {
+export function validate<T extends keyof ValidationTargets, S extends ZodType>(target: T, schema: S) {
   return zValidator(target, schema, (result, c) => {
     if (target === 'json' && !JSON_TYPE.test(c.req.header('Content-Type') ?? ''))
       return c.json({ error: 'body must be application/json' }, 415);

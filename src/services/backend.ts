@@ -13,12 +13,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
-import { getConnInfo } from '@hono/node-server/conninfo';
-import { type Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import { HTTPException } from 'hono/http-exception';
+import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
+import { importOptional } from '../transport/optional-dependency.js';
 import { addMatchmakeRoutes, type MatchmakingQueue } from './backend-matchmake-routes.js';
 import { addPeerRoutes } from './backend-peer-routes.js';
 import { RateLimiter, type RateLimitOptions } from './backend-rate-limit.js';
@@ -39,6 +36,25 @@ import { GoneRooms } from './gone-rooms.js';
 import { PeerTokenMinter, type RendezvousOptions } from './peer-sessions.js';
 import { DEFAULT_CREATE_TIMEOUT_MS, RoomPlacer } from './room-placement.js';
 import { randomId } from './seat-token.js';
+
+// hono and @hono/node-server are optional packages, which only ghostwire/services needs.
+const { createAdaptorServer } = await importOptional(
+  '@hono/node-server',
+  'ghostwire/services',
+  () => import('@hono/node-server'),
+);
+const { getConnInfo } = await importOptional(
+  '@hono/node-server',
+  'ghostwire/services',
+  () => import('@hono/node-server/conninfo'),
+);
+const { Hono: HonoApp } = await importOptional('hono', 'ghostwire/services', () => import('hono'));
+const { bodyLimit } = await importOptional('hono', 'ghostwire/services', () => import('hono/body-limit'));
+const { HTTPException } = await importOptional(
+  'hono',
+  'ghostwire/services',
+  () => import('hono/http-exception'),
+);
 
 export interface BackendOptions<S extends z.ZodType = typeof guestAuthSchema> {
   directory: Directory;
@@ -165,7 +181,7 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
     limits: seatLimits,
   });
 
-  const app = new Hono<BackendEnv>();
+  const app = new HonoApp<BackendEnv>();
   const limiter = options.rateLimit === false ? null : new RateLimiter(options.rateLimit);
   if (limiter !== null) {
     app.use('*', async (c, next) => {

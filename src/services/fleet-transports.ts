@@ -6,18 +6,22 @@
  */
 import { createSocket } from 'node:dgram';
 import type { AddressInfo } from 'node:net';
-import { type ServerType, serve } from '@hono/node-server';
+import type { ServerType } from '@hono/node-server';
 import type { TransportKind } from '../join/join-answer.js';
 import { formatAddress } from '../transport/address.js';
+import { importOptional } from '../transport/optional-dependency.js';
 import { UdpTransport } from '../transport/udp-transport.js';
-import { WebRtcServerTransport } from '../transport/webrtc-server.js';
 import type { WebRtcServerTransportOptions } from '../transport/webrtc-server-options.js';
-import { createSignalingApp, type SignalingRouteOptions } from '../transport/webrtc-signaling.js';
-import {
-  WebSocketServerTransport,
-  type WebSocketServerTransportOptions,
-} from '../transport/websocket-server.js';
+import type { SignalingRouteOptions } from '../transport/webrtc-signaling.js';
+import type { WebSocketServerTransportOptions } from '../transport/websocket-server-options.js';
 import type { RoomServerTransport } from './room-server-options.js';
+
+// @hono/node-server is an optional package, which only ghostwire/services needs.
+const { serve } = await importOptional(
+  '@hono/node-server',
+  'ghostwire/services',
+  () => import('@hono/node-server'),
+);
 
 /** Where a WebRTC peer posts its offer on the fleet's signalling servers. */
 export const FLEET_SIGNALING_PATH = '/rtc/offer';
@@ -89,10 +93,14 @@ export async function openFleetTransports(
         closers.push(() => socket.close());
         served.push({ kind, transport: socket });
       } else if (kind === 'websocket') {
+        // Imported when served, so that a fleet without browsers needs neither ws nor node-datachannel.
+        const { WebSocketServerTransport } = await import('../transport/websocket-server.js');
         const ws = await WebSocketServerTransport.open({ ...options.webSocket, address: any });
         closers.push(() => ws.close());
         served.push({ kind, transport: ws });
       } else {
+        const { WebRtcServerTransport } = await import('../transport/webrtc-server.js');
+        const { createSignalingApp } = await import('../transport/webrtc-signaling.js');
         const rtc = new WebRtcServerTransport({
           ...options.webRtc,
           port: await freeUdpPort(host),

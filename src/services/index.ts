@@ -8,6 +8,7 @@ export {
   BackendClient,
   type BackendClientOptions,
   BackendError,
+  type FetchLike,
   type MatchedPeerSeat,
   type MatchmakeOptions,
   type PeerMatchmakeOptions,
@@ -22,32 +23,50 @@ export {
   type ServedBackend,
   serveBackend,
 } from './backend.js';
-export { type MatchmakingQueue, type MatchPoll, matchSeatId } from './backend-matchmake-routes.js';
-export { RateLimiter, type RateLimitOptions } from './backend-rate-limit.js';
+export type { MatchmakingQueue, MatchPoll } from './backend-matchmake-routes.js';
+export type { RateLimitOptions } from './backend-rate-limit.js';
 export { Refusal, ROOM_FAILED, ROOM_GONE } from './backend-refusal.js';
 export type { RequestInfo, VerifyResult } from './backend-routes.js';
-export { guestAuthSchema, summarizeIssues } from './backend-schemas.js';
 export { DEFAULT_SEAT_LIMITS, type JoinAnswer } from './backend-seats.js';
-export { type Session, SessionSigner } from './backend-session.js';
-export { parseCreateRoomRequest } from './create-room-answer.js';
-export * from './directory.js';
+export type { Session } from './backend-session.js';
+export {
+  type ConsumeResult,
+  type Directory,
+  type PeerSessionCreated,
+  type PeerSlotResult,
+  PROCESS_GONE,
+  type ProcessAddresses,
+  type ProcessGone,
+  type ProcessLoad,
+  type ProcessRecord,
+  type ProcessState,
+  type ReserveResult,
+  type RoomListing,
+  type RoomMetadata,
+  type RoomQuery,
+  type Seat,
+  type SeatLimits,
+  type SeatState,
+  type Ticket,
+  type TicketStatus,
+  type Unsubscribe,
+} from './directory.js';
 export { EmbeddedDirectory, type EmbeddedDirectoryOptions } from './embedded-directory.js';
 export type { FleetTransportOptions } from './fleet-transports.js';
 // game API: a game's rules as a room type (startLocalFleet's `games` does this for you)
 export { type FleetGame, gameRoom, gameRoomChannels } from './game-room.js';
-export {
-  IpcDirectory,
-  type IpcDirectoryOptions,
-  MAX_CHILD_SUBSCRIPTIONS,
-  serveDirectory,
-} from './ipc-directory.js';
+export { IpcDirectory, type IpcDirectoryOptions } from './ipc-directory.js';
 export type { IpcEndpoint } from './ipc-endpoint.js';
 export { type FleetRoom, type LocalFleet, type LocalFleetOptions, startLocalFleet } from './local-fleet.js';
 export { type ManagedProcess, type ManagedServer, reportToManager } from './managed-process.js';
-export { HEARTBEAT_MS_ENV, PROCESS_ID_ENV } from './manager-protocol.js';
-export * from './match-rules.js';
-export * from './matchmaker.js';
-export { peerSessionIdOf, peerSessionRoomId, type RendezvousOptions } from './peer-sessions.js';
+export type { MatchFormer, MatchRules, SkillWindow } from './match-rules.js';
+export {
+  type EnqueueRequest,
+  Matchmaker,
+  type MatchmakerMetrics,
+  type MatchmakerOptions,
+} from './matchmaker.js';
+export type { RendezvousOptions } from './peer-sessions.js';
 export { type IssuePeerTokenOptions, issuePeerToken } from './peer-token-issuer.js';
 export {
   type DrainOutcome,
@@ -79,12 +98,9 @@ export { type RoomChannelSlot, roomChannel } from './room-channels.js';
 export {
   type CreateMatchRoomOptions,
   createMatchRoom,
-  RoomPlacer,
-  serverAddressOf,
   TRANSPORT_KINDS,
   type TransportKind,
 } from './room-placement.js';
-export * from './room-requests.js';
 export {
   type CreateRoomResult,
   type RoomFailure,
@@ -93,4 +109,4 @@ export {
   type RoomServerStats,
   type RoomServerTransport,
 } from './room-server.js';
-export * from './seat-token.js';
+export { decodeSeatUserData, encodeSeatUserData, type SeatClaim } from './seat-token.js';

@@ -25,7 +25,8 @@
  *   P peer-session:<id>      hash    n → slots, "0".."n-1" → the user holding it; PX its ttl
  * Channels are published as P + channel (PROCESS_GONE too), so fleets with different prefixes do not meet.
  */
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
+import { requireOptional } from '../transport/optional-dependency.js';
 import type {
   ConsumeResult,
   Directory,
@@ -109,6 +110,11 @@ export class RedisDirectory implements Directory {
       autoResendUnfulfilledCommands: false,
       retryStrategy: options.redis?.retryStrategy ?? ((times) => Math.min(50 * times, 500)),
     };
+    // ioredis is an optional package: loaded when a Redis directory is made, not with ghostwire/services.
+    const { Redis } = requireOptional<typeof import('ioredis')>(
+      'ioredis',
+      'RedisDirectory (ghostwire/services)',
+    );
     this.redis = options.url === undefined ? new Redis(settings) : new Redis(options.url, settings);
     this.subscriber = options.url === undefined ? new Redis(settings) : new Redis(options.url, settings);
     for (const connection of [this.redis, this.subscriber]) {

@@ -3,9 +3,9 @@
  * over the directory's publish/subscribe to create the room (room-requests.ts), its reply awaited
  * with a timeout. Used by the backend's create routes and by matchmaking (createMatchRoom).
  */
-import { z } from 'zod';
 import type { TransportKind } from '../join/join-answer.js';
 import { isAddress } from '../transport/address.js';
+import { importOptional } from '../transport/optional-dependency.js';
 import { Refusal } from './backend-refusal.js';
 import type { Directory, ProcessRecord } from './directory.js';
 import {
@@ -15,6 +15,9 @@ import {
   replyChannel,
 } from './room-requests.js';
 import { randomId } from './seat-token.js';
+
+// zod is an optional package, which only ghostwire/services needs.
+const { z } = await importOptional('zod', 'ghostwire/services', () => import('zod'));
 
 export { TRANSPORT_KINDS, type TransportKind } from '../join/join-answer.js';
 

@@ -1,16 +1,16 @@
 /**
- * Datagram transports, browser-safe: the interface, the in-memory network, the network simulator
- * and the WebSocket and WebRTC clients. The UDP transport (node:dgram), the WebSocket server (ws)
- * and the WebRTC server (node-datachannel) need Node: they are exported from `ghostwire/node`.
+ * `ghostwire/transport`: datagram transports, browser-safe: the interface, the in-memory network,
+ * the network simulator, the WebSocket and WebRTC clients and `connectTransport`, which picks the
+ * best of them. The Node ends have their own entry points: the UDP transport (`ghostwire/node`),
+ * the WebSocket server (`ghostwire/websocket`, needs ws) and the WebRTC server
+ * (`ghostwire/webrtc`, needs node-datachannel and hono).
  */
 export {
   type Address,
   formatAddress,
   isAddress,
-  isIPv6,
   type ParsedAddress,
   parseAddress,
-  parseHost,
   toAddress,
 } from './address.js';
 export {
@@ -35,14 +35,7 @@ export {
   type NetworkSimulatorOptions,
   type ResolvedLinkConditions,
 } from './simulator.js';
-export {
-  type DatagramHandler,
-  DatagramQueue,
-  type DatagramTransport,
-  PooledDatagram,
-  TransportCounters,
-  type TransportStats,
-} from './transport.js';
+export type { DatagramHandler, DatagramTransport, TransportStats } from './transport.js';
 export {
   type FetchFunction,
   type RtcPeerConnectionConstructor,

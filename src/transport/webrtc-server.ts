@@ -1,12 +1,13 @@
 /**
  * The server end of the WebRTC transport, on node-datachannel (libdatachannel). Node-only: exported
- * from `ghostwire/node`, never from the browser-safe entry point.
+ * from `ghostwire/webrtc`, never from the browser-safe entry point.
  */
-import nodeDataChannel from 'node-datachannel';
+import type { DataChannel, IceUdpMuxListener, PeerConnection } from 'node-datachannel';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import { type Address, formatAddress, parseHost } from './address.js';
 import { DatagramRate } from './datagram-rate.js';
 import { outgoingProgress } from './netcode-progress.js';
+import { importOptional } from './optional-dependency.js';
 import { PEER_SPACE, PeerAddresses } from './peer-addresses.js';
 import { PeersPerAddress } from './peers-per-address.js';
 import {
@@ -22,10 +23,17 @@ import {
 import { OfferRateLimit, readOffer, refusal, type SignalingResponse, withCandidate } from './webrtc-offer.js';
 import { WebRtcServerCounters, type WebRtcServerTransportOptions } from './webrtc-server-options.js';
 
+// node-datachannel (a native addon) is an optional package: loaded here so that only this entry needs it.
+const { default: nodeDataChannel } = await importOptional(
+  'node-datachannel',
+  'ghostwire/webrtc',
+  () => import('node-datachannel'),
+);
+
 export { WebRtcServerCounters, type WebRtcServerTransportOptions };
 
-type NdPeerConnection = nodeDataChannel.PeerConnection;
-type NdDataChannel = nodeDataChannel.DataChannel;
+type NdPeerConnection = PeerConnection;
+type NdDataChannel = DataChannel;
 
 /** Seconds a peer stays open after the server sent it a netcode disconnect, so the packets leave. */
 const DISCONNECT_LINGER = 0.5;
@@ -77,7 +85,7 @@ export class WebRtcServerTransport implements DatagramTransport {
   private readonly peers = new Map<Address, Peer>();
   private readonly rate: OfferRateLimit;
   private readonly perAddress: PeersPerAddress;
-  private readonly listener: nodeDataChannel.IceUdpMuxListener;
+  private readonly listener: IceUdpMuxListener;
   private readonly o: Required<Omit<WebRtcServerTransportOptions, 'publicIp' | 'localAddress'>> & {
     publicIp: string | undefined;
   };

@@ -1,14 +1,22 @@
 /**
  * The WebRTC signalling endpoint on hono: one POST, offer in, answer out. Node-only (the remote IP
- * comes from @hono/node-server); exported from `ghostwire/node`.
+ * comes from @hono/node-server); exported from `ghostwire/webrtc`.
  *
  *   const rtc = new WebRtcServerTransport({ port: 40000, publicIp: '203.0.113.7' });
  *   serve({ fetch: createSignalingApp(rtc).fetch, port: 8080 }); // serve from '@hono/node-server'
  */
-import { getConnInfo } from '@hono/node-server/conninfo';
-import { type Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import type { Context, Hono } from 'hono';
+import { importOptional } from './optional-dependency.js';
 import type { SignalingResponse } from './webrtc-offer.js';
+
+// hono and @hono/node-server are optional packages: loaded here so that only this entry needs them.
+const { getConnInfo } = await importOptional(
+  '@hono/node-server',
+  'ghostwire/webrtc',
+  () => import('@hono/node-server/conninfo'),
+);
+const { Hono: HonoApp } = await importOptional('hono', 'ghostwire/webrtc', () => import('hono'));
+const { bodyLimit } = await importOptional('hono', 'ghostwire/webrtc', () => import('hono/body-limit'));
 
 /** What the route needs of a transport (WebRtcServerTransport, or a stand-in in tests). */
 export interface OfferHandler {
@@ -71,5 +79,5 @@ export function signalingRoute(
 
 /** A hono app with only the signalling route: hand its `fetch` to `serve` from @hono/node-server. */
 export function createSignalingApp(transport: OfferHandler, options: SignalingRouteOptions = {}): Hono {
-  return signalingRoute(new Hono(), transport, options);
+  return signalingRoute(new HonoApp(), transport, options);
 }

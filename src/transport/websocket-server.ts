@@ -1,12 +1,13 @@
 /**
  * The server side of the WebSocket transport, on the `ws` package. Node-only: exported from
- * `ghostwire/node`, never from the browser-safe entry point.
+ * `ghostwire/websocket`, never from the browser-safe entry point.
  */
 import { createServer, type Server as HttpServer, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type WebSocket, WebSocketServer } from 'ws';
+import type { WebSocket } from 'ws';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import { type Address, formatAddress, parseAddress, toAddress } from './address.js';
+import { importOptional } from './optional-dependency.js';
 import { PEER_SPACE, PeerAddresses } from './peer-addresses.js';
 import { PeersPerAddress } from './peers-per-address.js';
 import {
@@ -28,6 +29,9 @@ import {
   type WebSocketServerStats,
   type WebSocketServerTransportOptions,
 } from './websocket-server-options.js';
+
+// ws is an optional package: loaded here so that only this entry needs it.
+const { WebSocketServer } = await importOptional('ws', 'ghostwire/websocket', () => import('ws'));
 
 export type { PeerCloseReason, WebSocketServerStats, WebSocketServerTransportOptions };
 
@@ -72,7 +76,7 @@ export class WebSocketServerTransport implements DatagramTransport {
   private readonly perAddress: PeersPerAddress;
   private readonly peers = new Map<Address, Peer>();
   private readonly addresses: PeerAddresses;
-  private readonly wss: WebSocketServer;
+  private readonly wss: InstanceType<typeof WebSocketServer>;
   private readonly maxPeers: number;
   private readonly peerTimeout: number;
   private readonly handshakeTimeout: number;

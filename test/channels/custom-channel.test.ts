@@ -6,8 +6,8 @@ import {
   MessageConnection,
   MessageFactory,
   type PacketRecord,
-  type ScratchList,
 } from '../../src/channels/index.js';
+import type { ScratchList } from '../../src/channels/scratch-list.js';
 import { t } from '../../src/schema/schema.js';
 import type { ReadStream } from '../../src/serialize/read-stream.js';
 import type { WriteStream } from '../../src/serialize/write-stream.js';

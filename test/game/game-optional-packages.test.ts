@@ -52,17 +52,19 @@ describe('GameServer and optional packages', () => {
     assert.match(await run(['node-datachannel'], start('{ port: 0 }')), /^served udp,websocket$/m);
   });
 
+  it('ghostwire/node (GameServer and GameClient with it) imports without any of them', async () => {
+    const code = `const node = await import('${src('node.js')}'); console.log(typeof node.GameServer, typeof node.GameClient);`;
+    assert.match(await run(browserPackages, code), /^function function$/m);
+  });
+
   it('a UDP-only server starts without any of them', async () => {
     assert.match(await run(browserPackages, start("{ port: 0, transports: ['udp'] }")), /^served udp$/m);
   });
 
   it('a listed transport whose package is missing fails at start, naming what to install', async () => {
     const ws = await run(['ws'], start("{ port: 0, transports: ['udp', 'websocket'] }"));
-    assert.match(ws, /^refused: GameServer: the websocket transport needs ws \(npm install them\)/m);
+    assert.match(ws, /^refused: ghostwire\/websocket needs the "ws" package: npm install ws@8$/m);
     const rtc = await run(['hono'], start("{ port: 0, transports: ['webrtc'] }"));
-    assert.match(
-      rtc,
-      /^refused: GameServer: the webrtc transport needs node-datachannel, hono and @hono\/node-server/m,
-    );
+    assert.match(rtc, /^refused: ghostwire\/webrtc needs the "hono" package: npm install hono@4$/m);
   });
 });

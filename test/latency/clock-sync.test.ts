@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ClockSync, TickClock } from '../../src/index.js';
+import { ClockSync, TickClock } from '../../src/latency/index.js';
 import { type ClockFrame, runClockScene, worst } from '../support/clock-scene.js';
 import { testSeed } from '../support/seed.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { runLink } from '../../bench/support/snapshot-link.js';
-import { InterpolationDelay, interpolationDelayTicks } from '../../src/index.js';
+import { InterpolationDelay, interpolationDelayTicks } from '../../src/latency/index.js';
 import { testSeed } from '../support/seed.js';
 
 const seed = testSeed('interpolation-delay');

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compileInterpolator, type Interpolator, prng, t } from '../../src/index.js';
+import { t } from '../../src/index.js';
+import { compileInterpolator, type Interpolator } from '../../src/latency/index.js';
+import { prng } from '../../src/random/prng.js';
 import type { SchemaNode } from '../../src/schema/schema.js';
 import { EveryKind } from '../support/every-kind.js';
 import { testSeed } from '../support/seed.js';

@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  compileInterpolator,
-  compileLayout,
-  EntityHistory,
-  GhostSampler,
-  interpolationDelayTicks,
-  prng,
-  t,
-} from '../../src/index.js';
+import { t } from '../../src/index.js';
+import { compileInterpolator, GhostSampler, interpolationDelayTicks } from '../../src/latency/index.js';
+import { prng } from '../../src/random/prng.js';
+import { EntityHistory } from '../../src/replication/index.js';
+import { compileLayout } from '../../src/replication/layout.js';
 import { testSeed } from '../support/seed.js';
 
 const seed = testSeed('interpolation');

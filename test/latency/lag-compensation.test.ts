@@ -3,13 +3,12 @@ import { describe, it } from 'node:test';
 import { Soldier, SoldierType } from '../../bench/support/soldier.js';
 import {
   compileInterpolator,
-  EntityHistory,
   GhostSampler,
   LagCompensation,
   type LagCompensationOptions,
-  prng,
-  ServerWorld,
-} from '../../src/index.js';
+} from '../../src/latency/index.js';
+import { prng } from '../../src/random/prng.js';
+import { EntityHistory, ServerWorld } from '../../src/replication/index.js';
 import { testSeed } from '../support/seed.js';
 
 const seed = testSeed('lag-compensation');

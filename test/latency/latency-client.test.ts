@@ -5,7 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ClientMirror, defineEntity, InputSender, LatencyClient, Predictor, t } from '../../src/index.js';
+import { t } from '../../src/index.js';
+import { InputSender, LatencyClient, Predictor } from '../../src/latency/index.js';
+import { ClientMirror, defineEntity } from '../../src/replication/index.js';
 
 const place = t.object({ x: t.float(-64, 64, 1 / 64) });
 const Player = defineEntity('player', place);

@@ -9,20 +9,17 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defineMessage, MessageClient, MessageFactory } from '../../src/channels/index.js';
 import { nobleAead } from '../../src/connection/aead.js';
+import { t } from '../../src/index.js';
 import {
-  ClientMirror,
   compileInterpolator,
-  defineEntity,
   GhostSampler,
   InputReceiver,
   InputSender,
   LatencyClient,
   Predictor,
-  ReplicationServer,
-  ServerWorld,
   TickClock,
-  t,
-} from '../../src/index.js';
+} from '../../src/latency/index.js';
+import { ClientMirror, defineEntity, ReplicationServer, ServerWorld } from '../../src/replication/index.js';
 import { NetworkSimulator } from '../../src/transport/simulator.js';
 import { messageSession } from '../support/message-session.js';
 import { testSeed } from '../support/seed.js';

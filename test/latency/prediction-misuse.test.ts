@@ -8,7 +8,8 @@ import {
   spawn,
   TICK_RATE,
 } from '../../bench/support/prediction-scene.js';
-import { compile, Predictor } from '../../src/index.js';
+import { Predictor } from '../../src/latency/index.js';
+import { compile } from '../../src/schema/index.js';
 
 const codec = compile(Player);
 const same = (a: Player, b: Player) => Buffer.from(codec.encode(a)).equals(Buffer.from(codec.encode(b)));

@@ -10,7 +10,8 @@ import {
   spawn,
   TICK_RATE,
 } from '../../bench/support/prediction-scene.js';
-import { compile, prng } from '../../src/index.js';
+import { prng } from '../../src/random/prng.js';
+import { compile } from '../../src/schema/index.js';
 import { testSeed } from '../support/seed.js';
 
 const seed = testSeed('prediction');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { prng, TickClock } from '../../src/index.js';
+import { TickClock } from '../../src/latency/index.js';
+import { prng } from '../../src/random/prng.js';
 import { testSeed } from '../support/seed.js';
 
 const seed = testSeed('tick-clock');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ReliableEndpoint, SequenceBuffer, writePacketHeader } from '../../src/packet/index.js';
+import { writePacketHeader } from '../../src/packet/header.js';
+import { ReliableEndpoint, SequenceBuffer } from '../../src/packet/index.js';
 import { prng, randomBytes } from '../../src/random/prng.js';
 import { linkedPair, type Observed, sendTagged } from '../support/link.js';
 import { testSeed } from '../support/seed.js';

@@ -3,12 +3,11 @@ import { describe, it } from 'node:test';
 import {
   type FragmentHeader,
   type PacketHeader,
-  ReliableEndpoint,
   readFragmentHeader,
   readPacketHeader,
-  sequenceGreaterThan,
   writePacketHeader,
-} from '../../src/packet/index.js';
+} from '../../src/packet/header.js';
+import { ReliableEndpoint, sequenceGreaterThan } from '../../src/packet/index.js';
 import { fromHex, hex, readSharedJson, sharedSkip } from '../support/shared.js';
 
 interface HeaderCase {

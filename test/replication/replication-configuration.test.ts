@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defineMessage, MessageConnection, MessageFactory } from '../../src/channels/index.js';
+import { CONFIGURATION_DIFFERS, configurationHash } from '../../src/replication/configuration.js';
 import {
   type AnyEntityType,
   ClientMirror,
-  CONFIGURATION_DIFFERS,
-  configurationHash,
   defineEntity,
   ReplicationServer,
   ServerWorld,

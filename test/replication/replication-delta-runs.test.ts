@@ -1,15 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  compileLayout,
-  DELTA_BITS,
-  DELTA_LOW,
-  type LaneState,
-  measureDelta,
-  PreviousChanges,
-  readDelta,
-  writeDelta,
-} from '../../src/replication/index.js';
+import { measureDelta, PreviousChanges, readDelta, writeDelta } from '../../src/replication/entity-delta.js';
+import type { LaneState } from '../../src/replication/lane-state.js';
+import { DELTA_BITS, DELTA_LOW } from '../../src/replication/lane-value.js';
+import { compileLayout } from '../../src/replication/layout.js';
 import { t } from '../../src/schema/schema.js';
 import { ReadStream } from '../../src/serialize/read-stream.js';
 import { WriteStream } from '../../src/serialize/write-stream.js';

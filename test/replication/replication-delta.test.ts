@@ -2,15 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { valueArb } from '../../scripts/fuzz-core.js';
-import {
-  compileLayout,
-  DELTA_BITS,
-  DELTA_LOW,
-  type LaneState,
-  measureDelta,
-  readDelta,
-  writeDelta,
-} from '../../src/replication/index.js';
+import { measureDelta, readDelta, writeDelta } from '../../src/replication/entity-delta.js';
+import type { LaneState } from '../../src/replication/lane-state.js';
+import { DELTA_BITS, DELTA_LOW } from '../../src/replication/lane-value.js';
+import { compileLayout } from '../../src/replication/layout.js';
 import { pastRange } from '../../src/replication/plan.js';
 import { t } from '../../src/schema/schema.js';
 import { ReadStream } from '../../src/serialize/read-stream.js';

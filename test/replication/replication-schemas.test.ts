@@ -2,13 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { compressedSpecArb, int64BoundsArb, intBoundsArb, valueArb } from '../../scripts/fuzz-core.js';
-import {
-  compileLayout,
-  type LaneState,
-  measureDelta,
-  readDelta,
-  writeDelta,
-} from '../../src/replication/index.js';
+import { measureDelta, readDelta, writeDelta } from '../../src/replication/entity-delta.js';
+import type { LaneState } from '../../src/replication/lane-state.js';
+import { compileLayout } from '../../src/replication/layout.js';
 import { pastRange } from '../../src/replication/plan.js';
 import { compile } from '../../src/schema/codec.js';
 import { type SchemaNode, t } from '../../src/schema/schema.js';

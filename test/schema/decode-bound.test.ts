@@ -1,14 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GameStateSchema } from '../../bench/w1/schema.js';
-import {
-  compile,
-  decodeBound,
-  MAX_FIXED_VALUES,
-  MAX_VALUES_PER_BIT,
-  type SchemaNode,
-  t,
-} from '../../src/schema/index.js';
+import { compile, decodeBound, type SchemaNode, t } from '../../src/schema/index.js';
+import { MAX_FIXED_VALUES, MAX_VALUES_PER_BIT } from '../../src/schema/size.js';
 
 /** Issue 9, item B: a decode's work must be paid for by its input, for every composition of kinds. */
 

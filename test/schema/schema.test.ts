@@ -3,9 +3,8 @@ import { describe, it } from 'node:test';
 import { type GameState, generateW1 } from '../../bench/w1/data.js';
 import { GameStateSchema, gameStateCodec, gameStateInterpreted } from '../../bench/w1/schema.js';
 import { serializeGameState } from '../../bench/w1/stream.js';
-import { BitWriterOverflowError } from '../../src/bits/index.js';
 import { codegenAvailable, compile, type Infer, SchemaValueError, t } from '../../src/schema/index.js';
-import { ReadStream, WriteStream } from '../../src/serialize/index.js';
+import { BitWriterOverflowError, ReadStream, WriteStream } from '../../src/serialize/index.js';
 import { readSharedBytes, sharedSkip } from '../support/shared.js';
 
 const Player = t.object({

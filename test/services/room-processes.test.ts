@@ -6,14 +6,12 @@ import { ClientState } from '../../src/connection/client.js';
 import { generateConnectToken } from '../../src/connection/connect-token.js';
 import { ClientMirror } from '../../src/replication/index.js';
 import {
-  type CreateRoomReply,
   EmbeddedDirectory,
   encodeSeatUserData,
   PROCESS_GONE,
   ProcessManager,
-  processChannel,
-  replyChannel,
 } from '../../src/services/index.js';
+import { type CreateRoomReply, processChannel, replyChannel } from '../../src/services/room-requests.js';
 import { toAddress } from '../../src/transport/address.js';
 import { UdpTransport } from '../../src/transport/udp-transport.js';
 import { factory, mirroredRooms, PROTOCOL_ID, types } from '../support/room-scene.js';

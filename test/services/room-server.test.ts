@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ClientState } from '../../src/connection/client.js';
-import {
-  type CreateRoomReply,
-  type ManagedServer,
-  processChannel,
-  type RoomClient,
-  replyChannel,
-} from '../../src/services/index.js';
+import type { ManagedServer, RoomClient } from '../../src/services/index.js';
+import { type CreateRoomReply, processChannel, replyChannel } from '../../src/services/room-requests.js';
 import { mirroredRooms, roomScene, Score, TestRoom } from '../support/room-scene.js';
 
 const connected = (c: { messages: { client: { state: number } } }) =>

@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { BackendClient } from '../../src/services/backend-client.js';
 import { seatHolder } from '../../src/services/backend-seats.js';
+import { BackendClient } from '../../src/services/index.js';
 import { type LocalFleet, startLocalFleet } from '../../src/services/local-fleet.js';
 import type { RoomClient } from '../../src/services/room.js';
 import { roomChannel } from '../../src/services/room-channels.js';

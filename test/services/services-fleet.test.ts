@@ -19,11 +19,11 @@ import {
   PROCESS_GONE,
   type ProcessGone,
   RedisDirectory,
-  RoomPlacer,
   type Seated,
   type ServedBackend,
   serveBackend,
 } from '../../src/services/index.js';
+import { RoomPlacer } from '../../src/services/room-placement.js';
 import { RedisServer, redisSkip } from '../support/redis.js';
 import { PROTOCOL_ID, Score } from '../support/room-scene.js';
 import {

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+// The bundle's entry, run here on the sources (it registers the pure-JS AEAD, as the bundle does).
+import type * as Ghostwire from '../../src/browser.js';
+import * as ghostwire from '../../src/browser.js';
 import { nodeAead } from '../../src/connection/aead-node.js';
 import { ClientState, describeClientState } from '../../src/connection/client.js';
 import {
@@ -8,9 +11,6 @@ import {
   readConnectTokenPrivate,
 } from '../../src/connection/connect-token.js';
 import { CONNECT_TOKEN_BYTES } from '../../src/connection/constants.js';
-// The core the bundle carries (the bundle adds BackendClient, which this scenario does not use).
-import type * as Ghostwire from '../../src/index.js';
-import * as ghostwire from '../../src/index.js';
 import { fromHex } from './shared.js';
 
 /**

@@ -4,7 +4,8 @@
  * the client samples the newest tick it has (as ClientMirror.newestTick does) with an RTT sample
  * made of two such delays plus the peer's wait before acking, and runs frames of random length.
  */
-import { ClockSync, type ClockSyncOptions, prng, TickClock } from '../../src/index.js';
+import { ClockSync, type ClockSyncOptions, TickClock } from '../../src/latency/index.js';
+import { prng } from '../../src/random/prng.js';
 
 export interface ClockSceneOptions {
   seed: number;

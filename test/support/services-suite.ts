@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { generateConnectToken } from '../../src/connection/connect-token.js';
-import { BackendClient, BackendError } from '../../src/services/backend-client.js';
+import { BackendClient, BackendError } from '../../src/services/index.js';
 import { type LocalFleet, startLocalFleet } from '../../src/services/local-fleet.js';
 import { roomChannel } from '../../src/services/room-channels.js';
 import { encodeSeatUserData } from '../../src/services/seat-token.js';

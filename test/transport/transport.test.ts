@@ -2,14 +2,13 @@ import assert from 'node:assert/strict';
 import { isIP } from 'node:net';
 import { describe, it } from 'node:test';
 import { prng, randomInt } from '../../src/random/prng.js';
+import { isIPv6, parseHost } from '../../src/transport/address.js';
 import {
   type Address,
   formatAddress,
   isAddress,
-  isIPv6,
   MemoryNetwork,
   parseAddress,
-  parseHost,
   toAddress,
 } from '../../src/transport/index.js';
 import { testSeed } from '../support/seed.js';
