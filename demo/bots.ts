@@ -1,75 +1,53 @@
 /**
- * The demo server's own bots, so the arena is alive with one player: ArenaBots (tools/live-bot.ts,
- * the ones `npm start` plays) connected to the same MessageServer over an in-process
- * MemoryNetwork, each with a connect token of its own, predicting and interpolating as a page does.
+ * The demo server's own bots, so the arena is alive with one player: GameClients over UDP to the
+ * server's own port (or its WebSocket, where UDP cannot reach the address tokens name), each
+ * predicting and interpolating as a page does, steered by botInput.
  */
+import WebSocket from 'ws';
+import { GameClient } from '../src/node.js';
+import { arena } from './game.js';
+import { botInput } from './steer.js';
 
-import { MessageClient } from '../src/channels/index.js';
-import { generateConnectToken } from '../src/connection/index.js';
-import { type Address, MemoryNetwork, type MemoryTransport } from '../src/transport/index.js';
-import { ArenaBot } from '../tools/live-bot.js';
-import { factory, PROTOCOL_ID } from './protocol.js';
-
-interface Bot {
-  readonly arenaBot: ArenaBot;
-  readonly client: MessageClient;
-  readonly transport: MemoryTransport;
-}
+type ArenaClient = Awaited<ReturnType<typeof join>>;
+const join = (url: string, transport: 'udp' | 'websocket') =>
+  GameClient.connect(arena, url, { transport, WebSocket });
 
 export class DemoBots {
-  /** The server's transport on the bots' network: give it to the MessageServer. */
-  readonly serverTransport: MemoryTransport;
-  private readonly network = new MemoryNetwork();
-  private readonly bots: Bot[] = [];
+  private readonly timer: ReturnType<typeof setInterval>;
 
-  constructor(readonly count: number) {
-    this.serverTransport = this.network.createTransport('10.77.0.1:40000');
+  private constructor(private readonly clients: ArenaClient[]) {
+    const started = performance.now();
+    this.timer = setInterval(() => {
+      const seconds = (performance.now() - started) / 1000;
+      for (const [n, client] of clients.entries()) {
+        const me = client.me?.state;
+        const orbs = client.entities.filter((e) => e.type === 'orb').map((e) => e.state);
+        client.update(
+          me === undefined ? { dx: 0, dy: 0, zap: false, aimX: 0, aimY: 0 } : botInput(n, seconds, me, orbs),
+        );
+      }
+    }, 1000 / 60);
   }
 
-  /** Connects every bot (avatar numbers 0..count-1, carried in the token's user data). */
-  connect(privateKey: Uint8Array, unixNow: number, now: number): void {
-    for (let i = 0; i < this.count; i++) {
-      const arenaBot = new ArenaBot(i, () => client.client.endpoint?.rttSampleMs ?? 0);
-      const transport = this.network.createTransport();
-      const client: MessageClient = new MessageClient({
-        transport,
-        factory,
-        channels: [arenaBot.mirror.channel, arenaBot.sender.channel],
-      });
-      const userData = new Uint8Array(256);
-      userData[0] = i;
-      client.connect(
-        generateConnectToken({
-          protocolId: PROTOCOL_ID,
-          privateKey,
-          clientId: BigInt(1 + i),
-          serverAddresses: [this.serverTransport.localAddress as Address],
-          now: unixNow,
-          userData,
-        }),
-        now,
-      );
-      this.bots.push({ arenaBot, client, transport });
-    }
+  /** `count` bots joined to the game server at `url` over `transport`. */
+  static async join(url: string, count: number, transport: 'udp' | 'websocket'): Promise<DemoBots> {
+    return new DemoBots(await Promise.all(Array.from({ length: count }, () => join(url, transport))));
   }
 
-  /** One frame: each bot receives, predicts, samples and sends its due inputs. */
-  frame(now: number, serverPosition: number): void {
-    for (const bot of this.bots) {
-      bot.client.update(now);
-      if (bot.client.connected) bot.arenaBot.frame(now, serverPosition);
-    }
-  }
-
+  /** Bots connected now. */
   get connected(): number {
-    return this.bots.filter((b) => b.client.connected).length;
+    return this.clients.filter((c) => c.status === 'connected').length;
+  }
+
+  /** Bot number of each bot's entity id (known once the server told each bot its own). */
+  numbers(): Map<number, number> {
+    const numbers = new Map<number, number>();
+    for (const [n, client] of this.clients.entries()) if (client.me !== null) numbers.set(client.me.id, n);
+    return numbers;
   }
 
   close(): void {
-    for (const bot of this.bots) {
-      bot.client.disconnect();
-      bot.transport.close();
-    }
-    this.serverTransport.close();
+    clearInterval(this.timer);
+    for (const client of this.clients) client.close();
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The dashboard page's script (bundled by demo/stats-routes.ts): the server's per-second samples
  * (GET /stats for the past, then /stats/stream live) plotted with uPlot, one chart per figure and
- * one line per client (bots and pages), the server's tick time in its own chart, and a table of the
+ * one line per client (bots and pages), the rules' tick time in its own chart, and a table of the
  * clients with their newest figures. `window.dashboard` reports what is drawn, for tests.
  */
 import uPlot from 'uplot';
@@ -14,7 +14,7 @@ const FIGURES: { key: Figure; title: string }[] = [
   { key: 'loss', title: 'Packet loss (%)' },
   { key: 'kbpsUp', title: 'Bandwidth up, client → server (kbit/s)' },
   { key: 'kbpsDown', title: 'Bandwidth down, server → client (kbit/s)' },
-  { key: 'relevant', title: 'Entities relevant' },
+  { key: 'relevant', title: 'Entities replicated to it' },
   { key: 'corrections', title: 'Corrections (ticks without an input, per s)' },
 ];
 const KEEP = 120;
@@ -90,7 +90,7 @@ function draw(): void {
     const host = document.getElementById('charts')!;
     host.textContent = '';
     for (const { title } of FIGURES) charts.push(chart(host, title, names, width));
-    charts.push(chart(host, 'Server tick time (ms per tick: mean, worst)', ['mean', 'worst'], width));
+    charts.push(chart(host, "The rules' tick time (ms per tick: mean, worst)", ['mean', 'worst'], width));
     plotted = key;
   }
   FIGURES.forEach(({ key }, i) => {
@@ -147,7 +147,9 @@ function table(names: string[]): void {
   body.innerHTML = rows.join('');
   const tick = document.getElementById('tick')!;
   tick.textContent =
-    newest === null ? '' : `server: ${newest.ticks} ticks last second, ${newest.tickMs} ms per tick`;
+    newest === null
+      ? ''
+      : `server: ${newest.ticks} ticks last second, ${newest.tickMs} ms per tick in the rules`;
 }
 
 function byKindThenNumber(a: string, b: string): number {

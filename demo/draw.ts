@@ -3,19 +3,18 @@
  * avatars as interpolated at the render tick, the player's avatar as predicted), and the text
  * overlay with the link's and the latency layer's figures.
  */
-import { ARENA } from '../tools/live-arena.js';
+import { ARENA } from './game.js';
 
-/** Metres shown across the canvas: the interest radius (40 m) each way, and a margin. */
-const VIEW_METRES = 100;
+/** Metres shown across the canvas: most of the arena. */
+const VIEW_METRES = 48;
 
 export interface Scene {
   /** The player's avatar as shown (predicted), or null before it is known. */
   me: { x: number; y: number; score: number } | null;
-  /** Orb places, x then y, the first `orbs` of them. */
-  orbPlaces: Float64Array;
-  orbs: number;
-  /** Other avatars: places and numbers. */
-  others: { x: number; y: number; bot: number }[];
+  /** Orb places. */
+  orbs: { x: number; y: number }[];
+  /** Other avatars: places and entity ids. */
+  others: { x: number; y: number; id: number }[];
   /** Lines of the overlay. */
   overlay: string[];
 }
@@ -37,12 +36,12 @@ export function drawScene(context: CanvasRenderingContext2D, scene: Scene): void
   context.strokeRect(px(0), py(0), ARENA * scale, ARENA * scale);
 
   context.fillStyle = '#6fd3ff';
-  for (let i = 0; i < scene.orbs; i++) {
+  for (const orb of scene.orbs) {
     context.beginPath();
-    context.arc(px(scene.orbPlaces[2 * i]), py(scene.orbPlaces[2 * i + 1]), 0.5 * scale, 0, 2 * Math.PI);
+    context.arc(px(orb.x), py(orb.y), 0.5 * scale, 0, 2 * Math.PI);
     context.fill();
   }
-  for (const other of scene.others) disc(context, px(other.x), py(other.y), scale, '#ff9f43', `${other.bot}`);
+  for (const other of scene.others) disc(context, px(other.x), py(other.y), scale, '#ff9f43', `${other.id}`);
   if (scene.me !== null) disc(context, px(scene.me.x), py(scene.me.y), scale, '#7bed9f', 'you');
 
   context.font = '13px monospace';
@@ -63,7 +62,7 @@ function disc(
 ) {
   context.fillStyle = colour;
   context.beginPath();
-  context.arc(x, y, 1.2 * scale, 0, 2 * Math.PI);
+  context.arc(x, y, 0.8 * scale, 0, 2 * Math.PI);
   context.fill();
   context.font = '11px monospace';
   context.textBaseline = 'bottom';

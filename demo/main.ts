@@ -8,21 +8,22 @@ import { startDemoServer } from './server.js';
 const args = commandLine({
   name: 'npm start --',
   description:
-    'The demo game: a server with bots; open the URL it prints and play in your browser (arrow keys or WASD,\nspace zaps the orb nearest you). The page connects over WebRTC (one UDP port) or, where that fails,\nWebSocket on the HTTP port; ?transport=webrtc|websocket in the URL forces one.\n`npm start -- --headless` runs the terminal session of bots over UDP instead.',
+    'The demo game: a server with bots; open the URL it prints and play in your browser (arrow keys or WASD,\nspace zaps the orb nearest you). The page connects over WebRTC (UDP, the port after --port) or, where that fails,\nWebSocket on the HTTP port; ?transport=webrtc|websocket in the URL forces one.\n`npm start -- --headless` runs the terminal session of bots over UDP instead.',
   flags: {
     host: { arg: 'HOST', help: 'listen address (default 127.0.0.1; 0.0.0.0 for other machines)' },
-    port: { arg: 'PORT', help: 'HTTP and WebSocket port (default 8080; 0: any free one)' },
-    bots: { arg: 'N', help: "the server's own bots, 0 to 16 (default 4)" },
-    public: { arg: 'HOST:PORT', help: 'the address WebSocket tokens list, when not the listening one' },
-    'rtc-port': {
+    port: {
       arg: 'PORT',
-      help: "WebRTC's one UDP port (default: the HTTP port's number; 0: no WebRTC)",
+      help: 'HTTP, WebSocket and UDP port; WebRTC takes the next UDP port (default 8080; 0: any free one)',
     },
-    'public-ip': { arg: 'IP', help: 'the IP browsers reach WebRTC at, when not an interface of this host' },
+    bots: { arg: 'N', help: "the server's own bots, 0 to 16 (default 4)" },
+    public: {
+      arg: 'HOST:PORT',
+      help: 'the address connect tokens name, when not the listening one',
+    },
+    'no-webrtc': { kind: 'boolean', help: 'serve no WebRTC (the page plays over WebSocket)' },
   },
 });
-const port = flagValue(() => Math.floor(rangeFlag('--port', args.port, 8080, 0, 65535)));
-const rtcPort = flagValue(() => Math.floor(rangeFlag('--rtc-port', args['rtc-port'], -1, 0, 65535)));
+const port = flagValue(() => Math.floor(rangeFlag('--port', args.port, 8080, 0, 65534)));
 const bots = flagValue(() => Math.floor(rangeFlag('--bots', args.bots, 4, 0, 16)));
 
 const demo = await startDemoServer({
@@ -30,8 +31,7 @@ const demo = await startDemoServer({
   port,
   bots,
   publicAddress: args.public,
-  rtcPort: rtcPort === -1 ? undefined : rtcPort === 0 ? null : rtcPort,
-  publicIp: args['public-ip'],
+  webrtc: !args['no-webrtc'],
 }).catch((error: NodeJS.ErrnoException) => {
   const hint = error.code === 'EADDRINUSE' ? ' (another port: npm start -- --port 8081)' : '';
   process.stderr.write(`ghostwire demo: ${error.message}${hint}\n`);

@@ -1,14 +1,12 @@
 /**
  * The demo server's figures for the dashboard: once a second, per connected client (bots and
  * pages), its link as the server's connection measures it (RTT, loss, kbit/s each way), the
- * entities relevant to it (its interest view), its corrections (server ticks that had to repeat
+ * entities replicated to it, its corrections (server ticks that had to repeat
  * its last input for want of one: each makes the server's avatar differ from what the client
- * predicted, so the client corrects), and the server's tick time. The last RING_SECONDS samples
+ * predicted, so the client corrects), and the time the rules' tick took (orbs wandering). The last RING_SECONDS samples
  * are kept for GET /stats; each new one goes to the listeners (the /stats/stream subscribers).
  */
-import type { MessageServer } from '../src/channels/index.js';
-import type { Arena } from '../tools/live-arena.js';
-import { FIRST_PLAYER_AVATAR } from './protocol.js';
+import type { GameServer } from '../src/node.js';
 
 /** Seconds of samples kept. */
 export const RING_SECONDS = 120;
@@ -17,9 +15,10 @@ export const RING_SECONDS = 120;
 export interface ClientSample {
   /** Its server slot. */
   index: number;
+  /** Its avatar's entity id. */
   avatar: number;
   kind: 'bot' | 'page';
-  /** `bot 2`, `page 21`: how the dashboard names it. */
+  /** `bot 2` (the bot's number), `page 21` (its avatar's id): how the dashboard names it. */
   name: string;
   /** Milliseconds, as the server's end measures it. */
   rtt: number;
@@ -28,7 +27,7 @@ export interface ClientSample {
   /** kbit/s the server received from it (up) and sent it (down). */
   kbpsUp: number;
   kbpsDown: number;
-  /** Entities in its interest view. */
+  /** Entities replicated to it (its view of the world). */
   relevant: number;
   /** Server ticks this second that repeated its last input (none had arrived in time). */
   corrections: number;
@@ -40,7 +39,7 @@ export interface ClientSample {
 export interface StatsSample {
   /** Unix time, seconds. */
   t: number;
-  /** Mean and worst milliseconds per server tick this second (the arena's step and its sends). */
+  /** Mean and worst milliseconds per server tick this second in the rules' onTick (the orbs). */
   tickMs: number;
   tickMsMax: number;
   /** Server ticks run this second. */
@@ -49,10 +48,9 @@ export interface StatsSample {
 }
 
 export interface StatsSources {
-  server: MessageServer;
-  arena: Arena;
-  /** Avatar number of each connected client index. */
-  avatars: ReadonlyMap<number, number>;
+  server: GameServer;
+  /** The bot number of each bot's avatar id. */
+  bots: () => ReadonlyMap<number, number>;
 }
 
 interface InputCounts {
@@ -74,14 +72,12 @@ export class DemoStats {
     this.timer = setInterval(() => this.sample(), 1000);
   }
 
-  /** Called around each arena advance: `ms` spent running `ticks` ticks. */
-  timed(ms: number, ticks: number): void {
-    if (ticks <= 0) return;
+  /** Called after each tick: `ms` it took. */
+  readonly timed = (ms: number): void => {
     this.tickMsSum += ms;
-    this.ticks += ticks;
-    const perTick = ms / ticks;
-    if (perTick > this.tickMsMax) this.tickMsMax = perTick;
-  }
+    this.ticks++;
+    if (ms > this.tickMsMax) this.tickMsMax = ms;
+  };
 
   /** The samples kept, oldest first. */
   samples(): readonly StatsSample[] {
@@ -101,12 +97,18 @@ export class DemoStats {
 
   /** Takes this second's sample (the timer calls it; tests may too). */
   sample(): StatsSample {
-    const { server, arena, avatars } = this.sources;
+    const { server, bots } = this.sources;
+    const { simulation, messages } = server;
+    const botNumbers = bots();
     const clients: ClientSample[] = [];
-    for (const [index, avatar] of avatars) {
-      const link = server.stats(index);
-      if (link.state !== 'connected') continue;
-      const inputs = arena.inputs.stats(index);
+    const seen = new Set<number>();
+    for (const player of simulation.players) {
+      const index = player.index;
+      const avatar = player.entity?.id ?? -1;
+      const link = index < 0 ? null : messages.stats(index);
+      if (link === null || link.state !== 'connected' || avatar < 0) continue;
+      seen.add(index);
+      const inputs = simulation.inputs.stats(index);
       const starved = inputs?.starved ?? 0;
       const late = inputs?.late ?? 0;
       let before = this.previous.get(index);
@@ -119,23 +121,23 @@ export class DemoStats {
       ) {
         before = { avatar, starved, late };
       }
-      const kind = avatar < FIRST_PLAYER_AVATAR ? 'bot' : 'page';
+      const bot = botNumbers.get(avatar);
       clients.push({
         index,
         avatar,
-        kind,
-        name: `${kind} ${avatar}`,
+        kind: bot === undefined ? 'page' : 'bot',
+        name: bot === undefined ? `page ${avatar}` : `bot ${bot}`,
         rtt: round(link.rttMs),
         loss: round(link.packetLoss),
         kbpsUp: round(link.receivedKbps),
         kbpsDown: round(link.sentKbps),
-        relevant: arena.replication.view(index)?.count ?? 0,
+        relevant: simulation.replication.view(index)?.count ?? 0,
         corrections: starved - before.starved,
         late: late - before.late,
       });
       this.previous.set(index, { avatar, starved, late });
     }
-    for (const index of this.previous.keys()) if (!avatars.has(index)) this.previous.delete(index);
+    for (const index of this.previous.keys()) if (!seen.has(index)) this.previous.delete(index);
     const sample: StatsSample = {
       t: Math.round(Date.now() / 100) / 10,
       tickMs: this.ticks === 0 ? 0 : round(this.tickMsSum / this.ticks, 1000),

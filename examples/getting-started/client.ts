@@ -1,40 +1,22 @@
-// The client: asks the backend for a connect token, connects, says hello, moves a little, prints
-// what the server sends, and leaves after a few seconds. Run server.js first.
-import { MessageClient } from 'ghostwire/channels';
-import { ClientState, describeClientState } from 'ghostwire/connection';
-import { UdpTransport } from 'ghostwire/node';
-import { Chat, channels, factory, Move, now, POSITIONS, RELIABLE, Say } from './game.js';
+// The client: connects to the server's URL, walks right for three seconds (its walker moves at
+// once: predicted), prints what it sees and the server's events, then leaves. Run server.js first.
+import { GameClient } from 'ghostwire/node';
+import { walkers } from './game.js';
 
-const TOKEN_URL = `http://127.0.0.1:${process.env.TOKEN_PORT ?? 8080}/`;
+const client = await GameClient.connect(walkers, process.argv[2] ?? 'http://127.0.0.1:8080');
+client.on('joined', ({ id }) =>
+  console.log(id === client.me?.id ? `I am walker ${id}` : `walker ${id} joined`),
+);
 
-const token = new Uint8Array(await (await fetch(TOKEN_URL)).arrayBuffer());
-const socket = await UdpTransport.open({ address: '127.0.0.1:0' }); // any free port
-const client = new MessageClient({ transport: socket, factory, channels });
-client.connect(token, now());
-
-let ticks = 0;
-let greeted = false;
+let frames = 0;
 const loop = setInterval(() => {
-  client.update(now());
-  if (client.client.state < ClientState.Disconnected) {
-    console.log(`could not connect: ${describeClientState(client.client.state)}`);
+  client.update({ dx: 1, dy: 0 }); // this frame's input: sent once a tick, and predicted
+  if (++frames % 60 === 0)
+    console.log(
+      `I am at ${client.me?.state.x.toFixed(2)}; ${client.entities.length} others; RTT ${(client.rtt * 1000).toFixed(1)} ms`,
+    );
+  if (frames === 180) {
     clearInterval(loop);
-    socket.close();
-    process.exitCode = 1;
-    return;
-  }
-  if (!client.connected) return;
-  if (!greeted) {
-    client.send(RELIABLE, Say, { text: 'hello!' });
-    greeted = true;
-  }
-  client.send(POSITIONS, Move, { x: Math.sin(ticks / 30) * 10, y: 0 });
-  for (let m = client.receive(RELIABLE); m !== null; m = client.receive(RELIABLE)) {
-    if (m.is(Chat)) console.log(`${m.value.from}: ${m.value.text}`); // typed by Chat's schema
-  }
-  if (++ticks === 180) {
-    client.disconnect();
-    clearInterval(loop);
-    socket.close();
+    client.close();
   }
 }, 1000 / 60);

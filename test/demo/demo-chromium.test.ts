@@ -1,12 +1,14 @@
 /**
- * The demo game end to end in real Chromium: the demo server (demo/server.ts) runs in-process on
- * 127.0.0.1 with its bots, WebRTC on one UDP port and WebSocket on the HTTP port. Two runs at once:
+ * The demo game end to end in real Chromium: the demo server (demo/server.ts, a GameServer) runs
+ * in-process on 127.0.0.1 with its bots, WebRTC on the UDP port after the HTTP one and WebSocket on
+ * the HTTP port. Two runs at once:
  * a page in bot mode (`?bot=1`: it steers itself) plays 20 s over WebRTC (the page's default,
  * auto) beside a player's page steered by the keys; and a page with WebRTC removed (no
  * RTCPeerConnection, as where a browser or policy disables it) falls back to WebSocket and plays.
- * Both ends are checked: the transport each page ran over, the netcode handshake, ghosts and
- * replication flowing, the page's inputs reaching the server's InputReceiver and moving its
- * avatar, no console errors, a screenshot. Chromium needs no flags: its host candidates are mDNS
+ * Both ends are checked: the transport each page ran over (the page's end: the GameServer counts
+ * its datagrams over all transports together), the netcode handshake, ghosts and replication
+ * flowing, the page's inputs reaching the server and moving its avatar, no console errors, a
+ * screenshot. Chromium needs no flags: its host candidates are mDNS
  * names the server cannot resolve, but the server answers with its own candidate and the
  * browser's checks reach it, which learns the browser's address from them (peer reflexive).
  * Skipped with the reason where Chromium is absent (test/support/chromium.ts), except under
@@ -19,8 +21,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { PageStatus } from '../../demo/client.js';
+import { ARENA } from '../../demo/game.js';
 import { type DemoServer, startDemoServer } from '../../demo/server.js';
-import { ARENA } from '../../tools/live-arena.js';
 import { chromiumSkip, launchChromium } from '../support/chromium.js';
 
 const WEBRTC_PLAY_MS = 20_000;
@@ -84,11 +86,12 @@ describe('the demo game in real Chromium over WebRTC and the WebSocket fallback'
 
     const player = demo!.status().players.find((p) => p.avatar === status.avatar);
     assert.ok(player !== undefined, "the page's avatar number is known to the server");
-    // A second's worth of the page's inputs at least consumed (60 per second).
+    // Two seconds' worth of the page's inputs at least consumed (30 per second).
     assert.ok(player.inputsReceived > 60, `inputs received: ${player.inputsReceived}`);
     assert.ok(player.inputsTaken > 60, `inputs taken: ${player.inputsTaken}`);
     assert.ok(player.place !== null);
     const moved = Math.hypot(player.place.x - ARENA / 2, player.place.y - ARENA / 2);
+    assert.ok(status.zapsSeen > 0, 'zaps hit orbs, and every page hears of them');
     assert.ok(moved > 5, `the avatar walked ${moved.toFixed(1)} m from the centre by the page's inputs`);
 
     const screenshot = join(shots, `${name}.png`);
@@ -121,7 +124,7 @@ describe('the demo game in real Chromium over WebRTC and the WebSocket fallback'
     await player.keyboard.up('ArrowRight');
     const steered = demo!.status().players.find((p) => p.avatar === keyAvatar)!.place!;
     t.diagnostic(`ArrowRight held 1 s: (${before.x}, ${before.y}) -> (${steered.x}, ${steered.y})`);
-    assert.ok(steered.x - before.x > 10, 'the key moved the avatar right (30 m/s while held)');
+    assert.ok(steered.x - before.x > 5, 'the key moved the avatar right (7.5 m/s while held)');
     assert.ok(Math.abs(steered.y - before.y) < 1, 'and not up or down');
     const playerStatus = await readStatus(player);
     assert.equal(playerStatus.transport, 'webrtc');
@@ -135,18 +138,13 @@ describe('the demo game in real Chromium over WebRTC and the WebSocket fallback'
     t.diagnostic(`server: ${JSON.stringify(server)}`);
     t.diagnostic(`WebRTC, bot page: ${timing(status)}; player page: ${timing(playerStatus)}`);
 
-    // Over WebRTC on both ends: the page says so; the server answered its offer and carries it.
+    // Over WebRTC: the page says so, and the server serves it.
     assert.equal(status.transportChoice, 'auto');
     assert.equal(status.transport, 'webrtc');
     assert.equal(status.fallbackReason, null);
-    // The two WebRTC pages' offers, and no other (the fallback page never offers).
-    assert.equal(server.rtcOffers, 2);
-    assert.ok(server.rtcPeers >= 1, `WebRTC peers open: ${server.rtcPeers}`);
+    assert.ok(server.server.transports.includes('webrtc'));
     const seconds = WEBRTC_PLAY_MS / 1000;
-    assert.ok(
-      server.rtcSent > 50 * seconds && server.rtcReceived > 50 * seconds,
-      `WebRTC datagrams ${server.rtcSent} / ${server.rtcReceived} in ${seconds} s`,
-    );
+    assert.ok(status.datagramsReceived > 25 * seconds, `datagrams received: ${status.datagramsReceived}`);
     assert.equal(server.bots, 3);
     const screenshot = await checkPlayed(page, status, 'webrtc', errors);
     t.diagnostic(`Chromium ${browser!.version()}; screenshot: ${screenshot}`);
@@ -171,13 +169,9 @@ describe('the demo game in real Chromium over WebRTC and the WebSocket fallback'
 
     assert.equal(status.transport, 'websocket');
     assert.match(status.fallbackReason ?? '', /no RTCPeerConnection/);
-    // This page is the only WebSocket client: what the WebSocket carried is its own.
-    assert.ok(server.peersOpen === 1, `WebSocket peers open: ${server.peersOpen}`);
+    assert.equal(server.bots, 3);
     const seconds = FALLBACK_PLAY_MS / 1000;
-    assert.ok(
-      server.wsSent > 50 * seconds && server.wsReceived > 50 * seconds,
-      `WebSocket datagrams ${server.wsSent} / ${server.wsReceived} in ${seconds} s`,
-    );
+    assert.ok(status.datagramsReceived > 25 * seconds, `datagrams received: ${status.datagramsReceived}`);
     await checkPlayed(page, status, 'fallback', errors);
     await page.close();
   });

@@ -1,28 +1,29 @@
 /**
- * The demo server (demo/server.ts) in Node, no browser needed: it serves the page, its bundled
- * script and connect tokens on one port and refuses anything else; a client built as the page
- * builds it (an ArenaBot over a WebSocketClientTransport, `ws`'s WebSocket standing in for the
- * browser's) connects with a token from GET /token, and its inputs move its avatar on the server.
+ * The demo server (demo/server.ts) in Node, no browser needed: one GameServer serves the page, its
+ * bundled script and the join endpoint on its HTTP port and refuses anything else; a GameClient
+ * over WebSocket (`ws`'s WebSocket standing in for the browser's) joins as the page does, sees the
+ * orbs and the bots, and its inputs walk its avatar on the server; the bots' zaps are judged
+ * against the orbs as each bot saw them (lag compensation), so nearly all of them hit.
  */
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
-import { factory, type ServersAnswer, type TokenAnswer, WEBSOCKET_PATH } from '../../demo/protocol.js';
+import { ARENA, arena, ORBS } from '../../demo/game.js';
 import { type DemoServer, startDemoServer } from '../../demo/server.js';
-import { MessageClient } from '../../src/channels/index.js';
-import { WebSocketClientTransport } from '../../src/transport/index.js';
-import { ARENA } from '../../tools/live-arena.js';
-import { ArenaBot } from '../../tools/live-bot.js';
+import type { GameJoinAnswer } from '../../src/game/game-join.js';
+import { GameClient } from '../../src/node.js';
 
-describe('the demo server', { timeout: 20_000 }, () => {
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('the demo server', { timeout: 40_000 }, () => {
   let demo: DemoServer;
   before(async () => {
     demo = await startDemoServer({ host: '127.0.0.1', port: 0, bots: 2, seed: 7 });
   });
   after(() => demo.close());
 
-  it('serves the page, its script and tokens; 404 elsewhere, 405 for other methods', async () => {
+  it('serves the page, its script and join tokens; 404 elsewhere, 405 for other methods', async () => {
     const page = await fetch(demo.url);
     assert.equal(page.status, 200);
     assert.match(await page.text(), /<canvas id="arena"/);
@@ -30,10 +31,10 @@ describe('the demo server', { timeout: 20_000 }, () => {
     assert.equal(script.headers.get('content-type'), 'text/javascript; charset=utf-8');
     assert.ok((await script.text()).length > 10_000);
     assert.equal((await fetch(`${demo.url}nothing`)).status, 404);
-    assert.equal((await fetch(`${demo.url}token`, { method: 'POST' })).status, 405);
-    const [a, b] = await Promise.all([token(), token()]);
+    assert.equal((await fetch(demo.url, { method: 'POST' })).status, 405);
+    assert.equal((await fetch(`${demo.url}ghostwire/join`, { method: 'POST' })).status, 405);
+    const [a, b] = await Promise.all([join(), join()]);
     assert.notEqual(a.token, b.token, 'a fresh token each time');
-    assert.notEqual(a.avatar, b.avatar, 'and an avatar number of its own');
     assert.equal(Buffer.from(a.token, 'base64').length, 2048, 'a netcode connect token');
   });
 
@@ -53,68 +54,72 @@ describe('the demo server', { timeout: 20_000 }, () => {
     assert.equal((await fetch(demo.url)).status, 200);
   });
 
-  it('a client built as the page builds it connects over WebSocket and walks its avatar', async () => {
-    const answer = await token();
-    const bot = new ArenaBot(answer.avatar, () => client.client.endpoint?.rttSampleMs ?? 0);
-    const transport = new WebSocketClientTransport({
-      url: `${demo.url.replace('http:', 'ws:').replace(/\/$/, '')}${WEBSOCKET_PATH}`,
-      serverAddress: answer.serverAddress,
-      WebSocket,
-    });
-    const client: MessageClient = new MessageClient({
-      transport,
-      factory,
-      channels: [bot.mirror.channel, bot.sender.channel],
-    });
-    const now = () => performance.now() / 1000;
-    client.connect(Uint8Array.from(Buffer.from(answer.token, 'base64')), now());
-    const until = now() + 3;
-    while (now() < until) {
-      client.update(now());
-      if (client.connected) bot.frame(now(), Number.NaN);
-      await new Promise((resolve) => setTimeout(resolve, 1000 / 60));
+  it('a GameClient over WebSocket joins as the page does, sees orbs and bots, and walks its avatar', async () => {
+    const client = await GameClient.connect(arena, demo.url, { transport: 'websocket', WebSocket });
+    try {
+      const until = performance.now() + 2500;
+      while (performance.now() < until) {
+        client.update({ dx: 1, dy: 0, zap: false, aimX: 0, aimY: 0 });
+        await sleep(1000 / 60);
+      }
+      assert.equal(client.status, 'connected', client.statusReason ?? '');
+      const types = client.entities.map((e) => e.type);
+      assert.equal(types.filter((type) => type === 'orb').length, ORBS);
+      assert.equal(types.filter((type) => type === 'avatar').length, 2, 'the two bots');
+      const status = demo.status();
+      assert.equal(status.bots, 2);
+      const me = status.players.find((p) => p.avatar === client.me?.id);
+      assert.ok(me !== undefined && me.place !== null, JSON.stringify(status));
+      assert.ok(me.inputsTaken > 30, `inputs taken: ${me.inputsTaken}`);
+      assert.ok(me.place.x - ARENA / 2 > 5, `walked right from the centre: ${JSON.stringify(me.place)}`);
+      assert.equal(me.place.y, ARENA / 2, 'and not up or down');
+      assert.ok(Math.abs(client.me!.state.x - me.place.x) < 2, 'the page predicts what the server holds');
+    } finally {
+      client.close();
     }
-    assert.equal(client.connected, true, client.lastRejection ?? '');
-    assert.ok(bot.mirror.size > 20, `${bot.mirror.size} ghosts`);
-    const status = demo.status();
-    assert.equal(status.bots, 2);
-    const me = status.players.find((p) => p.avatar === answer.avatar);
-    assert.ok(me !== undefined && me.place !== null, JSON.stringify(status));
-    assert.ok(me.inputsTaken > 30, `inputs taken: ${me.inputsTaken}`);
-    assert.ok(Math.hypot(me.place.x - ARENA / 2, me.place.y - ARENA / 2) > 5, JSON.stringify(me.place));
-    client.disconnect();
-    transport.close();
   });
 
-  it('GET /servers lists both transports; a token lists the address of the one asked for', async () => {
-    const servers = (await (await fetch(`${demo.url}servers`)).json()) as ServersAnswer;
-    assert.ok(servers.webrtc !== null);
-    // By default WebRTC's UDP port takes the HTTP (TCP) port's number: one host:port for both.
-    assert.equal(servers.webrtc, servers.websocket);
-    const rtc = (await (await fetch(`${demo.url}token?transport=webrtc`)).json()) as TokenAnswer;
-    assert.equal(rtc.serverAddress, servers.webrtc);
-    assert.equal((await token()).serverAddress, servers.websocket);
-    const refused = await fetch(`${demo.url}rtc/offer`, { method: 'POST', body: '{"type":"offer"}' });
+  it("the bots' zaps are judged on the server against the orbs as each saw them, and each hit scores", async (t) => {
+    const until = performance.now() + 15_000;
+    while (demo.status().zaps.zaps < 10 && performance.now() < until) await sleep(200);
+    const { zaps } = demo.status();
+    const scores = demo.game.simulation.players.map((p) => (p.state as { score: number } | null)?.score ?? 0);
+    t.diagnostic(`${JSON.stringify(zaps)}; scores ${scores.join(' ')}`);
+    assert.ok(zaps.zaps >= 10, `${zaps.zaps} zaps`);
+    // A miss: another bot zapped the same orb first (it moved away), or the orb was shown a frame old.
+    assert.ok(zaps.hits >= 0.5 * zaps.zaps, `${zaps.hits} hits of ${zaps.zaps} zaps`);
+    assert.equal(
+      scores.reduce((a, b) => a + b, 0),
+      demo.status().zaps.hits,
+      'a point for each hit',
+    );
+  });
+
+  it('the join answer lists WebSocket and WebRTC; the WebRTC offer route answers', async () => {
+    const answer = await join();
+    assert.equal(answer.game, arena.name);
+    assert.equal(answer.websocket, '/ghostwire/ws');
+    assert.equal(answer.webrtc, '/ghostwire/rtc');
+    const refused = await fetch(`${demo.url}ghostwire/rtc`, { method: 'POST', body: '{"type":"offer"}' });
     assert.equal(refused.status, 400, 'the signalling route answers, and refuses an offer without SDP');
     assert.match(((await refused.json()) as { error: string }).error, /sdp/i);
   });
 
-  it('without WebRTC (rtcPort null), a WebRTC token is a 404 with a reason', async () => {
-    const plain = await startDemoServer({ host: '127.0.0.1', port: 0, bots: 0, rtcPort: null });
+  it('without WebRTC (webrtc: false), the join answer lists none and the offer route is gone', async () => {
+    const plain = await startDemoServer({ host: '127.0.0.1', port: 0, bots: 0, webrtc: false });
     try {
-      assert.equal(((await (await fetch(`${plain.url}servers`)).json()) as ServersAnswer).webrtc, null);
-      const response = await fetch(`${plain.url}token?transport=webrtc`);
-      assert.equal(response.status, 404);
-      assert.match(await response.text(), /no webrtc here/);
-      assert.equal((await fetch(`${plain.url}rtc/offer`, { method: 'POST', body: '{}' })).status, 405);
+      const answer = (await (await fetch(`${plain.url}ghostwire/join`)).json()) as GameJoinAnswer;
+      assert.equal(answer.webrtc, null);
+      assert.deepEqual(plain.status().server.transports, ['udp', 'websocket']);
+      assert.equal((await fetch(`${plain.url}ghostwire/rtc`, { method: 'POST', body: '{}' })).status, 405);
     } finally {
       await plain.close();
     }
   });
 
-  async function token(): Promise<TokenAnswer> {
-    const response = await fetch(`${demo.url}token`);
+  async function join(): Promise<GameJoinAnswer> {
+    const response = await fetch(`${demo.url}ghostwire/join`);
     assert.equal(response.status, 200);
-    return (await response.json()) as TokenAnswer;
+    return (await response.json()) as GameJoinAnswer;
   }
 });
