@@ -2,11 +2,15 @@
 // that applies an input to a player's own entity.
 import { defineGame, t } from 'ghostwire';
 
+// A state must fit its schema: `clamp` stops a walker at the field's edge (±100 m) on both ends;
+// without it, a step past the edge is an error.
+const coord = t.float(-100, 100, 1 / 64, { clamp: true });
+
 export const walkers = defineGame({
   name: 'walkers',
   tickRate: 30, // server ticks a second (the default)
   entities: {
-    walker: { state: t.object({ x: t.float(-100, 100, 1 / 64), y: t.float(-100, 100, 1 / 64) }) },
+    walker: { state: t.object({ x: coord, y: coord }) },
   },
   player: 'walker', // each player's own entity: its client predicts it, and shows the others interpolated
   input: t.object({ dx: t.int(-1, 1), dy: t.int(-1, 1) }),
