@@ -309,7 +309,12 @@ export class GameServer {
    * the tick rate. Inputs wait for a tick to be taken anyway, so nothing is read between ticks.
    */
   private frame(): void {
-    this.clock.advance(this.now(), this.onTick);
+    // A throw out of a timer would end the process: reported instead, and the next frame goes on.
+    try {
+      this.clock.advance(this.now(), this.onTick);
+    } catch (error) {
+      this.reportError(error, 'tick');
+    }
   }
 
   private serve(request: IncomingMessage, response: ServerResponse, options: GameServerOptions): void {
