@@ -32,7 +32,7 @@ export interface GameClientOptions {
   roomOptions?: Record<string, unknown>;
   /** 'auto' (default): UDP where the platform opens it, else WebRTC, then WebSocket. */
   transport?: 'auto' | TransportKind;
-  /** Seconds the connection has to open before connect rejects (default 10). */
+  /** Seconds for the whole connect (the join request, the transport, the handshake) before it rejects (default 10). */
   timeout?: number;
   /** The WebSocket class where the platform has none (Node 20: `ws`'s). */
   WebSocket?: WebSocketConstructor;

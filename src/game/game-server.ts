@@ -75,10 +75,13 @@ export interface GameServerStats {
   /** Players' messages handed to onMessage. */
   messages: number;
   tokensIssued: number;
-  /** Join requests refused: over the address's request rate, over its players, from another origin's page, by auth. */
+  /** Join requests refused with 429: over their address's joinRate. */
   joinsRateLimited: number;
+  /** Join requests refused with 429: their address already held maxPlayersPerAddress players. */
   joinsOverAddressCap: number;
+  /** Join requests refused with 403: from a page of an origin not in allowOrigins. */
   joinsWrongOrigin: number;
+  /** Join requests refused with 403 by auth. */
   joinsDenied: number;
   /** Connections refused at the handshake: their token's address already held its players (a token reused after its player left). */
   connectsOverAddressCap: number;
