@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MessageServer } from '../channels/message-endpoints.js';
 import { TickClock } from '../latency/tick-clock.js';
 import { ReplicationServer } from '../replication/replication-server.js';
-import { formatAddress, toAddress } from '../transport/address.js';
+import { formatAddress, parseAddress, toAddress } from '../transport/address.js';
 import { type GameWiring, wiringOf } from './define-game.js';
 import { JOIN_PATH } from './game-join.js';
 import type { GameRules } from './game-rules.js';
@@ -184,6 +184,12 @@ export class GameServer {
     const maxPlayers = options.maxPlayers ?? 16;
     if (!Number.isInteger(maxPlayers) || maxPlayers < 1 || maxPlayers > 4096)
       throw new RangeError(`${where}: maxPlayers must be an integer in [1, 4096], got ${maxPlayers}`);
+    if (options.host !== undefined && (typeof options.host !== 'string' || options.host === ''))
+      throw new TypeError(`${where}: host must be an address such as '127.0.0.1' or '0.0.0.0'`);
+    if (options.publicAddress !== undefined && parseAddress(String(options.publicAddress)) === null)
+      throw new RangeError(
+        `${where}: publicAddress must be "a.b.c.d:port" or "[ipv6]:port", got ${JSON.stringify(options.publicAddress)}`,
+      );
     const kinds = options.transports ?? null;
     if (kinds !== null) {
       if (!Array.isArray(kinds) || kinds.length === 0)

@@ -56,6 +56,11 @@ describe('game API misuse', () => {
     );
     await assert.rejects(GameServer.start(rules, { maxPlayersPerAddress: 0 }), /maxPlayersPerAddress/);
     await assert.rejects(
+      GameServer.start(rules, { publicAddress: 'game.example' }),
+      /GameServer.start: publicAddress must be "a.b.c.d:port" or "\[ipv6\]:port", got "game.example"/,
+    );
+    await assert.rejects(GameServer.start(rules, { host: 7 as never }), /GameServer.start: host must be/);
+    await assert.rejects(
       GameServer.start(rules, { joinRate: { perSecond: 0 } }),
       /GameServer.start: joinRate.perSecond must be a number > 0, got 0/,
     );
