@@ -83,6 +83,8 @@ export interface GameServerStats {
   joinsWrongOrigin: number;
   /** Join requests refused with 403 by auth. */
   joinsDenied: number;
+  /** Join requests refused with 503: four tokens per player place (at least 64) were live, from many addresses. */
+  joinsServerBusy: number;
   /** Connections refused at the handshake: their token's address already held its players (a token reused after its player left). */
   connectsOverAddressCap: number;
   transports: GameTransportKind[];
@@ -156,6 +158,8 @@ export class GameServer {
       publicAddress: served.publicAddress,
       kinds: served.kinds,
       maxPlayersPerAddress: options.maxPlayersPerAddress,
+      // Room for every seat four times over: a token that never connects lives 30 s.
+      maxTokens: Math.max(64, maxPlayers * 4),
       joinRate: { perSecond: options.joinRate?.perSecond ?? 2, burst: options.joinRate?.burst ?? 10 },
       allowOrigins: options.allowOrigins ?? [],
       auth: options.auth,

@@ -23,6 +23,8 @@ export interface JoinEndpointOptions {
   publicAddress: string;
   kinds: readonly GameTransportKind[];
   maxPlayersPerAddress: number;
+  /** Tokens tracked at most (unexpired or connected), whatever their addresses: memory stays bounded. */
+  maxTokens: number;
   joinRate: { perSecond: number; burst: number };
   /** Origins whose pages may read the answer (besides the server's own), or '*' for any. */
   allowOrigins: readonly string[] | '*';
@@ -39,6 +41,8 @@ export interface JoinCounts {
   joinsOverAddressCap: number;
   joinsWrongOrigin: number;
   joinsDenied: number;
+  /** Refused with 503: maxTokens tokens were live (many addresses joining at once). */
+  joinsServerBusy: number;
 }
 
 export class JoinEndpoint {
@@ -49,6 +53,7 @@ export class JoinEndpoint {
     joinsOverAddressCap: 0,
     joinsWrongOrigin: 0,
     joinsDenied: 0,
+    joinsServerBusy: 0,
   };
   private readonly rate: JoinRate;
 
@@ -86,6 +91,12 @@ export class JoinEndpoint {
     }
     // The server's clock may have moved during auth.
     const issuedAt = options.now();
+    this.seats.expire(issuedAt);
+    if (this.seats.size >= options.maxTokens) {
+      this.counts.joinsServerBusy++;
+      refuse(response, 503, 'too many players joining; try again', { 'retry-after': '5', ...cors });
+      return;
+    }
     // A second's margin: netcode checks the token's expiry in whole unix seconds.
     const clientId = this.seats.issue(address, issuedAt, issuedAt + TOKEN_EXPIRE_SECONDS + 1);
     if (clientId === null) {

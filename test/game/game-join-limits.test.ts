@@ -152,3 +152,32 @@ describe('GameServer join endpoint rate and origins', () => {
     assert.equal((await join(v6)).response.headers.get('access-control-allow-origin'), null);
   });
 });
+
+describe('GameServer join endpoint, many addresses', () => {
+  it('live tokens stay bounded whatever the number of addresses (503 beyond)', async () => {
+    // Addresses as a reverse proxy would report them: the documented clientAddress hook.
+    const server = await GameServer.start(arenaRules(emptyLog()), {
+      port: 0,
+      transports: ['udp'],
+      maxPlayers: 8,
+      clientAddress: (request) => String(request.headers['x-client-ip']),
+    });
+    try {
+      const statuses = new Map<number, number>();
+      for (let i = 0; i < 80; i++) {
+        const { response } = await join(server.url, { 'x-client-ip': `10.0.${i >> 8}.${i & 255}` });
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+      }
+      assert.deepEqual(
+        [...statuses],
+        [
+          [200, 64],
+          [503, 16],
+        ],
+      );
+      assert.equal(server.stats().joinsServerBusy, 16);
+    } finally {
+      await server.close();
+    }
+  });
+});
