@@ -77,10 +77,14 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     else if (path === '/client.js.map') send('application/json', assets.map);
     else if (stats === null || !serveStats(path, response, stats, dashboard)) response.writeHead(404).end();
   };
+  const count = Math.min(16, Math.max(0, options.bots ?? 4));
   const game = await GameServer.start(rules, {
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 8080,
     maxPlayers: 64,
+    // The bots join from this machine's address: room for them beyond the default per address.
+    maxPlayersPerAddress: count + 4,
+    joinRate: { burst: count + 10 },
     transports: options.webrtc === false ? ['udp', 'websocket'] : ['udp', 'websocket', 'webrtc'],
     http,
     ...(options.publicAddress === undefined ? {} : { publicAddress: options.publicAddress }),
@@ -89,7 +93,6 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   // another address than that, which a netcode client drops; WebSocket peers are named apart.
   const unspecified =
     (options.host === '0.0.0.0' || options.host === '::') && options.publicAddress === undefined;
-  const count = Math.min(16, Math.max(0, options.bots ?? 4));
   const bots = await DemoBots.join(game.url, count, unspecified ? 'websocket' : 'udp').catch(
     async (error) => {
       await game.close();

@@ -4,9 +4,11 @@
  * token the caller got itself. The transport is the best the platform has: UDP where an opener is
  * registered (Node with `ghostwire/node`), else WebRTC, then WebSocket.
  */
+
+import { CONNECT_TOKEN_BYTES } from '../connection/constants.js';
 import { BackendClient, type FetchLike, type Seated } from '../join/backend-client.js';
 import type { TransportKind } from '../join/join-answer.js';
-import { toAddress } from '../transport/address.js';
+import { parseAddress, toAddress } from '../transport/address.js';
 import { connectTransport } from '../transport/fallback-client.js';
 import type { DatagramTransport } from '../transport/transport.js';
 import type { RtcPeerConnectionConstructor } from '../transport/webrtc-client-transport.js';
@@ -30,7 +32,7 @@ export interface GameClientOptions {
   roomOptions?: Record<string, unknown>;
   /** 'auto' (default): UDP where the platform opens it, else WebRTC, then WebSocket. */
   transport?: 'auto' | TransportKind;
-  /** Seconds the connection has to open before connect rejects (default 10). */
+  /** Seconds for the whole connect (the join request, the transport, the handshake) before it rejects (default 10). */
   timeout?: number;
   /** The WebSocket class where the platform has none (Node 20: `ws`'s). */
   WebSocket?: WebSocketConstructor;
@@ -55,10 +57,47 @@ export interface Opened extends GameClientToken {
 
 const where = 'GameClient.connect';
 
+/** The longest join answer read, in bytes (a real one is about 3 KB: a 2048-byte token in base64). */
+export const MAX_JOIN_ANSWER_BYTES = 16384;
+
+/**
+ * Opens the connection, within `timeout` seconds for the whole of it (the join request, the
+ * backend's, the transport's): a server that never answers rejects, and a connection that opens
+ * after that is closed.
+ */
 export async function openConnection(
   game: GameDefinition,
   target: string | GameClientToken,
   options: GameClientOptions,
+  timeout: number,
+): Promise<Opened> {
+  const abort = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new Error(`${where}: no connection within the timeout (${timeout} s)`);
+      abort.abort(error);
+      reject(error);
+    }, timeout * 1000);
+  });
+  const opening = open(game, target, options, abort.signal, timeout);
+  try {
+    return await Promise.race([opening, expired]);
+  } catch (error) {
+    // Opened too late: nobody will use it.
+    opening.then((late) => late.transport.close()).catch(() => {});
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function open(
+  game: GameDefinition,
+  target: string | GameClientToken,
+  options: GameClientOptions,
+  signal: AbortSignal,
+  timeout: number,
 ): Promise<Opened> {
   if (typeof target === 'object' && target !== null) {
     if (!(target.token instanceof Uint8Array)) throw new TypeError(`${where}: token must be a Uint8Array`);
@@ -78,19 +117,35 @@ export async function openConnection(
   const udp = registeredUdpOpener();
   if (choice === 'udp' && udp === null)
     throw new RangeError(`${where}: no UDP here (in Node, import 'ghostwire/node' to register it)`);
-  if (options.room !== undefined || options.pool !== undefined) return viaBackend(target, options, fetch);
+  if (options.room !== undefined || options.pool !== undefined)
+    return viaBackend(target, options, fetch, timeout);
 
   const base = target.endsWith('/') ? target.slice(0, -1) : target;
-  const response = await fetch(`${base}${JOIN_PATH}`, { method: 'GET' });
+  const response = await fetch(`${base}${JOIN_PATH}`, { method: 'GET', signal }).catch((error) => {
+    throw new Error(`${where}: ${base} could not be asked to join: ${signal.aborted ? 'timed out' : error}`);
+  });
+  const text = await readBounded(response, MAX_JOIN_ANSWER_BYTES);
   if (!response.ok)
-    throw new Error(`${where}: ${base} refused to join: ${response.status} ${await response.text()}`);
-  const answer = readJoinAnswer(await response.json().catch(() => null));
+    throw new Error(`${where}: ${base} refused to join: ${response.status} ${(text ?? '').slice(0, 200)}`);
+  if (text === null)
+    throw new Error(
+      `${where}: ${base} is not a ghostwire game server (join answer over ${MAX_JOIN_ANSWER_BYTES} bytes)`,
+    );
+  const answer = readJoinAnswer(parseJson(text));
   if (answer === null) throw new Error(`${where}: ${base} is not a ghostwire game server (bad join answer)`);
   if (answer.game !== game.name)
     throw new Error(
       `${where}: ${base} serves the game ${JSON.stringify(answer.game)}, not ${JSON.stringify(game.name)}`,
     );
-  const token = fromBase64(answer.token);
+  const token = tokenOf(answer.token);
+  if (token === null)
+    throw new Error(
+      `${where}: ${base} sent a bad connect token (not ${CONNECT_TOKEN_BYTES} bytes of base64)`,
+    );
+  if (parseAddress(answer.serverAddress) === null)
+    throw new Error(
+      `${where}: ${base} sent a bad server address ${JSON.stringify(answer.serverAddress.slice(0, 64))}`,
+    );
   if (udp !== null && answer.udp && (choice === 'auto' || choice === 'udp'))
     return { token, transport: await udp(answer.serverAddress), kind: 'udp', reseat: null };
   if (choice === 'udp') throw new Error(`${where}: ${base} serves no UDP`);
@@ -121,8 +176,13 @@ export async function openConnection(
 }
 
 /** Seated through the services backend: a guest session, then a room (or a match), then its transport. */
-async function viaBackend(url: string, options: GameClientOptions, fetch: FetchLike): Promise<Opened> {
-  const backend = new BackendClient({ url, fetch });
+async function viaBackend(
+  url: string,
+  options: GameClientOptions,
+  fetch: FetchLike,
+  timeout: number,
+): Promise<Opened> {
+  const backend = new BackendClient({ url, fetch, timeoutMs: timeout * 1000 });
   await backend.auth({ name: options.name ?? 'guest' });
   const udp = registeredUdpOpener();
   const choice = options.transport ?? 'auto';
@@ -153,4 +213,53 @@ async function viaBackend(url: string, options: GameClientOptions, fetch: FetchL
     },
   });
   return { token: seat.connectToken, transport: opened.transport, kind, reseat };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** The token's bytes, or null when it is not base64 of a whole connect token. */
+function tokenOf(text: string): Uint8Array | null {
+  if (text.length !== Math.ceil(CONNECT_TOKEN_BYTES / 3) * 4) return null;
+  try {
+    const bytes = fromBase64(text);
+    return bytes.length === CONNECT_TOKEN_BYTES ? bytes : null;
+  } catch {
+    return null; // atob: not base64
+  }
+}
+
+/** The body as text, or null when it is over `max` bytes (read no further). */
+async function readBounded(response: Response, max: number): Promise<string | null> {
+  const declared = Number(response.headers.get('content-length') ?? 0);
+  if (declared > max) {
+    await response.body?.cancel().catch(() => {});
+    return null;
+  }
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.length;
+    if (length > max) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return new TextDecoder().decode(bytes);
 }

@@ -144,12 +144,13 @@ export class GameClient<E = any, P extends keyof E = any, I = any, V = any, M = 
     const timeout = options.timeout ?? 10;
     if (!(timeout > 0 && timeout <= 600))
       throw new RangeError(`GameClient.connect: timeout must be in (0, 600] seconds, got ${timeout}`);
-    const opened = await openConnection(game, target, options);
+    // One deadline for the whole: the join request, the transport, the handshake.
+    const deadline = now() + timeout;
+    const opened = await openConnection(game, target, options, timeout);
     const client = new GameClient(game, opened);
     client.expert.messages.connect(opened.token, now());
     // Until connected the client drives its own handshake; then the caller's update() does.
     await new Promise<void>((resolve, reject) => {
-      const deadline = now() + timeout;
       const timer = setInterval(() => {
         client.expert.messages.update(now());
         if (client.status === 'connected') {

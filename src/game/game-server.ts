@@ -9,14 +9,14 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MessageServer } from '../channels/message-endpoints.js';
-import { generateConnectToken } from '../connection/connect-token.js';
 import { TickClock } from '../latency/tick-clock.js';
 import { ReplicationServer } from '../replication/replication-server.js';
-import { formatAddress, toAddress } from '../transport/address.js';
+import { formatAddress, parseAddress, toAddress } from '../transport/address.js';
 import { type GameWiring, wiringOf } from './define-game.js';
-import { type GameJoinAnswer, JOIN_PATH, WEBRTC_PATH, WEBSOCKET_PATH } from './game-join.js';
+import { JOIN_PATH } from './game-join.js';
 import type { GameRules } from './game-rules.js';
 import { GameSimulation, MAX_MESSAGES_PER_TICK } from './game-simulation.js';
+import { JoinEndpoint } from './join-endpoint.js';
 import { type GameTransportKind, openServedTransports, type ServedTransports } from './server-transports.js';
 
 /** The game's message channel: after the ghost section (0) and the inputs (1). */
@@ -31,6 +31,25 @@ export interface GameServerOptions {
   publicAddress?: string;
   /** Players at once at most (default 16). */
   maxPlayers?: number;
+  /**
+   * Players one client address (an IPv4 address, or an IPv6 /64) may hold at once: its connected
+   * players plus the join tokens it was given that have not expired (30 s). More joins get 429
+   * (default 4: a few players behind one home router). Also each browser transport's peers per address.
+   */
+  maxPlayersPerAddress?: number;
+  /** Join requests per client address: `burst` at once, then `perSecond` (default 10, then 2 a second); more get 429 with Retry-After. */
+  joinRate?: { perSecond?: number; burst?: number };
+  /**
+   * Origins (as 'https://game.example') whose pages may join, besides the server's own; '*': any
+   * page of any site (then any site a player visits can take tokens in the player's name). Default
+   * none: pages the server serves itself (`http`), and every client that is not a browser page.
+   */
+  allowOrigins?: string[] | '*';
+  /**
+   * The client's IP address, for the per-address limits (default: the socket's remote address).
+   * Behind a reverse proxy, read the proxy's header here, or every client is the proxy.
+   */
+  clientAddress?: (request: IncomingMessage) => string;
   /**
    * What is served (default: UDP, plus WebSocket when `ws` is installed and WebRTC when
    * `node-datachannel`, `hono` and `@hono/node-server` are). A kind listed whose packages are
@@ -56,6 +75,18 @@ export interface GameServerStats {
   /** Players' messages handed to onMessage. */
   messages: number;
   tokensIssued: number;
+  /** Join requests refused with 429: over their address's joinRate. */
+  joinsRateLimited: number;
+  /** Join requests refused with 429: their address already held maxPlayersPerAddress players. */
+  joinsOverAddressCap: number;
+  /** Join requests refused with 403: from a page of an origin not in allowOrigins. */
+  joinsWrongOrigin: number;
+  /** Join requests refused with 403 by auth. */
+  joinsDenied: number;
+  /** Join requests refused with 503: four tokens per player place (at least 64) were live, from many addresses. */
+  joinsServerBusy: number;
+  /** Connections refused at the handshake: their token's address already held its players (a token reused after its player left). */
+  connectsOverAddressCap: number;
   transports: GameTransportKind[];
   /** Datagrams sent and received, over every transport. */
   datagramsSent: number;
@@ -73,17 +104,22 @@ export class GameServer {
   private readonly clock: TickClock;
   private readonly timer: ReturnType<typeof setInterval>;
   private readonly started = performance.now();
-  private tokens = 0;
+  private readonly join: JoinEndpoint;
+  private connectsOverAddressCap = 0;
+  private readonly reportError: (error: unknown, where: string) => void;
   private readonly messageNames: GameWiring['messageNames'];
   private closing: Promise<void> | null = null;
 
   private constructor(
     rules: GameRules,
     private readonly served: ServedTransports,
-    private readonly privateKey: Uint8Array,
+    privateKey: Uint8Array,
     maxPlayers: number,
-    onError: GameServerOptions['onError'],
+    options: GameServerOptions & { maxPlayersPerAddress: number },
   ) {
+    const onError = options.onError;
+    this.reportError =
+      onError ?? ((error, at) => console.error(`ghostwire game ${rules.game.name}: ${at} threw`, error));
     const game = rules.game;
     const wiring = wiringOf('GameServer.start', game);
     this.simulation = new GameSimulation(rules, {
@@ -102,11 +138,33 @@ export class GameServer {
       maxClients: maxPlayers,
       factory: wiring.factory,
       channels: [simulation.replication.channel, simulation.inputs.channel, { kind: 'reliable-ordered' }],
-      onConnect: (index) => simulation.join(index),
-      onDisconnect: (index) => {
+      onConnect: (index, clientId) => {
+        if (!this.join.seats.connected(clientId, this.now())) {
+          this.connectsOverAddressCap++;
+          this.messages.server.disconnect(index);
+          return;
+        }
+        simulation.join(index);
+      },
+      onDisconnect: (index, clientId) => {
+        this.join.seats.disconnected(clientId, this.now());
         const player = simulation.playerAt(index);
         if (player !== null) simulation.leave(player);
       },
+    });
+    this.join = new JoinEndpoint({
+      game,
+      privateKey,
+      publicAddress: served.publicAddress,
+      kinds: served.kinds,
+      maxPlayersPerAddress: options.maxPlayersPerAddress,
+      // Room for every seat four times over: a token that never connects lives 30 s.
+      maxTokens: Math.max(64, maxPlayers * 4),
+      joinRate: { perSecond: options.joinRate?.perSecond ?? 2, burst: options.joinRate?.burst ?? 10 },
+      allowOrigins: options.allowOrigins ?? [],
+      auth: options.auth,
+      clientAddress: options.clientAddress ?? ((request) => request.socket.remoteAddress ?? ''),
+      now: () => this.now(),
     });
     this.clock = new TickClock({ tickRate: game.tickRate, startTick: simulation.world.serverTick });
     this.port = served.port;
@@ -130,6 +188,12 @@ export class GameServer {
     const maxPlayers = options.maxPlayers ?? 16;
     if (!Number.isInteger(maxPlayers) || maxPlayers < 1 || maxPlayers > 4096)
       throw new RangeError(`${where}: maxPlayers must be an integer in [1, 4096], got ${maxPlayers}`);
+    if (options.host !== undefined && (typeof options.host !== 'string' || options.host === ''))
+      throw new TypeError(`${where}: host must be an address such as '127.0.0.1' or '0.0.0.0'`);
+    if (options.publicAddress !== undefined && parseAddress(String(options.publicAddress)) === null)
+      throw new RangeError(
+        `${where}: publicAddress must be "a.b.c.d:port" or "[ipv6]:port", got ${JSON.stringify(options.publicAddress)}`,
+      );
     const kinds = options.transports ?? null;
     if (kinds !== null) {
       if (!Array.isArray(kinds) || kinds.length === 0)
@@ -140,7 +204,26 @@ export class GameServer {
             `${where}: transports: ${JSON.stringify(kind)} is not udp, websocket or webrtc`,
           );
     }
-    for (const name of ['auth', 'http', 'onError'] as const)
+    const maxPlayersPerAddress = options.maxPlayersPerAddress ?? Math.min(4, maxPlayers);
+    if (
+      !Number.isInteger(maxPlayersPerAddress) ||
+      maxPlayersPerAddress < 1 ||
+      maxPlayersPerAddress > maxPlayers
+    )
+      throw new RangeError(
+        `${where}: maxPlayersPerAddress must be an integer in [1, maxPlayers = ${maxPlayers}], got ${maxPlayersPerAddress}`,
+      );
+    checkJoinRate(where, options.joinRate);
+    const origins = options.allowOrigins;
+    if (
+      origins !== undefined &&
+      origins !== '*' &&
+      !(Array.isArray(origins) && origins.every((o) => typeof o === 'string' && isOrigin(o)))
+    )
+      throw new TypeError(
+        `${where}: allowOrigins must be '*' or a list of origins such as 'https://game.example' (scheme://host[:port], no path)`,
+      );
+    for (const name of ['auth', 'http', 'onError', 'clientAddress'] as const)
       if (options[name] !== undefined && typeof options[name] !== 'function')
         throw new TypeError(`${where}: ${name} must be a function`);
     const privateKey = new Uint8Array(randomBytes(32));
@@ -150,13 +233,15 @@ export class GameServer {
       port,
       publicAddress: options.publicAddress,
       kinds,
+      maxPeersPerAddress: maxPlayersPerAddress,
+      clientAddress: options.clientAddress,
       handle: (request, response) => {
         if (server === null) response.writeHead(503).end();
         else server.serve(request, response, options);
       },
     });
     try {
-      server = new GameServer(rules, served, privateKey, maxPlayers, options.onError);
+      server = new GameServer(rules, served, privateKey, maxPlayers, { ...options, maxPlayersPerAddress });
     } catch (error) {
       await served.close();
       throw error;
@@ -181,7 +266,8 @@ export class GameServer {
       hitTests: c.hitTests,
       hookErrors: c.hookErrors,
       messages: c.messages,
-      tokensIssued: this.tokens,
+      ...this.join.counts,
+      connectsOverAddressCap: this.connectsOverAddressCap,
       transports: [...this.served.kinds],
       datagramsSent: sent,
       datagramsReceived: received,
@@ -236,59 +322,53 @@ export class GameServer {
    * the tick rate. Inputs wait for a tick to be taken anyway, so nothing is read between ticks.
    */
   private frame(): void {
-    this.clock.advance(this.now(), this.onTick);
+    // A throw out of a timer would end the process: reported instead, and the next frame goes on.
+    try {
+      this.clock.advance(this.now(), this.onTick);
+    } catch (error) {
+      this.reportError(error, 'tick');
+    }
   }
 
   private serve(request: IncomingMessage, response: ServerResponse, options: GameServerOptions): void {
     const path = (request.url ?? '/').split('?')[0];
     if (path !== JOIN_PATH) {
-      if (options.http !== undefined) options.http(request, response);
-      else response.writeHead(404).end();
+      if (options.http === undefined) response.writeHead(404).end();
+      else {
+        // The game's own handler, on what any client sends: a throw is reported, never a crash.
+        try {
+          options.http(request, response);
+        } catch (error) {
+          this.reportError(error, 'http');
+          if (!response.headersSent) response.writeHead(500).end();
+        }
+      }
       return;
     }
     if (request.method !== 'GET') {
       response.writeHead(405, { allow: 'GET' }).end();
       return;
     }
-    void this.join(request, response, options.auth).catch(() => {
+    this.join.serve(request, response).catch((error) => {
+      this.reportError(error, 'auth or clientAddress');
       if (!response.headersSent) response.writeHead(500).end();
     });
   }
+}
 
-  private async join(
-    request: IncomingMessage,
-    response: ServerResponse,
-    auth: GameServerOptions['auth'],
-  ): Promise<void> {
-    const allowed = auth === undefined ? true : await auth(request);
-    if (allowed !== true) {
-      const reason = typeof allowed === 'string' ? allowed : 'not allowed';
-      response.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ error: reason }));
-      return;
-    }
-    const game = this.simulation.definition;
-    const token = generateConnectToken({
-      protocolId: game.protocolId,
-      privateKey: this.privateKey,
-      clientId: BigInt(++this.tokens),
-      serverAddresses: [toAddress(this.served.publicAddress)],
-      now: Math.floor(Date.now() / 1000),
-    });
-    const kinds = this.served.kinds;
-    const answer: GameJoinAnswer = {
-      game: game.name,
-      token: Buffer.from(token).toString('base64'),
-      serverAddress: this.served.publicAddress,
-      udp: kinds.includes('udp'),
-      websocket: kinds.includes('websocket') ? WEBSOCKET_PATH : null,
-      webrtc: kinds.includes('webrtc') ? WEBRTC_PATH : null,
-    };
-    response
-      .writeHead(200, {
-        'content-type': 'application/json',
-        'cache-control': 'no-store',
-        'access-control-allow-origin': '*',
-      })
-      .end(JSON.stringify(answer));
+/** joinRate's numbers: > 0 and finite when given. */
+function checkJoinRate(where: string, rate: GameServerOptions['joinRate']): void {
+  if (rate === undefined) return;
+  if (typeof rate !== 'object' || rate === null)
+    throw new TypeError(`${where}: joinRate must be { perSecond?, burst? }`);
+  for (const name of ['perSecond', 'burst'] as const) {
+    const value = rate[name];
+    if (value !== undefined && !(Number.isFinite(value) && value > 0))
+      throw new RangeError(`${where}: joinRate.${name} must be a number > 0, got ${value}`);
   }
+}
+
+/** Whether `text` is an origin as a browser sends it: scheme://host[:port], nothing after. */
+function isOrigin(text: string): boolean {
+  return URL.canParse(text) && new URL(text).origin === text;
 }

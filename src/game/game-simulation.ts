@@ -213,12 +213,13 @@ export class GameSimulation {
         this.counters.inputsTaken++;
         player.input = input;
         const entity = player.entityHandle;
-        if (entity?.alive) {
-          let next: unknown;
-          // A fresh copy each tick: a step that changes its state in place works here as on the client.
-          if (this.call('step', () => (next = step(this.world.get(entity.entity), input))))
-            entity.state = next;
-        }
+        // A fresh copy each tick: a step that changes its state in place works here as on the
+        // client. A state outside the entity's schema (a position past its range, after inputs a
+        // client chose) is the rules' throw, reported: the entity keeps its last state.
+        if (entity?.alive)
+          this.call('step', () => {
+            entity.state = step(this.world.get(entity.entity), input);
+          });
         this.call('onInput', () => this.hooks.onInput?.(this.game, player, input));
       }
       this.call('onTick', () => this.hooks.onTick?.(this.game));

@@ -31,6 +31,10 @@ export interface OpenOptions {
   publicAddress: string | undefined;
   /** null: UDP, then WebSocket and WebRTC when their packages are installed. */
   kinds: GameTransportKind[] | null;
+  /** Peers one client address may hold on each browser transport. */
+  maxPeersPerAddress: number;
+  /** The client's IP from its request (behind a proxy); default the socket's. */
+  clientAddress: ((request: IncomingMessage) => string) | undefined;
   /** Requests other than the server's own (the game's page...). */
   handle: (request: IncomingMessage, response: ServerResponse) => void;
 }
@@ -99,6 +103,8 @@ async function openOnce(options: OpenOptions): Promise<ServedTransports> {
           server: http,
           path: WEBSOCKET_PATH,
           publicAddress,
+          maxPeersPerAddress: options.maxPeersPerAddress,
+          ...(options.clientAddress === undefined ? {} : { remoteIp: options.clientAddress }),
         });
         closers.push(() => ws.close());
         transports.push(ws);
@@ -121,9 +127,17 @@ async function openOnce(options: OpenOptions): Promise<ServedTransports> {
           port: port + 1,
           bindAddress: host === '::' ? '0.0.0.0' : host,
           localAddress: toAddress(publicAddress),
+          maxPeersPerAddress: options.maxPeersPerAddress,
         });
         closers.push(() => rtc.close());
-        const app = loaded.signaling.createSignalingApp(rtc, { path: WEBRTC_PATH });
+        const clientAddress = options.clientAddress;
+        const app = loaded.signaling.createSignalingApp(rtc, {
+          path: WEBRTC_PATH,
+          // @hono/node-server hands the Node request as env.incoming.
+          ...(clientAddress === undefined
+            ? {}
+            : { remoteIp: (c) => clientAddress((c.env as { incoming: IncomingMessage }).incoming) }),
+        });
         offers = loaded.node.getRequestListener(app.fetch);
         transports.push(rtc);
       }

@@ -13,6 +13,7 @@ import { prng } from '../../src/random/prng.js';
 import { t } from '../../src/schema/schema.js';
 import { testSeed } from '../support/seed.js';
 import { arena, arenaRules, emptyLog, play, STILL } from '../support/test-game.js';
+import { until } from '../support/until.js';
 
 const SEED = testSeed('game-hostile');
 
@@ -126,6 +127,46 @@ describe('game API under hostile input', () => {
       assert.equal(errors[0], 'onTick: rules bug');
       assert.equal(server.stats().hookErrors, errors.length);
     } finally {
+      client.close();
+      await server.close();
+    }
+  });
+
+  it("a step that walks an avatar past its schema's range (as the client's inputs chose) is reported; the server goes on", async () => {
+    // x in [-2, 2] and a step that never clamps: holding right, the third metre does not fit.
+    const narrow = defineGame({
+      name: 'narrow',
+      tickRate: 30,
+      entities: { avatar: { state: t.object({ x: t.float(-2, 2, 1 / 64) }) } },
+      player: 'avatar',
+      input: t.object({ dx: t.int(-1, 1) }),
+      step: (a, input) => ({ x: a.x + input.dx * 0.25 }),
+    });
+    const errors: string[] = [];
+    const server = await GameServer.start(
+      narrow.rules({ onJoin: (_game, player) => void player.spawn({ x: 0 }) }),
+      { port: 0, transports: ['udp'], onError: (_error, where) => errors.push(where) },
+    );
+    const client = await GameClient.connect(narrow, server.url);
+    const timer = setInterval(() => {
+      try {
+        client.update({ dx: 1 });
+      } catch {
+        // The client's own prediction may refuse it too: the server is what is under test.
+      }
+    }, 1000 / 60);
+    try {
+      await until('the step to overflow on the server', 10000, () => errors.length >= 3);
+      const ticks = server.stats().ticks;
+      await until('the server to go on ticking', 5000, () => server.stats().ticks > ticks + 5);
+      assert.ok(
+        errors.every((where) => where === 'step'),
+        errors.join(),
+      );
+      assert.equal(server.stats().players, 1);
+      assert.equal(server.simulation.players[0].entity?.state.x, 2, 'the entity keeps its last state');
+    } finally {
+      clearInterval(timer);
       client.close();
       await server.close();
     }

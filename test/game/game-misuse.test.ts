@@ -50,6 +50,30 @@ describe('game API misuse', () => {
     await assert.rejects(GameServer.start(rules, { transports: [] }), /transports must list/);
     await assert.rejects(GameServer.start(rules, { transports: ['pigeon' as 'udp'] }), /"pigeon" is not udp/);
     await assert.rejects(GameServer.start({} as never), /rules must be what game.rules/);
+    await assert.rejects(
+      GameServer.start(rules, { maxPlayers: 8, maxPlayersPerAddress: 9 }),
+      /GameServer.start: maxPlayersPerAddress must be an integer in \[1, maxPlayers = 8\], got 9/,
+    );
+    await assert.rejects(GameServer.start(rules, { maxPlayersPerAddress: 0 }), /maxPlayersPerAddress/);
+    await assert.rejects(
+      GameServer.start(rules, { publicAddress: 'game.example' }),
+      /GameServer.start: publicAddress must be "a.b.c.d:port" or "\[ipv6\]:port", got "game.example"/,
+    );
+    await assert.rejects(GameServer.start(rules, { host: 7 as never }), /GameServer.start: host must be/);
+    await assert.rejects(
+      GameServer.start(rules, { joinRate: { perSecond: 0 } }),
+      /GameServer.start: joinRate.perSecond must be a number > 0, got 0/,
+    );
+    await assert.rejects(GameServer.start(rules, { joinRate: { burst: Number.NaN } }), /joinRate.burst/);
+    await assert.rejects(
+      GameServer.start(rules, { allowOrigins: ['https://game.example/play'] }),
+      /GameServer.start: allowOrigins must be '\*' or a list of origins/,
+    );
+    await assert.rejects(GameServer.start(rules, { allowOrigins: 'any' as '*' }), /allowOrigins/);
+    await assert.rejects(
+      GameServer.start(rules, { clientAddress: 'x-forwarded-for' as never }),
+      /GameServer.start: clientAddress must be a function/,
+    );
   });
 
   it('GameClient refuses a bad target, another game, an input outside the schema and unknown events', async () => {

@@ -40,6 +40,7 @@ const NODE_ONLY = new Set([
   'transport/optional-dependency.ts',
   'game/game-server.ts',
   'game/server-transports.ts',
+  'game/join-endpoint.ts',
   'game/udp-opener.ts',
 ]);
 
