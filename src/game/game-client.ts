@@ -15,6 +15,7 @@ import { Predictor } from '../latency/predictor.js';
 import { ClientMirror } from '../replication/client-mirror.js';
 import type { ReceivedEvent } from '../replication/event.js';
 import { type Codec, compile } from '../schema/codec.js';
+import { SchemaValueError } from '../schema/interpret.js';
 import type { DatagramTransport } from '../transport/transport.js';
 import {
   type GameClientOptions,
@@ -24,6 +25,7 @@ import {
 } from './client-connect.js';
 import { type GameDefinition, type GameWiring, wiringOf } from './define-game.js';
 import { EntityView, type ShownEntity } from './entity-view.js';
+import { schemaError } from './schema-error.js';
 
 /** connecting: the handshake (or a reconnection) is under way · connected · disconnected: over (see statusReason). */
 export type GameClientStatus = 'connecting' | 'connected' | 'disconnected';
@@ -116,7 +118,11 @@ export class GameClient<E = any, P extends keyof E = any, I = any, V = any, M = 
     const predictor = new Predictor<E[P], I>({
       schema: wiring.playerType.schema as never,
       inputSchema: game.input,
-      simulate: (state, input) => game.step(state, input),
+      // A step may hand back its input state when nothing moves; the predictor keeps each tick's own.
+      simulate: (state, input) => {
+        const next = game.step(state, input);
+        return next === state ? { ...next } : next;
+      },
       tickRate: game.tickRate,
     });
     const latency = new LatencyClient<E[P], I>({
@@ -242,8 +248,16 @@ export class GameClient<E = any, P extends keyof E = any, I = any, V = any, M = 
       : undefined;
     if (type === undefined)
       throw new RangeError(`GameClient.send: ${JSON.stringify(name)} is not one of the game's messages`);
-    if (!this.expert.messages.connected) throw new Error(`GameClient.send: not connected (${this.status})`);
-    this.expert.messages.send(MESSAGE_CHANNEL, type as never, value as never);
+    const where = `GameClient.send('${name}')`;
+    if (!this.expert.messages.connected) throw new Error(`${where}: not connected (${this.status})`);
+    try {
+      this.expert.messages.send(MESSAGE_CHANNEL, type as never, value as never);
+    } catch (error) {
+      if (error instanceof SchemaValueError) throw schemaError(where, error);
+      // Too big for a packet, a full queue: the channel's words, the call named.
+      if (error instanceof RangeError) throw new RangeError(`${where}: ${error.message}`, { cause: error });
+      throw error;
+    }
   }
 
   /** The connection's figures now. */

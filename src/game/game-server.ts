@@ -53,6 +53,8 @@ export interface GameServerStats {
   inputsRefused: number;
   hitTests: number;
   hookErrors: number;
+  /** Times `step` threw or returned a state outside its schema (the entity kept its state; onError told once a second). */
+  stepErrors: number;
   /** Players' messages handed to onMessage. */
   messages: number;
   tokensIssued: number;
@@ -180,6 +182,7 @@ export class GameServer {
       inputsRefused: c.inputsRefused,
       hitTests: c.hitTests,
       hookErrors: c.hookErrors,
+      stepErrors: c.stepErrors,
       messages: c.messages,
       tokensIssued: this.tokens,
       transports: [...this.served.kinds],

@@ -8,6 +8,7 @@ import { LagCompensation } from '../latency/lag-compensation.js';
 import type { AnyEntityType } from '../replication/entity-type.js';
 import type { ReplicationServer, ReplicationServerOptions } from '../replication/replication-server.js';
 import { type Entity, ServerWorld } from '../replication/server-world.js';
+import { SchemaValueError } from '../schema/interpret.js';
 import { type GameDefinition, type GameWiring, wiringOf } from './define-game.js';
 import { EntityHandle, PlayerHandle } from './game-handles.js';
 import type {
@@ -19,6 +20,7 @@ import type {
   GameRules,
   ServerGame,
 } from './game-rules.js';
+import { fieldOf, schemaError } from './schema-error.js';
 import { checkShape, type Shape, shapeBounds, shapesOverlap } from './shapes.js';
 
 export interface GameSimulationOptions {
@@ -37,12 +39,20 @@ export interface GameSimulationStats {
   inputsRefused: number;
   hitTests: number;
   hookErrors: number;
+  /**
+   * Times `step` threw or returned a state outside its entity type's schema: the entity kept its
+   * previous state (reported to onError as 'step', at most once a second).
+   */
+  stepErrors: number;
   /** Players' messages handed to onMessage. */
   messages: number;
 }
 
 /** Messages taken from one player per tick at most; the rest wait in its channel (bounded there). */
 export const MAX_MESSAGES_PER_TICK = 16;
+
+/** Seconds of game time between two reports of a failure that can recur every tick (a remote peer's inputs can cause one). */
+const REPORT_SECONDS = 1;
 
 /** Implements ServerGame (its generic signatures are checked at the hooks' boundary, `game`). */
 export class GameSimulation {
@@ -59,6 +69,7 @@ export class GameSimulation {
     inputsRefused: 0,
     hitTests: 0,
     hookErrors: 0,
+    stepErrors: 0,
     messages: 0,
   };
   private readonly wiring: GameWiring;
@@ -72,6 +83,8 @@ export class GameSimulation {
   private readonly onError: (error: unknown, where: string) => void;
   private readonly box = new Float64Array(6);
   private simulating = 0;
+  /** The tick each kind of failure that may recur every tick ('step', 'hitbox') was last reported at. */
+  private readonly reportedAt = new Map<string, number>();
   /** This simulation as the hooks see it. */
   private readonly game = this as unknown as ServerGame;
 
@@ -205,7 +218,6 @@ export class GameSimulation {
     this.recordHistory();
     this.simulating = 1;
     try {
-      const step = this.definition.step;
       for (const player of this.playerList) {
         if (player.index < 0) continue; // dropped: its entity waits for its return
         const input = this.inputs.take(player.index, tick);
@@ -213,12 +225,7 @@ export class GameSimulation {
         this.counters.inputsTaken++;
         player.input = input;
         const entity = player.entityHandle;
-        if (entity?.alive) {
-          let next: unknown;
-          // A fresh copy each tick: a step that changes its state in place works here as on the client.
-          if (this.call('step', () => (next = step(this.world.get(entity.entity), input))))
-            entity.state = next;
-        }
+        if (entity?.alive) this.applyStep(entity, input);
         this.call('onInput', () => this.hooks.onInput?.(this.game, player, input));
       }
       this.call('onTick', () => this.hooks.onTick?.(this.game));
@@ -230,13 +237,18 @@ export class GameSimulation {
 
   /** Creates an entity no player owns (ServerGame.spawn). */
   spawn(type: string, state: unknown): GameEntity {
-    return this.create(type, state);
+    return this.create(`game.spawn('${type}')`, type, state);
   }
 
-  /** @internal */
-  create(type: string, state: unknown): EntityHandle {
+  /** @internal `where`: the call named in errors. */
+  create(where: string, type: string, state: unknown): EntityHandle {
     const entityType = this.typeNamed('spawn', type);
-    const entity = this.world.create(entityType, state);
+    let entity: Entity<unknown>;
+    try {
+      entity = this.world.create(entityType, state);
+    } catch (error) {
+      throw schemaError(where, error);
+    }
     const handle = new EntityHandle(this, entity, type);
     this.handles[entity.id] = handle;
     this.entityList.push(handle);
@@ -275,10 +287,14 @@ export class GameSimulation {
     if (to !== undefined && !(to instanceof PlayerHandle && this.playerList.includes(to)))
       throw new RangeError('game.emit: to must be a player in this game');
     if (to !== undefined && to.index < 0) return; // dropped: a returning client is sent the world, not its events
-    this.replication.emit(type, value, {
-      reliable: options.reliable ?? true,
-      ...(to === undefined ? {} : { to: to.index }),
-    });
+    try {
+      this.replication.emit(type, value, {
+        reliable: options.reliable ?? true,
+        ...(to === undefined ? {} : { to: to.index }),
+      });
+    } catch (error) {
+      throw schemaError(`game.emit('${name}')`, error);
+    }
   }
 
   // biome-ignore lint/suspicious/noExplicitAny: entities of any type: the rules see them typed through ServerGame
@@ -317,6 +333,50 @@ export class GameSimulation {
     return hits;
   }
 
+  /**
+   * The player's input applied to its entity with `step`. Its input may come from a remote peer, so
+   * neither a throw nor a state outside the schema may stop the tick: the entity keeps its state.
+   */
+  private applyStep(entity: EntityHandle, input: unknown): void {
+    let next: unknown;
+    try {
+      // A fresh copy each tick: a step that changes its state in place works here as on the client.
+      next = this.definition.step(this.world.get(entity.entity), input);
+    } catch (error) {
+      this.stepFailed(error);
+      return;
+    }
+    try {
+      // The world checks the state before it changes anything: a refused one leaves the previous.
+      entity.state = next;
+    } catch (error) {
+      const cause = (error as Error).cause;
+      const field = cause instanceof SchemaValueError ? fieldOf(cause) : String(error);
+      this.stepFailed(
+        new RangeError(`step: the ${entity.type} state it returned does not fit its schema: ${field}`, {
+          cause: error,
+        }),
+      );
+    }
+  }
+
+  private stepFailed(error: unknown): void {
+    this.counters.stepErrors++;
+    this.tellSometimes(error, 'step');
+  }
+
+  /** Reported at most once per REPORT_SECONDS of game time for each `where` (the count says how often). */
+  private tellSometimes(error: unknown, where: string): void {
+    const tick = this.tick;
+    if (
+      tick - (this.reportedAt.get(where) ?? Number.NEGATIVE_INFINITY) <
+      REPORT_SECONDS * this.definition.tickRate
+    )
+      return;
+    this.reportedAt.set(where, tick);
+    this.tell(error, where);
+  }
+
   /** Runs a hook; a throw is counted and reported, never passed on. Returns whether it returned. */
   private call(where: string, hook: () => void): boolean {
     try {
@@ -330,6 +390,10 @@ export class GameSimulation {
 
   private report(error: unknown, where: string): void {
     this.counters.hookErrors++;
+    this.tell(error, where);
+  }
+
+  private tell(error: unknown, where: string): void {
     try {
       this.onError(error, where);
     } catch {
@@ -360,7 +424,13 @@ export class GameSimulation {
         world.latestTicks[id] < 0
       )
         continue;
-      lag.recordFrom(world, entity);
+      try {
+        lag.recordFrom(world, entity);
+      } catch (error) {
+        // The game's hitbox threw or gave a shape that is not finite: this tick goes unrecorded.
+        this.counters.hookErrors++;
+        this.tellSometimes(error, 'hitbox');
+      }
     }
   }
 }
