@@ -26,7 +26,7 @@ import {
 import { type GameDefinition, type GameWiring, wiringOf } from './define-game.js';
 import { EntityView, type ShownEntity } from './entity-view.js';
 import type { EventOf, InputOf, MessageOf, StateOf } from './game-types.js';
-import { schemaError } from './schema-error.js';
+import { fieldOf, schemaError } from './schema-error.js';
 
 /** connecting: the handshake (or a reconnection) is under way · connected · disconnected: over (see statusReason). */
 export type GameClientStatus = 'connecting' | 'connected' | 'disconnected';
@@ -234,7 +234,16 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
     const { messages, latency } = this.expert;
     messages.update(time);
     if (messages.connected) {
-      latency.frame(time, this.produce);
+      try {
+        latency.frame(time, this.produce);
+      } catch (error) {
+        // The prediction quantizes what the game's step returned: say so in the game's words.
+        if (!(error instanceof SchemaValueError)) throw error;
+        throw new RangeError(
+          `GameClient.update: step: the ${this.game.player} state it returned does not fit its schema: ${fieldOf(error)}`,
+          { cause: error },
+        );
+      }
       this.view.refresh();
     }
     this.dispatch();

@@ -77,6 +77,36 @@ describe('game rules: results outside their schema', () => {
     }
   });
 
+  it("the client's own step result outside its schema throws at update, naming step, the type and the field", async () => {
+    const server = await GameServer.start(
+      clamped.rules({ onJoin: (_game, player) => void player.spawn({ x: 0 }) }),
+      { port: 0, transports: ['udp'] },
+    );
+    const client = await GameClient.connect(unclamped, server.url);
+    try {
+      const errors: unknown[] = [];
+      const timer = setInterval(() => {
+        try {
+          client.update({ dx: 1 });
+        } catch (error) {
+          errors.push(error);
+        }
+      }, 1000 / 60);
+      try {
+        await until('the prediction to leave the corridor', 8000, () => errors.length > 0);
+      } finally {
+        clearInterval(timer);
+      }
+      assert.match(
+        String(errors[0]),
+        /^RangeError: GameClient\.update: step: the walker state it returned does not fit its schema: x: 1\.25 is outside \[-1, 1\]/,
+      );
+    } finally {
+      client.close();
+      await server.close();
+    }
+  });
+
   it('a step that returns its input state is predicted (the client copies it)', async () => {
     // Standing still hands back `w` itself: natural, and what the docs allow.
     const lazy = defineGame({
