@@ -20,6 +20,7 @@ import type {
   GameRules,
   ServerGame,
 } from './game-rules.js';
+import { RuleErrors } from './rule-errors.js';
 import { fieldOf, schemaError } from './schema-error.js';
 import { checkShape, type Shape, shapeBounds, shapesOverlap } from './shapes.js';
 
@@ -51,9 +52,6 @@ export interface GameSimulationStats {
 /** Messages taken from one player per tick at most; the rest wait in its channel (bounded there). */
 export const MAX_MESSAGES_PER_TICK = 16;
 
-/** Seconds of game time between two reports of a failure that can recur every tick (a remote peer's inputs can cause one). */
-const REPORT_SECONDS = 1;
-
 /** Implements ServerGame (its generic signatures are checked at the hooks' boundary, `game`). */
 export class GameSimulation {
   // The expert's way in: the layers under the rules.
@@ -63,13 +61,11 @@ export class GameSimulation {
   readonly inputs: InputReceiver<unknown>;
   readonly lags = new Map<AnyEntityType, LagCompensation<unknown>>();
   readonly data: Record<string, unknown> = {};
-  private readonly counters: GameSimulationStats = {
+  private readonly counters: Omit<GameSimulationStats, 'hookErrors' | 'stepErrors'> = {
     ticks: 0,
     inputsTaken: 0,
     inputsRefused: 0,
     hitTests: 0,
-    hookErrors: 0,
-    stepErrors: 0,
     messages: 0,
   };
   private readonly wiring: GameWiring;
@@ -80,11 +76,9 @@ export class GameSimulation {
   /** The live entities in creation order; `entities` hands out a copy made once per change. */
   private readonly entityList: EntityHandle[] = [];
   private entitiesShown: readonly EntityHandle[] | null = null;
-  private readonly onError: (error: unknown, where: string) => void;
+  private readonly errors: RuleErrors;
   private readonly box = new Float64Array(6);
   private simulating = 0;
-  /** The tick each kind of failure that may recur every tick ('step', 'hitbox') was last reported at. */
-  private readonly reportedAt = new Map<string, number>();
   /** This simulation as the hooks see it. */
   private readonly game = this as unknown as ServerGame;
 
@@ -99,8 +93,10 @@ export class GameSimulation {
     const maxPlayers = options.maxPlayers;
     if (!Number.isInteger(maxPlayers) || maxPlayers < 1 || maxPlayers > 65536)
       throw new RangeError(`${where}: maxPlayers must be an integer in [1, 65536], got ${maxPlayers}`);
-    this.onError =
-      options.onError ?? ((error, at) => console.error(`ghostwire game ${game.name}: ${at} threw`, error));
+    this.errors = new RuleErrors(
+      options.onError ?? ((error, at) => console.error(`ghostwire game ${game.name}: ${at} threw`, error)),
+      game.tickRate,
+    );
     this.world = new ServerWorld({ types: this.wiring.types, capacity: game.maxEntities });
     this.replication = options.replicate({ world: this.world, events: this.wiring.events });
     this.bySlot = new Array(maxPlayers).fill(null);
@@ -119,7 +115,7 @@ export class GameSimulation {
               try {
                 return validate(input, player);
               } catch (error) {
-                this.report(error, 'validateInput');
+                this.errors.hookFailed(error, 'validateInput');
                 return 'validateInput threw';
               }
             },
@@ -167,7 +163,7 @@ export class GameSimulation {
     const player = new PlayerHandle(this, index);
     this.bySlot[index] = player;
     this.playerList.push(player);
-    this.call('onJoin', () => this.hooks.onJoin?.(this.game, player));
+    this.errors.call('onJoin', () => this.hooks.onJoin?.(this.game, player));
     return player;
   }
 
@@ -190,7 +186,7 @@ export class GameSimulation {
   leave(player: PlayerHandle): void {
     const at = this.playerList.indexOf(player);
     if (at < 0) return;
-    this.call('onLeave', () => this.hooks.onLeave?.(this.game, player));
+    this.errors.call('onLeave', () => this.hooks.onLeave?.(this.game, player));
     this.playerList.splice(at, 1);
     if (player.index >= 0 && this.bySlot[player.index] === player) this.bySlot[player.index] = null;
     const entity = player.entity as EntityHandle | null;
@@ -200,13 +196,13 @@ export class GameSimulation {
 
   /** What the simulation counted (a new object). */
   stats(): GameSimulationStats {
-    return { ...this.counters };
+    return { ...this.counters, hookErrors: this.errors.hookErrors, stepErrors: this.errors.stepErrors };
   }
 
   /** @internal A message from a player: onMessage. */
   deliver(player: PlayerHandle, name: string, value: unknown): void {
     this.counters.messages++;
-    this.call('onMessage', () => this.hooks.onMessage?.(this.game, player, { name, value }));
+    this.errors.call('onMessage', () => this.hooks.onMessage?.(this.game, player, { name, value }));
   }
 
   /**
@@ -226,9 +222,9 @@ export class GameSimulation {
         player.input = input;
         const entity = player.entityHandle;
         if (entity?.alive) this.applyStep(entity, input);
-        this.call('onInput', () => this.hooks.onInput?.(this.game, player, input));
+        this.errors.call('onInput', () => this.hooks.onInput?.(this.game, player, input));
       }
-      this.call('onTick', () => this.hooks.onTick?.(this.game));
+      this.errors.call('onTick', () => this.hooks.onTick?.(this.game));
     } finally {
       this.simulating = 0;
     }
@@ -340,10 +336,10 @@ export class GameSimulation {
   private applyStep(entity: EntityHandle, input: unknown): void {
     let next: unknown;
     try {
-      // A fresh copy each tick: a step that changes its state in place works here as on the client.
+      // A fresh copy each tick: whatever the step does to its input, the world's state is untouched.
       next = this.definition.step(this.world.get(entity.entity), input);
     } catch (error) {
-      this.stepFailed(error);
+      this.errors.stepFailed(error, this.tick);
       return;
     }
     try {
@@ -352,52 +348,8 @@ export class GameSimulation {
     } catch (error) {
       const cause = (error as Error).cause;
       const field = cause instanceof SchemaValueError ? fieldOf(cause) : String(error);
-      this.stepFailed(
-        new RangeError(`step: the ${entity.type} state it returned does not fit its schema: ${field}`, {
-          cause: error,
-        }),
-      );
-    }
-  }
-
-  private stepFailed(error: unknown): void {
-    this.counters.stepErrors++;
-    this.tellSometimes(error, 'step');
-  }
-
-  /** Reported at most once per REPORT_SECONDS of game time for each `where` (the count says how often). */
-  private tellSometimes(error: unknown, where: string): void {
-    const tick = this.tick;
-    if (
-      tick - (this.reportedAt.get(where) ?? Number.NEGATIVE_INFINITY) <
-      REPORT_SECONDS * this.definition.tickRate
-    )
-      return;
-    this.reportedAt.set(where, tick);
-    this.tell(error, where);
-  }
-
-  /** Runs a hook; a throw is counted and reported, never passed on. Returns whether it returned. */
-  private call(where: string, hook: () => void): boolean {
-    try {
-      hook();
-      return true;
-    } catch (error) {
-      this.report(error, where);
-      return false;
-    }
-  }
-
-  private report(error: unknown, where: string): void {
-    this.counters.hookErrors++;
-    this.tell(error, where);
-  }
-
-  private tell(error: unknown, where: string): void {
-    try {
-      this.onError(error, where);
-    } catch {
-      // the reporter's own failure must not stop the game either
+      const failure = `step: the ${entity.type} state it returned does not fit its schema: ${field}`;
+      this.errors.stepFailed(new RangeError(failure, { cause: error }), this.tick);
     }
   }
 
@@ -428,8 +380,7 @@ export class GameSimulation {
         lag.recordFrom(world, entity);
       } catch (error) {
         // The game's hitbox threw or gave a shape that is not finite: this tick goes unrecorded.
-        this.counters.hookErrors++;
-        this.tellSometimes(error, 'hitbox');
+        this.errors.hitboxFailed(error, this.tick);
       }
     }
   }
