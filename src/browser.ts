@@ -78,6 +78,7 @@ export {
   type Circle,
   defineGame,
   type EntitySpec,
+  type EventOf,
   GameClient,
   type GameClientExpert,
   type GameClientOptions,
@@ -93,11 +94,14 @@ export {
   type GameRules,
   type GameSpec,
   type Infer,
+  type InputOf,
+  type MessageOf,
   type Schema,
   SchemaValueError,
   type ServerGame,
   type Shape,
   type ShownEntity,
+  type StateOf,
   t,
 } from './index.js';
 // The HTTP backend's client (fetch only): a page authenticates, joins or matchmakes, and gets its

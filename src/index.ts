@@ -28,6 +28,8 @@ export type {
   GameRules,
   ServerGame,
 } from './game/game-rules.js';
+// A game's own types named from its definition: StateOf<typeof tag, 'avatar'>.
+export type { EventOf, InputOf, MessageOf, StateOf } from './game/game-types.js';
 export type { Box, Circle, Shape } from './game/shapes.js';
 // The schema builder: a game declares its entity states and inputs with it.
 export { type Infer, type Schema, SchemaValueError, t } from './schema/index.js';

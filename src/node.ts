@@ -22,6 +22,7 @@ export {
   type Circle,
   defineGame,
   type EntitySpec,
+  type EventOf,
   GameClient,
   type GameClientExpert,
   type GameClientOptions,
@@ -37,11 +38,14 @@ export {
   type GameRules,
   type GameSpec,
   type Infer,
+  type InputOf,
+  type MessageOf,
   type Schema,
   SchemaValueError,
   type ServerGame,
   type Shape,
   type ShownEntity,
+  type StateOf,
   t,
 } from './index.js';
 export { UdpTransport, type UdpTransportOptions } from './transport/udp-transport.js';

@@ -15,6 +15,7 @@ import { Predictor } from '../latency/predictor.js';
 import { ClientMirror } from '../replication/client-mirror.js';
 import type { ReceivedEvent } from '../replication/event.js';
 import { type Codec, compile } from '../schema/codec.js';
+import { SchemaValueError } from '../schema/interpret.js';
 import type { DatagramTransport } from '../transport/transport.js';
 import {
   type GameClientOptions,
@@ -24,6 +25,8 @@ import {
 } from './client-connect.js';
 import { type GameDefinition, type GameWiring, wiringOf } from './define-game.js';
 import { EntityView, type ShownEntity } from './entity-view.js';
+import type { EventOf, InputOf, MessageOf, StateOf } from './game-types.js';
+import { fieldOf, schemaError } from './schema-error.js';
 
 /** connecting: the handshake (or a reconnection) is under way · connected · disconnected: over (see statusReason). */
 export type GameClientStatus = 'connecting' | 'connected' | 'disconnected';
@@ -66,19 +69,19 @@ const RESEAT_SECONDS = 20;
 
 /**
  * A player's connection to a game: `GameClient.connect(game, url)`, then `update(input)` once a
- * frame; `me` (predicted) and `entities` (interpolated) are what to draw.
+ * frame; `me` (predicted) and `entities` (interpolated) are what to draw. Its type names the game:
+ * `GameClient<typeof tag>` (what `connect` infers).
  */
-// biome-ignore lint/suspicious/noExplicitAny: handlers of heterogeneous events; and any game by default
-export class GameClient<E = any, P extends keyof E = any, I = any, V = any, M = any> {
+export class GameClient<G extends GameDefinition = GameDefinition> {
   /** The layers under this client (escape hatch for experts). */
-  readonly expert: GameClientExpert<E[P], I>;
+  readonly expert: GameClientExpert<StateOf<G>, InputOf<G>>;
   private readonly wiring: GameWiring;
-  private readonly codec: Codec<I>;
+  private readonly codec: Codec<InputOf<G>>;
   private readonly view: EntityView;
   private readonly handlers = new Map<string, Set<Handler>>();
   private readonly pending: ReceivedEvent[] = [];
-  private input: I | undefined = undefined;
-  private readonly produce = (): I => this.input as I;
+  private input: InputOf<G> | undefined = undefined;
+  private readonly produce = (): InputOf<G> => this.input as InputOf<G>;
   private reason: string | null = null;
   private closed = false;
   private reconnecting = false;
@@ -87,7 +90,7 @@ export class GameClient<E = any, P extends keyof E = any, I = any, V = any, M = 
 
   private constructor(
     /** The game this client plays. */
-    readonly game: GameDefinition<E, P, I, V, M>,
+    readonly game: G,
     private readonly opened: Opened,
   ) {
     const wiring = wiringOf('GameClient', game);
@@ -105,7 +108,7 @@ export class GameClient<E = any, P extends keyof E = any, I = any, V = any, M = 
         else this.pending.push(event);
       },
     });
-    const inputs = new InputSender<I>({ schema: game.input });
+    const inputs = new InputSender<InputOf<G>>({ schema: game.input });
     const channels: ChannelConfig[] = [mirror.channel, inputs.channel, { kind: 'reliable-ordered' }];
     const messages = new MessageClient({
       transport: opened.transport,
@@ -113,13 +116,17 @@ export class GameClient<E = any, P extends keyof E = any, I = any, V = any, M = 
       channels,
       onStateChange: (state) => this.stateChanged(state),
     });
-    const predictor = new Predictor<E[P], I>({
+    const predictor = new Predictor<StateOf<G>, InputOf<G>>({
       schema: wiring.playerType.schema as never,
       inputSchema: game.input,
-      simulate: (state, input) => game.step(state, input),
+      // A step may hand back its input state when nothing moves; the predictor keeps each tick's own.
+      simulate: (state, input) => {
+        const next = game.step(state, input);
+        return next === state ? { ...next } : next;
+      },
       tickRate: game.tickRate,
     });
-    const latency = new LatencyClient<E[P], I>({
+    const latency = new LatencyClient<StateOf<G>, InputOf<G>>({
       tickRate: game.tickRate,
       mirror,
       inputs,
@@ -135,11 +142,11 @@ export class GameClient<E = any, P extends keyof E = any, I = any, V = any, M = 
    * `{ room }` or `{ pool }`; or pass `{ token, transport }` made yourself. Resolves once connected;
    * rejects with the reason when the connection cannot be made within `options.timeout` seconds.
    */
-  static async connect<E, P extends keyof E, I, V, M>(
-    game: GameDefinition<E, P, I, V, M>,
+  static async connect<G extends GameDefinition>(
+    game: G,
     target: string | GameClientToken,
     options: GameClientOptions = {},
-  ): Promise<GameClient<E, P, I, V, M>> {
+  ): Promise<GameClient<G>> {
     wiringOf('GameClient.connect', game);
     const timeout = options.timeout ?? 10;
     if (!(timeout > 0 && timeout <= 600))
@@ -186,17 +193,19 @@ export class GameClient<E = any, P extends keyof E = any, I = any, V = any, M = 
   }
 
   /** This player's own entity, predicted (shown ahead of the server): null before the server spawned it. */
-  get me(): ShownEntity<P & string, E[P]> | null {
-    return this.view.me as ShownEntity<P & string, E[P]> | null;
+  get me(): ShownEntity<G['player'] & string, StateOf<G>> | null {
+    return this.view.me as ShownEntity<G['player'] & string, StateOf<G>> | null;
   }
 
   /** The other entities as shown now (interpolated between the server's states); refreshed by each update. */
-  get entities(): readonly { [K in keyof E & string]: ShownEntity<K, E[K]> }[keyof E & string][] {
+  get entities(): readonly {
+    [K in keyof G['entityTypes'] & string]: ShownEntity<K, StateOf<G, K>>;
+  }[keyof G['entityTypes'] & string][] {
     return this.view.others as never;
   }
 
   /** Calls `handler` with each event `name` the server sends (during `update`). Returns a function that stops it. */
-  on<K extends keyof V & string>(name: K, handler: (value: V[K]) => void): () => void {
+  on<K extends keyof G['eventTypes'] & string>(name: K, handler: (value: EventOf<G, K>) => void): () => void {
     if (!Object.hasOwn(this.game.eventTypes as object, name))
       throw new RangeError(`GameClient.on: ${JSON.stringify(name)} is not one of the game's events`);
     if (typeof handler !== 'function') throw new TypeError('GameClient.on: handler must be a function');
@@ -212,7 +221,7 @@ export class GameClient<E = any, P extends keyof E = any, I = any, V = any, M = 
    * then calls the event handlers. Throws (RangeError naming the field) for an input outside the
    * game's input schema.
    */
-  update(input: I): void {
+  update(input: InputOf<G>): void {
     try {
       this.codec.encode(input);
     } catch (error) {
@@ -226,7 +235,16 @@ export class GameClient<E = any, P extends keyof E = any, I = any, V = any, M = 
     const { messages, latency } = this.expert;
     messages.update(time);
     if (messages.connected) {
-      latency.frame(time, this.produce);
+      try {
+        latency.frame(time, this.produce);
+      } catch (error) {
+        // The prediction quantizes what the game's step returned: say so in the game's words.
+        if (!(error instanceof SchemaValueError)) throw error;
+        throw new RangeError(
+          `GameClient.update: step: the ${this.game.player} state it returned does not fit its schema: ${fieldOf(error)}`,
+          { cause: error },
+        );
+      }
       this.view.refresh();
     }
     this.dispatch();
@@ -237,14 +255,22 @@ export class GameClient<E = any, P extends keyof E = any, I = any, V = any, M = 
    * it). Throws for a name not in the game's `messages`, a value outside its schema, or while not
    * connected.
    */
-  send<K extends keyof M & string>(name: K, value: M[K]): void {
+  send<K extends keyof G['messageTypes'] & string>(name: K, value: MessageOf<G, K>): void {
     const type = Object.hasOwn(this.game.messageTypes as object, name)
       ? this.game.messageTypes[name]
       : undefined;
     if (type === undefined)
       throw new RangeError(`GameClient.send: ${JSON.stringify(name)} is not one of the game's messages`);
-    if (!this.expert.messages.connected) throw new Error(`GameClient.send: not connected (${this.status})`);
-    this.expert.messages.send(MESSAGE_CHANNEL, type as never, value as never);
+    const where = `GameClient.send('${name}')`;
+    if (!this.expert.messages.connected) throw new Error(`${where}: not connected (${this.status})`);
+    try {
+      this.expert.messages.send(MESSAGE_CHANNEL, type as never, value as never);
+    } catch (error) {
+      if (error instanceof SchemaValueError) throw schemaError(where, error);
+      // Too big for a packet, a full queue: the channel's words, the call named.
+      if (error instanceof RangeError) throw new RangeError(`${where}: ${error.message}`, { cause: error });
+      throw error;
+    }
   }
 
   /** The connection's figures now. */

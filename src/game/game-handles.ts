@@ -2,6 +2,7 @@
 import type { Entity } from '../replication/server-world.js';
 import type { GameEntity, GamePlayer } from './game-rules.js';
 import type { GameSimulation } from './game-simulation.js';
+import { schemaError } from './schema-error.js';
 
 export class EntityHandle implements GameEntity<string, unknown> {
   /** @internal The player whose own entity it is. */
@@ -36,8 +37,13 @@ export class EntityHandle implements GameEntity<string, unknown> {
   }
 
   set state(value: unknown) {
-    if (!this.alive) throw new RangeError(`GameEntity.state: ${this.type} ${this.id} was destroyed`);
-    this.simulation.world.set(this.entity, value);
+    const where = `GameEntity.state (${this.type} ${this.id})`;
+    if (!this.alive) throw new RangeError(`${where}: it was destroyed`);
+    try {
+      this.simulation.world.set(this.entity, value);
+    } catch (error) {
+      throw schemaError(where, error);
+    }
     this.cached = undefined;
   }
 
@@ -77,7 +83,8 @@ export class PlayerHandle implements GamePlayer {
   spawn(state: unknown): EntityHandle {
     if (this.simulation.playerAt(this.index) !== this)
       throw new RangeError(`GamePlayer.spawn: player ${this.index} is not in the game`);
-    const entity = this.simulation.create(this.simulation.definition.player, state);
+    const type = this.simulation.definition.player;
+    const entity = this.simulation.create(`GamePlayer.spawn (${type})`, type, state);
     const old = this.entity;
     if (old !== null) {
       old.ownerHandle = null; // no "none" event for the old one: the new one follows at once

@@ -72,6 +72,8 @@ export interface GameServerStats {
   inputsRefused: number;
   hitTests: number;
   hookErrors: number;
+  /** Times `step` threw or returned a state outside its schema (the entity kept its state; onError told once a second). */
+  stepErrors: number;
   /** Players' messages handed to onMessage. */
   messages: number;
   tokensIssued: number;
@@ -265,6 +267,7 @@ export class GameServer {
       inputsRefused: c.inputsRefused,
       hitTests: c.hitTests,
       hookErrors: c.hookErrors,
+      stepErrors: c.stepErrors,
       messages: c.messages,
       ...this.join.counts,
       connectsOverAddressCap: this.connectsOverAddressCap,

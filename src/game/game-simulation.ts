@@ -8,6 +8,7 @@ import { LagCompensation } from '../latency/lag-compensation.js';
 import type { AnyEntityType } from '../replication/entity-type.js';
 import type { ReplicationServer, ReplicationServerOptions } from '../replication/replication-server.js';
 import { type Entity, ServerWorld } from '../replication/server-world.js';
+import { SchemaValueError } from '../schema/interpret.js';
 import { type GameDefinition, type GameWiring, wiringOf } from './define-game.js';
 import { EntityHandle, PlayerHandle } from './game-handles.js';
 import type {
@@ -19,6 +20,8 @@ import type {
   GameRules,
   ServerGame,
 } from './game-rules.js';
+import { RuleErrors } from './rule-errors.js';
+import { fieldOf, schemaError } from './schema-error.js';
 import { checkShape, type Shape, shapeBounds, shapesOverlap } from './shapes.js';
 
 export interface GameSimulationOptions {
@@ -37,6 +40,11 @@ export interface GameSimulationStats {
   inputsRefused: number;
   hitTests: number;
   hookErrors: number;
+  /**
+   * Times `step` threw or returned a state outside its entity type's schema: the entity kept its
+   * previous state (reported to onError as 'step', at most once a second).
+   */
+  stepErrors: number;
   /** Players' messages handed to onMessage. */
   messages: number;
 }
@@ -53,12 +61,11 @@ export class GameSimulation {
   readonly inputs: InputReceiver<unknown>;
   readonly lags = new Map<AnyEntityType, LagCompensation<unknown>>();
   readonly data: Record<string, unknown> = {};
-  private readonly counters: GameSimulationStats = {
+  private readonly counters: Omit<GameSimulationStats, 'hookErrors' | 'stepErrors'> = {
     ticks: 0,
     inputsTaken: 0,
     inputsRefused: 0,
     hitTests: 0,
-    hookErrors: 0,
     messages: 0,
   };
   private readonly wiring: GameWiring;
@@ -69,7 +76,7 @@ export class GameSimulation {
   /** The live entities in creation order; `entities` hands out a copy made once per change. */
   private readonly entityList: EntityHandle[] = [];
   private entitiesShown: readonly EntityHandle[] | null = null;
-  private readonly onError: (error: unknown, where: string) => void;
+  private readonly errors: RuleErrors;
   private readonly box = new Float64Array(6);
   private simulating = 0;
   /** This simulation as the hooks see it. */
@@ -86,8 +93,10 @@ export class GameSimulation {
     const maxPlayers = options.maxPlayers;
     if (!Number.isInteger(maxPlayers) || maxPlayers < 1 || maxPlayers > 65536)
       throw new RangeError(`${where}: maxPlayers must be an integer in [1, 65536], got ${maxPlayers}`);
-    this.onError =
-      options.onError ?? ((error, at) => console.error(`ghostwire game ${game.name}: ${at} threw`, error));
+    this.errors = new RuleErrors(
+      options.onError ?? ((error, at) => console.error(`ghostwire game ${game.name}: ${at} threw`, error)),
+      game.tickRate,
+    );
     this.world = new ServerWorld({ types: this.wiring.types, capacity: game.maxEntities });
     this.replication = options.replicate({ world: this.world, events: this.wiring.events });
     this.bySlot = new Array(maxPlayers).fill(null);
@@ -106,7 +115,7 @@ export class GameSimulation {
               try {
                 return validate(input, player);
               } catch (error) {
-                this.report(error, 'validateInput');
+                this.errors.hookFailed(error, 'validateInput');
                 return 'validateInput threw';
               }
             },
@@ -154,7 +163,7 @@ export class GameSimulation {
     const player = new PlayerHandle(this, index);
     this.bySlot[index] = player;
     this.playerList.push(player);
-    this.call('onJoin', () => this.hooks.onJoin?.(this.game, player));
+    this.errors.call('onJoin', () => this.hooks.onJoin?.(this.game, player));
     return player;
   }
 
@@ -177,7 +186,7 @@ export class GameSimulation {
   leave(player: PlayerHandle): void {
     const at = this.playerList.indexOf(player);
     if (at < 0) return;
-    this.call('onLeave', () => this.hooks.onLeave?.(this.game, player));
+    this.errors.call('onLeave', () => this.hooks.onLeave?.(this.game, player));
     this.playerList.splice(at, 1);
     if (player.index >= 0 && this.bySlot[player.index] === player) this.bySlot[player.index] = null;
     const entity = player.entity as EntityHandle | null;
@@ -187,13 +196,13 @@ export class GameSimulation {
 
   /** What the simulation counted (a new object). */
   stats(): GameSimulationStats {
-    return { ...this.counters };
+    return { ...this.counters, hookErrors: this.errors.hookErrors, stepErrors: this.errors.stepErrors };
   }
 
   /** @internal A message from a player: onMessage. */
   deliver(player: PlayerHandle, name: string, value: unknown): void {
     this.counters.messages++;
-    this.call('onMessage', () => this.hooks.onMessage?.(this.game, player, { name, value }));
+    this.errors.call('onMessage', () => this.hooks.onMessage?.(this.game, player, { name, value }));
   }
 
   /**
@@ -205,7 +214,6 @@ export class GameSimulation {
     this.recordHistory();
     this.simulating = 1;
     try {
-      const step = this.definition.step;
       for (const player of this.playerList) {
         if (player.index < 0) continue; // dropped: its entity waits for its return
         const input = this.inputs.take(player.index, tick);
@@ -213,16 +221,10 @@ export class GameSimulation {
         this.counters.inputsTaken++;
         player.input = input;
         const entity = player.entityHandle;
-        // A fresh copy each tick: a step that changes its state in place works here as on the
-        // client. A state outside the entity's schema (a position past its range, after inputs a
-        // client chose) is the rules' throw, reported: the entity keeps its last state.
-        if (entity?.alive)
-          this.call('step', () => {
-            entity.state = step(this.world.get(entity.entity), input);
-          });
-        this.call('onInput', () => this.hooks.onInput?.(this.game, player, input));
+        if (entity?.alive) this.applyStep(entity, input);
+        this.errors.call('onInput', () => this.hooks.onInput?.(this.game, player, input));
       }
-      this.call('onTick', () => this.hooks.onTick?.(this.game));
+      this.errors.call('onTick', () => this.hooks.onTick?.(this.game));
     } finally {
       this.simulating = 0;
     }
@@ -231,13 +233,18 @@ export class GameSimulation {
 
   /** Creates an entity no player owns (ServerGame.spawn). */
   spawn(type: string, state: unknown): GameEntity {
-    return this.create(type, state);
+    return this.create(`game.spawn('${type}')`, type, state);
   }
 
-  /** @internal */
-  create(type: string, state: unknown): EntityHandle {
+  /** @internal `where`: the call named in errors. */
+  create(where: string, type: string, state: unknown): EntityHandle {
     const entityType = this.typeNamed('spawn', type);
-    const entity = this.world.create(entityType, state);
+    let entity: Entity<unknown>;
+    try {
+      entity = this.world.create(entityType, state);
+    } catch (error) {
+      throw schemaError(where, error);
+    }
     const handle = new EntityHandle(this, entity, type);
     this.handles[entity.id] = handle;
     this.entityList.push(handle);
@@ -276,10 +283,14 @@ export class GameSimulation {
     if (to !== undefined && !(to instanceof PlayerHandle && this.playerList.includes(to)))
       throw new RangeError('game.emit: to must be a player in this game');
     if (to !== undefined && to.index < 0) return; // dropped: a returning client is sent the world, not its events
-    this.replication.emit(type, value, {
-      reliable: options.reliable ?? true,
-      ...(to === undefined ? {} : { to: to.index }),
-    });
+    try {
+      this.replication.emit(type, value, {
+        reliable: options.reliable ?? true,
+        ...(to === undefined ? {} : { to: to.index }),
+      });
+    } catch (error) {
+      throw schemaError(`game.emit('${name}')`, error);
+    }
   }
 
   // biome-ignore lint/suspicious/noExplicitAny: entities of any type: the rules see them typed through ServerGame
@@ -318,23 +329,27 @@ export class GameSimulation {
     return hits;
   }
 
-  /** Runs a hook; a throw is counted and reported, never passed on. Returns whether it returned. */
-  private call(where: string, hook: () => void): boolean {
+  /**
+   * The player's input applied to its entity with `step`. Its input may come from a remote peer, so
+   * neither a throw nor a state outside the schema may stop the tick: the entity keeps its state.
+   */
+  private applyStep(entity: EntityHandle, input: unknown): void {
+    let next: unknown;
     try {
-      hook();
-      return true;
+      // A fresh copy each tick: whatever the step does to its input, the world's state is untouched.
+      next = this.definition.step(this.world.get(entity.entity), input);
     } catch (error) {
-      this.report(error, where);
-      return false;
+      this.errors.stepFailed(error, this.tick);
+      return;
     }
-  }
-
-  private report(error: unknown, where: string): void {
-    this.counters.hookErrors++;
     try {
-      this.onError(error, where);
-    } catch {
-      // the reporter's own failure must not stop the game either
+      // The world checks the state before it changes anything: a refused one leaves the previous.
+      entity.state = next;
+    } catch (error) {
+      const cause = (error as Error).cause;
+      const field = cause instanceof SchemaValueError ? fieldOf(cause) : String(error);
+      const failure = `step: the ${entity.type} state it returned does not fit its schema: ${field}`;
+      this.errors.stepFailed(new RangeError(failure, { cause: error }), this.tick);
     }
   }
 
@@ -361,7 +376,12 @@ export class GameSimulation {
         world.latestTicks[id] < 0
       )
         continue;
-      lag.recordFrom(world, entity);
+      try {
+        lag.recordFrom(world, entity);
+      } catch (error) {
+        // The game's hitbox threw or gave a shape that is not finite: this tick goes unrecorded.
+        this.errors.hitboxFailed(error, this.tick);
+      }
     }
   }
 }

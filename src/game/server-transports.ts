@@ -39,8 +39,8 @@ export interface OpenOptions {
   handle: (request: IncomingMessage, response: ServerResponse) => void;
 }
 
-/** Whether a browser transport's packages are missing (then a default server goes without it). */
-function missing(error: unknown): boolean {
+/** Whether a browser transport's packages are missing (then a default server, or fleet, goes without it). */
+export function missing(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return (
     error instanceof MissingDependencyError || code === 'ERR_MODULE_NOT_FOUND' || code === 'ERR_DLOPEN_FAILED'

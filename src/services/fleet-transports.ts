@@ -7,6 +7,7 @@
 import { createSocket } from 'node:dgram';
 import type { AddressInfo } from 'node:net';
 import type { ServerType } from '@hono/node-server';
+import { missing } from '../game/server-transports.js';
 import type { TransportKind } from '../join/join-answer.js';
 import { formatAddress } from '../transport/address.js';
 import { importOptional } from '../transport/optional-dependency.js';
@@ -68,6 +69,30 @@ export function checkFleetTransports(
   for (const name of ['webRtc', 'webRtcSignaling'] as const)
     if (options[name] !== undefined && !kinds.includes('webrtc'))
       throw new RangeError(`${name}: options given, but transports does not list 'webrtc'`);
+}
+
+/**
+ * What a fleet of games serves by default, as GameServer does: UDP, then WebSocket when `ws` loads
+ * and WebRTC when `node-datachannel` and `hono` do (the modules that load them, imported here,
+ * are imported again when served at no cost).
+ */
+export async function installedTransports(): Promise<TransportKind[]> {
+  const kinds: TransportKind[] = ['udp'];
+  const loads = (load: () => Promise<unknown>) =>
+    load().then(
+      () => true,
+      (error) => {
+        if (missing(error)) return false;
+        throw error;
+      },
+    );
+  if (await loads(() => import('../transport/websocket-server-transport.js'))) kinds.push('websocket');
+  const rtc = await loads(async () => {
+    await import('../transport/webrtc-server-transport.js');
+    await import('../transport/webrtc-signaling.js');
+  });
+  if (rtc) kinds.push('webrtc');
+  return kinds;
 }
 
 /** Opens `kinds` on `host`, each on a free port; on a failure closes what it opened and rethrows. */

@@ -27,6 +27,7 @@ import {
   checkFleetTransports,
   type FleetTransportOptions,
   type FleetTransports,
+  installedTransports,
   openFleetTransports,
 } from './fleet-transports.js';
 import { type FleetGame, fleetGames } from './game-room.js';
@@ -70,9 +71,10 @@ export interface LocalFleetOptions<M extends AnyMessageType = AnyMessageType> ex
   /** Room servers started in this process (default 1; 0 when there are no room types). */
   servers?: number;
   /**
-   * What each server serves, each on a port of its own (default ['udp']): 'websocket' (browsers
-   * connect to ws://<serverAddress>/), 'webrtc' (offers to the seat's signalingUrl). The first is
-   * the one matchmaking creates rooms for.
+   * What each server serves, each on a port of its own: 'udp', 'websocket' (browsers connect to
+   * ws://<serverAddress>/), 'webrtc' (offers to the seat's signalingUrl). The first is the one
+   * matchmaking creates rooms for. Default with `games`: what GameServer serves, UDP plus WebSocket
+   * when `ws` is installed plus WebRTC when `node-datachannel` and `hono` are; with `rooms`: ['udp'].
    */
   transports?: TransportKind[];
   /** The address servers and backend listen on (default 127.0.0.1). */
@@ -158,7 +160,8 @@ export async function startLocalFleet<M extends AnyMessageType>(
     throw new RangeError('startLocalFleet: matchmaking.rules and .pools need matchmaking.room');
   if (match?.peerPools !== undefined && !wantsRendezvous && options.backend?.rendezvous === undefined)
     throw new RangeError('startLocalFleet: matchmaking.peerPools need rendezvous (or backend.rendezvous)');
-  const kinds = options.transports ?? ['udp'];
+  // A game's page needs a browser transport: serve what is installed, as GameServer does.
+  const kinds = options.transports ?? (given.games !== undefined ? await installedTransports() : ['udp']);
   checkFleetTransports(kinds, options);
   const host = options.host ?? '127.0.0.1';
   const privateKey = options.privateKey ?? new Uint8Array(randomBytes(32));

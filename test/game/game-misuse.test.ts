@@ -76,7 +76,7 @@ describe('game API misuse', () => {
     );
   });
 
-  it('GameClient refuses a bad target, another game, an input outside the schema and unknown events', async () => {
+  it('GameClient refuses a bad target, another game, an input or a message outside the schema and unknown events', async () => {
     await assert.rejects(GameClient.connect(arena, 'not a url'), /GameClient.connect: give the server's URL/);
     await assert.rejects(GameClient.connect({} as never, 'http://127.0.0.1:1'), /defineGame returned/);
     const server = await GameServer.start(arenaRules(emptyLog()), { port: 0, transports: ['udp'] });
@@ -91,6 +91,15 @@ describe('game API misuse', () => {
         assert.throws(() => client.update({ ...STILL, dx: 2 }), /GameClient.update: input does not fit/);
         assert.throws(() => client.update({ ...STILL, aimX: Number.NaN }), RangeError);
         assert.throws(() => client.on('nope' as 'fired', () => {}), /GameClient.on: "nope" is not one of/);
+        assert.throws(
+          () => client.send('chat', { text: 'x'.repeat(65) }),
+          /^RangeError: GameClient\.send\('chat'\): text: .*65.*64/,
+          'the call, the message and the field',
+        );
+        assert.throws(
+          () => client.send('chat', {} as never),
+          /^RangeError: GameClient\.send\('chat'\): text: /,
+        );
         assert.equal(client.status, 'connected', 'a refused input changes nothing');
       } finally {
         client.close();

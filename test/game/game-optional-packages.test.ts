@@ -68,3 +68,22 @@ describe('GameServer and optional packages', () => {
     assert.match(rtc, /^refused: ghostwire\/webrtc needs the "hono" package: npm install hono@4$/m);
   });
 });
+
+const fleet = `
+  import '${src('game/udp-opener.js')}';
+  import { startLocalFleet } from '${src('services/local-fleet.js')}';
+  import { arenaRules, emptyLog } from '${game}';
+  const fleet = await startLocalFleet({ games: { arena: arenaRules(emptyLog()) } });
+  const [record] = await fleet.directory.listProcesses();
+  console.log('served ' + ['udp', 'websocket', 'webrtc'].filter((k) => record.addresses[k] !== undefined).join(','));
+  await fleet.close();
+`;
+
+describe('a fleet of games and optional packages', () => {
+  // ghostwire/services itself needs hono and @hono/node-server: only the transports' own are hidden.
+  it('serves what is installed by default, as GameServer does', async () => {
+    assert.match(await run(['ws', 'node-datachannel'], fleet), /^served udp$/m);
+    assert.match(await run(['ws'], fleet), /^served udp,webrtc$/m);
+    assert.match(await run(['node-datachannel'], fleet), /^served udp,websocket$/m);
+  });
+});

@@ -1,14 +1,17 @@
 /**
  * The same rules as a room type of the services layer: startLocalFleet({ games }) with
  * matchmaking puts two players into one room, and a player whose connection drops gets back into
- * its seat and its entity (GameClient asks the backend for a fresh token).
+ * its seat and its entity (GameClient asks the backend for a fresh token). Without a transports
+ * option the fleet serves the browser transports that are installed, as GameServer does.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { WebSocket } from 'ws';
 import '../../src/node.js';
 import { GameClient } from '../../src/game/game-client.js';
 import { type LocalFleet, startLocalFleet } from '../../src/services/local-fleet.js';
 import type { DatagramTransport } from '../../src/transport/transport.js';
+import type { WebSocketConstructor } from '../../src/transport/websocket-client-transport.js';
 import { arena, arenaRules, emptyLog, play, STILL } from '../support/test-game.js';
 
 describe('game rules as a room type', () => {
@@ -67,6 +70,32 @@ describe('game rules as a room type', () => {
     } finally {
       a.close();
       b.close();
+    }
+  });
+
+  it('serves what is installed by default, as GameServer does: a client plays over WebSocket', async () => {
+    // No transports option: ws and node-datachannel are installed here, so browsers can join too.
+    const [record] = await fleet.directory.listProcesses();
+    assert.deepEqual(
+      (['udp', 'websocket', 'webrtc'] as const).filter((kind) => record?.addresses[kind] !== undefined),
+      ['udp', 'websocket', 'webrtc'],
+    );
+    const client = await GameClient.connect(arena, fleet.url, {
+      room: 'arena',
+      transport: 'websocket',
+      WebSocket: WebSocket as unknown as WebSocketConstructor,
+    });
+    try {
+      assert.equal(client.expert.transport.constructor.name, 'WebSocketClientTransport');
+      await play(
+        [client],
+        () => ({ ...STILL, dx: 1 }),
+        'its avatar to move',
+        8000,
+        () => (client.me?.state.x ?? 0) > 1,
+      );
+    } finally {
+      client.close();
     }
   });
 

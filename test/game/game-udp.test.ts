@@ -163,7 +163,7 @@ describe('game API over UDP', () => {
     }
     assert.throws(
       () => client.send('chat', { text: 'late' }),
-      /GameClient.send: not connected \(disconnected\)/,
+      /GameClient.send\('chat'\): not connected \(disconnected\)/,
     );
   });
 
