@@ -69,6 +69,8 @@ export class InputBuffer<T> {
   private lastTick = -1;
   private lastRealTick = -1;
   private lastRealView = Number.NaN;
+  /** Takes the first input may still wait for the buffer's depth (see take). */
+  private startWaits = 0;
   /** Takes since the last starved one after warm-up, and the least depth over them. */
   private quiet = 0;
   private lowest = Number.POSITIVE_INFINITY;
@@ -112,6 +114,7 @@ export class InputBuffer<T> {
     const w = this.window;
     if (!this.started || last < this.next - w || first >= this.next + w) {
       if (this.started) this.stats.resyncs++;
+      else this.startWaits = this.stats.target;
       this.started = true;
       this.next = Math.max(first, last - w + 1);
       this.newestSeen = last;
@@ -156,11 +159,23 @@ export class InputBuffer<T> {
 
   /**
    * Consumes the input of the cursor's tick at `serverTick` and moves the cursor on: the input if
-   * held, else the last one repeated (starved). Null before the first input.
+   * held, else the last one repeated (starved). Null before the first input, and while the first
+   * waits for the target depth (at most `target` takes).
    */
   take(serverTick: number): T | null {
     if (!this.started) return null;
     this.tokens = Math.min(2 * this.window, this.tokens + this.tokensPerTake);
+    // The client leads so that its inputs arrive `target` ticks before they are taken: taking the
+    // first on arrival starts at depth 0, starving on the first late packet until dilation catches
+    // up, and a movement starved whole leaves the entity unchanged on the server, so no state
+    // comes to correct the client's prediction of it (GW_SEED=843557241 in latency-still-world).
+    if (this.startWaits > 0) {
+      if (this.newestSeen - this.next < this.stats.target) {
+        this.startWaits--;
+        return null;
+      }
+      this.startWaits = 0;
+    }
     // The cursor stops at the last uint32 tick (a server at the end of the range): past it the
     // last input repeats, and the reports never name a tick the wire cannot carry.
     const tick = this.next;

@@ -136,8 +136,9 @@ export class InputReceiver<T> {
   /**
    * The client's input for `serverTick` (the tick the state is about to be stamped with): the
    * input of its next input tick, or the last one repeated when that has not arrived (starved).
-   * Null before its first input or when it is not connected. The value is the receiver's own,
-   * valid until the next take for this client.
+   * Null before its first input, while the first waits for `bufferTicks` more to arrive (at most
+   * `bufferTicks` takes: the client's lead is the buffer), or when it is not connected. The value
+   * is the receiver's own, valid until the next take for this client.
    */
   take(client: number, serverTick: number): T | null {
     const endpoint = this.endpoints[checkIndex('InputReceiver.take', 'client', client, this.maxClients)];

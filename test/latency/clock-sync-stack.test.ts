@@ -79,9 +79,11 @@ describe('ClockSync on the real stack (MessageServer + ReplicationServer → sim
   // Looser than the packet-level scene (test/latency/clock-sync.test.ts: within one tick): here the RTT also
   // holds both ends' frame waits before acking, so half its minimum overstates the one-way delay by
   // about half a tick (measured mean +0.16..0.77 ticks at 60 Hz, 20 seeds); see docs/latency.md.
-  for (const [latency, jitter, loss, settled, bound] of [
-    [50, 20, 0, 2, 1.25],
-    [150, 30, 5, 3, 1.5],
+  // At 150 ± 30 ms the mean's tail passes a tick: 0.24..0.93 over 150 fresh seeds, but
+  // GW_SEED=1244050284 gave 1.11 (its worst error 1.17, within the bound), so it is held to 1.25.
+  for (const [latency, jitter, loss, settled, bound, meanBound] of [
+    [50, 20, 0, 2, 1.25, 1],
+    [150, 30, 5, 3, 1.5, 1.25],
   ])
     it(`${latency} ms ± ${jitter} ms, ${loss}% loss: the estimate is within ${bound} ticks from ${settled} s on`, () => {
       const { errors, sync, clientClock, serverClock } = run(SEED, latency, jitter, loss, 8);
@@ -94,7 +96,7 @@ describe('ClockSync on the real stack (MessageServer + ReplicationServer → sim
       );
       assert.ok(sync.stats().samples > 100, `${sync.stats().samples} samples`);
       assert.ok(worstFrom(errors, settled) <= bound, `seed ${SEED}: ${worstFrom(errors, settled)} ticks`);
-      assert.ok(Math.abs(mean) < 1, `seed ${SEED}: biased by ${mean} ticks`);
+      assert.ok(Math.abs(mean) < meanBound, `seed ${SEED}: biased by ${mean} ticks`);
       assert.equal(sync.stats().jumps, 1, 'only the first placement');
       assert.ok(Math.abs(clientClock.position - serverClock.position) <= bound);
     });

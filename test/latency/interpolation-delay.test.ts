@@ -33,6 +33,7 @@ describe('InterpolationDelay', () => {
     let fixedStarved = 0;
     let lost = 0;
     let sent = 0;
+    let jitter = 0;
     for (let k = 0; k < 4; k++) {
       const phases = [{ seconds: 30, latencyMs: 75, jitterMs: 20, loss: 0.05 }];
       const run = runLink(seed + k, phases);
@@ -41,7 +42,12 @@ describe('InterpolationDelay', () => {
       lost += stats.lost;
       sent += stats.lost + stats.snapshots;
       assert.ok(stats.lossRate < 0.2, `loss rate ${stats.lossRate} (a recent average)`);
-      assert.ok(stats.jitterTicks > 0.5 && stats.jitterTicks < 2.4, `jitter ${stats.jitterTicks}`);
+      // One run's figure is the estimate at its end, which rises fast on a few large changes: it
+      // can pass the link's 2.4 ticks of peak-to-peak jitter (GW_SEED=730802653: 2.45, k = 2), but
+      // not 3.4, the most a transit time can change (that jitter, plus up to a frame's wait to be
+      // read). Their mean is the sharp check (below).
+      assert.ok(stats.jitterTicks > 0.5 && stats.jitterTicks < 3.4, `jitter ${stats.jitterTicks}`);
+      jitter += stats.jitterTicks / 4;
       // The delay's own count is the sampler's: the entity is in every snapshot.
       assert.equal(stats.starvedFrames, run.sampler.starved);
       assert.equal(run.backwards, 0);
@@ -53,6 +59,8 @@ describe('InterpolationDelay', () => {
       fixedStarved += fixed.sampler.starved;
     }
     console.log(`adaptive: ${starved} starved of ${frames} frames; Fiedler's 9 ticks: ${fixedStarved}`);
+    // Over 5000 fresh seeds the mean of the four was 1.04 to 1.87 ticks.
+    assert.ok(jitter > 0.9 && jitter < 2.1, `mean jitter ${jitter}`);
     // The gaps counted match the loss: 5% of 2400 snapshots (± 4.5 standard deviations).
     assert.ok(lost / sent > 0.03 && lost / sent < 0.07, `lost ${lost} of ${sent}`);
     assert.ok(starved / frames < 0.002, `${starved} of ${frames} frames starved`);

@@ -148,7 +148,7 @@ function run(seed: number, scene: Scene) {
 const meanDepth = (takes: { depth: number }[]) => takes.reduce((s, x) => s + x.depth, 0) / takes.length;
 
 describe('input channel on the real stack (MessageServer + simulated link + ClockSync)', () => {
-  it('at 20% loss every input reaches the server: no repeat after the start-up, inputs as pushed', () => {
+  it('at 20% loss every input reaches the server: at most a rare repeat after the start-up, inputs as pushed', () => {
     const { takes, sender, stats } = run(SEED, {
       latency: 50,
       jitter: 0,
@@ -161,7 +161,11 @@ describe('input channel on the real stack (MessageServer + simulated link + Cloc
       `  20% loss: ${stats.received} inputs, ${stats.duplicates} redundant copies, starved ${stats.starved} (${settled.filter((x) => x.starved).length} after 2 s), mean depth ${meanDepth(settled).toFixed(2)}, ${sender.stats().corrections} corrections`,
     );
     assert.ok(settled.length > 300, `${settled.length} takes`);
-    assert.equal(settled.filter((x) => x.starved).length, 0, `seed ${SEED}: repeats after the start-up`);
+    // Every packet resends the unacked inputs, but five lost in a row (at 20%, 1 in 3000) outlast
+    // the 4-tick buffer: GW_SEED=1049198025 repeated one tick at 3.4 s (2 of 100 fresh seeds did,
+    // none more). Without the resending about a fifth of the takes would repeat.
+    const repeats = settled.filter((x) => x.starved).length;
+    assert.ok(repeats <= 2, `seed ${SEED}: ${repeats} repeats after the start-up`);
     assert.equal(takes.filter((x) => x.mismatch).length, 0, 'every input consumed equals the one pushed');
   });
 

@@ -114,7 +114,7 @@ describe('input channel wire', () => {
   });
 
   it('acked inputs are not sent again; the server reports which input tick it applied at which server tick', () => {
-    const p = pair();
+    const p = pair({ bufferTicks: 0 }); // no depth for the first input to wait for
     p.sender.push(10, input(1));
     p.sender.push(11, input(2));
     const { record } = p.up();
@@ -211,7 +211,7 @@ describe('input channel wire', () => {
 
 describe('input buffer', () => {
   it('repeats the last input when dry (starved) and returns null before the first', () => {
-    const p = pair();
+    const p = pair({ bufferTicks: 0 }); // no depth for the first input to wait for
     assert.equal(p.receiver.take(0, 1), null);
     const a = { ...p.sender.push(1, input(1)) };
     p.up();
@@ -224,6 +224,33 @@ describe('input buffer', () => {
     p.up();
     assert.equal(p.receiver.stats(0)?.late, 1);
     assert.equal(p.receiver.take(1, 3), null, 'a client not connected');
+  });
+
+  it('takes the first input once bufferTicks more arrived, after at most bufferTicks takes (the lead is the buffer)', () => {
+    const p = pair({ bufferTicks: 2 });
+    const a = { ...p.sender.push(10, input(10)) };
+    p.up();
+    assert.equal(p.receiver.take(0, 1), null, 'nothing behind it: it waits');
+    const b = { ...p.sender.push(11, input(11)) };
+    p.up();
+    assert.equal(p.receiver.take(0, 2), null, 'one behind it: it waits');
+    assert.equal(p.receiver.lastInputTick(0), -1);
+    p.sender.push(12, input(12));
+    p.up();
+    assert.deepEqual(p.receiver.take(0, 3), a, 'two behind it: taken');
+    assert.deepEqual(p.receiver.take(0, 4), b);
+    assert.equal(p.receiver.lastInputTick(0), 11);
+    assert.equal(p.receiver.stats(0)?.starved, 0);
+    // A client whose inputs trickle in is waited for no longer than bufferTicks takes, and only
+    // its first input waits: a dry tick after it repeats the last one (starved).
+    const q = pair({ bufferTicks: 2 });
+    const c = { ...q.sender.push(10, input(10)) };
+    q.up();
+    assert.equal(q.receiver.take(0, 1), null);
+    assert.equal(q.receiver.take(0, 2), null);
+    assert.deepEqual(q.receiver.take(0, 3), c, 'taken after two waits');
+    assert.deepEqual(q.receiver.take(0, 4), c);
+    assert.equal(q.receiver.stats(0)?.starved, 1);
   });
 
   it('adapts its target: a starved tick after warm-up raises it, 5 s with a tick to spare lower it', () => {
@@ -297,6 +324,7 @@ describe('input buffer', () => {
     const p = pair({
       validate: (v) => (v.jump && v.fire ? 'jump and fire at once' : true),
       onRefusal: (client, reason, tick) => refusals.push([client, reason, tick]),
+      bufferTicks: 0, // no depth for the first input to wait for
     });
     const a = { ...p.sender.push(1, { x: 0.5, y: 0, fire: true, jump: false }) };
     p.sender.push(2, { x: 0, y: 0, fire: true, jump: true });
