@@ -149,6 +149,12 @@ async function open(
   if (udp !== null && answer.udp && (choice === 'auto' || choice === 'udp'))
     return { token, transport: await udp(answer.serverAddress), kind: 'udp', reseat: null };
   if (choice === 'udp') throw new Error(`${where}: ${base} serves no UDP`);
+  if (answer.websocket === null && answer.webrtc === null)
+    throw new Error(
+      udp === null
+        ? `${where}: ${base} serves only UDP, which this client has not got: in Node, import GameClient from 'ghostwire/node' (it registers UDP); for pages, serve WebSocket (install ws beside the server)`
+        : `${where}: ${base} serves only UDP, not ${choice}`,
+    );
   const wsUrl = new URL(answer.websocket ?? '/', base);
   wsUrl.protocol = wsUrl.protocol === 'https:' ? 'wss:' : 'ws:';
   const opened = await connectTransport({

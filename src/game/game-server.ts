@@ -15,7 +15,7 @@ import { formatAddress, parseAddress, toAddress } from '../transport/address.js'
 import { type GameWiring, wiringOf } from './define-game.js';
 import { JOIN_PATH } from './game-join.js';
 import type { GameRules } from './game-rules.js';
-import { GameSimulation, MAX_MESSAGES_PER_TICK } from './game-simulation.js';
+import { GameSimulation, type GameSimulationStats, MAX_MESSAGES_PER_TICK } from './game-simulation.js';
 import { JoinEndpoint } from './join-endpoint.js';
 import { type GameTransportKind, openServedTransports, type ServedTransports } from './server-transports.js';
 
@@ -64,18 +64,9 @@ export interface GameServerOptions {
   onError?: (error: unknown, where: string) => void;
 }
 
-export interface GameServerStats {
+/** The simulation's counts (ticks, inputs, hit tests, hook and step errors, messages) and the server's own. */
+export interface GameServerStats extends GameSimulationStats {
   players: number;
-  ticks: number;
-  /** Inputs applied, and refused by validateInput or their schema's checks. */
-  inputsTaken: number;
-  inputsRefused: number;
-  hitTests: number;
-  hookErrors: number;
-  /** Times `step` threw or returned a state outside its schema (the entity kept its state; onError told once a second). */
-  stepErrors: number;
-  /** Players' messages handed to onMessage. */
-  messages: number;
   tokensIssued: number;
   /** Join requests refused with 429: over their address's joinRate. */
   joinsRateLimited: number;

@@ -40,6 +40,7 @@ const ROUTES: Record<string, (response: ServerResponse) => void> = {
   '/not-json': (response) => response.end('<html>hello</html>'),
   '/refused': (response) => response.writeHead(429, { 'retry-after': '30' }).end('{"error":"slow down"}'),
   '/silent': () => {}, // never answers
+  '/udp-only': (response) => response.end(answer({})),
 };
 
 describe('GameClient.connect against a bad join answer', () => {
@@ -68,6 +69,13 @@ describe('GameClient.connect against a bad join answer', () => {
     ['/refused', /refused to join: 429 \{"error":"slow down"\}/],
     ['/silent', /could not be asked to join: timed out|no connection within the timeout \(1 s\)/],
   ];
+  it('rejects a UDP-only server for a client that cannot use UDP, saying so (not a transport error)', async () => {
+    await assert.rejects(
+      GameClient.connect(arena, `${base}/udp-only`, { transport: 'websocket', timeout: 1 }),
+      /serves only UDP, not websocket/,
+    );
+  });
+
   for (const [route, reason] of cases)
     it(`rejects ${route.slice(1)} with its reason`, async () => {
       // The server's URL with a path: the join request goes to <url>/ghostwire/join.
