@@ -67,3 +67,24 @@ export interface ServerCounters {
   rejectedPackets: number;
   replayedPackets: number;
 }
+
+/** Every counter at zero: what a new Server starts from (the fields are listed once, beside their type). */
+export function zeroServerCounters(): ServerCounters {
+  return {
+    requestsAccepted: 0,
+    requestsInvalid: 0,
+    requestsExpired: 0,
+    requestsBadToken: 0,
+    requestsWrongServer: 0,
+    requestsAlreadyConnected: 0,
+    requestsTokenReused: 0,
+    handshakesEvicted: 0,
+    seenTokensEvicted: 0,
+    usedTokensEvicted: 0,
+    deniedFull: 0,
+    responsesInvalid: 0,
+    unknownAddress: 0,
+    rejectedPackets: 0,
+    replayedPackets: 0,
+  };
+}

@@ -23,7 +23,12 @@ import {
 import { PacketCodec, packetView, typeMask } from './packets.js';
 import { type PendingHandshake, PendingHandshakes } from './pending-handshakes.js';
 import { ReplayProtection } from './replay-protection.js';
-import type { ServerCounters, ServerDisconnectReason, ServerOptions } from './server-options.js';
+import {
+  type ServerCounters,
+  type ServerDisconnectReason,
+  type ServerOptions,
+  zeroServerCounters,
+} from './server-options.js';
 import { SlotHandler } from './slot-handler.js';
 import { UsedTokens } from './used-tokens.js';
 
@@ -62,23 +67,7 @@ const RESPONSE = typeMask(PacketType.ConnectionResponse);
  */
 export class Server {
   readonly maxClients: number;
-  private readonly counters: ServerCounters = {
-    requestsAccepted: 0,
-    requestsInvalid: 0,
-    requestsExpired: 0,
-    requestsBadToken: 0,
-    requestsWrongServer: 0,
-    requestsAlreadyConnected: 0,
-    requestsTokenReused: 0,
-    handshakesEvicted: 0,
-    seenTokensEvicted: 0,
-    usedTokensEvicted: 0,
-    deniedFull: 0,
-    responsesInvalid: 0,
-    unknownAddress: 0,
-    rejectedPackets: 0,
-    replayedPackets: 0,
-  };
+  private readonly counters: ServerCounters = zeroServerCounters();
   private readonly options: ServerOptions;
   private readonly aead: Aead;
   private readonly codec: PacketCodec;
