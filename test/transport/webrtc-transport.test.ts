@@ -254,7 +254,9 @@ describe('WebRTC transports on loopback', () => {
   });
 
   it('frees a peer that never opens, and one that opens but never starts the handshake', async () => {
-    const s = await rtcServer({ handshakeTimeout: 0.5 });
+    // 3 s: handleOffer sweeps too, so the idle peer must outlive the silent one's ICE gathering
+    // (up to a second or more on a loaded machine; at 0.5 s a clean-clone CI run swept it early).
+    const s = await rtcServer({ handshakeTimeout: 3 });
     const silent = new LoopbackRTCPeerConnection();
     try {
       // The idle client first: its connection may be retried for seconds on a loaded machine, and
@@ -276,7 +278,7 @@ describe('WebRTC transports on loopback', () => {
       };
       within(s.transport.peerCount, 'peers');
       const tick = () => s.transport.update(now());
-      assert.ok(await until(() => s.transport.peerCount === 0, 3, tick), 'freed');
+      assert.ok(await until(() => s.transport.peerCount === 0, 8, tick), 'freed');
       within(s.transport.stats().handshakeTimeouts, 'handshakeTimeouts');
       within(s.transport.stats().peersClosed, 'peersClosed');
       assert.ok(await until(() => idle.state === 'failed', 3));
