@@ -1,0 +1,51 @@
+/**
+ * What one capacity run reports, for either server (ghostwire's room server or the Colyseus copy
+ * of the arena), so `npm run bench -- --only capacity` can print them side by side. Every figure
+ * is over the steady window only (after every bot joined and a warm-up passed).
+ */
+export interface CapacityRun {
+  server: 'ghostwire' | 'colyseus';
+  /** Players asked for. */
+  players: number;
+  /** Players connected, the window's mean. */
+  connected: number;
+  /** Seats per room. */
+  roomSize: number;
+  /** Server ticks per second (20). */
+  tickRate: number;
+  /** The steady window measured (seconds). */
+  windowSeconds: number;
+  /** The server processes' CPU over the window (user + system, seconds, from /proc). */
+  serverCpuSeconds: number;
+  /** serverCpuSeconds ÷ (connected × ticks in the window), in µs. */
+  cpuUsPerPlayerTick: number;
+  /** connected ÷ (serverCpuSeconds ÷ windowSeconds); null when the server did not keep up. */
+  playersPerCore: number | null;
+  /** Bytes per player per second, server → client, as the bots' sockets received them (say what a byte counts in `bytesCounted`). */
+  downBytesPerPlayerSecond: number;
+  /** Bytes per player per second, client → server. */
+  upBytesPerPlayerSecond: number;
+  /** What a byte counts: e.g. 'UDP payload' or 'WebSocket frames (TCP payload)'. */
+  bytesCounted: string;
+  /** Fraction of the server's ticks run on time (within one tick period of their schedule). */
+  ticksOnTimeRatio: number;
+  /** The worst client's fraction of the state updates it should have received (tickRate × its seconds in the window). */
+  deliveredRatio: number;
+  /** The server processes' event-loop utilisation over the window (0..1; the busiest process). */
+  eventLoopUtilization: number;
+  /** ticksOnTimeRatio ≥ 0.95 and deliveredRatio ≥ 0.95. */
+  keptUp: boolean;
+  /** Join time, from the HTTP request to the first state applied (ms). */
+  joinP50Ms: number;
+  joinP99Ms: number;
+  /** The bots' processes' CPU over the window (seconds), to show what driving the load cost. */
+  botCpuSeconds: number;
+  /** Why the run did not keep up, or anything else a reader must know. */
+  notes: string[];
+}
+
+export const KEEP_UP_RATIO = 0.95;
+
+export function keptUp(run: Pick<CapacityRun, 'ticksOnTimeRatio' | 'deliveredRatio'>): boolean {
+  return run.ticksOnTimeRatio >= KEEP_UP_RATIO && run.deliveredRatio >= KEEP_UP_RATIO;
+}
