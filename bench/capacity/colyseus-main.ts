@@ -1,6 +1,6 @@
 /**
  * `node dist/bench/capacity/colyseus-main.js --players N --seconds S [--warmup W] [--bot-processes B]
- * [--seed X] [--verify] [--buffer-kb K]`: one Colyseus capacity run (colyseus.ts), a progress line
+ * [--seed X] [--verify] [--buffer-kb K] [--profile-dir D]`: one Colyseus capacity run (colyseus.ts), a progress line
  * each second, then its report as a table and as JSON.
  */
 import { parseArgs } from 'node:util';
@@ -12,10 +12,13 @@ const { values } = parseArgs({
     players: { type: 'string', default: '64' },
     seconds: { type: 'string', default: '20' },
     warmup: { type: 'string', default: '5' },
-    'bot-processes': { type: 'string', default: '2' },
+    /** Default: one per 64 players. */
+    'bot-processes': { type: 'string' },
     seed: { type: 'string', default: '1' },
     verify: { type: 'boolean', default: false },
     'buffer-kb': { type: 'string', default: '0' },
+    /** Writes a --cpu-prof profile of the server process into this directory. */
+    'profile-dir': { type: 'string' },
   },
 });
 const int = (name: keyof typeof values) => {
@@ -29,10 +32,15 @@ const run = await runColyseusCapacity({
   roomSize: SEATS,
   seconds: int('seconds'),
   warmupSeconds: int('warmup'),
-  botProcesses: int('bot-processes'),
+  botProcesses:
+    values['bot-processes'] === undefined
+      ? Math.max(1, Math.ceil(int('players') / 64))
+      : int('bot-processes'),
   seed: int('seed'),
   verify: values.verify,
   encoderBufferBytes: int('buffer-kb') * 1024,
+  serverNodeArgs:
+    values['profile-dir'] === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${values['profile-dir']}`],
   progress: (line) => console.log(line),
 });
 const f = (v: number, digits = 1) => (Number.isFinite(v) ? v.toFixed(digits) : String(v));

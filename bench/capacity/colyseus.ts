@@ -35,6 +35,8 @@ export interface ColyseusCapacityOptions {
   encoderBufferBytes?: number;
   /** Joins spread over this many seconds (default players ÷ 25, at least 1). */
   rampSeconds?: number;
+  /** Node flags for the server process (e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/p'] to profile it). */
+  serverNodeArgs?: string[];
   /** Called once a second while the run goes (a progress line). */
   progress?: (line: string) => void;
 }
@@ -136,7 +138,10 @@ export async function runColyseusCapacity(options: ColyseusCapacityOptions): Pro
     encoderBufferBytes: options.encoderBufferBytes ?? 0,
   };
   const children: ChildProcess[] = [];
-  const server = fork(here('./colyseus-server.js'), [JSON.stringify(serverConfig)], { stdio: 'inherit' });
+  const server = fork(here('./colyseus-server.js'), [JSON.stringify(serverConfig)], {
+    stdio: 'inherit',
+    execArgv: options.serverNodeArgs ?? [],
+  });
   children.push(server);
   try {
     await next(server, 'ready', 20_000);
