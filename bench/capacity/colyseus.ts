@@ -71,6 +71,15 @@ function procCpuSeconds(pid: number): number {
   }
 }
 
+/** Seconds a process's main thread spent waiting for a CPU while runnable (/proc/PID/schedstat), NaN without. */
+function runQueueWaitSeconds(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -191,6 +200,7 @@ export async function runColyseusCapacity(options: ColyseusCapacityOptions): Pro
     }
     const pids = bots.map((b) => b.pid as number);
     const serverCpu0 = procCpuSeconds(server.pid as number);
+    const serverWait0 = runQueueWaitSeconds(server.pid as number);
     const botCpu0 = pids.map(procCpuSeconds);
     for (const child of children) send(child, { type: 'mark' });
     const windowStart = performance.now();
@@ -199,6 +209,7 @@ export async function runColyseusCapacity(options: ColyseusCapacityOptions): Pro
       say(line(`window ${s + 1}/${seconds}s`));
     }
     const serverCpu1 = procCpuSeconds(server.pid as number);
+    const serverWait = runQueueWaitSeconds(server.pid as number) - serverWait0;
     const botCpu1 = pids.map(procCpuSeconds);
     const windowSeconds = (performance.now() - windowStart) / 1000;
     const serverReport = next<ServerReport>(server, 'report', 10_000);
@@ -231,6 +242,10 @@ export async function runColyseusCapacity(options: ColyseusCapacityOptions): Pro
     joinMs.sort((a, b) => a - b);
     if (connected < players) notes.push(`${players - connected} of ${players} players not connected`);
     if (sr.rooms !== rooms) notes.push(`${sr.rooms} rooms made for ${rooms} needed`);
+    if (Number.isFinite(serverWait))
+      notes.push(
+        `the server's event-loop thread waited ${serverWait.toFixed(2)} s for a CPU while runnable (/proc/PID/schedstat): more than a few % of the window means the machine, not the server, was short of CPU`,
+      );
     notes.push(`each room ran ${(ticks / windowSeconds).toFixed(2)} ticks a second`);
     if (sr.inputsRejected > 0)
       notes.push(
