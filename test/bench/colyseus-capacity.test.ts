@@ -105,31 +105,37 @@ describe('Colyseus capacity run', () => {
     const run = await runColyseusCapacity({
       players: 4,
       roomSize: SEATS,
-      seconds: 3,
+      seconds: 4,
       warmupSeconds: 1,
       botProcesses: 2,
       seed: SEED,
       verify: true,
     });
+    // The whole report in every message: a failure on a loaded machine says what the run saw.
+    const seen = JSON.stringify(run);
     assert.equal(run.server, 'colyseus');
-    assert.equal(run.connected, 4);
-    assert.deepEqual(run.clientErrors, {});
-    // Each bot checks every 20th patch: at least two each in a 3 s window.
-    assert.ok(run.checksCompared >= 8, `${run.checksCompared} checks compared`);
-    assert.equal(run.checksMismatched, 0);
+    assert.equal(run.connected, 4, seen);
+    assert.deepEqual(run.clientErrors, {}, seen);
+    // Each bot checks every 20th patch: at least one each in the window, even at a few ticks a second.
+    assert.ok(run.checksCompared >= 4, seen);
+    assert.equal(run.checksMismatched, 0, seen);
     assert.equal(run.tickRate, 20);
-    assert.ok(run.windowSeconds >= 3);
+    assert.ok(run.windowSeconds >= 4, seen);
     assert.ok(
       run.serverCpuSeconds > 0 && Number.isFinite(run.cpuUsPerPlayerTick) && run.cpuUsPerPlayerTick > 0,
+      seen,
     );
-    assert.ok(run.downBytesPerPlayerSecond > run.upBytesPerPlayerSecond && run.upBytesPerPlayerSecond > 0);
+    assert.ok(
+      run.downBytesPerPlayerSecond > run.upBytesPerPlayerSecond && run.upBytesPerPlayerSecond > 0,
+      seen,
+    );
     assert.equal(run.bytesCounted, 'WebSocket frames (TCP payload)');
     for (const ratio of [run.ticksOnTimeRatio, run.deliveredRatio, run.eventLoopUtilization])
-      assert.ok(ratio > 0 && ratio <= 1.05, `ratio ${ratio}`);
-    assert.equal(run.playersPerCore === null, !run.keptUp);
-    assert.ok(run.joinP50Ms > 0 && run.joinP99Ms >= run.joinP50Ms);
-    assert.ok(run.botCpuSeconds > 0);
-    assert.ok(run.zaps > 0 && run.hits <= run.zaps);
-    assert.ok(run.inputsTakenRatio > 0 && run.inputsTakenRatio <= 1.05);
+      assert.ok(ratio > 0 && ratio <= 1.05, seen);
+    assert.equal(run.playersPerCore === null, !run.keptUp, seen);
+    assert.ok(run.joinP50Ms > 0 && run.joinP99Ms >= run.joinP50Ms, seen);
+    assert.ok(run.botCpuSeconds > 0, seen);
+    assert.ok(run.zaps > 0 && run.hits <= run.zaps, seen);
+    assert.ok(run.inputsTakenRatio > 0 && run.inputsTakenRatio <= 1.05, seen);
   });
 });
