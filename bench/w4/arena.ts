@@ -12,7 +12,7 @@
  *   clients  every client reads its packet and sends its ack (so baselines advance)
  */
 import { defineMessage, MessageClient, MessageFactory, MessageServer } from '../../src/channels/index.js';
-import { nodeAead } from '../../src/connection/aead-node.js';
+import { nodeDefaultAead } from '../../src/connection/aead-node-default.js';
 import { generateConnectToken } from '../../src/connection/connect-token.js';
 import {
   ClientMirror,
@@ -92,7 +92,7 @@ export class W4Arena {
       privateKey: PRIVATE_KEY,
       publicAddresses: [this.serverSocket.localAddress],
       transports: [this.serverSocket],
-      aead: nodeAead,
+      aead: nodeDefaultAead,
       unixTime: () => UNIX_START + Math.floor(this.now),
       maxDatagramsPerUpdate: Math.max(1024, clientCount * 4),
       factory,
@@ -117,7 +117,12 @@ export class W4Arena {
           this.updatesReceived++;
         },
       });
-      const client = new MessageClient({ transport, aead: nodeAead, factory, channels: [mirror.channel] });
+      const client = new MessageClient({
+        transport,
+        aead: nodeDefaultAead,
+        factory,
+        channels: [mirror.channel],
+      });
       const token = generateConnectToken({
         protocolId: PROTOCOL_ID,
         privateKey: PRIVATE_KEY,
@@ -125,7 +130,7 @@ export class W4Arena {
         serverAddresses: [this.serverSocket.localAddress],
         now: UNIX_START + Math.floor(this.now),
         timeoutSeconds: 30,
-        aead: nodeAead,
+        aead: nodeDefaultAead,
       });
       client.connect(token, this.now);
       this.clients.push({ client, mirror, transport });
