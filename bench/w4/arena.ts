@@ -3,7 +3,7 @@
  * scene (scene.ts: the same motion, seed and follow rule as the @colyseus/schema peer) written
  * into a ServerWorld of {@link W4_ENTITY} entities, a ReplicationServer with distance interest
  * (150 m, leave × 1.15) behind a MessageServer, and N MessageClients with a ClientMirror each,
- * connected over the in-memory transport with netcode encryption (node:crypto AEAD).
+ * connected over the in-memory transport with netcode encryption (the Node default AEAD).
  *
  * A 20 Hz tick comes in three parts, so the bench can time the server's alone:
  *   game     the scene steps and the game writes every entity (world.set): the game's own work
