@@ -329,7 +329,7 @@ export async function runServerLoad(ctx: SuiteContext): Promise<void> {
   for (const [name, values] of cpu) {
     const mean = values.reduce((a, b) => a + b, 0) / values.length;
     ctx.note(
-      `  ${name.padEnd(16)} ${values.map((v) => v.toFixed(1)).join(', ')}${values.length > 1 ? `  (mean ${mean.toFixed(1)})` : ''}`,
+      `  ${name.padEnd(Math.max(...backends.map((b) => b.name.length)))} ${values.map((v) => v.toFixed(1)).join(', ')}${values.length > 1 ? `  (mean ${mean.toFixed(1)})` : ''}`,
     );
   }
 }
