@@ -9,7 +9,13 @@
  * the clients' updates outside it; per frame, divided by the players. CPU time, not wall time: the
  * machine is shared. The sockets' send and receive cost (the kernel's) is not in it.
  */
-import { ARENA_PROTOCOL_ID, ARENA_ROOM, ArenaRoom, arenaChannels, arenaFactory } from '../../demo/arena-room.js';
+import {
+  ARENA_PROTOCOL_ID,
+  ARENA_ROOM,
+  ArenaRoom,
+  arenaChannels,
+  arenaFactory,
+} from '../../demo/arena-room.js';
 import { MessageClient } from '../../src/channels/index.js';
 import { generateConnectToken } from '../../src/connection/connect-token.js';
 import { InputSender } from '../../src/latency/index.js';
@@ -176,5 +182,12 @@ export async function runArenaRooms(ctx: SuiteContext): Promise<void> {
   ctx.note(
     `=> about ${perCore.toLocaleString('en-US')} players per core at ${TICK_RATE} Hz from the frame alone (no socket syscalls, no GC of other work)`,
   );
-  ctx.record('arena', { rooms, players: r.players, frameCpuMs: r.frameCpuMs, perPlayerUs: r.perPlayerUs, simulatePerPlayerUs: r.simulatePerPlayerUs, perCore });
+  ctx.record('arena', {
+    rooms,
+    players: r.players,
+    frameCpuMs: r.frameCpuMs,
+    perPlayerUs: r.perPlayerUs,
+    simulatePerPlayerUs: r.simulatePerPlayerUs,
+    perCore,
+  });
 }
