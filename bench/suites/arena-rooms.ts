@@ -171,6 +171,39 @@ export async function measureArenaRooms(
   return { perPlayerUs: (frameCpuMs * 1000) / players, simulatePerPlayerUs, frameCpuMs, tickMs, players };
 }
 
+/** The fixed cost of a room: `rooms` arena rooms with nobody in them (orbs wander, are recorded and replicated to no one); CPU µs per room per tick. */
+export async function measureEmptyRooms(rooms: number, frames: number): Promise<number> {
+  let now = 0;
+  const network = new MemoryNetwork();
+  const server = new RoomServer({
+    directory: new EmbeddedDirectory({ nowMs: () => UNIX_MS + now }),
+    protocolId: ARENA_PROTOCOL_ID,
+    privateKey: new Uint8Array(32).fill(7),
+    transports: [{ kind: 'memory', transport: network.createTransport('10.0.0.1:40000') }],
+    factory: arenaFactory,
+    channels: arenaChannels,
+    maxClients: rooms * ROOM_SIZE,
+    maxRooms: rooms,
+    timers: false,
+    nowMs: () => now,
+    unixTime: () => Math.floor((UNIX_MS + now) / 1000),
+  });
+  server.define(ARENA_ROOM, ArenaRoom, { maxClients: ROOM_SIZE, tickRate: TICK_RATE, emptyDisposeMs: 1e9 });
+  await server.start();
+  for (let r = 0; r < rooms; r++) check((await server.createRoom(ARENA_ROOM, { seed: r })).ok, 'refused');
+  const cpu: number[] = [];
+  for (let i = 0; i < 60 + frames; i++) {
+    now += FRAME_MS;
+    const before = process.cpuUsage();
+    server.update(now);
+    const used = process.cpuUsage(before);
+    if (i >= 60) cpu.push(used.user + used.system);
+  }
+  check(server.rooms.length === rooms, 'an empty room was disposed');
+  await server.stop();
+  return median(cpu) / rooms;
+}
+
 export async function runArenaRooms(ctx: SuiteContext): Promise<void> {
   const rooms = Number(process.env.GW_ARENA_ROOMS ?? (ctx.options.quick ? 1 : 2));
   const frames = Number(process.env.GW_ARENA_FRAMES ?? (ctx.options.quick ? 100 : 300));
@@ -182,7 +215,12 @@ export async function runArenaRooms(ctx: SuiteContext): Promise<void> {
   ctx.note(
     `=> about ${perCore.toLocaleString('en-US')} players per core at ${TICK_RATE} Hz from the frame alone (no socket syscalls, no GC of other work)`,
   );
+  const emptyRoomUs = await measureEmptyRooms(8, frames);
+  ctx.note(
+    `a room's fixed cost: ${fmt(emptyRoomUs)} µs CPU per empty arena room per tick (8 rooms, nobody in them): ${fmt(emptyRoomUs / ROOM_SIZE)} µs per player per tick when full`,
+  );
   ctx.record('arena', {
+    emptyRoomUs,
     rooms,
     players: r.players,
     frameCpuMs: r.frameCpuMs,
