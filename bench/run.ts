@@ -24,6 +24,7 @@ import { runDirectory } from './services/directory.js';
 import { runMatchmaking } from './services/matchmaking.js';
 import { runRooms } from './services/rooms.js';
 import { runAead } from './suites/aead.js';
+import { runArenaRooms } from './suites/arena-rooms.js';
 import { runBackend } from './suites/backend.js';
 import { runBitpacker } from './suites/bitpacker.js';
 import { runCrc32 } from './suites/crc32.js';
@@ -73,6 +74,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   directory: runDirectory,
   backend: runBackend,
   rooms: runRooms,
+  arena: runArenaRooms,
   p2p: runP2p,
 };
 

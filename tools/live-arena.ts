@@ -18,6 +18,7 @@ import {
   type ReplicationServerOptions,
   ServerWorld,
 } from '../src/replication/index.js';
+import { PointCells } from './point-cells.js';
 
 export const ARENA = 200; // metres, square
 export const TICK_RATE = 60;
@@ -120,6 +121,10 @@ export class Arena {
   private readonly orbY = new Float64Array(ORBS);
   /** Each orb's value as the world holds it (quantized), read back once per change: what is recorded for rewinds. */
   private readonly orbValues: OrbValue[] = [];
+  /** The orbs by place, for the touch test: a few cells per avatar, not every orb. */
+  private readonly orbCells = new PointCells(ORBS, ARENA, 4);
+  /** 1 for an orb set since it was last recorded for rewinds (all at first). */
+  private readonly orbMoved = new Uint8Array(ORBS).fill(1);
   private readonly avatars = new Map<number, Entity<AvatarValue>>();
   private readonly random: () => number;
   private readonly volume = new Float64Array(6);
@@ -148,7 +153,7 @@ export class Arena {
       tickRate,
       capacity: CAPACITY,
       maxClients,
-      layout: Orb.layout,
+      // No layout: the values recorded are the world's own (quantized), read back once per change.
       bounds: (s, out) => {
         out[0] = s.x - 0.5;
         out[1] = s.y - 0.5;
@@ -211,10 +216,17 @@ export class Arena {
       if (input.zap) this.zap(client, input);
     }
     if (!this.frozen) this.wander();
-    // Every orb every tick: the server's true history (a resting orb holds its place each tick).
+    // The orbs that moved, as changes: a resting orb holds its place each tick, rewound exactly as
+    // if recorded every tick (a third of them move each tick: a third of the recording).
     const orbs = this.orbs;
     const values = this.orbValues;
-    for (let i = 0; i < orbs.length; i++) this.lag.record(tick, orbs[i].id, values[i]);
+    const moved = this.orbMoved;
+    for (let i = 0; i < orbs.length; i++) {
+      if (moved[i] === 0) continue;
+      moved[i] = 0;
+      this.lag.recordChange(tick, orbs[i].id, values[i]);
+    }
+    this.lag.advance(tick);
   }
 
   /** Rewinds the orbs to what the bot showed with this input and measures its aim at the target. */
@@ -270,12 +282,7 @@ export class Arena {
     for (const avatar of this.avatars.values()) {
       if (!world.isAlive(avatar)) continue;
       const a = world.get(avatar);
-      let hit = -1;
-      for (let i = 0; i < orbX.length; i++)
-        if (Math.abs(orbX[i] - a.x) < 1 && Math.abs(orbY[i] - a.y) < 1) {
-          hit = i;
-          break;
-        }
+      const hit = this.orbCells.firstWithin(a.x, a.y, 1, orbX, orbY);
       if (hit < 0) continue;
       const o = this.orbValues[hit];
       world.set(this.orbs[hit], {
@@ -295,6 +302,8 @@ export class Arena {
     this.orbValues[i] = v;
     this.orbX[i] = v.x;
     this.orbY[i] = v.y;
+    this.orbMoved[i] = 1;
+    this.orbCells.place(i, v.x, v.y);
   }
 
   /** A client left: its avatar goes, so the next client in its slot starts with one of its own. */
