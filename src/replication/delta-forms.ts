@@ -66,6 +66,21 @@ export class DeltaForms {
 
   /** Encodes `state` against `base` (the layout's zero state for an absolute delta). */
   encode(state: LaneState, base: LaneState): void {
+    this.encodeLanes(state.lanes, 0, base.lanes, 0, state.blobs, base.blobs);
+  }
+
+  /**
+   * `encode` for lanes read in place: the state's from `lanes[at]`, the baseline's from
+   * `baseLanes[baseAt]` (a history's flat record), the blobs from the states.
+   */
+  encodeLanes(
+    v: Uint32Array,
+    at: number,
+    b: Uint32Array,
+    baseAt: number,
+    stateBlobs: readonly Uint8Array[],
+    baseBlobs: readonly Uint8Array[],
+  ): void {
     this.fullWord = 0;
     this.fullAt = 0;
     this.fullUsed = 0;
@@ -73,12 +88,10 @@ export class DeltaForms {
     this.repeatAt = 0;
     this.repeatUsed = 0;
     const count = this.count;
-    const v = state.lanes;
-    const b = base.lanes;
     let mask = 0;
     let changed = 0;
     for (let i = 0; i < count; i++) {
-      if (v[i] === b[i]) continue;
+      if (v[at + i] === b[baseAt + i]) continue;
       changed++;
       if (i < 31) mask |= 1 << i;
     }
@@ -87,8 +100,8 @@ export class DeltaForms {
     const list = count > FLAGS_ONLY_LANES && (changed + 1) * this.indexBits < count;
     if (count > FLAGS_ONLY_LANES) this.putFull(list ? 1 : 0, 1);
     for (let i = 0; i < count; i++) {
-      const value = v[i];
-      const was = b[i];
+      const value = v[at + i];
+      const was = b[baseAt + i];
       if (value === was) {
         if (!list) this.putFull(0, 1);
         continue;
@@ -109,8 +122,8 @@ export class DeltaForms {
     if (list) this.putFull(count, this.indexBits);
     const blobs = this.blobLengthBits;
     for (let i = 0; i < blobs.length; i++) {
-      const blob = state.blobs[i];
-      if (sameBytes(blob, base.blobs[i])) {
+      const blob = stateBlobs[i];
+      if (sameBytes(blob, baseBlobs[i])) {
         this.putBoth(0, 1);
         continue;
       }

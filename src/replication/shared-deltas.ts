@@ -1,6 +1,7 @@
 import type { WriteStream } from '../serialize/write-stream.js';
 import { DeltaForms } from './delta-forms.js';
 import { FLAGS_ONLY_LANES } from './entity-delta.js';
+import { HISTORY_COUNT, HISTORY_HEAD, HISTORY_TICKS } from './entity-history.js';
 import { MASK_LANES, type PreviousChanges } from './previous-changes.js';
 import type { ServerWorld } from './server-world.js';
 
@@ -55,6 +56,7 @@ const BASE = 0;
 const BITS = 1;
 const FULL = 2;
 const REPEAT = 3;
+const NO_BLOBS: readonly Uint8Array[] = [];
 
 /**
  * Entity deltas encoded once per tick and baseline, for every client that needs them ("work
@@ -235,12 +237,38 @@ export class SharedDeltas {
   private add(id: number, baseTick: number): number {
     const world = this.world;
     const tick = world.serverTick;
-    const history = world.histories[id]!;
     const type = world.tickedType[id];
     const forms = this.forms[type];
-    const base = baseTick < 0 ? forms.layout.zero : history.at(baseTick);
-    if (base === null) throw new Error(`SharedDeltas: entity ${id} has no state at tick ${baseTick}`);
-    forms.encode(history.latest!, base);
+    if (forms.layout.blobs.length > 0) {
+      const history = world.histories[id]!;
+      const base = baseTick < 0 ? forms.layout.zero : history.at(baseTick);
+      if (base === null) throw new Error(`SharedDeltas: entity ${id} has no state at tick ${baseTick}`);
+      forms.encode(history.latest!, base);
+    } else {
+      // The ring read in place from the world's flat record (entity-history.ts), in id order
+      // when the pass encodes ahead: no history or state objects touched.
+      const record = world.historyStores[id]!;
+      const offset = world.historyOffsets[id];
+      const length = world.historyLength;
+      const lanes = forms.count;
+      const head = record[offset + HISTORY_HEAD];
+      const ticks = offset + HISTORY_TICKS;
+      const first = ticks + length;
+      let baseLanes = forms.layout.zero.lanes;
+      let baseAt = 0;
+      if (baseTick >= 0) {
+        baseAt = -1;
+        const count = record[offset + HISTORY_COUNT];
+        for (let k = 0, i = head; k < count; k++, i = i === 0 ? length - 1 : i - 1) {
+          if (record[ticks + i] > baseTick) continue;
+          baseAt = first + i * lanes;
+          break;
+        }
+        if (baseAt < 0) throw new Error(`SharedDeltas: entity ${id} has no state at tick ${baseTick}`);
+        baseLanes = record;
+      }
+      forms.encodeLanes(record, first + head * lanes, baseLanes, baseAt, NO_BLOBS, NO_BLOBS);
+    }
     const blocks = this.blocks;
     const block = id * BLOCK;
     if (blocks[block + WAYS_TICK] !== (tick | 0)) {
