@@ -3,7 +3,7 @@ import { EntityHistory, historyRecordWords } from './entity-history.js';
 import type { EntityLayout } from './entity-layout.js';
 import { type AnyEntityType, checkTypes, type EntityType } from './entity-type.js';
 import { IdList } from './id-list.js';
-import { type LaneState, sameState } from './lane-state.js';
+import { copyState, type LaneState, sameState } from './lane-state.js';
 
 /** A handle to a live entity: its id (reused after a destroy) and the generation that tells uses apart. */
 export interface Entity<T = unknown> {
@@ -258,7 +258,8 @@ export class ServerWorld {
       if (this.types[this.typeOf[id]].position !== undefined) this.onTicked?.(id, this.typeOf[id], true);
       const latest = history.latest;
       if (latest !== null && sameState(latest, state)) continue;
-      history.layout.copyState(state, history.slotFor(tick));
+      // The states are this world's own (no shape checks).
+      copyState(state, history.slotFor(tick));
       this.latestTicks[id] = tick;
       this.oldestTicks[id] = history.oldestTick;
     }
