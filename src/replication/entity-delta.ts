@@ -3,7 +3,7 @@ import type { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
 import type { EntityLayout } from './entity-layout.js';
 import type { LaneState } from './lane-state.js';
-import { maxValueBits, packValue, readValue, valueBits, writeValue } from './lane-value.js';
+import { maxValueBits, readValue, valueBits, writeValue } from './lane-value.js';
 import { pastRange } from './plan.js';
 import { PreviousChanges } from './previous-changes.js';
 import { sameBytes } from './quantizer.js';
@@ -142,8 +142,8 @@ export function writeDelta<T>(
 }
 
 /**
- * The encoding writeDelta writes after its repeat prefix, without its checks: for states the
- * world quantized itself (the server's shared deltas encode ~20,000 per tick at W4). `base` is
+ * The encoding writeDelta writes after its repeat prefix, without its checks (DeltaForms in
+ * delta-forms.ts writes the same, both forms at once, for the server's shared deltas). `base` is
  * the layout's zero state for an absolute delta; `repeat`: the changed lanes are the set the
  * prefix named, so only their values follow.
  */
@@ -178,51 +178,7 @@ export function encodeDelta(
   encodeBlobs(ws, layout, state, base);
 }
 
-const TWO_32 = 2 ** 32;
-
-/**
- * Both forms of a delta at once, as encodeDelta writes them: the full one into `full` and the
- * repeat one (the changed lanes' values alone) into `repeat`, each lane's value chosen once.
- */
-export function encodeDeltaForms(
-  full: WriteStream,
-  repeat: WriteStream,
-  layout: EntityLayout<unknown>,
-  state: LaneState,
-  base: LaneState,
-): void {
-  const lanes = layout.lanes;
-  const count = lanes.length;
-  if (count > FLAGS_ONLY_LANES) {
-    encodeDelta(full, layout, state, base, false);
-    encodeDelta(repeat, layout, state, base, true);
-    return;
-  }
-  // The flags form: per lane its changed bit, then its value (the repeat form: the values).
-  for (let i = 0; i < count; i++) {
-    const v = state.lanes[i];
-    const b = base.lanes[i];
-    if (v === b) {
-      full.bits(0, 1);
-      continue;
-    }
-    const packed = packValue(lanes[i], v, b);
-    const bits = Math.floor(packed / TWO_32);
-    if (packed < 0 || bits >= 32) {
-      full.bits(1, 1);
-      writeValue(full, lanes[i], v, b);
-      writeValue(repeat, lanes[i], v, b);
-      continue;
-    }
-    const word = packed - bits * TWO_32;
-    full.bits(1 + word * 2, bits + 1);
-    repeat.bits(word, bits);
-  }
-  encodeBlobs(full, layout, state, base);
-  encodeBlobs(repeat, layout, state, base);
-}
-
-/** The blob lanes of a delta (the same in both forms). */
+/** The blob lanes of a delta. */
 function encodeBlobs(
   ws: WriteStream,
   layout: EntityLayout<unknown>,

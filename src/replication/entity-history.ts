@@ -1,51 +1,86 @@
 import type { EntityLayout } from './entity-layout.js';
 import type { LaneState } from './lane-state.js';
 
+/** Where a history's record keeps the index of its newest state, the states held, their ticks. */
+export const HISTORY_HEAD = 0;
+export const HISTORY_COUNT = 1;
+export const HISTORY_TICKS = 2;
+
+/** Words of a history's record: head, count, a tick per state, then every state's lanes. */
+export const historyRecordWords = (length: number, lanes: number): number =>
+  HISTORY_TICKS + length + length * lanes;
+
 /**
  * One entity's last few distinct states, each stamped with the server tick it was quantized in:
  * the baselines deltas are taken against. A ring of `length` states made once when the entity
  * is created and reused (copies in place), so a tick allocates nothing but changed blobs.
+ *
+ * Everything but the blobs lives in one flat record of Uint32 (see historyRecordWords): the
+ * states' lanes are views into it. A server world hands out records from one store per entity
+ * type (`store`, `offset`), so its shared deltas read the ring without touching the objects.
  */
 export class EntityHistory {
   private readonly states: LaneState[];
-  private readonly ticks: Float64Array;
-  /** Index of the newest state. */
-  private head = -1;
-  /** States held, at most `length`. */
-  private count = 0;
+  /** @internal The record: head, count, ticks, lanes (from `offset`). */
+  readonly record: Uint32Array;
+  /** @internal Where the record starts in `record`. */
+  readonly offset: number;
+  private readonly ticks: number;
 
+  /**
+   * `store`, `offset`: where to keep the record (historyRecordWords(length, lanes) words from
+   * `offset`); by default a record of its own.
+   */
   constructor(
     readonly layout: EntityLayout<unknown>,
     readonly length: number,
+    store?: Uint32Array,
+    offset = 0,
   ) {
-    this.states = Array.from({ length }, () => layout.createState());
-    this.ticks = new Float64Array(length);
+    const lanes = layout.lanes.length;
+    const words = historyRecordWords(length, lanes);
+    if (store !== undefined && !(offset >= 0 && offset + words <= store.length))
+      throw new RangeError(`EntityHistory: a record of ${words} words does not fit the store at ${offset}`);
+    this.record = store ?? new Uint32Array(words);
+    this.offset = offset;
+    this.ticks = offset + HISTORY_TICKS;
+    const first = this.ticks + length;
+    this.states = Array.from({ length }, (_, k) => ({
+      lanes: this.record.subarray(first + k * lanes, first + (k + 1) * lanes),
+      blobs: layout.createState().blobs,
+    }));
+    this.clear();
   }
 
   /** Empties the ring (the entity was created anew). */
   clear(): void {
-    this.head = -1;
-    this.count = 0;
+    this.record[this.offset + HISTORY_HEAD] = this.length - 1;
+    this.record[this.offset + HISTORY_COUNT] = 0;
   }
 
   get size(): number {
-    return this.count;
+    return this.record[this.offset + HISTORY_COUNT];
+  }
+
+  private get head(): number {
+    return this.record[this.offset + HISTORY_HEAD];
   }
 
   /** The newest state, or null before the first push. */
   get latest(): LaneState | null {
-    return this.count === 0 ? null : this.states[this.head];
+    return this.size === 0 ? null : this.states[this.head];
   }
 
   /** The tick of the newest state, or -1. */
   get latestTick(): number {
-    return this.count === 0 ? -1 : this.ticks[this.head];
+    return this.size === 0 ? -1 : this.record[this.ticks + this.head];
   }
 
   /** The tick of the oldest state held, or -1. */
   get oldestTick(): number {
-    if (this.count === 0) return -1;
-    return this.ticks[(this.head - this.count + 1 + this.length) % this.length];
+    const count = this.size;
+    if (count === 0) return -1;
+    return this.record[this.ticks + ((this.head - count + 1 + this.length) % this.length)];
   }
 
   /** The k-th newest state held (0 = newest, k < size): for interpolation, which needs both neighbours. */
@@ -55,16 +90,20 @@ export class EntityHistory {
 
   /** The tick of stateAt(k). */
   tickAt(k: number): number {
-    return this.ticks[(this.head - k + this.length) % this.length];
+    return this.record[this.ticks + ((this.head - k + this.length) % this.length)];
   }
 
   /** The state to fill for `tick` (a new slot, or the newest when it is of the same tick). */
   slotFor(tick: number): LaneState {
-    if (this.count > 0 && this.ticks[this.head] === tick) return this.states[this.head];
-    this.head = (this.head + 1) % this.length;
-    if (this.count < this.length) this.count++;
-    this.ticks[this.head] = tick;
-    return this.states[this.head];
+    const record = this.record;
+    const count = record[this.offset + HISTORY_COUNT];
+    let head = record[this.offset + HISTORY_HEAD];
+    if (count > 0 && record[this.ticks + head] === tick) return this.states[head];
+    head = (head + 1) % this.length;
+    record[this.offset + HISTORY_HEAD] = head;
+    if (count < this.length) record[this.offset + HISTORY_COUNT] = count + 1;
+    record[this.ticks + head] = tick;
+    return this.states[head];
   }
 
   /**
@@ -72,18 +111,26 @@ export class EntityHistory {
    * ring no longer reaches back that far.
    */
   at(tick: number): LaneState | null {
-    // Newest first, without a modulo per step: the servers' shared deltas call this per delta.
+    // Newest first, without a modulo per step.
+    const record = this.record;
+    const count = record[this.offset + HISTORY_COUNT];
     const last = this.length - 1;
-    for (let k = 0, i = this.head; k < this.count; k++, i = i === 0 ? last : i - 1) {
-      if (this.ticks[i] <= tick) return this.states[i];
+    for (let k = 0, i = record[this.offset + HISTORY_HEAD]; k < count; k++, i = i === 0 ? last : i - 1) {
+      if (record[this.ticks + i] <= tick) return this.states[i];
     }
     return null;
   }
 
   /** The state stamped exactly `tick`, or null (a client's baseline must be one it received). */
   exact(tick: number): LaneState | null {
-    for (let k = 0, i = this.head; k < this.count; k++, i = (i - 1 + this.length) % this.length) {
-      if (this.ticks[i] === tick) return this.states[i];
+    const record = this.record;
+    const count = record[this.offset + HISTORY_COUNT];
+    for (
+      let k = 0, i = record[this.offset + HISTORY_HEAD];
+      k < count;
+      k++, i = (i - 1 + this.length) % this.length
+    ) {
+      if (record[this.ticks + i] === tick) return this.states[i];
     }
     return null;
   }

@@ -20,7 +20,11 @@ export function zeroState(laneCount: number, blobCount: number): LaneState {
 
 /** Copies `from` into `to` (same layout): lanes by value, blobs by reference. */
 export function copyState(from: LaneState, to: LaneState): void {
-  to.lanes.set(from.lanes);
+  // By hand: TypedArray.prototype.set costs more than copying a few lanes (the world copies
+  // every changed entity each tick).
+  const source = from.lanes;
+  const target = to.lanes;
+  for (let i = 0; i < source.length; i++) target[i] = source[i];
   for (let i = 0; i < from.blobs.length; i++) to.blobs[i] = from.blobs[i];
 }
 

@@ -18,11 +18,11 @@ export const DELTA_BITS: readonly number[] = Object.freeze([2, 3, 4, 5, 6, 8]);
 export const DELTA_LOW: readonly number[] = Object.freeze(
   DELTA_BITS.map((_, c) => DELTA_BITS.slice(0, c).reduce((low, bits) => low + 2 ** bits, 1)),
 );
-const CLASSES = DELTA_LOW.length;
+export const CLASSES = DELTA_LOW.length;
 /** Largest |d| any class holds. */
 const DELTA_MAX = DELTA_LOW[CLASSES - 1] + 2 ** DELTA_BITS[CLASSES - 1] - 1;
 /** The absolute prefix, 111111: as many ones as classes. */
-const ABSOLUTE_PREFIX = 2 ** CLASSES - 1;
+export const ABSOLUTE_PREFIX = 2 ** CLASSES - 1;
 
 /** The smallest |d| of classes 1..5 (class 0 starts at 1), as constants: deltaClass runs per lane per delta. */
 const LOW_1 = DELTA_LOW[1];
@@ -74,9 +74,32 @@ function componentFormBits(bits: number, value: number, base: number): number {
   return total;
 }
 
-/** Whether a rotation lane's change goes in the component form: same largest index, and fewer bits. */
-const useComponents = (lane: ScalarLane, value: number, base: number): boolean =>
-  (value & 3) === (base & 3) && componentFormBits(lane.rotation, value, base) < 1 + lane.bits;
+/**
+ * Whether a rotation lane's change goes in the component form: same largest index, and fewer
+ * bits. `width`: the lane's bits; `bits`: a component's.
+ */
+export const useComponents = (width: number, bits: number, value: number, base: number): boolean =>
+  (value & 3) === (base & 3) && componentFormBits(bits, value, base) < 1 + width;
+
+/** DELTA_BITS and DELTA_LOW as typed arrays, for classPiece. */
+const OFFSET_BITS = Int32Array.from(DELTA_BITS);
+const CLASS_LOW = Int32Array.from(DELTA_LOW);
+
+/**
+ * A change of a delta-capable value of `bits` bits in its class form, as one piece: the prefix,
+ * sign and offset as writeClassDelta writes them (least significant first) + their count × 2^16;
+ * -1 when the absolute form is fewer bits. Integer arithmetic only (at most 15 bits a piece).
+ */
+export function classPiece(bits: number, value: number, base: number): number {
+  const d = value - base;
+  const magnitude = d < 0 ? -d : d;
+  const c = deltaClass(magnitude);
+  if (c < 0) return -1;
+  const length = c + 2 + OFFSET_BITS[c];
+  if (length >= CLASSES + bits) return -1;
+  const signAndOffset = (d < 0 ? 1 : 0) | ((magnitude - CLASS_LOW[c]) << 1);
+  return ((1 << c) - 1) | (signAndOffset << (c + 1)) | (length << 16);
+}
 
 /** The most bits a lane's value may take against any base (the absolute forms). */
 export function maxValueBits(lane: ScalarLane): number {
@@ -86,7 +109,9 @@ export function maxValueBits(lane: ScalarLane): number {
 
 export function valueBits(lane: ScalarLane, value: number, base: number): number {
   if (lane.rotation > 0)
-    return useComponents(lane, value, base) ? componentFormBits(lane.rotation, value, base) : 1 + lane.bits;
+    return useComponents(lane.bits, lane.rotation, value, base)
+      ? componentFormBits(lane.rotation, value, base)
+      : 1 + lane.bits;
   if (!lane.delta) return lane.bits;
   const c = chooseClass(lane, value, base);
   return c < 0 ? CLASSES + lane.bits : classBits(c);
@@ -103,7 +128,7 @@ function writeClassDelta(ws: WriteStream, c: number, value: number, base: number
 
 /** A rotation lane's change: `1` + per component `0` (same) or `1` + its value; or `0` + the lane. */
 function writeRotation(ws: WriteStream, lane: ScalarLane, value: number, base: number): void {
-  if (!useComponents(lane, value, base)) {
+  if (!useComponents(lane.bits, lane.rotation, value, base)) {
     ws.bits(0, 1);
     ws.bits(value, lane.bits);
     return;
@@ -122,26 +147,6 @@ function writeRotation(ws: WriteStream, lane: ScalarLane, value: number, base: n
       ws.bits(v, bits);
     }
   }
-}
-
-const TWO_32 = 2 ** 32;
-
-/**
- * What writeValue writes for a plain or delta lane, as one piece: its bits (least significant
- * first, as written) + their count × 2^32; -1 for a rotation lane or more than 32 bits. Lets the
- * shared deltas write a value into both forms of a delta while choosing its class once.
- */
-export function packValue(lane: ScalarLane, value: number, base: number): number {
-  if (lane.rotation > 0) return -1;
-  if (!lane.delta) return lane.bits <= 32 ? value + lane.bits * TWO_32 : -1;
-  const c = chooseClass(lane, value, base);
-  if (c < 0) {
-    const bits = CLASSES + lane.bits;
-    return bits <= 32 ? ABSOLUTE_PREFIX + value * 2 ** CLASSES + bits * TWO_32 : -1;
-  }
-  const d = value - base;
-  const signAndOffset = (d < 0 ? 1 : 0) + (Math.abs(d) - DELTA_LOW[c]) * 2;
-  return 2 ** c - 1 + signAndOffset * 2 ** (c + 1) + classBits(c) * TWO_32;
 }
 
 export function writeValue(ws: WriteStream, lane: ScalarLane, value: number, base: number): void {

@@ -1,9 +1,9 @@
 import { checkIndex } from '../channels/check-index.js';
-import { EntityHistory } from './entity-history.js';
+import { EntityHistory, historyRecordWords } from './entity-history.js';
 import type { EntityLayout } from './entity-layout.js';
 import { type AnyEntityType, checkTypes, type EntityType } from './entity-type.js';
 import { IdList } from './id-list.js';
-import { type LaneState, sameState } from './lane-state.js';
+import { copyState, type LaneState, sameState } from './lane-state.js';
 
 /** A handle to a live entity: its id (reused after a destroy) and the generation that tells uses apart. */
 export interface Entity<T = unknown> {
@@ -24,6 +24,8 @@ export interface ServerWorldOptions {
 /** Generations are 16 bits on the wire; they wrap. */
 export const GENERATION_MASK = 0xffff;
 const FREE = -1;
+/** Ids per block of history records an entity type's store allocates at once (ids come low first). */
+const STORE_IDS = 64;
 
 /**
  * The server's replicated entities. `create`, `set` and `destroy` take effect for clients at the
@@ -46,6 +48,16 @@ export class ServerWorld {
   readonly tickedGeneration: Uint16Array;
   /** Per id: the states of the entity as of recent ticks. */
   readonly histories: (EntityHistory | null)[];
+  /**
+   * @internal Per id: the flat record of its history (EntityHistory's `record`, `offset`): the
+   * records of one type's ids in blocks of STORE_IDS, so the shared deltas read the rings of
+   * neighbouring ids from neighbouring memory, without the objects.
+   */
+  readonly historyStores: (Uint32Array | null)[];
+  /** @internal Per id: where its record starts in its store. */
+  readonly historyOffsets: Int32Array;
+  /** Per type index, per block of STORE_IDS ids: the store of their records, made on first use. */
+  private readonly stores: (Uint32Array | undefined)[][];
   /**
    * Per id, as of the last tick: the tick of the newest and of the oldest state in its history
    * (-1: none). The same as the history's, in flat arrays: senders read them for every
@@ -88,6 +100,9 @@ export class ServerWorld {
     this.tickedType = new Int16Array(capacity).fill(FREE);
     this.tickedGeneration = new Uint16Array(capacity);
     this.histories = new Array(capacity).fill(null);
+    this.historyStores = new Array(capacity).fill(null);
+    this.historyOffsets = new Int32Array(capacity);
+    this.stores = this.types.map(() => []);
     this.latestTicks = new Float64Array(capacity).fill(-1);
     this.oldestTicks = new Float64Array(capacity).fill(-1);
     this.current = new Array(capacity).fill(null);
@@ -125,7 +140,7 @@ export class ServerWorld {
     const layout = type.layout as EntityLayout<unknown>;
     let history = this.histories[id];
     if (history === null || history.layout !== layout) {
-      history = new EntityHistory(layout, this.historyLength);
+      history = this.newHistory(index, layout, id);
       this.histories[id] = history;
       this.current[id] = layout.createState();
     }
@@ -243,12 +258,29 @@ export class ServerWorld {
       if (this.types[this.typeOf[id]].position !== undefined) this.onTicked?.(id, this.typeOf[id], true);
       const latest = history.latest;
       if (latest !== null && sameState(latest, state)) continue;
-      history.layout.copyState(state, history.slotFor(tick));
+      // The states are this world's own (no shape checks).
+      copyState(state, history.slotFor(tick));
       this.latestTicks[id] = tick;
       this.oldestTicks[id] = history.oldestTick;
     }
     this.dirty.clear();
     return tick;
+  }
+
+  /** A history for `id` in its type's store (its place there is the id's: ids come low first). */
+  private newHistory(type: number, layout: EntityLayout<unknown>, id: number): EntityHistory {
+    const words = historyRecordWords(this.historyLength, layout.lanes.length);
+    const blocks = this.stores[type];
+    const block = Math.floor(id / STORE_IDS);
+    let store = blocks[block];
+    if (store === undefined) {
+      store = new Uint32Array(words * STORE_IDS);
+      blocks[block] = store;
+    }
+    const offset = (id % STORE_IDS) * words;
+    this.historyStores[id] = store;
+    this.historyOffsets[id] = offset;
+    return new EntityHistory(layout, this.historyLength, store, offset);
   }
 
   private check(what: string, entity: Entity<unknown>): number {

@@ -1,16 +1,13 @@
-import { BitWriterOverflowError } from '../bits/bit-writer.js';
-import { WriteStream } from '../serialize/write-stream.js';
-import { encodeDelta, encodeDeltaForms } from './entity-delta.js';
-import type { EntityLayout } from './entity-layout.js';
-import type { LaneState } from './lane-state.js';
-import { changedMask, type PreviousChanges } from './previous-changes.js';
+import type { WriteStream } from '../serialize/write-stream.js';
+import { DeltaForms } from './delta-forms.js';
+import { FLAGS_ONLY_LANES } from './entity-delta.js';
+import { HISTORY_COUNT, HISTORY_HEAD, HISTORY_TICKS } from './entity-history.js';
+import { MASK_LANES, type PreviousChanges } from './previous-changes.js';
 import type { ServerWorld } from './server-world.js';
 
-/** Entries kept per entity: the distinct baselines its clients are likely to share in a tick. */
-const WAYS = 6;
 /** Baseline ages (ticks back) whose use is counted; older ones count as absolute. */
 const MAX_AGE = 16;
-/** At most this many ages are encoded ahead, leaving ways for the others. */
+/** At most this many ages are encoded ahead. */
 const EAGER_AGES = 3;
 /** An age is encoded ahead when it served at least this share of the last tick's measures. */
 const EAGER_SHARE = 0.15;
@@ -22,84 +19,89 @@ const EAGER_SHARE = 0.15;
 const EAGER_SHARING = 2;
 
 /**
- * Per entity, one block of numbers holding all a measure and a write read, so the write of a
- * client's update finds in cache what its measure loaded: the tick its entries were encoded in
- * (older ones are stale, all at once), entries filled then × 8 + the way the next new entry
- * takes, the tick of the ages measured and those ages (bit per age 1..MAX_AGE: what the pass
- * encodes ahead), then WAYS entries. Int32 to keep a block small (three cache lines): ticks
- * are stored and compared as `tick | 0`, one to one below 2^32 (ticks stop at 0xfffffffe, so
- * -1 stays "none").
+ * Per entity, one cache line (16 Int32) holding all a measure and a write read, so a client's
+ * write finds in cache what its measure loaded, and the array of them (64 B per id) is small
+ * enough to stay in a core's cache across clients: the tick its entries were encoded in (older
+ * ones are stale, all at once), then a state word, then WAYS entries. Ticks are stored and
+ * compared as `tick | 0`, one to one below 2^32 (ticks stop at 0xfffffffe, so -1 stays "none").
+ * W4 at 1,000 clients: 1-3 distinct baselines per entity and tick, 4 for 4%, 5 for 0.1% (the
+ * fourth replaces the oldest way, and is encoded again if asked again).
  */
+const BLOCK = 16;
 const WAYS_TICK = 0;
-const WAYS_FILL = 1;
-const AGES_TICK = 2;
-const AGES = 3;
-const ENTRIES = 4;
 /**
- * Numbers per entry: its baseline tick (-1: absolute), bits and where its words start in the
- * pool, the same for the repeat form (only the changed lanes' values: a client whose previous
- * update changed the same lanes; REPEAT_BITS -1 until encoded), then the changed lanes as a mask
- * (changedMask; -1 for wide layouts), so a write matches the client's previous sets without
- * reading the states.
+ * The state word: entries filled (bits 0-1), the way the next new entry takes once all are
+ * filled (bits 2-3), per way whether a client measured it this tick (bits 4-6: what the next
+ * tick's pass encodes ahead), and for layouts of at most FLAGS_ONLY_LANES lanes per way its
+ * changed lanes as a mask (8 bits from bit 8 + 8 × way).
  */
-const STRIDE = 6;
+const STATE = 1;
+const FILL = 3;
+const NEXT_SHIFT = 2;
+const USED_SHIFT = 4;
+const USED_ALL = 0x70;
+const MASK_SHIFT = 8;
+const WAYS = 3;
+const ENTRIES = 2;
+/**
+ * Numbers per entry: its baseline tick (-1: absolute), the full form's bits, then where the two
+ * forms are. A narrow layout's (at most FLAGS_ONLY_LANES lanes: the flags form) repeat form is
+ * its full form without the S flag bits; when the full form fits a word both are held right
+ * here, else FULL and REPEAT are where their words start in the pool. A wide layout's entry is
+ * always in the pool: FULL where the full form's words start, after two numbers (the changed
+ * lanes' mask, -1 past MASK_LANES lanes, and the repeat form's bits), REPEAT where its words do.
+ */
+const STRIDE = 4;
 const BASE = 0;
 const BITS = 1;
-const WORDS = 2;
-const REPEAT_BITS = 3;
-const REPEAT_WORDS = 4;
-const MASK = 5;
-const BLOCK = ENTRIES + WAYS * STRIDE;
+const FULL = 2;
+const REPEAT = 3;
+const NO_BLOBS: readonly Uint8Array[] = [];
 
 /**
  * Entity deltas encoded once per tick and baseline, for every client that needs them ("work
  * once, share across connections"). Clients that acked the same tick of an entity get the same
- * delta: the first sender to ask encodes it into a pool of words, the others read its size and
- * copy its bits. An entry is keyed by (server tick, entity, baseline tick; -1 for absolute), so a
- * new tick invalidates every entry without a pass over them; each entity keeps its last WAYS
- * baselines, replaced in turn. At W4 (1,000 clients, ~18 per entity) a delta serves ~4 clients.
+ * delta: the first sender to ask encodes both its forms (full and repeat), the others read its
+ * size and copy its bits. An entry is keyed by (server tick, entity, baseline tick; -1 for
+ * absolute), so a new tick invalidates every entry without a pass over them; each entity keeps
+ * its last WAYS baselines, replaced in turn. At W4 (1,000 clients, ~18 per entity) a delta
+ * serves ~3 clients.
  */
 export class SharedDeltas {
-  /** Per entity, a BLOCK: its entries and its ages. */
+  /** Per entity, a BLOCK: its entries. */
   private readonly blocks: Int32Array;
+  /** Per type index: its encoder, and whether its lanes are few enough for the flags form. */
+  private readonly forms: DeltaForms[];
+  private readonly narrow: boolean[];
   private pool = new Uint32Array(1024);
   private poolLength = 0;
   private poolTick = -1;
-  private scratch = new WriteStream(256);
-  private repeatScratch = new WriteStream(256);
   /** Measures per baseline age in the current tick (index 0: absolute or older than MAX_AGE). */
   private ageCounts = new Float64Array(MAX_AGE + 1);
   private lastCounts = new Float64Array(MAX_AGE + 1);
   private countsTick = -1;
-  private readonly eager: number[] = [];
   /** Entities measured in the current tick and in the one before. */
   private measuredEntities = 0;
   private lastMeasuredEntities = 0;
 
   constructor(private readonly world: ServerWorld) {
     this.blocks = new Int32Array(world.capacity * BLOCK);
-    for (let b = 0; b < this.blocks.length; b += BLOCK) {
-      this.blocks[b + WAYS_TICK] = -1;
-      this.blocks[b + AGES_TICK] = -1;
-    }
+    for (let b = 0; b < this.blocks.length; b += BLOCK) this.blocks[b + WAYS_TICK] = -1;
+    this.forms = world.types.map((type) => new DeltaForms(type.layout));
+    this.narrow = world.types.map((type) => type.layout.lanes.length <= FLAGS_ONLY_LANES);
   }
 
   /** Bits of the entity's latest state against its state at `baseTick` (-1: against zero). */
   measure(id: number, baseTick: number): number {
-    const tick = this.world.serverTick;
-    const age = baseTick < 0 ? 0 : tick - baseTick;
-    const counted = age <= MAX_AGE ? age : 0;
-    this.ageCounts[counted]++;
-    const blocks = this.blocks;
-    const block = id * BLOCK;
-    if (blocks[block + AGES_TICK] !== (tick | 0)) {
-      blocks[block + AGES_TICK] = tick;
-      blocks[block + AGES] = 0;
-      this.measuredEntities++;
-    }
-    blocks[block + AGES] = blocks[block + AGES] | (1 << counted);
+    const age = baseTick < 0 ? 0 : this.world.serverTick - baseTick;
+    this.ageCounts[age <= MAX_AGE ? age : 0]++;
     let entry = this.find(id, baseTick);
     if (entry < 0) entry = this.add(id, baseTick);
+    const blocks = this.blocks;
+    const block = id * BLOCK;
+    const state = blocks[block + STATE];
+    if ((state & USED_ALL) === 0) this.measuredEntities++;
+    blocks[block + STATE] = state | (1 << (USED_SHIFT + ((entry - block - ENTRIES) >> 2)));
     return blocks[entry + BITS];
   }
 
@@ -112,46 +114,59 @@ export class SharedDeltas {
     let entry = this.find(id, baseTick);
     if (entry < 0) entry = this.add(id, baseTick);
     const blocks = this.blocks;
+    const type = this.world.tickedType[id];
+    const narrow = this.narrow[type];
+    const bits = blocks[entry + BITS];
+    const writer = ws.writer;
+    let mask: number;
+    let repeatBits: number;
+    if (narrow) {
+      const way = (entry - id * BLOCK - ENTRIES) >> 2;
+      mask = (blocks[id * BLOCK + STATE] >>> (MASK_SHIFT + 8 * way)) & 0xff;
+      repeatBits = bits - this.forms[type].count;
+    } else {
+      mask = this.pool[blocks[entry + FULL] - 2] | 0;
+      repeatBits = this.pool[blocks[entry + FULL] - 1];
+    }
     let form = 0;
-    const mask = blocks[entry + MASK];
-    if (previous !== undefined && mask >= 0) {
-      // The sets compared as masks: the states are read only to encode the repeat form once. The
-      // layout from the type (a flat array the sender read already), not the history object.
-      const world = this.world;
-      const layout = world.types[world.tickedType[id]].layout as EntityLayout<unknown>;
-      form = previous.matchMask(layout, mask);
-      const prefix = previous.prefixBits(layout, form);
-      if (prefix > 0) ws.bits(form === 1 ? 1 : form === 2 ? 0b10 : 0, prefix);
-      previous.recordMask(layout, mask);
-      if (form !== 0 && blocks[entry + REPEAT_BITS] < 0) {
+    if (previous !== undefined) {
+      const layout = this.forms[type].layout;
+      if (mask >= 0) {
+        // The sets compared as masks: the states are not read.
+        form = previous.matchMask(layout, mask);
+        const prefix = previous.prefixBits(layout, form);
+        if (prefix > 0) writer.writeBits(form === 1 ? 1 : form === 2 ? 0b10 : 0, prefix);
+        previous.recordMask(layout, mask);
+      } else {
         const history = this.world.histories[id]!;
+        const state = history.latest!;
         const base = baseTick < 0 ? layout.zero : history.at(baseTick)!;
-        this.addRepeat(entry, layout, history.latest!, base);
+        form = previous.match(layout, state, base);
+        const prefix = previous.prefixBits(layout, form);
+        if (prefix > 0) writer.writeBits(form === 1 ? 1 : form === 2 ? 0b10 : 0, prefix);
+        previous.record(layout, state, base);
       }
-    } else if (previous !== undefined) {
-      const history = this.world.histories[id]!;
-      const layout = history.layout as EntityLayout<unknown>;
-      const state = history.latest!;
-      const base = baseTick < 0 ? layout.zero : history.at(baseTick)!;
-      form = previous.match(layout, state, base);
-      const prefix = previous.prefixBits(layout, form);
-      if (prefix > 0) ws.bits(form === 1 ? 1 : form === 2 ? 0b10 : 0, prefix);
-      previous.record(layout, state, base);
-      if (form !== 0 && blocks[entry + REPEAT_BITS] < 0) this.addRepeat(entry, layout, state, base);
+    }
+    if (narrow && bits <= 32) {
+      // Both forms in the entry itself.
+      if (form === 0) {
+        if (bits > 0) writer.writeBits(blocks[entry + FULL], bits);
+      } else if (repeatBits > 0) writer.writeBits(blocks[entry + REPEAT], repeatBits);
+      return;
     }
     const pool = this.pool;
-    let at = blocks[entry + (form === 0 ? WORDS : REPEAT_WORDS)];
-    let bits = blocks[entry + (form === 0 ? BITS : REPEAT_BITS)];
-    for (; bits >= 32; bits -= 32) ws.bits(pool[at++], 32);
-    if (bits > 0) ws.bits(pool[at], bits);
+    let at = blocks[entry + (form === 0 ? FULL : REPEAT)];
+    let left = form === 0 ? bits : repeatBits;
+    for (; left >= 32; left -= 32) writer.writeBits(pool[at++], 32);
+    if (left > 0) writer.writeBits(pool[at], left);
   }
 
   /**
    * Once per tick, before any client measures: encodes every entity changed this tick against
-   * the baseline ages most clients used last tick, walking the entities in id order. Those are
-   * the deltas nearly every client needs (on steady links most acked the same recent ticks),
-   * and a pass in id order reads the histories far faster than the clients' scattered requests;
-   * the rest are still encoded on demand.
+   * the baseline ages most clients used last tick, for the entities measured at those ages last
+   * tick, walking the entities in id order. Those are the deltas nearly every client needs (on
+   * steady links most acked the same recent ticks), and a pass in id order reads the histories
+   * far faster than the clients' scattered requests; the rest are still encoded on demand.
    */
   prepare(): void {
     const world = this.world;
@@ -166,26 +181,39 @@ export class SharedDeltas {
     this.measuredEntities = 0;
     let total = 0;
     for (let age = 0; age <= MAX_AGE; age++) total += last[age];
-    const eager = this.eager;
-    eager.length = 0;
-    if (total < EAGER_SHARING * this.lastMeasuredEntities) return;
-    for (let age = 1; age <= MAX_AGE && eager.length < EAGER_AGES; age++)
-      if (total > 0 && last[age] >= EAGER_SHARE * total) eager.push(age);
-    if (eager.length === 0) return;
-    let eagerMask = 0;
-    for (let k = 0; k < eager.length; k++) eagerMask |= 1 << eager[k];
+    if (total === 0 || total < EAGER_SHARING * this.lastMeasuredEntities) return;
+    let eager = 0;
+    let ages = 0;
+    for (let age = 1; age <= MAX_AGE && ages < EAGER_AGES; age++) {
+      if (last[age] < EAGER_SHARE * total) continue;
+      eager |= 1 << age;
+      ages++;
+    }
+    if (eager === 0) return;
     const { latestTicks, oldestTicks } = world;
     const blocks = this.blocks;
+    const lastTick = (tick - 1) | 0;
     for (let id = 0; id < world.capacity; id++) {
       if (latestTicks[id] !== tick) continue;
-      // Only for entities some client measured last tick, at the ages they measured: an entity
-      // nobody sees (most of them with few clients) costs nothing.
+      // Only for entities some client measured last tick, at the ages measured: an entity nobody
+      // sees (most of them with few clients) costs nothing.
       const block = id * BLOCK;
-      const wanted = blocks[block + AGES_TICK] === ((tick - 1) | 0) ? blocks[block + AGES] & eagerMask : 0;
-      if (wanted === 0) continue;
-      for (let k = 0; k < eager.length; k++) {
-        if ((wanted & (1 << eager[k])) === 0) continue;
-        const baseTick = tick - eager[k];
+      if (blocks[block + WAYS_TICK] !== lastTick) continue;
+      const state = blocks[block + STATE];
+      if ((state & USED_ALL) === 0) continue;
+      // The ages are read before the first add starts this tick's entries over.
+      let wanted = 0;
+      const fill = state & FILL;
+      for (let way = 0; way < fill; way++) {
+        const base = blocks[block + ENTRIES + way * STRIDE + BASE];
+        if ((state & (1 << (USED_SHIFT + way))) === 0 || base === -1) continue;
+        const age = (lastTick - base) | 0;
+        if (age <= MAX_AGE) wanted |= (1 << age) & eager;
+      }
+      for (let age = 1; wanted !== 0; age++) {
+        if ((wanted & (1 << age)) === 0) continue;
+        wanted &= ~(1 << age);
+        const baseTick = tick - age;
         if (oldestTicks[id] <= baseTick && this.find(id, baseTick) < 0) this.add(id, baseTick);
       }
     }
@@ -196,96 +224,113 @@ export class SharedDeltas {
     const blocks = this.blocks;
     const block = id * BLOCK;
     if (blocks[block + WAYS_TICK] !== (this.world.serverTick | 0)) return -1;
-    const end = block + ENTRIES + (blocks[block + WAYS_FILL] >>> 3) * STRIDE;
+    const end = block + ENTRIES + (blocks[block + STATE] & FILL) * STRIDE;
     for (let e = block + ENTRIES; e < end; e += STRIDE) if (blocks[e + BASE] === (baseTick | 0)) return e;
     return -1;
   }
 
   /**
-   * Encodes the delta into the pool (emptied when the tick changed) as a new entry. Encoding at
-   * once, rather than measuring first, walks the states once: nearly every delta measured is
-   * also written to some client.
+   * Encodes the delta's two forms as a new entry (into the pool, emptied when the tick changed,
+   * when they do not fit the entry). Encoding at once, rather than measuring first, walks the
+   * states once: nearly every delta measured is also written to some client.
    */
   private add(id: number, baseTick: number): number {
+    const world = this.world;
+    const tick = world.serverTick;
+    const type = world.tickedType[id];
+    const forms = this.forms[type];
+    if (forms.layout.blobs.length > 0) {
+      const history = world.histories[id]!;
+      const base = baseTick < 0 ? forms.layout.zero : history.at(baseTick);
+      if (base === null) throw new Error(`SharedDeltas: entity ${id} has no state at tick ${baseTick}`);
+      forms.encode(history.latest!, base);
+    } else {
+      // The ring read in place from the world's flat record (entity-history.ts), in id order
+      // when the pass encodes ahead: no history or state objects touched.
+      const record = world.historyStores[id]!;
+      const offset = world.historyOffsets[id];
+      const length = world.historyLength;
+      const lanes = forms.count;
+      const head = record[offset + HISTORY_HEAD];
+      const ticks = offset + HISTORY_TICKS;
+      const first = ticks + length;
+      let baseLanes = forms.layout.zero.lanes;
+      let baseAt = 0;
+      if (baseTick >= 0) {
+        baseAt = -1;
+        const count = record[offset + HISTORY_COUNT];
+        for (let k = 0, i = head; k < count; k++, i = i === 0 ? length - 1 : i - 1) {
+          if (record[ticks + i] > baseTick) continue;
+          baseAt = first + i * lanes;
+          break;
+        }
+        if (baseAt < 0) throw new Error(`SharedDeltas: entity ${id} has no state at tick ${baseTick}`);
+        baseLanes = record;
+      }
+      forms.encodeLanes(record, first + head * lanes, baseLanes, baseAt, NO_BLOBS, NO_BLOBS);
+    }
+    const blocks = this.blocks;
+    const block = id * BLOCK;
+    if (blocks[block + WAYS_TICK] !== (tick | 0)) {
+      blocks[block + WAYS_TICK] = tick;
+      blocks[block + STATE] = 0;
+    }
+    let state = blocks[block + STATE];
+    const fill = state & FILL;
+    let way: number;
+    if (fill < WAYS) {
+      way = fill;
+      state = (state & ~FILL) | (fill + 1);
+    } else {
+      way = (state >>> NEXT_SHIFT) & 3;
+      state = (state & ~(3 << NEXT_SHIFT)) | (((way + 1) % WAYS) << NEXT_SHIFT);
+    }
+    state &= ~(1 << (USED_SHIFT + way));
+    const e = block + ENTRIES + way * STRIDE;
+    blocks[e + BASE] = baseTick;
+    const bits = forms.fullBits;
+    blocks[e + BITS] = bits;
+    if (this.narrow[type]) {
+      const shift = MASK_SHIFT + 8 * way;
+      state = (state & ~(0xff << shift)) | (forms.mask << shift);
+      if (bits <= 32) {
+        blocks[e + FULL] = forms.full[0];
+        blocks[e + REPEAT] = forms.repeat[0];
+      } else {
+        blocks[e + FULL] = this.store(forms.full, forms.fullWords);
+        blocks[e + REPEAT] = this.store(forms.repeat, forms.repeatWords);
+      }
+    } else {
+      this.reserve(2);
+      this.pool[this.poolLength++] = forms.layout.lanes.length > MASK_LANES ? -1 : forms.mask;
+      this.pool[this.poolLength++] = forms.repeatBits;
+      blocks[e + FULL] = this.store(forms.full, forms.fullWords);
+      blocks[e + REPEAT] = this.store(forms.repeat, forms.repeatWords);
+    }
+    blocks[block + STATE] = state;
+    return e;
+  }
+
+  /** Makes room for `words` more in the pool, emptied when the tick changed. */
+  private reserve(words: number): void {
     const tick = this.world.serverTick;
     if (this.poolTick !== tick) {
       this.poolTick = tick;
       this.poolLength = 0;
     }
-    const history = this.world.histories[id]!;
-    const base = baseTick < 0 ? history.layout.zero : history.at(baseTick);
-    if (base === null) throw new Error(`SharedDeltas: entity ${id} has no state at tick ${baseTick}`);
-    const layout = history.layout as EntityLayout<unknown>;
-    const state = history.latest!;
-    const mask = changedMask(state, base);
-    // Against a baseline the repeat form is the usual one (moving things change the same lanes
-    // tick after tick): both forms are encoded now, in one pass. Creates never repeat.
-    const both = baseTick >= 0 && mask >= 0;
-    this.encode(layout, state, base, both ? 2 : 0);
-    const blocks = this.blocks;
-    const block = id * BLOCK;
-    if (blocks[block + WAYS_TICK] !== (tick | 0)) {
-      blocks[block + WAYS_TICK] = tick;
-      blocks[block + WAYS_FILL] = 0;
-    }
-    const fill = blocks[block + WAYS_FILL];
-    const way = fill & 7;
-    const filled = Math.min(WAYS, (fill >>> 3) + 1);
-    blocks[block + WAYS_FILL] = filled * 8 + ((way + 1) % WAYS);
-    const e = block + ENTRIES + way * STRIDE;
-    blocks[e + BASE] = baseTick;
-    blocks[e + BITS] = this.scratch.bitsProcessed;
-    this.blocks[e + WORDS] = this.store(this.scratch);
-    this.blocks[e + REPEAT_BITS] = -1;
-    if (both) {
-      this.blocks[e + REPEAT_BITS] = this.repeatScratch.bitsProcessed;
-      this.blocks[e + REPEAT_WORDS] = this.store(this.repeatScratch);
-    }
-    this.blocks[e + MASK] = mask;
-    return e;
+    if (this.poolLength + words <= this.pool.length) return;
+    const bigger = new Uint32Array(Math.max(this.pool.length * 2, this.poolLength + words));
+    bigger.set(this.pool);
+    this.pool = bigger;
   }
 
-  /** Adds the repeat form of the entry (same tick: the pool still holds its full form). */
-  private addRepeat(e: number, layout: EntityLayout<unknown>, state: LaneState, base: LaneState): void {
-    this.encode(layout, state, base, 1);
-    this.blocks[e + REPEAT_BITS] = this.scratch.bitsProcessed;
-    this.blocks[e + REPEAT_WORDS] = this.store(this.scratch);
-  }
-
-  /**
-   * Encodes a delta into the scratch streams: `forms` 0 the full form into `scratch`, 1 the
-   * repeat form into `scratch`, 2 both (the repeat one into `repeatScratch`).
-   */
-  private encode(layout: EntityLayout<unknown>, state: LaneState, base: LaneState, forms: number): void {
-    for (;;) {
-      const ws = this.scratch;
-      const repeat = this.repeatScratch;
-      ws.reset();
-      repeat.reset();
-      try {
-        if (forms === 2) encodeDeltaForms(ws, repeat, layout, state, base);
-        else encodeDelta(ws, layout, state, base, forms === 1);
-        return;
-      } catch (error) {
-        // Only a state larger than any before (long blobs) overflows: retry in larger buffers.
-        if (!(error instanceof BitWriterOverflowError)) throw error;
-        this.scratch = new WriteStream(ws.writer.capacityBytes * 4);
-        this.repeatScratch = new WriteStream(repeat.writer.capacityBytes * 4);
-      }
-    }
-  }
-
-  /** Copies a scratch stream's words into the pool (emptied when the tick changed); returns where they start. */
-  private store(ws: WriteStream): number {
-    const words = (ws.bitsProcessed + 31) >>> 5;
-    if (this.poolLength + words > this.pool.length) {
-      const bigger = new Uint32Array(Math.max(this.pool.length * 2, this.poolLength + words));
-      bigger.set(this.pool);
-      this.pool = bigger;
-    }
+  /** Copies words into the pool; returns where they start. */
+  private store(from: Uint32Array, words: number): number {
+    this.reserve(words);
+    const pool = this.pool;
     const at = this.poolLength;
-    ws.writer.copyWords(this.pool, at);
-    this.poolLength += words;
+    for (let i = 0; i < words; i++) pool[at + i] = from[i];
+    this.poolLength = at + words;
     return at;
   }
 }

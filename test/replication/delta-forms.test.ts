@@ -1,12 +1,14 @@
 /**
- * encodeDeltaForms (the shared deltas' one-pass encoder) writes bit for bit what encodeDelta
- * writes for the full and for the repeat form, for plain, delta, wide (absolute past 32 bits),
- * rotation and blob lanes, and for layouts past the flags-only lane count.
+ * DeltaForms (the shared deltas' one-pass encoder) writes bit for bit what encodeDelta writes
+ * for the full and for the repeat form, and the changed lanes' mask, for plain, delta, wide
+ * (absolute past 32 bits), rotation and blob lanes, for layouts past the flags-only lane count
+ * and past the lanes a mask holds.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { prng, randomInt } from '../../src/random/prng.js';
-import { encodeDelta, encodeDeltaForms } from '../../src/replication/entity-delta.js';
+import { DeltaForms } from '../../src/replication/delta-forms.js';
+import { encodeDelta } from '../../src/replication/entity-delta.js';
 import type { EntityLayout } from '../../src/replication/entity-layout.js';
 import { defineEntity } from '../../src/replication/index.js';
 import type { LaneState } from '../../src/replication/lane-state.js';
@@ -44,10 +46,27 @@ const layouts: Record<string, EntityLayout<unknown>> = {
     'wide',
     t.object(Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`v${i}`, t.uint8()]))),
   ),
+  // Past the 31 lanes a mask holds, with blobs.
+  many: layoutOf(
+    'many',
+    t.object({
+      v: t.tuple(t.float(-50, 50, 0.01), 34),
+      tag: t.string(4),
+      list: t.array(t.uint8(), 3),
+    }),
+  ),
 };
 
+/** The words as a WriteStream holds them. */
+function wordsWritten(words: Uint32Array, bits: number): [number, number[]] {
+  return written((ws) => {
+    let left = bits;
+    for (let i = 0; left > 0; i++, left -= 32) ws.bits(words[i], Math.min(32, left));
+  });
+}
+
 function written(write: (ws: WriteStream) => void): [number, number[]] {
-  const ws = new WriteStream(512);
+  const ws = new WriteStream(2048);
   write(ws);
   return [ws.bitsProcessed, Array.from(ws.finish())];
 }
@@ -62,15 +81,17 @@ function near(next: () => number, base: number, max: number): number {
   return v < 0 || v > max ? base : v;
 }
 
-describe('encodeDeltaForms', () => {
+describe('DeltaForms', () => {
   it('covers rotation, wide and many-lane layouts', () => {
     assert.ok(layouts.mixed.lanes.some((lane) => lane.rotation > 0));
     assert.ok(layouts.mixed.lanes.some((lane) => lane.bits === 32));
     assert.ok(layouts.wide.lanes.length > 8);
+    assert.ok(layouts.many.lanes.length > 31 && layouts.many.blobs.length === 2);
   });
   for (const [name, layout] of Object.entries(layouts)) {
     it(`writes what encodeDelta writes for both forms (${name})`, () => {
       const next = prng(SEED);
+      const forms = new DeltaForms(layout);
       const base: LaneState = layout.createState();
       const state: LaneState = layout.createState();
       let compared = 0;
@@ -84,21 +105,22 @@ describe('encodeDeltaForms', () => {
           base.blobs[i] = Uint8Array.from({ length: randomInt(next, 3) }, () => randomInt(next, 256));
           state.blobs[i] = next() < 0.5 ? base.blobs[i] : Uint8Array.of(randomInt(next, 256));
         }
-        const full = new WriteStream(512);
-        const repeat = new WriteStream(512);
-        encodeDeltaForms(full, repeat, layout, state, base);
-        const got: [number, number[]][] = [
-          [full.bitsProcessed, Array.from(full.finish())],
-          [repeat.bitsProcessed, Array.from(repeat.finish())],
-        ];
+        // Now and then against the zero state, as an absolute delta.
+        const against = next() < 0.1 ? layout.zero : base;
+        forms.encode(state, against);
+        const got = [wordsWritten(forms.full, forms.fullBits), wordsWritten(forms.repeat, forms.repeatBits)];
+        let mask = 0;
+        for (let i = 0; i < Math.min(31, layout.lanes.length); i++)
+          if (state.lanes[i] !== against.lanes[i]) mask |= 1 << i;
+        assert.equal(forms.mask, mask, `round ${round} mask`);
         assert.deepEqual(
           got[0],
-          written((ws) => encodeDelta(ws, layout, state, base, false)),
+          written((ws) => encodeDelta(ws, layout, state, against, false)),
           `round ${round} full`,
         );
         assert.deepEqual(
           got[1],
-          written((ws) => encodeDelta(ws, layout, state, base, true)),
+          written((ws) => encodeDelta(ws, layout, state, against, true)),
           `round ${round} repeat`,
         );
         compared++;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defineEntity, ServerWorld } from '../../src/replication/index.js';
+import { defineEntity, EntityHistory, ServerWorld } from '../../src/replication/index.js';
 import { t } from '../../src/schema/schema.js';
 
 /** The server world: handles, generations, misuse refused at the call, history once per tick. */
@@ -72,5 +72,33 @@ describe('ServerWorld', () => {
     assert.equal(history.at(2), null, 'evicted');
     assert.equal(Cube.layout.dequantize(history.at(5)!).position[0], 5);
     assert.equal(Cube.layout.dequantize(history.at(100)!).position[0], 6);
+  });
+
+  it("keeps neighbouring ids' histories apart in their type's flat store, and ids of other types in another", () => {
+    const world = new ServerWorld({ types: [Cube, Flag], capacity: 3, historyLength: 3 });
+    const a = world.create(Cube, cube(1));
+    const b = world.create(Cube, cube(-1));
+    const f = world.create(Flag, { team: 2 });
+    world.tick();
+    for (let x = 2; x <= 5; x++) {
+      world.set(a, cube(x));
+      world.set(b, cube(-x));
+      world.set(f, { team: x % 4 });
+      world.tick();
+    }
+    assert.equal(world.historyStores[a.id], world.historyStores[b.id]);
+    assert.notEqual(world.historyStores[a.id], world.historyStores[f.id]);
+    assert.notEqual(world.historyOffsets[a.id], world.historyOffsets[b.id]);
+    const ha = world.histories[a.id]!;
+    const hb = world.histories[b.id]!;
+    assert.equal(ha.record, world.historyStores[a.id]);
+    for (let k = 0; k < 3; k++) {
+      assert.equal(Cube.layout.dequantize(ha.stateAt(k)).position[0], 5 - k);
+      assert.equal(Cube.layout.dequantize(hb.stateAt(k)).position[0], -(5 - k));
+      assert.equal(ha.tickAt(k), 5 - k);
+    }
+    assert.equal(Flag.layout.dequantize(world.histories[f.id]!.latest!).team, 1);
+    // A record that does not fit the store given is refused.
+    assert.throws(() => new EntityHistory(Flag.layout as never, 4, new Uint32Array(8), 2), /does not fit/);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * SharedDeltas, the server's per-tick cache of encoded entity deltas: what it measures and copies
  * is bit for bit what writeDelta writes, for every baseline the history holds, with more
- * baselines per entity than it keeps, after the pass that encodes ahead, and for states longer
- * than its scratch buffer (a long string).
+ * baselines per entity than it keeps, after the pass that encodes ahead, for states longer than
+ * a word or far longer (a long string), and for layouts of few lanes (held in the entry), past
+ * the flags-only lane count and past the lanes a mask holds.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -21,6 +22,10 @@ const Thing = defineEntity(
   t.object({ x: t.float(-100, 100, 1 / 64), hp: t.int(0, 1000), name: t.string(2000) }),
 );
 type ThingValue = { x: number; hp: number; name: string };
+/** Past the flags-only lane count (8): the list form, entries in the pool. */
+const Wide = defineEntity('wide', t.object({ v: t.tuple(t.int(0, 300), 12) }));
+/** Past the 31 lanes a mask holds: the repeat form matched against the states. */
+const Many = defineEntity('many', t.object({ v: t.tuple(t.uint8(), 33), on: t.bool() }));
 
 function bytesOf(write: (ws: WriteStream) => void): { bytes: number[]; bits: number } {
   const ws = new WriteStream(8192);
@@ -32,7 +37,7 @@ function bytesOf(write: (ws: WriteStream) => void): { bytes: number[]; bits: num
 describe('SharedDeltas', () => {
   it('measures and writes exactly what writeDelta writes, against every baseline and none', () => {
     const next = prng(SEED);
-    const world = new ServerWorld({ types: [Thing], capacity: 8, historyLength: 8 });
+    const world = new ServerWorld({ types: [Thing, Wide, Many], capacity: 8, historyLength: 8 });
     const deltas = new SharedDeltas(world);
     const value = (): ThingValue => ({
       x: Math.round((next() * 200 - 100) * 64) / 64,
@@ -40,10 +45,21 @@ describe('SharedDeltas', () => {
       // Now and then longer than the cache's first scratch buffer (256 bytes).
       name: 'n'.repeat(next() < 0.2 ? 300 + randomInt(next, 1500) : randomInt(next, 20)),
     });
-    const entities = Array.from({ length: 3 }, () => world.create(Thing, value()));
+    const lanes = (n: number, max: number, old: number[] | null) =>
+      Array.from({ length: n }, (_, i) =>
+        old !== null && next() < 0.6
+          ? old[i]
+          : Math.min(max, Math.max(0, (old?.[i] ?? 0) + randomInt(next, 41) - 20)),
+      );
+    const things = Array.from({ length: 3 }, () => world.create(Thing, value()));
+    const wide = world.create(Wide, { v: lanes(12, 300, null) });
+    const many = world.create(Many, { v: lanes(33, 255, null), on: false });
+    const entities = [...things, wide, many];
     world.tick();
     for (let round = 0; round < 60; round++) {
-      for (const e of entities) if (next() < 0.7) world.set(e, value());
+      for (const e of things) if (next() < 0.7) world.set(e, value());
+      if (next() < 0.7) world.set(wide, { v: lanes(12, 300, world.get(wide).v) });
+      if (next() < 0.7) world.set(many, { v: lanes(33, 255, world.get(many).v), on: next() < 0.5 });
       const tick = world.tick();
       if (round % 2 === 0) deltas.prepare(); // the pass that encodes ahead, on alternate ticks
       for (const e of entities) {
