@@ -51,6 +51,8 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
   private creating = 0;
   private badRequests = 0;
   private frameErrors = 0;
+  private ticksOnTime = 0;
+  private ticksLate = 0;
   /** A fault of the shared MessageServer may recur every frame: reported at most once a second. */
   private readonly updateErrors: ThrottledReport;
   private readonly failures: RoomFailures;
@@ -153,6 +155,8 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
       badRequests: this.badRequests,
       roomsFailed: this.failures.count,
       frameErrors: this.frameErrors,
+      ticksOnTime: this.ticksOnTime,
+      ticksLate: this.ticksLate,
     };
   }
 
@@ -258,7 +262,7 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
         } catch (error) {
           this.failures.fail(hosted.room, 'messages', error); // its clients' message queues
         }
-        if (!hosted.failed) hosted.clock.advance(now / 1000, hosted.onTick);
+        if (!hosted.failed) this.advance(hosted, now);
       }
       try {
         this.messages.update(now / 1000);
@@ -271,6 +275,20 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
       this.failures.inFrame = false;
     }
     this.failures.disposeFailed();
+  }
+
+  /**
+   * Runs a room's due ticks and counts their punctuality: the clock keeps less than a tick of time
+   * after the newest, so only the newest ran within a tick period of its schedule; any before it in
+   * the same frame, and any the clock dropped, were late.
+   */
+  private advance(hosted: HostedRoom, now: number): void {
+    const clock = hosted.clock;
+    const dropped = clock.droppedTicks;
+    const ran = clock.advance(now / 1000, hosted.onTick);
+    if (ran === 0) return;
+    this.ticksOnTime++;
+    this.ticksLate += ran - 1 + clock.droppedTicks - dropped;
   }
 
   /** Takes no new rooms or seats, waits until every room is empty (or `timeoutMs`), then stops. */
