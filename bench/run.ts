@@ -26,6 +26,7 @@ import { runRooms } from './services/rooms.js';
 import { runAead } from './suites/aead.js';
 import { runBackend } from './suites/backend.js';
 import { runBitpacker } from './suites/bitpacker.js';
+import { runCapacity } from './suites/capacity.js';
 import { runCrc32 } from './suites/crc32.js';
 import { runFloat32 } from './suites/float32.js';
 import { runHandshake } from './suites/handshake.js';
@@ -74,6 +75,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   backend: runBackend,
   rooms: runRooms,
   p2p: runP2p,
+  capacity: runCapacity,
 };
 
 function parseCommandLine(): { quick: boolean; only: string | null; json: string | null } {

@@ -20,7 +20,14 @@ import { ClientMirror } from '../src/replication/index.js';
 import { BackendClient } from '../src/services/index.js';
 import { UdpTransport } from '../src/transport/udp-transport.js';
 import { CAPACITY, types, Walk, type WalkValue } from '../tools/live-arena.js';
-import { type BotReport, type BotsConfig, emptyReport } from './loadtest-protocol.js';
+import { LightMirror } from './loadtest-light-mirror.js';
+import {
+  type BotReport,
+  type BotsConfig,
+  emptyReport,
+  type WindowMark,
+  type WindowReport,
+} from './loadtest-protocol.js';
 
 const config = JSON.parse(process.argv[2] ?? '{}') as BotsConfig;
 /** A playing bot's frame (20 Hz); a connecting bot is updated every timer turn (100 Hz), as a game's render loop would. */
@@ -34,8 +41,23 @@ let stopping = false;
 
 type Phase = 'waiting' | 'seating' | 'connecting' | 'playing' | 'stopped';
 
+/** What a bot needs of its replication end, light or full. */
+interface Mirror {
+  readonly channel: ClientMirror['channel'];
+  readonly sectionsApplied: number;
+  readonly newestTick: number;
+  reset(): unknown;
+}
+
+/** The steady window, while it is open: when it opened (bot clock), and the process's bytes then. */
+let window: { at: number; bytesSent: number; bytesReceived: number } | null = null;
+/** The process's sockets' payload bytes so far (countSocket adds them up). */
+const bytes = { sent: 0, received: 0 };
+
 class LoadBot {
-  readonly mirror = new ClientMirror({ types, capacity: CAPACITY });
+  readonly mirror: Mirror = config.light
+    ? new LightMirror(types, CAPACITY)
+    : new ClientMirror({ types, capacity: CAPACITY });
   readonly sender = new InputSender({ schema: Walk });
   messages: MessageClient;
   phase: Phase = 'waiting';
@@ -49,6 +71,11 @@ class LoadBot {
   private readonly input: WalkValue = { dx: 0, dy: 0, zap: false, target: 0, aimX: 0, aimY: 0 };
   /** The current connection's counts already reported. */
   private sections = 0;
+  /** In the steady window: seconds played and sections applied (closed stretches), and the open one's start. */
+  windowSeconds = 0;
+  windowSections = 0;
+  private openedAt = -1;
+  private openedSections = 0;
 
   constructor(
     readonly name: string,
@@ -75,7 +102,7 @@ class LoadBot {
     this.countSocket();
     this.socket.close();
     this.socket = await openSocket();
-    this.seenSent = this.seenReceived = this.seenDropped = 0;
+    this.seenSent = this.seenReceived = this.seenDropped = this.seenBytesSent = this.seenBytesReceived = 0;
     this.messages = this.client();
     this.phase = stopping ? 'stopped' : resting;
   }
@@ -146,6 +173,7 @@ class LoadBot {
       }
       if (this.mirror.sectionsApplied === this.sections) return;
       this.phase = 'playing';
+      if (window !== null) this.open(now);
       report.joins++;
       report.joinMs.push((now - this.began) * 1000);
       this.tick = this.mirror.newestTick + 2;
@@ -165,7 +193,22 @@ class LoadBot {
     report.inputs++;
   }
 
+  /** Starts a stretch of the steady window (the window opened while playing, or a join in it). */
+  open(now: number): void {
+    this.openedAt = now;
+    this.openedSections = this.mirror.sectionsApplied;
+  }
+
+  /** Ends the open stretch, if any (a leave, a failure, or the window's end). */
+  close(now: number): void {
+    if (this.openedAt < 0) return;
+    this.windowSeconds += now - this.openedAt;
+    this.windowSections += this.mirror.sectionsApplied - this.openedSections;
+    this.openedAt = -1;
+  }
+
   private leave(now: number): void {
+    this.close(now);
     this.collect();
     this.messages.disconnect();
     report.leaves++;
@@ -173,6 +216,7 @@ class LoadBot {
   }
 
   private fail(reason: string): void {
+    this.close(clock());
     this.collect();
     if (this.messages.client.state > ClientState.Disconnected) this.messages.disconnect();
     report.failures[reason] = (report.failures[reason] ?? 0) + 1;
@@ -183,6 +227,8 @@ class LoadBot {
   private seenSent = 0;
   private seenReceived = 0;
   private seenDropped = 0;
+  private seenBytesSent = 0;
+  private seenBytesReceived = 0;
   /**
    * Adds the socket's datagrams sent, arrived and dropped since the last count. Arrived: delivered
    * to the client or still in the socket's queue, which a bot between sessions does not drain (its
@@ -198,6 +244,10 @@ class LoadBot {
     report.udpDropped += stats.dropped - this.seenDropped;
     this.seenReceived = arrived;
     this.seenDropped = stats.dropped;
+    bytes.sent += stats.bytesSent - this.seenBytesSent;
+    bytes.received += stats.bytesReceived - this.seenBytesReceived;
+    this.seenBytesSent = stats.bytesSent;
+    this.seenBytesReceived = stats.bytesReceived;
   }
 
   /** Counters of the connection ending. */
@@ -277,8 +327,40 @@ function finish(): void {
 }
 
 process.on('message', (message) => {
-  if ((message as { type?: string }).type === 'stop') stopping = true;
+  const type = (message as { type?: string }).type;
+  if (type === 'stop') stopping = true;
+  else if (type === 'window') mark((message as WindowMark).phase);
 });
+
+/** Opens or closes the steady window; at its close, sends the window's figures. */
+function mark(phase: WindowMark['phase']): void {
+  const now = clock();
+  for (const bot of bots) bot.countSocket();
+  if (phase === 'start') {
+    window = { at: now, bytesSent: bytes.sent, bytesReceived: bytes.received };
+    for (const bot of bots) if (bot.phase === 'playing') bot.open(now);
+    return;
+  }
+  if (window === null) return;
+  const seconds = now - window.at;
+  const delivered: number[] = [];
+  let botSeconds = 0;
+  for (const bot of bots) {
+    bot.close(now);
+    botSeconds += bot.windowSeconds;
+    if (bot.windowSeconds >= 1) delivered.push(bot.windowSections / (config.tickRate * bot.windowSeconds));
+  }
+  const answer: WindowReport = {
+    kind: 'window',
+    delivered,
+    meanPlaying: seconds > 0 ? botSeconds / seconds : 0,
+    bytesSent: bytes.sent - window.bytesSent,
+    bytesReceived: bytes.received - window.bytesReceived,
+    seconds,
+  };
+  window = null;
+  process.send?.(answer);
+}
 process.on('disconnect', () => {
   if (!finished) process.exit(0);
 });
