@@ -67,6 +67,8 @@ class LoadBot {
   private due = 0;
   private began = 0;
   private seatedAt = 0;
+  /** When the netcode client got connected (-1: not yet this session). */
+  private connectedAt = -1;
   private tick = 0;
   private readonly input: WalkValue = { dx: 0, dy: 0, zap: false, target: 0, aimX: 0, aimY: 0 };
   /** The current connection's counts already reported. */
@@ -145,6 +147,7 @@ class LoadBot {
         return;
       }
       this.seatedAt = at;
+      this.connectedAt = -1;
       this.phase = 'connecting';
       // A new room: nothing mirrored or sent before counts (sectionsApplied is never reset).
       this.mirror.reset();
@@ -171,7 +174,11 @@ class LoadBot {
         this.fail('no snapshot within 10 s');
         return;
       }
+      if (this.connectedAt < 0 && state === ClientState.Connected) this.connectedAt = now;
       if (this.mirror.sectionsApplied === this.sections) return;
+      if (this.connectedAt < 0) this.connectedAt = now;
+      report.handshakeMs.push((this.connectedAt - this.seatedAt) * 1000);
+      report.firstStateMs.push((now - this.connectedAt) * 1000);
       this.phase = 'playing';
       if (window !== null) this.open(now);
       report.joins++;

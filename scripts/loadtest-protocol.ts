@@ -61,6 +61,9 @@ export interface BotReport {
   joinMs: number[];
   /** Auth to connect token (the HTTP part alone), ms, per seat. */
   httpMs: number[];
+  /** Connect token to netcode connected (the handshake), and connected to the first state applied, ms, per join. */
+  handshakeMs: number[];
+  firstStateMs: number[];
   /** Ghost sections applied by the mirrors. */
   snapshots: number;
   inputs: number;
@@ -88,6 +91,8 @@ export function emptyReport(): BotReport {
     failures: {},
     joinMs: [],
     httpMs: [],
+    handshakeMs: [],
+    firstStateMs: [],
     snapshots: 0,
     inputs: 0,
     udpSent: 0,

@@ -62,6 +62,9 @@ export interface LoadSummary {
   failures: Record<string, number>;
   joinMs: Quantiles;
   httpMs: Quantiles;
+  /** Connect token → netcode connected; connected → first state applied. */
+  handshakeMs: Quantiles;
+  firstStateMs: Quantiles;
   snapshots: number;
   inputsSent: number;
   /** Inputs the servers' arenas took. */
@@ -172,6 +175,8 @@ export function summarize(run: {
     failures: totals.failures,
     joinMs: quantiles(totals.joinMs),
     httpMs: quantiles(totals.httpMs),
+    handshakeMs: quantiles(totals.handshakeMs),
+    firstStateMs: quantiles(totals.firstStateMs),
     snapshots: totals.snapshots,
     inputsSent: totals.inputs,
     inputsTaken: sum((r) => r.inputsTaken),
@@ -207,7 +212,7 @@ export function formatSummary(s: LoadSummary): string {
     `  users: peak ${s.peakUsers}, mean ${fixed(s.meanUsers)} (server ${fixed(s.meanServerClients)}) over ${s.steadySeconds} steady s (after the ${fixed(s.rampSeconds)} s ramp)`,
     `  joins ${s.joins} · leaves ${s.leaves} · failures ${failures.length === 0 ? 0 : failures.join(', ')}`,
     `  join (auth → first snapshot) p50 ${fixed(s.joinMs.p50)} ms · p99 ${fixed(s.joinMs.p99)} ms · max ${fixed(s.joinMs.max)} ms (n=${s.joinMs.count})`,
-    `  http (auth → connect token) p50 ${fixed(s.httpMs.p50)} ms · p99 ${fixed(s.httpMs.p99)} ms (n=${s.httpMs.count})`,
+    `  of which: http (auth → connect token) p50 ${fixed(s.httpMs.p50)} ms · p99 ${fixed(s.httpMs.p99)} ms (n=${s.httpMs.count}) · handshake (token → connected) p50 ${fixed(s.handshakeMs.p50)} · p99 ${fixed(s.handshakeMs.p99)} ms · first state (connected → applied) p50 ${fixed(s.firstStateMs.p50)} · p99 ${fixed(s.firstStateMs.p99)} ms`,
     `  server tick mean ${fixed(s.tickMs, 3)} ms · max ${fixed(s.tickMaxMs, 2)} ms · datagram loss ${fixed(s.lossPercent, 2)}%: up ${fixed(s.upLossPercent, 2)}% (${s.serverReceived} of ${s.botsSent}), down ${fixed(s.downLossPercent, 2)}% (${s.botsReceived} of ${s.serverSent})`,
     `  snapshots received ${s.snapshots} · inputs sent ${s.inputsSent}, taken by the servers ${s.inputsTaken}`,
     `  servers: joins ${s.serverJoins}, leaves ${s.serverLeaves}, refused ${refused.length === 0 ? 0 : refused.join(', ')}, errors ${s.serverErrors}`,

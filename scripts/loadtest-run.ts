@@ -389,6 +389,8 @@ function merge(into: BotReport, report: BotReport): void {
     into.failures[reason] = (into.failures[reason] ?? 0) + n;
   for (const ms of report.joinMs) into.joinMs.push(ms);
   for (const ms of report.httpMs) into.httpMs.push(ms);
+  for (const ms of report.handshakeMs) into.handshakeMs.push(ms);
+  for (const ms of report.firstStateMs) into.firstStateMs.push(ms);
   into.snapshots += report.snapshots;
   into.inputs += report.inputs;
   into.lagMs = Math.max(into.lagMs, report.lagMs);
