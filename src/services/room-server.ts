@@ -60,7 +60,7 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
   private frameTimer: ReturnType<typeof setTimeout> | null = null;
   private frameMs = 0;
   /** When the next frame is due (performance.now() ms): frames keep to a fixed schedule, not setInterval's drift. */
-  private frameDue = 0;
+  private frameDueMs = 0;
   private heartbeatTimer: ReturnType<typeof setInterval> | null = null;
 
   constructor(options: RoomServerOptions<M>) {
@@ -457,7 +457,7 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
     if (this.frameTimer !== null && frameMs === this.frameMs) return;
     if (this.frameTimer !== null) clearTimeout(this.frameTimer);
     this.frameMs = frameMs;
-    this.frameDue = performance.now() + frameMs;
+    this.frameDueMs = performance.now() + frameMs;
     this.frameTimer = setTimeout(this.onFrameTimer, frameMs);
   }
 
@@ -471,9 +471,9 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
     this.frame();
     if (this.frameTimer !== timer || this.phase === 'stopped') return; // retimed or stopped meanwhile
     const now = performance.now();
-    this.frameDue += this.frameMs;
-    if (now - this.frameDue > this.frameMs) this.frameDue = now + this.frameMs;
-    this.frameTimer = setTimeout(this.onFrameTimer, Math.max(0, this.frameDue - now));
+    this.frameDueMs += this.frameMs;
+    if (now - this.frameDueMs > this.frameMs) this.frameDueMs = now + this.frameMs;
+    this.frameTimer = setTimeout(this.onFrameTimer, Math.max(0, this.frameDueMs - now));
   };
 
   /** The timer's frame: nothing thrown may leave a timer callback (it would end the process). */
