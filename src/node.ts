@@ -1,17 +1,17 @@
 /**
- * `ghostwire/node`: everything in `ghostwire` plus what needs Node's modules: UDP sockets and
- * node:crypto's native ChaCha20-Poly1305, registered here as the default AEAD. It loads no optional
+ * `ghostwire/node`: everything in `ghostwire` plus what needs Node's modules: UDP sockets and the
+ * fastest AEAD Node has, registered here as the default: libsodium's WebAssembly ChaCha20-Poly1305
+ * (loaded by a top-level await), else node:crypto's. It loads no optional
  * package: the WebSocket server is in `ghostwire/websocket`, the WebRTC server in `ghostwire/webrtc`,
  * the fleet in `ghostwire/services`.
  */
-import { registerDefaultAead } from './connection/aead.js';
-import { nodeAead } from './connection/aead-node.js';
+// Registers the default AEAD on import (a top-level await: libsodium's WebAssembly loads first).
+import './connection/aead-node-default.js';
 // GameClient's UDP, registered on import as the AEAD is (GameServer loads ws / node-datachannel only to serve them).
 import './game/udp-opener.js';
 
-registerDefaultAead(nodeAead);
-
 export { nodeAead } from './connection/aead-node.js';
+export { loadWasmAead } from './connection/aead-wasm.js';
 // game API: the server (its helpers' types too)
 export { GameServer, type GameServerOptions, type GameServerStats } from './game/game-server.js';
 export type { GameSimulation, GameSimulationStats } from './game/game-simulation.js';

@@ -1,17 +1,25 @@
 /**
- * AEAD cost per netcode packet: ChaCha20-Poly1305 IETF on a 100-byte payload with the 22-byte AD
- * netcode uses (version info, protocol id, prefix byte), in place after a 3-byte header, for each
- * backend (pure JS @noble/ciphers, native node:crypto). Then the parts: encrypt alone, decrypt
- * alone, rejecting a forged packet, and rejecting a forged private connect token (XChaCha, 1024
- * bytes: what a connection-request flood costs a server). The backends must agree byte for byte.
+ * AEAD cost per netcode packet for each backend (pure JS @noble/ciphers, node:crypto, libsodium's
+ * WebAssembly): first seal, open and rejecting a forged packet side by side for bodies of 16 to
+ * 1,200 bytes; then ChaCha20-Poly1305 IETF on a 100-byte payload with the 22-byte AD netcode uses
+ * (version info, protocol id, prefix byte), in place after a 3-byte header, and its parts: encrypt
+ * alone, decrypt alone, rejecting a forged packet, and rejecting a forged private connect token
+ * (XChaCha, 1024 bytes: what a connection-request flood costs a server). The backends must agree
+ * byte for byte.
  */
 import type { Aead } from '../../src/connection/aead.js';
 import { MAC_BYTES, nobleAead } from '../../src/connection/aead.js';
 import { nodeAead } from '../../src/connection/aead-node.js';
+import { loadWasmAead } from '../../src/connection/aead-wasm.js';
 import { prng, randomBytes } from '../../src/random/prng.js';
 import { check, fmt, measure, type Result, type SuiteContext, type Task } from '../harness.js';
 
-const BACKENDS: readonly Aead[] = [nobleAead, nodeAead];
+const wasmAead = await loadWasmAead();
+const BACKENDS: readonly Aead[] = [nobleAead, nodeAead, wasmAead];
+/** Body sizes: an ack-only packet, small and typical room-server packets, a W4 packet, a full one. */
+const SIZES = [16, 64, 128, 430, 1200] as const;
+const OPERATIONS = ['seal', 'open', 'reject forged'] as const;
+type Operation = (typeof OPERATIONS)[number];
 const PAYLOAD_BYTES = 100;
 const AD_BYTES = 22;
 /** prefix byte + a 2-byte sequence: the body starts unaligned, as in a real packet. */
@@ -139,15 +147,112 @@ function checkAgreement(): void {
     aead.encrypt(packet, HEADER_BYTES, PAYLOAD_BYTES, ad, nonce, key);
     return packet;
   });
-  for (let i = 0; i < sealed[0].length; i++)
-    check(sealed[0][i] === sealed[1][i], `aead: the backends disagree at byte ${i}`);
   BACKENDS.forEach((aead, b) => {
-    const other = sealed[1 - b].slice();
+    for (let i = 0; i < sealed[0].length; i++)
+      check(
+        sealed[b][i] === sealed[0][i],
+        `aead: ${aead.name} disagrees with ${BACKENDS[0].name} at byte ${i}`,
+      );
+    const other = sealed[(b + 1) % BACKENDS.length].slice();
     check(
       aead.decrypt(other, HEADER_BYTES, PAYLOAD_BYTES + MAC_BYTES, ad, nonce, key),
-      `${aead.name}: cannot open the other backend's packet`,
+      `${aead.name}: cannot open another backend's packet`,
     );
   });
+}
+
+/** One backend, one operation on a `size`-byte body in place after the header. */
+function sizeTask(aead: Aead, size: number, operation: Operation): Task {
+  const nonce = new Uint8Array(12);
+  setSequence(nonce, 1);
+  const body = filled(size, size);
+  const sealed = new Uint8Array(HEADER_BYTES + size + MAC_BYTES);
+  sealed.set(body, HEADER_BYTES);
+  aead.encrypt(sealed, HEADER_BYTES, size, ad, nonce, key);
+  const forged = sealed.slice();
+  forged[forged.length - 1] ^= 1;
+  const work = new Uint8Array(sealed.length);
+  const name = `${size} B ${operation}: ${aead.name}`;
+  if (operation === 'seal') {
+    return {
+      name,
+      units: 1,
+      run(n) {
+        for (let i = 0; i < n; i++) {
+          setSequence(nonce, i);
+          aead.encrypt(work, HEADER_BYTES, size, ad, nonce, key);
+        }
+        return work[HEADER_BYTES];
+      },
+    };
+  }
+  const input = operation === 'open' ? sealed : forged;
+  return {
+    name,
+    units: 1,
+    run(n) {
+      let opened = 0;
+      for (let i = 0; i < n; i++) {
+        work.set(input);
+        if (aead.decrypt(work, HEADER_BYTES, size + MAC_BYTES, ad, nonce, key)) opened++;
+      }
+      return opened;
+    },
+    verify(n, result) {
+      const expected = operation === 'open' ? n : 0;
+      check(result === expected, `${name}: ${result} of ${n} opened, expected ${expected}`);
+    },
+  };
+}
+
+/** Seal, open and reject-forged per body size, the backends side by side (µs per packet). */
+function runBySize(ctx: SuiteContext): void {
+  const tasks = SIZES.flatMap((size) =>
+    OPERATIONS.flatMap((operation) => BACKENDS.map((aead) => sizeTask(aead, size, operation))),
+  );
+  // 45 contestants: shorter batches keep the suite within seconds; the medians are still of all rounds.
+  const results = measure(tasks, { ...ctx.options, targetMs: Math.min(ctx.options.targetMs, 10) });
+  const us = (size: number, operation: Operation, aead: Aead): number =>
+    (results.find((r) => r.name === `${size} B ${operation}: ${aead.name}`)?.median ?? Number.NaN) / 1000;
+  const header = [
+    'body',
+    'operation',
+    ...BACKENDS.map((b) => b.name),
+    `${wasmAead.name} vs ${nodeAead.name}`,
+  ];
+  const rows = SIZES.flatMap((size) =>
+    OPERATIONS.map((operation) => [
+      `${size} B`,
+      operation,
+      ...BACKENDS.map((aead) => fmt(us(size, operation, aead))),
+      `${(us(size, operation, wasmAead) / us(size, operation, nodeAead)).toFixed(2)}x`,
+    ]),
+  );
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((row) => row[c].length)));
+  const line = (cells: string[]) =>
+    cells.map((cell, c) => (c < 2 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ');
+  ctx.note(
+    `AEAD by packet body size, µs per packet (medians; ChaCha20-Poly1305 IETF, ${AD_BYTES}-byte AD, in place after a ${HEADER_BYTES}-byte header)`,
+  );
+  for (const text of [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)])
+    ctx.note(text);
+  ctx.note(
+    '  open and reject forged include copying the sealed packet into the work buffer (both work in place).',
+  );
+  ctx.record(
+    'bySizeMicroseconds',
+    Object.fromEntries(
+      SIZES.map((size) => [
+        size,
+        Object.fromEntries(
+          OPERATIONS.map((operation) => [
+            operation,
+            Object.fromEntries(BACKENDS.map((aead) => [aead.name, us(size, operation, aead)])),
+          ]),
+        ),
+      ]),
+    ),
+  );
 }
 
 function packetsPerSecond(results: readonly Result[]): Record<string, string> {
@@ -156,12 +261,13 @@ function packetsPerSecond(results: readonly Result[]): Record<string, string> {
 
 export function runAead(ctx: SuiteContext): void {
   checkAgreement();
+  runBySize(ctx);
 
   const roundTrip = measure(BACKENDS.map(roundTripTask), ctx.options);
   ctx.table({
     title: `AEAD per ${PAYLOAD_BYTES}-byte payload packet: encrypt + decrypt in place (ChaCha20-Poly1305 IETF, ${AD_BYTES}-byte AD)`,
     unit: 'packet',
-    baseline: nobleAead.name,
+    baseline: nodeAead.name,
     results: roundTrip,
     columns: [{ header: 'packets/s (one core)', values: packetsPerSecond(roundTrip) }],
     notes: [
@@ -173,7 +279,7 @@ export function runAead(ctx: SuiteContext): void {
   ctx.table({
     title: `AEAD by operation (ns per operation; ${PAYLOAD_BYTES}-byte packet body, ${TOKEN_BYTES}-byte private connect token)`,
     unit: 'op',
-    baseline: `${nobleAead.name}: encrypt`,
+    baseline: `${nodeAead.name}: encrypt`,
     results: parts,
     columns: [{ header: 'ops/s (one core)', values: packetsPerSecond(parts) }],
     notes: [

@@ -16,6 +16,7 @@
 import type { Aead } from '../../src/connection/aead.js';
 import { nobleAead } from '../../src/connection/aead.js';
 import { nodeAead } from '../../src/connection/aead-node.js';
+import { loadWasmAead } from '../../src/connection/aead-wasm.js';
 import { Client, ClientState } from '../../src/connection/client.js';
 import { generateConnectToken } from '../../src/connection/connect-token.js';
 import {
@@ -37,7 +38,7 @@ import {
 } from '../../src/transport/transport.js';
 import { check, fmt, measure, type Result, type SuiteContext, type Task } from '../harness.js';
 
-const BACKENDS: readonly Aead[] = [nodeAead, nobleAead];
+const BACKENDS: readonly Aead[] = [nodeAead, nobleAead, await loadWasmAead()];
 const PROTOCOL_ID = 0x1122334455667788n;
 const PRIVATE_KEY = Uint8Array.from({ length: 32 }, (_, i) => i * 7 + 1);
 /** A fixed unix clock for token creation and server expiry checks. */

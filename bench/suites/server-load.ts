@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { Aead } from '../../src/connection/aead.js';
 import { nobleAead } from '../../src/connection/aead.js';
 import { nodeAead } from '../../src/connection/aead-node.js';
+import { loadWasmAead } from '../../src/connection/aead-wasm.js';
 import { generateConnectToken } from '../../src/connection/connect-token.js';
 import { Server } from '../../src/connection/server.js';
 import { UdpTransport } from '../../src/transport/udp-transport.js';
@@ -272,7 +273,7 @@ export async function runServerLoad(ctx: SuiteContext): Promise<void> {
   const warmupSeconds = ctx.options.quick ? 1 : 3;
   /** Rounds of one run per backend, interleaved (A B A B): the first run in a process runs colder. */
   const rounds = ctx.options.quick ? 1 : 2;
-  const backends = [nodeAead, nobleAead];
+  const backends = [nodeAead, nobleAead, await loadWasmAead()];
   const expected = CLIENTS * RATE;
   ctx.note(
     `${CLIENTS} clients in a separate process (one UDP socket each, node:crypto), server in this process on 127.0.0.1;`,
@@ -328,7 +329,7 @@ export async function runServerLoad(ctx: SuiteContext): Promise<void> {
   for (const [name, values] of cpu) {
     const mean = values.reduce((a, b) => a + b, 0) / values.length;
     ctx.note(
-      `  ${name.padEnd(16)} ${values.map((v) => v.toFixed(1)).join(', ')}${values.length > 1 ? `  (mean ${mean.toFixed(1)})` : ''}`,
+      `  ${name.padEnd(Math.max(...backends.map((b) => b.name.length)))} ${values.map((v) => v.toFixed(1)).join(', ')}${values.length > 1 ? `  (mean ${mean.toFixed(1)})` : ''}`,
     );
   }
 }

@@ -3,7 +3,7 @@
  * scene (scene.ts: the same motion, seed and follow rule as the @colyseus/schema peer) written
  * into a ServerWorld of {@link W4_ENTITY} entities, a ReplicationServer with distance interest
  * (150 m, leave × 1.15) behind a MessageServer, and N MessageClients with a ClientMirror each,
- * connected over the in-memory transport with netcode encryption (node:crypto AEAD).
+ * connected over the in-memory transport with netcode encryption (the Node default AEAD).
  *
  * A 20 Hz tick comes in three parts, so the bench can time the server's alone:
  *   game     the scene steps and the game writes every entity (world.set): the game's own work
@@ -12,7 +12,7 @@
  *   clients  every client reads its packet and sends its ack (so baselines advance)
  */
 import { defineMessage, MessageClient, MessageFactory, MessageServer } from '../../src/channels/index.js';
-import { nodeAead } from '../../src/connection/aead-node.js';
+import { nodeDefaultAead } from '../../src/connection/aead-node-default.js';
 import { generateConnectToken } from '../../src/connection/connect-token.js';
 import {
   ClientMirror,
@@ -92,7 +92,7 @@ export class W4Arena {
       privateKey: PRIVATE_KEY,
       publicAddresses: [this.serverSocket.localAddress],
       transports: [this.serverSocket],
-      aead: nodeAead,
+      aead: nodeDefaultAead,
       unixTime: () => UNIX_START + Math.floor(this.now),
       maxDatagramsPerUpdate: Math.max(1024, clientCount * 4),
       factory,
@@ -117,7 +117,12 @@ export class W4Arena {
           this.updatesReceived++;
         },
       });
-      const client = new MessageClient({ transport, aead: nodeAead, factory, channels: [mirror.channel] });
+      const client = new MessageClient({
+        transport,
+        aead: nodeDefaultAead,
+        factory,
+        channels: [mirror.channel],
+      });
       const token = generateConnectToken({
         protocolId: PROTOCOL_ID,
         privateKey: PRIVATE_KEY,
@@ -125,7 +130,7 @@ export class W4Arena {
         serverAddresses: [this.serverSocket.localAddress],
         now: UNIX_START + Math.floor(this.now),
         timeoutSeconds: 30,
-        aead: nodeAead,
+        aead: nodeDefaultAead,
       });
       client.connect(token, this.now);
       this.clients.push({ client, mirror, transport });

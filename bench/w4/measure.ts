@@ -5,6 +5,7 @@
  * memory per connected client. Used by the `w4` bench suite and by `node dist/bench/w4/main.js`.
  */
 import { getHeapCodeStatistics } from 'node:v8';
+import { nodeDefaultAead } from '../../src/connection/aead-node-default.js';
 import { collectAllGarbage, median } from '../harness.js';
 import { W4_ARENA, W4Arena } from './arena.js';
 import { W4_ENTITIES, W4_HZ, W4_MAP, W4_RADIUS, W4_SPEED } from './scene.js';
@@ -174,7 +175,7 @@ export function describeW4(r: W4Result): string[] {
     `W4 arena, ghostwire: ${W4_ENTITIES.toLocaleString('en-US')} entities at ${W4_SPEED} m/s on ${W4_MAP} m × ${W4_MAP} m, ` +
       `${r.clients} clients following one entity each, radius ${W4_RADIUS} m (leave × 1.15), ${W4_HZ} Hz, ` +
       `history ${W4_ARENA.historyLength}, per-client budget BandwidthBudget defaults (512 B/packet, 256 kbit/s); ` +
-      `in-memory transport, netcode encryption (node:crypto); ${r.ticks} measured ticks, medians`,
+      `in-memory transport, netcode encryption (${nodeDefaultAead.name}); ${r.ticks} measured ticks, medians`,
     `  server tick (world.tick + MessageServer.update): ${f(r.serverWallMs)} ms wall, ${f(r.serverCpuMs)} ms CPU ` +
       `(${f(r.serverCpuMs / 50, 2)}× the 50 ms target; slowest tick ${f(r.serverWallMaxMs)} ms wall)`,
     `  not in it: the game's writes (world.set) ${f(r.writeCpuMs)} ms CPU, the clients' updates ${f(r.clientsWallMs)} ms wall per tick`,

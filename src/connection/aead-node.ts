@@ -1,9 +1,10 @@
 /**
  * The native AEAD backend: ChaCha20-Poly1305 IETF from node:crypto (OpenSSL). Node only — never
- * import this from browser-safe code; `ghostwire/node` registers it as the default
- * (`registerDefaultAead(nodeAead)`). XChaCha20-Poly1305 and all argument checks come from
- * {@link aeadFromCore}, shared with the pure-JS backend, so both behave identically on misuse and
- * on hostile input.
+ * import this from browser-safe code. `ghostwire/node` registers it as the default only where
+ * libsodium's WebAssembly backend (~5x cheaper per packet: a cipher object per nonce is most of this
+ * one's cost) cannot load (aead-node-default.ts). XChaCha20-Poly1305 and all argument checks come
+ * from {@link aeadFromCore}, shared with the other backends, so all behave identically on misuse
+ * and on hostile input.
  */
 import { createCipheriv, createDecipheriv, type DecipherChaCha20Poly1305 } from 'node:crypto';
 import { type Aead, type AeadCore, aeadFromCore, MAC_BYTES } from './aead.js';
@@ -63,5 +64,5 @@ const nodeCore: AeadCore = {
   },
 };
 
-/** node:crypto (OpenSSL) ChaCha20-Poly1305: faster than the pure-JS backend (see `npm run bench -- --only aead`). */
+/** node:crypto (OpenSSL) ChaCha20-Poly1305: faster than the pure-JS backend, slower than the WebAssembly one (see `npm run bench -- --only aead`). */
 export const nodeAead: Aead = aeadFromCore('node:crypto', nodeCore);

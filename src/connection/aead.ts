@@ -4,8 +4,8 @@
  * with libsodium's `crypto_aead_chacha20poly1305_ietf` and `crypto_aead_xchacha20poly1305_ietf`.
  *
  * Browser-safe: no `node:` imports here. The pure-JS backend ({@link nobleAead}) runs on
- * @noble/ciphers; `aead-node.ts` has a faster one on node:crypto, which `ghostwire/node` registers
- * as the default.
+ * @noble/ciphers; `aead-wasm.ts` has a ~5x faster one on libsodium's WebAssembly, which
+ * `ghostwire/node` registers as the default, and `aead-node.ts` one on node:crypto (the fallback).
  *
  * Every backend shares the argument checks below ({@link aeadFromCore}):
  *  - Misuse by the caller throws: a key that is not 32 bytes or a nonce of the wrong size is a
@@ -334,8 +334,8 @@ let current: Aead = nobleAead;
 
 /**
  * The backend Client and Server use unless given one: the fastest registered. That is the last one
- * passed to {@link registerDefaultAead} (`ghostwire/node` registers the native node:crypto one), else
- * {@link nobleAead}.
+ * passed to {@link registerDefaultAead} (`ghostwire/node` registers libsodium's WebAssembly one, or
+ * node:crypto's where that cannot load), else {@link nobleAead}.
  */
 export function defaultAead(): Aead {
   return current;

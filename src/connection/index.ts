@@ -1,7 +1,7 @@
 /**
  * `ghostwire/connection`: netcode 1.02 secure connections: connect tokens, the client and the
- * server, and the AEAD they encrypt with. Browser-safe (`ghostwire/node` registers node:crypto's
- * AEAD as the default).
+ * server, and the AEAD they encrypt with. Browser-safe (`ghostwire/node` registers libsodium's
+ * WebAssembly AEAD as the default).
  */
 export { type Aead, defaultAead, nobleAead, registerDefaultAead } from './aead.js';
 export { Client, type ClientOptions, ClientState, describeClientState } from './client.js';

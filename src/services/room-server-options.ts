@@ -44,7 +44,7 @@ export interface RoomServerOptions<M extends AnyMessageType = AnyMessageType> {
   timers?: boolean;
   /** The clock, monotonic milliseconds (default performance.now). */
   nowMs?: () => number;
-  /** Default nodeAead (node:crypto). */
+  /** Default the fastest Node backend: libsodium's WebAssembly, else node:crypto (see aead-node-default.ts). */
   aead?: Aead;
   /** Unix seconds for token expiry (default the system clock). */
   unixTime?: () => number;

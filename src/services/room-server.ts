@@ -8,7 +8,7 @@
 import { hostname } from 'node:os';
 import type { AnyMessageType } from '../channels/message.js';
 import { MessageServer } from '../channels/message-endpoints.js';
-import { nodeAead } from '../connection/aead-node.js';
+import { nodeDefaultAead } from '../connection/aead-node-default.js';
 import { answerCreateRoom } from './create-room-answer.js';
 import type { ProcessAddresses, ProcessLoad, ProcessRecord, ProcessState, Unsubscribe } from './directory.js';
 import type { ManagedServer } from './managed-process.js';
@@ -93,7 +93,7 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
       transports: options.transports.map((t) => t.transport),
       maxClients: slots,
       // Node's native ChaCha20-Poly1305 unless told otherwise: services run on Node only.
-      aead: options.aead ?? nodeAead,
+      aead: options.aead ?? nodeDefaultAead,
       unixTime: options.unixTime,
       factory: options.factory,
       channels,

@@ -12,6 +12,7 @@ import {
   registerDefaultAead,
 } from '../../src/connection/aead.js';
 import { nodeAead } from '../../src/connection/aead-node.js';
+import { loadWasmAead } from '../../src/connection/aead-wasm.js';
 import { prng, randomBytes, randomInt } from '../../src/random/prng.js';
 import { testSeed } from '../support/seed.js';
 import { fromHex, hex, readSharedJson, sharedSkip } from '../support/shared.js';
@@ -48,7 +49,8 @@ const PRIVATE_TOKEN_ENCRYPTED_BYTES = 1024 - MAC_BYTES;
 /** Challenge token: ChaCha over the first 284 bytes, no AD, MAC in the last 16 of 300. */
 const CHALLENGE_TOKEN_ENCRYPTED_BYTES = 300 - MAC_BYTES;
 
-const BACKENDS: readonly Aead[] = [nobleAead, nodeAead];
+const wasmAead = await loadWasmAead();
+const BACKENDS: readonly Aead[] = [nobleAead, nodeAead, wasmAead];
 const EMPTY = new Uint8Array(0);
 
 const seed = testSeed('aead');
@@ -272,9 +274,9 @@ describe('aead: round trips', () => {
   }
 });
 
-describe('aead: the two backends agree', () => {
+describe('aead: the backends agree', () => {
   for (const variant of VARIANTS) {
-    it(`${variant.name}: same bytes, and each decrypts what the other encrypted`, () => {
+    it(`${variant.name}: same bytes as the pure-JS one, and each decrypts what it encrypted`, () => {
       const next = prng(seed ^ 0x5678);
       for (let i = 0; i < 100; i++) {
         const length = randomInt(next, 1301);
@@ -282,17 +284,20 @@ describe('aead: the two backends agree', () => {
         const ad = randomBytes(next, randomInt(next, 64));
         const nonce = randomBytes(next, variant.nonceBytes);
         const key = randomBytes(next, KEY_BYTES);
-        const a = new Uint8Array(length + MAC_BYTES);
-        const b = new Uint8Array(length + MAC_BYTES + 1);
-        a.set(plaintext);
-        b.set(plaintext, 1);
-        variant.encrypt(nobleAead, a, 0, length, ad, nonce, key);
-        variant.encrypt(nodeAead, b, 1, length, ad, nonce, key);
-        assert.deepEqual(a, b.subarray(1), `length ${length}`);
-        assert.ok(variant.decrypt(nodeAead, a, 0, length + MAC_BYTES, ad, nonce, key));
-        assert.ok(variant.decrypt(nobleAead, b, 1, length + MAC_BYTES, ad, nonce, key));
-        assert.deepEqual(a.subarray(0, length), plaintext);
-        assert.deepEqual(b.subarray(1, 1 + length), plaintext);
+        const reference = new Uint8Array(length + MAC_BYTES);
+        reference.set(plaintext);
+        variant.encrypt(nobleAead, reference, 0, length, ad, nonce, key);
+        for (const aead of BACKENDS.filter((backend) => backend !== nobleAead)) {
+          const b = new Uint8Array(length + MAC_BYTES + 1);
+          b.set(plaintext, 1);
+          variant.encrypt(aead, b, 1, length, ad, nonce, key);
+          assert.deepEqual(b.subarray(1), reference, `${aead.name}, length ${length}`);
+          const a = reference.slice();
+          assert.ok(variant.decrypt(aead, a, 0, length + MAC_BYTES, ad, nonce, key), aead.name);
+          assert.ok(variant.decrypt(nobleAead, b, 1, length + MAC_BYTES, ad, nonce, key), aead.name);
+          assert.deepEqual(a.subarray(0, length), plaintext);
+          assert.deepEqual(b.subarray(1, 1 + length), plaintext);
+        }
       }
     });
   }
@@ -467,10 +472,26 @@ describe('aead: the default backend', () => {
     assert.equal(defaultAead(), nobleAead);
   });
 
-  it('aead.ts stays browser-safe: no node: imports (only aead-node.ts has them)', () => {
+  it('aead.ts and aead-wasm.ts stay browser-safe: no node: imports (only aead-node.ts has them)', () => {
     const source = (name: string) =>
       readFileSync(fileURLToPath(new URL(`../../../src/connection/${name}`, import.meta.url)), 'utf8');
     assert.doesNotMatch(source('aead.ts'), /from 'node:/);
+    assert.doesNotMatch(source('aead-wasm.ts'), /from 'node:/);
     assert.match(source('aead-node.ts'), /from 'node:crypto'/);
+  });
+
+  it('loads the WebAssembly backend once', async () => {
+    assert.equal(await loadWasmAead(), wasmAead);
+    assert.equal(wasmAead.name, 'libsodium (WebAssembly)');
+  });
+
+  it('the Node entry points register the WebAssembly backend (node:crypto only if it cannot load)', async () => {
+    try {
+      const { nodeDefaultAead } = await import('../../src/connection/aead-node-default.js');
+      assert.equal(nodeDefaultAead, wasmAead);
+      assert.equal(defaultAead(), wasmAead);
+    } finally {
+      registerDefaultAead(nobleAead);
+    }
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type Aead, nobleAead } from '../../src/connection/aead.js';
 import { nodeAead } from '../../src/connection/aead-node.js';
+import { loadWasmAead } from '../../src/connection/aead-wasm.js';
 import { readChallengeToken, writeChallengeToken } from '../../src/connection/challenge-token.js';
 import {
   encryptConnectTokenPrivate,
@@ -29,7 +30,7 @@ const ALL = typeMask(
   PacketType.Disconnect,
 );
 
-for (const aead of [nobleAead, nodeAead] as Aead[]) {
+for (const aead of [nobleAead, nodeAead, await loadWasmAead()] as Aead[]) {
   describe(`netcode_vectors.json (netcode 1.4.0, NETCODE 1.02) with ${aead.name}`, { skip }, () => {
     const protocolId = BigInt(v.inputs?.protocol_id ?? 0);
     const addresses = (v.inputs?.server_addresses ?? []).map((a: Json) => toAddress(a.string));

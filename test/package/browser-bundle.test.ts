@@ -41,6 +41,11 @@ describe('browser bundle', () => {
     );
     assert.doesNotMatch(bundle.code, /\bfrom\s*["']node:|\bimport\s*\(\s*["']node:/);
     assert.ok(bundle.inputs.some((path) => path.endsWith('@noble/ciphers/chacha.js')));
+    // Browsers keep the pure-JS AEAD: libsodium's WebAssembly (~310 KB) is the Node default only.
+    assert.deepEqual(
+      bundle.inputs.filter((path) => path.includes('libsodium') || path.endsWith('aead-wasm.ts')),
+      [],
+    );
     assert.match(bundle.code, /\/\/# sourceMappingURL=ghostwire\.js\.map\s*$/);
     const sources: string[] = JSON.parse(bundle.map).sources;
     assert.ok(sources.includes('../../src/connection/aead.ts'), 'the map points at the TypeScript sources');
