@@ -12,7 +12,7 @@
  */
 import { ARENA_ROOM, arenaFactory } from '../demo/arena-room.js';
 import { MessageClient } from '../src/channels/index.js';
-import { nodeAead } from '../src/connection/aead-node.js';
+import { nodeDefaultAead } from '../src/connection/aead-node-default.js';
 import { ClientState, describeClientState } from '../src/connection/client.js';
 import { InputSender } from '../src/latency/index.js';
 import { prng } from '../src/random/prng.js';
@@ -91,7 +91,8 @@ class LoadBot {
   private client(): MessageClient {
     return new MessageClient({
       transport: this.socket,
-      aead: nodeAead,
+      // What a Node client gets by default (and the room server too): libsodium's WebAssembly one.
+      aead: nodeDefaultAead,
       factory: arenaFactory,
       channels: [this.mirror.channel, this.sender.channel],
     });
