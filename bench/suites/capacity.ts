@@ -5,22 +5,14 @@
  * colyseus.ts, WebSocket), both at 20 Hz, bots in two child processes, server CPU from /proc over
  * a steady window after the joins and a warm-up. 64, 128 and 256 players, then doubling while both
  * kept up (up to 1,024). Players per core only for a run that kept up (bench/capacity/result.ts).
- * Without bench/capacity/colyseus.js (or with GW_CAPACITY_COLYSEUS=0) ghostwire runs alone.
+ * With GW_CAPACITY_COLYSEUS=0 (or if Colyseus cannot load) ghostwire runs alone.
  */
 
 import { runGhostwireCapacity } from '../capacity/ghostwire.js';
-import type { CapacityRun } from '../capacity/result.js';
+import { type CapacityRun, keepUpFailures } from '../capacity/result.js';
 import type { SuiteContext } from '../harness.js';
 
-/** What bench/capacity/colyseus.ts exports (imported at run time: the suite runs without it). */
-type RunColyseusCapacity = (options: {
-  players: number;
-  roomSize: number;
-  seconds: number;
-  warmupSeconds: number;
-  botProcesses: number;
-  seed: number;
-}) => Promise<CapacityRun>;
+type RunColyseusCapacity = typeof import('../capacity/colyseus.js').runColyseusCapacity;
 
 const ROOM_SIZE = 64;
 const BOT_PROCESSES = 2;
@@ -28,13 +20,11 @@ const SEED = 25;
 const FIRST_SIZES = [64, 128, 256];
 const MOST_PLAYERS = 1024;
 
+/** The Colyseus runner, loaded only when this suite runs (Colyseus is a dev dependency, heavy to load). */
 async function loadColyseus(): Promise<RunColyseusCapacity | string> {
   if (process.env.GW_CAPACITY_COLYSEUS === '0') return 'GW_CAPACITY_COLYSEUS=0';
   try {
-    const module = (await import(new URL('../capacity/colyseus.js', import.meta.url).href)) as {
-      runColyseusCapacity?: RunColyseusCapacity;
-    };
-    return module.runColyseusCapacity ?? 'bench/capacity/colyseus.js exports no runColyseusCapacity';
+    return (await import('../capacity/colyseus.js')).runColyseusCapacity;
   } catch (error) {
     return `bench/capacity/colyseus.js did not load (${error instanceof Error ? error.message.split('\n')[0] : error})`;
   }
@@ -117,8 +107,7 @@ export function formatTable(runs: readonly CapacityRun[]): string {
   const lines = [line(HEADERS), widths.map((w) => '-'.repeat(w)).join('  ')];
   for (const [i, r] of runs.entries()) {
     lines.push(line(rows[i]));
-    if (!r.keptUp)
-      lines.push(`  ${r.notes.find((n) => n.startsWith('did not keep up')) ?? 'did not keep up'}`);
+    if (!r.keptUp) lines.push(`  ${r.server} ${r.players} did not keep up: ${keepUpFailures(r).join('; ')}`);
   }
   lines.push(
     'µs/player/tick: server CPU (user + system, /proc) ÷ (players × ticks) over the window; players/core only for a run that kept up',
