@@ -201,17 +201,26 @@ class LoadBot {
     report.inputs++;
   }
 
+  /**
+   * State packets arrived so far: sections applied, and datagrams waiting in the socket's queue
+   * (a bot reads its queue once a frame: a busy bot process holds a backlog, which must count at the
+   * end of the window when it arrived in it, and not at the start when it arrived before).
+   */
+  private arrived(): number {
+    return this.mirror.sectionsApplied + this.socket.stats().queued;
+  }
+
   /** Starts a stretch of the steady window (the window opened while playing, or a join in it). */
   open(now: number): void {
     this.openedAt = now;
-    this.openedSections = this.mirror.sectionsApplied;
+    this.openedSections = this.arrived();
   }
 
   /** Ends the open stretch, if any (a leave, a failure, or the window's end). */
   close(now: number): void {
     if (this.openedAt < 0) return;
     this.windowSeconds += now - this.openedAt;
-    this.windowSections += this.mirror.sectionsApplied - this.openedSections;
+    this.windowSections += this.arrived() - this.openedSections;
     this.openedAt = -1;
   }
 

@@ -24,7 +24,13 @@ import { RedisServer } from '../test/support/redis.js';
 import { AlignedDatagramCounts } from './loadtest-loss.js';
 import { type BotReport, type BotsConfig, emptyReport, type WindowReport } from './loadtest-protocol.js';
 import { type LoadSummary, progressLine, quantiles, type Sample, summarize } from './loadtest-report.js';
-import { capacityOfWindow, procCpuSeconds, RoomStatsLog, type WindowEnds } from './loadtest-window.js';
+import {
+  capacityOfWindow,
+  procCpuSeconds,
+  procRunqueueWaitSeconds,
+  RoomStatsLog,
+  type WindowEnds,
+} from './loadtest-window.js';
 
 export interface LoadtestOptions {
   clients: number;
@@ -178,13 +184,14 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadSummary
     // The steady window: from a second past the ramp and the warm-up to the end of play.
     const lastSecond = Math.ceil(options.seconds);
     const windowFrom = Math.ceil(ramp + 1 + (options.warmupSeconds ?? 2));
-    let ends: { at: number; atMs: number; serverCpu: number; botCpu: number; rooms: number[] } | null = null;
+    let ends: ReturnType<typeof markWindow> | null = null;
     const markWindow = () => {
       const rooms = manager.report().processes.map((p) => p.pid);
       return {
         at: performance.now(),
         atMs: performance.timeOrigin + performance.now(),
         serverCpu: rooms.reduce((n, pid) => n + procCpuSeconds(pid), 0),
+        serverWait: rooms.reduce((n, pid) => n + procRunqueueWaitSeconds(pid), 0),
         botCpu: bots.pids().reduce((n, pid) => n + procCpuSeconds(pid), 0),
         rooms,
       };
@@ -221,6 +228,7 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadSummary
         seconds: (end.at - start.at) / 1000,
         serverCpu: [start.serverCpu, end.serverCpu],
         botCpu: [start.botCpu, end.botCpu],
+        serverWait: [start.serverWait, end.serverWait],
         roomsAtStart: statsLog.firstAtOrAfter(start.atMs),
         roomsAtEnd: statsLog.firstAtOrAfter(end.atMs),
         bots: reports,

@@ -34,6 +34,19 @@ export function procCpuSeconds(pid: number): number {
   }
 }
 
+/**
+ * Seconds a process has waited, runnable, for a CPU (the second field of /proc/PID/schedstat, ns);
+ * 0 when it is gone or the kernel keeps no schedstats. A server starved by the machine (other
+ * processes on its cores) waits here; one starved by its own work does not.
+ */
+export function procRunqueueWaitSeconds(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9 || 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** Each room process's recent counters, to find those at or after an instant. */
 export class RoomStatsLog {
   private readonly recent = new Map<string, RoomStats[]>();
@@ -66,6 +79,8 @@ export interface WindowEnds {
   /** /proc CPU seconds of the room processes and of the bot processes, at the start and the end. */
   serverCpu: [number, number];
   botCpu: [number, number];
+  /** The room processes' seconds waiting for a CPU (procRunqueueWaitSeconds), at the start and the end. */
+  serverWait: [number, number];
   /** The room processes' counters at (or just after) each end. */
   roomsAtStart: Map<string, RoomStats>;
   roomsAtEnd: Map<string, RoomStats>;
@@ -112,6 +127,7 @@ export function capacityOfWindow(w: WindowEnds): CapacityRun {
     tickRate: w.tickRate,
     windowSeconds: w.seconds,
     serverCpuSeconds,
+    serverWaitSeconds: w.serverWait[1] - w.serverWait[0],
     cpuUsPerPlayerTick: connected > 0 ? (serverCpuSeconds / (connected * ticks)) * 1e6 : 0,
     playersPerCore: null,
     downBytesPerPlayerSecond: perPlayerSecond(w.bots.reduce((n, b) => n + b.bytesReceived, 0)),
@@ -134,5 +150,9 @@ export function capacityOfWindow(w: WindowEnds): CapacityRun {
     `delivered: worst client ${(100 * delivered.worst).toFixed(1)}%, 5th percentile ${(100 * delivered.p5).toFixed(1)}% of ${delivered.clients} clients (keep-up needs the worst ≥ ${100 * KEEP_UP_RATIO}%)`,
   );
   if (onTime + late === 0) run.notes.push('no room ticks counted in the window');
+  const waited = (run.serverWaitSeconds ?? 0) / w.seconds;
+  run.notes.push(
+    `room processes waited for a CPU ${(1000 * waited).toFixed(0)} ms per second, runnable (/proc/PID/schedstat; on a CPU ${((1000 * serverCpuSeconds) / w.seconds).toFixed(0)} ms)${waited * w.seconds > serverCpuSeconds ? ': the machine starved them more than their own work did' : ''}`,
+  );
   return run;
 }

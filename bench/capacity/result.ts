@@ -17,6 +17,11 @@ export interface CapacityRun {
   windowSeconds: number;
   /** The server processes' CPU over the window (user + system, seconds, from /proc). */
   serverCpuSeconds: number;
+  /**
+   * Seconds the server processes waited, runnable, for a CPU over the window (/proc/PID/schedstat):
+   * above their CPU time, the machine (other processes on its cores) starved them. Where measured.
+   */
+  serverWaitSeconds?: number;
   /** serverCpuSeconds ÷ (connected × ticks in the window), in µs. */
   cpuUsPerPlayerTick: number;
   /** connected ÷ (serverCpuSeconds ÷ windowSeconds); null when the server did not keep up. */

@@ -35,6 +35,7 @@ function window(overrides: Partial<WindowEnds> = {}): WindowEnds {
     seconds: 10,
     serverCpu: [5, 6],
     botCpu: [1, 3],
+    serverWait: [0, 0.1],
     roomsAtStart: new Map([['p', room(0, 0, 0, 0)]]),
     roomsAtEnd: new Map([['p', room(600, 0, 1000, 9000)]]),
     bots: [bots(new Array(32).fill(1)), bots(new Array(32).fill(0.99))],
@@ -56,6 +57,7 @@ describe('the load tester keep-up verdict', () => {
     assert.equal(run.downBytesPerPlayerSecond, 3000);
     assert.equal(run.upBytesPerPlayerSecond, 1000);
     assert.equal(run.botCpuSeconds, 2);
+    assert.ok(Math.abs((run.serverWaitSeconds ?? 0) - 0.1) < 1e-9);
   });
 
   it('late ticks, a starved client or missing players each withhold the figure, saying which and by how much', () => {
@@ -98,7 +100,7 @@ describe('the load tester keep-up verdict', () => {
     const run = (starveMs: number) =>
       runLoadtest({
         clients: 4,
-        seconds: 6,
+        seconds: 8,
         processes: 1,
         botProcesses: 1,
         mode: 'join',
@@ -126,8 +128,12 @@ describe('the load tester keep-up verdict', () => {
     assert.ok((starved.capacity?.ticksOnTimeRatio ?? 1) < 0.95, context);
     assert.ok((starved.capacity?.deliveredRatio ?? 1) < 0.95, context);
     assert.ok((starved.capacity?.eventLoopUtilization ?? 0) > 0.9, context);
-    // Four players on one room: a server not starved keeps up, and the bots saw every player play.
-    assert.equal(normal.capacity?.keptUp, true, JSON.stringify(normal.capacity));
-    assert.ok((normal.capacity?.connected ?? 0) > 3.9, JSON.stringify(normal.capacity));
+    // Four players on one room keep up, and the bots saw every player play; unless the machine's
+    // other processes held the room process off its CPU longer than it ran (it then merges ticks,
+    // and the verdict is rightly 'not kept up': said in the notes).
+    const c = normal.capacity;
+    const machineStarved = (c?.serverWaitSeconds ?? 0) > (c?.serverCpuSeconds ?? 0);
+    assert.ok(c?.keptUp === true || machineStarved, JSON.stringify(c));
+    assert.ok((c?.connected ?? 0) > 3.9, JSON.stringify(c));
   });
 });
