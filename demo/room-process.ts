@@ -5,8 +5,9 @@
  * connect-token key comes hex-encoded in GW_ROOM_KEY (the backend seals tokens with it).
  *
  *   node dist/demo/room-process.js [--redis URL] [--address 127.0.0.1:0] [--slots 1024]
- *     [--max-rooms 64] [--tick-rate 20] [--room-size 32] [--heartbeat-ms 1000]
+ *     [--max-rooms 64] [--tick-rate 20] [--room-size 32] [--heartbeat-ms 1000] [--stats-channel NAME]
  */
+import { performance } from 'node:perf_hooks';
 import { commandLine, flagValue, positiveIntegerFlag, rangeFlag } from '../scripts/cli.js';
 import type { ServerCounters } from '../src/connection/server-options.js';
 import type { ProcessLoad, RoomServerStats } from '../src/services/index.js';
@@ -44,6 +45,8 @@ export interface RoomStats extends RoomServerStats {
   /** When `udp` was read: ms since the epoch (the load tester aligns every process's counts by it). */
   countedAt: number;
   load: ProcessLoad;
+  /** The process's event loop since it started (performance.eventLoopUtilization), ms. */
+  eventLoop: { idleMs: number; activeMs: number };
 }
 
 const args = commandLine({
@@ -59,6 +62,10 @@ const args = commandLine({
     'room-size': { arg: 'N', help: `seats per room, 1 to ${ARENA_MAX_CLIENTS} (default 32)` },
     'heartbeat-ms': { arg: 'MS', help: 'directory heartbeat period (default 1000)' },
     'stats-channel': { arg: 'NAME', help: "publish the process's counters (RoomStats) there every second" },
+    'starve-ms': {
+      arg: 'MS',
+      help: "busy-wait this long every 50 ms (default 0): a starved server, the load tester's own test",
+    },
   },
 });
 const key = process.env.GW_ROOM_KEY ?? '';
@@ -73,6 +80,7 @@ const settings = flagValue(() => ({
   roomSize: Math.floor(rangeFlag('--room-size', args['room-size'], 32, 1, ARENA_MAX_CLIENTS)),
   heartbeatMs: rangeFlag('--heartbeat-ms', args['heartbeat-ms'], 1000, 50, 60_000),
   address: toAddress(args.address ?? '127.0.0.1:0'),
+  starveMs: rangeFlag('--starve-ms', args['starve-ms'], 0, 0, 1000),
 }));
 
 const directory: Directory & { close?(): Promise<void> | void } =
@@ -120,11 +128,20 @@ const statsTimer =
           udp: { ...socket.stats() },
           countedAt: performance.timeOrigin + performance.now(),
           load: server.load(),
+          eventLoop: eventLoopSoFar(),
         };
         directory.publish(statsChannel, JSON.stringify(stats)).catch(() => {});
       }, 1000);
+const starveTimer =
+  settings.starveMs === 0
+    ? null
+    : setInterval(() => {
+        const until = performance.now() + settings.starveMs;
+        while (performance.now() < until) {}
+      }, 50);
 const stop = async () => {
   if (statsTimer !== null) clearInterval(statsTimer);
+  if (starveTimer !== null) clearInterval(starveTimer);
   await server.stop();
   socket.close();
   await directory.close?.();
@@ -139,4 +156,9 @@ if (managed === null) {
   // Alone (no manager): serve until Ctrl-C.
   console.log(`room-process ${server.processId}: arena rooms on udp ${socket.localAddress}`);
   process.once('SIGINT', () => void stop().then(() => process.exit(0)));
+}
+
+function eventLoopSoFar(): RoomStats['eventLoop'] {
+  const { idle, active } = performance.eventLoopUtilization();
+  return { idleMs: idle, activeMs: active };
 }

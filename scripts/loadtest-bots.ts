@@ -12,7 +12,7 @@
  */
 import { ARENA_ROOM, arenaFactory } from '../demo/arena-room.js';
 import { MessageClient } from '../src/channels/index.js';
-import { nodeAead } from '../src/connection/aead-node.js';
+import { nodeDefaultAead } from '../src/connection/aead-node-default.js';
 import { ClientState, describeClientState } from '../src/connection/client.js';
 import { InputSender } from '../src/latency/index.js';
 import { prng } from '../src/random/prng.js';
@@ -20,7 +20,14 @@ import { ClientMirror } from '../src/replication/index.js';
 import { BackendClient } from '../src/services/index.js';
 import { UdpTransport } from '../src/transport/udp-transport.js';
 import { CAPACITY, types, Walk, type WalkValue } from '../tools/live-arena.js';
-import { type BotReport, type BotsConfig, emptyReport } from './loadtest-protocol.js';
+import { LightMirror } from './loadtest-light-mirror.js';
+import {
+  type BotReport,
+  type BotsConfig,
+  emptyReport,
+  type WindowMark,
+  type WindowReport,
+} from './loadtest-protocol.js';
 
 const config = JSON.parse(process.argv[2] ?? '{}') as BotsConfig;
 /** A playing bot's frame (20 Hz); a connecting bot is updated every timer turn (100 Hz), as a game's render loop would. */
@@ -34,8 +41,23 @@ let stopping = false;
 
 type Phase = 'waiting' | 'seating' | 'connecting' | 'playing' | 'stopped';
 
+/** What a bot needs of its replication end, light or full. */
+interface Mirror {
+  readonly channel: ClientMirror['channel'];
+  readonly sectionsApplied: number;
+  readonly newestTick: number;
+  reset(): unknown;
+}
+
+/** The steady window, while it is open: when it opened (bot clock), and the process's bytes then. */
+let window: { at: number; bytesSent: number; bytesReceived: number } | null = null;
+/** The process's sockets' payload bytes so far (countSocket adds them up). */
+const bytes = { sent: 0, received: 0 };
+
 class LoadBot {
-  readonly mirror = new ClientMirror({ types, capacity: CAPACITY });
+  readonly mirror: Mirror = config.light
+    ? new LightMirror(types, CAPACITY)
+    : new ClientMirror({ types, capacity: CAPACITY });
   readonly sender = new InputSender({ schema: Walk });
   messages: MessageClient;
   phase: Phase = 'waiting';
@@ -45,10 +67,17 @@ class LoadBot {
   private due = 0;
   private began = 0;
   private seatedAt = 0;
+  /** When the netcode client got connected (-1: not yet this session). */
+  private connectedAt = -1;
   private tick = 0;
   private readonly input: WalkValue = { dx: 0, dy: 0, zap: false, target: 0, aimX: 0, aimY: 0 };
   /** The current connection's counts already reported. */
   private sections = 0;
+  /** In the steady window: seconds played and sections applied (closed stretches), and the open one's start. */
+  windowSeconds = 0;
+  windowSections = 0;
+  private openedAt = -1;
+  private openedSections = 0;
 
   constructor(
     readonly name: string,
@@ -62,7 +91,8 @@ class LoadBot {
   private client(): MessageClient {
     return new MessageClient({
       transport: this.socket,
-      aead: nodeAead,
+      // What a Node client gets by default (and the room server too): libsodium's WebAssembly one.
+      aead: nodeDefaultAead,
       factory: arenaFactory,
       channels: [this.mirror.channel, this.sender.channel],
     });
@@ -75,7 +105,7 @@ class LoadBot {
     this.countSocket();
     this.socket.close();
     this.socket = await openSocket();
-    this.seenSent = this.seenReceived = this.seenDropped = 0;
+    this.seenSent = this.seenReceived = this.seenDropped = this.seenBytesSent = this.seenBytesReceived = 0;
     this.messages = this.client();
     this.phase = stopping ? 'stopped' : resting;
   }
@@ -118,6 +148,7 @@ class LoadBot {
         return;
       }
       this.seatedAt = at;
+      this.connectedAt = -1;
       this.phase = 'connecting';
       // A new room: nothing mirrored or sent before counts (sectionsApplied is never reset).
       this.mirror.reset();
@@ -144,8 +175,13 @@ class LoadBot {
         this.fail('no snapshot within 10 s');
         return;
       }
+      if (this.connectedAt < 0 && state === ClientState.Connected) this.connectedAt = now;
       if (this.mirror.sectionsApplied === this.sections) return;
+      if (this.connectedAt < 0) this.connectedAt = now;
+      report.handshakeMs.push((this.connectedAt - this.seatedAt) * 1000);
+      report.firstStateMs.push((now - this.connectedAt) * 1000);
       this.phase = 'playing';
+      if (window !== null) this.open(now);
       report.joins++;
       report.joinMs.push((now - this.began) * 1000);
       this.tick = this.mirror.newestTick + 2;
@@ -165,7 +201,31 @@ class LoadBot {
     report.inputs++;
   }
 
+  /**
+   * State packets arrived so far: sections applied, and datagrams waiting in the socket's queue
+   * (a bot reads its queue once a frame: a busy bot process holds a backlog, which must count at the
+   * end of the window when it arrived in it, and not at the start when it arrived before).
+   */
+  private arrived(): number {
+    return this.mirror.sectionsApplied + this.socket.stats().queued;
+  }
+
+  /** Starts a stretch of the steady window (the window opened while playing, or a join in it). */
+  open(now: number): void {
+    this.openedAt = now;
+    this.openedSections = this.arrived();
+  }
+
+  /** Ends the open stretch, if any (a leave, a failure, or the window's end). */
+  close(now: number): void {
+    if (this.openedAt < 0) return;
+    this.windowSeconds += now - this.openedAt;
+    this.windowSections += this.arrived() - this.openedSections;
+    this.openedAt = -1;
+  }
+
   private leave(now: number): void {
+    this.close(now);
     this.collect();
     this.messages.disconnect();
     report.leaves++;
@@ -173,6 +233,7 @@ class LoadBot {
   }
 
   private fail(reason: string): void {
+    this.close(clock());
     this.collect();
     if (this.messages.client.state > ClientState.Disconnected) this.messages.disconnect();
     report.failures[reason] = (report.failures[reason] ?? 0) + 1;
@@ -183,6 +244,8 @@ class LoadBot {
   private seenSent = 0;
   private seenReceived = 0;
   private seenDropped = 0;
+  private seenBytesSent = 0;
+  private seenBytesReceived = 0;
   /**
    * Adds the socket's datagrams sent, arrived and dropped since the last count. Arrived: delivered
    * to the client or still in the socket's queue, which a bot between sessions does not drain (its
@@ -198,6 +261,10 @@ class LoadBot {
     report.udpDropped += stats.dropped - this.seenDropped;
     this.seenReceived = arrived;
     this.seenDropped = stats.dropped;
+    bytes.sent += stats.bytesSent - this.seenBytesSent;
+    bytes.received += stats.bytesReceived - this.seenBytesReceived;
+    this.seenBytesSent = stats.bytesSent;
+    this.seenBytesReceived = stats.bytesReceived;
   }
 
   /** Counters of the connection ending. */
@@ -277,8 +344,40 @@ function finish(): void {
 }
 
 process.on('message', (message) => {
-  if ((message as { type?: string }).type === 'stop') stopping = true;
+  const type = (message as { type?: string }).type;
+  if (type === 'stop') stopping = true;
+  else if (type === 'window') mark((message as WindowMark).phase);
 });
+
+/** Opens or closes the steady window; at its close, sends the window's figures. */
+function mark(phase: WindowMark['phase']): void {
+  const now = clock();
+  for (const bot of bots) bot.countSocket();
+  if (phase === 'start') {
+    window = { at: now, bytesSent: bytes.sent, bytesReceived: bytes.received };
+    for (const bot of bots) if (bot.phase === 'playing') bot.open(now);
+    return;
+  }
+  if (window === null) return;
+  const seconds = now - window.at;
+  const delivered: number[] = [];
+  let botSeconds = 0;
+  for (const bot of bots) {
+    bot.close(now);
+    botSeconds += bot.windowSeconds;
+    if (bot.windowSeconds >= 1) delivered.push(bot.windowSections / (config.tickRate * bot.windowSeconds));
+  }
+  const answer: WindowReport = {
+    kind: 'window',
+    delivered,
+    meanPlaying: seconds > 0 ? botSeconds / seconds : 0,
+    bytesSent: bytes.sent - window.bytesSent,
+    bytesReceived: bytes.received - window.bytesReceived,
+    seconds,
+  };
+  window = null;
+  process.send?.(answer);
+}
 process.on('disconnect', () => {
   if (!finished) process.exit(0);
 });

@@ -14,6 +14,37 @@ export interface BotsConfig {
   sessionSeconds: number;
   /** Mean pause before coming back, seconds (each is 0.5 to 1.5 times it). */
   gapSeconds: number;
+  /**
+   * Light bots (the default of capacity runs) read every ghost section in full but build no ghost
+   * values (scripts/loadtest-light-mirror.ts); full bots keep a ClientMirror. The server cannot
+   * tell them apart: the same inputs at the same rate, the same acks.
+   */
+  light: boolean;
+  /** The rooms' tick rate: a state packet a tick is what a bot expects. */
+  tickRate: number;
+}
+
+/** The parent's window marks: the steady window starts, or ends (the bots answer with a WindowReport). */
+export interface WindowMark {
+  type: 'window';
+  phase: 'start' | 'end';
+}
+
+/** A bot process's figures over the steady window, sent once at its end. */
+export interface WindowReport {
+  kind: 'window';
+  /**
+   * Per bot connected at least a second of the window: state packets (ghost sections) applied ÷
+   * tickRate × its seconds playing in the window.
+   */
+  delivered: number[];
+  /** Mean bots playing over the window (bot-seconds ÷ window seconds). */
+  meanPlaying: number;
+  /** UDP payload bytes the process's sockets sent and received in the window. */
+  bytesSent: number;
+  bytesReceived: number;
+  /** The window as this process timed it, seconds. */
+  seconds: number;
 }
 
 /** A bot process's figures since its previous report (`playing` and `cpuPercent`: now). */
@@ -30,6 +61,9 @@ export interface BotReport {
   joinMs: number[];
   /** Auth to connect token (the HTTP part alone), ms, per seat. */
   httpMs: number[];
+  /** Connect token to netcode connected (the handshake), and connected to the first state applied, ms, per join. */
+  handshakeMs: number[];
+  firstStateMs: number[];
   /** Ghost sections applied by the mirrors. */
   snapshots: number;
   inputs: number;
@@ -57,6 +91,8 @@ export function emptyReport(): BotReport {
     failures: {},
     joinMs: [],
     httpMs: [],
+    handshakeMs: [],
+    firstStateMs: [],
     snapshots: 0,
     inputs: 0,
     udpSent: 0,

@@ -1,4 +1,5 @@
 /** The load tester's figures: a sample per second, the progress line, and the summary with clients per core. */
+import type { CapacityRun } from '../bench/capacity/result.js';
 import type { RoomStats } from '../demo/room-process.js';
 import { lossPercent } from './loadtest-loss.js';
 import type { BotReport } from './loadtest-protocol.js';
@@ -61,6 +62,9 @@ export interface LoadSummary {
   failures: Record<string, number>;
   joinMs: Quantiles;
   httpMs: Quantiles;
+  /** Connect token → netcode connected; connected → first state applied. */
+  handshakeMs: Quantiles;
+  firstStateMs: Quantiles;
   snapshots: number;
   inputsSent: number;
   /** Inputs the servers' arenas took. */
@@ -86,8 +90,14 @@ export interface LoadSummary {
   botsDropped: number;
   serverCpuPercent: number;
   botCpuPercent: number;
-  /** Clients joined on the servers / the servers' CPU in cores, over the steady seconds. */
-  clientsPerCore: number;
+  /**
+   * Players per core over the steady window (players playing ÷ the room processes' CPU in cores,
+   * from /proc): null when the servers did not keep up (`capacity.notes` says why) or the run had
+   * no window (too short for the ramp and the warm-up).
+   */
+  clientsPerCore: number | null;
+  /** The steady window's figures and keep-up verdict (null: no window). */
+  capacity: CapacityRun | null;
   /** From the room servers' last counters. */
   serverJoins: number;
   serverLeaves: number;
@@ -128,6 +138,7 @@ export function summarize(run: {
   totals: BotReport;
   rooms: readonly RoomStats[];
   cpus: number;
+  capacity: CapacityRun | null;
 }): LoadSummary {
   const { options, samples, totals, rooms } = run;
   // Steady: a second past the ramp, so the heartbeats' CPU periods hold no arrivals.
@@ -164,6 +175,8 @@ export function summarize(run: {
     failures: totals.failures,
     joinMs: quantiles(totals.joinMs),
     httpMs: quantiles(totals.httpMs),
+    handshakeMs: quantiles(totals.handshakeMs),
+    firstStateMs: quantiles(totals.firstStateMs),
     snapshots: totals.snapshots,
     inputsSent: totals.inputs,
     inputsTaken: sum((r) => r.inputsTaken),
@@ -179,7 +192,8 @@ export function summarize(run: {
     botsDropped: totals.udpDropped,
     serverCpuPercent: serverCpu,
     botCpuPercent: mean((s) => s.botCpuPercent),
-    clientsPerCore: serverCpu > 0 ? meanServerClients / (serverCpu / 100) : 0,
+    clientsPerCore: run.capacity?.playersPerCore ?? null,
+    capacity: run.capacity,
     serverJoins: sum((r) => r.joins),
     serverLeaves: sum((r) => r.leaves),
     serverRefused: refused,
@@ -198,11 +212,31 @@ export function formatSummary(s: LoadSummary): string {
     `  users: peak ${s.peakUsers}, mean ${fixed(s.meanUsers)} (server ${fixed(s.meanServerClients)}) over ${s.steadySeconds} steady s (after the ${fixed(s.rampSeconds)} s ramp)`,
     `  joins ${s.joins} · leaves ${s.leaves} · failures ${failures.length === 0 ? 0 : failures.join(', ')}`,
     `  join (auth → first snapshot) p50 ${fixed(s.joinMs.p50)} ms · p99 ${fixed(s.joinMs.p99)} ms · max ${fixed(s.joinMs.max)} ms (n=${s.joinMs.count})`,
-    `  http (auth → connect token) p50 ${fixed(s.httpMs.p50)} ms · p99 ${fixed(s.httpMs.p99)} ms (n=${s.httpMs.count})`,
+    `  of which: http (auth → connect token) p50 ${fixed(s.httpMs.p50)} ms · p99 ${fixed(s.httpMs.p99)} ms (n=${s.httpMs.count}) · handshake (token → connected) p50 ${fixed(s.handshakeMs.p50)} · p99 ${fixed(s.handshakeMs.p99)} ms · first state (connected → applied) p50 ${fixed(s.firstStateMs.p50)} · p99 ${fixed(s.firstStateMs.p99)} ms`,
     `  server tick mean ${fixed(s.tickMs, 3)} ms · max ${fixed(s.tickMaxMs, 2)} ms · datagram loss ${fixed(s.lossPercent, 2)}%: up ${fixed(s.upLossPercent, 2)}% (${s.serverReceived} of ${s.botsSent}), down ${fixed(s.downLossPercent, 2)}% (${s.botsReceived} of ${s.serverSent})`,
     `  snapshots received ${s.snapshots} · inputs sent ${s.inputsSent}, taken by the servers ${s.inputsTaken}`,
     `  servers: joins ${s.serverJoins}, leaves ${s.serverLeaves}, refused ${refused.length === 0 ? 0 : refused.join(', ')}, errors ${s.serverErrors}`,
     `  cpu: room servers ${fixed(s.serverCpuPercent)}% · bots ${fixed(s.botCpuPercent)}% (100% = one core)`,
-    `  clients per core: ${fixed(s.clientsPerCore, 0)} (server clients ${fixed(s.meanServerClients)} / room-server cores ${fixed(s.serverCpuPercent / 100, 3)})`,
+    ...formatCapacity(s.capacity),
   ].join('\n');
+}
+
+/** The steady window's lines: the keep-up verdict, and players per core only when the servers kept up. */
+export function formatCapacity(c: CapacityRun | null): string[] {
+  if (c === null)
+    return ['  players per core: none (no steady window: the run is too short for its ramp and warm-up)'];
+  const percent = (ratio: number) => `${fixed(100 * ratio)}%`;
+  const ticks = c.tickRate * c.windowSeconds;
+  const lines = [
+    `  steady window ${fixed(c.windowSeconds)} s, ${fixed(c.connected)} players: ticks on time ${percent(c.ticksOnTimeRatio)} · room-process event loop ${percent(c.eventLoopUtilization)} busy (the busiest)`,
+    `  ${c.notes.join(' · ')}`,
+    `  cpu over the window (/proc): room servers ${fixed(c.serverCpuSeconds, 2)} s = ${fixed(c.cpuUsPerPlayerTick)} µs per player per tick · bots ${fixed(c.botCpuSeconds, 2)} s = ${fixed(c.connected > 0 ? (c.botCpuSeconds / c.connected / c.windowSeconds) * 1e6 : 0, 0)} µs per player per second`,
+    `  bytes per player: down ${fixed(c.downBytesPerPlayerSecond / 1000, 2)} kB/s · up ${fixed(c.upBytesPerPlayerSecond / 1000, 2)} kB/s (${c.bytesCounted}); ${fixed(ticks, 0)} ticks`,
+  ];
+  lines.push(
+    c.playersPerCore === null
+      ? '  players per core: NONE: the servers did not keep up (see above), so no capacity figure'
+      : `  players per core: ${fixed(c.playersPerCore, 0)} (kept up: ${fixed(c.connected)} players / ${fixed(c.serverCpuSeconds / c.windowSeconds, 3)} room-server cores)`,
+  );
+  return lines;
 }

@@ -22,8 +22,15 @@ import {
 } from '../src/services/index.js';
 import { RedisServer } from '../test/support/redis.js';
 import { AlignedDatagramCounts } from './loadtest-loss.js';
-import { type BotReport, type BotsConfig, emptyReport } from './loadtest-protocol.js';
-import { type LoadSummary, progressLine, type Sample, summarize } from './loadtest-report.js';
+import { type BotReport, type BotsConfig, emptyReport, type WindowReport } from './loadtest-protocol.js';
+import { type LoadSummary, progressLine, quantiles, type Sample, summarize } from './loadtest-report.js';
+import {
+  capacityOfWindow,
+  procCpuSeconds,
+  procRunqueueWaitSeconds,
+  RoomStatsLog,
+  type WindowEnds,
+} from './loadtest-window.js';
 
 export interface LoadtestOptions {
   clients: number;
@@ -45,7 +52,16 @@ export interface LoadtestOptions {
   onProgress?: (line: string) => void;
   /** The children's output: inherited (default) or discarded. */
   stdio?: 'inherit' | 'ignore';
+  /** Seconds after the ramp (and a second more) before the steady window opens (default 2). */
+  warmupSeconds?: number;
+  /** Light bots (default) or full ones (a ClientMirror each): see BotsConfig.light. */
+  bots?: 'light' | 'full';
+  /** The room processes busy-wait this long every 50 ms (default 0): a starved server, for the load tester's own test. */
+  starveMs?: number;
 }
+
+/** The rooms' tick rate. */
+export const TICK_RATE = 20;
 
 const STATS_CHANNEL = 'loadtest:stats';
 const ROOM_PROCESS = fileURLToPath(new URL('../demo/room-process.js', import.meta.url));
@@ -73,11 +89,13 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadSummary
       directory = redis;
     }
     const roomStats = new Map<string, RoomStats>();
+    const statsLog = new RoomStatsLog();
     const datagrams = new AlignedDatagramCounts();
     const unsubscribe = await directory.subscribe(STATS_CHANNEL, (message) => {
       const stats = parseRoomStats(message);
       if (stats === null) return; // not a room process's counters: nothing to sum
       roomStats.set(stats.processId, stats);
+      statsLog.add(stats);
       datagrams.record(`room ${stats.processId}`, stats.countedAt / 1000, stats.udp.sent, arrived(stats));
       if (process.env.GW_LOADTEST_DEBUG) console.log(JSON.stringify(stats));
     });
@@ -114,7 +132,15 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadSummary
     const served = await serveBackend(backend);
     cleanups.push(() => served.close());
 
-    const args = ['--room-size', `${roomSize}`, '--stats-channel', STATS_CHANNEL];
+    const args = [
+      '--room-size',
+      `${roomSize}`,
+      '--stats-channel',
+      STATS_CHANNEL,
+      '--tick-rate',
+      `${TICK_RATE}`,
+    ];
+    if ((options.starveMs ?? 0) > 0) args.push('--starve-ms', `${options.starveMs}`);
     args.push('--slots', `${Math.max(64, Math.ceil((options.clients * 1.5) / options.processes))}`);
     if (redisUrl !== undefined) args.push('--redis', redisUrl);
     const manager = new ProcessManager({
@@ -155,8 +181,29 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadSummary
       botCounts.set(index, own);
       datagrams.record(`bots ${index}`, report.countedAt / 1000, own.sent, own.received);
     };
-    for (let second = 1; second <= Math.ceil(options.seconds); second++) {
+    // The steady window: from a second past the ramp and the warm-up to the end of play.
+    const lastSecond = Math.ceil(options.seconds);
+    const windowFrom = Math.ceil(ramp + 1 + (options.warmupSeconds ?? 2));
+    let ends: ReturnType<typeof markWindow> | null = null;
+    const markWindow = () => {
+      const rooms = manager.report().processes.map((p) => p.pid);
+      return {
+        at: performance.now(),
+        atMs: performance.timeOrigin + performance.now(),
+        serverCpu: rooms.reduce((n, pid) => n + procCpuSeconds(pid), 0),
+        serverWait: rooms.reduce((n, pid) => n + procRunqueueWaitSeconds(pid), 0),
+        botCpu: bots.pids().reduce((n, pid) => n + procCpuSeconds(pid), 0),
+        rooms,
+      };
+    };
+    let window: WindowEnds | null = null;
+    for (let second = 1; second <= lastSecond; second++) {
       await sleep(started + second * 1000 - performance.now());
+      if (second === windowFrom && windowFrom < lastSecond) {
+        ends = markWindow();
+        bots.mark('start');
+      }
+      if (second === lastSecond && ends !== null) window = await closeWindow(ends);
       const sample = takeSample(manager, bots, interval, (performance.now() - started) / 1000);
       // Every socket's datagrams so far, at the latest instant they have all reported (loadtest-loss.ts).
       const counted = datagrams.countsAt(datagrams.commonInstant(seconds()));
@@ -165,6 +212,28 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadSummary
       interval = emptyReport();
       samples.push(sample);
       options.onProgress?.(progressLine(sample, totals));
+    }
+    async function closeWindow(start: NonNullable<typeof ends>): Promise<WindowEnds> {
+      const end = markWindow();
+      const reports = await bots.mark('end');
+      // The room processes' counters at (or just after) each end: they publish once a second.
+      await until('the room counters after the window', 3000, () => {
+        return statsLog.firstAtOrAfter(end.atMs).size >= start.rooms.length;
+      }).catch(() => {});
+      const totalsNow = quantiles(totals.joinMs);
+      return {
+        players: options.clients,
+        roomSize,
+        tickRate: TICK_RATE,
+        seconds: (end.at - start.at) / 1000,
+        serverCpu: [start.serverCpu, end.serverCpu],
+        botCpu: [start.botCpu, end.botCpu],
+        serverWait: [start.serverWait, end.serverWait],
+        roomsAtStart: statsLog.firstAtOrAfter(start.atMs),
+        roomsAtEnd: statsLog.firstAtOrAfter(end.atMs),
+        bots: reports,
+        joinMs: { p50: totalsNow.p50, p99: totalsNow.p99 },
+      };
     }
     await bots.stop(15_000);
     // The servers' last counters: wait until they heard every leave (or 5 s), then one more period.
@@ -181,6 +250,7 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadSummary
       totals,
       rooms: [...roomStats.values()],
       cpus: manager.report().machine.cpus,
+      capacity: window === null ? null : capacityOfWindow(window),
     });
     return summary;
   } finally {
@@ -190,6 +260,10 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadSummary
 
 interface Bots {
   playing(): number;
+  /** The bot processes' ids (those that started). */
+  pids(): number[];
+  /** Tells every bot process the steady window starts or ends; at its end, their window figures. */
+  mark(phase: 'start' | 'end'): Promise<WindowReport[]>;
   cpuPercent(): number;
   /** A bot process's report; `index` says which process. */
   onReport: (report: BotReport, index: number) => void;
@@ -203,9 +277,28 @@ function startBots(
   ramp: number,
   stdio: 'inherit' | 'ignore',
 ): Bots {
-  const children: { child: ChildProcess; playing: number; cpu: number; final: boolean }[] = [];
+  const children: {
+    child: ChildProcess;
+    playing: number;
+    cpu: number;
+    final: boolean;
+    window: WindowReport | null;
+  }[] = [];
   const bots: Bots = {
     playing: () => children.reduce((n, c) => n + c.playing, 0),
+    pids: () => children.flatMap((c) => (c.child.pid === undefined ? [] : [c.child.pid])),
+    async mark(phase) {
+      for (const c of children) {
+        c.window = null;
+        if (c.child.connected) c.child.send({ type: 'window', phase }, () => {});
+      }
+      if (phase === 'start') return [];
+      const live = children.filter((c) => c.child.connected);
+      await until("the bots' window figures", 5000, () => live.every((c) => c.window !== null)).catch(
+        () => {},
+      );
+      return live.flatMap((c) => (c.window === null ? [] : [c.window]));
+    },
     cpuPercent: () => children.reduce((n, c) => n + c.cpu, 0),
     onReport: () => {},
     async stop(timeoutMs) {
@@ -230,19 +323,27 @@ function startBots(
       rampSeconds: ramp,
       sessionSeconds: options.sessionSeconds ?? 20,
       gapSeconds: options.gapSeconds ?? 1,
+      light: (options.bots ?? 'light') === 'light',
+      tickRate: TICK_RATE,
     };
     first += count;
     const child = fork(BOT_PROCESS, [JSON.stringify(config)], {
+      // Node flags for the bot processes, to profile them: GW_BOT_EXEC_ARGV="--cpu-prof".
+      execArgv: process.env.GW_BOT_EXEC_ARGV?.split(' ').filter((a) => a !== '') ?? [],
       stdio:
         stdio === 'ignore' ? ['ignore', 'ignore', 'ignore', 'ipc'] : ['inherit', 'inherit', 'inherit', 'ipc'],
     });
-    const entry = { child, playing: 0, cpu: 0, final: false };
+    const entry = { child, playing: 0, cpu: 0, final: false, window: null as WindowReport | null };
     // A fork that failed, or a channel that broke: counted as ended (its exit may never come).
     child.on('error', () => {
       entry.final = true;
       entry.playing = 0;
     });
     child.on('message', (message) => {
+      if ((message as { kind?: string }).kind === 'window') {
+        entry.window = message as WindowReport;
+        return;
+      }
       const report = message as BotReport;
       entry.playing = report.playing;
       entry.cpu = report.cpuPercent;
@@ -274,7 +375,8 @@ export function parseRoomStats(message: string): RoomStats | null {
     typeof v.countedAt !== 'number' ||
     !isObject(v.udp) ||
     !isObject(v.load) ||
-    !isObject(v.refused)
+    !isObject(v.refused) ||
+    !isObject(v.eventLoop)
   )
     return null;
   return value as RoomStats;
@@ -295,6 +397,8 @@ function merge(into: BotReport, report: BotReport): void {
     into.failures[reason] = (into.failures[reason] ?? 0) + n;
   for (const ms of report.joinMs) into.joinMs.push(ms);
   for (const ms of report.httpMs) into.httpMs.push(ms);
+  for (const ms of report.handshakeMs) into.handshakeMs.push(ms);
+  for (const ms of report.firstStateMs) into.firstStateMs.push(ms);
   into.snapshots += report.snapshots;
   into.inputs += report.inputs;
   into.lagMs = Math.max(into.lagMs, report.lagMs);

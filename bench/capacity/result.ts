@@ -17,6 +17,11 @@ export interface CapacityRun {
   windowSeconds: number;
   /** The server processes' CPU over the window (user + system, seconds, from /proc). */
   serverCpuSeconds: number;
+  /**
+   * Seconds the server processes waited, runnable, for a CPU over the window (/proc/PID/schedstat):
+   * above their CPU time, the machine (other processes on its cores) starved them. Where measured.
+   */
+  serverWaitSeconds?: number;
   /** serverCpuSeconds ÷ (connected × ticks in the window), in µs. */
   cpuUsPerPlayerTick: number;
   /** connected ÷ (serverCpuSeconds ÷ windowSeconds); null when the server did not keep up. */
@@ -33,7 +38,7 @@ export interface CapacityRun {
   deliveredRatio: number;
   /** The server processes' event-loop utilisation over the window (0..1; the busiest process). */
   eventLoopUtilization: number;
-  /** ticksOnTimeRatio ≥ 0.95 and deliveredRatio ≥ 0.95. */
+  /** ticksOnTimeRatio ≥ 0.95 and deliveredRatio ≥ 0.95 (and, where the runner checks it, connected ≥ 0.95 × players): keptUp(). */
   keptUp: boolean;
   /** Join time, from the HTTP request to the first state applied (ms). */
   joinP50Ms: number;
@@ -46,6 +51,28 @@ export interface CapacityRun {
 
 export const KEEP_UP_RATIO = 0.95;
 
-export function keptUp(run: Pick<CapacityRun, 'ticksOnTimeRatio' | 'deliveredRatio'>): boolean {
-  return run.ticksOnTimeRatio >= KEEP_UP_RATIO && run.deliveredRatio >= KEEP_UP_RATIO;
+/** The figures keptUp judges; with `connected` and `players`, also that ≥ 95% of the players asked for were playing. */
+export type KeepUpFigures = Pick<CapacityRun, 'ticksOnTimeRatio' | 'deliveredRatio'> &
+  Partial<Pick<CapacityRun, 'connected' | 'players'>>;
+
+export function keptUp(run: KeepUpFigures): boolean {
+  return keepUpFailures(run).length === 0;
+}
+
+/** Each keep-up criterion the run failed, said plainly with by how much (empty: it kept up). */
+export function keepUpFailures(run: KeepUpFigures): string[] {
+  const failures: string[] = [];
+  const percent = (ratio: number) => `${(100 * ratio).toFixed(1)}%`;
+  const wanted = percent(KEEP_UP_RATIO);
+  if (!(run.ticksOnTimeRatio >= KEEP_UP_RATIO))
+    failures.push(`ticks on time ${percent(run.ticksOnTimeRatio)} < ${wanted}`);
+  if (!(run.deliveredRatio >= KEEP_UP_RATIO))
+    failures.push(`worst client's state packets delivered ${percent(run.deliveredRatio)} < ${wanted}`);
+  if (
+    run.connected !== undefined &&
+    run.players !== undefined &&
+    !(run.connected >= KEEP_UP_RATIO * run.players)
+  )
+    failures.push(`players connected ${run.connected.toFixed(1)} of ${run.players} < ${wanted}`);
+  return failures;
 }

@@ -79,6 +79,10 @@ export interface RoomServerStats extends SeatingCounters {
   roomsFailed: number;
   /** Throws of a frame no room owned (the shared MessageServer or transports), reported. */
   frameErrors: number;
+  /** Room ticks run within one tick period of their schedule. */
+  ticksOnTime: number;
+  /** Room ticks run later than that, or dropped by the clock's catch-up bound: a process short of CPU shows here first. */
+  ticksLate: number;
 }
 
 export /** What is wrong with a room's settings, or null. */

@@ -12,8 +12,16 @@ describe('the load tester guards', () => {
   it("ignores stats messages that are not JSON or not a room process's counters", () => {
     for (const bad of ['', '{', 'null', '42', '"x"', '{}', '{"processId":1}', '{"processId":"p","udp":{}}'])
       assert.equal(parseRoomStats(bad), null, bad);
-    const good = { processId: 'p1', countedAt: 1.7e12, udp: { sent: 1 }, load: { clients: 0 }, refused: {} };
+    const good = {
+      processId: 'p1',
+      countedAt: 1.7e12,
+      udp: { sent: 1 },
+      load: { clients: 0 },
+      refused: {},
+      eventLoop: { idleMs: 1, activeMs: 1 },
+    };
     assert.equal(parseRoomStats(JSON.stringify({ ...good, countedAt: undefined })), null, 'no countedAt');
+    assert.equal(parseRoomStats(JSON.stringify({ ...good, eventLoop: undefined })), null, 'no eventLoop');
     assert.deepEqual(parseRoomStats(JSON.stringify(good)), good);
   });
 

@@ -118,6 +118,7 @@ describe('load tester loss: one definition, counted at one instant', () => {
       totals,
       rooms: [room],
       cpus: 2,
+      capacity: null,
     });
     assert.equal(s.upLossPercent, 0);
     assert.equal(s.lossPercent, 0);

@@ -40,6 +40,8 @@ describe('the load tester (npm run loadtest)', () => {
     assert.ok(s.httpMs.p50 <= s.joinMs.p50 && s.joinMs.p50 <= s.joinMs.p99 && s.joinMs.p99 <= s.joinMs.max);
     assert.ok(s.tickMs > 0 && s.tickMs <= s.tickMaxMs, context);
     assert.ok(s.serverCpuPercent > 0 && s.lossPercent >= 0 && s.lossPercent < 5, context);
-    assert.ok(Math.abs(s.clientsPerCore - s.meanServerClients / (s.serverCpuPercent / 100)) < 1e-6);
+    // A figure only with a verdict behind it (test/tools/loadtest-keep-up.test.ts judges the verdicts).
+    assert.ok(s.capacity !== null, context);
+    assert.equal(s.clientsPerCore, s.capacity.keptUp ? s.capacity.playersPerCore : null, context);
   });
 });
