@@ -23,7 +23,7 @@ export interface ReliableConfig {
   ackTimeout: number;
   /** Exponential smoothing of RTT samples (default 0.0025). */
   rttSmoothingFactor: number;
-  /** RTT samples kept for min / max / average / jitter (default 512). */
+  /** RTT samples min / max / average / jitter are taken over (default 512; tallied in 8 blocks, so the newest 7/8 to all of them). */
   rttHistorySize: number;
   /** Smoothing of the packet loss percentage (default 0.1). */
   packetLossSmoothingFactor: number;

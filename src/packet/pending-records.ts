@@ -4,9 +4,7 @@ const FIRST_CAPACITY = 8;
 /**
  * The caller's records of sent packets awaiting their outcome, by 16-bit sequence: a small ring
  * indexed by sequence modulo its power-of-two capacity, doubled only when two records that are
- * still pending would share a slot. A packet is kept in SentPackets for the whole statistics window
- * (256 by default) but its record only until it is acked or lost, usually a few packets: a ring
- * as wide as SentPackets' would hold ~2 KB of mostly empty references per connection.
+ * still pending would share a slot: only packets sent with a record keep one, usually a few.
  */
 export class PendingRecords<R> {
   private sequences = new Int32Array(FIRST_CAPACITY).fill(NONE);

@@ -1,7 +1,7 @@
 import { checkTime } from '../time/check-time.js';
 import { type ReliableConfig, reliableConfig } from './config.js';
 import { emptyReliableCounters, type ReliableCounters } from './counters.js';
-import { updateRttStats, updateWindowStats } from './endpoint-stats.js';
+import { RttWindow, TrafficWindow } from './endpoint-stats.js';
 import { GrowingSequenceBuffer } from './growing-sequence-buffer.js';
 import {
   FRAGMENT_HEADER_BYTES,
@@ -14,7 +14,9 @@ import {
   writePacketHeader,
 } from './header.js';
 import { LostUncounted } from './lost-uncounted.js';
-import { ReceivedPackets, SentPackets } from './packet-history.js';
+import { receivedSequences, SentPackets } from './packet-history.js';
+import type { SequenceBits } from './sequence-bits.js';
+import type { SequenceSet } from './sequence-slots.js';
 
 export { emptyReliableCounters, type ReliableCounters };
 
@@ -95,7 +97,11 @@ export class ReliableEndpoint<R = unknown> {
   /** Late-ack bookkeeping: which sequences were reported lost and not yet acked late. */
   private readonly lostUncounted: LostUncounted;
   private readonly sent: SentPackets<R>;
-  private readonly received: ReceivedPackets;
+  /** The sequences received, for ack bits and duplicates. */
+  private readonly received: SequenceBits | SequenceSet;
+  /** Loss and bandwidth: tallies of the packets sent and received, by sequence. */
+  private readonly sentWindow: TrafficWindow;
+  private readonly receivedWindow: TrafficWindow;
   /** Nothing until the first fragment arrives (never, under channels: their packets fit). */
   private readonly reassembly: GrowingSequenceBuffer<Reassembly>;
   /**
@@ -103,8 +109,7 @@ export class ReliableEndpoint<R = unknown> {
    * it instead of allocating per packet, and an endpoint that stops receiving fragments keeps one.
    */
   private spareReassemblyBuffer = NO_BYTES;
-  private readonly rttHistory: Float32Array;
-  private rttHistoryChanged = false;
+  private readonly rttWindow: RttWindow;
   private readonly transmitBuffer: Uint8Array;
   private readonly header: PacketHeader = { sequence: 0, ack: 0, ackBits: 0 };
   private readonly fragment: FragmentHeader = {
@@ -133,13 +138,15 @@ export class ReliableEndpoint<R = unknown> {
     const c = this.config;
     this.sent = new SentPackets<R>(c.sentPacketsBufferSize);
     this.lostUncounted = new LostUncounted(c.sentPacketsBufferSize);
-    this.received = new ReceivedPackets(c.receivedPacketsBufferSize);
+    this.received = receivedSequences(c.receivedPacketsBufferSize);
+    this.sentWindow = new TrafficWindow(c.sentPacketsBufferSize);
+    this.receivedWindow = new TrafficWindow(c.receivedPacketsBufferSize);
     const maxFragments = c.maxFragments;
     this.reassembly = new GrowingSequenceBuffer(
       c.fragmentReassemblyBufferSize,
       () => new Reassembly(maxFragments),
     );
-    this.rttHistory = new Float32Array(c.rttHistorySize).fill(-1);
+    this.rttWindow = new RttWindow(c.rttHistorySize);
     const bytes = transmitBufferBytes(c);
     if (
       transmitBuffer !== undefined &&
@@ -195,6 +202,7 @@ export class ReliableEndpoint<R = unknown> {
     if (old >= 0 && !this.sent.resolved(old)) this.resolveLost(evicted, old);
 
     this.sent.add(sequence, this.time, c.packetHeaderSize + length, record);
+    this.sentWindow.add(sequence, this.time, c.packetHeaderSize + length);
     this.lostUncounted.sent(sequence);
 
     const ack = (this.received.sequence - 1) & 0xffff;
@@ -224,7 +232,7 @@ export class ReliableEndpoint<R = unknown> {
   /** Ack bits for `ack`: bit i set when sequence ack - i was received (bit 0 is ack itself). */
   private ackBits(ack: number): number {
     let bits = 0;
-    for (let i = 0; i < 32; i++) if (this.received.held.exists((ack - i) & 0xffff)) bits |= 1 << i;
+    for (let i = 0; i < 32; i++) if (this.received.exists((ack - i) & 0xffff)) bits |= 1 << i;
     return bits >>> 0;
   }
 
@@ -273,11 +281,11 @@ export class ReliableEndpoint<R = unknown> {
     }
     const { sequence, ack } = h;
     let ackBits = h.ackBits;
-    if (!this.received.held.canInsert(sequence)) {
+    if (!this.received.canInsert(sequence)) {
       this.counters.packetsStale++;
       return;
     }
-    if (this.received.held.exists(sequence)) {
+    if (this.received.exists(sequence)) {
       this.counters.packetsDuplicate++;
       return;
     }
@@ -285,7 +293,8 @@ export class ReliableEndpoint<R = unknown> {
       this.counters.packetsRefused++;
       return;
     }
-    this.received.add(sequence, this.time, c.packetHeaderSize + length);
+    this.received.insert(sequence);
+    this.receivedWindow.add(sequence, this.time, c.packetHeaderSize + length);
     this.reassembly.advance(sequence);
 
     for (let i = 0; i < 32 && ackBits !== 0; i++, ackBits >>>= 1) {
@@ -299,12 +308,12 @@ export class ReliableEndpoint<R = unknown> {
         continue;
       }
       const sentTime = this.sent.time[sent];
+      this.sentWindow.acked(acked, this.sent.bytesAt(sent));
       const record = this.sent.resolve(sent, true);
       this.counters.packetsAcked++;
       const rtt = (this.time - sentTime) * 1000;
       this.rttSampleMs = rtt;
-      this.rttHistory[acked % this.rttHistory.length] = rtt;
-      this.rttHistoryChanged = true;
+      this.rttWindow.add(rtt);
       if ((this.rttMs === 0 && rtt > 0) || Math.abs(this.rttMs - rtt) < 0.00001) this.rttMs = rtt;
       else this.rttMs += (rtt - this.rttMs) * c.rttSmoothingFactor;
       this.handler.onAcked?.(acked, record);
@@ -329,7 +338,7 @@ export class ReliableEndpoint<R = unknown> {
       return;
     }
     const { sequence, fragmentId, numFragments } = f;
-    if (this.received.held.exists(sequence)) {
+    if (this.received.exists(sequence)) {
       this.counters.fragmentsDuplicate++;
       return;
     }
@@ -435,13 +444,10 @@ export class ReliableEndpoint<R = unknown> {
   }
 
   private updateStats(): void {
-    // RTT figures depend on the history alone: recomputed only after a new sample (a 512-entry
-    // pass per update was most of the statistics' cost on a busy server).
-    if (this.rttHistoryChanged) {
-      this.rttHistoryChanged = false;
-      updateRttStats(this.rttHistory, this);
-    }
-    updateWindowStats(this.sent, this.received, this.config, this);
+    // Tallies, not histories: a refresh reads at most 8 RTT blocks and 2 × 7 traffic buckets.
+    if (this.rttWindow.changed) this.rttWindow.write(this);
+    this.sentWindow.writeSent(this.config, this);
+    this.receivedWindow.writeReceived(this.config, this);
   }
 
   /** Forgets every packet and statistic, as a fresh endpoint at time `now` (records are dropped unreported). */
@@ -452,9 +458,10 @@ export class ReliableEndpoint<R = unknown> {
     this.lostUncounted.reset();
     this.sent.reset();
     this.received.reset();
+    this.sentWindow.reset();
+    this.receivedWindow.reset();
     this.reassembly.reset();
-    this.rttHistory.fill(-1);
-    this.rttHistoryChanged = true;
+    this.rttWindow.reset();
     Object.assign(this.counters, emptyReliableCounters());
     this.rttMs = this.rttMinMs = this.rttMaxMs = this.rttAvgMs = this.rttSampleMs = 0;
     this.jitterAvgVsMinRttMs = this.jitterMaxVsMinRttMs = this.jitterStddevVsAvgRttMs = 0;
