@@ -171,7 +171,9 @@ export class PooledDatagram {
  * A bounded first-in first-out queue of incoming datagrams: a ring of `capacity` reusable slots.
  * `push` copies (or `pushAdopted` keeps) the bytes, returning false and counting a drop when full;
  * `drain` hands them to a handler in order and counts them as received. `queued` is counted up and
- * down, so queues that share counters (a transport with several) add up.
+ * down, so queues that share counters (a transport with several) add up. Emptied, the ring starts
+ * again at its first slot, so it makes only as many slots as were ever queued at once (not its
+ * capacity, as a ring turning with traffic would, a pooled buffer each).
  */
 export class DatagramQueue {
   readonly capacity: number;
@@ -250,8 +252,8 @@ export class DatagramQueue {
           handler(slot.address, slot.data);
         } finally {
           slot.clear();
-          this.head = this.head + 1 === this.capacity ? 0 : this.head + 1;
           this.count--;
+          this.head = this.count === 0 || this.head + 1 === this.capacity ? 0 : this.head + 1;
           this.counters.queued--;
           this.counters.received++;
           this.counters.bytesReceived += length;
@@ -268,8 +270,8 @@ export class DatagramQueue {
   clear(): void {
     while (this.count > 0) {
       this.slots[this.head].clear();
-      this.head = this.head + 1 === this.capacity ? 0 : this.head + 1;
       this.count--;
+      this.head = this.count === 0 || this.head + 1 === this.capacity ? 0 : this.head + 1;
       this.counters.queued--;
     }
   }

@@ -335,6 +335,19 @@ describe('MemoryNetwork / MemoryTransport', () => {
     assert.throws(() => a.receive(() => a.receive(() => {})), /inside its own handler/);
   });
 
+  it('holds storage for the most datagrams queued at once, not for its capacity', () => {
+    const network = new MemoryNetwork({ maxQueuedDatagrams: 1024 });
+    const [a, b] = [network.createTransport(), network.createTransport()];
+    let received = 0;
+    for (let tick = 0; tick < 2000; tick++) {
+      for (let i = 0; i < 3; i++) a.send(b.localAddress, new Uint8Array(100));
+      received += b.receive(() => {});
+    }
+    assert.equal(received, 6000);
+    // Three slots of 128 bytes: a ring turning with the traffic would have made all 1024.
+    assert.equal(b.queueStorageBytes, 3 * 128);
+  });
+
   it('reuses its pooled queue storage over a long run', () => {
     const network = new MemoryNetwork({ maxQueuedDatagrams: 64 });
     const [a, b] = [network.createTransport(), network.createTransport()];
