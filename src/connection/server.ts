@@ -1,4 +1,4 @@
-import { reliableConfig } from '../packet/config.js';
+import { type ReliableConfig, reliableConfig } from '../packet/config.js';
 import { ReliableEndpoint, transmitBufferBytes } from '../packet/reliable-endpoint.js';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import type { Address } from '../transport/address.js';
@@ -92,6 +92,7 @@ export class Server {
    * sendPayload at once, so one buffer serves all clients (made with the first endpoint).
    */
   private transmitBuffer: Uint8Array | null = null;
+  private reliable: ReliableConfig | null = null;
   private readonly scratch = new Uint8Array(MAX_PACKET_BYTES + 64);
   private readonly view = packetView();
   private readonly addressEncoder = new TextEncoder();
@@ -425,8 +426,10 @@ export class Server {
 
   private createEndpoint(index: number): ReliableEndpoint<unknown> {
     const o = this.options;
-    const config = o.reliable === false ? {} : o.reliable;
-    this.transmitBuffer ??= new Uint8Array(transmitBufferBytes(reliableConfig(config)));
+    // Checked once, and shared by every client's endpoint.
+    this.reliable ??= reliableConfig(o.reliable === false ? {} : o.reliable);
+    const config = this.reliable;
+    this.transmitBuffer ??= new Uint8Array(transmitBufferBytes(config));
     return new ReliableEndpoint<unknown>(
       new SlotHandler(index, this.sendPayloadTo, o),
       config,

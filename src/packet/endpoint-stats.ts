@@ -33,6 +33,8 @@ export const STATS_WINDOW = 256;
 const RTT_BLOCKS = 8;
 /** Per RTT block: samples, min, max, sum, sum of squares. */
 const RTT_STRIDE = 5;
+/** Numbers an RttWindow keeps in the array it is given. */
+export const RTT_WINDOW_NUMBERS = RTT_BLOCKS * RTT_STRIDE;
 
 /**
  * Min / max / average RTT and jitter over the newest `rttHistorySize` samples, kept as running
@@ -48,10 +50,11 @@ export class RttWindow {
   private readonly tally: Float64Array;
   private current = 0;
 
-  constructor(size: number) {
+  /** Keeps its tallies in `numbers[offset, offset + RTT_WINDOW_NUMBERS)` (one array for all of an endpoint's statistics). */
+  constructor(size: number, numbers: Float64Array, offset: number) {
     this.blocks = Math.min(RTT_BLOCKS, size);
     this.perBlock = Math.floor(size / this.blocks);
-    this.tally = new Float64Array(this.blocks * RTT_STRIDE);
+    this.tally = numbers.subarray(offset, offset + this.blocks * RTT_STRIDE);
   }
 
   add(rtt: number): void {
@@ -118,8 +121,8 @@ export class RttWindow {
   }
 }
 
-/** Buckets of a traffic window (a ring by bucket number). */
-const BUCKETS = 16;
+/** Buckets of a traffic window (a ring by bucket number): the averaged half and the newer half. */
+const BUCKETS = 8;
 /** Per bucket: its number (-1: empty), packets, packets acked, bytes, bytes acked, first and last time. */
 const TAG = 0;
 const PACKETS = 1;
@@ -129,11 +132,13 @@ const ACKED_BYTES = 4;
 const START = 5;
 const FINISH = 6;
 const STRIDE = 7;
+/** Numbers a TrafficWindow keeps in the array it is given. */
+export const TRAFFIC_WINDOW_NUMBERS = BUCKETS * STRIDE;
 
 /**
- * Packets by sequence over the statistics window, as tallies of buckets of consecutive sequences
- * (a power of two, at most an eighth of the window: 32 at the default 256) instead of an entry per
- * packet (900 bytes instead of 3–4 KB). The figures are taken over the older half of the window:
+ * Packets by sequence over the statistics window, as tallies of 8 buckets of consecutive sequences
+ * (a power of two, at least an eighth of the window: 32 at the default 256) instead of an entry per
+ * packet (448 bytes instead of 3–4 KB). The figures are taken over the older half of the window:
  * the whole buckets that lie in it, so over the same number of sequences (128 by default), between
  * 97 and 255 sequences behind the newest. A packet is counted in its bucket when sent (or received)
  * and acked there; an ack or packet for a bucket already replaced by a newer one is not counted.
@@ -144,14 +149,17 @@ export class TrafficWindow {
   private readonly half: number;
   /** Bucket numbers wrap with the sequence: 65536 >> shift of them. */
   private readonly tagMask: number;
-  private readonly tally = new Float64Array(BUCKETS * STRIDE);
+  private readonly tally: Float64Array;
   /** The newest bucket number (-1: none yet). */
   private newest = -1;
 
-  constructor(size: number) {
+  /** Keeps its tallies in `numbers[offset, offset + TRAFFIC_WINDOW_NUMBERS)`. */
+  constructor(size: number, numbers: Float64Array, offset: number) {
+    this.tally = numbers.subarray(offset, offset + TRAFFIC_WINDOW_NUMBERS);
     const window = Math.min(size, STATS_WINDOW);
+    // Buckets of at least window / 8, so the newer and the older half fit the 8 together.
     let shift = 0;
-    while (1 << (shift + 1) <= window / 8) shift++;
+    while (1 << shift < window / 8) shift++;
     this.shift = shift;
     this.half = Math.max(1, Math.floor(window / (2 << shift)));
     this.tagMask = (0x10000 >>> shift) - 1;

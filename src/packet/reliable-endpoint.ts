@@ -1,7 +1,7 @@
 import { checkTime } from '../time/check-time.js';
-import { type ReliableConfig, reliableConfig } from './config.js';
+import { checkedReliableConfig, type ReliableConfig } from './config.js';
 import { emptyReliableCounters, type ReliableCounters } from './counters.js';
-import { RttWindow, TrafficWindow } from './endpoint-stats.js';
+import { RTT_WINDOW_NUMBERS, RttWindow, TRAFFIC_WINDOW_NUMBERS, TrafficWindow } from './endpoint-stats.js';
 import { GrowingSequenceBuffer } from './growing-sequence-buffer.js';
 import {
   FRAGMENT_HEADER_BYTES,
@@ -38,6 +38,20 @@ export interface ReliableHandler<R> {
 }
 
 const NO_BYTES = new Uint8Array(0);
+/**
+ * Headers as read, shared by every endpoint: a receive copies what it needs out of them before
+ * any callback, so another endpoint's receive meanwhile cannot disturb it.
+ */
+const header: PacketHeader = { sequence: 0, ack: 0, ackBits: 0 };
+const fragment: FragmentHeader = {
+  sequence: 0,
+  ack: 0,
+  ackBits: 0,
+  fragmentId: 0,
+  numFragments: 0,
+  fragmentBytes: 0,
+  headerBytes: 0,
+};
 
 /** A packet being reassembled; made when a slot is first used, its buffer freed once the packet is whole. */
 class Reassembly {
@@ -102,8 +116,8 @@ export class ReliableEndpoint<R = unknown> {
   /** Loss and bandwidth: tallies of the packets sent and received, by sequence. */
   private readonly sentWindow: TrafficWindow;
   private readonly receivedWindow: TrafficWindow;
-  /** Nothing until the first fragment arrives (never, under channels: their packets fit). */
-  private readonly reassembly: GrowingSequenceBuffer<Reassembly>;
+  /** Made at the first fragment (never, under channels: their packets fit). */
+  private reassembly: GrowingSequenceBuffer<Reassembly> | null = null;
   /**
    * The buffer of the last packet reassembled, for the next one: steady fragmented traffic reuses
    * it instead of allocating per packet, and an endpoint that stops receiving fragments keeps one.
@@ -111,16 +125,6 @@ export class ReliableEndpoint<R = unknown> {
   private spareReassemblyBuffer = NO_BYTES;
   private readonly rttWindow: RttWindow;
   private readonly transmitBuffer: Uint8Array;
-  private readonly header: PacketHeader = { sequence: 0, ack: 0, ackBits: 0 };
-  private readonly fragment: FragmentHeader = {
-    sequence: 0,
-    ack: 0,
-    ackBits: 0,
-    fragmentId: 0,
-    numFragments: 0,
-    fragmentBytes: 0,
-    headerBytes: 0,
-  };
 
   /**
    * `transmitBuffer` (optional) is where outgoing packets are written, shared by endpoints whose
@@ -133,20 +137,21 @@ export class ReliableEndpoint<R = unknown> {
     now = 0,
     transmitBuffer?: Uint8Array,
   ) {
-    this.config = reliableConfig(config);
+    this.config = checkedReliableConfig(config);
     this.time = checkTime('ReliableEndpoint', now, Number.NEGATIVE_INFINITY);
     const c = this.config;
     this.sent = new SentPackets<R>(c.sentPacketsBufferSize);
     this.lostUncounted = new LostUncounted(c.sentPacketsBufferSize);
     this.received = receivedSequences(c.receivedPacketsBufferSize);
-    this.sentWindow = new TrafficWindow(c.sentPacketsBufferSize);
-    this.receivedWindow = new TrafficWindow(c.receivedPacketsBufferSize);
-    const maxFragments = c.maxFragments;
-    this.reassembly = new GrowingSequenceBuffer(
-      c.fragmentReassemblyBufferSize,
-      () => new Reassembly(maxFragments),
+    // One array for every statistic's tallies: a typed array costs ~200 bytes besides its numbers.
+    const numbers = new Float64Array(RTT_WINDOW_NUMBERS + 2 * TRAFFIC_WINDOW_NUMBERS);
+    this.rttWindow = new RttWindow(c.rttHistorySize, numbers, 0);
+    this.sentWindow = new TrafficWindow(c.sentPacketsBufferSize, numbers, RTT_WINDOW_NUMBERS);
+    this.receivedWindow = new TrafficWindow(
+      c.receivedPacketsBufferSize,
+      numbers,
+      RTT_WINDOW_NUMBERS + TRAFFIC_WINDOW_NUMBERS,
     );
-    this.rttWindow = new RttWindow(c.rttHistorySize);
     const bytes = transmitBufferBytes(c);
     if (
       transmitBuffer !== undefined &&
@@ -166,8 +171,9 @@ export class ReliableEndpoint<R = unknown> {
   /** Bytes held by fragment reassembly: capped at fragmentReassemblyBufferSize × (maxFragments × fragmentSize + 9). */
   get reassemblyBytes(): number {
     let total = this.spareReassemblyBuffer.length;
-    for (let i = 0; i < this.reassembly.capacity; i++)
-      total += this.reassembly.entryAt(i)?.buffer.length ?? 0;
+    const reassembly = this.reassembly;
+    if (reassembly !== null)
+      for (let i = 0; i < reassembly.capacity; i++) total += reassembly.entryAt(i)?.buffer.length ?? 0;
     return total;
   }
 
@@ -268,7 +274,7 @@ export class ReliableEndpoint<R = unknown> {
   private receiveRegular(data: Uint8Array, offset: number, length: number): void {
     const c = this.config;
     this.counters.packetsReceived++;
-    const h = this.header;
+    const h = header;
     const headerBytes = readPacketHeader(data, offset, length, h);
     if (headerBytes < 0) {
       this.counters.packetsInvalid++;
@@ -295,7 +301,7 @@ export class ReliableEndpoint<R = unknown> {
     }
     this.received.insert(sequence);
     this.receivedWindow.add(sequence, this.time, c.packetHeaderSize + length);
-    this.reassembly.advance(sequence);
+    this.reassembly?.advance(sequence);
 
     for (let i = 0; i < 32 && ackBits !== 0; i++, ackBits >>>= 1) {
       if ((ackBits & 1) === 0) continue;
@@ -307,7 +313,7 @@ export class ReliableEndpoint<R = unknown> {
           this.counters.lateAcks++;
         continue;
       }
-      const sentTime = this.sent.time[sent];
+      const sentTime = this.sent.timeAt(sent);
       this.sentWindow.acked(acked, this.sent.bytesAt(sent));
       const record = this.sent.resolve(sent, true);
       this.counters.packetsAcked++;
@@ -332,7 +338,7 @@ export class ReliableEndpoint<R = unknown> {
 
   private receiveFragment(data: Uint8Array, offset: number, length: number): void {
     const c = this.config;
-    const f = this.fragment;
+    const f = fragment;
     if (!readFragmentHeader(data, offset, length, c.maxFragments, c.fragmentSize, f)) {
       this.counters.fragmentsInvalid++;
       return;
@@ -342,9 +348,10 @@ export class ReliableEndpoint<R = unknown> {
       this.counters.fragmentsDuplicate++;
       return;
     }
-    let slot = this.reassembly.find(sequence);
+    const reassembly = this.reassembly ?? this.startReassembly();
+    let slot = reassembly.find(sequence);
     if (slot === undefined) {
-      slot = this.reassembly.insert(sequence);
+      slot = reassembly.insert(sequence);
       if (slot === undefined) {
         this.counters.fragmentsInvalid++;
         return;
@@ -397,10 +404,22 @@ export class ReliableEndpoint<R = unknown> {
       const start = MAX_PACKET_HEADER_BYTES - slot.headerBytes;
       const buffer = slot.buffer;
       slot.buffer = NO_BYTES;
-      this.reassembly.remove(sequence);
+      reassembly.remove(sequence);
       this.receiveRegular(buffer, start, slot.headerBytes + slot.payloadBytes);
       if (buffer.length > this.spareReassemblyBuffer.length) this.spareReassemblyBuffer = buffer;
     }
+  }
+
+  /** The reassembly slots, made now, as far along as if every packet so far had advanced them. */
+  private startReassembly(): GrowingSequenceBuffer<Reassembly> {
+    const maxFragments = this.config.maxFragments;
+    const reassembly = new GrowingSequenceBuffer(
+      this.config.fragmentReassemblyBufferSize,
+      () => new Reassembly(maxFragments),
+    );
+    reassembly.advance((this.received.sequence - 1) & 0xffff);
+    this.reassembly = reassembly;
+    return reassembly;
   }
 
   private resolveLost(sequence: number, index: number): void {
@@ -436,7 +455,7 @@ export class ReliableEndpoint<R = unknown> {
       const s = this.oldestUnresolved;
       const index = this.sent.indexOf(s);
       if (index >= 0 && !this.sent.resolved(index)) {
-        if (this.sent.time[index] > deadline) break;
+        if (this.sent.timeAt(index) > deadline) break;
         this.resolveLost(s, index);
       }
       this.oldestUnresolved = (s + 1) & 0xffff;
@@ -460,7 +479,7 @@ export class ReliableEndpoint<R = unknown> {
     this.received.reset();
     this.sentWindow.reset();
     this.receivedWindow.reset();
-    this.reassembly.reset();
+    this.reassembly = null;
     this.rttWindow.reset();
     Object.assign(this.counters, emptyReliableCounters());
     this.rttMs = this.rttMinMs = this.rttMaxMs = this.rttAvgMs = this.rttSampleMs = 0;

@@ -6,7 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type ReliableStats, RttWindow, TrafficWindow } from '../../src/packet/endpoint-stats.js';
+import {
+  type ReliableStats,
+  RTT_WINDOW_NUMBERS,
+  RttWindow,
+  TRAFFIC_WINDOW_NUMBERS,
+  TrafficWindow,
+} from '../../src/packet/endpoint-stats.js';
 import { SentPackets } from '../../src/packet/packet-history.js';
 import { ReliableEndpoint } from '../../src/packet/reliable-endpoint.js';
 import { prng } from '../../src/random/prng.js';
@@ -40,7 +46,7 @@ describe(`RttWindow (seed ${SEED})`, () => {
   for (const size of [1, 5, 16, 100, 512]) {
     it(`size ${size}: the exact figures over the samples its blocks hold`, () => {
       const random = prng((SEED ^ size) >>> 0);
-      const window = new RttWindow(size);
+      const window = new RttWindow(size, new Float64Array(RTT_WINDOW_NUMBERS), 0);
       const blocks = Math.min(8, size);
       const perBlock = Math.floor(size / blocks);
       const samples: number[] = [];
@@ -70,7 +76,7 @@ describe(`RttWindow (seed ${SEED})`, () => {
   }
 
   it('reads zero before a sample and after reset', () => {
-    const window = new RttWindow(512);
+    const window = new RttWindow(512, new Float64Array(RTT_WINDOW_NUMBERS), 0);
     const out = emptyStats();
     window.write(out);
     assert.equal(out.rttMaxMs, 0);
@@ -147,7 +153,7 @@ describe('loss and bandwidth from the traffic tallies', () => {
   });
 
   it('counts a packet and its ack once, and forgets buckets the window left', () => {
-    const window = new TrafficWindow(256);
+    const window = new TrafficWindow(256, new Float64Array(TRAFFIC_WINDOW_NUMBERS), 0);
     const out = emptyStats();
     const smoothing = { packetLossSmoothingFactor: 1, bandwidthSmoothingFactor: 1 };
     for (let s = 0; s < 256; s++) window.add(s, s / 10, 100);
@@ -168,7 +174,7 @@ describe('loss and bandwidth from the traffic tallies', () => {
   });
 
   it('wraps with the sequence', () => {
-    const window = new TrafficWindow(256);
+    const window = new TrafficWindow(256, new Float64Array(TRAFFIC_WINDOW_NUMBERS), 0);
     const out = emptyStats();
     const smoothing = { packetLossSmoothingFactor: 1, bandwidthSmoothingFactor: 1 };
     for (let k = 0; k < 70_000; k++) {
@@ -182,6 +188,23 @@ describe('loss and bandwidth from the traffic tallies', () => {
 });
 
 describe('the sent-packet buffer grows with what is in flight', () => {
+  it('drops a record left in a slot when a packet without one takes it', () => {
+    const sent = new SentPackets<string>(256);
+    sent.add(0, 0, 10, 'first');
+    sent.resolve(sent.indexOf(0), false); // reported lost: its record went with the outcome
+    sent.add(1, 0, 10, 'second');
+    for (let s = 2; s < 40; s++) {
+      const index = sent.indexOf(s - 1);
+      sent.resolve(index, true);
+      sent.add(s, 0, 10, undefined);
+    }
+    // Every slot was reused by packets without records: none hands back an old one.
+    for (let s = 24; s < 40; s++) {
+      const index = sent.indexOf(s);
+      if (index >= 0) assert.equal(sent.resolve(index, true), undefined);
+    }
+  });
+
   it('stays at its first 16 slots while each packet is resolved within a few, and grows to its size at most', () => {
     const sent = new SentPackets<number>(2048);
     for (let s = 0; s < 5000; s++) {
@@ -198,6 +221,15 @@ describe('the sent-packet buffer grows with what is in flight', () => {
     // Nothing resolved: every packet is kept, up to the configured size and no further.
     for (let s = 5000; s < 5000 + 3000; s++) sent.add(s & 0xffff, s, 100, s);
     assert.equal(sent.capacity, 2048);
-    for (let back = 0; back < 2048; back++) assert.ok(sent.indexOf((8000 - 1 - back) & 0xffff) >= 0);
+    // Each kept packet hands back its own record once, moved with it as the buffer grew.
+    for (let back = 0; back < 2048; back++) {
+      const index = sent.indexOf((8000 - 1 - back) & 0xffff);
+      assert.ok(index >= 0 && !sent.resolved(index));
+      assert.equal(sent.timeAt(index), 8000 - 1 - back);
+      assert.equal(sent.bytesAt(index), 100);
+      assert.equal(sent.resolve(index, back % 2 === 0), 8000 - 1 - back);
+      assert.equal(sent.acked(index), back % 2 === 0);
+      assert.equal(sent.resolve(index, true), undefined);
+    }
   });
 });
