@@ -303,6 +303,13 @@ export class ReliableEndpoint<R = unknown> {
     this.receivedWindow.add(sequence, this.time, c.packetHeaderSize + length);
     this.reassembly?.advance(sequence);
 
+    // Acks of packets before the oldest unresolved one change nothing unless one may be late (a
+    // loss not yet acked late): without one, only the bits from there to `ack` are read (a few,
+    // not 32, in the steady state).
+    const pendingSpan = (this.sequence - this.oldestUnresolved) & 0xffff;
+    const ackSpan = (ack - this.oldestUnresolved) & 0xffff;
+    if (this.lostUncounted.count === 0 && ackSpan < pendingSpan && ackSpan < 31)
+      ackBits &= (2 << ackSpan) - 1;
     for (let i = 0; i < 32 && ackBits !== 0; i++, ackBits >>>= 1) {
       if ((ackBits & 1) === 0) continue;
       const acked = (ack - i) & 0xffff;
