@@ -348,6 +348,24 @@ describe('MemoryNetwork / MemoryTransport', () => {
     assert.equal(b.queueStorageBytes, 3 * 128);
   });
 
+  it('gives back the storage of a large datagram after a long run of small ones', () => {
+    const network = new MemoryNetwork();
+    const [a, b] = [network.createTransport(), network.createTransport()];
+    a.send(b.localAddress, new Uint8Array(1078)); // a connection request
+    b.receive(() => {});
+    assert.equal(b.queueStorageBytes, 1280);
+    for (let i = 0; i < 63; i++) {
+      a.send(b.localAddress, new Uint8Array(100));
+      b.receive(() => {});
+    }
+    assert.equal(b.queueStorageBytes, 1280, 'kept through 63 small datagrams');
+    a.send(b.localAddress, new Uint8Array(100));
+    let seen = 0;
+    b.receive((_from, data) => (seen = data.length));
+    assert.equal(seen, 100);
+    assert.equal(b.queueStorageBytes, 128, 'shrunk to fit at the 64th');
+  });
+
   it('reuses its pooled queue storage over a long run', () => {
     const network = new MemoryNetwork({ maxQueuedDatagrams: 64 });
     const [a, b] = [network.createTransport(), network.createTransport()];
