@@ -41,28 +41,36 @@ export const RTT_WINDOW_NUMBERS = RTT_BLOCKS * RTT_STRIDE;
  * tallies of 8 blocks of samples instead of the samples themselves (320 bytes instead of 2 KB at
  * the default 512): a new sample goes to the newest block, and a full block's successor replaces
  * the oldest. So the window is the newest 7/8 to all of `rttHistorySize` samples, in blocks.
+ * The tallies live in a part of an array the endpoint shares among its statistics (a typed array,
+ * or a view of one, costs ~100-200 bytes besides its numbers).
  */
 export class RttWindow {
   /** Whether a sample arrived since the figures were last written. */
   changed = false;
-  private readonly blocks: number;
   private readonly perBlock: number;
-  private readonly tally: Float64Array;
-  private current = 0;
+  private readonly start: number;
+  private readonly end: number;
+  private current: number;
 
-  /** Keeps its tallies in `numbers[offset, offset + RTT_WINDOW_NUMBERS)` (one array for all of an endpoint's statistics). */
-  constructor(size: number, numbers: Float64Array, offset: number) {
-    this.blocks = Math.min(RTT_BLOCKS, size);
-    this.perBlock = Math.floor(size / this.blocks);
-    this.tally = numbers.subarray(offset, offset + this.blocks * RTT_STRIDE);
+  /** Keeps its tallies in `tally[offset, offset + RTT_WINDOW_NUMBERS)`. */
+  constructor(
+    size: number,
+    private readonly tally: Float64Array,
+    offset: number,
+  ) {
+    const blocks = Math.min(RTT_BLOCKS, size);
+    this.perBlock = Math.floor(size / blocks);
+    this.start = offset;
+    this.end = offset + blocks * RTT_STRIDE;
+    this.current = offset;
   }
 
   add(rtt: number): void {
     const t = this.tally;
-    let b = this.current * RTT_STRIDE;
+    let b = this.current;
     if (t[b] >= this.perBlock) {
-      this.current = this.current + 1 === this.blocks ? 0 : this.current + 1;
-      b = this.current * RTT_STRIDE;
+      b = b + RTT_STRIDE === this.end ? this.start : b + RTT_STRIDE;
+      this.current = b;
       t[b] = 0;
     }
     if (t[b] === 0) {
@@ -81,8 +89,8 @@ export class RttWindow {
   }
 
   reset(): void {
-    this.tally.fill(0);
-    this.current = 0;
+    this.tally.fill(0, this.start, this.end);
+    this.current = this.start;
     this.changed = true;
   }
 
@@ -98,7 +106,7 @@ export class RttWindow {
     let max = 0;
     let sum = 0;
     let squares = 0;
-    for (let b = 0; b < t.length; b += RTT_STRIDE) {
+    for (let b = this.start; b < this.end; b += RTT_STRIDE) {
       if (t[b] === 0) continue;
       count += t[b];
       if (t[b + 1] < min) min = t[b + 1];
@@ -123,25 +131,28 @@ export class RttWindow {
 
 /** Buckets of a traffic window (a ring by bucket number): the averaged half and the newer half. */
 const BUCKETS = 8;
-/** Per bucket: its number (-1: empty), packets, packets acked, bytes, bytes acked, first and last time. */
+/** Per bucket: its number (-1: empty), bytes, first and last time; sent windows also packets, packets acked, bytes acked. */
 const TAG = 0;
-const PACKETS = 1;
-const ACKED = 2;
-const BYTES = 3;
-const ACKED_BYTES = 4;
-const START = 5;
-const FINISH = 6;
-const STRIDE = 7;
-/** Numbers a TrafficWindow keeps in the array it is given. */
-export const TRAFFIC_WINDOW_NUMBERS = BUCKETS * STRIDE;
+const BYTES = 1;
+const START = 2;
+const FINISH = 3;
+const PACKETS = 4;
+const ACKED = 5;
+const ACKED_BYTES = 6;
+const RECEIVED_STRIDE = 4;
+const SENT_STRIDE = 7;
+/** Numbers a TrafficWindow keeps in the array it is given: of sent packets (with acks), of received ones. */
+export const SENT_WINDOW_NUMBERS = BUCKETS * SENT_STRIDE;
+export const RECEIVED_WINDOW_NUMBERS = BUCKETS * RECEIVED_STRIDE;
 
 /**
  * Packets by sequence over the statistics window, as tallies of 8 buckets of consecutive sequences
  * (a power of two, at least an eighth of the window: 32 at the default 256) instead of an entry per
- * packet (448 bytes instead of 3–4 KB). The figures are taken over the older half of the window:
- * the whole buckets that lie in it, so over the same number of sequences (128 by default), between
- * 97 and 255 sequences behind the newest. A packet is counted in its bucket when sent (or received)
- * and acked there; an ack or packet for a bucket already replaced by a newer one is not counted.
+ * packet (448 or 256 bytes instead of 3–4 KB). The figures are taken over the older half of the
+ * window: the whole buckets that lie in it, so over the same number of sequences (128 by default),
+ * between 97 and 255 sequences behind the newest. A packet is counted in its bucket when sent (or
+ * received) and acked there; an ack or packet for a bucket already replaced by a newer one is not
+ * counted.
  */
 export class TrafficWindow {
   private readonly shift: number;
@@ -149,13 +160,23 @@ export class TrafficWindow {
   private readonly half: number;
   /** Bucket numbers wrap with the sequence: 65536 >> shift of them. */
   private readonly tagMask: number;
-  private readonly tally: Float64Array;
+  private readonly stride: number;
+  private readonly offset: number;
   /** The newest bucket number (-1: none yet). */
   private newest = -1;
 
-  /** Keeps its tallies in `numbers[offset, offset + TRAFFIC_WINDOW_NUMBERS)`. */
-  constructor(size: number, numbers: Float64Array, offset: number) {
-    this.tally = numbers.subarray(offset, offset + TRAFFIC_WINDOW_NUMBERS);
+  /**
+   * Keeps its tallies in `tally[offset, offset + SENT_WINDOW_NUMBERS)` when it counts `acks` (sent
+   * packets), else in `tally[offset, offset + RECEIVED_WINDOW_NUMBERS)`.
+   */
+  constructor(
+    size: number,
+    private readonly tally: Float64Array,
+    offset: number,
+    acks: boolean,
+  ) {
+    this.stride = acks ? SENT_STRIDE : RECEIVED_STRIDE;
+    this.offset = offset;
     const window = Math.min(size, STATS_WINDOW);
     // Buckets of at least window / 8, so the newer and the older half fit the 8 together.
     let shift = 0;
@@ -167,44 +188,50 @@ export class TrafficWindow {
   }
 
   reset(): void {
-    const t = this.tally;
-    t.fill(0);
-    for (let i = 0; i < BUCKETS; i++) t[i * STRIDE + TAG] = -1;
+    this.tally.fill(0, this.offset, this.offset + BUCKETS * this.stride);
+    for (let i = 0; i < BUCKETS; i++) this.tally[this.offset + i * this.stride + TAG] = -1;
     this.newest = -1;
+  }
+
+  /** Where bucket `tag` lives in the array. */
+  private at(tag: number): number {
+    return this.offset + (tag & (BUCKETS - 1)) * this.stride;
   }
 
   /** Counts a packet of `sequence` sent or received at `time`, of `bytes`. */
   add(sequence: number, time: number, bytes: number): void {
     const tag = sequence >>> this.shift;
     const t = this.tally;
-    const b = (tag & (BUCKETS - 1)) * STRIDE;
+    const b = this.at(tag);
     if (t[b + TAG] !== tag) {
       // A new bucket only ahead of the newest (within half the sequence space); an older one
       // whose bucket was replaced is not counted.
       const ahead = this.newest < 0 ? 1 : (tag - this.newest) & this.tagMask;
       if (ahead === 0 || ahead > this.tagMask >>> 1) return;
-      if (ahead >= BUCKETS) for (let i = 0; i < BUCKETS; i++) t[i * STRIDE + TAG] = -1;
-      else for (let k = 1; k < ahead; k++) t[((this.newest + k) & (BUCKETS - 1)) * STRIDE + TAG] = -1;
+      if (ahead >= BUCKETS) for (let i = 0; i < BUCKETS; i++) t[this.offset + i * this.stride + TAG] = -1;
+      else for (let k = 1; k < ahead; k++) t[this.at(this.newest + k) + TAG] = -1;
       this.newest = tag;
       t[b + TAG] = tag;
-      t[b + PACKETS] = 0;
-      t[b + ACKED] = 0;
       t[b + BYTES] = 0;
-      t[b + ACKED_BYTES] = 0;
       t[b + START] = time;
       t[b + FINISH] = time;
+      if (this.stride === SENT_STRIDE) {
+        t[b + PACKETS] = 0;
+        t[b + ACKED] = 0;
+        t[b + ACKED_BYTES] = 0;
+      }
     } else {
       if (time < t[b + START]) t[b + START] = time;
       if (time > t[b + FINISH]) t[b + FINISH] = time;
     }
-    t[b + PACKETS]++;
     t[b + BYTES] += bytes;
+    if (this.stride === SENT_STRIDE) t[b + PACKETS]++;
   }
 
-  /** Counts the ack of a packet of `sequence`, of `bytes`, counted by `add` (once per packet). */
+  /** Counts the ack of a packet of `sequence`, of `bytes`, counted by `add` (once per packet; sent windows only). */
   acked(sequence: number, bytes: number): void {
     const tag = sequence >>> this.shift;
-    const b = (tag & (BUCKETS - 1)) * STRIDE;
+    const b = this.at(tag);
     const t = this.tally;
     if (t[b + TAG] !== tag) return;
     t[b + ACKED]++;
@@ -213,7 +240,8 @@ export class TrafficWindow {
 
   /**
    * Smoothed packet loss (% of the packets counted not acked) and sent and acked kbps into `out`,
-   * over the window's older half. Acked kbps is the bytes acked over the span the packets were sent in.
+   * over the window's older half (sent windows only). Acked kbps is the bytes acked over the span
+   * the packets were sent in.
    */
   writeSent(smoothing: StatsSmoothing, out: ReliableStats): void {
     const t = this.tally;
@@ -225,7 +253,7 @@ export class TrafficWindow {
     let finish = Number.NEGATIVE_INFINITY;
     for (let k = this.half; k < 2 * this.half && this.newest >= 0; k++) {
       const tag = (this.newest - k) & this.tagMask;
-      const b = (tag & (BUCKETS - 1)) * STRIDE;
+      const b = this.at(tag);
       if (t[b + TAG] !== tag) continue;
       packets += t[b + PACKETS];
       acked += t[b + ACKED];
@@ -251,7 +279,7 @@ export class TrafficWindow {
     let finish = Number.NEGATIVE_INFINITY;
     for (let k = this.half; k < 2 * this.half && this.newest >= 0; k++) {
       const tag = (this.newest - k) & this.tagMask;
-      const b = (tag & (BUCKETS - 1)) * STRIDE;
+      const b = this.at(tag);
       if (t[b + TAG] !== tag) continue;
       bytes += t[b + BYTES];
       if (t[b + START] < start) start = t[b + START];

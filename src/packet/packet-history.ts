@@ -22,7 +22,8 @@ export class SentPackets<R> extends SequenceSlots {
   private records: (R | undefined)[] | null = null;
 
   constructor(size: number) {
-    super(size);
+    // 4 to start: a steady connection has a packet or two in flight; more double the slots.
+    super(size, false, 4);
     this.entries = new Float64Array(2 * this.capacity);
   }
 

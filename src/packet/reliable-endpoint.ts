@@ -1,7 +1,13 @@
 import { checkTime } from '../time/check-time.js';
 import { checkedReliableConfig, type ReliableConfig } from './config.js';
 import { emptyReliableCounters, type ReliableCounters } from './counters.js';
-import { RTT_WINDOW_NUMBERS, RttWindow, TRAFFIC_WINDOW_NUMBERS, TrafficWindow } from './endpoint-stats.js';
+import {
+  RECEIVED_WINDOW_NUMBERS,
+  RTT_WINDOW_NUMBERS,
+  RttWindow,
+  SENT_WINDOW_NUMBERS,
+  TrafficWindow,
+} from './endpoint-stats.js';
 import { GrowingSequenceBuffer } from './growing-sequence-buffer.js';
 import {
   FRAGMENT_HEADER_BYTES,
@@ -144,13 +150,14 @@ export class ReliableEndpoint<R = unknown> {
     this.lostUncounted = new LostUncounted(c.sentPacketsBufferSize);
     this.received = receivedSequences(c.receivedPacketsBufferSize);
     // One array for every statistic's tallies: a typed array costs ~200 bytes besides its numbers.
-    const numbers = new Float64Array(RTT_WINDOW_NUMBERS + 2 * TRAFFIC_WINDOW_NUMBERS);
+    const numbers = new Float64Array(RTT_WINDOW_NUMBERS + SENT_WINDOW_NUMBERS + RECEIVED_WINDOW_NUMBERS);
     this.rttWindow = new RttWindow(c.rttHistorySize, numbers, 0);
-    this.sentWindow = new TrafficWindow(c.sentPacketsBufferSize, numbers, RTT_WINDOW_NUMBERS);
+    this.sentWindow = new TrafficWindow(c.sentPacketsBufferSize, numbers, RTT_WINDOW_NUMBERS, true);
     this.receivedWindow = new TrafficWindow(
       c.receivedPacketsBufferSize,
       numbers,
-      RTT_WINDOW_NUMBERS + TRAFFIC_WINDOW_NUMBERS,
+      RTT_WINDOW_NUMBERS + SENT_WINDOW_NUMBERS,
+      false,
     );
     const bytes = transmitBufferBytes(c);
     if (
