@@ -114,7 +114,7 @@ export async function runMemory(ctx: SuiteContext): Promise<void> {
   const idleEndpoint = idleEndpointBytes(heapUsed);
   const lossyEndpoint = idleEndpointBytes(heapUsed, 100);
   const connection = connectionBytes(heapUsed);
-  const { perClient, idleServer } = serverBytesPerClient(heapUsed);
+  const { perClient, idleServer, cpuMicrosPerClientTick } = serverBytesPerClient(heapUsed);
   ctx.note(
     `ReliableEndpoint, CHANNEL_RELIABLE_DEFAULTS, after 5 s idle at 60 Hz: ${(idleEndpoint / KB).toFixed(1)} KB each`,
   );
@@ -127,6 +127,10 @@ export async function runMemory(ctx: SuiteContext): Promise<void> {
   ctx.note(
     `MessageServer per connected idle client (${CLIENTS} clients, reliable-ordered + unreliable, nodeAead, 5 s idle): ${(perClient / KB).toFixed(1)} KB (idle server itself: ${(idleServer / KB).toFixed(0)} KB)`,
   );
+  ctx.note(
+    `MessageServer.update CPU per connected idle client per tick (the same run, 60 Hz): ${cpuMicrosPerClientTick.toFixed(1)} µs (receive, decrypt, acks, statistics, an empty packet written, encrypted and sent)`,
+  );
+  ctx.record('serverMicrosPerIdleClientTick', cpuMicrosPerClientTick);
   const game = await gameServerBytesPerPlayer();
   ctx.note(
     `GameServer at defaults (${GAME_PLAYERS} players, demo arena, UDP), per connected idle player: ${(game.marginal / KB).toFixed(1)} KB marginal (16 players vs 4), ${(game.allIn / KB).toFixed(1)} KB all in (16 vs none; the server with none: ${(game.empty / KB / KB).toFixed(1)} MB)`,
