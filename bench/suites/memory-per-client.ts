@@ -135,8 +135,12 @@ export function connectionBytes(heap: HeapReader): number {
 /**
  * One ReliableEndpoint at CHANNEL_RELIABLE_DEFAULTS after IDLE_SECONDS of a 60 Hz exchange, bytes;
  * with `dropEvery` n > 0, every n-th packet is lost (the first loss makes the late-ack bitmap).
+ * Also the CPU per endpoint per tick of that exchange (update, send one packet, receive one), µs.
  */
-export function idleEndpointBytes(heap: HeapReader, dropEvery = 0): number {
+export function idleEndpointBytes(
+  heap: HeapReader,
+  dropEvery = 0,
+): { bytes: number; cpuMicrosPerTick: number } {
   const config = { maxPacketSize: 1150, fragmentAbove: 1150, ...CHANNEL_RELIABLE_DEFAULTS };
   const payload = new Uint8Array(4);
   const pairs: ReliableEndpoint[][] = [];
@@ -165,7 +169,9 @@ export function idleEndpointBytes(heap: HeapReader, dropEvery = 0): number {
     );
     pairs.push(pair);
   }
-  for (let tick = 1; tick <= IDLE_SECONDS / TICK; tick++) {
+  const cpu = process.cpuUsage();
+  const ticks = Math.round(IDLE_SECONDS / TICK);
+  for (let tick = 1; tick <= ticks; tick++) {
     for (const pair of pairs) {
       for (const endpoint of pair) {
         endpoint.update(tick * TICK);
@@ -173,7 +179,8 @@ export function idleEndpointBytes(heap: HeapReader, dropEvery = 0): number {
       }
     }
   }
+  const used = process.cpuUsage(cpu);
   const after = heap();
   check(pairs.length === CLIENTS / 2, 'memory: endpoints not built');
-  return (after - before) / CLIENTS;
+  return { bytes: (after - before) / CLIENTS, cpuMicrosPerTick: (used.user + used.system) / ticks / CLIENTS };
 }

@@ -111,13 +111,17 @@ export async function runMemory(ctx: SuiteContext): Promise<void> {
   ctx.note(
     `Server handshake tables after ${FLOOD} valid requests (${flood.pending} pending, ${FLOOD} tokens presented): ${(flood.bytes / KB / KB).toFixed(2)} MB`,
   );
-  const idleEndpoint = idleEndpointBytes(heapUsed);
-  const lossyEndpoint = idleEndpointBytes(heapUsed, 100);
+  const { bytes: idleEndpoint, cpuMicrosPerTick: endpointMicros } = idleEndpointBytes(heapUsed);
+  const lossyEndpoint = idleEndpointBytes(heapUsed, 100).bytes;
   const connection = connectionBytes(heapUsed);
   const { perClient, idleServer, cpuMicrosPerClientTick } = serverBytesPerClient(heapUsed);
   ctx.note(
     `ReliableEndpoint, CHANNEL_RELIABLE_DEFAULTS, after 5 s idle at 60 Hz: ${(idleEndpoint / KB).toFixed(1)} KB each`,
   );
+  ctx.note(
+    `ReliableEndpoint, the same run: ${endpointMicros.toFixed(2)} µs CPU per endpoint per tick (update, send one packet, receive one; the first 5 s of a connection)`,
+  );
+  ctx.record('endpointMicrosPerTick', endpointMicros);
   ctx.note(
     `ReliableEndpoint, the same with 1% of packets lost: ${(lossyEndpoint / KB).toFixed(1)} KB each (the late-ack bitmap, made at the first loss)`,
   );
