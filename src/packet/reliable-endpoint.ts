@@ -20,8 +20,8 @@ import {
   writePacketHeader,
 } from './header.js';
 import { LostUncounted } from './lost-uncounted.js';
-import { receivedSequences, SentPackets } from './packet-history.js';
-import type { SequenceBits } from './sequence-bits.js';
+import { SentPackets } from './sent-packets.js';
+import { receivedSequences, type SequenceBits } from './sequence-bits.js';
 import type { SequenceSet } from './sequence-slots.js';
 
 export { emptyReliableCounters, type ReliableCounters };

@@ -13,8 +13,8 @@ import {
   SENT_WINDOW_NUMBERS,
   TrafficWindow,
 } from '../../src/packet/endpoint-stats.js';
-import { SentPackets } from '../../src/packet/packet-history.js';
 import { ReliableEndpoint } from '../../src/packet/reliable-endpoint.js';
+import { SentPackets } from '../../src/packet/sent-packets.js';
 import { prng } from '../../src/random/prng.js';
 import { testSeed } from '../support/seed.js';
 

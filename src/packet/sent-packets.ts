@@ -1,5 +1,4 @@
-import { SequenceBits } from './sequence-bits.js';
-import { movedRefs, SequenceSet, SequenceSlots } from './sequence-slots.js';
+import { movedRefs, SequenceSlots } from './sequence-slots.js';
 
 /** A sent packet's info number: its bytes (below 2^25: maxPacketSize ≤ 2^24 plus a header ≤ 1024) and two flags. */
 const BYTES = (1 << 25) - 1;
@@ -89,13 +88,4 @@ export class SentPackets<R> extends SequenceSlots {
     records[index] = undefined;
     return record;
   }
-}
-
-/**
- * The sequences a ReliableEndpoint has received, over the whole received window (`size`, for ack
- * bits and duplicates): a bit each when `size` is a power of two of at least 32 (the defaults),
- * else growing slots. Their times and sizes are not kept: the statistics tally them as they arrive.
- */
-export function receivedSequences(size: number): SequenceBits | SequenceSet {
-  return size >= 32 && (size & (size - 1)) === 0 ? new SequenceBits(size) : new SequenceSet(size);
 }
