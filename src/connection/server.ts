@@ -400,13 +400,19 @@ export class Server {
     slot.clientId = challenge.clientId;
     slot.address = from;
     slot.transport = handshake.transport;
-    slot.sendKey = handshake.sendKey;
-    slot.receiveKey = handshake.receiveKey;
+    // The keys and user data a connection keeps, in one buffer: a typed array's own buffer costs
+    // ~150 bytes besides its bytes (fresh per connection, so a caller's userData stays valid).
+    const kept = new Uint8Array(2 * KEY_BYTES + challenge.userData.length);
+    kept.set(handshake.sendKey, 0);
+    kept.set(handshake.receiveKey, KEY_BYTES);
+    kept.set(challenge.userData, 2 * KEY_BYTES);
+    slot.sendKey = kept.subarray(0, KEY_BYTES);
+    slot.receiveKey = kept.subarray(KEY_BYTES, 2 * KEY_BYTES);
     slot.sequence = 0;
     slot.timeout = handshake.timeout;
     slot.lastSend = this.time;
     slot.lastReceive = this.time;
-    slot.userData = challenge.userData;
+    slot.userData = kept.subarray(2 * KEY_BYTES);
     slot.replay.reset();
     slot.endpoint = this.options.reliable === false ? null : this.createEndpoint(index);
     this.pending.delete(from);
