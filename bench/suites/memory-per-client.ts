@@ -56,8 +56,16 @@ function serverFor(network: MemoryNetwork): { server: MessageServer<typeof Ping>
   return { server, close: () => transport.close() };
 }
 
-/** Server heap + arrayBuffers per connected idle client, bytes, and the idle server's own. */
-export function serverBytesPerClient(heap: HeapReader): { perClient: number; idleServer: number } {
+/**
+ * Server heap + arrayBuffers per connected idle client, bytes, the idle server's own, and the
+ * server's CPU per idle client per tick (MessageServer.update alone, µs: receive, decrypt, acks,
+ * statistics, an empty packet written, encrypted and sent per client).
+ */
+export function serverBytesPerClient(heap: HeapReader): {
+  perClient: number;
+  idleServer: number;
+  cpuMicrosPerClientTick: number;
+} {
   const network = new MemoryNetwork();
   const built = serverFor(network);
   let server: MessageServer<typeof Ping> | null = built.server;
@@ -81,17 +89,24 @@ export function serverBytesPerClient(heap: HeapReader): { perClient: number; idl
     client.connect(token, now);
     clients.push(client);
   }
+  let serverMicros = 0;
   const tick = () => {
     now += TICK;
     for (const client of clients) client.update(now);
+    const cpu = process.cpuUsage();
     server!.update(now);
+    const used = process.cpuUsage(cpu);
+    serverMicros += used.user + used.system;
   };
   for (let i = 0; i < 30 && clients.some((c) => !c.connected); i++) tick();
   check(
     clients.every((c) => c.connected),
     'memory: not every client connected',
   );
-  for (let i = 0; i < IDLE_SECONDS / TICK; i++) tick();
+  serverMicros = 0;
+  const idleTicks = Math.round(IDLE_SECONDS / TICK);
+  for (let i = 0; i < idleTicks; i++) tick();
+  const cpuMicrosPerClientTick = serverMicros / idleTicks / CLIENTS;
   check(server.server.connectedClients === CLIENTS, 'memory: a client dropped while idle');
   const full = heap();
   built.close();
@@ -102,7 +117,7 @@ export function serverBytesPerClient(heap: HeapReader): { perClient: number; idl
   idle.update(now);
   const idleServer = heap() - gone;
   check(idle.server.connectedClients === 0 && clients.length === CLIENTS, 'memory: state lost');
-  return { perClient: (full - gone - idleServer) / CLIENTS, idleServer };
+  return { perClient: (full - gone - idleServer) / CLIENTS, idleServer, cpuMicrosPerClientTick };
 }
 
 /** A MessageConnection with the two channels, as a server builds one per client (streams shared), bytes. */
@@ -120,8 +135,12 @@ export function connectionBytes(heap: HeapReader): number {
 /**
  * One ReliableEndpoint at CHANNEL_RELIABLE_DEFAULTS after IDLE_SECONDS of a 60 Hz exchange, bytes;
  * with `dropEvery` n > 0, every n-th packet is lost (the first loss makes the late-ack bitmap).
+ * Also the CPU per endpoint per tick of that exchange (update, send one packet, receive one), µs.
  */
-export function idleEndpointBytes(heap: HeapReader, dropEvery = 0): number {
+export function idleEndpointBytes(
+  heap: HeapReader,
+  dropEvery = 0,
+): { bytes: number; cpuMicrosPerTick: number } {
   const config = { maxPacketSize: 1150, fragmentAbove: 1150, ...CHANNEL_RELIABLE_DEFAULTS };
   const payload = new Uint8Array(4);
   const pairs: ReliableEndpoint[][] = [];
@@ -150,7 +169,9 @@ export function idleEndpointBytes(heap: HeapReader, dropEvery = 0): number {
     );
     pairs.push(pair);
   }
-  for (let tick = 1; tick <= IDLE_SECONDS / TICK; tick++) {
+  const cpu = process.cpuUsage();
+  const ticks = Math.round(IDLE_SECONDS / TICK);
+  for (let tick = 1; tick <= ticks; tick++) {
     for (const pair of pairs) {
       for (const endpoint of pair) {
         endpoint.update(tick * TICK);
@@ -158,7 +179,8 @@ export function idleEndpointBytes(heap: HeapReader, dropEvery = 0): number {
       }
     }
   }
+  const used = process.cpuUsage(cpu);
   const after = heap();
   check(pairs.length === CLIENTS / 2, 'memory: endpoints not built');
-  return (after - before) / CLIENTS;
+  return { bytes: (after - before) / CLIENTS, cpuMicrosPerTick: (used.user + used.system) / ticks / CLIENTS };
 }

@@ -13,6 +13,7 @@
  * 3. Per connected client (memory-per-client.ts): an endpoint after 5 s of idle 60 Hz traffic (and
  *    with 1% loss), a MessageConnection with two channels, and a real MessageServer's heap per
  *    idle connected client (issue 10's W4 memory target).
+ * 4. Per connected idle player of a GameServer at its defaults (memory-game.ts, issue 25's 32 KB).
  *
  * The figures docs/channels.md ("Long round trips"), docs/packet.md, docs/connection.md and
  * BENCHMARKS.md ("Memory per connection") quote come from here.
@@ -27,6 +28,7 @@ import { ReliableEndpoint } from '../../src/packet/reliable-endpoint.js';
 import { toAddress } from '../../src/transport/address.js';
 import { MemoryNetwork } from '../../src/transport/memory-transport.js';
 import { check, collectAllGarbage, gcExposed, type SuiteContext } from '../harness.js';
+import { GAME_PLAYERS, gameServerBytesPerPlayer } from './memory-game.js';
 import { CLIENTS, connectionBytes, idleEndpointBytes, serverBytesPerClient } from './memory-per-client.js';
 
 const KB = 1024;
@@ -96,7 +98,7 @@ function floodedTablesBytes(): { bytes: number; pending: number } {
   return { bytes: full - empty, pending: Math.min(FLOOD, Math.max(1024, 4 * server.maxClients)) };
 }
 
-export function runMemory(ctx: SuiteContext): void {
+export async function runMemory(ctx: SuiteContext): Promise<void> {
   if (!gcExposed) ctx.note('memory: GC not exposed (run node with --expose-gc): figures are noise');
   const packets = { maxPacketSize: 1150, fragmentAbove: 1150 };
   const reference = endpointBytes(packets);
@@ -109,13 +111,17 @@ export function runMemory(ctx: SuiteContext): void {
   ctx.note(
     `Server handshake tables after ${FLOOD} valid requests (${flood.pending} pending, ${FLOOD} tokens presented): ${(flood.bytes / KB / KB).toFixed(2)} MB`,
   );
-  const idleEndpoint = idleEndpointBytes(heapUsed);
-  const lossyEndpoint = idleEndpointBytes(heapUsed, 100);
+  const { bytes: idleEndpoint, cpuMicrosPerTick: endpointMicros } = idleEndpointBytes(heapUsed);
+  const lossyEndpoint = idleEndpointBytes(heapUsed, 100).bytes;
   const connection = connectionBytes(heapUsed);
-  const { perClient, idleServer } = serverBytesPerClient(heapUsed);
+  const { perClient, idleServer, cpuMicrosPerClientTick } = serverBytesPerClient(heapUsed);
   ctx.note(
     `ReliableEndpoint, CHANNEL_RELIABLE_DEFAULTS, after 5 s idle at 60 Hz: ${(idleEndpoint / KB).toFixed(1)} KB each`,
   );
+  ctx.note(
+    `ReliableEndpoint, the same run: ${endpointMicros.toFixed(2)} µs CPU per endpoint per tick (update, send one packet, receive one; the first 5 s of a connection)`,
+  );
+  ctx.record('endpointMicrosPerTick', endpointMicros);
   ctx.note(
     `ReliableEndpoint, the same with 1% of packets lost: ${(lossyEndpoint / KB).toFixed(1)} KB each (the late-ack bitmap, made at the first loss)`,
   );
@@ -125,6 +131,16 @@ export function runMemory(ctx: SuiteContext): void {
   ctx.note(
     `MessageServer per connected idle client (${CLIENTS} clients, reliable-ordered + unreliable, nodeAead, 5 s idle): ${(perClient / KB).toFixed(1)} KB (idle server itself: ${(idleServer / KB).toFixed(0)} KB)`,
   );
+  ctx.note(
+    `MessageServer.update CPU per connected idle client per tick (the same run, 60 Hz): ${cpuMicrosPerClientTick.toFixed(1)} µs (receive, decrypt, acks, statistics, an empty packet written, encrypted and sent)`,
+  );
+  ctx.record('serverMicrosPerIdleClientTick', cpuMicrosPerClientTick);
+  const game = await gameServerBytesPerPlayer();
+  ctx.note(
+    `GameServer at defaults (${GAME_PLAYERS} players, demo arena, UDP), per connected idle player: ${(game.marginal / KB).toFixed(1)} KB marginal (16 players vs 4), ${(game.allIn / KB).toFixed(1)} KB all in (16 vs none; the server with none: ${(game.empty / KB / KB).toFixed(1)} MB)`,
+  );
+  ctx.record('gameServerBytesPerPlayer', game.marginal);
+  ctx.record('gameServerBytesPerPlayerAllIn', game.allIn);
   ctx.record('endpointIdleBytes', idleEndpoint);
   ctx.record('endpointLossyBytes', lossyEndpoint);
   ctx.record('messageConnectionBytes', connection);

@@ -158,7 +158,7 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
     this.encoder = scratch.encoder;
     this.reader = scratch.reader;
     this.seen = scratch.seen;
-    this.staged = this.channels.map(() => new ScratchList<unknown>());
+    this.staged = scratch.stagedLists(this.channels.length);
   }
 
   /** What the connection has counted (live: read it, copy it to keep a snapshot). */
@@ -350,7 +350,7 @@ export class MessageConnection<M extends AnyMessageType = AnyMessageType> {
     const rs = this.reader;
     rs.reset(data, offset, length);
     this.seen.fill(0, 0, this.channels.length);
-    for (let i = 0; i < this.staged.length; i++) this.staged[i].clear();
+    for (let i = 0; i < this.channels.length; i++) this.staged[i].clear();
     let entries = 0;
     while (rs.ok && entries <= this.channels.length && rs.bool(false)) {
       const index = this.channelBits > 0 ? rs.int(0, 0, this.channels.length - 1) : 0;

@@ -1,5 +1,6 @@
 import { ReadStream } from '../serialize/read-stream.js';
 import { WriteStream } from '../serialize/write-stream.js';
+import { ScratchList } from './scratch-list.js';
 
 /**
  * The streams (and flags) a MessageConnection packs, serializes and reads packets with (about 5 KB). Each is
@@ -12,10 +13,18 @@ export class MessageScratch {
   readonly reader: ReadStream;
   /** Which channels a packet being read had an entry for (at most 64 channels). */
   readonly seen = new Uint8Array(64);
+  /** A packet's messages per channel, read before any is applied (grown to the most channels asked for). */
+  private readonly staged: ScratchList<unknown>[] = [];
 
   constructor(readonly packetBudgetBytes: number) {
     this.packet = new WriteStream(packetBudgetBytes);
     this.encoder = new WriteStream(packetBudgetBytes);
     this.reader = new ReadStream(packetBudgetBytes + 64);
+  }
+
+  /** The staging lists, at least `channels` of them (the same array for every connection). */
+  stagedLists(channels: number): ScratchList<unknown>[] {
+    while (this.staged.length < channels) this.staged.push(new ScratchList<unknown>());
+    return this.staged;
   }
 }

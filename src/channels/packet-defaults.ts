@@ -8,8 +8,8 @@ import type { ReliableConfig } from '../packet/config.js';
  * ackTimeout and still in the sent buffer: 30 s, and 2048 packets (34 s at 60 packets/s). The
  * received buffer (512: 8.5 s at 60/s) bounds how late a reordered packet is still taken rather
  * than dropped as stale: ±2 s of jitter reorders by 4 s. The buffers grow only with what is in flight, so
- * an idle endpoint holds ~15 KB at these settings as at the reference's (bench suite `memory`);
- * statistics still walk 256 sequences per update. docs/channels.md, "Long round trips".
+ * an idle endpoint holds ~6 KB at these settings as at the reference's (bench suite `memory`);
+ * the statistics are tallies over 256 sequences whatever the buffers. docs/channels.md, "Long round trips".
  */
 export const CHANNEL_RELIABLE_DEFAULTS: Readonly<Partial<ReliableConfig>> = Object.freeze({
   ackTimeout: 30,

@@ -33,6 +33,10 @@ class Incoming {
   message: ReceivedMessage | null = null;
 }
 
+/** The queues' entry factories, one for every channel (a closure per queue costs memory per connection). */
+const newOutgoing = () => new Outgoing();
+const newIncoming = () => new Incoming();
+
 /** Record markers: what follows in this channel's part of a packet record. */
 const RECORD_MESSAGES = 0;
 const RECORD_BLOCK = 1;
@@ -76,8 +80,8 @@ export class ReliableOrderedChannel implements Channel {
   private readonly incomingBlock: IncomingBlock;
 
   constructor(readonly config: ResolvedChannelConfig) {
-    this.sendQueue = new GrowingSequenceBuffer(config.sendQueueSize, () => new Outgoing());
-    this.receiveQueue = new GrowingSequenceBuffer(config.receiveQueueSize, () => new Incoming());
+    this.sendQueue = new GrowingSequenceBuffer(config.sendQueueSize, newOutgoing);
+    this.receiveQueue = new GrowingSequenceBuffer(config.receiveQueueSize, newIncoming);
     this.countBits = bitsRequired(1, config.maxMessagesPerPacket);
     this.blockTotalBits = bitsRequired(1, config.maxBlockBytes);
     this.fragmentCountBits = bitsRequired(1, MAX_FRAGMENTS_PER_PACKET);

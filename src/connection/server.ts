@@ -1,4 +1,4 @@
-import { reliableConfig } from '../packet/config.js';
+import { type ReliableConfig, reliableConfig } from '../packet/config.js';
 import { ReliableEndpoint, transmitBufferBytes } from '../packet/reliable-endpoint.js';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import type { Address } from '../transport/address.js';
@@ -92,6 +92,7 @@ export class Server {
    * sendPayload at once, so one buffer serves all clients (made with the first endpoint).
    */
   private transmitBuffer: Uint8Array | null = null;
+  private reliable: ReliableConfig | null = null;
   private readonly scratch = new Uint8Array(MAX_PACKET_BYTES + 64);
   private readonly view = packetView();
   private readonly addressEncoder = new TextEncoder();
@@ -399,13 +400,19 @@ export class Server {
     slot.clientId = challenge.clientId;
     slot.address = from;
     slot.transport = handshake.transport;
-    slot.sendKey = handshake.sendKey;
-    slot.receiveKey = handshake.receiveKey;
+    // The keys and user data a connection keeps, in one buffer: a typed array's own buffer costs
+    // ~150 bytes besides its bytes (fresh per connection, so a caller's userData stays valid).
+    const kept = new Uint8Array(2 * KEY_BYTES + challenge.userData.length);
+    kept.set(handshake.sendKey, 0);
+    kept.set(handshake.receiveKey, KEY_BYTES);
+    kept.set(challenge.userData, 2 * KEY_BYTES);
+    slot.sendKey = kept.subarray(0, KEY_BYTES);
+    slot.receiveKey = kept.subarray(KEY_BYTES, 2 * KEY_BYTES);
     slot.sequence = 0;
     slot.timeout = handshake.timeout;
     slot.lastSend = this.time;
     slot.lastReceive = this.time;
-    slot.userData = challenge.userData;
+    slot.userData = kept.subarray(2 * KEY_BYTES);
     slot.replay.reset();
     slot.endpoint = this.options.reliable === false ? null : this.createEndpoint(index);
     this.pending.delete(from);
@@ -425,8 +432,10 @@ export class Server {
 
   private createEndpoint(index: number): ReliableEndpoint<unknown> {
     const o = this.options;
-    const config = o.reliable === false ? {} : o.reliable;
-    this.transmitBuffer ??= new Uint8Array(transmitBufferBytes(reliableConfig(config)));
+    // Checked once, and shared by every client's endpoint.
+    this.reliable ??= reliableConfig(o.reliable === false ? {} : o.reliable);
+    const config = this.reliable;
+    this.transmitBuffer ??= new Uint8Array(transmitBufferBytes(config));
     return new ReliableEndpoint<unknown>(
       new SlotHandler(index, this.sendPayloadTo, o),
       config,

@@ -23,7 +23,7 @@ export interface ReliableConfig {
   ackTimeout: number;
   /** Exponential smoothing of RTT samples (default 0.0025). */
   rttSmoothingFactor: number;
-  /** RTT samples kept for min / max / average / jitter (default 512). */
+  /** RTT samples min / max / average / jitter are taken over (default 512; tallied in 8 blocks, so the newest 7/8 to all of them). */
   rttHistorySize: number;
   /** Smoothing of the packet loss percentage (default 0.1). */
   packetLossSmoothingFactor: number;
@@ -63,7 +63,19 @@ function fraction(config: ReliableConfig, key: keyof ReliableConfig): void {
     throw new RangeError(`ReliableConfig.${key} must be in (0, 1], got ${value}`);
 }
 
-/** The defaults with `overrides` applied, checked: a bad setting throws naming it. */
+/** Configs reliableConfig made: an endpoint given one keeps it instead of a copy of its own. */
+const checked = new WeakSet<ReliableConfig>();
+
+/** `config` itself when reliableConfig made it, else reliableConfig(config). */
+export function checkedReliableConfig(config: Partial<ReliableConfig>): ReliableConfig {
+  return checked.has(config as ReliableConfig) ? (config as ReliableConfig) : reliableConfig(config);
+}
+
+/**
+ * The defaults with `overrides` applied, checked: a bad setting throws naming it. Endpoints built
+ * with the result share it (a server's: one config, not one per connection), so change it only
+ * through a new call.
+ */
 export function reliableConfig(overrides: Partial<ReliableConfig> = {}): ReliableConfig {
   const config: ReliableConfig = { ...DEFAULT_RELIABLE_CONFIG, ...overrides };
   integer(config, 'maxPacketSize', 1, 256 * 65536);
@@ -88,5 +100,6 @@ export function reliableConfig(overrides: Partial<ReliableConfig> = {}): Reliabl
       `ReliableConfig: maxPacketSize ${config.maxPacketSize} needs ${Math.ceil(config.maxPacketSize / config.fragmentSize)} fragments of ${config.fragmentSize} bytes, above maxFragments ${config.maxFragments}; raise maxFragments or fragmentSize`,
     );
   }
+  checked.add(config);
   return config;
 }

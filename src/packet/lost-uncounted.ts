@@ -10,6 +10,8 @@
 export class LostUncounted {
   private bits: Uint32Array | null = null;
   private readonly mask: number;
+  /** Bits set: while none is, no ack can be late, and the endpoint skips acks of resolved packets. */
+  count = 0;
 
   constructor(sentPacketsBufferSize: number) {
     this.mask = sentPacketsBufferSize > 32768 ? 0xffff : 0x7fff;
@@ -23,13 +25,21 @@ export class LostUncounted {
   lost(sequence: number): void {
     this.bits ??= new Uint32Array((this.mask + 1) / 32);
     const bit = sequence & this.mask;
-    this.bits[bit >>> 5] |= 1 << (bit & 31);
+    const word = bit >>> 5;
+    const flag = 1 << (bit & 31);
+    if ((this.bits[word] & flag) === 0) this.count++;
+    this.bits[word] |= flag;
   }
 
   sent(sequence: number): void {
-    if (this.bits === null) return;
+    if (this.count === 0) return;
+    const bits = this.bits!;
     const bit = sequence & this.mask;
-    this.bits[bit >>> 5] &= ~(1 << (bit & 31));
+    const word = bit >>> 5;
+    const flag = 1 << (bit & 31);
+    if ((bits[word] & flag) === 0) return;
+    bits[word] &= ~flag;
+    this.count--;
   }
 
   /** True (and clears it) when `sequence` was reported lost and no late ack was counted for it yet. */
@@ -41,10 +51,12 @@ export class LostUncounted {
     const flag = 1 << (bit & 31);
     if ((bits[word] & flag) === 0) return false;
     bits[word] &= ~flag;
+    this.count--;
     return true;
   }
 
   reset(): void {
     this.bits = null;
+    this.count = 0;
   }
 }

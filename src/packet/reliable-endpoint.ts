@@ -1,7 +1,13 @@
 import { checkTime } from '../time/check-time.js';
-import { type ReliableConfig, reliableConfig } from './config.js';
+import { checkedReliableConfig, type ReliableConfig } from './config.js';
 import { emptyReliableCounters, type ReliableCounters } from './counters.js';
-import { updateRttStats, updateWindowStats } from './endpoint-stats.js';
+import {
+  RECEIVED_WINDOW_NUMBERS,
+  RTT_WINDOW_NUMBERS,
+  RttWindow,
+  SENT_WINDOW_NUMBERS,
+  TrafficWindow,
+} from './endpoint-stats.js';
 import { GrowingSequenceBuffer } from './growing-sequence-buffer.js';
 import {
   FRAGMENT_HEADER_BYTES,
@@ -14,7 +20,9 @@ import {
   writePacketHeader,
 } from './header.js';
 import { LostUncounted } from './lost-uncounted.js';
-import { ReceivedPackets, SentPackets } from './packet-history.js';
+import { SentPackets } from './sent-packets.js';
+import { receivedSequences, type SequenceBits } from './sequence-bits.js';
+import type { SequenceSet } from './sequence-slots.js';
 
 export { emptyReliableCounters, type ReliableCounters };
 
@@ -36,6 +44,20 @@ export interface ReliableHandler<R> {
 }
 
 const NO_BYTES = new Uint8Array(0);
+/**
+ * Headers as read, shared by every endpoint: a receive copies what it needs out of them before
+ * any callback, so another endpoint's receive meanwhile cannot disturb it.
+ */
+const header: PacketHeader = { sequence: 0, ack: 0, ackBits: 0 };
+const fragment: FragmentHeader = {
+  sequence: 0,
+  ack: 0,
+  ackBits: 0,
+  fragmentId: 0,
+  numFragments: 0,
+  fragmentBytes: 0,
+  headerBytes: 0,
+};
 
 /** A packet being reassembled; made when a slot is first used, its buffer freed once the packet is whole. */
 class Reassembly {
@@ -95,27 +117,20 @@ export class ReliableEndpoint<R = unknown> {
   /** Late-ack bookkeeping: which sequences were reported lost and not yet acked late. */
   private readonly lostUncounted: LostUncounted;
   private readonly sent: SentPackets<R>;
-  private readonly received: ReceivedPackets;
-  /** Nothing until the first fragment arrives (never, under channels: their packets fit). */
-  private readonly reassembly: GrowingSequenceBuffer<Reassembly>;
+  /** The sequences received, for ack bits and duplicates. */
+  private readonly received: SequenceBits | SequenceSet;
+  /** Loss and bandwidth: tallies of the packets sent and received, by sequence. */
+  private readonly sentWindow: TrafficWindow;
+  private readonly receivedWindow: TrafficWindow;
+  /** Made at the first fragment (never, under channels: their packets fit). */
+  private reassembly: GrowingSequenceBuffer<Reassembly> | null = null;
   /**
    * The buffer of the last packet reassembled, for the next one: steady fragmented traffic reuses
    * it instead of allocating per packet, and an endpoint that stops receiving fragments keeps one.
    */
   private spareReassemblyBuffer = NO_BYTES;
-  private readonly rttHistory: Float32Array;
-  private rttHistoryChanged = false;
+  private readonly rttWindow: RttWindow;
   private readonly transmitBuffer: Uint8Array;
-  private readonly header: PacketHeader = { sequence: 0, ack: 0, ackBits: 0 };
-  private readonly fragment: FragmentHeader = {
-    sequence: 0,
-    ack: 0,
-    ackBits: 0,
-    fragmentId: 0,
-    numFragments: 0,
-    fragmentBytes: 0,
-    headerBytes: 0,
-  };
 
   /**
    * `transmitBuffer` (optional) is where outgoing packets are written, shared by endpoints whose
@@ -128,18 +143,22 @@ export class ReliableEndpoint<R = unknown> {
     now = 0,
     transmitBuffer?: Uint8Array,
   ) {
-    this.config = reliableConfig(config);
+    this.config = checkedReliableConfig(config);
     this.time = checkTime('ReliableEndpoint', now, Number.NEGATIVE_INFINITY);
     const c = this.config;
     this.sent = new SentPackets<R>(c.sentPacketsBufferSize);
     this.lostUncounted = new LostUncounted(c.sentPacketsBufferSize);
-    this.received = new ReceivedPackets(c.receivedPacketsBufferSize);
-    const maxFragments = c.maxFragments;
-    this.reassembly = new GrowingSequenceBuffer(
-      c.fragmentReassemblyBufferSize,
-      () => new Reassembly(maxFragments),
+    this.received = receivedSequences(c.receivedPacketsBufferSize);
+    // One array for every statistic's tallies: a typed array costs ~200 bytes besides its numbers.
+    const numbers = new Float64Array(RTT_WINDOW_NUMBERS + SENT_WINDOW_NUMBERS + RECEIVED_WINDOW_NUMBERS);
+    this.rttWindow = new RttWindow(c.rttHistorySize, numbers, 0);
+    this.sentWindow = new TrafficWindow(c.sentPacketsBufferSize, numbers, RTT_WINDOW_NUMBERS, true);
+    this.receivedWindow = new TrafficWindow(
+      c.receivedPacketsBufferSize,
+      numbers,
+      RTT_WINDOW_NUMBERS + SENT_WINDOW_NUMBERS,
+      false,
     );
-    this.rttHistory = new Float32Array(c.rttHistorySize).fill(-1);
     const bytes = transmitBufferBytes(c);
     if (
       transmitBuffer !== undefined &&
@@ -159,8 +178,9 @@ export class ReliableEndpoint<R = unknown> {
   /** Bytes held by fragment reassembly: capped at fragmentReassemblyBufferSize × (maxFragments × fragmentSize + 9). */
   get reassemblyBytes(): number {
     let total = this.spareReassemblyBuffer.length;
-    for (let i = 0; i < this.reassembly.capacity; i++)
-      total += this.reassembly.entryAt(i)?.buffer.length ?? 0;
+    const reassembly = this.reassembly;
+    if (reassembly !== null)
+      for (let i = 0; i < reassembly.capacity; i++) total += reassembly.entryAt(i)?.buffer.length ?? 0;
     return total;
   }
 
@@ -195,6 +215,7 @@ export class ReliableEndpoint<R = unknown> {
     if (old >= 0 && !this.sent.resolved(old)) this.resolveLost(evicted, old);
 
     this.sent.add(sequence, this.time, c.packetHeaderSize + length, record);
+    this.sentWindow.add(sequence, this.time, c.packetHeaderSize + length);
     this.lostUncounted.sent(sequence);
 
     const ack = (this.received.sequence - 1) & 0xffff;
@@ -224,7 +245,7 @@ export class ReliableEndpoint<R = unknown> {
   /** Ack bits for `ack`: bit i set when sequence ack - i was received (bit 0 is ack itself). */
   private ackBits(ack: number): number {
     let bits = 0;
-    for (let i = 0; i < 32; i++) if (this.received.held.exists((ack - i) & 0xffff)) bits |= 1 << i;
+    for (let i = 0; i < 32; i++) if (this.received.exists((ack - i) & 0xffff)) bits |= 1 << i;
     return bits >>> 0;
   }
 
@@ -260,7 +281,7 @@ export class ReliableEndpoint<R = unknown> {
   private receiveRegular(data: Uint8Array, offset: number, length: number): void {
     const c = this.config;
     this.counters.packetsReceived++;
-    const h = this.header;
+    const h = header;
     const headerBytes = readPacketHeader(data, offset, length, h);
     if (headerBytes < 0) {
       this.counters.packetsInvalid++;
@@ -273,11 +294,11 @@ export class ReliableEndpoint<R = unknown> {
     }
     const { sequence, ack } = h;
     let ackBits = h.ackBits;
-    if (!this.received.held.canInsert(sequence)) {
+    if (!this.received.canInsert(sequence)) {
       this.counters.packetsStale++;
       return;
     }
-    if (this.received.held.exists(sequence)) {
+    if (this.received.exists(sequence)) {
       this.counters.packetsDuplicate++;
       return;
     }
@@ -285,9 +306,17 @@ export class ReliableEndpoint<R = unknown> {
       this.counters.packetsRefused++;
       return;
     }
-    this.received.add(sequence, this.time, c.packetHeaderSize + length);
-    this.reassembly.advance(sequence);
+    this.received.insert(sequence);
+    this.receivedWindow.add(sequence, this.time, c.packetHeaderSize + length);
+    this.reassembly?.advance(sequence);
 
+    // Acks of packets before the oldest unresolved one change nothing unless one may be late (a
+    // loss not yet acked late): without one, only the bits from there to `ack` are read (a few,
+    // not 32, in the steady state).
+    const pendingSpan = (this.sequence - this.oldestUnresolved) & 0xffff;
+    const ackSpan = (ack - this.oldestUnresolved) & 0xffff;
+    if (this.lostUncounted.count === 0 && ackSpan < pendingSpan && ackSpan < 31)
+      ackBits &= (2 << ackSpan) - 1;
     for (let i = 0; i < 32 && ackBits !== 0; i++, ackBits >>>= 1) {
       if ((ackBits & 1) === 0) continue;
       const acked = (ack - i) & 0xffff;
@@ -298,13 +327,13 @@ export class ReliableEndpoint<R = unknown> {
           this.counters.lateAcks++;
         continue;
       }
-      const sentTime = this.sent.time[sent];
+      const sentTime = this.sent.timeAt(sent);
+      this.sentWindow.acked(acked, this.sent.bytesAt(sent));
       const record = this.sent.resolve(sent, true);
       this.counters.packetsAcked++;
       const rtt = (this.time - sentTime) * 1000;
       this.rttSampleMs = rtt;
-      this.rttHistory[acked % this.rttHistory.length] = rtt;
-      this.rttHistoryChanged = true;
+      this.rttWindow.add(rtt);
       if ((this.rttMs === 0 && rtt > 0) || Math.abs(this.rttMs - rtt) < 0.00001) this.rttMs = rtt;
       else this.rttMs += (rtt - this.rttMs) * c.rttSmoothingFactor;
       this.handler.onAcked?.(acked, record);
@@ -323,19 +352,20 @@ export class ReliableEndpoint<R = unknown> {
 
   private receiveFragment(data: Uint8Array, offset: number, length: number): void {
     const c = this.config;
-    const f = this.fragment;
+    const f = fragment;
     if (!readFragmentHeader(data, offset, length, c.maxFragments, c.fragmentSize, f)) {
       this.counters.fragmentsInvalid++;
       return;
     }
     const { sequence, fragmentId, numFragments } = f;
-    if (this.received.held.exists(sequence)) {
+    if (this.received.exists(sequence)) {
       this.counters.fragmentsDuplicate++;
       return;
     }
-    let slot = this.reassembly.find(sequence);
+    const reassembly = this.reassembly ?? this.startReassembly();
+    let slot = reassembly.find(sequence);
     if (slot === undefined) {
-      slot = this.reassembly.insert(sequence);
+      slot = reassembly.insert(sequence);
       if (slot === undefined) {
         this.counters.fragmentsInvalid++;
         return;
@@ -388,10 +418,22 @@ export class ReliableEndpoint<R = unknown> {
       const start = MAX_PACKET_HEADER_BYTES - slot.headerBytes;
       const buffer = slot.buffer;
       slot.buffer = NO_BYTES;
-      this.reassembly.remove(sequence);
+      reassembly.remove(sequence);
       this.receiveRegular(buffer, start, slot.headerBytes + slot.payloadBytes);
       if (buffer.length > this.spareReassemblyBuffer.length) this.spareReassemblyBuffer = buffer;
     }
+  }
+
+  /** The reassembly slots, made now, as far along as if every packet so far had advanced them. */
+  private startReassembly(): GrowingSequenceBuffer<Reassembly> {
+    const maxFragments = this.config.maxFragments;
+    const reassembly = new GrowingSequenceBuffer(
+      this.config.fragmentReassemblyBufferSize,
+      () => new Reassembly(maxFragments),
+    );
+    reassembly.advance((this.received.sequence - 1) & 0xffff);
+    this.reassembly = reassembly;
+    return reassembly;
   }
 
   private resolveLost(sequence: number, index: number): void {
@@ -427,7 +469,7 @@ export class ReliableEndpoint<R = unknown> {
       const s = this.oldestUnresolved;
       const index = this.sent.indexOf(s);
       if (index >= 0 && !this.sent.resolved(index)) {
-        if (this.sent.time[index] > deadline) break;
+        if (this.sent.timeAt(index) > deadline) break;
         this.resolveLost(s, index);
       }
       this.oldestUnresolved = (s + 1) & 0xffff;
@@ -435,13 +477,10 @@ export class ReliableEndpoint<R = unknown> {
   }
 
   private updateStats(): void {
-    // RTT figures depend on the history alone: recomputed only after a new sample (a 512-entry
-    // pass per update was most of the statistics' cost on a busy server).
-    if (this.rttHistoryChanged) {
-      this.rttHistoryChanged = false;
-      updateRttStats(this.rttHistory, this);
-    }
-    updateWindowStats(this.sent, this.received, this.config, this);
+    // Tallies, not histories: a refresh reads at most 8 RTT blocks and 2 × 7 traffic buckets.
+    if (this.rttWindow.changed) this.rttWindow.write(this);
+    this.sentWindow.writeSent(this.config, this);
+    this.receivedWindow.writeReceived(this.config, this);
   }
 
   /** Forgets every packet and statistic, as a fresh endpoint at time `now` (records are dropped unreported). */
@@ -452,9 +491,10 @@ export class ReliableEndpoint<R = unknown> {
     this.lostUncounted.reset();
     this.sent.reset();
     this.received.reset();
-    this.reassembly.reset();
-    this.rttHistory.fill(-1);
-    this.rttHistoryChanged = true;
+    this.sentWindow.reset();
+    this.receivedWindow.reset();
+    this.reassembly = null;
+    this.rttWindow.reset();
     Object.assign(this.counters, emptyReliableCounters());
     this.rttMs = this.rttMinMs = this.rttMaxMs = this.rttAvgMs = this.rttSampleMs = 0;
     this.jitterAvgVsMinRttMs = this.jitterMaxVsMinRttMs = this.jitterStddevVsAvgRttMs = 0;

@@ -1,4 +1,5 @@
 import { sequenceGreaterThan, sequenceLessThan } from './sequence.js';
+import { SequenceSet } from './sequence-slots.js';
 
 /**
  * Which sequences of a window of `size` (a power of two, so it divides the sequence space) are
@@ -57,4 +58,13 @@ export class SequenceBits {
     const i = sequence & (this.size - 1);
     return (this.bits[i >>> 5] & (1 << (i & 31))) !== 0;
   }
+}
+
+/**
+ * The sequences a ReliableEndpoint has received, over the whole received window (`size`, for ack
+ * bits and duplicates): a bit each when `size` is a power of two of at least 32 (the defaults),
+ * else growing slots. Their times and sizes are not kept: the statistics tally them as they arrive.
+ */
+export function receivedSequences(size: number): SequenceBits | SequenceSet {
+  return size >= 32 && (size & (size - 1)) === 0 ? new SequenceBits(size) : new SequenceSet(size);
 }

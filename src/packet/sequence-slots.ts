@@ -24,10 +24,14 @@ export abstract class SequenceSlots {
   capacity: number;
   protected slots: Uint32Array;
 
-  /** `lazy`: no slots of its own until the first insert (a queue that may never be used). */
+  /**
+   * `lazy`: no slots of its own until the first insert (a queue that may never be used);
+   * `firstCapacity`: the slots it starts with otherwise (a power of two; at most `size`).
+   */
   constructor(
     readonly size: number,
     lazy = false,
+    firstCapacity = FIRST_CAPACITY,
   ) {
     if (!Number.isInteger(size) || size < 1 || size > 65536) {
       throw new RangeError(`sequence buffer size must be an integer in [1, 65536], got ${size}`);
@@ -36,7 +40,7 @@ export abstract class SequenceSlots {
       this.capacity = 1;
       this.slots = NO_SLOTS;
     } else {
-      this.capacity = Math.min(size, FIRST_CAPACITY);
+      this.capacity = Math.min(size, firstCapacity);
       this.slots = new Uint32Array(this.capacity).fill(EMPTY);
     }
   }

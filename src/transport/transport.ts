@@ -111,40 +111,52 @@ const NO_ADDRESS = '' as Address;
 const MIN_STORAGE = 64;
 const LARGE_STORAGE = 1024;
 const LARGE_STEP = 256;
+/**
+ * Storage above this many bytes shrinks to fit after SHRINK_AFTER datagrams in a row of at most a
+ * quarter of it: one 1,078-byte connection request no longer leaves each slot 1.25 KB for good.
+ */
+const SHRINK_ABOVE = 256;
+const SHRINK_AFTER = 64;
 
 /**
  * A reusable holder for one datagram: an address and the bytes, either copied into storage it
  * keeps between uses, or (`adopt`) a reference to an array nobody else will touch.
  *
  * `data` is a view of exactly the datagram's length. Storage grows in powers of two up to 1 KB, then
- * by half again (whole 256 B), and is never shrunk, so once warm a holder allocates nothing for a
- * datagram of the same length as its last,
+ * by half again (whole 256 B), and shrinks only after a long run of datagrams a quarter of its size
+ * or less, so once warm a holder allocates nothing for a datagram of the same length as its last,
  * and only a view header (never storage) for one of another length.
  */
 export class PooledDatagram {
   address: Address = NO_ADDRESS;
   data: Uint8Array = EMPTY;
   private storage: Uint8Array = EMPTY;
+  /** Datagrams in a row that used a quarter of the storage or less (while it is above SHRINK_ABOVE). */
+  private smallRun = 0;
 
   /** Bytes of storage held (for pool accounting). */
   get capacity(): number {
     return this.storage.length;
   }
 
-  /** Copies `source` in; returns the bytes of storage newly allocated (0 when it fitted). */
+  /** Copies `source` in; returns the change in bytes of storage held (0 when it fitted). */
   copy(address: Address, source: Uint8Array): number {
     this.address = address;
     const length = source.length;
     let grown = 0;
-    if (this.storage.length < length) {
-      let size = Math.max(MIN_STORAGE, this.storage.length);
+    const held = this.storage.length;
+    if (held > SHRINK_ABOVE && length * 4 <= held) this.smallRun++;
+    else this.smallRun = 0;
+    if (held < length || this.smallRun >= SHRINK_AFTER) {
+      this.smallRun = 0;
+      let size = held < length ? Math.max(MIN_STORAGE, held) : MIN_STORAGE;
       if (length <= LARGE_STORAGE) {
         while (size < length) size *= 2;
       } else {
         // Past 1 KB, ×1.5 in whole 256 B steps: a 1,078-byte connection request keeps 1,280 B, not 2,048.
-        size = Math.ceil(Math.max(length, this.storage.length * 1.5) / LARGE_STEP) * LARGE_STEP;
+        size = Math.ceil(Math.max(length, held * 1.5) / LARGE_STEP) * LARGE_STEP;
       }
-      grown = size - this.storage.length;
+      grown = size - held;
       this.storage = new Uint8Array(size);
       this.data = this.storage.subarray(0, length);
     } else if (this.data.length !== length || this.data.buffer !== this.storage.buffer) {
@@ -171,7 +183,9 @@ export class PooledDatagram {
  * A bounded first-in first-out queue of incoming datagrams: a ring of `capacity` reusable slots.
  * `push` copies (or `pushAdopted` keeps) the bytes, returning false and counting a drop when full;
  * `drain` hands them to a handler in order and counts them as received. `queued` is counted up and
- * down, so queues that share counters (a transport with several) add up.
+ * down, so queues that share counters (a transport with several) add up. Emptied, the ring starts
+ * again at its first slot, so it makes only as many slots as were ever queued at once (not its
+ * capacity, as a ring turning with traffic would, a pooled buffer each).
  */
 export class DatagramQueue {
   readonly capacity: number;
@@ -250,8 +264,8 @@ export class DatagramQueue {
           handler(slot.address, slot.data);
         } finally {
           slot.clear();
-          this.head = this.head + 1 === this.capacity ? 0 : this.head + 1;
           this.count--;
+          this.head = this.count === 0 || this.head + 1 === this.capacity ? 0 : this.head + 1;
           this.counters.queued--;
           this.counters.received++;
           this.counters.bytesReceived += length;
@@ -268,8 +282,8 @@ export class DatagramQueue {
   clear(): void {
     while (this.count > 0) {
       this.slots[this.head].clear();
-      this.head = this.head + 1 === this.capacity ? 0 : this.head + 1;
       this.count--;
+      this.head = this.count === 0 || this.head + 1 === this.capacity ? 0 : this.head + 1;
       this.counters.queued--;
     }
   }

@@ -93,6 +93,24 @@ describe(`ReliableEndpoint (seed ${SEED})`, () => {
     assert.ok(Math.abs(link.a.endpoint.packetLoss - 30) < 20, `packet loss ${link.a.endpoint.packetLoss}`);
   });
 
+  it('acks every packet once when reordered without loss (acks before the oldest pending one are skipped)', () => {
+    const link = linkedPair((SEED ^ 9) >>> 0, { latency: 0.05, jitter: 0.04, duplicate: 0.05 });
+    for (let i = 0; i < 3000; i++) {
+      sendTagged(link.a, i, 20);
+      sendTagged(link.b, i, 20);
+      link.step(1 / 60);
+    }
+    // b keeps sending, so a's last packets are acked too.
+    for (let i = 0; i < 120; i++) {
+      sendTagged(link.b, 3000 + i, 20);
+      link.step(1 / 60);
+    }
+    assertOutcomes(link.a.seen, link.b.seen, 3000, 'a->b');
+    assert.equal(link.a.seen.lost.length, 0);
+    assert.equal(link.a.seen.acked.length, 3000);
+    assert.equal(link.a.endpoint.stats().lateAcks, 0);
+  });
+
   it('holds at 99% loss over several sequence wraps', () => {
     const link = linkedPair(SEED ^ 2, { loss: 0.99 }, { rttHistorySize: 16 });
     const n = 140_000;

@@ -335,6 +335,37 @@ describe('MemoryNetwork / MemoryTransport', () => {
     assert.throws(() => a.receive(() => a.receive(() => {})), /inside its own handler/);
   });
 
+  it('holds storage for the most datagrams queued at once, not for its capacity', () => {
+    const network = new MemoryNetwork({ maxQueuedDatagrams: 1024 });
+    const [a, b] = [network.createTransport(), network.createTransport()];
+    let received = 0;
+    for (let tick = 0; tick < 2000; tick++) {
+      for (let i = 0; i < 3; i++) a.send(b.localAddress, new Uint8Array(100));
+      received += b.receive(() => {});
+    }
+    assert.equal(received, 6000);
+    // Three slots of 128 bytes: a ring turning with the traffic would have made all 1024.
+    assert.equal(b.queueStorageBytes, 3 * 128);
+  });
+
+  it('gives back the storage of a large datagram after a long run of small ones', () => {
+    const network = new MemoryNetwork();
+    const [a, b] = [network.createTransport(), network.createTransport()];
+    a.send(b.localAddress, new Uint8Array(1078)); // a connection request
+    b.receive(() => {});
+    assert.equal(b.queueStorageBytes, 1280);
+    for (let i = 0; i < 63; i++) {
+      a.send(b.localAddress, new Uint8Array(100));
+      b.receive(() => {});
+    }
+    assert.equal(b.queueStorageBytes, 1280, 'kept through 63 small datagrams');
+    a.send(b.localAddress, new Uint8Array(100));
+    let seen = 0;
+    b.receive((_from, data) => (seen = data.length));
+    assert.equal(seen, 100);
+    assert.equal(b.queueStorageBytes, 128, 'shrunk to fit at the 64th');
+  });
+
   it('reuses its pooled queue storage over a long run', () => {
     const network = new MemoryNetwork({ maxQueuedDatagrams: 64 });
     const [a, b] = [network.createTransport(), network.createTransport()];
