@@ -179,6 +179,9 @@ export class InterestManager {
       view.removeSlot(slot);
       view.left.push(id);
     }
+    // Memory per client: a join fills `entered` with the whole view, later updates a few ids.
+    view.entered.trim();
+    view.left.trim();
   }
 
   /** Bytes of the shared structures (grid, stamps), not counting views. */
