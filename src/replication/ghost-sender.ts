@@ -99,13 +99,16 @@ export class GhostPlan {
   readonly updates = new IdList(16);
   /** The sender the plan is for. */
   owner: GhostSender | null = null;
-  /** Per id: the ghost table slot of a planned update (valid for ids in `updates` only). */
-  readonly updateSlots: Int32Array;
+  /**
+   * Per id: the ghost table slot of a planned update (valid for ids in `updates` only); 16 bits,
+   * as a table has at most 65,536 slots.
+   */
+  readonly updateSlots: Uint16Array;
   /** A bit per id, all clear between calls: `sortUpdates` sorts through it. */
   private readonly marks: Uint32Array;
 
   constructor(capacity: number) {
-    this.updateSlots = new Int32Array(capacity);
+    this.updateSlots = new Uint16Array(capacity);
     this.marks = new Uint32Array(Math.ceil(capacity / 32));
   }
 
