@@ -4,7 +4,7 @@
  * Entries past `length` are stale and never read.
  */
 /** Capacity a list keeps after a burst (see trim). */
-const TRIM_FLOOR = 64;
+const TRIM_FLOOR = 16;
 
 /** Ciura's gap sequence, extended by × 2.25, smallest first. */
 const SHELL_GAPS = [1, 4, 10, 23, 57, 132, 301, 701, 1577, 3548, 7983, 17961, 40412];

@@ -47,9 +47,9 @@ describe('IdList', () => {
     list.clear();
     list.push(7);
     list.trim(); // down to the floor, no smaller: a list that stays small never reallocates
-    assert.equal(list.items.length, 64);
+    assert.equal(list.items.length, 16);
     list.trim();
-    assert.equal(list.items.length, 64);
+    assert.equal(list.items.length, 16);
     assert.deepEqual(list.toArray(), [7]);
     const small = new IdList();
     small.push(1);
