@@ -99,12 +99,69 @@ export class GhostPlan {
   readonly updates = new IdList(16);
   /** The sender the plan is for. */
   owner: GhostSender | null = null;
+  /**
+   * Per id: the ghost table slot of a planned update (valid for ids in `updates` only); 16 bits,
+   * as a table has at most 65,536 slots.
+   */
+  readonly updateSlots: Uint16Array;
+  /** A bit per id, all clear between calls: `sortUpdates` sorts through it. */
+  private readonly marks: Uint32Array;
+
+  constructor(capacity: number) {
+    this.updateSlots = new Uint16Array(capacity);
+    this.marks = new Uint32Array(Math.ceil(capacity / 32));
+  }
 
   clear(owner: GhostSender): void {
     this.destroys.clear();
     this.creates.clear();
     this.updates.clear();
     this.owner = owner;
+  }
+
+  /** Plans an update of `id`, whose ghost is in table slot `slot`. */
+  addUpdate(id: number, slot: number): void {
+    this.updates.push(id);
+    this.updateSlots[id] = slot;
+  }
+
+  /**
+   * Sorts the updates by id (the wire's order). Through a bitset when the ids are dense enough
+   * that scanning its words costs less than comparing (a packet's updates span the view's ids:
+   * W4 takes 74 ids among 10,000); else by comparisons.
+   */
+  sortUpdates(): void {
+    const updates = this.updates;
+    const n = updates.length;
+    if (n < 2) return;
+    const items = updates.items;
+    let low = items[0];
+    let high = low;
+    for (let i = 1; i < n; i++) {
+      const id = items[i];
+      if (id < low) low = id;
+      else if (id > high) high = id;
+    }
+    const from = low >>> 5;
+    const to = high >>> 5;
+    if (to - from > n * 8) {
+      updates.sort();
+      return;
+    }
+    const marks = this.marks;
+    for (let i = 0; i < n; i++) marks[items[i] >>> 5] |= 1 << (items[i] & 31);
+    let k = 0;
+    for (let w = from; w <= to; w++) {
+      let bits = marks[w];
+      if (bits === 0) continue;
+      marks[w] = 0;
+      const base = w << 5;
+      while (bits !== 0) {
+        const lowest = bits & -bits;
+        items[k++] = base + 31 - Math.clz32(lowest);
+        bits ^= lowest;
+      }
+    }
   }
 }
 
@@ -290,7 +347,7 @@ export class GhostSender implements CustomChannel, GhostPresence {
         deltas.measure(id, planTick) +
         (plan.updates.length === 0 ? MAX_REFERENCE_BITS : 0);
       if (selection.take(bits)) {
-        plan.updates.push(id);
+        plan.addUpdate(id, slot);
         table.flags[slot] = delta ? s | PLANNED_DELTA : s;
       }
     }
@@ -356,7 +413,8 @@ export class GhostSender implements CustomChannel, GhostPresence {
     }
     ws.bits(0, 1);
     const updates = plan.updates;
-    updates.sort();
+    plan.sortUpdates();
+    const updateSlots = plan.updateSlots;
     const table = this.table;
     writeUpdateCount(ws, updates.length, capacity);
     const reference = this.commonBaseline();
@@ -366,7 +424,7 @@ export class GhostSender implements CustomChannel, GhostPresence {
     previousChanges.reset();
     for (let i = 0; i < updates.length; i++) {
       const id = updates.items[i];
-      const slot = table.find(id);
+      const slot = updateSlots[id];
       const flags = table.flags[slot];
       const baseTick = (flags & PLANNED_DELTA) === 0 ? -1 : table.baselineTick(slot);
       table.flags[slot] = flags & ~PLANNED_DELTA;
@@ -399,12 +457,12 @@ export class GhostSender implements CustomChannel, GhostPresence {
    * holds, else the tick), found by majority vote: O(updates), no allocation.
    */
   private commonBaseline(): number {
-    const updates = this.shared.plan.updates;
+    const { updates, updateSlots } = this.shared.plan;
     const table = this.table;
     let candidate = -1;
     let votes = 0;
     for (let i = 0; i < updates.length; i++) {
-      const slot = table.find(updates.items[i]);
+      const slot = updateSlots[updates.items[i]];
       const baseTick = (table.flags[slot] & PLANNED_DELTA) === 0 ? -1 : table.baselineTick(slot);
       const key = this.newestHeld(slot, baseTick) ? NEWEST_HELD : baseTick;
       if (votes === 0) candidate = key;

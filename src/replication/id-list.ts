@@ -3,6 +3,9 @@
  * counts its own length and only grows (doubling) when a tick needs more room than any before.
  * Entries past `length` are stale and never read.
  */
+/** Capacity a list keeps after a burst (see trim). */
+const TRIM_FLOOR = 16;
+
 /** Ciura's gap sequence, extended by × 2.25, smallest first. */
 const SHELL_GAPS = [1, 4, 10, 23, 57, 132, 301, 701, 1577, 3548, 7983, 17961, 40412];
 
@@ -25,6 +28,19 @@ export class IdList {
 
   clear(): void {
     this.length = 0;
+  }
+
+  /**
+   * Gives back the room a burst left behind (a join's or a teleport's hundreds of entries) once
+   * the live entries use an eighth of it, keeping at least TRIM_FLOOR: memory follows use, and a
+   * list that stays under TRIM_FLOOR never reallocates.
+   */
+  trim(): void {
+    const capacity = this.items.length;
+    if (capacity <= TRIM_FLOOR || this.length * 8 > capacity) return;
+    const smaller = new Int32Array(Math.max(TRIM_FLOOR, this.length * 2));
+    smaller.set(this.items.subarray(0, this.length));
+    this.items = smaller;
   }
 
   indexOf(id: number): number {

@@ -2,8 +2,9 @@
  * Interest management (relevancy): which entities each client should have ghosts of.
  *
  * The manager owns the world's spatial grid and one InterestView per client. `update()` refreshes
- * every view in one pass: per view, one grid query at its leave radius, so the work is
- * proportional to what is near each client, never clients × entities. An entity is relevant to a
+ * every view in one pass: per view, one grid query (at its enter radius, or at its leave radius
+ * with a filter) and a pass over its members, so the work is proportional to what is near each
+ * client, never clients × entities. An entity is relevant to a
  * view when:
  *   - it is in the manager's or the view's always-relevant list (the game-state entity,
  *     teammates): relevant wherever it is, the filter is not asked; or
@@ -57,6 +58,14 @@ export class InterestManager {
     let relevant = member || distanceSquared <= this.enterRadiusSquared;
     if (this.filter !== undefined) relevant = this.filter(view, id, relevant);
     if (relevant) this.admit(view, id, member);
+  };
+
+  /** The visitor of the query without a filter: what is within the enter radius and new enters. */
+  private readonly visitEntering = (id: number): void => {
+    const view = this.current!;
+    if (view.isMember(id)) return;
+    view.addMember(id);
+    view.entered.push(id);
   };
 
   constructor(options: InterestManagerOptions) {
@@ -157,7 +166,55 @@ export class InterestManager {
     view.left.clear();
     for (let i = 0; i < view.pendingLeft.length; i++) view.left.push(view.pendingLeft.items[i]);
     view.pendingLeft.clear();
+    if (this.filter === undefined) this.updateByDistance(view);
+    else this.updateFiltered(view);
+    // Memory per client: a join fills `entered` with the whole view, later updates a few ids.
+    view.entered.trim();
+    view.left.trim();
+  }
 
+  /**
+   * Without a filter, a member stays by its distance alone (within the leave radius) or by an
+   * always-relevant list, so the grid is asked only for what is within the enter radius (a
+   * smaller query) and no stamps are kept. The same sets, and the same entered and left lists
+   * in the same order, as the filtered pass would give with a filter that agrees.
+   */
+  private updateByDistance(view: InterestView): void {
+    const { grid } = this;
+    const cx = view.centerX;
+    const cy = view.centerY;
+    const cz = grid.dimensions === 3 ? view.centerZ : 0;
+    this.current = view;
+    const sphere = grid.sphere; // not grid.query(x, y, z, r): doubles passed to it would be boxed
+    sphere[0] = cx;
+    sphere[1] = cy;
+    sphere[2] = cz;
+    sphere[3] = view.enterRadius;
+    grid.querySphere(this.visitEntering);
+    this.current = undefined;
+    this.addAlways(view, this.alwaysRelevant);
+    this.addAlways(view, view.alwaysRelevant);
+    // Members beyond the leave radius leave. Backwards, so the slot moved into a removed one has
+    // already been checked.
+    const leaveRadius = view.leaveRadius;
+    const leaveSquared = leaveRadius * leaveRadius;
+    const positions = grid.positions;
+    for (let slot = view.count - 1; slot >= 0; slot--) {
+      const id = view.ids[slot];
+      const p = id * 3;
+      const dx = positions[p] - cx;
+      const dy = positions[p + 1] - cy;
+      const dz = positions[p + 2] - cz;
+      if (dx * dx + dy * dy + dz * dz <= leaveSquared) continue;
+      if (this.alwaysRelevant.indexOf(id) >= 0 || view.alwaysRelevant.indexOf(id) >= 0) continue;
+      view.removeSlot(slot);
+      view.left.push(id);
+    }
+  }
+
+  /** With a filter: every candidate within the leave radius is offered to it, members stamped. */
+  private updateFiltered(view: InterestView): void {
+    const { grid } = this;
     this.current = view;
     this.enterRadiusSquared = view.enterRadius * view.enterRadius;
     const sphere = grid.sphere; // not grid.query(x, y, z, r): doubles passed to it would be boxed
@@ -184,6 +241,16 @@ export class InterestManager {
   /** Bytes of the shared structures (grid, stamps), not counting views. */
   get sharedByteLength(): number {
     return this.grid.byteLength + this.seen.byteLength + this.alwaysRelevant.items.byteLength;
+  }
+
+  private addAlways(view: InterestView, list: IdList): void {
+    for (let i = 0; i < list.length; i++) {
+      const id = list.items[i];
+      if (this.grid.has(id) && !view.isMember(id)) {
+        view.addMember(id);
+        view.entered.push(id);
+      }
+    }
   }
 
   private admitAlways(view: InterestView, list: IdList): void {

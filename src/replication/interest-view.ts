@@ -168,7 +168,9 @@ export class InterestView {
   }
 
   private growSlots(): void {
-    const ids = new Int32Array(this.ids.length * 2);
+    // By a quarter (at least 32), not double: these are per client, and a view's size is steady.
+    const length = this.ids.length;
+    const ids = new Int32Array(length + Math.max(32, length >> 2));
     ids.set(this.ids);
     const priority = new Float32Array(ids.length);
     priority.set(this.priority);

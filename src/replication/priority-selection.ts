@@ -28,6 +28,11 @@ export class PrioritySelection {
   readonly maxMisfits: number;
   /** Slots of the view in heap order (a max-heap on priority) in [0, heapSize). */
   private heap = new Int32Array(64);
+  /**
+   * Each heap entry's priority beside its slot: the sift compares keys without a load through
+   * the slot (the same comparisons as on `view.priority`, so the same order, ties included).
+   */
+  private keys = new Float32Array(64);
   private heapSize = 0;
   private view: InterestView | undefined;
   private offered = -1;
@@ -72,12 +77,18 @@ export class PrioritySelection {
     this._sent = 0;
     this._misfits = 0;
     const n = view.count;
-    if (this.heap.length < n) this.heap = new Int32Array(Math.max(n, this.heap.length * 2));
-    const heap = this.heap;
-    for (let i = 0; i < n; i++) heap[i] = i;
-    this.heapSize = n;
+    if (this.heap.length < n) {
+      this.heap = new Int32Array(Math.max(n, this.heap.length * 2));
+      this.keys = new Float32Array(this.heap.length);
+    }
+    const { heap, keys } = this;
     const priority = view.priority;
-    for (let i = (n >> 1) - 1; i >= 0; i--) siftDown(heap, n, i, priority);
+    for (let i = 0; i < n; i++) {
+      heap[i] = i;
+      keys[i] = priority[i];
+    }
+    this.heapSize = n;
+    for (let i = (n >> 1) - 1; i >= 0; i--) siftDown(heap, keys, n, i);
   }
 
   /** The next entity by priority, or -1 when the packet is done (full, too many misfits, none left). */
@@ -89,12 +100,13 @@ export class PrioritySelection {
       this.offered = -1;
       return -1;
     }
-    const heap = this.heap;
+    const { heap, keys } = this;
     const slot = heap[0];
     const last = --this.heapSize;
     if (last > 0) {
       heap[0] = heap[last];
-      siftDown(heap, last, 0, view.priority);
+      keys[0] = keys[last];
+      siftDown(heap, keys, last, 0);
     }
     this.offered = slot;
     return view.ids[slot];
@@ -133,16 +145,25 @@ export class PrioritySelection {
   }
 }
 
-function siftDown(heap: Int32Array, size: number, index: number, priority: Float32Array): void {
+function siftDown(heap: Int32Array, keys: Float32Array, size: number, index: number): void {
   const slot = heap[index];
-  const key = priority[slot];
+  const key = keys[index];
   for (;;) {
     let child = 2 * index + 1;
     if (child >= size) break;
-    if (child + 1 < size && priority[heap[child + 1]] > priority[heap[child]]) child++;
-    if (priority[heap[child]] <= key) break;
+    let childKey = keys[child];
+    if (child + 1 < size) {
+      const right = keys[child + 1];
+      if (right > childKey) {
+        child++;
+        childKey = right;
+      }
+    }
+    if (childKey <= key) break;
     heap[index] = heap[child];
+    keys[index] = childKey;
     index = child;
   }
   heap[index] = slot;
+  keys[index] = key;
 }

@@ -129,7 +129,7 @@ export class ReplicationServer {
       events: this.eventHub,
       accumulator,
       selection: new PrioritySelection(),
-      plan: new GhostPlan(),
+      plan: new GhostPlan(world.capacity),
       deltas: new SharedDeltas(world),
       resendInterval,
       // The default bucket (512 B a packet, 256 kbit/s) keeps a 60 Hz game's sections under 256 kbit/s.

@@ -28,4 +28,32 @@ describe('IdList', () => {
       if (stale !== undefined) assert.equal(list.items[n], stale);
     }
   });
+
+  it("trim() gives back a burst's room once the entries use an eighth of it, keeping them", () => {
+    const list = new IdList();
+    for (let id = 0; id < 300; id++) list.push(id);
+    const burst = list.items.length;
+    assert.ok(burst >= 300);
+    list.trim(); // full: kept
+    assert.equal(list.items.length, burst);
+    list.clear();
+    for (let id = 0; id < 40; id++) list.push(id * 3); // 40 of 512 < an eighth
+    list.trim();
+    assert.equal(list.items.length, 80);
+    assert.deepEqual(
+      list.toArray(),
+      Array.from({ length: 40 }, (_, i) => i * 3),
+    );
+    list.clear();
+    list.push(7);
+    list.trim(); // down to the floor, no smaller: a list that stays small never reallocates
+    assert.equal(list.items.length, 16);
+    list.trim();
+    assert.equal(list.items.length, 16);
+    assert.deepEqual(list.toArray(), [7]);
+    const small = new IdList();
+    small.push(1);
+    small.trim();
+    assert.equal(small.items.length, 16);
+  });
 });

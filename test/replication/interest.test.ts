@@ -130,6 +130,65 @@ describe('InterestManager', () => {
     for (let run = 0; run < 40; run++) randomRun(SEED + 500 + run, 3, true);
   });
 
+  it('without a filter, slots, entered and left come in the same order as with a filter that agrees', () => {
+    // The distance pass (no filter) and the stamped pass (a filter) must give the senders the
+    // same slots and lists, order included: the order decides ties in priority and the order of
+    // destroys on the wire.
+    for (let run = 0; run < 30; run++) {
+      const dimensions = run % 2 === 0 ? 2 : 3;
+      const next = prng(SEED + 900 + run);
+      const capacity = 200 + Math.floor(next() * 200);
+      const make = (filter: RelevanceFilter | undefined) =>
+        new InterestManager({
+          world: {
+            capacity,
+            min: dimensions === 3 ? [0, 0, 0] : [0, 0],
+            max: [500, 500, 100].slice(0, dimensions),
+            cellSize: 30,
+          },
+          maxClients: 4,
+          filter,
+        });
+      const plain = make(undefined);
+      const filtered = make((_view, _id, inRange) => inRange);
+      const both = [plain, filtered];
+      const pos = new Float64Array(capacity * 3);
+      for (let id = 0; id < capacity; id++) {
+        for (let axis = 0; axis < dimensions; axis++) pos[id * 3 + axis] = next() * (axis === 2 ? 100 : 500);
+        for (const m of both) m.addEntity(id, pos[id * 3], pos[id * 3 + 1], pos[id * 3 + 2]);
+      }
+      for (let client = 0; client < 4; client++) {
+        const options = { enterRadius: 40 + next() * 100, leaveFactor: 1 + next() * 0.3, follow: client * 7 };
+        const always = Math.floor(next() * capacity);
+        for (const m of both) m.addView(client, options).addAlwaysRelevant(always);
+      }
+      for (const m of both) m.addAlwaysRelevant(1);
+      for (let tick = 0; tick < 40; tick++) {
+        for (let k = 0; k < capacity / 3; k++) {
+          const id = Math.floor(next() * capacity);
+          const step = next() < 0.9 ? 12 : 500;
+          for (let axis = 0; axis < dimensions; axis++) pos[id * 3 + axis] += (next() - 0.5) * step;
+          if (next() < 0.02) {
+            for (const m of both) m.removeEntity(id);
+            for (const m of both) m.addEntity(id, pos[id * 3], pos[id * 3 + 1], pos[id * 3 + 2]);
+          } else for (const m of both) m.moveEntity(id, pos[id * 3], pos[id * 3 + 1], pos[id * 3 + 2]);
+        }
+        for (const m of both) m.update();
+        for (let client = 0; client < 4; client++) {
+          const [a, b] = both.map((m) => m.view(client)!);
+          const where = `run ${run} tick ${tick} client ${client}`;
+          assert.deepEqual(
+            [...a.ids.subarray(0, a.count)],
+            [...b.ids.subarray(0, b.count)],
+            `${where}: slots`,
+          );
+          assert.deepEqual(a.entered.toArray(), b.entered.toArray(), `${where}: entered`);
+          assert.deepEqual(a.left.toArray(), b.left.toArray(), `${where}: left`);
+        }
+      }
+    }
+  });
+
   it('an entity oscillating across the enter radius by less than the band never flaps', () => {
     const next = prng(SEED);
     for (let run = 0; run < 50; run++) {
