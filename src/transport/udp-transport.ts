@@ -41,7 +41,8 @@ export interface UdpTransportOptions {
    * to, and connected again when that changes (which may change localAddress: the kernel lets go
    * of a port it chose when the socket disconnects). A connected socket sends without node:dgram's
    * per-datagram address lookup (a closure and a deferred call) and without the kernel's per-send
-   * route lookup, and the kernel drops datagrams from any other source.
+   * route lookup, and the kernel drops datagrams from any other source. The kernel also reports
+   * the peer's port unreachable (ECONNREFUSED: lastError, onError, sends counted undeliverable).
    */
   connectToPeer?: boolean;
 }
