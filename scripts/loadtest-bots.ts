@@ -286,7 +286,13 @@ class LoadBot {
 }
 
 function openSocket(): Promise<UdpTransport> {
-  return UdpTransport.open({ address: '127.0.0.1:0', maxQueuedDatagrams: 1024, receiveBufferSize: 1 << 18 });
+  return UdpTransport.open({
+    address: '127.0.0.1:0',
+    maxQueuedDatagrams: 1024,
+    receiveBufferSize: 1 << 18,
+    // One server at a time: a connected socket sends cheaper.
+    connectToPeer: true,
+  });
 }
 
 const bots: LoadBot[] = [];

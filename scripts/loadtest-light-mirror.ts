@@ -25,6 +25,10 @@ export class LightMirror implements CustomChannel, GhostTable {
   readonly typeOf: Int16Array;
   readonly histories: (EntityHistory | null)[];
   private readonly generations: Int32Array;
+  /** Per id: the type index of the history in `histories` (-1: none). */
+  private readonly historyType: Int16Array;
+  /** Per type: histories of ghosts gone, for the next ghosts: as many are made as are ever held at once. */
+  private readonly spareHistories: EntityHistory[][];
   readonly configuration: number;
   /** Sections refused (bad, stale or of another configuration). */
   refused = 0;
@@ -42,6 +46,8 @@ export class LightMirror implements CustomChannel, GhostTable {
     this.typeOf = new Int16Array(capacity).fill(-1);
     this.histories = new Array(capacity).fill(null);
     this.generations = new Int32Array(capacity);
+    this.historyType = new Int16Array(capacity).fill(-1);
+    this.spareHistories = types.map(() => []);
     this.configuration = configurationHash(types, capacity, HISTORY_LENGTH, []);
     this.receiver = new GhostReceiver(types, capacity);
     this.events = new EventReceiver([], capacity);
@@ -64,6 +70,7 @@ export class LightMirror implements CustomChannel, GhostTable {
   /** A new connection: no ghost held. */
   reset(): this {
     this.typeOf.fill(-1);
+    for (let id = 0; id < this.histories.length; id++) this.release(id);
     this.newest = 0;
     this.checked = false;
     this.events.reset();
@@ -90,21 +97,22 @@ export class LightMirror implements CustomChannel, GhostTable {
   apply(): void {
     const r = this.receiver;
     const tick = r.tick;
-    for (let i = 0; i < r.destroys.length; i++) this.typeOf[r.destroys.items[i]] = -1;
+    for (let i = 0; i < r.destroys.length; i++) {
+      const id = r.destroys.items[i];
+      this.typeOf[id] = -1;
+      this.release(id);
+    }
     for (let i = 0; i < r.creates.length; i++) {
       const id = r.creates.items[i];
       const typeIndex = r.createTypes.items[i];
       const generation = r.createGenerations.items[i];
       // Another entity under the id: the one held goes (as in ClientMirror).
-      if (this.typeOf[id] !== typeIndex || this.generations[id] !== generation) this.typeOf[id] = -1;
-      const layout = this.types[typeIndex].layout as EntityLayout<unknown>;
-      let history = this.histories[id];
-      if (history === null || history.layout !== layout) {
-        history = new EntityHistory(layout, HISTORY_LENGTH);
-        this.histories[id] = history;
+      if (this.typeOf[id] !== typeIndex || this.generations[id] !== generation) {
+        this.typeOf[id] = -1;
+        this.release(id);
       }
       // A new ghost starts its states afresh; a create resent for one held adds a state.
-      if (this.typeOf[id] === -1) history.clear();
+      const history = this.histories[id] ?? this.take(id, typeIndex);
       // The receiver's states are of the type's own layout: copied without the layout's shape checks.
       copyState(r.createStates[i], history.slotFor(tick));
       this.typeOf[id] = typeIndex;
@@ -118,5 +126,24 @@ export class LightMirror implements CustomChannel, GhostTable {
     this.sections++;
     if (r.hadConfiguration) this.checked = true;
     this.events.apply(this.noGhosts, undefined);
+  }
+
+  /** A ghost gone: its history (32 states) waits for the next ghost of its type, at any id. */
+  private release(id: number): void {
+    const history = this.histories[id];
+    if (history === null) return;
+    this.spareHistories[this.historyType[id]].push(history);
+    this.histories[id] = null;
+  }
+
+  /** An empty history of type `typeIndex` for `id`: a spare one, or a new one while there are too few. */
+  private take(id: number, typeIndex: number): EntityHistory {
+    let history = this.spareHistories[typeIndex].pop();
+    if (history === undefined) {
+      history = new EntityHistory(this.types[typeIndex].layout as EntityLayout<unknown>, HISTORY_LENGTH);
+    } else history.clear();
+    this.histories[id] = history;
+    this.historyType[id] = typeIndex;
+    return history;
   }
 }

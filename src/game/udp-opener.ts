@@ -9,5 +9,6 @@ registerUdpOpener(async (serverAddress) => {
   const v6 = server?.family === 6;
   const loopback = serverAddress.startsWith('127.') || serverAddress.startsWith('[::1]');
   const address = v6 ? (loopback ? '[::1]:0' : '[::]:0') : loopback ? '127.0.0.1:0' : '0.0.0.0:0';
-  return UdpTransport.open({ address });
+  // One server: a connected socket sends without a per-datagram address lookup.
+  return UdpTransport.open({ address, connectToPeer: true });
 });

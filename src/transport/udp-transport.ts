@@ -36,6 +36,15 @@ export interface UdpTransportOptions {
   maxPendingSends?: number;
   /** Told of socket errors while open (errors after close are ignored). */
   onError?: (error: Error) => void;
+  /**
+   * For a client of one server (default false): the socket is connected to the address it sends
+   * to, and connected again when that changes (which may change localAddress: the kernel lets go
+   * of a port it chose when the socket disconnects). A connected socket sends without node:dgram's
+   * per-datagram address lookup (a closure and a deferred call) and without the kernel's per-send
+   * route lookup, and the kernel drops datagrams from any other source. The kernel also reports
+   * the peer's port unreachable (ECONNREFUSED: lastError, onError, sends counted undeliverable).
+   */
+  connectToPeer?: boolean;
 }
 
 const MAX_UDP_PAYLOAD_IPV4 = 65507;
@@ -66,7 +75,6 @@ class PendingSend extends PooledDatagram {
  * later. Only IP literals are accepted: no DNS lookups happen.
  */
 export class UdpTransport implements DatagramTransport {
-  readonly localAddress: Address;
   readonly family: 4 | 6;
   readonly maxDatagramSize: number;
   readonly maxDatagramsPerReceive: number;
@@ -82,6 +90,10 @@ export class UdpTransport implements DatagramTransport {
   private readonly targets = new Map<string, Target>();
   private readonly sources = new Map<string, Map<number, Address>>();
   private sourceCount = 0;
+  private readonly connectToPeer: boolean;
+  /** With connectToPeer: the address the socket is connected to (null: not connected). */
+  private peer: Address | null = null;
+  private local: Address;
 
   /** Binds a socket; rejects with the socket's error (e.g. EADDRINUSE, EADDRNOTAVAIL). */
   static async open(options: UdpTransportOptions = {}): Promise<UdpTransport> {
@@ -99,6 +111,7 @@ export class UdpTransport implements DatagramTransport {
       maxDatagramSize = limit,
       maxPendingSends = 1024,
       onError,
+      connectToPeer = false,
     } = options;
     const where = 'UdpTransport.open';
     if (sendBufferSize !== undefined) checkInteger(where, 'sendBufferSize', sendBufferSize, 1, 0x7fffffff);
@@ -112,6 +125,7 @@ export class UdpTransport implements DatagramTransport {
     if (onError !== undefined && typeof onError !== 'function') {
       throw new TypeError(`${where}: onError must be a function`);
     }
+    if (typeof connectToPeer !== 'boolean') throw new TypeError(`${where}: connectToPeer must be a boolean`);
 
     const family = local.family;
     const socket = createSocket({
@@ -146,6 +160,7 @@ export class UdpTransport implements DatagramTransport {
       maxDatagramSize,
       maxPendingSends,
       onError,
+      connectToPeer,
     });
   }
 
@@ -159,13 +174,15 @@ export class UdpTransport implements DatagramTransport {
       maxDatagramSize: number;
       maxPendingSends: number;
       onError: ((error: Error) => void) | undefined;
+      connectToPeer: boolean;
     },
   ) {
-    this.localAddress = localAddress;
+    this.local = localAddress;
     this.family = family;
     this.maxDatagramSize = options.maxDatagramSize;
     this.maxDatagramsPerReceive = options.maxDatagramsPerReceive;
     this.maxPendingSends = options.maxPendingSends;
+    this.connectToPeer = options.connectToPeer;
     this.counters = new TransportCounters();
     this.queue = new DatagramQueue(options.maxQueuedDatagrams, this.counters);
     const onError = options.onError;
@@ -180,6 +197,11 @@ export class UdpTransport implements DatagramTransport {
       this.lastError = error;
       onError?.(error);
     });
+  }
+
+  /** Where the socket is bound (with connectToPeer, as of its last connect). */
+  get localAddress(): Address {
+    return this.local;
   }
 
   get closed(): boolean {
@@ -254,15 +276,32 @@ export class UdpTransport implements DatagramTransport {
       }
       pending = new PendingSend(this.sendDone);
     }
+    if (this.connectToPeer && this.peer !== to) this.connect(to, target);
     pending.copy(to, data);
     this.pendingSends++;
     try {
-      this.socket.send(pending.data, target.port, target.host, pending.done);
+      if (this.peer === null) this.socket.send(pending.data, target.port, target.host, pending.done);
+      else this.socket.send(pending.data, pending.done);
     } catch (error) {
       this.pendingSends--;
       this.release(pending);
       throw error;
     }
+  }
+
+  /**
+   * Connects the socket to `to`, leaving the peer it had. The socket's lookup answers at once, so
+   * node:dgram connects before connect returns, and the send that follows goes out connected.
+   */
+  private connect(to: Address, target: Target): void {
+    if (this.peer !== null) {
+      this.socket.disconnect();
+      this.peer = null;
+    }
+    this.socket.connect(target.port, target.host);
+    this.peer = to;
+    const bound = this.socket.address();
+    this.local = formatAddress(bound.address, bound.port);
   }
 
   /** The socket finished with a send (an arrow: PendingSend holds it). */

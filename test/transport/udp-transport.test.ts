@@ -198,4 +198,39 @@ describe('UdpTransport', () => {
     await until(() => b.stats().queued === 1, 'a datagram after the pool drained');
     assert.equal(a.stats().sent, 7);
   });
+
+  it('connectToPeer: sends to the peer it is connected to, reconnects for another, hears only its peer', async () => {
+    const client = await openTransport({ address: '127.0.0.1:0', connectToPeer: true });
+    const first = await openTransport({ address: '127.0.0.1:0' });
+    const second = await openTransport({ address: '127.0.0.1:0' });
+    const heard = (t: UdpTransport): string[] => {
+      const got: string[] = [];
+      t.receive((from, data) => got.push(`${from}:${Array.from(data).join(',')}`));
+      return got;
+    };
+    const collect = async (t: UdpTransport, count: number): Promise<string[]> => {
+      const got: string[] = [];
+      await until(() => {
+        got.push(...heard(t));
+        return got.length >= count;
+      }, `${count} datagrams at ${t.localAddress}`);
+      return got;
+    };
+    client.send(first.localAddress, Uint8Array.of(1));
+    client.send(first.localAddress, Uint8Array.of(2));
+    assert.deepEqual(await collect(first, 2), [`${client.localAddress}:1`, `${client.localAddress}:2`]);
+    first.send(client.localAddress, Uint8Array.of(3));
+    assert.deepEqual(await collect(client, 1), [`${first.localAddress}:3`]);
+    // Another peer: the socket connects to it (its port may change), and the first one is no longer heard.
+    client.send(second.localAddress, Uint8Array.of(4));
+    assert.match(client.localAddress, /^127\.0\.0\.1:[1-9]\d*$/);
+    assert.deepEqual(await collect(second, 1), [`${client.localAddress}:4`]);
+    first.send(client.localAddress, Uint8Array.of(5));
+    second.send(client.localAddress, Uint8Array.of(6));
+    assert.deepEqual(await collect(client, 1), [`${second.localAddress}:6`]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(heard(client), [], 'the old peer is not heard');
+    assert.equal(client.stats().sent, 3);
+    await assert.rejects(() => UdpTransport.open({ connectToPeer: 1 as unknown as boolean }), TypeError);
+  });
 });
