@@ -53,7 +53,13 @@ export const NOT_NEW = -1;
  */
 export class InputBuffer<T> {
   readonly stats = zeroInputBufferStats();
+  /** Per slot, the input held for its tick (undefined when none is: objects come from `spares`). */
   readonly values: (T | undefined)[];
+  /**
+   * Input objects not held by a slot, reused by the next fill: a client holds only as many as its
+   * buffer's depth (plus the last input), not one per slot of the window.
+   */
+  private readonly spares: T[] = [];
   private readonly ticks: Float64Array;
   private readonly views: Float64Array;
   private readonly refused: Uint8Array;
@@ -149,6 +155,11 @@ export class InputBuffer<T> {
     return slot;
   }
 
+  /** The object to copy the input of a slot admit returned into: the slot's own, or a spare (undefined: none yet). */
+  target(slot: number): T | undefined {
+    return this.values[slot] ?? this.spares.pop();
+  }
+
   /** Fills a slot admit returned (the value is already in `values[slot]`). */
   fill(slot: number, tick: number, viewTick: number, refused: boolean): void {
     this.ticks[slot] = tick;
@@ -184,9 +195,10 @@ export class InputBuffer<T> {
     if (this.ticks[slot] === tick) {
       this.ticks[slot] = -1;
       if (this.refused[slot] === 0) {
-        // The slot's object becomes the last input, the old last one the slot's spare.
+        // The slot's object becomes the last input, the old last one a spare for the next fill.
         const value = this.values[slot];
-        this.values[slot] = this.last;
+        this.values[slot] = undefined;
+        if (this.last !== undefined) this.spares.push(this.last);
         this.last = value;
         this.consumed[slot] = tick;
       }

@@ -283,7 +283,7 @@ class InputEndpoint<T> implements CustomChannel {
       const tick = first + i;
       const slot = b.admit(tick);
       if (slot === NOT_NEW) continue;
-      const value = r.copier.copy(r.scratch[r.source[i]] as T, b.values[slot]);
+      const value = r.copier.copy(r.scratch[r.source[i]] as T, b.target(slot));
       b.values[slot] = value;
       b.fill(slot, tick, viewTickOf(tick, r.views[i]), !r.check(value, this.client, tick));
     }

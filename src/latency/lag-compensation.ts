@@ -30,14 +30,21 @@ export type {
 const STAT_COUNT = 6;
 const [REWINDS, TOO_OLD, TOO_NEW, REFUSED, TESTED, SKIPPED] = [0, 1, 2, 3, 4, 5];
 
-/** One entity's ring of recorded states, their ticks and boxes, and the blend it is tested with. */
+/** States a ring starts with: an entity recorded only when it changes (recordChange) rarely needs more. */
+const FIRST_RING = 4;
+
+/**
+ * One entity's ring of recorded states, their ticks and boxes, and the blend it is tested with.
+ * The ring grows (doubling, up to historyTicks + 1) only when its oldest state may still be
+ * rewound to: an entity at rest keeps a few states, not a second's worth.
+ */
 interface Track<S> {
-  readonly states: S[];
-  readonly ticks: Float64Array;
+  states: S[];
+  ticks: Float64Array;
   /** Six numbers per state: its broad-phase box. */
-  readonly boxes: Float64Array;
+  boxes: Float64Array;
   /** 1 where the state was recorded as a change: the one before it held until the tick before. */
-  readonly changes: Uint8Array;
+  changes: Uint8Array;
   head: number;
   count: number;
   /** The rewound state handed to the test, rebuilt in place. */
@@ -136,7 +143,8 @@ export class LagCompensation<S> {
    * Records entity `id`'s state at server tick `tick` (an integer, not below its previous one; the
    * same tick again replaces it). Record after `world.tick()`, with the tick it stamped. A state
    * holds until the next one: an entity that did not change may be left out. Copied in place into
-   * a ring of `historyTicks + 1` states per entity (allocated on its first record).
+   * a ring of at most `historyTicks + 1` states per entity (made on its first record, grown while
+   * its oldest state is still within the history).
    */
   record(tick: number, id: number, state: S): void {
     this.checkSlot('record', tick, id);
@@ -168,7 +176,9 @@ export class LagCompensation<S> {
 
   /**
    * Records a world entity as replicated at the world's present tick: its quantized state, the
-   * lanes clients receive, read from the world's history (no value built). Call after `world.tick()`.
+   * lanes clients receive, read from the world's history (no value built). Call after `world.tick()`,
+   * every tick: a state already recorded is not recorded again (the present advances), and one the
+   * world stamped this tick is recorded as a change, so an entity at rest keeps one state.
    */
   recordFrom(world: ServerWorld, entity: Entity<S>): void {
     const layout = entity.type.layout;
@@ -184,9 +194,20 @@ export class LagCompensation<S> {
       throw new RangeError(
         `LagCompensation.recordFrom: ${entity.type.name} ${id} is not live or not ticked yet`,
       );
-    this.checkSlot('recordFrom', world.serverTick, id);
+    const tick = world.serverTick;
+    this.checkSlot('recordFrom', tick, id);
+    const track = this.tracks[id];
+    const changed = world.latestTicks[id];
+    if (track !== null && track.count > 0) {
+      // The world's newest state of it is the one recorded last: it held, nothing to record.
+      if (changed <= track.ticks[track.head]) {
+        this.advance(tick);
+        return;
+      }
+    }
     this.spare = layout.dequantize(world.histories[id]!.latest!, this.spare);
-    this.commit(world.serverTick, id, 0);
+    // Stamped this tick: the state before held until the tick before (as recordChange).
+    this.commit(tick, id, changed === tick && track !== null && track.count > 0 ? 1 : 0);
   }
 
   /** Forgets an entity (destroyed, or no longer to be hit): it is never rewound again. */
@@ -272,16 +293,16 @@ export class LagCompensation<S> {
       // k: that state; j: the one after it (or k itself at the newest).
       const k = (head - low + length) % length;
       let j = low === 0 ? k : k === length - 1 ? 0 : k + 1;
-      if (!overlaps(track.boxes, k, j, volume)) {
-        skipped++;
-        continue;
-      }
       let t0 = track.ticks[k];
       if (j !== k && track.changes[j] === 1) {
         // A change: k held until the tick before j's, then blended into it over one tick.
         const held = track.ticks[j] - 1;
         if (at <= held) j = k;
         else if (held > t0) t0 = held;
+      }
+      if (!overlaps(track.boxes, k, j, volume)) {
+        skipped++;
+        continue;
       }
       const f = j === k ? 0 : (at - t0) / (track.ticks[j] - t0);
       track.blended = this.interpolator.interpolate(track.states[k], track.states[j], f, track.blended);
@@ -352,20 +373,27 @@ export class LagCompensation<S> {
     checkVolume('LagCompensation: the bounds option', box);
     let track = this.tracks[id];
     if (track === null) {
-      const length = this.historyTicks + 1;
       track = {
-        states: Array.from({ length }, () => ({}) as S),
-        ticks: new Float64Array(length),
-        boxes: new Float64Array(length * 6),
-        changes: new Uint8Array(length),
+        states: [],
+        ticks: new Float64Array(0),
+        boxes: new Float64Array(0),
+        changes: new Uint8Array(0),
         head: -1,
         count: 0,
         // Made by the first blend: the interpolator's own object keeps its floats unboxed.
         blended: undefined as unknown as S,
       };
+      resize(track, Math.min(FIRST_RING, this.historyTicks + 1));
       this.tracks[id] = track;
     }
     if (track.count === 0 || tick !== track.ticks[track.head]) {
+      const length = track.ticks.length;
+      if (track.count === length && length < this.historyTicks + 1) {
+        // Full: the oldest state goes only if the one after it covers every tick still claimable.
+        const second = (track.head - length + 2 + length) % length;
+        if (track.ticks[second] > Math.max(tick, this.newest) - this.historyTicks)
+          resize(track, Math.min(2 * length, this.historyTicks + 1));
+      }
       track.head = (track.head + 1) % track.ticks.length;
       if (track.count < track.ticks.length) track.count++;
       track.ticks[track.head] = tick;
@@ -388,4 +416,28 @@ export class LagCompensation<S> {
         `LagCompensation.${what}: id must be an integer in [0, ${this.capacity}), got ${id}`,
       );
   }
+}
+
+/** Gives a track a ring of `length` states (not fewer than it holds), oldest first, newest at count - 1. */
+function resize<S>(track: Track<S>, length: number): void {
+  const old = track.ticks.length;
+  const count = track.count;
+  const states: S[] = new Array(length);
+  const ticks = new Float64Array(length);
+  const boxes = new Float64Array(length * 6);
+  const changes = new Uint8Array(length);
+  for (let n = 0; n < count; n++) {
+    const from = (track.head - count + 1 + n + old) % old;
+    states[n] = track.states[from];
+    ticks[n] = track.ticks[from];
+    boxes.set(track.boxes.subarray(from * 6, from * 6 + 6), n * 6);
+    changes[n] = track.changes[from];
+  }
+  // Grown only when full: the new slots get objects of their own (swapped with the spare on record).
+  for (let n = count; n < length; n++) states[n] = {} as S;
+  track.states = states;
+  track.ticks = ticks;
+  track.boxes = boxes;
+  track.changes = changes;
+  track.head = count - 1;
 }

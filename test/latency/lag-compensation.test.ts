@@ -149,6 +149,42 @@ describe('LagCompensation', () => {
     assert.throws(() => lc.recordChange(4, 0, soldier(1)), RangeError, 'before entity 0');
   });
 
+  it('recordFrom every tick keeps one state of an entity at rest and rewinds exactly as record', () => {
+    const random = prng(seed ^ 0xf00d);
+    const world = new ServerWorld({ types: [SoldierType], capacity: 8 });
+    const fromWorld = lag({ historySeconds: 0.5 });
+    const every = lag({ historySeconds: 0.5 });
+    const resting = world.create(SoldierType, soldier(3));
+    const moving = world.create(SoldierType, soldier(10));
+    for (let tick = 1; tick <= 120; tick++) {
+      if (random() < 0.4) world.set(moving, soldier(10 + random() * 20, random() * 4));
+      world.tick();
+      for (const entity of [resting, moving]) {
+        fromWorld.recordFrom(world, entity);
+        every.record(world.serverTick, entity.id, world.get(entity));
+      }
+    }
+    assert.equal(fromWorld.presentTick, every.presentTick);
+    for (let n = 0; n < 300; n++) {
+      const view = 80 + random() * 41;
+      const tick = Math.floor(view);
+      const x = random() * 30;
+      const volume = [x, -1, -1, x + 4, 6, 1];
+      for (const v of [ALL, volume]) {
+        const a = collect(every, 0, tick, view - tick, v);
+        const b = collect(fromWorld, 0, tick, view - tick, v);
+        assert.deepEqual(b.seen, a.seen, `at ${view}`);
+        assert.deepEqual(b.outcome, a.outcome, `at ${view}`);
+      }
+    }
+    // The ring grows only while its oldest state is still claimable: never past historyTicks + 1.
+    const ring = (lc: LagCompensation<Soldier>, id: number) =>
+      (lc as unknown as { tracks: { ticks: Float64Array }[] }).tracks[id].ticks.length;
+    assert.ok(ring(fromWorld, resting.id) <= 4, `${ring(fromWorld, resting.id)} states at rest`);
+    assert.equal(ring(every, resting.id), every.historyTicks + 1);
+    assert.ok(ring(fromWorld, moving.id) <= fromWorld.historyTicks + 1);
+  });
+
   it('holds the values clients decode (quantized), from a value or from the world', () => {
     const lc = lag();
     lc.record(1, 5, { ...soldier(1.234567), radius: 0.51 });
