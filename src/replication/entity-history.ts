@@ -12,15 +12,17 @@ export const historyRecordWords = (length: number, lanes: number): number =>
 
 /**
  * One entity's last few distinct states, each stamped with the server tick it was quantized in:
- * the baselines deltas are taken against. A ring of `length` states made once when the entity
- * is created and reused (copies in place), so a tick allocates nothing but changed blobs.
+ * the baselines deltas are taken against. A ring of `length` slots whose state objects are made
+ * the first time each is filled and then reused (copies in place), so a tick allocates nothing
+ * but changed blobs, and an entity at rest holds one or two state objects, not `length`.
  *
  * Everything but the blobs lives in one flat record of Uint32 (see historyRecordWords): the
  * states' lanes are views into it. A server world hands out records from one store per entity
  * type (`store`, `offset`), so its shared deltas read the ring without touching the objects.
  */
 export class EntityHistory {
-  private readonly states: LaneState[];
+  /** Each slot's state object, made the first time the slot is filled (an entity at rest uses one or two). */
+  private readonly states: (LaneState | undefined)[];
   /** @internal The record: head, count, ticks, lanes (from `offset`). */
   readonly record: Uint32Array;
   /** @internal Where the record starts in `record`. */
@@ -44,12 +46,19 @@ export class EntityHistory {
     this.record = store ?? new Uint32Array(words);
     this.offset = offset;
     this.ticks = offset + HISTORY_TICKS;
-    const first = this.ticks + length;
-    this.states = Array.from({ length }, (_, k) => ({
-      lanes: this.record.subarray(first + k * lanes, first + (k + 1) * lanes),
-      blobs: layout.createState().blobs,
-    }));
+    this.states = new Array<LaneState | undefined>(length).fill(undefined);
     this.clear();
+  }
+
+  /** Slot `index`'s state (a view of its lanes in the record and its blobs), made on first use. */
+  private state(index: number): LaneState {
+    const made = this.states[index];
+    if (made !== undefined) return made;
+    const lanes = this.layout.lanes.length;
+    const first = this.ticks + this.length + index * lanes;
+    const state = { lanes: this.record.subarray(first, first + lanes), blobs: this.layout.createState().blobs };
+    this.states[index] = state;
+    return state;
   }
 
   /** Empties the ring (the entity was created anew). */
@@ -68,7 +77,7 @@ export class EntityHistory {
 
   /** The newest state, or null before the first push. */
   get latest(): LaneState | null {
-    return this.size === 0 ? null : this.states[this.head];
+    return this.size === 0 ? null : this.state(this.head);
   }
 
   /** The tick of the newest state, or -1. */
@@ -85,7 +94,7 @@ export class EntityHistory {
 
   /** The k-th newest state held (0 = newest, k < size): for interpolation, which needs both neighbours. */
   stateAt(k: number): LaneState {
-    return this.states[(this.head - k + this.length) % this.length];
+    return this.state((this.head - k + this.length) % this.length);
   }
 
   /** The tick of stateAt(k). */
@@ -98,12 +107,12 @@ export class EntityHistory {
     const record = this.record;
     const count = record[this.offset + HISTORY_COUNT];
     let head = record[this.offset + HISTORY_HEAD];
-    if (count > 0 && record[this.ticks + head] === tick) return this.states[head];
+    if (count > 0 && record[this.ticks + head] === tick) return this.state(head);
     head = (head + 1) % this.length;
     record[this.offset + HISTORY_HEAD] = head;
     if (count < this.length) record[this.offset + HISTORY_COUNT] = count + 1;
     record[this.ticks + head] = tick;
-    return this.states[head];
+    return this.state(head);
   }
 
   /**
@@ -116,7 +125,7 @@ export class EntityHistory {
     const count = record[this.offset + HISTORY_COUNT];
     const last = this.length - 1;
     for (let k = 0, i = record[this.offset + HISTORY_HEAD]; k < count; k++, i = i === 0 ? last : i - 1) {
-      if (record[this.ticks + i] <= tick) return this.states[i];
+      if (record[this.ticks + i] <= tick) return this.state(i);
     }
     return null;
   }
@@ -130,7 +139,7 @@ export class EntityHistory {
       k < count;
       k++, i = (i - 1 + this.length) % this.length
     ) {
-      if (record[this.ticks + i] === tick) return this.states[i];
+      if (record[this.ticks + i] === tick) return this.state(i);
     }
     return null;
   }
