@@ -64,6 +64,7 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
   /** When the next frame is due (performance.now() ms): frames keep to a fixed schedule, not setInterval's drift. */
   private frameDueMs = 0;
   private heartbeatTimer: ReturnType<typeof setInterval> | null = null;
+  private handshakeTimer: ReturnType<typeof setInterval> | null = null;
 
   constructor(options: RoomServerOptions<M>) {
     this.options = options;
@@ -81,6 +82,9 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
     ] as const)
       if (!(value > 0 && value < Number.POSITIVE_INFINITY))
         throw new RangeError(`RoomServer: ${name} must be a positive number of ms, got ${value}`);
+    const pollMs = options.handshakePollMs ?? 4;
+    if (!(pollMs >= 0 && pollMs < Number.POSITIVE_INFINITY))
+      throw new RangeError(`RoomServer: handshakePollMs must be a finite number of ms >= 0, got ${pollMs}`);
     if (options.transports.length === 0) throw new RangeError('RoomServer: give at least one transport');
     const slots = options.maxClients ?? 256;
     const routes = new Map();
@@ -214,6 +218,8 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
         this.options.heartbeatMs ?? 1000,
       );
       this.retime();
+      const pollMs = this.options.handshakePollMs ?? 4;
+      if (pollMs > 0) this.handshakeTimer = setInterval(this.onHandshakeTimer, pollMs);
     }
   }
 
@@ -282,6 +288,33 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
   }
 
   /**
+   * Between frames: answers the netcode handshake packets that arrived (a client that connects
+   * now is admitted before the next frame, whose tick then sends its first state); everything
+   * else waits for the frame, so a frame's order stays as it was. Failures are handled as in a frame.
+   */
+  receiveHandshakes(now: number = this.now()): void {
+    if (this.phase === 'stopped') return;
+    this.failures.inFrame = true;
+    try {
+      this.messages.server.receiveHandshakes(now / 1000);
+    } catch (error) {
+      this.frameErrors++;
+      this.updateErrors.add(error, now);
+    } finally {
+      this.failures.inFrame = false;
+    }
+    this.failures.disposeFailed();
+  }
+
+  private readonly onHandshakeTimer = (): void => {
+    try {
+      this.receiveHandshakes();
+    } catch (error) {
+      this.report(error, 'handshakes');
+    }
+  };
+
+  /**
    * Runs a room's due ticks and counts their punctuality. The clock keeps `alpha` (under a tick) of
    * time after the newest tick, so the k-th newest ran k + alpha periods after its schedule. Late:
    * more than a period, plus half a period for the frame timer's phase against the room's clock
@@ -328,7 +361,8 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
     this.phase = 'stopped';
     if (this.frameTimer !== null) clearTimeout(this.frameTimer);
     if (this.heartbeatTimer !== null) clearInterval(this.heartbeatTimer);
-    this.frameTimer = this.heartbeatTimer = null;
+    if (this.handshakeTimer !== null) clearInterval(this.handshakeTimer);
+    this.frameTimer = this.heartbeatTimer = this.handshakeTimer = null;
     this.seating.stopping = true;
     this.messages.server.stop();
     for (const hosted of [...this.hosted.values()]) await this.dispose(hosted, false);
