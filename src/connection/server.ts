@@ -106,6 +106,8 @@ export class Server {
   private deferred: DatagramQueue[] | null = null;
   private readonly deferredCounters = new TransportCounters();
   private readonly handshakeHandlers: ((from: Address, data: Uint8Array) => void)[];
+  /** Datagrams receiveHandshakes may still take before the next update: a flood between updates costs no more than one at an update. */
+  private handshakeBudget = 0;
 
   constructor(options: ServerOptions) {
     this.options = options;
@@ -134,6 +136,7 @@ export class Server {
     const challengeKey = new Uint8Array(KEY_BYTES);
     globalThis.crypto.getRandomValues(challengeKey);
     this.challengeKey = challengeKey;
+    this.handshakeBudget = options.maxDatagramsPerUpdate ?? 1024;
     this.handshakeHandlers = options.transports.map(
       (_, t) => (from: Address, data: Uint8Array) => this.receiveOrDefer(t, from, data),
     );
@@ -228,6 +231,7 @@ export class Server {
     // Every endpoint reads `now` before this tick's datagrams arrive: acks in them are timed now.
     for (let i = 0; i < this.maxClients; i++) this.slots[i].endpoint?.advanceTime(now);
     const deferred = this.deferred;
+    this.handshakeBudget = max;
     for (let t = 0; t < transports.length; t++) {
       transports[t].update(now);
       const handler = (from: Address, data: Uint8Array) => this.receive(t, from, data);
@@ -249,7 +253,8 @@ export class Server {
    * Between updates: answers connection requests and challenge responses as they arrive, so a
    * handshake's round trips need not wait for the caller's next update each. Datagrams from
    * connected clients are kept, in order, for the next update (which times and handles them as
-   * always); handshake packets are checked and limited exactly as update does. `now` in seconds.
+   * always); handshake packets are checked exactly as update does, and all the calls between two
+   * updates take at most maxDatagramsPerUpdate datagrams in all. `now` in seconds.
    */
   receiveHandshakes(now: number): void {
     this.lastUpdate = this.time = checkTime('Server.receiveHandshakes', now, this.lastUpdate);
@@ -257,9 +262,9 @@ export class Server {
     const max = this.options.maxDatagramsPerUpdate ?? 1024;
     // Room for two updates' worth of datagrams; a fuller queue drops, counted in deferredDropped.
     this.deferred ??= transports.map(() => new DatagramQueue(2 * max, this.deferredCounters));
-    for (let t = 0; t < transports.length; t++) {
+    for (let t = 0; t < transports.length && this.handshakeBudget > 0; t++) {
       transports[t].update(now);
-      transports[t].receive(this.handshakeHandlers[t], max);
+      this.handshakeBudget -= transports[t].receive(this.handshakeHandlers[t], this.handshakeBudget);
     }
   }
 

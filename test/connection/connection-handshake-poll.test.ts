@@ -83,4 +83,23 @@ describe('netcode handshake between server updates', () => {
     s.server.receiveHandshakes(clock.now);
     assert.equal(s.events.connects.length, 1);
   });
+
+  it('between two updates, receiveHandshakes takes at most maxDatagramsPerUpdate datagrams in all', () => {
+    const network = new MemoryNetwork();
+    const clock = new Clock();
+    const s = makeServer(network, clock, [SERVER], { maxDatagramsPerUpdate: 8 });
+    clock.now = 1;
+    s.server.update(clock.now);
+    const rogue = network.createTransport('10.0.0.9:5000');
+    const flood = () => {
+      for (let i = 0; i < 20; i++) rogue.send(toAddress(SERVER), new Uint8Array(100));
+    };
+    flood();
+    for (let i = 0; i < 3; i++) s.server.receiveHandshakes((clock.now += 0.001));
+    assert.equal(s.server.stats().requestsInvalid, 8);
+    s.server.update((clock.now += 0.001));
+    assert.equal(s.server.stats().requestsInvalid, 16, 'update takes its own 8');
+    s.server.receiveHandshakes((clock.now += 0.001));
+    assert.equal(s.server.stats().requestsInvalid, 20, 'a fresh budget after the update');
+  });
 });
