@@ -2,6 +2,7 @@ import { type ReliableConfig, reliableConfig } from '../packet/config.js';
 import { ReliableEndpoint, transmitBufferBytes } from '../packet/reliable-endpoint.js';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import type { Address } from '../transport/address.js';
+import { DatagramQueue, TransportCounters } from '../transport/transport.js';
 import { type Aead, defaultAead } from './aead.js';
 import { readU64 } from './bytes.js';
 import { readChallengeToken, writeChallengeToken } from './challenge-token.js';
@@ -98,6 +99,15 @@ export class Server {
   private readonly addressEncoder = new TextEncoder();
   /** An address's text is at most ~60 bytes (IPv6 with a zone and port). */
   private readonly addressScratch = new Uint8Array(128);
+  /**
+   * Per transport, datagrams from connected clients that receiveHandshakes took off it: update
+   * reads them first, in arrival order (made by the first receiveHandshakes).
+   */
+  private deferred: DatagramQueue[] | null = null;
+  private readonly deferredCounters = new TransportCounters();
+  private readonly handshakeHandlers: ((from: Address, data: Uint8Array) => void)[];
+  /** Datagrams receiveHandshakes may still take before the next update: a flood between updates costs no more than one at an update. */
+  private handshakeBudget = 0;
 
   constructor(options: ServerOptions) {
     this.options = options;
@@ -126,6 +136,10 @@ export class Server {
     const challengeKey = new Uint8Array(KEY_BYTES);
     globalThis.crypto.getRandomValues(challengeKey);
     this.challengeKey = challengeKey;
+    this.handshakeBudget = options.maxDatagramsPerUpdate ?? 1024;
+    this.handshakeHandlers = options.transports.map(
+      (_, t) => (from: Address, data: Uint8Array) => this.receiveOrDefer(t, from, data),
+    );
   }
 
   /** What the server has counted: connections, refusals, dropped packets (live: read it, copy it to keep a snapshot). */
@@ -198,6 +212,7 @@ export class Server {
     globalThis.crypto.getRandomValues(this.challengeKey);
     this.pending.clear();
     this.usedTokens.clear();
+    if (this.deferred !== null) for (const queue of this.deferred) queue.clear();
   }
 
   /** Accepts connections again after `stop()`. */
@@ -215,9 +230,13 @@ export class Server {
     const transports = this.options.transports;
     // Every endpoint reads `now` before this tick's datagrams arrive: acks in them are timed now.
     for (let i = 0; i < this.maxClients; i++) this.slots[i].endpoint?.advanceTime(now);
+    const deferred = this.deferred;
+    this.handshakeBudget = max;
     for (let t = 0; t < transports.length; t++) {
       transports[t].update(now);
-      transports[t].receive((from, data) => this.receive(t, from, data), max);
+      const handler = (from: Address, data: Uint8Array) => this.receive(t, from, data);
+      if (deferred !== null) deferred[t].drain(handler, deferred[t].capacity, 'Server.update');
+      transports[t].receive(handler, max);
     }
     for (let i = 0; i < this.maxClients; i++) {
       const slot = this.slots[i];
@@ -228,6 +247,35 @@ export class Server {
       if (slot.timeout > 0 && slot.lastReceive + slot.timeout < now)
         this.disconnectSlot(i, 'timed out', false);
     }
+  }
+
+  /**
+   * Between updates: answers connection requests and challenge responses as they arrive, so a
+   * handshake's round trips need not wait for the caller's next update each. Datagrams from
+   * connected clients are kept, in order, for the next update (which times and handles them as
+   * always); handshake packets are checked exactly as update does, and all the calls between two
+   * updates take at most maxDatagramsPerUpdate datagrams in all. `now` in seconds.
+   */
+  receiveHandshakes(now: number): void {
+    this.lastUpdate = this.time = checkTime('Server.receiveHandshakes', now, this.lastUpdate);
+    const transports = this.options.transports;
+    const max = this.options.maxDatagramsPerUpdate ?? 1024;
+    // Room for two updates' worth of datagrams; a fuller queue drops, counted in deferredDropped.
+    this.deferred ??= transports.map(() => new DatagramQueue(2 * max, this.deferredCounters));
+    for (let t = 0; t < transports.length && this.handshakeBudget > 0; t++) {
+      transports[t].update(now);
+      this.handshakeBudget -= transports[t].receive(this.handshakeHandlers[t], this.handshakeBudget);
+    }
+  }
+
+  /** Datagrams from connected clients that receiveHandshakes had no room left to keep. */
+  get deferredDropped(): number {
+    return this.deferredCounters.dropped;
+  }
+
+  private receiveOrDefer(transport: number, from: Address, data: Uint8Array): void {
+    if (this.byAddress.has(from)) this.deferred![transport].push(from, data);
+    else this.receive(transport, from, data);
   }
 
   private receive(transport: number, from: Address, data: Uint8Array): void {

@@ -3,7 +3,7 @@
  * mints the netcode connect token for the room's server, with the seat named in the token's user
  * data (seat-token.ts) so the server takes exactly that seat when the client connects.
  */
-import { nodeAead } from '../connection/aead-node.js';
+import { nodeDefaultAead } from '../connection/aead-node-default.js';
 import { generateConnectToken } from '../connection/connect-token.js';
 import type { JoinAnswer } from '../join/join-answer.js';
 import { toAddress } from '../transport/address.js';
@@ -259,7 +259,8 @@ export class SeatIssuer {
       expireSeconds,
       timeoutSeconds,
       userData: encodeSeatUserData({ roomId: seat.roomId, seatId: seat.seatId }),
-      aead: nodeAead,
+      // The fastest backend loaded (WebAssembly ChaCha20-Poly1305), as the room server's.
+      aead: nodeDefaultAead,
     });
     const answer: JoinAnswer = {
       roomId: seat.roomId,

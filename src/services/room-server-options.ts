@@ -40,7 +40,13 @@ export interface RoomServerOptions<M extends AnyMessageType = AnyMessageType> {
   heartbeatMs?: number;
   /** The process record's time to live in the directory (default 4000 ms). */
   ttlMs?: number;
-  /** false: no timers of its own; the caller drives `update(nowMs)` and `heartbeat()` (tests). */
+  /**
+   * How often, between frames, connection requests and challenge responses are answered while
+   * joins are under way (a request in the last second; default 4 ms; 0: only at frames). Each of
+   * a handshake's two round trips otherwise waits for a frame.
+   */
+  handshakePollMs?: number;
+  /** false: no timers of its own; the caller drives `update(nowMs)`, `receiveHandshakes(nowMs)` and `heartbeat()` (tests). */
   timers?: boolean;
   /** The clock, monotonic milliseconds (default performance.now). */
   nowMs?: () => number;
