@@ -52,3 +52,13 @@ export function readNetcodeAddress(
   }
   return null;
 }
+
+const addressEncoder = new TextEncoder();
+/** An address's text is at most ~60 bytes (IPv6 with a zone and port). */
+const addressScratch = new Uint8Array(128);
+
+/** The address as bytes (its text), for a challenge token's associated data; valid until the next call. */
+export function addressText(address: Address): Uint8Array {
+  const { written } = addressEncoder.encodeInto(address, addressScratch);
+  return addressScratch.subarray(0, written);
+}

@@ -3,6 +3,7 @@ import type { ReliableConfig } from '../packet/config.js';
 import type { Address } from '../transport/address.js';
 import type { DatagramTransport } from '../transport/transport.js';
 import type { Aead } from './aead.js';
+import { KEY_BYTES } from './constants.js';
 
 /** Why the server dropped a client. */
 export type ServerDisconnectReason = 'timed out' | 'client disconnected' | 'kicked' | 'server shut down';
@@ -87,4 +88,25 @@ export function zeroServerCounters(): ServerCounters {
     rejectedPackets: 0,
     replayedPackets: 0,
   };
+}
+
+/** The Server constructor's checks of its options: the slots and the pending-handshake table's size, or a RangeError naming the option. */
+export function checkServerOptions(options: ServerOptions): { maxClients: number; maxPending: number } {
+  const maxClients = options.maxClients ?? 256;
+  if (!Number.isInteger(maxClients) || maxClients < 1 || maxClients > 4096) {
+    throw new RangeError(`Server: maxClients must be an integer in [1, 4096], got ${maxClients}`);
+  }
+  if (!(options.privateKey instanceof Uint8Array) || options.privateKey.length !== KEY_BYTES) {
+    throw new RangeError(`Server: privateKey must be ${KEY_BYTES} bytes`);
+  }
+  if (options.publicAddresses.length < 1 || options.publicAddresses.length !== options.transports.length) {
+    throw new RangeError('Server: give one transport per public address (at least one)');
+  }
+  const maxPending = options.maxPendingHandshakes ?? Math.max(1024, 4 * maxClients);
+  if (!Number.isInteger(maxPending) || maxPending < 4 * maxClients || maxPending > 1 << 20) {
+    throw new RangeError(
+      `Server: maxPendingHandshakes must be an integer in [4 × maxClients, 2^20], got ${maxPending}`,
+    );
+  }
+  return { maxClients, maxPending };
 }

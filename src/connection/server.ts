@@ -2,10 +2,11 @@ import { type ReliableConfig, reliableConfig } from '../packet/config.js';
 import { ReliableEndpoint, transmitBufferBytes } from '../packet/reliable-endpoint.js';
 import { checkTime, NO_TIME_YET } from '../time/check-time.js';
 import type { Address } from '../transport/address.js';
-import { DatagramQueue, TransportCounters } from '../transport/transport.js';
+import { addressText } from './address-codec.js';
 import { type Aead, defaultAead } from './aead.js';
 import { readU64 } from './bytes.js';
 import { readChallengeToken, writeChallengeToken } from './challenge-token.js';
+import { ClientSlot, NO_KEY, NO_USER_DATA } from './client-slot.js';
 import {
   decryptConnectTokenPrivate,
   privateAssociatedData,
@@ -21,10 +22,11 @@ import {
   PACKET_SEND_RATE,
   PacketType,
 } from './constants.js';
+import { DeferredDatagrams } from './deferred-datagrams.js';
 import { PacketCodec, packetView, typeMask } from './packets.js';
 import { type PendingHandshake, PendingHandshakes } from './pending-handshakes.js';
-import { ReplayProtection } from './replay-protection.js';
 import {
+  checkServerOptions,
   type ServerCounters,
   type ServerDisconnectReason,
   type ServerOptions,
@@ -34,27 +36,6 @@ import { SlotHandler } from './slot-handler.js';
 import { UsedTokens } from './used-tokens.js';
 
 export type { ServerCounters, ServerDisconnectReason, ServerOptions } from './server-options.js';
-
-/** A free slot's keys and user data: shared and never written (a connection brings its own). */
-const NO_KEY = new Uint8Array(KEY_BYTES);
-const NO_USER_DATA = new Uint8Array(0);
-
-class ClientSlot {
-  connected = false;
-  confirmed = false;
-  clientId = 0n;
-  address = '' as Address;
-  transport = 0;
-  sendKey: Uint8Array = NO_KEY;
-  receiveKey: Uint8Array = NO_KEY;
-  sequence = 0;
-  timeout = 0;
-  lastSend = 0;
-  lastReceive = 0;
-  userData: Uint8Array = NO_USER_DATA;
-  readonly replay = new ReplayProtection();
-  endpoint: ReliableEndpoint<unknown> | null = null;
-}
 
 const FROM_CLIENT = typeMask(PacketType.KeepAlive, PacketType.Payload, PacketType.Disconnect);
 const RESPONSE = typeMask(PacketType.ConnectionResponse);
@@ -96,47 +77,24 @@ export class Server {
   private reliable: ReliableConfig | null = null;
   private readonly scratch = new Uint8Array(MAX_PACKET_BYTES + 64);
   private readonly view = packetView();
-  private readonly addressEncoder = new TextEncoder();
-  /** An address's text is at most ~60 bytes (IPv6 with a zone and port). */
-  private readonly addressScratch = new Uint8Array(128);
-  /**
-   * Per transport, datagrams from connected clients that receiveHandshakes took off it: update
-   * reads them first, in arrival order (made by the first receiveHandshakes).
-   */
-  private deferred: DatagramQueue[] | null = null;
-  private readonly deferredCounters = new TransportCounters();
+  /** What receiveHandshakes leaves for the next update, and its budget. */
+  private readonly deferred = new DeferredDatagrams();
   private readonly handshakeHandlers: ((from: Address, data: Uint8Array) => void)[];
-  /** Datagrams receiveHandshakes may still take before the next update: a flood between updates costs no more than one at an update. */
-  private handshakeBudget = 0;
 
   constructor(options: ServerOptions) {
     this.options = options;
-    this.maxClients = options.maxClients ?? 256;
-    if (!Number.isInteger(this.maxClients) || this.maxClients < 1 || this.maxClients > 4096) {
-      throw new RangeError(`Server: maxClients must be an integer in [1, 4096], got ${this.maxClients}`);
-    }
-    if (!(options.privateKey instanceof Uint8Array) || options.privateKey.length !== KEY_BYTES) {
-      throw new RangeError(`Server: privateKey must be ${KEY_BYTES} bytes`);
-    }
-    if (options.publicAddresses.length < 1 || options.publicAddresses.length !== options.transports.length) {
-      throw new RangeError('Server: give one transport per public address (at least one)');
-    }
+    const { maxClients, maxPending } = checkServerOptions(options);
+    this.maxClients = maxClients;
     this.aead = options.aead ?? defaultAead();
     this.codec = new PacketCodec(options.protocolId, this.aead);
     this.slots = Array.from({ length: this.maxClients }, () => new ClientSlot());
-    const maxPending = options.maxPendingHandshakes ?? Math.max(1024, 4 * this.maxClients);
-    if (!Number.isInteger(maxPending) || maxPending < 4 * this.maxClients || maxPending > 1 << 20) {
-      throw new RangeError(
-        `Server: maxPendingHandshakes must be an integer in [4 × maxClients, 2^20], got ${maxPending}`,
-      );
-    }
     this.pending = new PendingHandshakes(maxPending);
     this.usedTokens = new UsedTokens(2 * maxPending, Math.max(1024, 8 * this.maxClients));
     // A fresh key per server run: challenge tokens from an earlier run no longer open.
     const challengeKey = new Uint8Array(KEY_BYTES);
     globalThis.crypto.getRandomValues(challengeKey);
     this.challengeKey = challengeKey;
-    this.handshakeBudget = options.maxDatagramsPerUpdate ?? 1024;
+    this.deferred.budget = options.maxDatagramsPerUpdate ?? 1024;
     this.handshakeHandlers = options.transports.map(
       (_, t) => (from: Address, data: Uint8Array) => this.receiveOrDefer(t, from, data),
     );
@@ -212,7 +170,7 @@ export class Server {
     globalThis.crypto.getRandomValues(this.challengeKey);
     this.pending.clear();
     this.usedTokens.clear();
-    if (this.deferred !== null) for (const queue of this.deferred) queue.clear();
+    this.deferred.clear();
   }
 
   /** Accepts connections again after `stop()`. */
@@ -230,12 +188,11 @@ export class Server {
     const transports = this.options.transports;
     // Every endpoint reads `now` before this tick's datagrams arrive: acks in them are timed now.
     for (let i = 0; i < this.maxClients; i++) this.slots[i].endpoint?.advanceTime(now);
-    const deferred = this.deferred;
-    this.handshakeBudget = max;
+    this.deferred.budget = max;
     for (let t = 0; t < transports.length; t++) {
       transports[t].update(now);
       const handler = (from: Address, data: Uint8Array) => this.receive(t, from, data);
-      if (deferred !== null) deferred[t].drain(handler, deferred[t].capacity, 'Server.update');
+      this.deferred.drain(t, handler);
       transports[t].receive(handler, max);
     }
     for (let i = 0; i < this.maxClients; i++) {
@@ -260,21 +217,21 @@ export class Server {
     this.lastUpdate = this.time = checkTime('Server.receiveHandshakes', now, this.lastUpdate);
     const transports = this.options.transports;
     const max = this.options.maxDatagramsPerUpdate ?? 1024;
-    // Room for two updates' worth of datagrams; a fuller queue drops, counted in deferredDropped.
-    this.deferred ??= transports.map(() => new DatagramQueue(2 * max, this.deferredCounters));
-    for (let t = 0; t < transports.length && this.handshakeBudget > 0; t++) {
+    const deferred = this.deferred;
+    deferred.prepare(transports.length, max);
+    for (let t = 0; t < transports.length && deferred.budget > 0; t++) {
       transports[t].update(now);
-      this.handshakeBudget -= transports[t].receive(this.handshakeHandlers[t], this.handshakeBudget);
+      deferred.budget -= transports[t].receive(this.handshakeHandlers[t], deferred.budget);
     }
   }
 
   /** Datagrams from connected clients that receiveHandshakes had no room left to keep. */
   get deferredDropped(): number {
-    return this.deferredCounters.dropped;
+    return this.deferred.dropped;
   }
 
   private receiveOrDefer(transport: number, from: Address, data: Uint8Array): void {
-    if (this.byAddress.has(from)) this.deferred![transport].push(from, data);
+    if (this.byAddress.has(from)) this.deferred.push(transport, from, data);
     else this.receive(transport, from, data);
   }
 
@@ -399,7 +356,7 @@ export class Server {
     const challenge = this.scratch.subarray(CONNECT_TOKEN_PRIVATE_BYTES, CONNECT_TOKEN_PRIVATE_BYTES + 300);
     const sequence = this.challengeSequence++;
     // Sealed to this address: a captured response replayed from another one does not open.
-    const bound = this.addressBytes(from);
+    const bound = addressText(from);
     writeChallengeToken(
       challenge,
       0,
@@ -423,7 +380,7 @@ export class Server {
       view.challengeSequence,
       this.challengeKey,
       this.aead,
-      this.addressBytes(from),
+      addressText(from),
     );
     if (challenge === null) {
       this.counters.responsesInvalid++;
@@ -470,12 +427,6 @@ export class Server {
     this.numConnected++;
     this.sendKeepAlive(index);
     this.options.onConnect?.(index, slot.clientId, slot.userData);
-  }
-
-  /** The address as bytes (its text), for a challenge token's associated data; valid until the next call. */
-  private addressBytes(address: Address): Uint8Array {
-    const { written } = this.addressEncoder.encodeInto(address, this.addressScratch);
-    return this.addressScratch.subarray(0, written);
   }
 
   private createEndpoint(index: number): ReliableEndpoint<unknown> {

@@ -17,6 +17,7 @@ import { ProcessPresence, TickTimes } from './process-presence.js';
 import { ROOM_DEFAULTS, type Room, type RoomDefaults, type RoomType } from './room.js';
 import { roomChannel, routeChannels } from './room-channels.js';
 import { RoomFailures } from './room-failures.js';
+import { RoomFrameTimers } from './room-frame-timers.js';
 import { roomHost } from './room-host.js';
 import { hostsRoom, roomListings, seatListing } from './room-listings.js';
 import { processChannel } from './room-requests.js';
@@ -27,6 +28,7 @@ import {
   type RoomServerOptions,
   type RoomServerStats,
 } from './room-server-options.js';
+import { RoomTickPunctuality } from './room-tick-punctuality.js';
 import { randomId } from './seat-token.js';
 import { ThrottledReport } from './throttled-report.js';
 
@@ -36,9 +38,6 @@ interface Definition {
 }
 
 /** Also what the process manager's reportToManager takes (load, state, drain, stop). */
-/** How long after the last connection request the handshake poll keeps running (ms). */
-const JOINING_QUIET_MS = 1000;
-
 export class RoomServer<M extends AnyMessageType = AnyMessageType> implements ManagedServer {
   readonly processId: string;
   readonly messages: MessageServer<M>;
@@ -54,23 +53,13 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
   private creating = 0;
   private badRequests = 0;
   private frameErrors = 0;
-  private ticksOnTime = 0;
-  /** Rooms whose clock has started, half a period ahead of the frames (see advance). */
-  private readonly phased = new WeakSet<HostedRoom>();
-  private ticksLate = 0;
+  private readonly punctuality = new RoomTickPunctuality();
   /** A fault of the shared MessageServer may recur every frame: reported at most once a second. */
   private readonly updateErrors: ThrottledReport;
   private readonly failures: RoomFailures;
   private unsubscribe: Unsubscribe | null = null;
-  private frameTimer: ReturnType<typeof setTimeout> | null = null;
-  private frameMs = 0;
-  /** When the next frame is due (performance.now() ms): frames keep to a fixed schedule, not setInterval's drift. */
-  private frameDueMs = 0;
+  private readonly timers: RoomFrameTimers;
   private heartbeatTimer: ReturnType<typeof setInterval> | null = null;
-  private handshakeTimer: ReturnType<typeof setInterval> | null = null;
-  /** The server's requestsAccepted at the last look; lastHandshakeMs: when it last grew (joins under way). */
-  private requestsSeen = 0;
-  private lastHandshakeMs = Number.NEGATIVE_INFINITY;
 
   constructor(options: RoomServerOptions<M>) {
     this.options = options;
@@ -148,6 +137,21 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
       options.ttlMs ?? 4000,
       this.report,
     );
+    this.timers = new RoomFrameTimers(
+      {
+        frame: () => this.frame(),
+        receiveHandshakes: () => {
+          try {
+            this.receiveHandshakes();
+          } catch (error) {
+            this.report(error, 'handshakes');
+          }
+        },
+        requestsAccepted: () => this.messages.server.stats().requestsAccepted,
+        nowMs: () => this.now(),
+      },
+      pollMs,
+    );
   }
 
   /** 'starting' until start(), then 'ready', 'draining' (drain()) and 'stopped'. */
@@ -169,8 +173,8 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
       badRequests: this.badRequests,
       roomsFailed: this.failures.count,
       frameErrors: this.frameErrors,
-      ticksOnTime: this.ticksOnTime,
-      ticksLate: this.ticksLate,
+      ticksOnTime: this.punctuality.ticksOnTime,
+      ticksLate: this.punctuality.ticksLate,
     };
   }
 
@@ -276,7 +280,7 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
         } catch (error) {
           this.failures.fail(hosted.room, 'messages', error); // its clients' message queues
         }
-        if (!hosted.failed) this.advance(hosted, now);
+        if (!hosted.failed) this.punctuality.advance(hosted.clock, now, hosted.onTick);
       }
       try {
         this.messages.update(now / 1000);
@@ -310,64 +314,6 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
     this.failures.disposeFailed();
   }
 
-  private readonly onHandshakeTimer = (): void => {
-    try {
-      this.receiveHandshakes();
-    } catch (error) {
-      this.report(error, 'handshakes');
-    }
-    this.pollHandshakesWhileJoining();
-  };
-
-  /**
-   * The poll runs while joins are under way: from a frame that saw a connection request until a
-   * second without one. Its wake-ups (250 a second) cost ~1.5% of a core (measured, loaded
-   * machine), so an idle server does not pay them; the first request after a quiet second waits
-   * for a frame, the rest of its handshake and everyone else's in the ramp do not.
-   */
-  private pollHandshakesWhileJoining(): void {
-    const pollMs = this.options.handshakePollMs ?? 4;
-    if (this.options.timers === false || pollMs === 0 || this.phase === 'stopped') return;
-    const now = this.now();
-    const accepted = this.messages.server.stats().requestsAccepted;
-    if (accepted !== this.requestsSeen) {
-      this.requestsSeen = accepted;
-      this.lastHandshakeMs = now;
-    }
-    const joining = now - this.lastHandshakeMs < JOINING_QUIET_MS;
-    if (joining && this.handshakeTimer === null)
-      this.handshakeTimer = setInterval(this.onHandshakeTimer, pollMs);
-    else if (!joining && this.handshakeTimer !== null) {
-      clearInterval(this.handshakeTimer);
-      this.handshakeTimer = null;
-    }
-  }
-
-  /**
-   * Runs a room's due ticks and counts their punctuality. The clock keeps `alpha` (under a tick) of
-   * time after the newest tick, so the k-th newest ran k + alpha periods after its schedule. Late:
-   * more than a period, plus half a period for the frame timer's phase against the room's clock
-   * (a tick due just after a frame runs at the next one, a period later, on a server keeping up);
-   * and every tick the clock dropped.
-   */
-  private advance(hosted: HostedRoom, now: number): void {
-    const clock = hosted.clock;
-    if (!this.phased.has(hosted)) {
-      // The first advance starts the clock at a frame. Its ticks fall due half a period before the
-      // frames, not on them: a frame a millisecond early or late then still runs exactly one tick
-      // (due on the frames, jitter around them merged two ticks into one packet in 17% of frames).
-      this.phased.add(hosted);
-      clock.advance(now / 1000);
-      clock.jump(clock.tick + 0.5);
-      return;
-    }
-    const dropped = clock.droppedTicks;
-    const ran = clock.advance(now / 1000, hosted.onTick);
-    const late = ran < 2 ? 0 : ran - 2 + (clock.alpha > 0.5 ? 1 : 0);
-    this.ticksOnTime += ran - late;
-    this.ticksLate += late + clock.droppedTicks - dropped;
-  }
-
   /** Takes no new rooms or seats, waits until every room is empty (or `timeoutMs`), then stops. */
   async drain(timeoutMs = 30_000): Promise<void> {
     if (!Number.isFinite(timeoutMs) || timeoutMs < 0)
@@ -388,10 +334,9 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
   async stop(): Promise<void> {
     if (this.phase === 'stopped') return;
     this.phase = 'stopped';
-    if (this.frameTimer !== null) clearTimeout(this.frameTimer);
+    this.timers.stop();
     if (this.heartbeatTimer !== null) clearInterval(this.heartbeatTimer);
-    if (this.handshakeTimer !== null) clearInterval(this.handshakeTimer);
-    this.frameTimer = this.heartbeatTimer = this.handshakeTimer = null;
+    this.heartbeatTimer = null;
     this.seating.stopping = true;
     this.messages.server.stop();
     for (const hosted of [...this.hosted.values()]) await this.dispose(hosted, false);
@@ -527,28 +472,8 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
     let rate = 0;
     for (const hosted of this.hosted.values()) rate = Math.max(rate, hosted.room.tickRate);
     if (rate === 0) for (const d of this.definitions.values()) rate = Math.max(rate, d.defaults.tickRate);
-    const frameMs = 1000 / Math.max(1, rate || ROOM_DEFAULTS.tickRate);
-    if (this.frameTimer !== null && frameMs === this.frameMs) return;
-    if (this.frameTimer !== null) clearTimeout(this.frameTimer);
-    this.frameMs = frameMs;
-    this.frameDueMs = performance.now() + frameMs;
-    this.frameTimer = setTimeout(this.onFrameTimer, frameMs);
+    this.timers.retime(1000 / Math.max(1, rate || ROOM_DEFAULTS.tickRate));
   }
-
-  /**
-   * Each frame aims at its place in a fixed schedule: setInterval restarts from each late firing,
-   * and its drift (about a millisecond a frame here, more under load) sent 19.2 packets a second
-   * per client at 20 Hz. A stall of more than a frame starts the schedule again from now.
-   */
-  private readonly onFrameTimer = (): void => {
-    const timer = this.frameTimer;
-    this.frame();
-    if (this.frameTimer !== timer || this.phase === 'stopped') return; // retimed or stopped meanwhile
-    const now = performance.now();
-    this.frameDueMs += this.frameMs;
-    if (now - this.frameDueMs > this.frameMs) this.frameDueMs = now + this.frameMs;
-    this.frameTimer = setTimeout(this.onFrameTimer, Math.max(0, this.frameDueMs - now));
-  };
 
   /** The timer's frame: nothing thrown may leave a timer callback (it would end the process). */
   private frame(): void {
@@ -558,7 +483,6 @@ export class RoomServer<M extends AnyMessageType = AnyMessageType> implements Ma
       this.frameErrors++;
       this.report(error, 'frame');
     }
-    this.pollHandshakesWhileJoining();
   }
 }
 
