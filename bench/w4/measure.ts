@@ -80,6 +80,12 @@ function ms(cpu: NodeJS.CpuUsage): number {
 
 export function runW4Arena(options: W4Options, progress: (line: string) => void = () => {}): W4Result {
   const arena = new W4Arena(options.clients, options.seed);
+  // The world's own memory is not the clients': its histories make a state object the first time
+  // each slot fills, so the world runs until every slot has filled before the baseline is taken.
+  for (let i = 0; i < W4_ARENA.historyLength; i++) {
+    arena.game();
+    arena.world.tick();
+  }
   const beforeClients = retained();
   const codeBefore = codeBytes();
   const connectStart = performance.now();
