@@ -143,6 +143,11 @@ export function capacityOfWindow(w: WindowEnds): CapacityRun {
     notes: [],
   };
   const failures = keepUpFailures(run);
+  // No client played through the window (too short after the ramp and warm-up): nothing to judge.
+  if (delivered.clients === 0)
+    failures.unshift(
+      `no client played through the ${w.seconds.toFixed(1)} s steady window: too short to judge (more --seconds)`,
+    );
   run.keptUp = failures.length === 0;
   if (run.keptUp) run.playersPerCore = connected / (serverCpuSeconds / w.seconds);
   else run.notes.push(`did not keep up: ${failures.join('; ')}`);
