@@ -56,7 +56,10 @@ export class EntityHistory {
     if (made !== undefined) return made;
     const lanes = this.layout.lanes.length;
     const first = this.ticks + this.length + index * lanes;
-    const state = { lanes: this.record.subarray(first, first + lanes), blobs: this.layout.createState().blobs };
+    const state = {
+      lanes: this.record.subarray(first, first + lanes),
+      blobs: this.layout.createState().blobs,
+    };
     this.states[index] = state;
     return state;
   }
