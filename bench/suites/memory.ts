@@ -137,7 +137,7 @@ export async function runMemory(ctx: SuiteContext): Promise<void> {
   ctx.record('serverMicrosPerIdleClientTick', cpuMicrosPerClientTick);
   const game = await gameServerBytesPerPlayer();
   ctx.note(
-    `GameServer at defaults (${GAME_PLAYERS} players, demo arena, UDP), per connected idle player: ${(game.marginal / KB).toFixed(1)} KB marginal (16 players vs 4), ${(game.allIn / KB).toFixed(1)} KB all in (16 vs none; the server with none: ${(game.empty / KB / KB).toFixed(1)} MB)`,
+    `GameServer at defaults (${GAME_PLAYERS} players, demo arena, UDP), per connected idle player: ${(game.marginal / KB).toFixed(1)} KB marginal (16 players vs 4), ${(game.allIn / KB).toFixed(1)} KB all in (16 vs none; the server with none: ${(game.empty / KB / KB).toFixed(1)} MB); the warmed process with 4 players still grew ${(game.drift / KB).toFixed(0)} KB over the 3 s before its figure`,
   );
   ctx.record('gameServerBytesPerPlayer', game.marginal);
   ctx.record('gameServerBytesPerPlayerAllIn', game.allIn);
