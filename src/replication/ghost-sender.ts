@@ -73,16 +73,18 @@ const GONE = 4;
 /** The update planned for this packet is a delta against the acked baseline (else absolute). */
 const PLANNED_DELTA = 8;
 
-/** Record entry kinds (low 2 bits of an entry's first number; the id above them). */
+/** Record entry kinds (low 2 bits of an entry's first number; the ghost table slot above them). */
 const RECORD_CREATE = 0;
 const RECORD_UPDATE = 1;
 const RECORD_DESTROY = 2;
 /** The section carried the configuration fingerprint (id 0). */
 const RECORD_CONFIGURATION = 3;
 /**
- * A packet's record: the section's tick, then two numbers per entry: (id × 4 + kind) × 2^16 +
- * send count, and the epoch. Records live until their packet's ack, one array per packet, so
- * they are kept small.
+ * A packet's record: the section's tick, then two numbers per entry: (slot × 4 + kind) × 2^16 +
+ * send count, and the epoch. The slot, not the id, saves the ack a hash lookup per entry: a slot
+ * keeps its epoch from create to removal and a new ghost takes a new one, so a matching epoch on
+ * an occupied slot means the same ghost. Records live until their packet's ack, one array per
+ * packet, so they are kept small.
  */
 const RECORD_STRIDE = 2;
 const SENDS_SPAN = 0x10000;
@@ -381,7 +383,7 @@ export class GhostSender implements CustomChannel, GhostPresence {
       ws.int(id, 0, capacity - 1);
       ws.bits((this.table.flags[slot] & GONE) === 0 ? 0 : 1, 1);
       this.table.lastSentAt[slot] = now;
-      this.push(record, id, RECORD_DESTROY, this.table.epoch[slot], 0);
+      this.push(record, slot, RECORD_DESTROY, this.table.epoch[slot], 0);
     }
     ws.bits(0, 1);
     const creates = plan.creates;
@@ -409,7 +411,7 @@ export class GhostSender implements CustomChannel, GhostPresence {
         table.lastSendTick[slot] = tick + 1; // not this tick: the count below starts at 1
       }
       table.lastSentAt[slot] = now;
-      this.push(record, id, RECORD_CREATE, table.epoch[slot], this.countSend(slot, tick));
+      this.push(record, slot, RECORD_CREATE, table.epoch[slot], this.countSend(slot, tick));
     }
     ws.bits(0, 1);
     const updates = plan.updates;
@@ -432,7 +434,7 @@ export class GhostSender implements CustomChannel, GhostPresence {
       writeBaseline(ws, tick, baseTick, reference, this.newestHeld(slot, baseTick));
       this.shared.deltas.write(ws, id, baseTick, previousChanges);
       previous = id;
-      this.push(record, id, RECORD_UPDATE, table.epoch[slot], this.countSend(slot, tick));
+      this.push(record, slot, RECORD_UPDATE, table.epoch[slot], this.countSend(slot, tick));
     }
     const ghostsEnd = record.length;
     this.events.write(ws, now, tick, capacity, record); // events hook: after the state they go with
@@ -486,8 +488,8 @@ export class GhostSender implements CustomChannel, GhostPresence {
     return table.sends[slot];
   }
 
-  private push(record: ScratchList<number>, id: number, kind: number, epoch: number, sends: number): void {
-    record.push((id * 4 + kind) * SENDS_SPAN + sends);
+  private push(record: ScratchList<number>, slot: number, kind: number, epoch: number, sends: number): void {
+    record.push((slot * 4 + kind) * SENDS_SPAN + sends);
     record.push(epoch);
   }
 
@@ -498,20 +500,20 @@ export class GhostSender implements CustomChannel, GhostPresence {
     const tick = record[start];
     for (let k = start + 1; k + RECORD_STRIDE <= ghostsEnd; k += RECORD_STRIDE) {
       const head = Math.floor(record[k] / SENDS_SPAN);
-      const id = head >>> 2;
+      const slot = head >>> 2;
       const kind = head & 3;
       if (kind === RECORD_CONFIGURATION) {
         this.configurationAcked = true;
         continue;
       }
-      const slot = id < table.capacity ? table.find(id) : -1;
-      if (slot < 0 || table.epoch[slot] !== record[k + 1]) continue;
+      // A freed slot keeps its last epoch: a resent destroy's second ack finds it empty.
+      if (slot >= table.ids.length || table.ids[slot] < 0 || table.epoch[slot] !== record[k + 1]) continue;
       const s = table.flags[slot] & STATUS;
       if (kind === RECORD_DESTROY) {
         if (s === DESTROY_PENDING) {
           // The client dropped the ghost: its slot is free for another.
+          this.destroys.swapRemove(this.destroys.indexOf(table.ids[slot]));
           table.remove(slot);
-          this.destroys.swapRemove(this.destroys.indexOf(id));
         }
         continue;
       }
