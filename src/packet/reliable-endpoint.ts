@@ -20,6 +20,7 @@ import {
   writePacketHeader,
 } from './header.js';
 import { LostUncounted } from './lost-uncounted.js';
+import { NO_BYTES, Reassembly } from './reassembly.js';
 import { SentPackets } from './sent-packets.js';
 import { receivedSequences, type SequenceBits } from './sequence-bits.js';
 import type { SequenceSet } from './sequence-slots.js';
@@ -43,7 +44,6 @@ export interface ReliableHandler<R> {
   onLost?(sequence: number, record: R | undefined): void;
 }
 
-const NO_BYTES = new Uint8Array(0);
 /**
  * Headers as read, shared by every endpoint: a receive copies what it needs out of them before
  * any callback, so another endpoint's receive meanwhile cannot disturb it.
@@ -58,26 +58,6 @@ const fragment: FragmentHeader = {
   fragmentBytes: 0,
   headerBytes: 0,
 };
-
-/** A packet being reassembled; made when a slot is first used, its buffer freed once the packet is whole. */
-class Reassembly {
-  received: Uint8Array;
-  numReceived = 0;
-  numTotal = 0;
-  /** Payload bytes once the last fragment is in. */
-  payloadBytes = 0;
-  headerBytes = 0;
-  /**
-   * [MAX_PACKET_HEADER_BYTES of room for the header][fragments]: made for the packet (or taken from
-   * the endpoint's spare), reused by the slot's next packet if it was never completed, handed to the
-   * spare when it completes.
-   */
-  buffer = NO_BYTES;
-
-  constructor(maxFragments: number) {
-    this.received = new Uint8Array(maxFragments);
-  }
-}
 
 /**
  * Packet-level reliability without retransmission (reliable 1.4.0, wire-compatible): every packet

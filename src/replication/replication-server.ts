@@ -10,7 +10,8 @@ import { type AnyEventType, type EventType, payloadLengthBits } from './event.js
 import { type EmitOptions, EventHub, type EventLimits, type EventStats } from './event-hub.js';
 import { EVENTS_HEAD_BITS } from './event-sender.js';
 import { FlowControl, type FlowControlOptions, type FlowMode } from './flow-control.js';
-import { GhostPlan, GhostSender, type GhostShared } from './ghost-sender.js';
+import { GhostPlan } from './ghost-plan.js';
+import { GhostSender, type GhostShared } from './ghost-sender.js';
 import { GENERATION_BITS, idBits, TICK_BITS, updateCountBits } from './ghost-wire.js';
 import { InterestManager } from './interest-manager.js';
 import type { InterestView } from './interest-view.js';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { prng } from '../../src/random/prng.js';
-import { GhostPlan } from '../../src/replication/ghost-sender.js';
+import { GhostPlan } from '../../src/replication/ghost-plan.js';
 import { testSeed } from '../support/seed.js';
 
 const SEED = testSeed('ghost plan tests');
