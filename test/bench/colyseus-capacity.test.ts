@@ -120,7 +120,8 @@ describe('Colyseus capacity run', () => {
     assert.ok(run.checksCompared >= 4, seen);
     assert.equal(run.checksMismatched, 0, seen);
     assert.equal(run.tickRate, 20);
-    assert.ok(run.windowSeconds >= 4, seen);
+    // The window is read between two timer callbacks: it may fall short of the 4 s asked by a timer's slack.
+    assert.ok(run.windowSeconds >= 3.9, seen);
     assert.ok(
       run.serverCpuSeconds > 0 && Number.isFinite(run.cpuUsPerPlayerTick) && run.cpuUsPerPlayerTick > 0,
       seen,
