@@ -20,25 +20,15 @@ import type {
   ServerReport,
 } from './colyseus-protocol.js';
 import { SEATS, TICK_RATE } from './colyseus-state.js';
-import { type CapacityRun, keptUp } from './result.js';
+import { type CapacityOptions, type CapacityRun, keptUp } from './result.js';
 
-export interface ColyseusCapacityOptions {
-  players: number;
-  roomSize: number;
-  seconds: number;
-  warmupSeconds: number;
-  botProcesses: number;
-  seed: number;
+export interface ColyseusCapacityOptions extends CapacityOptions {
   /** Bots send checksums of their decoded state and the rooms compare them (default false: it costs CPU). */
   verify?: boolean;
   /** Encoder.BUFFER_SIZE in bytes (default 0: @colyseus/schema's own, 16 KB in 5.0.34, growing itself). */
   encoderBufferBytes?: number;
-  /** Joins spread over this many seconds (default players ÷ 25, at least 1). */
-  rampSeconds?: number;
   /** Node flags for the server process (e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/p'] to profile it). */
   serverNodeArgs?: string[];
-  /** Called once a second while the run goes (a progress line). */
-  progress?: (line: string) => void;
 }
 
 /** A CapacityRun with what only this runner knows. */

@@ -5,22 +5,11 @@
  * window gives the CapacityRun, with no players-per-core figure unless the server kept up.
  */
 import { runLoadtest } from '../../scripts/loadtest-run.js';
-import type { CapacityRun } from './result.js';
+import type { CapacityOptions, CapacityRun } from './result.js';
 
-export interface GhostwireCapacityOptions {
-  players: number;
-  roomSize: number;
-  /** The steady window, seconds (after the ramp, a second, and the warm-up). */
-  seconds: number;
-  warmupSeconds: number;
-  botProcesses: number;
-  seed: number;
-  /** Joins spread over this many seconds (default players ÷ 25, at least 1: 256 join over about 10 s). */
-  rampSeconds?: number;
+export interface GhostwireCapacityOptions extends CapacityOptions {
   /** Light bots (default) or full ones. */
   bots?: 'light' | 'full';
-  /** Called once a second while the run goes (a progress line). */
-  progress?: (line: string) => void;
 }
 
 export async function runGhostwireCapacity(options: GhostwireCapacityOptions): Promise<CapacityRun> {

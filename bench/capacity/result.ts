@@ -1,3 +1,19 @@
+/** What either capacity runner is asked: the same game at the same size, so their runs compare. */
+export interface CapacityOptions {
+  players: number;
+  /** Seats per room. */
+  roomSize: number;
+  /** The steady window, seconds (after the ramp, a second, and the warm-up). */
+  seconds: number;
+  warmupSeconds: number;
+  botProcesses: number;
+  seed: number;
+  /** Joins spread over this many seconds (default players ÷ 25, at least 1: 256 join over about 10 s). */
+  rampSeconds?: number;
+  /** Called once a second while the run goes (a progress line). */
+  progress?: (line: string) => void;
+}
+
 /**
  * What one capacity run reports, for either server (ghostwire's room server or the Colyseus copy
  * of the arena), so `npm run bench -- --only capacity` can print them side by side. Every figure
