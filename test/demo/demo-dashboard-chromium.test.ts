@@ -79,7 +79,7 @@ describe('the demo dashboard and network panel in real Chromium', {
   });
 
   it("30% loss set in the page's panel: its measured loss and the server's figure for it rise", {
-    timeout: 20_000,
+    timeout: 30_000,
   }, async (t) => {
     const errors: string[] = [];
     const page = await browser!.newPage();
@@ -87,12 +87,16 @@ describe('the demo dashboard and network panel in real Chromium', {
     await page.goto(`${demo!.url}?bot=1`);
     await page.waitForFunction(() => window.ghostwire?.connected === true, undefined, { timeout: 5000 });
     const avatar = await page.evaluate(() => window.ghostwire.avatar);
-    await page.waitForTimeout(1500);
     const lossOf = async () => {
       const { samples } = (await (await fetch(`${demo!.url}stats`)).json()) as { samples: StatsSample[] };
       return samples.at(-1)!.clients.find((c) => c.avatar === avatar)?.loss ?? Number.NaN;
     };
-    const before = await lossOf();
+    // The stats sample once a second: on a loaded machine the first ones may predate the client.
+    let before = await lossOf();
+    for (const deadline = Date.now() + 8000; Number.isNaN(before) && Date.now() < deadline; ) {
+      await page.waitForTimeout(250);
+      before = await lossOf();
+    }
     assert.ok(before < 5, `no loss before: ${before}%`);
     // The slider dragged as a user would (from its left end to 60% of its width: 30 of 50), then
     // setLink for the exact value.
