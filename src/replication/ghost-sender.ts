@@ -348,7 +348,8 @@ export class GhostSender implements CustomChannel, GhostPresence {
   }
 
   private nextEpoch(): number {
-    this.epochs = (this.epochs + 1) >>> 0;
+    // Never 0: a free ghost slot's epoch (GhostTable.remove).
+    this.epochs = (this.epochs + 1) >>> 0 || 1;
     return this.epochs;
   }
 
@@ -380,8 +381,9 @@ export class GhostSender implements CustomChannel, GhostPresence {
         this.configurationAcked = true;
         continue;
       }
-      // A freed slot keeps its last epoch: a resent destroy's second ack finds it empty.
-      if (slot >= table.ids.length || table.ids[slot] < 0 || table.epoch[slot] !== record[k + 1]) continue;
+      // A free slot's epoch is 0, which no create or destroy takes (a resent destroy's second ack
+      // finds it so): the ids column is not loaded per entry.
+      if (slot >= table.epoch.length || table.epoch[slot] !== record[k + 1]) continue;
       const s = table.flags[slot] & STATUS;
       if (kind === RECORD_DESTROY) {
         if (s === DESTROY_PENDING) {

@@ -40,7 +40,10 @@ export class GhostTable {
   flags: Uint8Array;
   /** Per slot: the generation of the entity the client has or is being told about. */
   generation: Uint16Array;
-  /** Per slot: bumped when a create or destroy starts, so acks of older packets change nothing. */
+  /**
+   * Per slot: bumped when a create or destroy starts, so acks of older packets change nothing;
+   * 0 in a free slot (and in a new one until its create sets it).
+   */
   epoch: Uint32Array;
   /** Per slot: the newest tick the client acked, plus one (0: none; see baselineTick()). */
   baselinePlusOne: Uint32Array;
@@ -162,6 +165,7 @@ export class GhostTable {
       hole = next;
     }
     buckets[hole] = 0;
+    this.epoch[slot] = 0;
     this.ids[slot] = -2 - this.freeHead;
     this.freeHead = slot;
     this._size--;
