@@ -22,6 +22,8 @@ export class GhostPlan {
   private readonly marks: Uint32Array;
   /** Per view slot, the sender's verdict on the member (scratch for its select). */
   private verdictScratch = new Uint8Array(64);
+  /** Per view slot, a priority (scratch for a sender's select). */
+  private keyScratch = new Float32Array(64);
 
   constructor(capacity: number) {
     this.updateSlots = new Uint16Array(capacity);
@@ -40,6 +42,12 @@ export class GhostPlan {
   verdicts(count: number): Uint8Array {
     if (this.verdictScratch.length < count) this.verdictScratch = new Uint8Array(count * 2);
     return this.verdictScratch;
+  }
+
+  /** A scratch array of at least `count` priorities (contents undefined). */
+  keys(count: number): Float32Array {
+    if (this.keyScratch.length < count) this.keyScratch = new Float32Array(count * 2);
+    return this.keyScratch;
   }
 
   /** Plans an update of `id`, whose ghost is in table slot `slot`. */

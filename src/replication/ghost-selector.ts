@@ -57,7 +57,13 @@ export class GhostSelector {
     this.resendAt = resendAt;
     this.updateIdBits = maxUpdateIdBits(world.capacity);
     this.historyReach = world.historyLength - 1;
-    if (this.tookAll && this.selectAll(room)) return room - this.allBits;
+    const accumulator = this.shared.accumulator;
+    // Under the default importance selectAll adds this tick's priority itself, to the members
+    // it keeps (the others' resets to 0): the priority walk over every member is saved.
+    const lazy = accumulator.byDistance;
+    if (!lazy) accumulator.accumulate(this.view);
+    if (this.tookAll && this.selectAll(room, lazy)) return room - this.allBits;
+    if (lazy) accumulator.accumulate(this.view);
     return this.selectByPriority(room);
   }
 
@@ -143,10 +149,11 @@ export class GhostSelector {
    * order: sorted here, and on a tie in priority the heap's order decides, so then it gives up).
    * Returns false, having planned nothing, when they do not fit.
    */
-  private selectAll(room: number): boolean {
+  private selectAll(room: number, lazy: boolean): boolean {
     const { view, shared } = this;
     const plan = shared.plan;
     const { ids, ghostSlots, priority, count } = view;
+    const accumulator = shared.accumulator;
     const verdicts = plan.verdicts(count);
     const createSlots = plan.createSlots;
     let bits = 0;
@@ -160,7 +167,7 @@ export class GhostSelector {
       else if (verdict !== UNCHANGED && updates++ === 0) bits += MAX_REFERENCE_BITS;
       if (bits >= room) break;
     }
-    if (bits >= room || !sortByPriority(createSlots, priority)) {
+    if (bits >= room || !this.sortCreates(lazy)) {
       this.tookAll = false;
       createSlots.clear();
       return false;
@@ -169,12 +176,34 @@ export class GhostSelector {
     for (let i = 0; i < createSlots.length; i++) plan.creates.push(ids[createSlots.items[i]]);
     for (let viewSlot = 0; viewSlot < count; viewSlot++) {
       const verdict = verdicts[viewSlot];
-      if (verdict === SKIP) continue;
+      if (verdict === SKIP) {
+        if (lazy) priority[viewSlot] += accumulator.weight(view, ids[viewSlot]);
+        continue;
+      }
       priority[viewSlot] = 0;
       if (verdict === DELTA || verdict === ABSOLUTE)
         this.planUpdate(ids[viewSlot], ghostSlots[viewSlot] - 1, verdict);
     }
     return true;
+  }
+
+  /**
+   * Sorts the planned creates' view slots by descending priority, this tick's added when `lazy`
+   * (as the heap would see it: stored as a float32); false on a tie (the heap's order then).
+   */
+  private sortCreates(lazy: boolean): boolean {
+    const { view, shared } = this;
+    const slots = shared.plan.createSlots;
+    if (slots.length < 2) return true;
+    const keys = shared.plan.keys(view.count);
+    const accumulator = shared.accumulator;
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots.items[i];
+      keys[slot] = lazy
+        ? view.priority[slot] + accumulator.weight(view, view.ids[slot])
+        : view.priority[slot];
+    }
+    return sortByPriority(slots, keys);
   }
 }
 

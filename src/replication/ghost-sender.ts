@@ -191,7 +191,7 @@ export class GhostSender implements CustomChannel, GhostPresence {
   }
 
   select(now: number, budgetBits: number): number {
-    const { shared, view, table } = this;
+    const { shared, table } = this;
     shared.refresh();
     const world = shared.world;
     const tick = world.serverTick;
@@ -222,7 +222,6 @@ export class GhostSender implements CustomChannel, GhostPresence {
       plan.destroys.push(id);
     }
     room -= this.events.plan(now, room, tick, false); // events hook: for ghosts held, and global ones
-    shared.accumulator.accumulate(view);
     const remainingBits = this.selector.select(room, resendAt);
     this.events.plan(now, remainingBits, tick, true); // events hook: for the creates planned
     return plan.destroys.length + plan.creates.length + plan.updates.length + this.events.planned;
