@@ -117,6 +117,7 @@ export class GhostSender implements CustomChannel, GhostPresence {
   private readonly previousChanges: PreviousChanges;
   /** Plans the creates and updates of each packet (ghost-selector.ts). */
   private readonly selector: GhostSelector;
+
   constructor(
     private readonly shared: GhostShared,
     readonly view: InterestView,
