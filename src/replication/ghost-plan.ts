@@ -8,6 +8,8 @@ import { IdList } from './id-list.js';
 export class GhostPlan {
   readonly destroys = new IdList(16);
   readonly creates = new IdList(16);
+  /** Per planned create (same index): its slot in the sender's view, for the view's ghostSlots. */
+  readonly createSlots = new IdList(16);
   readonly updates = new IdList(16);
   /** The sender the plan is for. */
   owner: GhostSender | null = null;
@@ -18,6 +20,10 @@ export class GhostPlan {
   readonly updateSlots: Uint16Array;
   /** A bit per id, all clear between calls: `sortUpdates` sorts through it. */
   private readonly marks: Uint32Array;
+  /** Per view slot, the sender's verdict on the member (scratch for its select). */
+  private verdictScratch = new Uint8Array(64);
+  /** Per view slot, a priority (scratch for a sender's select). */
+  private keyScratch = new Float32Array(64);
 
   constructor(capacity: number) {
     this.updateSlots = new Uint16Array(capacity);
@@ -27,8 +33,21 @@ export class GhostPlan {
   clear(owner: GhostSender): void {
     this.destroys.clear();
     this.creates.clear();
+    this.createSlots.clear();
     this.updates.clear();
     this.owner = owner;
+  }
+
+  /** A scratch array of at least `count` verdicts (contents undefined). */
+  verdicts(count: number): Uint8Array {
+    if (this.verdictScratch.length < count) this.verdictScratch = new Uint8Array(count * 2);
+    return this.verdictScratch;
+  }
+
+  /** A scratch array of at least `count` priorities (contents undefined). */
+  keys(count: number): Float32Array {
+    if (this.keyScratch.length < count) this.keyScratch = new Float32Array(count * 2);
+    return this.keyScratch;
   }
 
   /** Plans an update of `id`, whose ghost is in table slot `slot`. */

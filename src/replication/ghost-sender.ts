@@ -15,14 +15,20 @@ import {
 } from './event-sender.js';
 import { FlowControl, type FlowControlOptions } from './flow-control.js';
 import type { GhostPlan } from './ghost-plan.js';
-import { GhostTable } from './ghost-table.js';
+import { GhostSelector } from './ghost-selector.js';
 import {
-  baselineBits,
+  CREATE_PENDING,
+  DESTROY_PENDING,
+  GhostTable,
+  GONE,
+  LIVE,
+  PLANNED_DELTA,
+  STATUS,
+} from './ghost-table.js';
+import {
   CONFIGURATION_BITS,
   GENERATION_BITS,
   idBits,
-  MAX_REFERENCE_BITS,
-  maxUpdateIdBits,
   NEWEST_HELD,
   TICK_BITS,
   updateCountBits,
@@ -33,7 +39,6 @@ import {
 } from './ghost-wire.js';
 import { IdList } from './id-list.js';
 import type { InterestView } from './interest-view.js';
-import { MAX_REPEAT_PREFIX_BITS } from './previous-changes.js';
 import type { PriorityAccumulator } from './priority-accumulator.js';
 import type { PrioritySelection } from './priority-selection.js';
 import type { ServerWorld } from './server-world.js';
@@ -64,16 +69,6 @@ export interface GhostShared {
   closed(sender: GhostSender): void;
 }
 
-/** A ghost's status (low 2 bits of its flags): what the client has or is being told. */
-const CREATE_PENDING = 1;
-const LIVE = 2;
-const DESTROY_PENDING = 3;
-const STATUS = 3;
-/** A pending destroy's entity left the world (not only this client's interest). */
-const GONE = 4;
-/** The update planned for this packet is a delta against the acked baseline (else absolute). */
-const PLANNED_DELTA = 8;
-
 /** Record entry kinds (low 2 bits of an entry's first number; the ghost table slot above them). */
 const RECORD_CREATE = 0;
 const RECORD_UPDATE = 1;
@@ -89,8 +84,6 @@ const RECORD_CONFIGURATION = 3;
  */
 const RECORD_STRIDE = 2;
 const SENDS_SPAN = 0x10000;
-/** Send counts are 16 bits: differences are taken modulo this. */
-const SENDS_MASK = 0xffff;
 
 /**
  * One client's ghost section on the server (a custom channel): which entities it has, the newest
@@ -122,6 +115,8 @@ export class GhostSender implements CustomChannel, GhostPresence {
   readonly link?: (rtt: number, packetLoss: number, now: number) => void;
   /** The changed lanes of the update written before, for the repeat prefix (entity-delta.ts). */
   private readonly previousChanges: PreviousChanges;
+  /** Plans the creates and updates of each packet (ghost-selector.ts). */
+  private readonly selector: GhostSelector;
 
   constructor(
     private readonly shared: GhostShared,
@@ -129,6 +124,7 @@ export class GhostSender implements CustomChannel, GhostPresence {
   ) {
     const capacity = shared.world.capacity;
     this.table = new GhostTable(capacity);
+    view.attachGhostTable(this.table);
     const budget =
       shared.bandwidth === undefined && shared.flow === undefined
         ? null
@@ -146,6 +142,7 @@ export class GhostSender implements CustomChannel, GhostPresence {
     }
     this.idBits = idBits(capacity);
     this.typeBits = Math.max(0, Math.ceil(Math.log2(shared.world.types.length)));
+    this.selector = new GhostSelector(shared, view, this.table, this.idBits, this.typeBits);
     this.events = new EventSender(shared.events, view, this, shared.resendInterval);
     this.previousChanges = new PreviousChanges(
       Math.max(0, ...shared.world.types.map((t) => t.layout.lanes.length)),
@@ -195,7 +192,7 @@ export class GhostSender implements CustomChannel, GhostPresence {
   }
 
   select(now: number, budgetBits: number): number {
-    const { shared, view, table } = this;
+    const { shared, table } = this;
     shared.refresh();
     const world = shared.world;
     const tick = world.serverTick;
@@ -226,59 +223,8 @@ export class GhostSender implements CustomChannel, GhostPresence {
       plan.destroys.push(id);
     }
     room -= this.events.plan(now, room, tick, false); // events hook: for ghosts held, and global ones
-    shared.accumulator.accumulate(view);
-    const selection = shared.selection;
-    const deltas = shared.deltas;
-    const updateIdBits = maxUpdateIdBits(world.capacity);
-    const createHeadBits = 1 + this.idBits + this.typeBits + GENERATION_BITS;
-    selection.begin(view, room);
-    const { tickedType, tickedGeneration, latestTicks, oldestTicks } = world;
-    const historyReach = world.historyLength - 1;
-    for (let id = selection.next(); id >= 0; id = selection.next()) {
-      // The world's flat per-id arrays, not the history objects: this runs per client per candidate.
-      const latestTick = latestTicks[id];
-      if (tickedType[id] < 0 || latestTick < 0) {
-        selection.skip();
-        continue;
-      }
-      const slot = table.find(id);
-      const s = slot < 0 ? 0 : table.flags[slot] & STATUS;
-      const fresh = s === 0 || s === DESTROY_PENDING || table.generation[slot] !== tickedGeneration[id];
-      if (fresh || s === CREATE_PENDING) {
-        if (!fresh && table.lastSentAt[slot] > resendAt) {
-          selection.skip();
-          continue;
-        }
-        const bits = createHeadBits + deltas.measure(id, -1);
-        if (selection.take(bits)) plan.creates.push(id);
-        continue;
-      }
-      // Live: write only what changed since the acked baseline.
-      const baseTick = table.baselineTick(slot);
-      if (latestTick <= baseTick) {
-        selection.take(0);
-        continue;
-      }
-      // A delta needs the baseline in the server's history and in the client's ring: fewer than
-      // historyLength - 1 distinct ticks written to it since.
-      const delta =
-        baseTick >= 0 &&
-        oldestTicks[id] <= baseTick &&
-        ((table.sends[slot] - table.baselineSends[slot]) & SENDS_MASK) < historyReach;
-      const planTick = delta ? baseTick : -1;
-      // Without the repeat form, plus its longest prefix: the most the update can take once sorted.
-      const bits =
-        updateIdBits +
-        baselineBits(tick, planTick) +
-        MAX_REPEAT_PREFIX_BITS +
-        deltas.measure(id, planTick) +
-        (plan.updates.length === 0 ? MAX_REFERENCE_BITS : 0);
-      if (selection.take(bits)) {
-        plan.addUpdate(id, slot);
-        table.flags[slot] = delta ? s | PLANNED_DELTA : s;
-      }
-    }
-    this.events.plan(now, selection.remainingBits, tick, true); // events hook: for the creates planned
+    const remainingBits = this.selector.select(room, resendAt);
+    this.events.plan(now, remainingBits, tick, true); // events hook: for the creates planned
     return plan.destroys.length + plan.creates.length + plan.updates.length + this.events.planned;
   }
 
@@ -320,9 +266,12 @@ export class GhostSender implements CustomChannel, GhostPresence {
       ws.int(world.tickedType[id], 0, world.types.length - 1);
       ws.bits(generation, GENERATION_BITS);
       this.shared.deltas.write(ws, id, -1);
-      let slot = this.table.find(id);
-      if (slot < 0) slot = this.table.insert(id);
-      else if ((this.table.flags[slot] & STATUS) === DESTROY_PENDING)
+      const viewSlot = plan.createSlots.items[i];
+      let slot = this.view.ghostSlots[viewSlot] - 1;
+      if (slot < 0) {
+        slot = this.table.insert(id);
+        this.view.ghostSlots[viewSlot] = slot + 1;
+      } else if ((this.table.flags[slot] & STATUS) === DESTROY_PENDING)
         this.destroys.swapRemove(this.destroys.indexOf(id));
       // Read the table's columns after the insert: it may have grown them.
       const table = this.table;
@@ -399,7 +348,8 @@ export class GhostSender implements CustomChannel, GhostPresence {
   }
 
   private nextEpoch(): number {
-    this.epochs = (this.epochs + 1) >>> 0;
+    // Never 0: a free ghost slot's epoch (GhostTable.remove).
+    this.epochs = (this.epochs + 1) >>> 0 || 1;
     return this.epochs;
   }
 
@@ -431,14 +381,18 @@ export class GhostSender implements CustomChannel, GhostPresence {
         this.configurationAcked = true;
         continue;
       }
-      // A freed slot keeps its last epoch: a resent destroy's second ack finds it empty.
-      if (slot >= table.ids.length || table.ids[slot] < 0 || table.epoch[slot] !== record[k + 1]) continue;
+      // A free slot's epoch is 0, which no create or destroy takes (a resent destroy's second ack
+      // finds it so): the ids column is not loaded per entry.
+      if (slot >= table.epoch.length || table.epoch[slot] !== record[k + 1]) continue;
       const s = table.flags[slot] & STATUS;
       if (kind === RECORD_DESTROY) {
         if (s === DESTROY_PENDING) {
           // The client dropped the ghost: its slot is free for another.
-          this.destroys.swapRemove(this.destroys.indexOf(table.ids[slot]));
+          const id = table.ids[slot];
+          this.destroys.swapRemove(this.destroys.indexOf(id));
           table.remove(slot);
+          // Back in view before the ack (rare): its member slot no longer has a ghost.
+          if (this.view.isMember(id)) this.view.ghostSlots[this.view.slotOf(id)] = 0;
         }
         continue;
       }

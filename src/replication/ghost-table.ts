@@ -11,6 +11,18 @@
  * read them from the table again after one.
  */
 
+/** A ghost's status (low 2 bits of its flags): what the client has or is being told. */
+export const CREATE_PENDING = 1;
+export const LIVE = 2;
+export const DESTROY_PENDING = 3;
+export const STATUS = 3;
+/** A pending destroy's entity left the world (not only this client's interest). */
+export const GONE = 4;
+/** The update planned for this packet is a delta against the acked baseline (else absolute). */
+export const PLANNED_DELTA = 8;
+/** Send counts are 16 bits: differences are taken modulo this. */
+export const SENDS_MASK = 0xffff;
+
 /** Slots a table starts with. */
 const INITIAL_SLOTS = 8;
 /** Fibonacci hashing: ids that are close land far apart. */
@@ -24,11 +36,14 @@ export class GhostTable {
    * free list costs no array of its own.
    */
   ids: Int32Array;
-  /** Per slot: the sender's status and flag bits (see ghost-sender.ts). */
+  /** Per slot: the sender's status and flag bits (CREATE_PENDING ... PLANNED_DELTA above). */
   flags: Uint8Array;
   /** Per slot: the generation of the entity the client has or is being told about. */
   generation: Uint16Array;
-  /** Per slot: bumped when a create or destroy starts, so acks of older packets change nothing. */
+  /**
+   * Per slot: bumped when a create or destroy starts, so acks of older packets change nothing;
+   * 0 in a free slot (and in a new one until its create sets it).
+   */
   epoch: Uint32Array;
   /** Per slot: the newest tick the client acked, plus one (0: none; see baselineTick()). */
   baselinePlusOne: Uint32Array;
@@ -150,6 +165,7 @@ export class GhostTable {
       hole = next;
     }
     buckets[hole] = 0;
+    this.epoch[slot] = 0;
     this.ids[slot] = -2 - this.freeHead;
     this.freeHead = slot;
     this._size--;

@@ -10,6 +10,7 @@
  */
 import { checkIndex } from '../channels/check-index.js';
 import { checkPositive } from './check-argument.js';
+import type { GhostTable } from './ghost-table.js';
 import { IdList } from './id-list.js';
 
 export interface InterestViewOptions {
@@ -38,6 +39,13 @@ export class InterestView {
   /** The accumulated priority of the entity in the same slot. */
   priority: Float32Array;
   count = 0;
+  /**
+   * @internal Per member slot: the member's slot in the ghost table of this view's client, plus
+   * one (0: none), moved with the member, so the ghost sender's per-candidate loop reads it
+   * instead of hashing the id. Filled by `addMember` from the attached table; the sender keeps
+   * it true when the table inserts or frees a member's ghost.
+   */
+  ghostSlots: Uint16Array | Uint32Array;
   /** Entities that became relevant in the latest update. */
   readonly entered = new IdList();
   /**
@@ -55,6 +63,8 @@ export class InterestView {
   private _follow = -1;
   private readonly members: Uint32Array;
   private readonly capacity: number;
+  /** The ghost table `ghostSlots` follows, or null (a view without a ghost sender). */
+  private ghostTable: GhostTable | null = null;
 
   /** Made by `InterestManager.addView`. */
   constructor(client: number, capacity: number, options: InterestViewOptions) {
@@ -63,6 +73,7 @@ export class InterestView {
     this.members = new Uint32Array(Math.ceil(capacity / 32));
     this.ids = new Int32Array(INITIAL_SLOTS);
     this.priority = new Float32Array(INITIAL_SLOTS);
+    this.ghostSlots = newGhostSlots(capacity, INITIAL_SLOTS);
     this.enterRadius = options.enterRadius;
     if (options.leaveFactor !== undefined) this.leaveFactor = options.leaveFactor;
     if (options.follow !== undefined) this.follow = options.follow;
@@ -137,6 +148,7 @@ export class InterestView {
       this.members.byteLength +
       this.ids.byteLength +
       this.priority.byteLength +
+      this.ghostSlots.byteLength +
       this.entered.items.byteLength +
       this.left.items.byteLength +
       this.alwaysRelevant.items.byteLength +
@@ -149,11 +161,25 @@ export class InterestView {
     return (this.members[id >>> 5] & (1 << (id & 31))) !== 0;
   }
 
+  /**
+   * @internal Makes `ghostSlots` follow a ghost table (the one of this view's ghost sender; one
+   * per view), filling it for the current members.
+   */
+  attachGhostTable(table: GhostTable): void {
+    if (this.ghostTable !== null)
+      throw new Error('InterestView.attachGhostTable: a table is already attached');
+    this.ghostTable = table;
+    for (let slot = 0; slot < this.count; slot++) this.ghostSlots[slot] = table.find(this.ids[slot]) + 1;
+  }
+
   /** @internal Adds a member in a new slot with priority 0. */
   addMember(id: number): void {
     if (this.count === this.ids.length) this.growSlots();
-    this.ids[this.count] = id;
-    this.priority[this.count] = 0;
+    const slot = this.count;
+    this.ids[slot] = id;
+    this.priority[slot] = 0;
+    // An entity back before its destroy was acked still has its ghost.
+    this.ghostSlots[slot] = this.ghostTable === null ? 0 : this.ghostTable.find(id) + 1;
     this.count++;
     this.members[id >>> 5] |= 1 << (id & 31);
   }
@@ -165,6 +191,7 @@ export class InterestView {
     const last = --this.count;
     this.ids[slot] = this.ids[last];
     this.priority[slot] = this.priority[last];
+    this.ghostSlots[slot] = this.ghostSlots[last];
   }
 
   private growSlots(): void {
@@ -174,7 +201,15 @@ export class InterestView {
     ids.set(this.ids);
     const priority = new Float32Array(ids.length);
     priority.set(this.priority);
+    const ghostSlots = newGhostSlots(this.capacity, ids.length);
+    ghostSlots.set(this.ghostSlots);
     this.ids = ids;
     this.priority = priority;
+    this.ghostSlots = ghostSlots;
   }
+}
+
+/** A ghost slot + 1 is at most the world's capacity: 16 bits below 0xffff, as the table's buckets. */
+function newGhostSlots(capacity: number, length: number): Uint16Array | Uint32Array {
+  return capacity < 0xffff ? new Uint16Array(length) : new Uint32Array(length);
 }

@@ -61,6 +61,28 @@ export class PriorityAccumulator {
     return this.base[checkIndex('PriorityAccumulator.getBase', 'id', id, this.base.length)];
   }
 
+  /** Whether the default importance is used: then `weight` gives what `accumulate` adds. */
+  get byDistance(): boolean {
+    return this.importance === undefined;
+  }
+
+  /**
+   * What one tick adds to the priority of `id`, relevant to `view`, under the default importance
+   * (byDistance): the very number `accumulate` adds, so a caller may add it to the members it
+   * keeps and skip those whose priority it resets anyway.
+   */
+  weight(view: InterestView, id: number): number {
+    return distanceWeight(
+      this.interest.grid.positions,
+      this.base,
+      id,
+      view.centerX,
+      view.centerY,
+      view.centerZ,
+      this.inverseScale,
+    );
+  }
+
   /** Adds one tick of priority to every entity relevant to every view. */
   accumulateAll(): void {
     for (const view of this.interest.allViews) this.accumulate(view);
@@ -76,14 +98,8 @@ export class PriorityAccumulator {
     const cz = view.centerZ;
     if (importance === undefined) {
       const inverseScale = this.inverseScale;
-      for (let slot = 0; slot < count; slot++) {
-        const id = ids[slot];
-        const p = id * 3;
-        const dx = positions[p] - cx;
-        const dy = positions[p + 1] - cy;
-        const dz = positions[p + 2] - cz;
-        priority[slot] += base[id] / (1 + Math.sqrt(dx * dx + dy * dy + dz * dz) * inverseScale);
-      }
+      for (let slot = 0; slot < count; slot++)
+        priority[slot] += distanceWeight(positions, base, ids[slot], cx, cy, cz, inverseScale);
       return;
     }
     for (let slot = 0; slot < count; slot++) {
@@ -98,4 +114,21 @@ export class PriorityAccumulator {
       priority[slot] += base[id] * weight;
     }
   }
+}
+
+/** The default importance's weight of `id` seen from (cx, cy, cz). */
+function distanceWeight(
+  positions: Float64Array,
+  base: Float32Array,
+  id: number,
+  cx: number,
+  cy: number,
+  cz: number,
+  inverseScale: number,
+): number {
+  const p = id * 3;
+  const dx = positions[p] - cx;
+  const dy = positions[p + 1] - cy;
+  const dz = positions[p + 2] - cz;
+  return base[id] / (1 + Math.sqrt(dx * dx + dy * dy + dz * dz) * inverseScale);
 }

@@ -64,6 +64,16 @@ export class PrioritySelection {
     return this._misfits;
   }
 
+  /** Members not offered yet (0 once `next` went through them all). */
+  get pending(): number {
+    return this.heapSize;
+  }
+
+  /** The view slot of the entity last offered by `next` (until its take or skip), or -1. */
+  get offeredSlot(): number {
+    return this.offered;
+  }
+
   /** Starts filling a packet of `budgetBits` for a view (after its priorities were accumulated). */
   begin(view: InterestView, budgetBits: number): void {
     if (!(budgetBits >= 0 && budgetBits !== Number.POSITIVE_INFINITY))

@@ -60,6 +60,7 @@ describe('GhostTable', () => {
     table.sends[a] = 4;
     table.setBaselineTick(a, 77);
     table.remove(a);
+    assert.equal(table.epoch[a], 0, "a free slot's epoch is 0 (no ack matches it)");
     assert.equal(table.find(5), -1);
     assert.equal(table.find(6), b);
     assert.equal(table.size, 1);
