@@ -88,6 +88,11 @@ export class ServerWorld {
   private readonly inLifecycle: Uint8Array;
   /** @internal Called by tick() for each id whose entity appeared, vanished or moved (set by ReplicationServer). */
   onTicked: ((id: number, typeIndex: number, moved: boolean) => void) | undefined;
+  /**
+   * @internal Told when a tick starts and of each entity whose new state it records, right after
+   * (set by ReplicationServer: its shared deltas encode ahead while the history is in cache).
+   */
+  recorder: { beginTick(tick: number): void; recorded(id: number): void } | undefined;
 
   constructor(options: ServerWorldOptions) {
     const where = 'ServerWorld';
@@ -243,6 +248,8 @@ export class ServerWorld {
   tick(): number {
     if (this.ticks >= 0xfffffffe) throw new RangeError('ServerWorld.tick: the tick counter is exhausted');
     const tick = ++this.ticks;
+    const recorder = this.recorder;
+    recorder?.beginTick(tick);
     for (let i = 0; i < this.lifecycle.length; i++) {
       const id = this.lifecycle.items[i];
       this.inLifecycle[id] = 0;
@@ -285,6 +292,7 @@ export class ServerWorld {
       }
       this.latestTicks[id] = tick;
       this.oldestTicks[id] = oldest;
+      if (recorder !== undefined) recorder.recorded(id);
     }
     this.dirty.clear();
     return tick;
