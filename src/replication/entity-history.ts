@@ -11,6 +11,51 @@ export const historyRecordWords = (length: number, lanes: number): number =>
   HISTORY_TICKS + length + length * lanes;
 
 /**
+ * Pushes the lanes at `record[from..from + lanes)` onto the flat ring at `offset` (a record of
+ * historyRecordWords(length, lanes) words, without blobs) as the state of `tick`, unless they equal
+ * its newest state: what EntityHistory's `latest`, `slotFor` and a copy do, on the record alone
+ * (the server world records every changed entity each tick, and the objects cost more than the
+ * lanes). Returns the tick of the oldest state held after the push, or -1 when nothing changed.
+ */
+export function pushLanes(
+  record: Uint32Array,
+  offset: number,
+  length: number,
+  lanes: number,
+  from: number,
+  tick: number,
+): number {
+  const ticks = offset + HISTORY_TICKS;
+  const first = ticks + length;
+  const count = record[offset + HISTORY_COUNT];
+  let head = record[offset + HISTORY_HEAD];
+  let at = first + head * lanes;
+  if (count > 0) {
+    let same = true;
+    for (let i = 0; i < lanes; i++) {
+      if (record[at + i] === record[from + i]) continue;
+      same = false;
+      break;
+    }
+    if (same) return -1;
+  }
+  let held = count;
+  if (count === 0 || record[ticks + head] !== tick) {
+    head = head === length - 1 ? 0 : head + 1;
+    record[offset + HISTORY_HEAD] = head;
+    if (count < length) {
+      held = count + 1;
+      record[offset + HISTORY_COUNT] = held;
+    }
+    record[ticks + head] = tick;
+    at = first + head * lanes;
+  }
+  for (let i = 0; i < lanes; i++) record[at + i] = record[from + i];
+  const oldest = head - held + 1;
+  return record[ticks + (oldest < 0 ? oldest + length : oldest)];
+}
+
+/**
  * One entity's last few distinct states, each stamped with the server tick it was quantized in:
  * the baselines deltas are taken against. A ring of `length` slots whose state objects are made
  * the first time each is filled and then reused (copies in place), so a tick allocates nothing

@@ -148,6 +148,7 @@ export class ReplicationServer {
     const origin = grid.min;
     if (world.onTicked !== undefined)
       throw new RangeError('ReplicationServer: this world already feeds another ReplicationServer');
+    world.recorder = this.shared.deltas;
     world.onTicked = (id, typeIndex, moved) => {
       const { interest } = this;
       const type = world.types[typeIndex];

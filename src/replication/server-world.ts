@@ -1,5 +1,5 @@
 import { checkIndex } from '../channels/check-index.js';
-import { EntityHistory, historyRecordWords } from './entity-history.js';
+import { EntityHistory, historyRecordWords, pushLanes } from './entity-history.js';
 import type { EntityLayout } from './entity-layout.js';
 import { type AnyEntityType, checkTypes, type EntityType } from './entity-type.js';
 import { IdList } from './id-list.js';
@@ -65,8 +65,15 @@ export class ServerWorld {
    */
   readonly latestTicks: Float64Array;
   readonly oldestTicks: Float64Array;
-  /** Per id: the state the last set left (what the next tick records). */
+  /**
+   * Per id: the state the last set left (what the next tick records). Its lanes are a view of the
+   * words right after the id's history record, so the tick compares and copies them in the store.
+   */
   private readonly current: (LaneState | null)[];
+  /** Per type index: its scalar lanes, whether it has blobs (1) and a position (1). */
+  private readonly laneCounts: Uint16Array;
+  private readonly blobTypes: Uint8Array;
+  private readonly positioned: Uint8Array;
   /** Per id: the position its type reports (x, y, z), refreshed by create and set. */
   readonly positions: Float64Array;
   private readonly handles: (Entity<unknown> | null)[];
@@ -81,6 +88,11 @@ export class ServerWorld {
   private readonly inLifecycle: Uint8Array;
   /** @internal Called by tick() for each id whose entity appeared, vanished or moved (set by ReplicationServer). */
   onTicked: ((id: number, typeIndex: number, moved: boolean) => void) | undefined;
+  /**
+   * @internal Told when a tick starts and of each entity whose new state it records, right after
+   * (set by ReplicationServer: its shared deltas encode ahead while the history is in cache).
+   */
+  recorder: { beginTick(tick: number): void; recorded(id: number): void } | undefined;
 
   constructor(options: ServerWorldOptions) {
     const where = 'ServerWorld';
@@ -95,6 +107,9 @@ export class ServerWorld {
     for (let i = 0; i < this.types.length; i++) this.typeIndex.set(this.types[i], i);
     this.capacity = capacity;
     this.historyLength = historyLength;
+    this.laneCounts = Uint16Array.from(this.types, (type) => type.layout.lanes.length);
+    this.blobTypes = Uint8Array.from(this.types, (type) => (type.layout.blobs.length > 0 ? 1 : 0));
+    this.positioned = Uint8Array.from(this.types, (type) => (type.position === undefined ? 0 : 1));
     this.typeOf = new Int16Array(capacity).fill(FREE);
     this.generationOf = new Uint16Array(capacity);
     this.tickedType = new Int16Array(capacity).fill(FREE);
@@ -142,7 +157,6 @@ export class ServerWorld {
     if (history === null || history.layout !== layout) {
       history = this.newHistory(index, layout, id);
       this.histories[id] = history;
-      this.current[id] = layout.createState();
     }
     const state = this.current[id]!;
     // Quantized before anything changes, so a bad value leaves the world as it was.
@@ -234,6 +248,8 @@ export class ServerWorld {
   tick(): number {
     if (this.ticks >= 0xfffffffe) throw new RangeError('ServerWorld.tick: the tick counter is exhausted');
     const tick = ++this.ticks;
+    const recorder = this.recorder;
+    recorder?.beginTick(tick);
     for (let i = 0; i < this.lifecycle.length; i++) {
       const id = this.lifecycle.items[i];
       this.inLifecycle[id] = 0;
@@ -249,27 +265,47 @@ export class ServerWorld {
       this.onTicked?.(id, type, false);
     }
     this.lifecycle.clear();
-    for (let i = 0; i < this.dirty.length; i++) {
-      const id = this.dirty.items[i];
-      this.isDirty[id] = 0;
-      if (this.typeOf[id] === FREE) continue;
-      const history = this.histories[id]!;
-      const state = this.current[id]!;
-      if (this.types[this.typeOf[id]].position !== undefined) this.onTicked?.(id, this.typeOf[id], true);
-      const latest = history.latest;
-      if (latest !== null && sameState(latest, state)) continue;
-      // The states are this world's own (no shape checks).
-      copyState(state, history.slotFor(tick));
+    const length = this.historyLength;
+    const { dirty, isDirty, typeOf, laneCounts, historyStores, historyOffsets } = this;
+    for (let i = 0; i < dirty.length; i++) {
+      const id = dirty.items[i];
+      isDirty[id] = 0;
+      const type = typeOf[id];
+      if (type === FREE) continue;
+      if (this.positioned[type] === 1) this.onTicked?.(id, type, true);
+      let oldest: number;
+      if (this.blobTypes[type] === 0) {
+        // In the store alone: the current lanes follow the record (see newHistory).
+        const lanes = laneCounts[type];
+        const offset = historyOffsets[id];
+        const from = offset + historyRecordWords(length, lanes);
+        oldest = pushLanes(historyStores[id]!, offset, length, lanes, from, tick);
+        if (oldest < 0) continue;
+      } else {
+        const history = this.histories[id]!;
+        const state = this.current[id]!;
+        const latest = history.latest;
+        if (latest !== null && sameState(latest, state)) continue;
+        // The states are this world's own (no shape checks).
+        copyState(state, history.slotFor(tick));
+        oldest = history.oldestTick;
+      }
       this.latestTicks[id] = tick;
-      this.oldestTicks[id] = history.oldestTick;
+      this.oldestTicks[id] = oldest;
+      if (recorder !== undefined) recorder.recorded(id);
     }
     this.dirty.clear();
     return tick;
   }
 
-  /** A history for `id` in its type's store (its place there is the id's: ids come low first). */
+  /**
+   * A history for `id` in its type's store (its place there is the id's: ids come low first), and
+   * the id's current state, whose lanes are the words right after the record.
+   */
   private newHistory(type: number, layout: EntityLayout<unknown>, id: number): EntityHistory {
-    const words = historyRecordWords(this.historyLength, layout.lanes.length);
+    const lanes = layout.lanes.length;
+    const record = historyRecordWords(this.historyLength, lanes);
+    const words = record + lanes;
     const blocks = this.stores[type];
     const block = Math.floor(id / STORE_IDS);
     let store = blocks[block];
@@ -280,6 +316,10 @@ export class ServerWorld {
     const offset = (id % STORE_IDS) * words;
     this.historyStores[id] = store;
     this.historyOffsets[id] = offset;
+    this.current[id] = {
+      lanes: store.subarray(offset + record, offset + words),
+      blobs: layout.createState().blobs,
+    };
     return new EntityHistory(layout, this.historyLength, store, offset);
   }
 

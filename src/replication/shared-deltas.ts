@@ -80,6 +80,8 @@ export class SharedDeltas {
   private ageCounts = new Float64Array(MAX_AGE + 1);
   private lastCounts = new Float64Array(MAX_AGE + 1);
   private countsTick = -1;
+  /** The ages (bit per age) encoded ahead this tick; 0: none. */
+  private eager = 0;
   /** Entities measured in the current tick and in the one before. */
   private measuredEntities = 0;
   private lastMeasuredEntities = 0;
@@ -164,15 +166,29 @@ export class SharedDeltas {
   /**
    * Once per tick, before any client measures: encodes every entity changed this tick against
    * the baseline ages most clients used last tick, for the entities measured at those ages last
-   * tick, walking the entities in id order. Those are the deltas nearly every client needs (on
-   * steady links most acked the same recent ticks), and a pass in id order reads the histories
-   * far faster than the clients' scattered requests; the rest are still encoded on demand.
+   * tick. Those are the deltas nearly every client needs (on steady links most acked the same
+   * recent ticks). A world that has this as its `recorder` (a ReplicationServer's) has done it
+   * during its tick, each entity right after recording it, while its history is in cache; else
+   * this walks the changed entities in id order, which still reads the histories far faster than
+   * the clients' scattered requests. The rest are encoded on demand.
    */
   prepare(): void {
     const world = this.world;
     const tick = world.serverTick;
     if (this.countsTick === tick) return;
+    this.beginTick(tick);
+    if (this.eager === 0) return;
+    const latestTicks = world.latestTicks;
+    for (let id = 0; id < world.capacity; id++) if (latestTicks[id] === tick) this.recorded(id);
+  }
+
+  /**
+   * @internal The world's tick `tick` starts (the serverTick already is `tick`): last tick's
+   * measures choose the ages to encode ahead.
+   */
+  beginTick(tick: number): void {
     this.countsTick = tick;
+    this.eager = 0;
     const last = this.ageCounts;
     this.ageCounts = this.lastCounts;
     this.ageCounts.fill(0);
@@ -189,33 +205,37 @@ export class SharedDeltas {
       eager |= 1 << age;
       ages++;
     }
+    this.eager = eager;
+  }
+
+  /** @internal The world recorded entity `id`'s new state in this tick: encodes it ahead. */
+  recorded(id: number): void {
+    const eager = this.eager;
     if (eager === 0) return;
-    const { latestTicks, oldestTicks } = world;
+    // Only for entities some client measured last tick, at the ages measured: an entity nobody
+    // sees (most of them with few clients) costs nothing.
     const blocks = this.blocks;
+    const block = id * BLOCK;
+    const tick = this.countsTick;
     const lastTick = (tick - 1) | 0;
-    for (let id = 0; id < world.capacity; id++) {
-      if (latestTicks[id] !== tick) continue;
-      // Only for entities some client measured last tick, at the ages measured: an entity nobody
-      // sees (most of them with few clients) costs nothing.
-      const block = id * BLOCK;
-      if (blocks[block + WAYS_TICK] !== lastTick) continue;
-      const state = blocks[block + STATE];
-      if ((state & USED_ALL) === 0) continue;
-      // The ages are read before the first add starts this tick's entries over.
-      let wanted = 0;
-      const fill = state & FILL;
-      for (let way = 0; way < fill; way++) {
-        const base = blocks[block + ENTRIES + way * STRIDE + BASE];
-        if ((state & (1 << (USED_SHIFT + way))) === 0 || base === -1) continue;
-        const age = (lastTick - base) | 0;
-        if (age <= MAX_AGE) wanted |= (1 << age) & eager;
-      }
-      for (let age = 1; wanted !== 0; age++) {
-        if ((wanted & (1 << age)) === 0) continue;
-        wanted &= ~(1 << age);
-        const baseTick = tick - age;
-        if (oldestTicks[id] <= baseTick && this.find(id, baseTick) < 0) this.add(id, baseTick);
-      }
+    if (blocks[block + WAYS_TICK] !== lastTick) return;
+    const state = blocks[block + STATE];
+    if ((state & USED_ALL) === 0) return;
+    // The ages are read before the first add starts this tick's entries over.
+    let wanted = 0;
+    const fill = state & FILL;
+    for (let way = 0; way < fill; way++) {
+      const base = blocks[block + ENTRIES + way * STRIDE + BASE];
+      if ((state & (1 << (USED_SHIFT + way))) === 0 || base === -1) continue;
+      const age = (lastTick - base) | 0;
+      if (age <= MAX_AGE) wanted |= (1 << age) & eager;
+    }
+    const oldest = this.world.oldestTicks[id];
+    for (let age = 1; wanted !== 0; age++) {
+      if ((wanted & (1 << age)) === 0) continue;
+      wanted &= ~(1 << age);
+      const baseTick = tick - age;
+      if (oldest <= baseTick && this.find(id, baseTick) < 0) this.add(id, baseTick);
     }
   }
 

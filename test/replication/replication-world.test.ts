@@ -74,6 +74,50 @@ describe('ServerWorld', () => {
     assert.equal(Cube.layout.dequantize(history.at(100)!).position[0], 6);
   });
 
+  it("keeps each entity's newest and oldest tick beside its history, with or without blobs", () => {
+    const Named = defineEntity('named', t.object({ hp: t.int(0, 100), name: t.string(8) }));
+    const world = new ServerWorld({ types: [Cube, Named], capacity: 4, historyLength: 3 });
+    const c = world.create(Cube, cube(1));
+    const n = world.create(Named, { hp: 1, name: 'a' });
+    const ticks = (id: number) => [world.latestTicks[id], world.oldestTicks[id]];
+    assert.deepEqual(ticks(c.id), [-1, -1], 'nothing before the first tick');
+    world.tick();
+    assert.deepEqual(ticks(c.id), [1, 1]);
+    assert.deepEqual(ticks(n.id), [1, 1]);
+    // A set without a tick is not in the history yet; the value read back is the new one.
+    world.set(c, cube(2));
+    world.set(n, { hp: 1, name: 'b' });
+    assert.equal(world.histories[c.id]!.size, 1);
+    assert.deepEqual(world.get(c).position, [2, 0, 0]);
+    assert.equal(Cube.layout.dequantize(world.histories[c.id]!.latest!).position[0], 1);
+    world.tick();
+    world.set(c, cube(2)); // unchanged: neither is recorded
+    world.set(n, { hp: 1, name: 'b' });
+    world.tick();
+    assert.deepEqual(ticks(c.id), [2, 1]);
+    assert.deepEqual(ticks(n.id), [2, 1]);
+    for (let x = 3; x <= 5; x++) {
+      world.set(c, cube(x));
+      world.set(n, { hp: x, name: 'b' });
+      world.tick();
+    }
+    // Three states held: ticks 4, 5, 6.
+    assert.deepEqual(ticks(c.id), [6, 4]);
+    assert.deepEqual(ticks(n.id), [6, 4]);
+    const h = world.histories[c.id]!;
+    assert.deepEqual([h.tickAt(0), h.tickAt(1), h.tickAt(2)], [6, 5, 4]);
+    assert.equal(Cube.layout.dequantize(h.stateAt(2)).position[0], 3);
+    assert.equal(Named.layout.dequantize(world.histories[n.id]!.latest!).hp, 5);
+    // The id taken by an entity of another type starts a history of that type.
+    world.destroy(c);
+    const m = world.create(Named, { hp: 7, name: 'c' });
+    assert.equal(m.id, c.id);
+    world.tick();
+    assert.deepEqual(ticks(m.id), [7, 7]);
+    assert.deepEqual(world.get(m), { hp: 7, name: 'c' });
+    assert.equal(Named.layout.dequantize(world.histories[m.id]!.latest!).hp, 7);
+  });
+
   it("keeps neighbouring ids' histories apart in their type's flat store, and ids of other types in another", () => {
     const world = new ServerWorld({ types: [Cube, Flag], capacity: 3, historyLength: 3 });
     const a = world.create(Cube, cube(1));

@@ -60,8 +60,11 @@ describe('SharedDeltas', () => {
       for (const e of things) if (next() < 0.7) world.set(e, value());
       if (next() < 0.7) world.set(wide, { v: lanes(12, 300, world.get(wide).v) });
       if (next() < 0.7) world.set(many, { v: lanes(33, 255, world.get(many).v), on: next() < 0.5 });
+      // The pass that encodes ahead: on alternate ticks, by the world during its tick (as the
+      // world's recorder, as a ReplicationServer sets it) every fourth, by prepare every second.
+      world.recorder = round % 4 === 1 ? deltas : undefined;
       const tick = world.tick();
-      if (round % 2 === 0) deltas.prepare(); // the pass that encodes ahead, on alternate ticks
+      if (round % 2 === 0) deltas.prepare();
       for (const e of entities) {
         const history = world.histories[e.id]!;
         // Every tick back to the oldest held (more than the ways kept per entity), and absolute,
