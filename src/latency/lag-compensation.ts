@@ -34,22 +34,12 @@ const [REWINDS, TOO_OLD, TOO_NEW, REFUSED, TESTED, SKIPPED] = [0, 1, 2, 3, 4, 5]
 const FIRST_RING = 4;
 
 /**
- * One entity's ring of recorded states, their ticks and boxes, and the blend it is tested with.
- * The ring grows (doubling, up to historyTicks + 1) only when its oldest state may still be
- * rewound to: an entity at rest keeps a few states, not a second's worth.
+ * A ring record's numbers: its tick, its broad-phase box (six numbers), and 1 where it was recorded
+ * as a change (the state before it held until the tick before).
  */
-interface Track<S> {
-  states: S[];
-  ticks: Float64Array;
-  /** Six numbers per state: its broad-phase box. */
-  boxes: Float64Array;
-  /** 1 where the state was recorded as a change: the one before it held until the tick before. */
-  changes: Uint8Array;
-  head: number;
-  count: number;
-  /** The rewound state handed to the test, rebuilt in place. */
-  blended: S;
-}
+const RECORD = 8;
+const BOX = 1;
+const CHANGE = 7;
 
 interface MutableOutcome {
   claim: RewindClaim;
@@ -71,9 +61,23 @@ export class LagCompensation<S> {
   private readonly layout: EntityLayout<S> | undefined;
   private readonly scratchLanes: LaneState | undefined;
   private readonly box = new Float64Array(6);
-  /** The state being recorded, swapped into its ring slot once checked. */
-  private spare = {} as S;
-  private readonly tracks: (Track<S> | null)[];
+  /**
+   * The state being recorded, swapped into its ring slot once checked. Undefined until the first
+   * record: the interpolator (or the layout) makes it, so its floats are stored unboxed.
+   */
+  private spare = undefined as S;
+  /**
+   * Each entity's ring, flat: RECORD numbers per state (tick, box, change), the newest at
+   * `heads[id]`, `counts[id]` of them held. Grown (doubling, up to historyTicks + 1) only while its
+   * oldest state may still be rewound to: an entity at rest keeps a few states, not a second's worth.
+   */
+  private readonly rings: (Float64Array | null)[];
+  /** Each entity's ring of states, beside its numbers (undefined: a slot not filled yet). */
+  private readonly states: (S[] | null)[];
+  private readonly heads: Int32Array;
+  private readonly counts: Int32Array;
+  /** Each entity's rewound state handed to the test, rebuilt in place (made by the first blend). */
+  private readonly blends: S[];
   /** Ids recorded and not removed, and each one's index in it (-1: absent). */
   private readonly active: Int32Array;
   private activeCount = 0;
@@ -118,7 +122,11 @@ export class LagCompensation<S> {
     this.beyondClamp = beyond;
     this.layout = options.layout;
     this.scratchLanes = options.layout?.createState();
-    this.tracks = new Array(capacity).fill(null);
+    this.rings = new Array(capacity).fill(null);
+    this.states = new Array(capacity).fill(null);
+    this.heads = new Int32Array(capacity);
+    this.counts = new Int32Array(capacity);
+    this.blends = new Array(capacity).fill(undefined);
     this.active = new Int32Array(capacity);
     this.activeIndex = new Int32Array(capacity).fill(-1);
     this.counters = new Float64Array(maxClients * STAT_COUNT);
@@ -196,18 +204,16 @@ export class LagCompensation<S> {
       );
     const tick = world.serverTick;
     this.checkSlot('recordFrom', tick, id);
-    const track = this.tracks[id];
     const changed = world.latestTicks[id];
-    if (track !== null && track.count > 0) {
-      // The world's newest state of it is the one recorded last: it held, nothing to record.
-      if (changed <= track.ticks[track.head]) {
-        this.advance(tick);
-        return;
-      }
+    const held = this.counts[id] > 0;
+    // The world's newest state of it is the one recorded last: it held, nothing to record.
+    if (held && changed <= this.rings[id]![this.heads[id] * RECORD]) {
+      this.advance(tick);
+      return;
     }
     this.spare = layout.dequantize(world.histories[id]!.latest!, this.spare);
     // Stamped this tick: the state before held until the tick before (as recordChange).
-    this.commit(tick, id, changed === tick && track !== null && track.count > 0 ? 1 : 0);
+    this.commit(tick, id, changed === tick && held ? 1 : 0);
   }
 
   /** Forgets an entity (destroyed, or no longer to be hit): it is never rewound again. */
@@ -219,8 +225,7 @@ export class LagCompensation<S> {
     this.active[i] = last;
     this.activeIndex[last] = i;
     this.activeIndex[id] = -1;
-    const track = this.tracks[id];
-    if (track !== null) track.count = 0;
+    this.counts[id] = 0;
   }
 
   /**
@@ -276,38 +281,42 @@ export class LagCompensation<S> {
     out.tick = at;
     let tested = 0;
     let skipped = 0;
+    const { rings, states, heads, counts, blends } = this;
     for (let i = 0; i < this.activeCount; i++) {
       const id = this.active[i];
-      const track = this.tracks[id]!;
-      const length = track.ticks.length;
-      const head = track.head;
+      const ring = rings[id]!;
+      const length = ring.length / RECORD;
+      const head = heads[id];
+      const count = counts[id];
       // n: how many states back the newest stamped at or before `at` lies (ticks fall as n grows).
       let low = 0;
-      let high = track.count;
+      let high = count;
       while (low < high) {
         const mid = (low + high) >> 1;
-        if (track.ticks[(head - mid + length) % length] <= at) high = mid;
+        if (ring[((head - mid + length) % length) * RECORD] <= at) high = mid;
         else low = mid + 1;
       }
-      if (low === track.count) continue; // not yet recorded at that time
+      if (low === count) continue; // not yet recorded at that time
       // k: that state; j: the one after it (or k itself at the newest).
       const k = (head - low + length) % length;
       let j = low === 0 ? k : k === length - 1 ? 0 : k + 1;
-      let t0 = track.ticks[k];
-      if (j !== k && track.changes[j] === 1) {
+      let t0 = ring[k * RECORD];
+      if (j !== k && ring[j * RECORD + CHANGE] === 1) {
         // A change: k held until the tick before j's, then blended into it over one tick.
-        const held = track.ticks[j] - 1;
+        const held = ring[j * RECORD] - 1;
         if (at <= held) j = k;
         else if (held > t0) t0 = held;
       }
-      if (!overlaps(track.boxes, k, j, volume)) {
+      if (!overlaps(ring, k * RECORD + BOX, j * RECORD + BOX, volume)) {
         skipped++;
         continue;
       }
-      const f = j === k ? 0 : (at - t0) / (track.ticks[j] - t0);
-      track.blended = this.interpolator.interpolate(track.states[k], track.states[j], f, track.blended);
+      const f = j === k ? 0 : (at - t0) / (ring[j * RECORD] - t0);
+      const ringStates = states[id]!;
+      const blended = this.interpolator.interpolate(ringStates[k], ringStates[j], f, blends[id]);
+      blends[id] = blended;
       tested++;
-      test(id, track.blended);
+      test(id, blended);
     }
     counters[base + TESTED] += tested;
     counters[base + SKIPPED] += skipped;
@@ -345,11 +354,13 @@ export class LagCompensation<S> {
     this.checkId(what, id);
     if (!Number.isInteger(tick) || tick < 0)
       throw new RangeError(`LagCompensation.${what}: tick must be an integer >= 0, got ${tick}`);
-    const track = this.tracks[id];
-    if (track !== null && track.count > 0 && tick < track.ticks[track.head])
-      throw new RangeError(
-        `LagCompensation.${what}: tick ${tick} is before entity ${id}'s last record (${track.ticks[track.head]})`,
-      );
+    if (this.counts[id] > 0) {
+      const last = this.rings[id]![this.heads[id] * RECORD];
+      if (tick < last)
+        throw new RangeError(
+          `LagCompensation.${what}: tick ${tick} is before entity ${id}'s last record (${last})`,
+        );
+    }
   }
 
   /** Copies `state` into `spare`, quantized as clients decode it when there is a layout. */
@@ -363,51 +374,78 @@ export class LagCompensation<S> {
 
   /**
    * Boxes `spare` (the game's bounds, checked before anything changes) and swaps it into `id`'s
-   * ring at `tick`: the slot's old object becomes the next spare, so nothing is allocated.
-   * `change`: 1 when recorded by recordChange.
+   * ring at `tick`: the slot's old object becomes the next spare, so nothing is allocated once
+   * the ring's slots are filled. `change`: 1 when recorded by recordChange.
    */
   private commit(tick: number, id: number, change: 0 | 1): void {
     const box = this.box;
-    box.fill(Number.NaN);
+    // NaN: a side the bounds leave unwritten fails the check below.
+    box[0] = box[1] = box[2] = box[3] = box[4] = box[5] = Number.NaN;
     this.bounds(this.spare, box);
-    checkVolume('LagCompensation: the bounds option', box);
-    let track = this.tracks[id];
-    if (track === null) {
-      track = {
-        states: [],
-        ticks: new Float64Array(0),
-        boxes: new Float64Array(0),
-        changes: new Uint8Array(0),
-        head: -1,
-        count: 0,
-        // Made by the first blend: the interpolator's own object keeps its floats unboxed.
-        blended: undefined as unknown as S,
-      };
-      resize(track, Math.min(FIRST_RING, this.historyTicks + 1));
-      this.tracks[id] = track;
-    }
-    if (track.count === 0 || tick !== track.ticks[track.head]) {
-      const length = track.ticks.length;
-      if (track.count === length && length < this.historyTicks + 1) {
+    if (!(box[0] <= box[3] && box[1] <= box[4] && box[2] <= box[5]))
+      checkVolume('LagCompensation: the bounds option', box);
+    let ring = this.rings[id];
+    if (ring === null) ring = this.resize(id, Math.min(FIRST_RING, this.historyTicks + 1));
+    let head = this.heads[id];
+    let count = this.counts[id];
+    if (count === 0 || tick !== ring[head * RECORD]) {
+      let length = ring.length / RECORD;
+      if (count === length && length < this.historyTicks + 1) {
         // Full: the oldest state goes only if the one after it covers every tick still claimable.
-        const second = (track.head - length + 2 + length) % length;
-        if (track.ticks[second] > Math.max(tick, this.newest) - this.historyTicks)
-          resize(track, Math.min(2 * length, this.historyTicks + 1));
+        const second = (head + 2) % length;
+        if (ring[second * RECORD] > Math.max(tick, this.newest) - this.historyTicks) {
+          ring = this.resize(id, Math.min(2 * length, this.historyTicks + 1));
+          head = this.heads[id];
+          length = ring.length / RECORD;
+        }
       }
-      track.head = (track.head + 1) % track.ticks.length;
-      if (track.count < track.ticks.length) track.count++;
-      track.ticks[track.head] = tick;
+      head = head + 1 === length ? 0 : head + 1;
+      if (count < length) this.counts[id] = ++count;
+      this.heads[id] = head;
     }
-    const old = track.states[track.head];
-    track.states[track.head] = this.spare;
+    const at = head * RECORD;
+    ring[at] = tick;
+    ring[at + 1] = box[0];
+    ring[at + 2] = box[1];
+    ring[at + 3] = box[2];
+    ring[at + 4] = box[3];
+    ring[at + 5] = box[4];
+    ring[at + 6] = box[5];
+    ring[at + CHANGE] = change;
+    const ringStates = this.states[id]!;
+    const old = ringStates[head];
+    ringStates[head] = this.spare;
     this.spare = old;
-    track.boxes.set(box, track.head * 6);
-    track.changes[track.head] = change;
     if (this.activeIndex[id] < 0) {
       this.activeIndex[id] = this.activeCount;
       this.active[this.activeCount++] = id;
     }
     if (tick > this.newest) this.newest = tick;
+  }
+
+  /**
+   * Gives `id` a ring of `length` states (not fewer than it holds), oldest first, newest at
+   * count - 1; returns its numbers. New slots hold no object: a record there leaves the next spare
+   * undefined, made by the next take.
+   */
+  private resize(id: number, length: number): Float64Array {
+    const count = this.counts[id];
+    const ring = new Float64Array(length * RECORD);
+    const ringStates: S[] = new Array(length).fill(undefined);
+    const from = this.rings[id];
+    if (from !== null) {
+      const old = from.length / RECORD;
+      const oldStates = this.states[id]!;
+      for (let n = 0; n < count; n++) {
+        const slot = (this.heads[id] - count + 1 + n + old) % old;
+        ringStates[n] = oldStates[slot];
+        for (let i = 0; i < RECORD; i++) ring[n * RECORD + i] = from[slot * RECORD + i];
+      }
+    }
+    this.rings[id] = ring;
+    this.states[id] = ringStates;
+    this.heads[id] = count - 1;
+    return ring;
   }
 
   private checkId(what: string, id: number): void {
@@ -416,28 +454,4 @@ export class LagCompensation<S> {
         `LagCompensation.${what}: id must be an integer in [0, ${this.capacity}), got ${id}`,
       );
   }
-}
-
-/** Gives a track a ring of `length` states (not fewer than it holds), oldest first, newest at count - 1. */
-function resize<S>(track: Track<S>, length: number): void {
-  const old = track.ticks.length;
-  const count = track.count;
-  const states: S[] = new Array(length);
-  const ticks = new Float64Array(length);
-  const boxes = new Float64Array(length * 6);
-  const changes = new Uint8Array(length);
-  for (let n = 0; n < count; n++) {
-    const from = (track.head - count + 1 + n + old) % old;
-    states[n] = track.states[from];
-    ticks[n] = track.ticks[from];
-    boxes.set(track.boxes.subarray(from * 6, from * 6 + 6), n * 6);
-    changes[n] = track.changes[from];
-  }
-  // Grown only when full: the new slots get objects of their own (swapped with the spare on record).
-  for (let n = count; n < length; n++) states[n] = {} as S;
-  track.states = states;
-  track.ticks = ticks;
-  track.boxes = boxes;
-  track.changes = changes;
-  track.head = count - 1;
 }
