@@ -48,7 +48,10 @@ class Reference {
     const box = new Float64Array(6);
     bounds(state, box);
     let list = this.held.get(id);
-    if (list === undefined) this.held.set(id, (list = []));
+    if (list === undefined) {
+      list = [];
+      this.held.set(id, list);
+    }
     // A change flag is read only on the state after the one blended from: the first's never is.
     const entry = { tick, state, box, change };
     if (list.length > 0 && list[list.length - 1].tick === tick) list[list.length - 1] = entry;
