@@ -10,6 +10,7 @@ import type {
   RewindClaim,
   RewindOutcome,
 } from './lag-compensation-options.js';
+import { type FlatStates, flatStates } from './lag-states.js';
 
 export type {
   BeyondClamp,
@@ -34,12 +35,13 @@ const [REWINDS, TOO_OLD, TOO_NEW, REFUSED, TESTED, SKIPPED] = [0, 1, 2, 3, 4, 5]
 const FIRST_RING = 4;
 
 /**
- * A ring record's numbers: its tick, its broad-phase box (six numbers), and 1 where it was recorded
- * as a change (the state before it held until the tick before).
+ * A ring record's numbers: its tick, its broad-phase box (six numbers), 1 where it was recorded as
+ * a change (the state before it held until the tick before), then the state's own numbers when the
+ * schema is flat (lag-states.ts).
  */
-const RECORD = 8;
 const BOX = 1;
 const CHANGE = 7;
+const STATE = 8;
 
 interface MutableOutcome {
   claim: RewindClaim;
@@ -67,13 +69,25 @@ export class LagCompensation<S> {
    */
   private spare = undefined as S;
   /**
-   * Each entity's ring, flat: RECORD numbers per state (tick, box, change), the newest at
+   * Each entity's ring, flat: `stride` numbers per state (tick, box, change, state), the newest at
    * `heads[id]`, `counts[id]` of them held. Grown (doubling, up to historyTicks + 1) only while its
    * oldest state may still be rewound to: an entity at rest keeps a few states, not a second's worth.
    */
   private readonly rings: (Float64Array | null)[];
-  /** Each entity's ring of states, beside its numbers (undefined: a slot not filled yet). */
+  /**
+   * Each entity's ring of state objects beside its numbers, when the schema is not flat
+   * (undefined: a slot not filled yet).
+   */
   private readonly states: (S[] | null)[];
+  /** The states as numbers in the rings (null: kept as objects, in `states`). */
+  private readonly flat: FlatStates<S> | null;
+  /** Numbers per ring record. */
+  private readonly stride: number;
+  /** A flat state being recorded, checked before it goes to the ring. */
+  private readonly stateScratch: Float64Array;
+  /** The two states a flat ring's blend reads, rebuilt in place (made from the first state recorded). */
+  private fromScratch = undefined as S;
+  private toScratch = undefined as S;
   private readonly heads: Int32Array;
   private readonly counts: Int32Array;
   /** Each entity's rewound state handed to the test, rebuilt in place (made by the first blend). */
@@ -122,6 +136,10 @@ export class LagCompensation<S> {
     this.beyondClamp = beyond;
     this.layout = options.layout;
     this.scratchLanes = options.layout?.createState();
+    // Generated code as the interpolator's: with its closures (no codegen), states stay objects.
+    this.flat = interpolator.compiled ? flatStates<S>(interpolator.schema) : null;
+    this.stride = STATE + (this.flat?.numbers ?? 0);
+    this.stateScratch = new Float64Array(this.flat?.numbers ?? 0);
     this.rings = new Array(capacity).fill(null);
     this.states = new Array(capacity).fill(null);
     this.heads = new Int32Array(capacity);
@@ -207,7 +225,7 @@ export class LagCompensation<S> {
     const changed = world.latestTicks[id];
     const held = this.counts[id] > 0;
     // The world's newest state of it is the one recorded last: it held, nothing to record.
-    if (held && changed <= this.rings[id]![this.heads[id] * RECORD]) {
+    if (held && changed <= this.rings[id]![this.heads[id] * this.stride]) {
       this.advance(tick);
       return;
     }
@@ -285,7 +303,8 @@ export class LagCompensation<S> {
     for (let i = 0; i < this.activeCount; i++) {
       const id = this.active[i];
       const ring = rings[id]!;
-      const length = ring.length / RECORD;
+      const stride = this.stride;
+      const length = ring.length / stride;
       const head = heads[id];
       const count = counts[id];
       // n: how many states back the newest stamped at or before `at` lies (ticks fall as n grows).
@@ -293,27 +312,42 @@ export class LagCompensation<S> {
       let high = count;
       while (low < high) {
         const mid = (low + high) >> 1;
-        if (ring[((head - mid + length) % length) * RECORD] <= at) high = mid;
+        if (ring[((head - mid + length) % length) * this.stride] <= at) high = mid;
         else low = mid + 1;
       }
       if (low === count) continue; // not yet recorded at that time
       // k: that state; j: the one after it (or k itself at the newest).
       const k = (head - low + length) % length;
       let j = low === 0 ? k : k === length - 1 ? 0 : k + 1;
-      let t0 = ring[k * RECORD];
-      if (j !== k && ring[j * RECORD + CHANGE] === 1) {
+      let t0 = ring[k * this.stride];
+      if (j !== k && ring[j * stride + CHANGE] === 1) {
         // A change: k held until the tick before j's, then blended into it over one tick.
-        const held = ring[j * RECORD] - 1;
+        const held = ring[j * this.stride] - 1;
         if (at <= held) j = k;
         else if (held > t0) t0 = held;
       }
-      if (!overlaps(ring, k * RECORD + BOX, j * RECORD + BOX, volume)) {
+      if (!overlaps(ring, k * stride + BOX, j * stride + BOX, volume)) {
         skipped++;
         continue;
       }
-      const f = j === k ? 0 : (at - t0) / (ring[j * RECORD] - t0);
-      const ringStates = states[id]!;
-      const blended = this.interpolator.interpolate(ringStates[k], ringStates[j], f, blends[id]);
+      const f = j === k ? 0 : (at - t0) / (ring[j * this.stride] - t0);
+      let from: S;
+      let to: S;
+      const flat = this.flat;
+      if (flat !== null) {
+        from = this.fromScratch;
+        flat.read(ring, k * stride + STATE, from);
+        to = from;
+        if (j !== k) {
+          to = this.toScratch;
+          flat.read(ring, j * stride + STATE, to);
+        }
+      } else {
+        const ringStates = states[id]!;
+        from = ringStates[k];
+        to = ringStates[j];
+      }
+      const blended = this.interpolator.interpolate(from, to, f, blends[id]);
       blends[id] = blended;
       tested++;
       test(id, blended);
@@ -355,7 +389,7 @@ export class LagCompensation<S> {
     if (!Number.isInteger(tick) || tick < 0)
       throw new RangeError(`LagCompensation.${what}: tick must be an integer >= 0, got ${tick}`);
     if (this.counts[id] > 0) {
-      const last = this.rings[id]![this.heads[id] * RECORD];
+      const last = this.rings[id]![this.heads[id] * this.stride];
       if (tick < last)
         throw new RangeError(
           `LagCompensation.${what}: tick ${tick} is before entity ${id}'s last record (${last})`,
@@ -373,37 +407,50 @@ export class LagCompensation<S> {
   }
 
   /**
-   * Boxes `spare` (the game's bounds, checked before anything changes) and swaps it into `id`'s
-   * ring at `tick`: the slot's old object becomes the next spare, so nothing is allocated once
-   * the ring's slots are filled. `change`: 1 when recorded by recordChange.
+   * Boxes `spare` (the game's bounds, checked before anything changes) and puts it in `id`'s ring
+   * at `tick`: as numbers when the schema is flat, else swapped in (the slot's old object becomes
+   * the next spare, so nothing is allocated once the ring's slots are filled). `change`: 1 when
+   * recorded by recordChange.
    */
   private commit(tick: number, id: number, change: 0 | 1): void {
     const box = this.box;
+    const spare = this.spare;
     // NaN: a side the bounds leave unwritten fails the check below.
     box[0] = box[1] = box[2] = box[3] = box[4] = box[5] = Number.NaN;
-    this.bounds(this.spare, box);
+    this.bounds(spare, box);
     if (!(box[0] <= box[3] && box[1] <= box[4] && box[2] <= box[5]))
       checkVolume('LagCompensation: the bounds option', box);
+    const flat = this.flat;
+    const numbers = this.stateScratch;
+    if (flat !== null) {
+      flat.write(spare, numbers, 0);
+      if (this.fromScratch === undefined) {
+        // The blend's inputs, of the interpolator's own shape (its floats unboxed).
+        this.fromScratch = this.interpolator.interpolate(spare, spare, 0, undefined as S);
+        this.toScratch = this.interpolator.interpolate(spare, spare, 0, undefined as S);
+      }
+    }
+    const stride = this.stride;
     let ring = this.rings[id];
     if (ring === null) ring = this.resize(id, Math.min(FIRST_RING, this.historyTicks + 1));
     let head = this.heads[id];
     let count = this.counts[id];
-    if (count === 0 || tick !== ring[head * RECORD]) {
-      let length = ring.length / RECORD;
+    if (count === 0 || tick !== ring[head * this.stride]) {
+      let length = ring.length / stride;
       if (count === length && length < this.historyTicks + 1) {
         // Full: the oldest state goes only if the one after it covers every tick still claimable.
         const second = (head + 2) % length;
-        if (ring[second * RECORD] > Math.max(tick, this.newest) - this.historyTicks) {
+        if (ring[second * this.stride] > Math.max(tick, this.newest) - this.historyTicks) {
           ring = this.resize(id, Math.min(2 * length, this.historyTicks + 1));
           head = this.heads[id];
-          length = ring.length / RECORD;
+          length = ring.length / stride;
         }
       }
       head = head + 1 === length ? 0 : head + 1;
       if (count < length) this.counts[id] = ++count;
       this.heads[id] = head;
     }
-    const at = head * RECORD;
+    const at = head * stride;
     ring[at] = tick;
     ring[at + 1] = box[0];
     ring[at + 2] = box[1];
@@ -412,10 +459,12 @@ export class LagCompensation<S> {
     ring[at + 5] = box[4];
     ring[at + 6] = box[5];
     ring[at + CHANGE] = change;
-    const ringStates = this.states[id]!;
-    const old = ringStates[head];
-    ringStates[head] = this.spare;
-    this.spare = old;
+    if (flat !== null) for (let i = 0; i < numbers.length; i++) ring[at + STATE + i] = numbers[i];
+    else {
+      const ringStates = this.states[id]!;
+      this.spare = ringStates[head];
+      ringStates[head] = spare;
+    }
     if (this.activeIndex[id] < 0) {
       this.activeIndex[id] = this.activeCount;
       this.active[this.activeCount++] = id;
@@ -425,21 +474,22 @@ export class LagCompensation<S> {
 
   /**
    * Gives `id` a ring of `length` states (not fewer than it holds), oldest first, newest at
-   * count - 1; returns its numbers. New slots hold no object: a record there leaves the next spare
-   * undefined, made by the next take.
+   * count - 1; returns its numbers. New object slots hold none: a record there leaves the next
+   * spare undefined, made by the next take.
    */
   private resize(id: number, length: number): Float64Array {
     const count = this.counts[id];
-    const ring = new Float64Array(length * RECORD);
-    const ringStates: S[] = new Array(length).fill(undefined);
+    const stride = this.stride;
+    const ring = new Float64Array(length * stride);
+    const ringStates: S[] | null = this.flat === null ? new Array(length).fill(undefined) : null;
     const from = this.rings[id];
     if (from !== null) {
-      const old = from.length / RECORD;
-      const oldStates = this.states[id]!;
+      const old = from.length / stride;
+      const oldStates = this.states[id];
       for (let n = 0; n < count; n++) {
         const slot = (this.heads[id] - count + 1 + n + old) % old;
-        ringStates[n] = oldStates[slot];
-        for (let i = 0; i < RECORD; i++) ring[n * RECORD + i] = from[slot * RECORD + i];
+        if (ringStates !== null) ringStates[n] = oldStates![slot];
+        for (let i = 0; i < stride; i++) ring[n * stride + i] = from[slot * stride + i];
       }
     }
     this.rings[id] = ring;

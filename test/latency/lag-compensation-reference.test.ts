@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Soldier, SoldierType } from '../../bench/support/soldier.js';
-import { type BeyondClamp, compileInterpolator, LagCompensation } from '../../src/latency/index.js';
+import { t } from '../../src/index.js';
+import {
+  type BeyondClamp,
+  compileInterpolator,
+  type Interpolator,
+  LagCompensation,
+} from '../../src/latency/index.js';
 import { prng } from '../../src/random/prng.js';
 import { testSeed } from '../support/seed.js';
 
@@ -9,6 +15,8 @@ const seed = testSeed('lag-compensation-reference');
 
 const layout = SoldierType.layout;
 const lerp = compileInterpolator(Soldier, { teleportField: 'teleported' });
+/** Without generated code the rings keep state objects; with it, numbers (lag-states.ts). */
+const closures = compileInterpolator(Soldier, { teleportField: 'teleported', codegen: false });
 const TICK_RATE = 60;
 const HISTORY_SECONDS = 0.25;
 const IDS = 12;
@@ -39,6 +47,7 @@ class Reference {
   constructor(
     readonly historyTicks: number,
     readonly beyond: BeyondClamp,
+    readonly interpolator: Interpolator<Soldier>,
   ) {}
 
   record(tick: number, id: number, value: Soldier, change: boolean): void {
@@ -97,7 +106,7 @@ class Reference {
         continue;
       }
       const f = j === k ? 0 : (at - t0) / (j.tick - t0);
-      seen.set(id, structuredClone(lerp.interpolate(k.state, j.state, f, undefined as never)));
+      seen.set(id, structuredClone(this.interpolator.interpolate(k.state, j.state, f, undefined as never)));
     }
     return { claim, seen, skipped };
   }
@@ -114,11 +123,17 @@ function soldier(random: () => number): Soldier {
 }
 
 describe('LagCompensation against a plain reference', () => {
-  for (const beyond of ['present', 'oldest', 'refuse'] as const) {
-    it(`rewinds as the reference over random records, changes, removals and claims (${beyond})`, () => {
-      const random = prng((seed ^ beyond.length) >>> 0);
+  for (const [beyond, interpolator] of [
+    ['present', lerp],
+    ['oldest', lerp],
+    ['refuse', lerp],
+    ['present', closures],
+  ] as const) {
+    const kept = interpolator.compiled ? 'numbers' : 'objects';
+    it(`rewinds as the reference over random records, changes, removals and claims (${beyond}, ${kept})`, () => {
+      const random = prng((seed ^ (beyond.length + (interpolator.compiled ? 0 : 16))) >>> 0);
       const lc = new LagCompensation({
-        interpolator: lerp,
+        interpolator,
         bounds,
         tickRate: TICK_RATE,
         capacity: 16,
@@ -126,7 +141,7 @@ describe('LagCompensation against a plain reference', () => {
         beyondClamp: beyond,
         layout,
       });
-      const reference = new Reference(lc.historyTicks, beyond);
+      const reference = new Reference(lc.historyTicks, beyond, interpolator);
       const values: (Soldier | null)[] = new Array(IDS).fill(null);
       let compared = 0;
       for (let tick = 1; tick <= 240; tick++) {
@@ -177,4 +192,42 @@ describe('LagCompensation against a plain reference', () => {
       assert.ok(compared > 1000, `${compared} states compared`);
     });
   }
+});
+
+describe('LagCompensation state storage', () => {
+  it('refuses a state of the wrong shape (no layout to check it) and changes nothing', () => {
+    const lc = new LagCompensation({ interpolator: lerp, bounds, tickRate: TICK_RATE, capacity: 4 });
+    const good = soldier(prng(seed));
+    lc.record(1, 0, good);
+    for (const bad of [
+      { ...good, hp: '5' },
+      { ...good, teleported: 1 },
+      { ...good, position: [1, 2, 3, 4] },
+      { ...good, facing: null },
+    ])
+      assert.throws(() => lc.record(2, 0, bad as unknown as Soldier), TypeError);
+    assert.equal(lc.presentTick, 1);
+    const seen: Soldier[] = [];
+    lc.rewind(0, 1, 0, [-1e9, -1e9, -1e9, 1e9, 1e9, 1e9], (_id, s) => seen.push(structuredClone(s)));
+    assert.deepEqual(seen, [lerp.interpolate(good, good, 0, undefined as never)]);
+  });
+
+  it('keeps objects for a schema with a leaf that is not a number (a string), rewinding alike', () => {
+    const Tagged = t.object({ x: t.float64(), tag: t.string(16) });
+    type Tagged = { x: number; tag: string };
+    const lc = new LagCompensation<Tagged>({
+      interpolator: compileInterpolator(Tagged),
+      bounds: (s, out) => {
+        out[0] = out[3] = s.x;
+        out[1] = out[2] = out[4] = out[5] = 0;
+      },
+      tickRate: TICK_RATE,
+      capacity: 4,
+    });
+    lc.record(1, 2, { x: 0, tag: 'a' });
+    lc.record(3, 2, { x: 8, tag: 'b' });
+    const seen: Tagged[] = [];
+    lc.rewind(0, 2, 0.5, [-1e9, -1e9, -1e9, 1e9, 1e9, 1e9], (_id, s) => seen.push({ ...s }));
+    assert.deepEqual(seen, [{ x: 6, tag: 'a' }]);
+  });
 });

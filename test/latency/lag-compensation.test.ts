@@ -178,9 +178,11 @@ describe('LagCompensation', () => {
       }
     }
     // The ring grows only while its oldest state is still claimable: never past historyTicks + 1.
-    // Eight numbers per state in an entity's ring (its tick, box and change flag).
-    const ring = (lc: LagCompensation<Soldier>, id: number) =>
-      (lc as unknown as { rings: Float64Array[] }).rings[id].length / 8;
+    // `stride` numbers per state in an entity's ring (its tick, box, change flag and state).
+    const ring = (lc: LagCompensation<Soldier>, id: number) => {
+      const inner = lc as unknown as { rings: Float64Array[]; stride: number };
+      return inner.rings[id].length / inner.stride;
+    };
     assert.ok(ring(fromWorld, resting.id) <= 4, `${ring(fromWorld, resting.id)} states at rest`);
     assert.equal(ring(every, resting.id), every.historyTicks + 1);
     assert.ok(ring(fromWorld, moving.id) <= fromWorld.historyTicks + 1);
