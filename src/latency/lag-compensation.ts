@@ -2,7 +2,7 @@ import type { EntityLayout } from '../replication/entity-layout.js';
 import type { LaneState } from '../replication/lane-state.js';
 import type { Entity, ServerWorld } from '../replication/server-world.js';
 import type { Interpolator } from './interpolation.js';
-import { checkVolume, overlaps } from './lag-boxes.js';
+import { checkVolume } from './lag-boxes.js';
 import type {
   BeyondClamp,
   LagCompensationOptions,
@@ -10,7 +10,7 @@ import type {
   RewindClaim,
   RewindOutcome,
 } from './lag-compensation-options.js';
-import { type FlatStates, flatStates } from './lag-states.js';
+import { LagRings } from './lag-rings.js';
 
 export type {
   BeyondClamp,
@@ -30,21 +30,6 @@ export type {
 
 const STAT_COUNT = 6;
 const [REWINDS, TOO_OLD, TOO_NEW, REFUSED, TESTED, SKIPPED] = [0, 1, 2, 3, 4, 5];
-
-/** States a ring starts with: an entity recorded only when it changes (recordChange) rarely needs more. */
-const FIRST_RING = 4;
-
-/**
- * A ring record's numbers: its tick, its broad-phase box (six numbers), 1 where it was recorded as
- * a change (the state before it held until the tick before), then the state's own numbers when the
- * schema is flat (lag-states.ts).
- */
-const BOX = 1;
-const CHANGE = 7;
-const STATE = 8;
-
-/** Per schema, the two states a flat ring's blend reads (see commit). */
-const blendInputs = new WeakMap<object, [unknown, unknown]>();
 
 interface MutableOutcome {
   claim: RewindClaim;
@@ -71,30 +56,8 @@ export class LagCompensation<S> {
    * record: the interpolator (or the layout) makes it, so its floats are stored unboxed.
    */
   private spare = undefined as S;
-  /**
-   * Each entity's ring, flat: `stride` numbers per state (tick, box, change, state), the newest at
-   * `heads[id]`, `counts[id]` of them held. Grown (doubling, up to historyTicks + 1) only while its
-   * oldest state may still be rewound to: an entity at rest keeps a few states, not a second's worth.
-   */
-  private readonly rings: (Float64Array | null)[];
-  /**
-   * Each entity's ring of state objects beside its numbers, when the schema is not flat
-   * (undefined: a slot not filled yet).
-   */
-  private readonly states: (S[] | null)[];
-  /** The states as numbers in the rings (null: kept as objects, in `states`). */
-  private readonly flat: FlatStates<S> | null;
-  /** Numbers per ring record. */
-  private readonly stride: number;
-  /** A flat state being recorded, checked before it goes to the ring. */
-  private readonly stateScratch: Float64Array;
-  /** The two states a flat ring's blend reads, rebuilt in place (made from the first state recorded). */
-  private fromScratch = undefined as S;
-  private toScratch = undefined as S;
-  private readonly heads: Int32Array;
-  private readonly counts: Int32Array;
-  /** Each entity's rewound state handed to the test, rebuilt in place (made by the first blend). */
-  private readonly blends: S[];
+  /** Each entity's recorded states (lag-rings.ts). */
+  private readonly rings: LagRings<S>;
   /** Ids recorded and not removed, and each one's index in it (-1: absent). */
   private readonly active: Int32Array;
   private activeCount = 0;
@@ -139,15 +102,7 @@ export class LagCompensation<S> {
     this.beyondClamp = beyond;
     this.layout = options.layout;
     this.scratchLanes = options.layout?.createState();
-    // Generated code as the interpolator's: with its closures (no codegen), states stay objects.
-    this.flat = interpolator.compiled ? flatStates<S>(interpolator.schema) : null;
-    this.stride = STATE + (this.flat?.numbers ?? 0);
-    this.stateScratch = new Float64Array(this.flat?.numbers ?? 0);
-    this.rings = new Array(capacity).fill(null);
-    this.states = new Array(capacity).fill(null);
-    this.heads = new Int32Array(capacity);
-    this.counts = new Int32Array(capacity);
-    this.blends = new Array(capacity).fill(undefined);
+    this.rings = new LagRings(capacity, interpolator, this.historyTicks);
     this.active = new Int32Array(capacity);
     this.activeIndex = new Int32Array(capacity).fill(-1);
     this.counters = new Float64Array(maxClients * STAT_COUNT);
@@ -226,9 +181,9 @@ export class LagCompensation<S> {
     const tick = world.serverTick;
     this.checkSlot('recordFrom', tick, id);
     const changed = world.latestTicks[id];
-    const held = this.counts[id] > 0;
+    const held = this.rings.held(id);
     // The world's newest state of it is the one recorded last: it held, nothing to record.
-    if (held && changed <= this.rings[id]![this.heads[id] * this.stride]) {
+    if (held && changed <= this.rings.newestTick(id)) {
       this.advance(tick);
       return;
     }
@@ -246,7 +201,7 @@ export class LagCompensation<S> {
     this.active[i] = last;
     this.activeIndex[last] = i;
     this.activeIndex[id] = -1;
-    this.counts[id] = 0;
+    this.rings.clear(id);
   }
 
   /**
@@ -300,61 +255,11 @@ export class LagCompensation<S> {
     }
     out.tested = true;
     out.tick = at;
-    let tested = 0;
-    let skipped = 0;
-    const { rings, states, heads, counts, blends } = this;
-    for (let i = 0; i < this.activeCount; i++) {
-      const id = this.active[i];
-      const ring = rings[id]!;
-      const stride = this.stride;
-      const length = ring.length / stride;
-      const head = heads[id];
-      const count = counts[id];
-      // n: how many states back the newest stamped at or before `at` lies (ticks fall as n grows).
-      let low = 0;
-      let high = count;
-      while (low < high) {
-        const mid = (low + high) >> 1;
-        if (ring[((head - mid + length) % length) * this.stride] <= at) high = mid;
-        else low = mid + 1;
-      }
-      if (low === count) continue; // not yet recorded at that time
-      // k: that state; j: the one after it (or k itself at the newest).
-      const k = (head - low + length) % length;
-      let j = low === 0 ? k : k === length - 1 ? 0 : k + 1;
-      let t0 = ring[k * this.stride];
-      if (j !== k && ring[j * stride + CHANGE] === 1) {
-        // A change: k held until the tick before j's, then blended into it over one tick.
-        const held = ring[j * this.stride] - 1;
-        if (at <= held) j = k;
-        else if (held > t0) t0 = held;
-      }
-      if (!overlaps(ring, k * stride + BOX, j * stride + BOX, volume)) {
-        skipped++;
-        continue;
-      }
-      const f = j === k ? 0 : (at - t0) / (ring[j * this.stride] - t0);
-      let from: S;
-      let to: S;
-      const flat = this.flat;
-      if (flat !== null) {
-        from = this.fromScratch;
-        flat.read(ring, k * stride + STATE, from);
-        to = from;
-        if (j !== k) {
-          to = this.toScratch;
-          flat.read(ring, j * stride + STATE, to);
-        }
-      } else {
-        const ringStates = states[id]!;
-        from = ringStates[k];
-        to = ringStates[j];
-      }
-      const blended = this.interpolator.interpolate(from, to, f, blends[id]);
-      blends[id] = blended;
-      tested++;
-      test(id, blended);
-    }
+    const rings = this.rings;
+    rings.at[0] = at;
+    rings.testAll(this.active, this.activeCount, volume, test);
+    const tested = rings.tested;
+    const skipped = rings.skipped;
     counters[base + TESTED] += tested;
     counters[base + SKIPPED] += skipped;
     out.entities = tested;
@@ -391,8 +296,8 @@ export class LagCompensation<S> {
     this.checkId(what, id);
     if (!Number.isInteger(tick) || tick < 0)
       throw new RangeError(`LagCompensation.${what}: tick must be an integer >= 0, got ${tick}`);
-    if (this.counts[id] > 0) {
-      const last = this.rings[id]![this.heads[id] * this.stride];
+    if (this.rings.held(id)) {
+      const last = this.rings.newestTick(id);
       if (tick < last)
         throw new RangeError(
           `LagCompensation.${what}: tick ${tick} is before entity ${id}'s last record (${last})`,
@@ -423,91 +328,12 @@ export class LagCompensation<S> {
     this.bounds(spare, box);
     if (!(box[0] <= box[3] && box[1] <= box[4] && box[2] <= box[5]))
       checkVolume('LagCompensation: the bounds option', box);
-    const flat = this.flat;
-    const numbers = this.stateScratch;
-    if (flat !== null) {
-      flat.write(spare, numbers, 0);
-      if (this.fromScratch === undefined) {
-        // The blend's inputs, of the interpolator's own shape (its floats unboxed), shared by
-        // every LagCompensation of the schema: with a pair each, a second one's blends boxed
-        // their floats (32 B per entity tested, bench/lag-compensation.ts). Rewinds re-read them
-        // for each entity, so one nested in another's test is harmless.
-        let pair = blendInputs.get(this.interpolator.schema);
-        if (pair === undefined) {
-          const make = () => this.interpolator.interpolate(spare, spare, 0, undefined as S);
-          pair = [make(), make()];
-          blendInputs.set(this.interpolator.schema, pair);
-        }
-        this.fromScratch = pair[0] as S;
-        this.toScratch = pair[1] as S;
-      }
-    }
-    const stride = this.stride;
-    let ring = this.rings[id];
-    if (ring === null) ring = this.resize(id, Math.min(FIRST_RING, this.historyTicks + 1));
-    let head = this.heads[id];
-    let count = this.counts[id];
-    if (count === 0 || tick !== ring[head * this.stride]) {
-      let length = ring.length / stride;
-      if (count === length && length < this.historyTicks + 1) {
-        // Full: the oldest state goes only if the one after it covers every tick still claimable.
-        const second = (head + 2) % length;
-        if (ring[second * this.stride] > Math.max(tick, this.newest) - this.historyTicks) {
-          ring = this.resize(id, Math.min(2 * length, this.historyTicks + 1));
-          head = this.heads[id];
-          length = ring.length / stride;
-        }
-      }
-      head = head + 1 === length ? 0 : head + 1;
-      if (count < length) this.counts[id] = ++count;
-      this.heads[id] = head;
-    }
-    const at = head * stride;
-    ring[at] = tick;
-    ring[at + 1] = box[0];
-    ring[at + 2] = box[1];
-    ring[at + 3] = box[2];
-    ring[at + 4] = box[3];
-    ring[at + 5] = box[4];
-    ring[at + 6] = box[5];
-    ring[at + CHANGE] = change;
-    if (flat !== null) for (let i = 0; i < numbers.length; i++) ring[at + STATE + i] = numbers[i];
-    else {
-      const ringStates = this.states[id]!;
-      this.spare = ringStates[head];
-      ringStates[head] = spare;
-    }
+    this.spare = this.rings.put(id, tick, change, box, spare, this.newest);
     if (this.activeIndex[id] < 0) {
       this.activeIndex[id] = this.activeCount;
       this.active[this.activeCount++] = id;
     }
     if (tick > this.newest) this.newest = tick;
-  }
-
-  /**
-   * Gives `id` a ring of `length` states (not fewer than it holds), oldest first, newest at
-   * count - 1; returns its numbers. New object slots hold none: a record there leaves the next
-   * spare undefined, made by the next take.
-   */
-  private resize(id: number, length: number): Float64Array {
-    const count = this.counts[id];
-    const stride = this.stride;
-    const ring = new Float64Array(length * stride);
-    const ringStates: S[] | null = this.flat === null ? new Array(length).fill(undefined) : null;
-    const from = this.rings[id];
-    if (from !== null) {
-      const old = from.length / stride;
-      const oldStates = this.states[id];
-      for (let n = 0; n < count; n++) {
-        const slot = (this.heads[id] - count + 1 + n + old) % old;
-        if (ringStates !== null) ringStates[n] = oldStates![slot];
-        for (let i = 0; i < stride; i++) ring[n * stride + i] = from[slot * stride + i];
-      }
-    }
-    this.rings[id] = ring;
-    this.states[id] = ringStates;
-    this.heads[id] = count - 1;
-    return ring;
   }
 
   private checkId(what: string, id: number): void {
