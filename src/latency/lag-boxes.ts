@@ -11,10 +11,11 @@ export function checkVolume(where: string, v: ArrayLike<number>): void {
   }
 }
 
-/** Whether the union of boxes k and j overlaps `v`: the swept box of every blend of the two. */
-export function overlaps(boxes: Float64Array, k: number, j: number, v: ArrayLike<number>): boolean {
-  const a = k * 6;
-  const b = j * 6;
+/**
+ * Whether the union of the boxes at offsets `a` and `b` of `boxes` overlaps `v`: the swept box of
+ * every blend of the two.
+ */
+export function overlaps(boxes: Float64Array, a: number, b: number, v: ArrayLike<number>): boolean {
   for (let axis = 0; axis < 3; axis++) {
     const min = Math.min(boxes[a + axis], boxes[b + axis]);
     const max = Math.max(boxes[a + axis + 3], boxes[b + axis + 3]);

@@ -2,7 +2,7 @@ import type { EntityLayout } from '../replication/entity-layout.js';
 import type { LaneState } from '../replication/lane-state.js';
 import type { Entity, ServerWorld } from '../replication/server-world.js';
 import type { Interpolator } from './interpolation.js';
-import { checkVolume, overlaps } from './lag-boxes.js';
+import { checkVolume } from './lag-boxes.js';
 import type {
   BeyondClamp,
   LagCompensationOptions,
@@ -10,6 +10,7 @@ import type {
   RewindClaim,
   RewindOutcome,
 } from './lag-compensation-options.js';
+import { LagRings } from './lag-rings.js';
 
 export type {
   BeyondClamp,
@@ -29,27 +30,6 @@ export type {
 
 const STAT_COUNT = 6;
 const [REWINDS, TOO_OLD, TOO_NEW, REFUSED, TESTED, SKIPPED] = [0, 1, 2, 3, 4, 5];
-
-/** States a ring starts with: an entity recorded only when it changes (recordChange) rarely needs more. */
-const FIRST_RING = 4;
-
-/**
- * One entity's ring of recorded states, their ticks and boxes, and the blend it is tested with.
- * The ring grows (doubling, up to historyTicks + 1) only when its oldest state may still be
- * rewound to: an entity at rest keeps a few states, not a second's worth.
- */
-interface Track<S> {
-  states: S[];
-  ticks: Float64Array;
-  /** Six numbers per state: its broad-phase box. */
-  boxes: Float64Array;
-  /** 1 where the state was recorded as a change: the one before it held until the tick before. */
-  changes: Uint8Array;
-  head: number;
-  count: number;
-  /** The rewound state handed to the test, rebuilt in place. */
-  blended: S;
-}
 
 interface MutableOutcome {
   claim: RewindClaim;
@@ -71,9 +51,13 @@ export class LagCompensation<S> {
   private readonly layout: EntityLayout<S> | undefined;
   private readonly scratchLanes: LaneState | undefined;
   private readonly box = new Float64Array(6);
-  /** The state being recorded, swapped into its ring slot once checked. */
-  private spare = {} as S;
-  private readonly tracks: (Track<S> | null)[];
+  /**
+   * The state being recorded, swapped into its ring slot once checked. Undefined until the first
+   * record: the interpolator (or the layout) makes it, so its floats are stored unboxed.
+   */
+  private spare = undefined as S;
+  /** Each entity's recorded states (lag-rings.ts). */
+  private readonly rings: LagRings<S>;
   /** Ids recorded and not removed, and each one's index in it (-1: absent). */
   private readonly active: Int32Array;
   private activeCount = 0;
@@ -118,7 +102,7 @@ export class LagCompensation<S> {
     this.beyondClamp = beyond;
     this.layout = options.layout;
     this.scratchLanes = options.layout?.createState();
-    this.tracks = new Array(capacity).fill(null);
+    this.rings = new LagRings(capacity, interpolator, this.historyTicks);
     this.active = new Int32Array(capacity);
     this.activeIndex = new Int32Array(capacity).fill(-1);
     this.counters = new Float64Array(maxClients * STAT_COUNT);
@@ -196,18 +180,16 @@ export class LagCompensation<S> {
       );
     const tick = world.serverTick;
     this.checkSlot('recordFrom', tick, id);
-    const track = this.tracks[id];
     const changed = world.latestTicks[id];
-    if (track !== null && track.count > 0) {
-      // The world's newest state of it is the one recorded last: it held, nothing to record.
-      if (changed <= track.ticks[track.head]) {
-        this.advance(tick);
-        return;
-      }
+    const held = this.rings.held(id);
+    // The world's newest state of it is the one recorded last: it held, nothing to record.
+    if (held && changed <= this.rings.newestTick(id)) {
+      this.advance(tick);
+      return;
     }
     this.spare = layout.dequantize(world.histories[id]!.latest!, this.spare);
     // Stamped this tick: the state before held until the tick before (as recordChange).
-    this.commit(tick, id, changed === tick && track !== null && track.count > 0 ? 1 : 0);
+    this.commit(tick, id, changed === tick && held ? 1 : 0);
   }
 
   /** Forgets an entity (destroyed, or no longer to be hit): it is never rewound again. */
@@ -219,8 +201,7 @@ export class LagCompensation<S> {
     this.active[i] = last;
     this.activeIndex[last] = i;
     this.activeIndex[id] = -1;
-    const track = this.tracks[id];
-    if (track !== null) track.count = 0;
+    this.rings.clear(id);
   }
 
   /**
@@ -274,41 +255,11 @@ export class LagCompensation<S> {
     }
     out.tested = true;
     out.tick = at;
-    let tested = 0;
-    let skipped = 0;
-    for (let i = 0; i < this.activeCount; i++) {
-      const id = this.active[i];
-      const track = this.tracks[id]!;
-      const length = track.ticks.length;
-      const head = track.head;
-      // n: how many states back the newest stamped at or before `at` lies (ticks fall as n grows).
-      let low = 0;
-      let high = track.count;
-      while (low < high) {
-        const mid = (low + high) >> 1;
-        if (track.ticks[(head - mid + length) % length] <= at) high = mid;
-        else low = mid + 1;
-      }
-      if (low === track.count) continue; // not yet recorded at that time
-      // k: that state; j: the one after it (or k itself at the newest).
-      const k = (head - low + length) % length;
-      let j = low === 0 ? k : k === length - 1 ? 0 : k + 1;
-      let t0 = track.ticks[k];
-      if (j !== k && track.changes[j] === 1) {
-        // A change: k held until the tick before j's, then blended into it over one tick.
-        const held = track.ticks[j] - 1;
-        if (at <= held) j = k;
-        else if (held > t0) t0 = held;
-      }
-      if (!overlaps(track.boxes, k, j, volume)) {
-        skipped++;
-        continue;
-      }
-      const f = j === k ? 0 : (at - t0) / (track.ticks[j] - t0);
-      track.blended = this.interpolator.interpolate(track.states[k], track.states[j], f, track.blended);
-      tested++;
-      test(id, track.blended);
-    }
+    const rings = this.rings;
+    rings.at[0] = at;
+    rings.testAll(this.active, this.activeCount, volume, test);
+    const tested = rings.tested;
+    const skipped = rings.skipped;
     counters[base + TESTED] += tested;
     counters[base + SKIPPED] += skipped;
     out.entities = tested;
@@ -345,11 +296,13 @@ export class LagCompensation<S> {
     this.checkId(what, id);
     if (!Number.isInteger(tick) || tick < 0)
       throw new RangeError(`LagCompensation.${what}: tick must be an integer >= 0, got ${tick}`);
-    const track = this.tracks[id];
-    if (track !== null && track.count > 0 && tick < track.ticks[track.head])
-      throw new RangeError(
-        `LagCompensation.${what}: tick ${tick} is before entity ${id}'s last record (${track.ticks[track.head]})`,
-      );
+    if (this.rings.held(id)) {
+      const last = this.rings.newestTick(id);
+      if (tick < last)
+        throw new RangeError(
+          `LagCompensation.${what}: tick ${tick} is before entity ${id}'s last record (${last})`,
+        );
+    }
   }
 
   /** Copies `state` into `spare`, quantized as clients decode it when there is a layout. */
@@ -362,47 +315,20 @@ export class LagCompensation<S> {
   }
 
   /**
-   * Boxes `spare` (the game's bounds, checked before anything changes) and swaps it into `id`'s
-   * ring at `tick`: the slot's old object becomes the next spare, so nothing is allocated.
-   * `change`: 1 when recorded by recordChange.
+   * Boxes `spare` (the game's bounds, checked before anything changes) and puts it in `id`'s ring
+   * at `tick`: as numbers when the schema is flat, else swapped in (the slot's old object becomes
+   * the next spare, so nothing is allocated once the ring's slots are filled). `change`: 1 when
+   * recorded by recordChange.
    */
   private commit(tick: number, id: number, change: 0 | 1): void {
     const box = this.box;
-    box.fill(Number.NaN);
-    this.bounds(this.spare, box);
-    checkVolume('LagCompensation: the bounds option', box);
-    let track = this.tracks[id];
-    if (track === null) {
-      track = {
-        states: [],
-        ticks: new Float64Array(0),
-        boxes: new Float64Array(0),
-        changes: new Uint8Array(0),
-        head: -1,
-        count: 0,
-        // Made by the first blend: the interpolator's own object keeps its floats unboxed.
-        blended: undefined as unknown as S,
-      };
-      resize(track, Math.min(FIRST_RING, this.historyTicks + 1));
-      this.tracks[id] = track;
-    }
-    if (track.count === 0 || tick !== track.ticks[track.head]) {
-      const length = track.ticks.length;
-      if (track.count === length && length < this.historyTicks + 1) {
-        // Full: the oldest state goes only if the one after it covers every tick still claimable.
-        const second = (track.head - length + 2 + length) % length;
-        if (track.ticks[second] > Math.max(tick, this.newest) - this.historyTicks)
-          resize(track, Math.min(2 * length, this.historyTicks + 1));
-      }
-      track.head = (track.head + 1) % track.ticks.length;
-      if (track.count < track.ticks.length) track.count++;
-      track.ticks[track.head] = tick;
-    }
-    const old = track.states[track.head];
-    track.states[track.head] = this.spare;
-    this.spare = old;
-    track.boxes.set(box, track.head * 6);
-    track.changes[track.head] = change;
+    const spare = this.spare;
+    // NaN: a side the bounds leave unwritten fails the check below.
+    box[0] = box[1] = box[2] = box[3] = box[4] = box[5] = Number.NaN;
+    this.bounds(spare, box);
+    if (!(box[0] <= box[3] && box[1] <= box[4] && box[2] <= box[5]))
+      checkVolume('LagCompensation: the bounds option', box);
+    this.spare = this.rings.put(id, tick, change, box, spare, this.newest);
     if (this.activeIndex[id] < 0) {
       this.activeIndex[id] = this.activeCount;
       this.active[this.activeCount++] = id;
@@ -416,28 +342,4 @@ export class LagCompensation<S> {
         `LagCompensation.${what}: id must be an integer in [0, ${this.capacity}), got ${id}`,
       );
   }
-}
-
-/** Gives a track a ring of `length` states (not fewer than it holds), oldest first, newest at count - 1. */
-function resize<S>(track: Track<S>, length: number): void {
-  const old = track.ticks.length;
-  const count = track.count;
-  const states: S[] = new Array(length);
-  const ticks = new Float64Array(length);
-  const boxes = new Float64Array(length * 6);
-  const changes = new Uint8Array(length);
-  for (let n = 0; n < count; n++) {
-    const from = (track.head - count + 1 + n + old) % old;
-    states[n] = track.states[from];
-    ticks[n] = track.ticks[from];
-    boxes.set(track.boxes.subarray(from * 6, from * 6 + 6), n * 6);
-    changes[n] = track.changes[from];
-  }
-  // Grown only when full: the new slots get objects of their own (swapped with the spare on record).
-  for (let n = count; n < length; n++) states[n] = {} as S;
-  track.states = states;
-  track.ticks = ticks;
-  track.boxes = boxes;
-  track.changes = changes;
-  track.head = count - 1;
 }

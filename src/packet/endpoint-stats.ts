@@ -244,50 +244,55 @@ export class TrafficWindow {
    * the packets were sent in.
    */
   writeSent(smoothing: StatsSmoothing, out: ReliableStats): void {
-    const t = this.tally;
-    let packets = 0;
-    let acked = 0;
-    let bytes = 0;
-    let ackedBytes = 0;
-    let start = Number.POSITIVE_INFINITY;
-    let finish = Number.NEGATIVE_INFINITY;
-    for (let k = this.half; k < 2 * this.half && this.newest >= 0; k++) {
-      const tag = (this.newest - k) & this.tagMask;
-      const b = this.at(tag);
-      if (t[b + TAG] !== tag) continue;
-      packets += t[b + PACKETS];
-      acked += t[b + ACKED];
-      bytes += t[b + BYTES];
-      ackedBytes += t[b + ACKED_BYTES];
-      if (t[b + START] < start) start = t[b + START];
-      if (t[b + FINISH] > finish) finish = t[b + FINISH];
-    }
+    const sums = this.sumOlderHalf();
+    const packets = sums[PACKETS];
+    const acked = sums[ACKED];
     if (packets > 0) {
       const loss = ((packets - acked) / packets) * 100;
       out.packetLoss = smooth(out.packetLoss, loss, smoothing.packetLossSmoothingFactor);
     } else out.packetLoss = 0;
     const factor = smoothing.bandwidthSmoothingFactor;
-    out.sentKbps = rate(bytes, start, finish, out.sentKbps, factor);
-    if (acked > 0) out.ackedKbps = rate(ackedBytes, start, finish, out.ackedKbps, factor);
+    out.sentKbps = rate(sums[BYTES], sums[START], sums[FINISH], out.sentKbps, factor);
+    if (acked > 0) out.ackedKbps = rate(sums[ACKED_BYTES], sums[START], sums[FINISH], out.ackedKbps, factor);
   }
 
   /** Smoothed received kbps into `out`, over the window's older half. */
   writeReceived(smoothing: StatsSmoothing, out: ReliableStats): void {
+    const sums = this.sumOlderHalf();
+    const factor = smoothing.bandwidthSmoothingFactor;
+    out.receivedKbps = rate(sums[BYTES], sums[START], sums[FINISH], out.receivedKbps, factor);
+  }
+
+  /**
+   * The tallies of the window's older half, summed into the shared `windowSums` (by the bucket
+   * offsets; START the earliest, FINISH the latest, ±Infinity when no bucket counts).
+   */
+  private sumOlderHalf(): Float64Array {
     const t = this.tally;
-    let bytes = 0;
-    let start = Number.POSITIVE_INFINITY;
-    let finish = Number.NEGATIVE_INFINITY;
+    const sums = windowSums;
+    sums.fill(0);
+    sums[START] = Number.POSITIVE_INFINITY;
+    sums[FINISH] = Number.NEGATIVE_INFINITY;
+    const sent = this.stride === SENT_STRIDE;
     for (let k = this.half; k < 2 * this.half && this.newest >= 0; k++) {
       const tag = (this.newest - k) & this.tagMask;
       const b = this.at(tag);
       if (t[b + TAG] !== tag) continue;
-      bytes += t[b + BYTES];
-      if (t[b + START] < start) start = t[b + START];
-      if (t[b + FINISH] > finish) finish = t[b + FINISH];
+      sums[BYTES] += t[b + BYTES];
+      if (t[b + START] < sums[START]) sums[START] = t[b + START];
+      if (t[b + FINISH] > sums[FINISH]) sums[FINISH] = t[b + FINISH];
+      if (sent) {
+        sums[PACKETS] += t[b + PACKETS];
+        sums[ACKED] += t[b + ACKED];
+        sums[ACKED_BYTES] += t[b + ACKED_BYTES];
+      }
     }
-    out.receivedKbps = rate(bytes, start, finish, out.receivedKbps, smoothing.bandwidthSmoothingFactor);
+    return sums;
   }
 }
+
+/** A window's sums, laid out as one sent bucket: shared by every window (read at once by its caller). */
+const windowSums = new Float64Array(SENT_STRIDE);
 
 /** Smoothed kbps of `bytes` sent from `start` to `finish`; the previous figure when that span is empty. */
 function rate(bytes: number, start: number, finish: number, previous: number, factor: number): number {

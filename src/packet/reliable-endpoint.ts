@@ -22,7 +22,7 @@ import {
 import { LostUncounted } from './lost-uncounted.js';
 import { NO_BYTES, Reassembly } from './reassembly.js';
 import { SentPackets } from './sent-packets.js';
-import { receivedSequences, type SequenceBits } from './sequence-bits.js';
+import { ackBitsOf, receivedSequences, SequenceBits } from './sequence-bits.js';
 import type { SequenceSet } from './sequence-slots.js';
 
 export { emptyReliableCounters, type ReliableCounters };
@@ -224,9 +224,8 @@ export class ReliableEndpoint<R = unknown> {
 
   /** Ack bits for `ack`: bit i set when sequence ack - i was received (bit 0 is ack itself). */
   private ackBits(ack: number): number {
-    let bits = 0;
-    for (let i = 0; i < 32; i++) if (this.received.exists((ack - i) & 0xffff)) bits |= 1 << i;
-    return bits >>> 0;
+    const received = this.received;
+    return received instanceof SequenceBits ? received.ackBits(ack) : ackBitsOf(received, ack);
   }
 
   /** Handles one datagram from the peer: data[offset, offset + length). Never throws on bad input. */

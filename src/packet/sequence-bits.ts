@@ -58,6 +58,34 @@ export class SequenceBits {
     const i = sequence & (this.size - 1);
     return (this.bits[i >>> 5] & (1 << (i & 31))) !== 0;
   }
+
+  /**
+   * Bit i set when `ack - i` is held (i < 32): the packet header's ack bits. For the newest (what
+   * every packet acks) the 32 bits are read as one word and reversed, not tested one by one.
+   */
+  ackBits(ack: number): number {
+    if (ack !== ((this.sequence - 1) & 0xffff)) return ackBitsOf(this, ack);
+    // The newest and the 31 before it are all in the window (size >= 32): the bits of positions
+    // ack - 31 .. ack, oldest in bit 0, across a word boundary and the ring's wrap.
+    const words = this.bits;
+    const low = (ack - 31) & (this.size - 1);
+    const w = low >>> 5;
+    const shift = low & 31;
+    let v = words[w] >>> shift;
+    if (shift !== 0) v |= words[(w + 1) & (words.length - 1)] << (32 - shift);
+    v = ((v >>> 1) & 0x55555555) | ((v & 0x55555555) << 1);
+    v = ((v >>> 2) & 0x33333333) | ((v & 0x33333333) << 2);
+    v = ((v >>> 4) & 0x0f0f0f0f) | ((v & 0x0f0f0f0f) << 4);
+    v = ((v >>> 8) & 0x00ff00ff) | ((v & 0x00ff00ff) << 8);
+    return ((v >>> 16) | (v << 16)) >>> 0;
+  }
+}
+
+/** Ack bits by testing each of the 32 sequences: bit i set when `ack - i` is held. */
+export function ackBitsOf(held: { exists(sequence: number): boolean }, ack: number): number {
+  let bits = 0;
+  for (let i = 0; i < 32; i++) if (held.exists((ack - i) & 0xffff)) bits |= 1 << i;
+  return bits >>> 0;
 }
 
 /**

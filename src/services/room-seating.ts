@@ -94,6 +94,8 @@ export class RoomSeating {
   private readonly slotRooms: (HostedRoom | null)[];
   private readonly releases: SeatReleases;
   private readonly clientHooks: ClientHooks;
+  /** No dropped client's window lapses before this: till then a sweep skips the seats. */
+  private nextDeadlineMs = Number.POSITIVE_INFINITY;
 
   constructor(private readonly o: SeatingOptions) {
     this.releases = new SeatReleases((seatId) =>
@@ -174,6 +176,7 @@ export class RoomSeating {
     if (!this.stopping && reason === 'timed out' && room.reconnectWindowMs > 0) {
       client.state = 'dropped';
       client.dropDeadlineMs = this.o.now() + room.reconnectWindowMs;
+      if (client.dropDeadlineMs < this.nextDeadlineMs) this.nextDeadlineMs = client.dropDeadlineMs;
       this.counters.drops++;
       this.directory('holdSeat', () => this.o.directory.holdSeat(client.seatId, room.reconnectWindowMs)).then(
         (held) => {
@@ -237,10 +240,17 @@ export class RoomSeating {
 
   /** Lapsed reconnection windows, and rooms empty past their grace. */
   sweep(now: number): void {
+    // Every frame: the seats are visited only when a window may have lapsed.
+    const due = now >= this.nextDeadlineMs;
+    if (due) this.nextDeadlineMs = Number.POSITIVE_INFINITY;
     for (const hosted of this.o.rooms.values()) {
       const room = hosted.room;
-      for (const client of room.seats.values())
-        if (client.state === 'dropped' && client.dropDeadlineMs <= now) this.leave(client, false);
+      if (due)
+        for (const client of room.seats.values()) {
+          if (client.state !== 'dropped') continue;
+          if (client.dropDeadlineMs <= now) this.leave(client, false);
+          else if (client.dropDeadlineMs < this.nextDeadlineMs) this.nextDeadlineMs = client.dropDeadlineMs;
+        }
       if (room.seats.size > 0) hosted.emptySinceMs = -1;
       else if (hosted.emptySinceMs < 0) hosted.emptySinceMs = now;
       else if (!hosted.checking && now - hosted.emptySinceMs >= room.emptyDisposeMs)

@@ -178,8 +178,11 @@ describe('LagCompensation', () => {
       }
     }
     // The ring grows only while its oldest state is still claimable: never past historyTicks + 1.
-    const ring = (lc: LagCompensation<Soldier>, id: number) =>
-      (lc as unknown as { tracks: { ticks: Float64Array }[] }).tracks[id].ticks.length;
+    // `stride` numbers per state in an entity's ring (its tick, box, change flag and state).
+    const ring = (lc: LagCompensation<Soldier>, id: number) => {
+      const inner = (lc as unknown as { rings: { rings: Float64Array[]; stride: number } }).rings;
+      return inner.rings[id].length / inner.stride;
+    };
     assert.ok(ring(fromWorld, resting.id) <= 4, `${ring(fromWorld, resting.id)} states at rest`);
     assert.equal(ring(every, resting.id), every.historyTicks + 1);
     assert.ok(ring(fromWorld, moving.id) <= fromWorld.historyTicks + 1);

@@ -92,6 +92,12 @@ describe(`growing sequence buffers match full rings (seed ${SEED})`, () => {
           const q = (newest - back) & 0xffff;
           assert.equal(bits.exists(q), model.exists(q), `step ${step}: exists ${q} (newest ${newest})`);
         }
+        // Ack bits: of the newest (read as a word) and of any sequence (tested one by one).
+        for (const ack of [newest, randomInt(random, 65536)]) {
+          let expected = 0;
+          for (let i = 0; i < 32; i++) if (model.exists((ack - i) & 0xffff)) expected |= 1 << i;
+          assert.equal(bits.ackBits(ack), expected >>> 0, `step ${step}: ack bits of ${ack}`);
+        }
       }
     });
   }
