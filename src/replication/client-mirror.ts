@@ -7,8 +7,8 @@ import type { EntityLayout } from './entity-layout.js';
 import { type AnyEntityType, checkTypes, type EntityType } from './entity-type.js';
 import { type AnyEventType, checkEvents, type EventHandler } from './event.js';
 import { EventReceiver } from './event-receiver.js';
-import { GhostReceiver, type GhostTable } from './ghost-receiver.js';
-import { type LaneState, sameState } from './lane-state.js';
+import { CHANGED, GhostReceiver, type GhostTable, UNKNOWN } from './ghost-receiver.js';
+import { copyState, type LaneState, sameState } from './lane-state.js';
 
 /** A client's copy of one server entity. `value` is rebuilt in place when a new state arrives. */
 export interface Ghost<T = unknown> {
@@ -248,9 +248,10 @@ export class ClientMirror implements CustomChannel, GhostTable {
         this.remove(id, tick, 'destroyed');
       if (this.ghostList[id] === null)
         this.add(id, type, r.createTypes.items[i], generation, r.createStates[i], tick);
-      else this.store(id, r.createStates[i], tick);
+      else this.store(id, r.createStates[i], tick, UNKNOWN);
     }
-    for (let i = 0; i < r.updates.length; i++) this.store(r.updates.items[i], r.updateStates[i], tick);
+    for (let i = 0; i < r.updates.length; i++)
+      this.store(r.updates.items[i], r.updateStates[i], tick, r.updateChanged.items[i]);
     this.newest = tick;
     this.sectionTicks[this.sections % SECTION_RING] = tick;
     this.sections++;
@@ -281,14 +282,18 @@ export class ClientMirror implements CustomChannel, GhostTable {
     this.options.onCreate?.(ghost as Ghost, tick);
   }
 
-  /** A new state of a ghost held: kept for baselines, and its value rebuilt when it changed. */
-  private store(id: number, state: LaneState, tick: number): void {
+  /**
+   * A new state of a ghost held: kept for baselines, and its value rebuilt when it changed.
+   * `changed`: the receiver's updateChanged (UNKNOWN: compared here).
+   */
+  private store(id: number, state: LaneState, tick: number, changed: number): void {
     const ghost = this.ghostList[id]!;
     const history = this.histories[id]!;
-    const changed = !sameState(history.latest!, state);
-    history.layout.copyState(state, history.slotFor(tick));
+    // The receiver's states are of the ghost's own layout: copied without the shape checks.
+    const differs = changed === UNKNOWN ? !sameState(history.latest!, state) : changed === CHANGED;
+    copyState(state, history.slotFor(tick));
     ghost.tick = tick;
-    if (!changed) return;
+    if (!differs) return;
     ghost.value = history.layout.dequantize(state, ghost.value);
     this.options.onUpdate?.(ghost as Ghost, tick);
   }

@@ -1,13 +1,13 @@
 import type { ReadStream } from '../serialize/read-stream.js';
 import { CONFIGURATION_DIFFERS } from './configuration.js';
-import { PreviousChanges, readDelta } from './entity-delta.js';
+import { PreviousChanges, readStagedDelta } from './entity-delta.js';
 import type { EntityHistory } from './entity-history.js';
+import type { EntityLayout } from './entity-layout.js';
 import type { AnyEntityType } from './entity-type.js';
 import type { SectionGhosts } from './event-receiver.js';
 import {
   CONFIGURATION_BITS,
   GENERATION_BITS,
-  NEWEST_HELD,
   readBaseline,
   readReference,
   readUpdateCount,
@@ -35,6 +35,11 @@ const DESTROYED = 1;
 const CREATED = 2;
 const UPDATED = 4;
 
+/** updateChanged: the state differs from the newest held, is the same, or was not compared. */
+export const SAME = 0;
+export const CHANGED = 1;
+export const UNKNOWN = 2;
+
 /**
  * Reads a ghost section into staged lists without touching the ghosts, refusing the whole of it
  * (with `rs.fail(reason)`) on anything listed in docs/replication.md, "Bad input on the client".
@@ -55,6 +60,11 @@ export class GhostReceiver implements SectionGhosts {
   readonly createStates: LaneState[] = [];
   readonly updates = new IdList(16);
   readonly updateStates: LaneState[] = [];
+  /**
+   * Per update: whether its state differs from the ghost's newest held (CHANGED, SAME), or
+   * UNKNOWN when it was read against an older baseline: the mirror compares only those.
+   */
+  readonly updateChanged = new IdList(16);
   private readonly pools: LaneState[][];
   private readonly poolUsed: Int32Array;
   private readonly seen: Uint8Array;
@@ -90,6 +100,7 @@ export class GhostReceiver implements SectionGhosts {
     this.createTypes.clear();
     this.createGenerations.clear();
     this.updates.clear();
+    this.updateChanged.clear();
     this.poolUsed.fill(0);
   }
 
@@ -135,8 +146,9 @@ export class GhostReceiver implements SectionGhosts {
       const generation = rs.bits(0, GENERATION_BITS);
       if (!rs.ok) break;
       if ((seen[id] & CREATED) !== 0) return this.refuse(rs, `ghost ${id} created twice`);
+      const layout = this.types[type].layout as EntityLayout<unknown>;
       const state = this.state(type);
-      if (!readDelta(rs, this.types[type].layout, null, state)) break;
+      if (readStagedDelta(rs, layout, layout.zero, state, null) < 0) break;
       seen[id] |= CREATED;
       this.creates.push(id);
       this.createTypes.push(type);
@@ -158,18 +170,30 @@ export class GhostReceiver implements SectionGhosts {
       if (type < 0) return this.refuse(rs, `update of ghost ${id}, which the client does not have`);
       const baselineTick = readBaseline(rs, tick, reference);
       if (!rs.ok) break;
-      let baseline: LaneState | null = null;
-      if (baselineTick === NEWEST_HELD) baseline = table.histories[id]!.latest;
-      else if (baselineTick >= 0) {
-        baseline = table.histories[id]!.exact(baselineTick);
-        if (baseline === null)
+      // NEWEST_HELD (-2): the newest state held; -1: the zero state; else the tick of one held.
+      const history = table.histories[id]!;
+      const newest = history.latest!;
+      let baseline = newest;
+      if (baselineTick >= 0) {
+        const exact = history.exact(baselineTick);
+        if (exact === null)
           return this.refuse(
             rs,
             `update of ghost ${id} against tick ${baselineTick}, which it does not hold`,
           );
+        baseline = exact;
       }
+      const layout = this.types[type].layout as EntityLayout<unknown>;
       const state = this.state(type);
-      if (!readDelta(rs, this.types[type].layout, baseline, state, this.previousChanges)) break;
+      const changed = readStagedDelta(
+        rs,
+        layout,
+        baselineTick === -1 ? layout.zero : baseline,
+        state,
+        this.previousChanges,
+      );
+      if (changed < 0) break;
+      this.updateChanged.push(baselineTick !== -1 && baseline === newest ? changed : UNKNOWN);
       seen[id] = UPDATED;
       this.updates.push(id);
       this.updateStates[this.updates.length - 1] = state;
