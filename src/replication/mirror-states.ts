@@ -167,8 +167,14 @@ export class MirrorStates implements CustomChannel, GhostTable {
       const history = this.histories[id]!;
       const changed = r.updateChanged.items[i];
       const differs = changed === UNKNOWN ? !sameState(history.latest!, state) : changed === CHANGED;
-      // The receiver's states are of the ghost's own layout: copied without the shape checks.
-      copyState(state, history.slotFor(tick));
+      if (state.blobs.length === 0) {
+        // Lanes only: copied straight into the history's record (its state objects view it).
+        const lanes = state.lanes;
+        const count = lanes.length;
+        const record = history.record;
+        const at = history.lanes0 + history.slotIndexFor(tick) * count;
+        for (let k = 0; k < count; k++) record[at + k] = lanes[k];
+      } else copyState(state, history.slotFor(tick));
       this.listener.stored(id, state, tick, differs);
     }
     this.newest = tick;
