@@ -3,7 +3,9 @@
  * arena room (bench/suites/arena-rooms.ts: 64 players, 400 orbs, 40 m interest) received, recorded
  * once, then replayed into a fresh mirror round after round — a ClientMirror (a game client: values
  * rebuilt) and the load tester's light mirror (a light bot: states only). Each replay reads and
- * applies every section in order (read, then apply, as the channel layer does).
+ * applies every section in order (read, then apply, as the channel layer does); once into one
+ * mirror, and once into 64 fed section by section, as a bot process's mirrors are (their states
+ * no longer fit the caches, which is what a light bot pays).
  *
  * Measured: process CPU time (user + system, so GC helper threads count) per replay, as µs per
  * packet and ns per entity received (creates + updates); contestants alternate round by round and
@@ -67,23 +69,27 @@ interface Mirror extends CustomChannel {
   reset(): unknown;
 }
 
-/** Reads and applies every section into `mirror` (reset first); returns the entities received. */
+/**
+ * Reads and applies every section into each of `mirrors`, section by section, as a process of
+ * that many clients would; returns the entities received.
+ */
 function replay(
-  mirror: Mirror,
+  mirrors: readonly Mirror[],
   sections: readonly Section[],
   rs: ReadStream,
   staged: ScratchList<unknown>,
 ): number {
-  mirror.reset();
   let entities = 0;
   for (const section of sections) {
-    rs.reset(section.bytes);
-    for (let skip = section.startBit; skip > 0; skip -= 32) rs.bits(0, Math.min(32, skip));
-    staged.clear();
-    if (!mirror.read(rs, staged)) continue;
-    mirror.apply(staged);
-    const r = staged.items[0] as { creates: { length: number }; updates: { length: number } };
-    entities += r.creates.length + r.updates.length;
+    for (const mirror of mirrors) {
+      rs.reset(section.bytes);
+      for (let skip = section.startBit; skip > 0; skip -= 32) rs.bits(0, Math.min(32, skip));
+      staged.clear();
+      if (!mirror.read(rs, staged)) continue;
+      mirror.apply(staged);
+      const r = staged.items[0] as { creates: { length: number }; updates: { length: number } };
+      entities += r.creates.length + r.updates.length;
+    }
   }
   return entities;
 }
@@ -95,23 +101,38 @@ export interface ClientDecodeResult {
 }
 
 /** Replays `sections` `rounds` times into each contestant, alternating; medians of CPU time. */
-export function measureClientDecode(sections: readonly Section[], rounds: number): ClientDecodeResult[] {
+/**
+ * Replays `sections` `rounds` times into each contestant's `clients` mirrors (one: a game client;
+ * many: a bot process, whose mirrors do not all fit the caches), alternating; medians of CPU time.
+ */
+export function measureClientDecode(
+  sections: readonly Section[],
+  rounds: number,
+  clients = 1,
+): ClientDecodeResult[] {
   const rs = new ReadStream();
   const staged = new ScratchList<unknown>();
-  const contestants: { name: string; mirror: Mirror; samples: number[]; entities: number }[] = [
+  const many = <T>(make: () => T): T[] => Array.from({ length: clients }, make);
+  const contestants: { name: string; mirrors: Mirror[]; samples: number[]; entities: number }[] = [
     {
       name: 'ClientMirror',
-      mirror: new ClientMirror({ types, capacity: CAPACITY }),
+      mirrors: many(() => new ClientMirror({ types, capacity: CAPACITY })),
       samples: [],
       entities: 0,
     },
-    { name: 'LightMirror (light bot)', mirror: new LightMirror(types, CAPACITY), samples: [], entities: 0 },
+    {
+      name: 'LightMirror (light bot)',
+      mirrors: many(() => new LightMirror(types, CAPACITY)),
+      samples: [],
+      entities: 0,
+    },
   ];
-  for (let round = -3; round < rounds; round++) {
+  for (let round = -2; round < rounds; round++) {
     for (const c of contestants) {
       collectGarbage();
+      for (const mirror of c.mirrors) mirror.reset();
       const before = process.cpuUsage();
-      const entities = replay(c.mirror, sections, rs, staged);
+      const entities = replay(c.mirrors, sections, rs, staged);
       const used = process.cpuUsage(before);
       check(entities > 0, `${c.name}: no section applied`);
       check(c.entities === 0 || c.entities === entities, `${c.name}: replays disagree`);
@@ -122,7 +143,11 @@ export function measureClientDecode(sections: readonly Section[], rounds: number
   check(contestants[0].entities === contestants[1].entities, 'the mirrors received different entities');
   return contestants.map((c) => {
     const us = median(c.samples);
-    return { name: c.name, usPerPacket: us / sections.length, nsPerEntity: (us * 1000) / c.entities };
+    return {
+      name: c.name,
+      usPerPacket: us / sections.length / clients,
+      nsPerEntity: (us * 1000) / c.entities,
+    };
   });
 }
 
@@ -131,10 +156,17 @@ export async function runClientDecode(ctx: SuiteContext): Promise<void> {
   const rounds = Number(process.env.GW_DECODE_ROUNDS ?? (ctx.options.quick ? 10 : 40));
   const sections = await recordArenaSections(frames);
   check(sections.length > frames / 2, `only ${sections.length} sections recorded`);
-  const results = measureClientDecode(sections, rounds);
-  for (const r of results)
-    ctx.note(
-      `client decode, ${r.name}: ${fmt(r.usPerPacket)} µs CPU per packet, ${fmt(r.nsPerEntity)} ns per entity (${sections.length} arena sections of one player, median of ${rounds} replays)`,
-    );
-  ctx.record('clientDecode', { sections: sections.length, rounds, results });
+  const clients = Number(process.env.GW_DECODE_CLIENTS ?? 64);
+  const manyRounds = Math.max(3, Math.round(rounds / 8));
+  const one = measureClientDecode(sections, rounds);
+  const many = measureClientDecode(sections, manyRounds, clients);
+  for (const [results, what] of [
+    [one, `one mirror, median of ${rounds} replays`],
+    [many, `${clients} mirrors fed section by section (a bot process), median of ${manyRounds} replays`],
+  ] as const)
+    for (const r of results)
+      ctx.note(
+        `client decode, ${r.name}: ${fmt(r.usPerPacket)} µs CPU per packet, ${fmt(r.nsPerEntity)} ns per entity (${sections.length} arena sections of one player; ${what})`,
+      );
+  ctx.record('clientDecode', { sections: sections.length, rounds, clients, one, many });
 }
