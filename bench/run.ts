@@ -28,6 +28,7 @@ import { runArenaRooms } from './suites/arena-rooms.js';
 import { runBackend } from './suites/backend.js';
 import { runBitpacker } from './suites/bitpacker.js';
 import { runCapacity } from './suites/capacity.js';
+import { runClientDecode } from './suites/client-decode.js';
 import { runCrc32 } from './suites/crc32.js';
 import { runFloat32 } from './suites/float32.js';
 import { runHandshake } from './suites/handshake.js';
@@ -76,6 +77,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   backend: runBackend,
   rooms: runRooms,
   arena: runArenaRooms,
+  'client-decode': runClientDecode,
   p2p: runP2p,
   capacity: runCapacity,
 };

@@ -16,6 +16,7 @@ import {
   arenaChannels,
   arenaFactory,
 } from '../../demo/arena-room.js';
+import type { CustomChannelConfig } from '../../src/channels/config.js';
 import { MessageClient } from '../../src/channels/index.js';
 import { generateConnectToken } from '../../src/connection/connect-token.js';
 import { InputSender } from '../../src/latency/index.js';
@@ -46,6 +47,8 @@ export async function measureArenaRooms(
   rooms: number,
   steadyFrames: number,
   seed = 13,
+  /** Wraps a bot's replication channel (bot index, its ClientMirror's channel): to record what it receives. */
+  tap?: (bot: number, channel: CustomChannelConfig) => CustomChannelConfig,
 ): Promise<{
   perPlayerUs: number;
   simulatePerPlayerUs: number;
@@ -98,7 +101,7 @@ export async function measureArenaRooms(
       const messages = new MessageClient({
         transport: network.createTransport(),
         factory: arenaFactory,
-        channels: [mirror.channel, sender.channel],
+        channels: [tap === undefined ? mirror.channel : tap(bots.length, mirror.channel), sender.channel],
       });
       messages.connect(
         generateConnectToken({

@@ -1,14 +1,15 @@
 import type { CustomChannel } from '../channels/channel.js';
 import type { CustomChannelConfig } from '../channels/config.js';
 import type { ReadStream } from '../serialize/read-stream.js';
-import { CONFIGURATION_DIFFERS, configurationHash } from './configuration.js';
-import { EntityHistory } from './entity-history.js';
+import { CONFIGURATION_DIFFERS } from './configuration.js';
+import type { EntityHistory } from './entity-history.js';
 import type { EntityLayout } from './entity-layout.js';
 import { type AnyEntityType, checkTypes, type EntityType } from './entity-type.js';
 import { type AnyEventType, checkEvents, type EventHandler } from './event.js';
-import { EventReceiver } from './event-receiver.js';
-import { GhostReceiver, type GhostTable } from './ghost-receiver.js';
-import { type LaneState, sameState } from './lane-state.js';
+import type { EventReceiver, GhostLookup } from './event-receiver.js';
+import type { GhostTable } from './ghost-receiver.js';
+import type { LaneState } from './lane-state.js';
+import { type GhostEndReason, type MirrorListener, MirrorStates, SECTION_RING } from './mirror-states.js';
 
 /** A client's copy of one server entity. `value` is rebuilt in place when a new state arrives. */
 export interface Ghost<T = unknown> {
@@ -28,11 +29,7 @@ export function isGhostOf<T>(ghost: Ghost, type: EntityType<T, string>): ghost i
 
 export type GhostEvent = (ghost: Ghost, serverTick: number) => void;
 
-/**
- * Why a ghost went away: its entity was destroyed on the server (or replaced by a new one under
- * the same id), it left this client's interest (the entity lives on), or the connection was new.
- */
-export type GhostEndReason = 'destroyed' | 'out-of-scope' | 'reset';
+export type { GhostEndReason };
 
 export type GhostEndEvent = (ghost: Ghost, serverTick: number, reason: GhostEndReason) => void;
 
@@ -71,13 +68,6 @@ interface GhostRecord {
   tick: number;
 }
 
-/**
- * The client side of replication: the ghosts of the entities the server replicates to it, kept
- * from the ghost section of each packet (put `channel` in MessageClient's channels, at the same
- * index as the server's `ReplicationServer.channel`). Hostile or stale sections refuse their
- * packet with a reason and change nothing. A new connection starts empty (every ghost is
- * destroyed, with events) and the server sends everything again.
- */
 /** What a ClientMirror has counted. */
 export interface ClientMirrorStats {
   /**
@@ -91,9 +81,13 @@ export interface ClientMirrorStats {
   readonly eventsDropped: number;
 }
 
-/** Section ticks ClientMirror remembers (see sectionTick). */
-const SECTION_RING = 16;
-
+/**
+ * The client side of replication: the ghosts of the entities the server replicates to it, kept
+ * from the ghost section of each packet (put `channel` in MessageClient's channels, at the same
+ * index as the server's `ReplicationServer.channel`). Hostile or stale sections refuse their
+ * packet with a reason and change nothing. A new connection starts empty (every ghost is
+ * destroyed, with events) and the server sends everything again.
+ */
 export class ClientMirror implements CustomChannel, GhostTable {
   readonly types: readonly AnyEntityType[];
   readonly capacity: number;
@@ -101,19 +95,13 @@ export class ClientMirror implements CustomChannel, GhostTable {
   readonly channel: CustomChannelConfig;
   readonly typeOf: Int16Array;
   readonly histories: (EntityHistory | null)[];
-  private readonly ghostList: (GhostRecord | null)[];
-  private readonly receiver: GhostReceiver;
   /** This end's configuration fingerprint (configurationHash of types, capacity, historyLength). */
   readonly configuration: number;
-  private newest = 0;
-  private count = 0;
-  /** The ticks of the last SECTION_RING sections applied, by their number; and how many were. */
-  private readonly sectionTicks = new Float64Array(SECTION_RING);
-  private sections = 0;
-  private checked = false;
-  private mismatches = 0;
+  /** The received states (shared with the load tester's light bot); this class keeps the values. */
+  private readonly states: MirrorStates;
+  private readonly values: GhostValues;
+  /** The options, read at each call (the values half holds the same object). */
   private readonly options: ClientMirrorOptions;
-  private readonly eventReceiver: EventReceiver;
 
   constructor(options: ClientMirrorOptions) {
     checkTypes('ClientMirror', options.types);
@@ -125,24 +113,33 @@ export class ClientMirror implements CustomChannel, GhostTable {
       throw new RangeError(
         `ClientMirror: historyLength must be an integer in [2, 256], got ${historyLength}`,
       );
-    this.options = options;
+    const events = options.events ?? [];
+    checkEvents('ClientMirror', events);
     this.types = Object.freeze([...options.types]);
     this.capacity = capacity;
     this.historyLength = historyLength;
-    this.typeOf = new Int16Array(capacity).fill(-1);
-    this.histories = new Array(capacity).fill(null);
-    this.ghostList = new Array(capacity).fill(null);
-    const events = options.events ?? [];
-    checkEvents('ClientMirror', events);
-    this.configuration = configurationHash(this.types, capacity, historyLength, events);
-    this.receiver = new GhostReceiver(this.types, capacity);
-    this.eventReceiver = new EventReceiver(Object.freeze([...events]), capacity);
-    this.channel = { kind: 'custom', priority: options.priority ?? 1, create: () => this.reset() };
+    this.options = options;
+    this.values = new GhostValues(this.types, capacity, this.options);
+    const priority = options.priority ?? 1;
+    this.states = new MirrorStates(
+      this.types,
+      capacity,
+      historyLength,
+      Object.freeze([...events]),
+      priority,
+      this.values,
+      false,
+    );
+    this.values.events = this.states.eventReceiver;
+    this.typeOf = this.states.typeOf;
+    this.histories = this.states.histories;
+    this.configuration = this.states.configuration;
+    this.channel = { kind: 'custom', priority, create: () => this.reset() };
   }
 
   /** The tick of the newest section applied (0 before any). */
   get newestTick(): number {
-    return this.newest;
+    return this.states.newestTick;
   }
 
   /**
@@ -151,50 +148,46 @@ export class ClientMirror implements CustomChannel, GhostTable {
    * while `newestTick` shows only the last).
    */
   get sectionsApplied(): number {
-    return this.sections;
+    return this.states.sectionsApplied;
   }
 
   /** The tick of section number `index`, one of the last 16 applied (`sectionsApplied` − 16 ≤ index < `sectionsApplied`). */
   sectionTick(index: number): number {
-    if (
-      !Number.isInteger(index) ||
-      index < this.sections - SECTION_RING ||
-      index >= this.sections ||
-      index < 0
-    )
+    const sections = this.states.sectionsApplied;
+    if (!Number.isInteger(index) || index < sections - SECTION_RING || index >= sections || index < 0)
       throw new RangeError(
         `ClientMirror.sectionTick: index must be one of the last ${SECTION_RING} sections applied, got ${index}`,
       );
-    return this.sectionTicks[index % SECTION_RING];
+    return this.states.sectionTicks[index % SECTION_RING];
   }
 
   /** Whether this connection's server sent a configuration fingerprint equal to this mirror's. */
   get configurationChecked(): boolean {
-    return this.checked;
+    return this.states.configurationChecked;
   }
 
   /** What the mirror has counted (a snapshot, taken at the call). */
   stats(): Readonly<ClientMirrorStats> {
     return {
-      configurationMismatches: this.mismatches,
-      eventsDelivered: this.eventReceiver.delivered,
-      eventsDropped: this.eventReceiver.dropped,
+      configurationMismatches: this.states.mismatches,
+      eventsDelivered: this.states.eventReceiver.delivered,
+      eventsDropped: this.states.eventReceiver.dropped,
     };
   }
 
   /** Ghosts held. */
   get size(): number {
-    return this.count;
+    return this.values.count;
   }
 
   /** The ghost with this id, or null. */
   ghost(id: number): Ghost | null {
-    return (this.ghostList[id] as Ghost | undefined) ?? null;
+    return (this.values.ghostList[id] as Ghost | undefined) ?? null;
   }
 
   /** Every ghost held, by id. */
   *ghosts(): IterableIterator<Ghost> {
-    for (const g of this.ghostList) if (g !== null) yield g as Ghost;
+    for (const g of this.values.ghostList) if (g !== null) yield g as Ghost;
   }
 
   /** The lane states received for a ghost, newest first, with their ticks (for interpolation). */
@@ -204,10 +197,7 @@ export class ClientMirror implements CustomChannel, GhostTable {
 
   /** Empties the mirror (a new connection): every ghost is destroyed, with events. */
   reset(): this {
-    for (let id = 0; id < this.capacity; id++) this.remove(id, this.newest, 'reset');
-    this.newest = 0;
-    this.checked = false;
-    this.eventReceiver.reset(); // events hook
+    this.states.reset();
     return this;
   }
 
@@ -221,84 +211,64 @@ export class ClientMirror implements CustomChannel, GhostTable {
   acked(): void {}
 
   read(rs: ReadStream, staged: { push(item: unknown): void }): boolean {
-    if (!this.receiver.read(rs, this)) {
-      if (this.receiver.configurationDiffers) {
-        this.mismatches++;
-        this.options.onConfigurationMismatch?.(CONFIGURATION_DIFFERS);
-      }
-      return false;
-    }
-    // events hook: the events part follows the state in the section
-    if (!this.eventReceiver.read(rs, this.receiver.tick, this.receiver)) return false;
-    staged.push(this.receiver);
-    return true;
+    return this.states.read(rs, staged);
   }
 
   apply(): void {
-    const r = this.receiver;
-    const tick = r.tick;
-    for (let i = 0; i < r.destroys.length; i++)
-      this.remove(r.destroys.items[i], tick, r.destroyGone.items[i] === 1 ? 'destroyed' : 'out-of-scope');
-    for (let i = 0; i < r.creates.length; i++) {
-      const id = r.creates.items[i];
-      const type = this.types[r.createTypes.items[i]];
-      const generation = r.createGenerations.items[i];
-      const ghost = this.ghostList[id];
-      if (ghost !== null && (ghost.generation !== generation || ghost.type !== type))
-        this.remove(id, tick, 'destroyed');
-      if (this.ghostList[id] === null)
-        this.add(id, type, r.createTypes.items[i], generation, r.createStates[i], tick);
-      else this.store(id, r.createStates[i], tick);
-    }
-    for (let i = 0; i < r.updates.length; i++) this.store(r.updates.items[i], r.updateStates[i], tick);
-    this.newest = tick;
-    this.sectionTicks[this.sections % SECTION_RING] = tick;
-    this.sections++;
-    if (r.hadConfiguration) this.checked = true;
-    this.eventReceiver.apply(this, this.options.onEvent); // events hook: after the state
+    this.states.apply();
+  }
+}
+
+/** The values half of a ClientMirror: a ghost record per ghost held, rebuilt as states arrive, and the callbacks. */
+class GhostValues implements MirrorListener, GhostLookup {
+  readonly ghostList: (GhostRecord | null)[];
+  count = 0;
+  /** The mirror's event receiver (set once the states half is made). */
+  events: EventReceiver | null = null;
+
+  constructor(
+    private readonly types: readonly AnyEntityType[],
+    capacity: number,
+    private readonly options: ClientMirrorOptions,
+  ) {
+    this.ghostList = new Array(capacity).fill(null);
   }
 
-  private add(
-    id: number,
-    type: AnyEntityType,
-    typeIndex: number,
-    generation: number,
-    state: LaneState,
-    tick: number,
-  ): void {
+  ghost(id: number): Ghost | null {
+    return (this.ghostList[id] as Ghost | undefined) ?? null;
+  }
+
+  created(id: number, typeIndex: number, generation: number, state: LaneState, tick: number): void {
+    const type = this.types[typeIndex];
     const layout = type.layout as EntityLayout<unknown>;
-    let history = this.histories[id];
-    if (history === null || history.layout !== layout) {
-      history = new EntityHistory(layout, this.historyLength);
-      this.histories[id] = history;
-    }
-    history.clear();
-    layout.copyState(state, history.slotFor(tick));
     const ghost: GhostRecord = { id, generation, type, value: layout.dequantize(state), tick };
     this.ghostList[id] = ghost;
-    this.typeOf[id] = typeIndex;
     this.count++;
     this.options.onCreate?.(ghost as Ghost, tick);
   }
 
-  /** A new state of a ghost held: kept for baselines, and its value rebuilt when it changed. */
-  private store(id: number, state: LaneState, tick: number): void {
+  /** A new state of a ghost held: its value rebuilt when it changed. */
+  stored(id: number, state: LaneState, tick: number, differs: boolean): void {
     const ghost = this.ghostList[id]!;
-    const history = this.histories[id]!;
-    const changed = !sameState(history.latest!, state);
-    history.layout.copyState(state, history.slotFor(tick));
     ghost.tick = tick;
-    if (!changed) return;
-    ghost.value = history.layout.dequantize(state, ghost.value);
+    if (!differs) return;
+    ghost.value = ghost.type.layout.dequantize(state, ghost.value);
     this.options.onUpdate?.(ghost as Ghost, tick);
   }
 
-  private remove(id: number, tick: number, reason: GhostEndReason): void {
+  removed(id: number, tick: number, reason: GhostEndReason): void {
     const ghost = this.ghostList[id];
     if (ghost === null) return;
     this.ghostList[id] = null;
-    this.typeOf[id] = -1;
     this.count--;
     this.options.onDestroy?.(ghost as Ghost, tick, reason);
+  }
+
+  appliedSection(): void {
+    this.events!.apply(this, this.options.onEvent);
+  }
+
+  configurationMismatch(): void {
+    this.options.onConfigurationMismatch?.(CONFIGURATION_DIFFERS);
   }
 }

@@ -5,7 +5,7 @@ import type { EntityLayout } from './entity-layout.js';
 import type { LaneState } from './lane-state.js';
 import { maxValueBits, readValue, valueBits, writeValue } from './lane-value.js';
 import { pastRange } from './plan.js';
-import { PreviousChanges } from './previous-changes.js';
+import { MASK_LANES, PreviousChanges } from './previous-changes.js';
 import { sameBytes } from './quantizer.js';
 
 export { DELTA_BITS, DELTA_LOW } from './lane-value.js';
@@ -215,40 +215,114 @@ export function readDelta<T>(
   const any = layout as EntityLayout<unknown>;
   const base = checkStates(any, out, baseline);
   if (out === base) throw new TypeError('readDelta: out must not be the baseline');
+  return readStagedDelta(rs, any, base, out, previous ?? null) >= 0;
+}
+
+/**
+ * {@link readDelta} for a reader that makes its own states (GhostReceiver): `base` (the layout's
+ * zero state for none) and `out` are states of `layout`, distinct, so their shapes are not checked
+ * again per entity. Returns -1 on bad input (the reason in `rs.error`), else 1 when `out` differs
+ * from `base` and 0 when it is the same state (a delta with nothing changed).
+ */
+export function readStagedDelta(
+  rs: ReadStream,
+  layout: EntityLayout<unknown>,
+  base: LaneState,
+  out: LaneState,
+  previous: PreviousChanges | null,
+): number {
+  return readCore(rs, layout, base.lanes, 0, base.blobs, out, previous, base);
+}
+
+/**
+ * {@link readStagedDelta} against a baseline whose lanes are `source[at..at + lanes)` (a history's
+ * record, read where it lies, without its state object) and whose blobs are `baseBlobs`; for a
+ * layout of at most MASK_LANES lanes (its changed set is kept as a mask).
+ */
+export function readStagedLanes(
+  rs: ReadStream,
+  layout: EntityLayout<unknown>,
+  source: Uint32Array,
+  at: number,
+  baseBlobs: readonly Uint8Array[],
+  out: LaneState,
+  previous: PreviousChanges | null,
+): number {
+  if (layout.lanes.length > MASK_LANES)
+    throw new RangeError(`readStagedLanes: a layout of more than ${MASK_LANES} lanes`);
+  return readCore(rs, layout, source, at, baseBlobs, out, previous, null);
+}
+
+/** `base`: the baseline as a state, needed past MASK_LANES lanes (null otherwise). */
+function readCore(
+  rs: ReadStream,
+  layout: EntityLayout<unknown>,
+  source: Uint32Array,
+  at: number,
+  baseBlobs: readonly Uint8Array[],
+  out: LaneState,
+  previous: PreviousChanges | null,
+  base: LaneState | null,
+): number {
+  let changed = 0;
   try {
     let repeat: Uint8Array | null = null;
-    if (previous !== undefined && previous.layout === layout) {
+    if (previous !== null && previous.layout === layout) {
       // `1` the newest set; `01` the one before (when one is held); else neither.
       const newest = rs.bits(0, 1) === 1;
       const before = !newest && previous.hasSecond && rs.bits(0, 1) === 1;
       repeat = newest ? previous.first : before ? previous.second : null;
     }
-    readInto(rs, any, base, out, repeat);
-    previous?.record(any, out, base);
+    const mask = readInto(rs, layout, source, at, baseBlobs, out, repeat);
+    if (!rs.ok) return -1;
+    // Every lane read differs from its baseline (readValue refuses one sent unchanged), so the
+    // lanes read are the changed set: recorded as the mask built while reading where one fits.
+    if (previous !== null) {
+      if (layout.lanes.length <= MASK_LANES) previous.recordMask(layout, mask);
+      else previous.record(layout, out, base!);
+    }
+    changed = mask !== 0 ? 1 : 0;
+    for (let i = 0; i < layout.blobs.length; i++) if (out.blobs[i] !== baseBlobs[i]) changed = 1;
   } catch (error) {
     // Unreachable on any input by design; kept so a bug can never escape as an exception.
     rs.fail(
       `internal error while reading an entity: ${error instanceof Error ? error.message : String(error)}`,
     );
+    return -1;
   }
-  return rs.ok;
+  return changed;
 }
 
-/** `repeat`: the lanes the previous delta changed, when this one repeats them (else null). */
+/**
+ * `repeat`: the lanes the previous delta changed, when this one repeats them (else null). Returns
+ * the lanes read as a mask (bit i: lane i) for a layout of at most MASK_LANES lanes, else 1 when
+ * any lane was read and 0 when none.
+ */
 function readInto(
   rs: ReadStream,
   layout: EntityLayout<unknown>,
-  base: LaneState,
+  source: Uint32Array,
+  at: number,
+  baseBlobs: readonly Uint8Array[],
   out: LaneState,
   repeat: Uint8Array | null,
-): void {
+): number {
   const lanes = layout.lanes;
   const count = lanes.length;
-  out.lanes.set(base.lanes);
+  const target = out.lanes;
+  // By hand: TypedArray.prototype.set costs more than copying a few lanes.
+  for (let i = 0; i < count; i++) target[i] = source[at + i];
   const list = repeat === null && count > FLAGS_ONLY_LANES && rs.bits(0, 1) === 1;
+  // Past MASK_LANES lanes the bits wrap: only "any lane read" is kept then.
+  let mask = 0;
+  let any = 0;
   if (repeat !== null) {
     for (let i = 0; i < count && rs.ok; i++) {
-      if (repeat[i] === 1) out.lanes[i] = readValue(rs, lanes[i], base.lanes[i]);
+      if (repeat[i] === 1) {
+        target[i] = readValue(rs, lanes[i], source[at + i]);
+        mask |= 1 << i;
+        any = 1;
+      }
     }
   } else if (list) {
     const indexBits = bitsRequired(0, count);
@@ -260,26 +334,44 @@ function readInto(
       if (i > count) rs.fail(`lane index ${i} past the ${count} lanes`);
       else if (i <= previous) rs.fail('lane indices not strictly increasing');
       else {
-        out.lanes[i] = readValue(rs, lanes[i], base.lanes[i]);
+        target[i] = readValue(rs, lanes[i], source[at + i]);
+        mask |= 1 << i;
+        any = 1;
         previous = i;
       }
     }
   } else {
     for (let i = 0; i < count && rs.ok; i++) {
-      if (rs.bits(0, 1) === 1) out.lanes[i] = readValue(rs, lanes[i], base.lanes[i]);
+      if (rs.bits(0, 1) === 1) {
+        target[i] = readValue(rs, lanes[i], source[at + i]);
+        mask |= 1 << i;
+        any = 1;
+      }
     }
   }
-  for (const range of layout.wordRanges) {
-    if (rs.ok && pastRange(range, out.lanes)) rs.fail(`${range.path}: int64 words past the range`);
+  const ranges = layout.wordRanges;
+  for (let r = 0; r < ranges.length; r++) {
+    if (rs.ok && pastRange(ranges[r], target)) rs.fail(`${ranges[r].path}: int64 words past the range`);
   }
+  if (layout.blobs.length > 0) readBlobs(rs, layout, baseBlobs, out);
+  return count <= MASK_LANES ? mask : any;
+}
+
+/** The blob lanes of a delta (see readInto). */
+function readBlobs(
+  rs: ReadStream,
+  layout: EntityLayout<unknown>,
+  baseBlobs: readonly Uint8Array[],
+  out: LaneState,
+): void {
   for (let i = 0; i < layout.blobs.length; i++) {
-    out.blobs[i] = base.blobs[i];
+    out.blobs[i] = baseBlobs[i];
     if (!rs.ok) continue;
     const blob = layout.blobs[i];
     if (rs.bits(0, 1) === 0) {
       // An empty blob is the zero state's placeholder, an encoding only of a field that can take
       // no bits (t.string(0)): kept otherwise, it would leave a state that does not dequantize.
-      const kept = base.blobs[i];
+      const kept = baseBlobs[i];
       if (rs.ok && kept.length === 0 && !blob.codec.decode(kept).ok)
         rs.fail(`${blob.path}: blob missing against the zero state`);
       continue;
@@ -292,7 +384,7 @@ function readInto(
     if (!rs.ok) return;
     const bytes = new Uint8Array(length);
     for (let j = 0; j < length; j++) bytes[j] = rs.bits(0, 8);
-    if (sameBytes(bytes, base.blobs[i])) rs.fail(`${blob.path}: blob sent unchanged`);
+    if (sameBytes(bytes, baseBlobs[i])) rs.fail(`${blob.path}: blob sent unchanged`);
     else {
       const decoded = blob.codec.decode(bytes);
       if (!decoded.ok) rs.fail(`${blob.path}: blob does not decode: ${decoded.error}`);

@@ -73,6 +73,8 @@ export class EntityHistory {
   /** @internal Where the record starts in `record`. */
   readonly offset: number;
   private readonly ticks: number;
+  /** @internal Where slot 0's lanes start in `record` (slot i's: lanes0 + i × the layout's lanes). */
+  readonly lanes0: number;
 
   /**
    * `store`, `offset`: where to keep the record (historyRecordWords(length, lanes) words from
@@ -91,6 +93,7 @@ export class EntityHistory {
     this.record = store ?? new Uint32Array(words);
     this.offset = offset;
     this.ticks = offset + HISTORY_TICKS;
+    this.lanes0 = this.ticks + length;
     this.states = new Array<LaneState | undefined>(length).fill(undefined);
     this.clear();
   }
@@ -152,15 +155,23 @@ export class EntityHistory {
 
   /** The state to fill for `tick` (a new slot, or the newest when it is of the same tick). */
   slotFor(tick: number): LaneState {
+    return this.state(this.slotIndexFor(tick));
+  }
+
+  /**
+   * @internal slotFor without the state object: the slot's index (its lanes at lanes0 + index ×
+   * lanes in `record`), for a reader that copies lanes straight into the record.
+   */
+  slotIndexFor(tick: number): number {
     const record = this.record;
     const count = record[this.offset + HISTORY_COUNT];
     let head = record[this.offset + HISTORY_HEAD];
-    if (count > 0 && record[this.ticks + head] === tick) return this.state(head);
+    if (count > 0 && record[this.ticks + head] === tick) return head;
     head = (head + 1) % this.length;
     record[this.offset + HISTORY_HEAD] = head;
     if (count < this.length) record[this.offset + HISTORY_COUNT] = count + 1;
     record[this.ticks + head] = tick;
-    return this.state(head);
+    return head;
   }
 
   /**
