@@ -10,7 +10,6 @@
  */
 import { checkIndex } from '../channels/check-index.js';
 import { checkPositive } from './check-argument.js';
-import type { GhostTable } from './ghost-table.js';
 import { IdList } from './id-list.js';
 
 export interface InterestViewOptions {
@@ -64,7 +63,7 @@ export class InterestView {
   private readonly members: Uint32Array;
   private readonly capacity: number;
   /** The ghost table `ghostSlots` follows, or null (a view without a ghost sender). */
-  private ghostTable: GhostTable | null = null;
+  private ghostTable: { find(id: number): number } | null = null;
 
   /** Made by `InterestManager.addView`. */
   constructor(client: number, capacity: number, options: InterestViewOptions) {
@@ -165,7 +164,7 @@ export class InterestView {
    * @internal Makes `ghostSlots` follow a ghost table (the one of this view's ghost sender; one
    * per view), filling it for the current members.
    */
-  attachGhostTable(table: GhostTable): void {
+  attachGhostTable(table: { find(id: number): number }): void {
     if (this.ghostTable !== null)
       throw new Error('InterestView.attachGhostTable: a table is already attached');
     this.ghostTable = table;

@@ -61,13 +61,13 @@ export class PriorityAccumulator {
     return this.base[checkIndex('PriorityAccumulator.getBase', 'id', id, this.base.length)];
   }
 
-  /** Whether the default importance is used: then `weight` gives what `accumulate` adds. */
+  /** @internal Whether the default importance is used: then `weight` gives what `accumulate` adds. */
   get byDistance(): boolean {
     return this.importance === undefined;
   }
 
   /**
-   * What one tick adds to the priority of `id`, relevant to `view`, under the default importance
+   * @internal What one tick adds to the priority of `id`, relevant to `view`, under the default importance
    * (byDistance): the very number `accumulate` adds, so a caller may add it to the members it
    * keeps and skip those whose priority it resets anyway.
    */

@@ -64,12 +64,12 @@ export class PrioritySelection {
     return this._misfits;
   }
 
-  /** Members not offered yet (0 once `next` went through them all). */
+  /** @internal Members not offered yet (0 once `next` went through them all). */
   get pending(): number {
     return this.heapSize;
   }
 
-  /** The view slot of the entity last offered by `next` (until its take or skip), or -1. */
+  /** @internal The view slot of the entity last offered by `next` (until its take or skip), or -1. */
   get offeredSlot(): number {
     return this.offered;
   }
