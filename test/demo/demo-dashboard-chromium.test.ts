@@ -85,7 +85,12 @@ describe('the demo dashboard and network panel in real Chromium', {
     const page = await browser!.newPage();
     watchErrors(page, errors);
     await page.goto(`${demo!.url}?bot=1`);
-    await page.waitForFunction(() => window.ghostwire?.connected === true, undefined, { timeout: 5000 });
+    // Connected comes before the server says which entity is the page's own (avatar -1 until then).
+    await page.waitForFunction(
+      () => window.ghostwire?.connected === true && window.ghostwire.avatar >= 0,
+      undefined,
+      { timeout: 5000 },
+    );
     const avatar = await page.evaluate(() => window.ghostwire.avatar);
     const lossOf = async () => {
       const { samples } = (await (await fetch(`${demo!.url}stats`)).json()) as { samples: StatsSample[] };
