@@ -9,7 +9,7 @@
  * allocator's `next` must be written in the zone's snapshot, or a zone taken over from its
  * snapshot would mint ids it had already given out.
  */
-import { MAX_ZONES } from './zone-map.js';
+import { MAX_ZONES } from './zone-map-description.js';
 
 /** Ids per zone: the low 24 bits. */
 export const WORLD_IDS_PER_ZONE = 1 << 24;

@@ -14,52 +14,7 @@
  * Pure: no clock, no I/O, so zone servers, gateways and browsers can all hold one.
  */
 
-/** Zone indexes fit in 8 bits: a world id carries the allocating zone in its top byte. */
-export const MAX_ZONES = 256;
-/** At most this many cells (columns × rows), so a map stays small enough to send and to scan. */
-export const MAX_CELLS = 65_536;
-
-/** A map as plain data: what a snapshot stores or a supervisor sends. */
-export interface ZoneMapDescription {
-  readonly minX: number;
-  readonly minY: number;
-  readonly maxX: number;
-  readonly maxY: number;
-  readonly columns: number;
-  readonly rows: number;
-  /** The zone of each cell, row by row from (minX, minY): cell = row × columns + column. */
-  readonly cellZones: ArrayLike<number>;
-  /** 0 for a new map; a restored map keeps its version. */
-  readonly mapVersion?: number;
-}
-
-const isCount = (v: unknown, max: number): v is number =>
-  typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= max;
-
-/**
- * Why `d` is not a valid map, or null. Cheap and total (never throws), so a description that
- * came over the bus can be checked before it is built; the constructor throws this same reason.
- */
-export function zoneMapProblem(d: ZoneMapDescription): string | null {
-  if (typeof d !== 'object' || d === null) return 'not an object';
-  for (const key of ['minX', 'minY', 'maxX', 'maxY'] as const)
-    if (typeof d[key] !== 'number' || !Number.isFinite(d[key])) return `${key} is not a finite number`;
-  if (!(d.maxX > d.minX) || !(d.maxY > d.minY)) return 'the bounds are empty (max must exceed min)';
-  if (!isCount(d.columns, MAX_CELLS) || !isCount(d.rows, MAX_CELLS))
-    return `columns and rows must be integers from 1 to ${MAX_CELLS}`;
-  if (d.columns * d.rows > MAX_CELLS) return `${d.columns}x${d.rows} cells is more than ${MAX_CELLS}`;
-  const cells = d.cellZones;
-  if (typeof cells !== 'object' || cells === null || cells.length !== d.columns * d.rows)
-    return `cellZones must hold columns x rows = ${d.columns * d.rows} zones`;
-  for (let i = 0; i < cells.length; i++) {
-    const z = cells[i];
-    if (!Number.isInteger(z) || z < 0 || z >= MAX_ZONES)
-      return `cell ${i} has zone ${z}, not 0..${MAX_ZONES - 1}`;
-  }
-  const v = d.mapVersion ?? 0;
-  if (!Number.isInteger(v) || v < 0 || v > 0xffff_ffff) return `mapVersion ${v} is not a uint32`;
-  return null;
-}
+import { isCount, MAX_ZONES, type ZoneMapDescription, zoneMapProblem } from './zone-map-description.js';
 
 export class ZoneMap {
   readonly minX: number;
@@ -236,8 +191,8 @@ export class ZoneMap {
 
   /**
    * The zones whose cells touch `zone`'s cells along an edge or at a corner, ascending (cached
-   * per map version). These exchange border feeds when the interest radius is at most a cell;
-   * for a larger radius use `zonesNear`.
+   * per map version). These are the zones that exchange border feeds when the interest radius is
+   * below a cell's width and height; for a larger radius use `zonesNear`.
    */
   neighbours(zone: number): readonly number[] {
     this.checkZone('neighbours', zone);

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { prng, randomInt } from '../../src/random/prng.js';
-import { MAX_ZONES, ZoneMap, type ZoneMapDescription, zoneMapProblem } from '../../src/zones/zone-map.js';
+import { ZoneMap } from '../../src/zones/zone-map.js';
+import { MAX_ZONES, type ZoneMapDescription, zoneMapProblem } from '../../src/zones/zone-map-description.js';
 import { testSeed } from '../support/seed.js';
 
 const SEED = testSeed('zone map');
@@ -225,6 +226,8 @@ describe('ZoneMap', () => {
       [{ ...good, minX: Number.NaN }, /minX/],
       [{ ...good, maxY: '10' }, /maxY/],
       [{ ...good, maxX: 0 }, /empty/],
+      [{ ...good, minX: -1e308, maxX: 1e308 }, /finite, non-zero size/],
+      [{ ...good, minX: 0, maxX: 5e-324, columns: 2 }, /finite, non-zero size/],
       [{ ...good, columns: 0 }, /columns/],
       [{ ...good, columns: 1.5 }, /columns/],
       [{ ...good, columns: 65_536, rows: 2, cellZones: [] }, /more than/],
