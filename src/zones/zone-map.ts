@@ -106,6 +106,14 @@ export class ZoneMap {
     return { minX, minY, maxX, maxY, columns, rows, cellZones: [...this.cells], mapVersion: this.version };
   }
 
+  /** The cells of `zone`, ascending: what a split divides and hands to `moveCells`. */
+  cellsOf(zone: number): number[] {
+    this.checkZone('cellsOf', zone);
+    const out: number[] = [];
+    for (let cell = 0; cell < this.cells.length; cell++) if (this.cells[cell] === zone) out.push(cell);
+    return out;
+  }
+
   /** The zone of one cell. */
   zoneOfCell(cell: number): number {
     this.checkCell('zoneOfCell', cell);

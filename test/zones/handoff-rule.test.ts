@@ -51,7 +51,7 @@ describe('HandoffRule', () => {
     assert.equal(rule.target(map, 3, 75, 75, 0), 1);
   });
 
-  it('random walks on random maps: no handoff within the dwell or within h of travel, the target holds the entity, the owner stays near', () => {
+  it('random walks on random maps: no handoff within the dwell or within h of travel, the target holds the entity and had a proxy, the owner stays near', () => {
     const next = prng(SEED);
     let handoffs = 0;
     for (let trial = 0; trial < 40; trial++) {
@@ -73,11 +73,10 @@ describe('HandoffRule', () => {
       for (let tick = 0; tick < 1500; tick++) {
         // A random walk, held inside the world.
         const angle = next() * 2 * Math.PI;
-        const dx = Math.cos(angle) * step;
-        const dy = Math.sin(angle) * step;
-        x = Math.min(100, Math.max(0, x + dx));
-        y = Math.min(100, Math.max(0, y + dy));
-        travelled += Math.hypot(dx, dy);
+        const [prevX, prevY] = [x, y];
+        x = Math.min(100, Math.max(0, x + Math.cos(angle) * step));
+        y = Math.min(100, Math.max(0, y + Math.sin(angle) * step));
+        travelled += Math.hypot(x - prevX, y - prevY);
         sinceHandoff++;
         const target = rule.target(map, owner, x, y, sinceHandoff);
         if (target === null) {
@@ -89,6 +88,13 @@ describe('HandoffRule', () => {
         assert.ok(tick - lastHandoffTick >= minDwellTicks, `handoffs ${tick - lastHandoffTick} ticks apart`);
         assert.ok(map.zonesTouching(x, y).includes(target), 'the target holds the entity');
         assert.ok(map.distanceToZone(owner, x, y) > margin);
+        // Why h < r: with an interest radius of h plus one step, the target held a proxy of the
+        // entity the tick before, and the old owner holds one now (if the entity was within h of
+        // it the tick before, as it is once the dwell is over): no ghost has to appear from nothing.
+        const radius = margin + step;
+        assert.ok(map.proxyZones(owner, prevX, prevY, radius).includes(target), 'the target had a proxy');
+        if (sinceHandoff - 1 >= minDwellTicks)
+          assert.ok(map.proxyZones(target, x, y, radius).includes(owner), 'the old owner keeps a proxy');
         if (lastHandoffTick >= 0)
           assert.ok(travelled > margin, `only ${travelled} travelled since the last handoff`);
         owner = target;
