@@ -225,8 +225,11 @@ export class ZoneMap {
     this.seen[zone] = stamp;
     const reachX = Math.ceil(radius / this.cellWidth);
     const reachY = Math.ceil(radius / this.cellHeight);
-    for (let row = 0; row < this.rows; row++)
-      for (let col = 0; col < this.columns; col++) {
+    // Every other zone found ends the scan early: a radius as wide as the world costs one pass.
+    let others = 0;
+    for (let z = 0; z < MAX_ZONES; z++) if (z !== zone && this.cellCounts[z] > 0) others++;
+    for (let row = 0; row < this.rows && out.length < others; row++)
+      for (let col = 0; col < this.columns && out.length < others; col++) {
         if (this.cells[row * this.columns + col] !== zone) continue;
         for (let r = Math.max(0, row - reachY - 1); r <= Math.min(this.rows - 1, row + reachY + 1); r++)
           for (
@@ -245,8 +248,8 @@ export class ZoneMap {
   }
 
   /**
-   * The zones whose closed cells hold (x, y) (clamped), ascending, into `out`: one zone inside a
-   * zone, several on a border between zones (at most 4, at a grid corner).
+   * The zones whose closed cells hold (x, y) (clamped), ascending, into `out`: one for a point
+   * inside a zone, several for a point on a border between zones (up to 4, at a grid corner).
    */
   zonesTouching(x: number, y: number, out: number[] = []): number[] {
     checkPoint('zonesTouching', x, y);
