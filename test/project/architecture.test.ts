@@ -28,6 +28,7 @@ const LAYERS = [
   'join',
   'game',
   'services',
+  'zones',
 ];
 
 /** The only sources that may use Node's modules: the server transports, the native AEAD, and services/ (Node-only). */
