@@ -51,7 +51,8 @@ interface Inbox {
 }
 
 export class EmbeddedZoneStore implements ZoneStore {
-  private readonly now: () => number;
+  private readonly clock: () => number;
+  private lastNowMs = Number.NEGATIVE_INFINITY;
   private readonly limits: ZoneStoreLimits;
   private readonly lastEpochs = new Map<number, number>();
   private readonly leases = new Map<number, ZoneLease>();
@@ -62,7 +63,7 @@ export class EmbeddedZoneStore implements ZoneStore {
 
   constructor(options: EmbeddedZoneStoreOptions) {
     if (typeof options?.nowMs !== 'function') throw new TypeError('nowMs must be a function');
-    this.now = options.nowMs;
+    this.clock = options.nowMs;
     this.limits = { ...DEFAULT_ZONE_STORE_LIMITS, ...options.limits };
     checkLimits(this.limits);
   }
@@ -205,6 +206,17 @@ export class EmbeddedZoneStore implements ZoneStore {
 
   async close(): Promise<void> {
     this.closed = true;
+  }
+
+  /** The clock's time; one that goes backwards would bring lapsed leases back, so it throws. */
+  private now(): number {
+    const nowMs = this.clock();
+    if (!Number.isFinite(nowMs)) throw new RangeError(`nowMs() returned ${nowMs}`);
+    if (nowMs < this.lastNowMs) {
+      throw new RangeError(`nowMs() went backwards, from ${this.lastNowMs} to ${nowMs}`);
+    }
+    this.lastNowMs = nowMs;
+    return nowMs;
   }
 
   private checkOpen(): void {
