@@ -5,8 +5,8 @@
  * the clock, passed in.
  */
 
+import { creatorZone } from './world-id-allocator.js';
 import {
-  allocatingZone,
   type CommitResult,
   DEFAULT_ZONE_STORE_LIMITS,
   type EntityOwner,
@@ -119,7 +119,7 @@ export class EmbeddedZoneStore implements ZoneStore {
     checkCommit(commit, this.limits);
     if (!this.isLive(commit.from, commit.fromEpoch)) return 'stale';
     const record = this.ownerRecords.get(commit.worldId);
-    const owner = record ?? { zone: allocatingZone(commit.worldId), hseq: 0 };
+    const owner = record ?? { zone: creatorZone(commit.worldId), hseq: 0 };
     if (
       record !== undefined &&
       record.hseq === commit.hseq &&
@@ -199,7 +199,7 @@ export class EmbeddedZoneStore implements ZoneStore {
     return worldIds.map((worldId) => {
       const record = this.ownerRecords.get(worldId);
       return record === undefined
-        ? { zone: allocatingZone(worldId), hseq: 0 }
+        ? { zone: creatorZone(worldId), hseq: 0 }
         : { zone: record.zone, hseq: record.hseq };
     });
   }

@@ -2,11 +2,12 @@
  * Argument checks shared by ZoneStore implementations: misuse throws at the call with what was
  * wrong, before the store reads or writes anything (so a refused call changed nothing).
  */
-import { type HandoffCommit, type InboxRead, ZONE_LIMIT, type ZoneStoreLimits } from './zone-store.js';
+import { MAX_ZONES } from './zone-map-description.js';
+import type { HandoffCommit, InboxRead, ZoneStoreLimits } from './zone-store.js';
 
 export function checkZone(zone: number, what = 'zone'): void {
-  if (!Number.isInteger(zone) || zone < 0 || zone >= ZONE_LIMIT) {
-    throw new RangeError(`${what} must be an integer in 0..${ZONE_LIMIT - 1}, got ${zone}`);
+  if (!Number.isInteger(zone) || zone < 0 || zone >= MAX_ZONES) {
+    throw new RangeError(`${what} must be an integer in 0..${MAX_ZONES - 1}, got ${zone}`);
   }
 }
 

@@ -17,9 +17,6 @@
  * spawning needs no store write; only handoffs add records.
  */
 
-/** Zone indexes are below this: the top 8 bits of a 32-bit world id. */
-export const ZONE_LIMIT = 256;
-
 /** Who runs a zone, and the epoch every write from it must name. */
 export interface ZoneLease {
   zone: number;
@@ -158,8 +155,3 @@ export const DEFAULT_ZONE_STORE_LIMITS: Readonly<ZoneStoreLimits> = Object.freez
   maxLeaseTtlMs: 60_000,
   maxProcessIdLength: 128,
 });
-
-/** The zone that allocated a world id, and so owns it until its first handoff. */
-export function allocatingZone(worldId: number): number {
-  return worldId >>> 24;
-}
