@@ -20,6 +20,8 @@ export interface EntitySpec<S> {
   hitbox?: (state: S) => Shape;
   /** How much it matters when bandwidth is short, relative to the others (default 1). */
   priority?: number;
+  /** Where it is, [x, y]: a zoned world places it by this, and players see it by distance. */
+  position?: (state: S) => readonly [number, number];
 }
 
 /** What `defineGame` takes. `E` maps entity type names to states, `I` is the input, `V` maps event names to values. */
@@ -154,13 +156,14 @@ export function defineGame<
   for (const [name, entity] of Object.entries(spec.entities) as [string, EntitySpec<unknown>][]) {
     if (typeof entity?.state !== 'object' || entity.state === null)
       throw new TypeError(`${where}: entities.${name}.state must be a schema (t.object(...))`);
+    if (entity.position !== undefined && typeof entity.position !== 'function')
+      throw new TypeError(`${where}: entities.${name}.position must be a function (state) => [x, y]`);
     if (entity.hitbox !== undefined && typeof entity.hitbox !== 'function')
       throw new TypeError(`${where}: entities.${name}.hitbox must be a function (state) => shape`);
-    const type = defineEntity(
-      name,
-      entity.state,
-      entity.priority === undefined ? {} : { priority: entity.priority },
-    );
+    const type = defineEntity(name, entity.state, {
+      ...(entity.priority === undefined ? {} : { priority: entity.priority }),
+      ...(entity.position === undefined ? {} : { position: entity.position }),
+    });
     entityTypes[name] = type;
     typeNames.set(type, name);
     interpolators.set(type, compileInterpolator(entity.state));

@@ -7,6 +7,7 @@ import { schemaError } from './schema-error.js';
 export class EntityHandle implements GameEntity<string, unknown> {
   /** @internal The player whose own entity it is. */
   ownerHandle: PlayerHandle | null = null;
+  readonly data: Record<string, unknown> = {};
   /** The value read back from the world (quantized) since the last assignment; undefined: read it again. */
   private cached: unknown = undefined;
 

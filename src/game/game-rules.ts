@@ -17,6 +17,11 @@ export interface GameEntity<K extends string = string, S = unknown> {
   readonly alive: boolean;
   /** The player whose own entity it is, or null. */
   readonly owner: GamePlayer | null;
+  /**
+   * The rules' own data for this entity (free for them to use; the server never reads it). In a
+   * zoned world it moves with the entity from zone to zone, so keep it to what JSON can carry.
+   */
+  readonly data: Record<string, unknown>;
   destroy(): void;
 }
 

@@ -6,6 +6,7 @@
 import { InputReceiver } from '../latency/input-receiver.js';
 import { LagCompensation } from '../latency/lag-compensation.js';
 import type { AnyEntityType } from '../replication/entity-type.js';
+import type { AnyEventType } from '../replication/event.js';
 import type { ReplicationServer, ReplicationServerOptions } from '../replication/replication-server.js';
 import { type Entity, ServerWorld } from '../replication/server-world.js';
 import { SchemaValueError } from '../schema/interpret.js';
@@ -101,25 +102,13 @@ export class GameSimulation {
     this.replication = options.replicate({ world: this.world, events: this.wiring.events });
     this.bySlot = new Array(maxPlayers).fill(null);
     this.handles = new Array(game.maxEntities).fill(null);
-    const validate = this.hooks.validateInput;
     this.inputs = new InputReceiver<unknown>({
       schema: game.input,
       tickRate: game.tickRate,
       maxClients: maxPlayers,
-      ...(validate === undefined
+      ...(this.hooks.validateInput === undefined
         ? {}
-        : {
-            validate: (input, slot) => {
-              const player = this.bySlot[slot];
-              if (player === null) return 'no player';
-              try {
-                return validate(input, player);
-              } catch (error) {
-                this.errors.hookFailed(error, 'validateInput');
-                return 'validateInput threw';
-              }
-            },
-          }),
+        : { validate: (input, slot) => this.validateInput(input, slot) }),
       onRefusal: () => this.counters.inputsRefused++,
     });
     for (const [type, hitbox] of this.wiring.hitboxes) {
@@ -176,6 +165,26 @@ export class GameSimulation {
     if (entity?.alive) this.own(player, entity as EntityHandle);
   }
 
+  /** A player arriving with its entity from another zone: in slot `index`, without onJoin. @internal */
+  arrive(index: number): PlayerHandle {
+    if (this.bySlot[index] !== null) throw new RangeError(`GameSimulation.arrive: slot ${index} is taken`);
+    const player = new PlayerHandle(this, index);
+    this.bySlot[index] = player;
+    this.playerList.push(player);
+    return player;
+  }
+
+  /** A player leaving for another zone: gone from here without onLeave; its entity stays until released. @internal */
+  depart(player: PlayerHandle): void {
+    const at = this.playerList.indexOf(player);
+    if (at < 0) return;
+    this.playerList.splice(at, 1);
+    if (player.index >= 0 && this.bySlot[player.index] === player) this.bySlot[player.index] = null;
+    const entity = player.entityHandle;
+    if (entity !== null && entity.ownerHandle === player) entity.ownerHandle = null;
+    player.entityHandle = null;
+  }
+
   /** The player's connection dropped (a room holds its seat): it stays, idle, until `move` or `leave`. @internal */
   drop(player: PlayerHandle): void {
     if (player.index >= 0 && this.bySlot[player.index] === player) this.bySlot[player.index] = null;
@@ -216,7 +225,7 @@ export class GameSimulation {
     try {
       for (const player of this.playerList) {
         if (player.index < 0) continue; // dropped: its entity waits for its return
-        const input = this.inputs.take(player.index, tick);
+        const input = this.takeInput(player.index, tick);
         if (input === null) continue;
         this.counters.inputsTaken++;
         player.input = input;
@@ -258,7 +267,7 @@ export class GameSimulation {
     entity.ownerHandle = player;
     if (player.index < 0) return; // dropped: told when it is back (move)
     this.world.setOwner(entity.entity, player.index);
-    this.replication.emit(this.wiring.owner, { id: entity.id }, { to: player.index, reliable: true });
+    this.tellOwner(player.index, entity.id);
   }
 
   /** An entity was destroyed: forget its handle and its history. @internal */
@@ -271,8 +280,7 @@ export class GameSimulation {
     const owner = entity.ownerHandle;
     if (owner === null || owner.entityHandle !== entity) return;
     owner.entityHandle = null;
-    if (owner.index >= 0 && this.bySlot[owner.index] === owner)
-      this.replication.emit(this.wiring.owner, { id: -1 }, { to: owner.index, reliable: true });
+    if (owner.index >= 0 && this.bySlot[owner.index] === owner) this.tellOwner(owner.index, -1);
   }
 
   emit(name: string, value: unknown, options: EmitOptions = {}): void {
@@ -284,10 +292,7 @@ export class GameSimulation {
       throw new RangeError('game.emit: to must be a player in this game');
     if (to !== undefined && to.index < 0) return; // dropped: a returning client is sent the world, not its events
     try {
-      this.replication.emit(type, value, {
-        reliable: options.reliable ?? true,
-        ...(to === undefined ? {} : { to: to.index }),
-      });
+      this.sendEvent(type, value, options.reliable ?? true, to === undefined ? -1 : to.index);
     } catch (error) {
       throw schemaError(`game.emit('${name}')`, error);
     }
@@ -312,7 +317,7 @@ export class GameSimulation {
     const own = player.entityHandle?.id ?? -1;
     // biome-ignore lint/suspicious/noExplicitAny: entities of any type: the rules see them typed through ServerGame
     const hits: AnyGameEntity<any>[] = [];
-    const view = this.inputs.viewTick(player.index);
+    const view = this.viewTickOf(player.index);
     for (const [type, lag] of this.lags) {
       if (lag.presentTick < 0) continue;
       const hitbox = this.wiring.hitboxes.get(type)!;
@@ -327,6 +332,43 @@ export class GameSimulation {
       });
     }
     return hits;
+  }
+
+  // The seams a zone overrides (src/zones/zone-simulation.ts): where inputs come from, where
+  // events and ownership go. By default: the players' connections, through the replication.
+
+  /** @internal The player's input for `tick` (null: none yet), as InputReceiver.take. */
+  protected takeInput(index: number, tick: number): unknown | null {
+    return this.inputs.take(index, tick);
+  }
+
+  /** @internal The render tick the player's client showed with its input (NaN: none yet). */
+  protected viewTickOf(index: number): number {
+    return this.inputs.viewTick(index);
+  }
+
+  /** @internal Sends an event to the player in slot `to`, or to everyone (-1). */
+  protected sendEvent(type: AnyEventType, value: unknown, reliable: boolean, to: number): void {
+    this.replication.emit(type, value, to < 0 ? { reliable } : { reliable, to });
+  }
+
+  /** @internal Tells the player in slot `index` which entity is its own (-1: none). */
+  protected tellOwner(index: number, id: number): void {
+    this.replication.emit(this.wiring.owner, { id }, { to: index, reliable: true });
+  }
+
+  /** @internal The rules' validateInput for the player in `slot`: true or why it is refused. */
+  protected validateInput(input: unknown, slot: number): true | string {
+    const validate = this.hooks.validateInput;
+    if (validate === undefined) return true;
+    const player = this.bySlot[slot];
+    if (player === null) return 'no player';
+    try {
+      return validate(input, player);
+    } catch (error) {
+      this.errors.hookFailed(error, 'validateInput');
+      return 'validateInput threw';
+    }
   }
 
   /**

@@ -1,0 +1,309 @@
+/**
+ * The game's rules run over one zone: a GameSimulation whose inputs come from the gateways (per
+ * tick, by player id) instead of connections, whose events and ownership changes go to the zone's
+ * feed, and whose entities and players can leave for another zone and arrive from one without
+ * their hooks running (a handoff is not a join, a leave, a spawn or a destroy).
+ *
+ * Entities carry a world id (world-id-allocator.ts) besides their local id; players a player id
+ * (the gateway's) besides their local slot. The rules see local ones, as in a single server.
+ */
+
+import { wiringOf } from '../game/define-game.js';
+import type { EntityHandle, PlayerHandle } from '../game/game-handles.js';
+import type { GameRules } from '../game/game-rules.js';
+import { GameSimulation } from '../game/game-simulation.js';
+import type { AnyEventType } from '../replication/event.js';
+import { ReplicationServer } from '../replication/replication-server.js';
+import { WorldIdAllocator } from './world-id-allocator.js';
+import type { EntityRecord, PlayerOwner, PlayerRecord, ZoneEvent, ZoneInput } from './zone-messages.js';
+
+/** Inputs one player may have waiting for ticks not simulated yet; more are refused. */
+export const MAX_WAITING_INPUTS = 64;
+/** The dwell a record carries is capped here (ticks): any value past the rule's dwell means "free". */
+export const MAX_SINCE_HANDOFF_TICKS = 0xffff;
+
+export interface ZoneSimulationOptions {
+  zone: number;
+  /** Players this zone hosts at once at most (default 1024). */
+  maxPlayers?: number;
+  /** The world id allocator's next n (0 for a new zone; a snapshot's after a takeover). */
+  nextWorldId?: number;
+  onError?: (error: unknown, where: string) => void;
+}
+
+/** Why an input was refused (`ZoneSimulation.input`), or null when it was kept. */
+export type InputRefusal = 'not-hosted' | 'late' | 'too-far-ahead' | 'too-many' | 'invalid';
+
+export class ZoneSimulation extends GameSimulation {
+  readonly zone: number;
+  readonly allocator: WorldIdAllocator;
+  /** Per local id: its world id (-1: none), handoffs so far, tick of its last handoff or spawn. */
+  readonly worldIds: Float64Array;
+  readonly hseqs: Uint32Array;
+  readonly movedAt: Float64Array;
+  /** This tick's events, ownership changes and destroyed world ids: the feed's, cleared by `drain`. */
+  readonly events: ZoneEvent[] = [];
+  readonly owners: PlayerOwner[] = [];
+  readonly removed: number[] = [];
+  readonly refusals = { inputs: 0 };
+  private readonly byWorldId = new Map<number, EntityHandle>();
+  private readonly byPlayerId = new Map<number, PlayerHandle>();
+  /** Per slot: the player id (-1: free), its waiting inputs by tick, the last one taken and its view. */
+  private readonly playerIds: Float64Array;
+  private readonly waiting: Map<number, ZoneInput>[];
+  private readonly lastInput: unknown[];
+  private readonly lastView: Float64Array;
+  private readonly freeSlots: number[] = [];
+  private readonly eventTypes: readonly AnyEventType[];
+  /** The world id the next create takes (an arriving entity keeps its own), or -1: mint one. */
+  private arrivingWorldId = -1;
+  private releasing = false;
+
+  constructor(rules: GameRules, options: ZoneSimulationOptions) {
+    const maxPlayers = options.maxPlayers ?? 1024;
+    // Nothing is replicated from a zone (its gateways replicate their mirrors): a one-slot server
+    // the world needs, that no connection ever reads.
+    super(rules, {
+      maxPlayers,
+      replicate: (replication) => new ReplicationServer({ ...replication, maxClients: 1 }),
+      ...(options.onError === undefined ? {} : { onError: options.onError }),
+    });
+    this.zone = options.zone;
+    this.allocator = new WorldIdAllocator(options.zone, options.nextWorldId ?? 0);
+    const capacity = this.world.capacity;
+    this.worldIds = new Float64Array(capacity).fill(-1);
+    this.hseqs = new Uint32Array(capacity);
+    this.movedAt = new Float64Array(capacity);
+    this.playerIds = new Float64Array(maxPlayers).fill(-1);
+    this.waiting = Array.from({ length: maxPlayers }, () => new Map<number, ZoneInput>());
+    this.lastInput = new Array(maxPlayers).fill(null);
+    this.lastView = new Float64Array(maxPlayers).fill(Number.NaN);
+    for (let slot = maxPlayers - 1; slot >= 0; slot--) this.freeSlots.push(slot);
+    // The event list both ends agree on: the control event first (see define-game.ts).
+    this.eventTypes = wiringOf('ZoneSimulation', this.definition).events;
+  }
+
+  /** The player hosted here with this id, or null. */
+  playerById(playerId: number): PlayerHandle | null {
+    return this.byPlayerId.get(playerId) ?? null;
+  }
+
+  /** The entity owned here with this world id, or null. */
+  entityByWorldId(worldId: number): EntityHandle | null {
+    return this.byWorldId.get(worldId) ?? null;
+  }
+
+  /** The entities this zone owns (a copy made once per change, as `entities`). */
+  get owned(): readonly EntityHandle[] {
+    return this.entities as unknown as readonly EntityHandle[];
+  }
+
+  /** The inputs waiting for ticks not simulated yet of the player in `slot`, oldest first. */
+  waitingInputs(slot: number): ZoneInput[] {
+    const tick = this.world.serverTick;
+    return [...this.waiting[slot].values()].filter((i) => i.tick > tick).sort((a, b) => a.tick - b.tick);
+  }
+
+  /** The player id in slot `slot` (-1: none). */
+  playerIdAt(slot: number): number {
+    return this.playerIds[slot] ?? -1;
+  }
+
+  get hostedPlayers(): number {
+    return this.byPlayerId.size;
+  }
+
+  /** A new player joins the world here (onJoin runs); false when the zone has no slot left or it is here already. */
+  joinPlayer(playerId: number): boolean {
+    if (this.byPlayerId.has(playerId) || this.freeSlots.length === 0) return false;
+    const slot = this.freeSlots.pop()!;
+    this.playerIds[slot] = playerId;
+    this.byPlayerId.set(playerId, this.join(slot));
+    return true;
+  }
+
+  /** The player left the world (onLeave runs, its entity is destroyed); false when it is not hosted here. */
+  leavePlayer(playerId: number): boolean {
+    const player = this.byPlayerId.get(playerId);
+    if (player === undefined) return false;
+    this.leave(player);
+    this.freeSlot(playerId, player.index);
+    return true;
+  }
+
+  /** Keeps an input for its tick; refused when it is not for a hosted player or not for a tick ahead. */
+  input(input: ZoneInput): InputRefusal | null {
+    const player = this.byPlayerId.get(input.playerId);
+    if (player === undefined) return this.refuse('not-hosted');
+    const next = this.world.serverTick + 1;
+    if (input.tick < next) return this.refuse('late');
+    if (input.tick >= next + MAX_WAITING_INPUTS) return this.refuse('too-far-ahead');
+    const waiting = this.waiting[player.index];
+    if (waiting.size >= MAX_WAITING_INPUTS && !waiting.has(input.tick)) return this.refuse('too-many');
+    if (this.validateInput(input.input, player.index) !== true) return this.refuse('invalid');
+    waiting.set(input.tick, input);
+    return null;
+  }
+
+  /** The entity and its player (if any) as they leave for another zone, then gone from here. */
+  release(entity: EntityHandle, hseq: number): EntityRecord {
+    const id = entity.id;
+    const tick = this.world.serverTick;
+    const owner = entity.ownerHandle;
+    let player: PlayerRecord | null = null;
+    if (
+      owner !== null &&
+      owner.entityHandle === entity &&
+      this.byPlayerId.get(this.playerIds[owner.index]) === owner
+    ) {
+      const slot = owner.index;
+      const playerId = this.playerIds[slot];
+      player = { playerId, data: jsonOf(owner.data), inputs: this.waitingInputs(slot) };
+      this.depart(owner);
+      this.freeSlot(playerId, slot);
+    }
+    const record: EntityRecord = {
+      worldId: this.worldIds[id],
+      hseq,
+      typeIndex: this.world.typeOf[id],
+      state: entity.state,
+      data: jsonOf(entity.data),
+      sinceHandoffTicks: Math.min(MAX_SINCE_HANDOFF_TICKS, Math.max(0, tick - this.movedAt[id])),
+      player,
+    };
+    this.releasing = true;
+    try {
+      entity.destroy();
+    } finally {
+      this.releasing = false;
+    }
+    return record;
+  }
+
+  /**
+   * An entity (and its player) arriving from another zone, or restored from a snapshot: owned here
+   * from the next tick, its handoff counted from `movedAt`. Throws on a record the game refuses
+   * (the caller read it hostile-first, so that is a bug).
+   */
+  receiveEntity(record: EntityRecord, movedAt: number): EntityHandle {
+    const name = Object.keys(this.definition.entityTypes)[record.typeIndex];
+    if (name === undefined)
+      throw new RangeError(`ZoneSimulation.receiveEntity: no entity type ${record.typeIndex}`);
+    this.arrivingWorldId = record.worldId;
+    let entity: EntityHandle;
+    try {
+      entity = this.create('ZoneSimulation.receiveEntity', name, record.state);
+    } finally {
+      this.arrivingWorldId = -1;
+    }
+    Object.assign(entity.data, parseData(record.data));
+    this.hseqs[entity.id] = record.hseq;
+    this.movedAt[entity.id] = movedAt;
+    const player = record.player;
+    if (player !== null) {
+      const handle = this.receivePlayer(player);
+      if (handle !== null) this.own(handle, entity);
+    }
+    return entity;
+  }
+
+  /** A player without an entity, restored from a snapshot; null when no slot is left. */
+  receivePlayer(record: PlayerRecord): PlayerHandle | null {
+    if (this.byPlayerId.has(record.playerId) || this.freeSlots.length === 0) return null;
+    const slot = this.freeSlots.pop()!;
+    this.playerIds[slot] = record.playerId;
+    const player = this.arrive(slot);
+    Object.assign(player.data, parseData(record.data));
+    this.byPlayerId.set(record.playerId, player);
+    for (const input of record.inputs) this.input(input);
+    return player;
+  }
+
+  /** @internal Mints a world id for each new entity (an arriving one keeps its own). */
+  override create(where: string, type: string, state: unknown): EntityHandle {
+    const handle = super.create(where, type, state);
+    const worldId = this.arrivingWorldId >= 0 ? this.arrivingWorldId : this.allocator.allocate();
+    this.worldIds[handle.id] = worldId;
+    this.hseqs[handle.id] = 0;
+    // A new entity may go wherever it is at once: no dwell to wait out.
+    this.movedAt[handle.id] = Number.NEGATIVE_INFINITY;
+    this.byWorldId.set(worldId, handle);
+    return handle;
+  }
+
+  /** @internal */
+  override forget(entity: EntityHandle): void {
+    const id = entity.id;
+    const worldId = this.worldIds[id];
+    if (worldId >= 0 && this.byWorldId.get(worldId) === entity) {
+      this.byWorldId.delete(worldId);
+      if (!this.releasing) this.removed.push(worldId);
+    }
+    this.worldIds[id] = -1;
+    super.forget(entity);
+  }
+
+  protected override takeInput(index: number, tick: number): unknown | null {
+    const waiting = this.waiting[index];
+    const input = waiting.get(tick);
+    if (input !== undefined) {
+      waiting.delete(tick);
+      this.lastInput[index] = input.input;
+      this.lastView[index] = input.viewTick;
+    }
+    // Older ones can no longer be taken (their tick has passed).
+    for (const t of waiting.keys()) if (t < tick) waiting.delete(t);
+    // None for this tick: the last one again, as a connection's input buffer does when starved.
+    return this.lastInput[index];
+  }
+
+  protected override viewTickOf(index: number): number {
+    return this.lastView[index];
+  }
+
+  protected override sendEvent(type: AnyEventType, value: unknown, reliable: boolean, to: number): void {
+    const typeIndex = this.eventTypes.indexOf(type);
+    this.events.push({
+      to: to < 0 ? -1 : this.playerIds[to],
+      typeIndex,
+      reliable,
+      value: structuredClone(value),
+    });
+  }
+
+  protected override tellOwner(index: number, id: number): void {
+    const playerId = this.playerIds[index];
+    if (playerId < 0) return;
+    this.owners.push({ playerId, worldId: id < 0 ? -1 : this.worldIds[id] });
+  }
+
+  private freeSlot(playerId: number, slot: number): void {
+    this.byPlayerId.delete(playerId);
+    this.playerIds[slot] = -1;
+    this.waiting[slot].clear();
+    this.lastInput[slot] = null;
+    this.lastView[slot] = Number.NaN;
+    this.freeSlots.push(slot);
+  }
+
+  private refuse(reason: InputRefusal): InputRefusal {
+    this.refusals.inputs++;
+    return reason;
+  }
+}
+
+/** The rules' data as JSON text; what JSON cannot carry is reported by the caller's codec bound. */
+function jsonOf(data: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(data) ?? '{}';
+  } catch {
+    return '{}';
+  }
+}
+
+function parseData(text: string): Record<string, unknown> {
+  const value: unknown = JSON.parse(text);
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
