@@ -140,7 +140,7 @@ export class EmbeddedZoneStore implements ZoneStore {
       from: commit.from,
       hseq: commit.hseq,
       tick: commit.tick,
-      payload: commit.payload.slice(),
+      payload: new Uint8Array(commit.payload),
     });
     return 'ok';
   }
@@ -160,7 +160,7 @@ export class EmbeddedZoneStore implements ZoneStore {
       const first = firstAbove(inbox.entries, inbox.read, read.after);
       picked = inbox.entries.slice(first, Math.min(inbox.read, first + max));
     }
-    return { status: 'ok', entries: picked.map((entry) => ({ ...entry, payload: entry.payload.slice() })) };
+    return { status: 'ok', entries: picked.map((entry) => ({ ...entry, payload: new Uint8Array(entry.payload) })) };
   }
 
   async writeSnapshot(
@@ -177,7 +177,7 @@ export class EmbeddedZoneStore implements ZoneStore {
     checkCount(inboxCursor, 'inboxCursor', 0);
     checkBytes(bytes, 'snapshot', this.limits.maxSnapshotBytes);
     if (!this.isLive(zone, epoch)) return 'stale';
-    this.snapshots.set(zone, { zone, epoch, tick, inboxCursor, bytes: bytes.slice() });
+    this.snapshots.set(zone, { zone, epoch, tick, inboxCursor, bytes: new Uint8Array(bytes) });
     // Acks only what was read: an entry never read cannot have been applied to this snapshot.
     const inbox = this.inbox(zone);
     const acked = firstAbove(inbox.entries, inbox.read, inboxCursor);
@@ -190,7 +190,7 @@ export class EmbeddedZoneStore implements ZoneStore {
     this.checkOpen();
     checkZone(zone);
     const snapshot = this.snapshots.get(zone);
-    return snapshot === undefined ? null : { ...snapshot, bytes: snapshot.bytes.slice() };
+    return snapshot === undefined ? null : { ...snapshot, bytes: new Uint8Array(snapshot.bytes) };
   }
 
   async owners(worldIds: readonly number[]): Promise<EntityOwner[]> {

@@ -128,7 +128,7 @@ export class ZoneServer {
     const start = options.tick ?? 0;
     if (!Number.isSafeInteger(start) || start < 0)
       throw new RangeError(`${where}: tick ${start} must be an integer >= 0`);
-    for (let t = 0; t < start; t++) this.simulation.world.tick();
+    this.skipTo(start);
     this.messageNames = Object.keys(options.rules.game.messageTypes);
   }
 
@@ -154,6 +154,12 @@ export class ZoneServer {
     // Restoring is not news: the feed's next keyframe tells the gateways.
     simulation.owners.length = 0;
     return zone;
+  }
+
+  /** Moves the zone's clock on to `tick` without simulating the ticks between (a zone too far behind). */
+  skipTo(tick: number): void {
+    const world = this.simulation.world;
+    while (world.serverTick < tick) world.tick();
   }
 
   /** The last tick stepped. */
@@ -217,9 +223,15 @@ export class ZoneServer {
    */
   arrive(record: EntityRecord): boolean {
     const simulation = this.simulation;
-    if (simulation.entityByWorldId(record.worldId) !== null) {
-      this.counts.arrivalsRefused++;
-      return false;
+    const here = simulation.entityByWorldId(record.worldId);
+    if (here !== null) {
+      // The same entity after more handoffs (it left and came back while a snapshot was restored):
+      // the newer record is the truth. An older or equal one is a repeat.
+      if (simulation.hseqs[here.id] >= record.hseq) {
+        this.counts.arrivalsRefused++;
+        return false;
+      }
+      simulation.release(here, simulation.hseqs[here.id]);
     }
     try {
       simulation.receiveEntity(record, this.tick);
