@@ -44,6 +44,7 @@ const NODE_ONLY = new Set([
   'game/join-endpoint.ts',
   'game/udp-opener.ts',
   'zones/redis-zone-connection.ts',
+  'zones/redis-zone-feed.ts',
   'zones/redis-zone-store.ts',
 ]);
 
