@@ -98,6 +98,43 @@ describe('RedisZoneStore', { skip: redisSkip() }, () => {
     assert.deepEqual(left.status === 'ok' && left.entries.map((entry) => entry.cursor), [cursors[count - 1]]);
   });
 
+  it('moves an entity once when connections race to commit it to different zones', async () => {
+    const racers = [await storeOn('race:'), await storeOn('race:'), await storeOn('race:')];
+    const a = (await racers[0].acquireLease(0, 'proc-a', 60_000))!.epoch;
+    const destinations = [1, 2, 3, 4];
+    const epochs = new Map<number, number>();
+    for (const zone of destinations)
+      epochs.set(zone, (await racers[0].acquireLease(zone, `p${zone}`, 60_000))!.epoch);
+    for (let n = 1; n <= 20; n++) {
+      const worldId = worldIdOf(0, n);
+      const results = await Promise.all(
+        destinations.flatMap((to, i) =>
+          racers.map((store) =>
+            store.commitHandoff(commitOf({ worldId, from: 0, fromEpoch: a, to, tick: i })),
+          ),
+        ),
+      );
+      const oks = results.filter((result) => result === 'ok').length;
+      assert.equal(oks, 1, `entity ${n}: ${results}`);
+      assert.ok(results.every((result) => ['ok', 'duplicate', 'not-owner'].includes(result)));
+      const [owner] = await racers[1].owners([worldId]);
+      assert.equal(owner.hseq, 1);
+      assert.ok(destinations.includes(owner.zone));
+    }
+    let landed = 0;
+    for (const zone of destinations) {
+      const read = await racers[2].readInbox(zone, epochs.get(zone)!, { from: 'new' }, 100);
+      assert.ok(read.status === 'ok');
+      const owners = await racers[2].owners(read.entries.map((entry) => entry.worldId));
+      assert.ok(
+        owners.every((owner) => owner.zone === zone),
+        'each entry is in its owner zone inbox',
+      );
+      landed += read.entries.length;
+    }
+    assert.equal(landed, 20, 'one inbox entry per entity, no more');
+  });
+
   it('reads damaged records as absent, counts them, and never throws them out', async () => {
     const store = await storeOn('bad:');
     const raw = new Redis(server.url);
