@@ -31,7 +31,7 @@ const LAYERS = [
   'zones',
 ];
 
-/** The only sources that may use Node's modules: the server transports, the native AEAD, and services/ (Node-only). */
+/** The only sources that may use Node's modules: the server transports, the native AEAD, the zones' Redis adapters, and services/ (Node-only). */
 const NODE_ONLY = new Set([
   'transport/udp-transport.ts',
   'transport/websocket-server-transport.ts',
@@ -43,6 +43,9 @@ const NODE_ONLY = new Set([
   'game/server-transports.ts',
   'game/join-endpoint.ts',
   'game/udp-opener.ts',
+  'zones/redis-zone-connection.ts',
+  'zones/redis-zone-feed.ts',
+  'zones/redis-zone-store.ts',
 ]);
 
 function sources(dir: string): string[] {

@@ -2,6 +2,8 @@
  * A real redis-server for the tests: started on a free loopback port with no persistence, in its
  * own temporary directory, stopped at the end, and restartable on the same port (for the recovery
  * tests: a restart without persistence loses every key, as a crashed production server would).
+ * Started with `{ appendOnly: true }` it keeps an AOF fsynced on every write in its directory, so
+ * what it acknowledged survives a SHUTDOWN or a kill -9 and a start on the same port and directory.
  * Where redis-server is absent the tests report themselves skipped with {@link noRedisReason} (the
  * closing skip summary names them), except where it is required — CI=true or
  * GHOSTWIRE_REQUIRE_REDIS=1 (`.ci/run` installs Debian's redis-server) — where its absence fails.
@@ -96,13 +98,18 @@ export class RedisServer {
     private readonly executable: string,
     readonly port: number,
     private readonly dir: string,
+    private readonly appendOnly: boolean,
   ) {}
 
-  /** A running server on a free loopback port; throws naming where it looked when there is none. */
-  static async start(): Promise<RedisServer> {
+  /**
+   * A running server on a free loopback port; throws naming where it looked when there is none.
+   * `appendOnly` keeps its data across restarts (appendonly yes, appendfsync always).
+   */
+  static async start(options: { appendOnly?: boolean } = {}): Promise<RedisServer> {
     const executable = findRedisServer();
     if (executable === null) throw new Error(`redis-server is required here: ${noRedisReason()}`);
-    const server = new RedisServer(executable, await freePort(), mkdtempSync(join(tmpdir(), 'gw-redis-')));
+    const dir = mkdtempSync(join(tmpdir(), 'gw-redis-'));
+    const server = new RedisServer(executable, await freePort(), dir, options.appendOnly ?? false);
     await server.launch();
     return server;
   }
@@ -111,7 +118,7 @@ export class RedisServer {
     return `redis://127.0.0.1:${this.port}`;
   }
 
-  /** Stops the server (its data is lost: nothing is saved). */
+  /** Kills the server (kill -9): its data is lost unless it was started with `appendOnly`. */
   async stop(): Promise<void> {
     const child = this.child;
     if (child === null) return;
@@ -124,9 +131,31 @@ export class RedisServer {
     }
   }
 
-  /** Stops it and starts a new, empty one on the same port. */
+  /** Stops it and starts a new one on the same port (empty, unless started with `appendOnly`). */
   async restart(): Promise<void> {
     await this.stop();
+    await this.launch();
+  }
+
+  /** Stops it cleanly with the SHUTDOWN command (it flushes its AOF first), and waits for it to exit. */
+  async shutdown(): Promise<void> {
+    const child = this.child;
+    if (child === null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    if (child.exitCode === null && child.signalCode === null) {
+      const socket = createConnection({ host: '127.0.0.1', port: this.port });
+      socket.once('error', () => {});
+      socket.once('connect', () => socket.end('SHUTDOWN\r\n'));
+      await exited;
+      socket.destroy();
+    }
+    this.child = null;
+    running.delete(child);
+  }
+
+  /** Starts it again after stop() or shutdown(), on the same port and directory. */
+  async startAgain(): Promise<void> {
+    if (this.child !== null) throw new Error('redis-server is running');
     await this.launch();
   }
 
@@ -146,7 +175,10 @@ export class RedisServer {
   }
 
   private async launch(): Promise<void> {
-    const args = ['--port', `${this.port}`, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+    const args = ['--port', `${this.port}`, '--bind', '127.0.0.1', '--save', ''];
+    args.push(
+      ...(this.appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']),
+    );
     args.push('--dir', this.dir, '--daemonize', 'no', '--loglevel', 'warning');
     const child = spawn(this.executable, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
