@@ -160,7 +160,10 @@ export class EmbeddedZoneStore implements ZoneStore {
       const first = firstAbove(inbox.entries, inbox.read, read.after);
       picked = inbox.entries.slice(first, Math.min(inbox.read, first + max));
     }
-    return { status: 'ok', entries: picked.map((entry) => ({ ...entry, payload: new Uint8Array(entry.payload) })) };
+    return {
+      status: 'ok',
+      entries: picked.map((entry) => ({ ...entry, payload: new Uint8Array(entry.payload) })),
+    };
   }
 
   async writeSnapshot(

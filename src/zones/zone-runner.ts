@@ -12,6 +12,7 @@
 import type { GameRules } from '../game/game-rules.js';
 import type { HandoffRuleOptions } from './handoff-rule.js';
 import { feedChannel, inputChannel } from './zone-channels.js';
+import type { ZoneFeed } from './zone-feed.js';
 import type { ZoneMap } from './zone-map.js';
 import type { EntityRecord, FeedBatch, GatewayBatch, ZoneSnapshotRecord } from './zone-messages.js';
 import { type OutgoingHandoff, ZoneServer, type ZoneServerStats } from './zone-server.js';
@@ -28,12 +29,6 @@ export interface ZoneCodecs {
   decodeEntityRecord(bytes: Uint8Array): Read<EntityRecord>;
   encodeSnapshot(record: ZoneSnapshotRecord): Uint8Array;
   decodeSnapshot(bytes: Uint8Array): Read<ZoneSnapshotRecord>;
-}
-
-/** The lossy fan-out bus (zone-feed.ts). */
-export interface ZoneFeed {
-  publish(channel: string, bytes: Uint8Array): void;
-  subscribe(channel: string, onBytes: (bytes: Uint8Array) => void): () => void;
 }
 
 /** World ids asked of the store's owner table per call (within every store's maxBatch). */

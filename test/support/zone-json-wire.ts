@@ -1,5 +1,5 @@
-/** Stand-ins for the zone wire and feed in runner tests: JSON (NaN kept), and a feed in plain maps. */
-import type { ZoneCodecs, ZoneFeed } from '../../src/zones/zone-runner.js';
+/** A stand-in for the zone wire in runner tests: JSON (NaN kept). */
+import type { ZoneCodecs } from '../../src/zones/zone-runner.js';
 
 const encode = (value: unknown) =>
   new TextEncoder().encode(
@@ -25,17 +25,3 @@ export const jsonCodecs: ZoneCodecs = {
   encodeSnapshot: encode,
   decodeSnapshot: decode,
 };
-
-export class MapFeed implements ZoneFeed {
-  readonly subscribers = new Map<string, Set<(bytes: Uint8Array) => void>>();
-  publish(channel: string, bytes: Uint8Array): void {
-    const copy = bytes.slice();
-    for (const handler of this.subscribers.get(channel) ?? []) queueMicrotask(() => handler(copy));
-  }
-  subscribe(channel: string, onBytes: (bytes: Uint8Array) => void): () => void {
-    const set = this.subscribers.get(channel) ?? new Set();
-    set.add(onBytes);
-    this.subscribers.set(channel, set);
-    return () => set.delete(onBytes);
-  }
-}

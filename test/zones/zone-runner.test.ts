@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { EmbeddedZoneFeed } from '../../src/zones/embedded-zone-feed.js';
 import { EmbeddedZoneStore } from '../../src/zones/embedded-zone-store.js';
 import { feedChannel } from '../../src/zones/zone-channels.js';
 import { ZoneMap } from '../../src/zones/zone-map.js';
@@ -13,14 +14,14 @@ import type { FeedBatch } from '../../src/zones/zone-messages.js';
 import { ZoneRunner, type ZoneRunnerOptions, type ZoneRunnerStats } from '../../src/zones/zone-runner.js';
 import { testSeed } from '../support/seed.js';
 import { SIDE, zoneRules } from '../support/zone-game.js';
-import { jsonCodecs, MapFeed } from '../support/zone-json-wire.js';
+import { jsonCodecs } from '../support/zone-json-wire.js';
 
 const SEED = testSeed('zone-runner');
 const WANDERERS = 40;
 
 function world() {
   const store = new EmbeddedZoneStore({ nowMs: Date.now });
-  const feed = new MapFeed();
+  const feed = new EmbeddedZoneFeed();
   const map = new ZoneMap({
     minX: 0,
     minY: 0,
