@@ -209,7 +209,9 @@ export function writeViewTick(ws: WriteStream, tick: number, viewTick: number, f
   if (!Number.isFinite(viewTick))
     throw new RangeError(`${field}: ${viewTick} is not finite (NaN means none)`);
   const q = (tick - viewTick) * VIEW_SCALE;
-  const short = Number.isInteger(q) && q >= 0 && q <= MAX_VIEW_OFFSET && tick - q / VIEW_SCALE === viewTick;
+  // tick - q / 256 is never -0: a view tick of -0 takes the full form, so it reads back as -0.
+  const short =
+    Number.isInteger(q) && q >= 0 && q <= MAX_VIEW_OFFSET && tick - q / VIEW_SCALE === viewTick && !Object.is(viewTick, -0);
   ws.bool(!short);
   if (short) ws.uint16(q);
   else ws.float64(viewTick);
