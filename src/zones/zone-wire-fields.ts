@@ -83,7 +83,7 @@ export function readHeader(rs: ReadStream, kind: ZoneMessageKind, gameTag: numbe
   const got = rs.bits(0, 8);
   if (got !== kind) {
     rs.fail(
-      `message kind ${got} (${KIND_NAMES[got] ?? 'unknown'}) where a ${KIND_NAMES[kind]} (${kind}) was expected`,
+      `message kind ${got} (${KIND_NAMES[got] || 'unknown'}) where a ${KIND_NAMES[kind]} (${kind}) was expected`,
     );
     return false;
   }
@@ -211,7 +211,11 @@ export function writeViewTick(ws: WriteStream, tick: number, viewTick: number, f
   const q = (tick - viewTick) * VIEW_SCALE;
   // tick - q / 256 is never -0: a view tick of -0 takes the full form, so it reads back as -0.
   const short =
-    Number.isInteger(q) && q >= 0 && q <= MAX_VIEW_OFFSET && tick - q / VIEW_SCALE === viewTick && !Object.is(viewTick, -0);
+    Number.isInteger(q) &&
+    q >= 0 &&
+    q <= MAX_VIEW_OFFSET &&
+    tick - q / VIEW_SCALE === viewTick &&
+    !Object.is(viewTick, -0);
   ws.bool(!short);
   if (short) ws.uint16(q);
   else ws.float64(viewTick);

@@ -46,7 +46,10 @@ export interface ZoneCodecs {
   decodeGatewayBatch(bytes: Uint8Array): WireResult<GatewayBatch>;
   encodeFeedBatch(batch: FeedBatch): Uint8Array;
   decodeFeedBatch(bytes: Uint8Array): WireResult<FeedBatch>;
-  /** A handoff's payload (HandoffCommit.payload). */
+  /**
+   * A handoff's payload (HandoffCommit.payload): the store copies what it is given, so pass the
+   * view to commitHandoff before the next encodeEntityRecord, or copy it.
+   */
   encodeEntityRecord(record: EntityRecord): Uint8Array;
   decodeEntityRecord(bytes: Uint8Array): WireResult<EntityRecord>;
   encodeZoneSnapshot(snapshot: ZoneSnapshotRecord): Uint8Array;

@@ -264,6 +264,7 @@ describe('zone wire: hostile bytes are refused with a reason', () => {
     refused(codecs.decodeFeedBatch(new Uint8Array(0)), /0 bytes is shorter than the 2-byte header/);
     refused(codecs.decodeFeedBatch(new Uint8Array([FEED])), /shorter than the 2-byte header/);
     refused(codecs.decodeFeedBatch(new Uint8Array([9, 1, 0, 0, 0, 0])), /message kind 9 \(unknown\)/);
+    refused(codecs.decodeFeedBatch(new Uint8Array([0, 1, 0, 0, 0, 0])), /message kind 0 \(unknown\)/);
     refused(codecs.decodeFeedBatch(craft(FEED, feedHead, 2)), /format version 2, this reader knows 1 only/);
     refused(
       codecs.decodeFeedBatch(craft(FEED, feedHead, ZONE_WIRE_VERSION, (TAG ^ 1) >>> 0)),
@@ -278,7 +279,10 @@ describe('zone wire: hostile bytes are refused with a reason', () => {
       }),
     );
     refused(other.decodeFeedBatch(feed), /game tag/);
-    refused(codecs.decodeFeedBatch(feed.subarray(0, feed.length - 1)), /feed batch: .*(past the end|needs at least \d+ bits)/);
+    refused(
+      codecs.decodeFeedBatch(feed.subarray(0, feed.length - 1)),
+      /feed batch: .*(past the end|needs at least \d+ bits)/,
+    );
     refused(codecs.decodeFeedBatch(Uint8Array.from([...feed, 0])), /trailing data/);
     refused(codecs.decodeFeedBatch('bytes' as unknown as Uint8Array), /not a Uint8Array/);
     refused(codecs.decodeFeedBatch(null as unknown as Uint8Array), /not a Uint8Array/);
