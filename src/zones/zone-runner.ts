@@ -14,22 +14,10 @@ import type { HandoffRuleOptions } from './handoff-rule.js';
 import { feedChannel, inputChannel } from './zone-channels.js';
 import type { ZoneFeed } from './zone-feed.js';
 import type { ZoneMap } from './zone-map.js';
-import type { EntityRecord, FeedBatch, GatewayBatch, ZoneSnapshotRecord } from './zone-messages.js';
+import type { EntityRecord } from './zone-messages.js';
 import { type OutgoingHandoff, ZoneServer, type ZoneServerStats } from './zone-server.js';
 import type { InboxEntry, ZoneStore } from './zone-store.js';
-
-type Read<T> = { ok: true; value: T } | { ok: false; reason: string };
-
-/** The wire a runner speaks (zone-wire.ts's codecs for the world's game). */
-export interface ZoneCodecs {
-  encodeFeed(batch: FeedBatch): Uint8Array;
-  encodeGatewayBatch(batch: GatewayBatch): Uint8Array;
-  decodeGatewayBatch(bytes: Uint8Array): Read<GatewayBatch>;
-  encodeEntityRecord(record: EntityRecord): Uint8Array;
-  decodeEntityRecord(bytes: Uint8Array): Read<EntityRecord>;
-  encodeSnapshot(record: ZoneSnapshotRecord): Uint8Array;
-  decodeSnapshot(bytes: Uint8Array): Read<ZoneSnapshotRecord>;
-}
+import type { ZoneCodecs } from './zone-wire.js';
 
 /** World ids asked of the store's owner table per call (within every store's maxBatch). */
 const OWNER_BATCH = 512;
@@ -159,7 +147,7 @@ export class ZoneRunner {
     if (snapshot === null) {
       server = new ZoneServer({ ...serverOptions, tick: clockTick });
     } else {
-      const read = codecs.decodeSnapshot(snapshot.bytes);
+      const read = codecs.decodeZoneSnapshot(snapshot.bytes);
       if (!read.ok) throw new Error(`zone ${zone}: its snapshot cannot be read: ${read.reason}`);
       // The snapshot may be older than handoffs the zone made since: the owner table is the truth.
       const record = { ...read.value, entities: await stillOwned(store, zone, read.value.entities) };
@@ -206,7 +194,7 @@ export class ZoneRunner {
   /** Writes a snapshot now (a planned stop writes one last). */
   async snapshot(): Promise<boolean> {
     const record = this.zone.snapshot();
-    const bytes = this.options.codecs.encodeSnapshot(record);
+    const bytes = this.options.codecs.encodeZoneSnapshot(record);
     this.counts.snapshotBytes += bytes.length;
     const result = await this.options.store.writeSnapshot(
       this.options.zone,
@@ -277,7 +265,7 @@ export class ZoneRunner {
     }
     this.arrivals.length = waiting;
     const { feed, handoffs } = zone.step();
-    const bytes = options.codecs.encodeFeed(feed);
+    const bytes = options.codecs.encodeFeedBatch(feed);
     this.counts.feedBytes += bytes.length;
     options.feed.publish(this.feedName, bytes);
     if (handoffs.length > 0) await Promise.all(handoffs.map((handoff) => this.commit(handoff)));

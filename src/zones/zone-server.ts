@@ -19,7 +19,8 @@ import type {
   GatewayBatch,
   ZoneSnapshotRecord,
 } from './zone-messages.js';
-import { MAX_SINCE_HANDOFF_TICKS, ZoneSimulation } from './zone-simulation.js';
+import { ZoneSimulation } from './zone-simulation.js';
+import { MAX_SINCE_HANDOFF_TICKS } from './zone-wire-fields.js';
 
 /** Game messages taken from one player per tick at most (as GameSimulation's MAX_MESSAGES_PER_TICK). */
 const MESSAGES_PER_PLAYER_TICK = 16;

@@ -17,10 +17,10 @@ import { ReplicationServer } from '../replication/replication-server.js';
 import { WorldIdAllocator } from './world-id-allocator.js';
 import type { EntityRecord, PlayerOwner, PlayerRecord, ZoneEvent, ZoneInput } from './zone-messages.js';
 
-/** Inputs one player may have waiting for ticks not simulated yet; more are refused. */
-export const MAX_WAITING_INPUTS = 64;
-/** The dwell a record carries is capped here (ticks): any value past the rule's dwell means "free". */
-export const MAX_SINCE_HANDOFF_TICKS = 0xffff;
+import { MAX_PENDING_INPUTS, MAX_SINCE_HANDOFF_TICKS } from './zone-wire-fields.js';
+
+/** Inputs one player may have waiting for ticks not simulated yet (all travel with it in a handoff); more are refused. */
+const MAX_WAITING_INPUTS = MAX_PENDING_INPUTS;
 
 export interface ZoneSimulationOptions {
   zone: number;

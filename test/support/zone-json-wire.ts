@@ -1,5 +1,5 @@
 /** A stand-in for the zone wire in runner tests: JSON (NaN kept). */
-import type { ZoneCodecs } from '../../src/zones/zone-runner.js';
+import type { ZoneCodecs } from '../../src/zones/zone-wire.js';
 
 const encode = (value: unknown) =>
   new TextEncoder().encode(
@@ -17,11 +17,13 @@ function decode<T>(bytes: Uint8Array): { ok: true; value: T } | { ok: false; rea
 }
 
 export const jsonCodecs: ZoneCodecs = {
-  encodeFeed: encode,
+  game: undefined as never,
+  encodeFeedBatch: encode,
+  decodeFeedBatch: decode,
   encodeGatewayBatch: encode,
   decodeGatewayBatch: decode,
   encodeEntityRecord: encode,
   decodeEntityRecord: decode,
-  encodeSnapshot: encode,
-  decodeSnapshot: decode,
+  encodeZoneSnapshot: encode,
+  decodeZoneSnapshot: decode,
 };

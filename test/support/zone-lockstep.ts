@@ -10,6 +10,7 @@ import type { ZoneMap } from '../../src/zones/zone-map.js';
 import type { EntityRecord, FeedBatch, GatewayBatch, ZoneInput } from '../../src/zones/zone-messages.js';
 import { type ForwardedBatch, ZoneServer, type ZoneServerOptions } from '../../src/zones/zone-server.js';
 import type { InboxEntry } from '../../src/zones/zone-store.js';
+import { type ZoneCodecs, zoneCodecs } from '../../src/zones/zone-wire.js';
 
 export interface LockstepOptions {
   map: ZoneMap;
@@ -19,9 +20,12 @@ export interface LockstepOptions {
   input: (playerId: number, tick: number) => unknown;
 }
 
-// Until the wire codec lands: records as JSON (the harness's states and inputs are JSON-safe).
-const encode = (record: EntityRecord) => new TextEncoder().encode(JSON.stringify(record));
-const decode = (bytes: Uint8Array) => JSON.parse(new TextDecoder().decode(bytes)) as EntityRecord;
+const encode = (codecs: ZoneCodecs, record: EntityRecord) => codecs.encodeEntityRecord(record);
+function decode(codecs: ZoneCodecs, bytes: Uint8Array): EntityRecord {
+  const read = codecs.decodeEntityRecord(bytes);
+  if (!read.ok) throw new Error(read.reason);
+  return read.value;
+}
 
 export class LockstepZones {
   readonly zones: ZoneServer[] = [];
@@ -37,7 +41,10 @@ export class LockstepZones {
   private nowMs = 0;
   private tick = 0;
 
+  private readonly codecs: ZoneCodecs;
+
   private constructor(private readonly options: LockstepOptions) {
+    this.codecs = zoneCodecs(options.rules(0).game);
     this.store = new EmbeddedZoneStore({ nowMs: () => this.nowMs });
   }
 
@@ -87,7 +94,7 @@ export class LockstepZones {
         all.set(zone.simulation.worldIds[e.id], { state: e.state, data: JSON.parse(JSON.stringify(e.data)) });
     for (const entries of this.arrivals)
       for (const entry of entries) {
-        const record = decode(entry.payload);
+        const record = decode(this.codecs, entry.payload);
         all.set(record.worldId, { state: record.state, data: JSON.parse(record.data) });
       }
     return new Map([...all].sort((a, b) => a[0] - b[0]));
@@ -103,7 +110,7 @@ export class LockstepZones {
       }
     for (const entries of this.arrivals)
       for (const entry of entries) {
-        const player = decode(entry.payload).player;
+        const player = decode(this.codecs, entry.payload).player;
         if (player !== null) all.set(player.playerId, JSON.parse(player.data));
       }
     return new Map([...all].sort((a, b) => a[0] - b[0]));
@@ -113,7 +120,7 @@ export class LockstepZones {
     const tick = ++this.tick;
     this.nowMs += 1000 / 30;
     for (let zone = 0; zone < this.zones.length; zone++) {
-      for (const entry of this.arrivals[zone]) this.zones[zone].arrive(decode(entry.payload));
+      for (const entry of this.arrivals[zone]) this.zones[zone].arrive(decode(this.codecs, entry.payload));
       this.arrivals[zone] = [];
     }
     this.sendInputs(tick + 1);
@@ -132,7 +139,7 @@ export class LockstepZones {
           to: handoff.to,
           hseq: handoff.record.hseq,
           tick: handoff.tick,
-          payload: encode(handoff.record),
+          payload: encode(this.codecs, handoff.record),
         });
         if (result === 'ok') this.commits.ok++;
         else {

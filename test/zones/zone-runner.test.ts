@@ -13,8 +13,11 @@ import { ZoneMap } from '../../src/zones/zone-map.js';
 import type { FeedBatch } from '../../src/zones/zone-messages.js';
 import { ZoneRunner, type ZoneRunnerOptions, type ZoneRunnerStats } from '../../src/zones/zone-runner.js';
 import { testSeed } from '../support/seed.js';
-import { SIDE, zoneRules } from '../support/zone-game.js';
-import { jsonCodecs } from '../support/zone-json-wire.js';
+import { SIDE, zoneGame, zoneRules } from '../support/zone-game.js';
+
+const codecs = zoneCodecs(zoneGame);
+
+import { zoneCodecs } from '../../src/zones/zone-wire.js';
 
 const SEED = testSeed('zone-runner');
 const WANDERERS = 40;
@@ -35,8 +38,8 @@ function world() {
   const batches: FeedBatch[] = [];
   for (const zone of [0, 1])
     feed.subscribe(feedChannel('gw.', zone), (bytes) => {
-      const read = jsonCodecs.decodeEntityRecord(bytes);
-      if (read.ok) batches.push(read.value as unknown as FeedBatch);
+      const read = codecs.decodeFeedBatch(bytes);
+      if (read.ok) batches.push(read.value);
     });
   const options = (zone: number, processId = `p${zone}`): ZoneRunnerOptions => ({
     zone,
@@ -46,7 +49,7 @@ function world() {
     handoff: { margin: 1, minDwellTicks: 5 },
     store,
     feed,
-    codecs: jsonCodecs,
+    codecs,
     originMs,
     snapshotTicks: 5,
     leaseTtlMs: 600,
