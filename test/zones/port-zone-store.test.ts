@@ -5,6 +5,7 @@
  * answer, and requests written by a hostile thread straight onto the port.
  */
 import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { EmbeddedZoneStore } from '../../src/zones/embedded-zone-store.js';
@@ -140,6 +141,15 @@ describe('PortZoneStore: what crosses the port', () => {
     other.port1.close();
     await assert.rejects(pending, /the zone store port closed/);
     await assert.rejects(orphan.readSnapshot(0), /the zone store port closed/);
+  });
+
+  it("a Worker used as the port ends the calls when it exits ('exit', as a Worker emits)", async () => {
+    const worker = Object.assign(new EventEmitter(), { postMessage: () => {} });
+    const client = new PortZoneStore(worker);
+    const pending = client.lease(0);
+    worker.emit('exit', 1);
+    await assert.rejects(pending, /the zone store port closed/);
+    await client.close();
   });
 
   it('arguments that cannot be cloned reject with a TypeError instead of throwing', async () => {

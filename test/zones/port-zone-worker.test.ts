@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { it } from 'node:test';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { EmbeddedZoneStore } from '../../src/zones/embedded-zone-store.js';
+import type { MessagePortLike } from '../../src/zones/message-port-like.js';
 import { servePortZoneStore } from '../../src/zones/port-zone-store.js';
 import { FeedHub } from '../../src/zones/zone-feed-hub.js';
 
@@ -24,6 +25,9 @@ it('a zone worker commits a handoff, reads the inbox and uses the feed through i
     workerData: { storePort: storeChannel.port2, feedPort: feedChannel.port2, worldId },
     transferList: [storeChannel.port2, feedChannel.port2],
   });
+  // Node's Worker and MessagePort both fit the adapters' port type (checked by the compiler).
+  worker satisfies MessagePortLike;
+  storeChannel.port1 satisfies MessagePortLike;
   const [report] = await once(worker, 'message');
   const [exitCode] = await once(worker, 'exit');
   assert.equal(exitCode, 0);

@@ -4,6 +4,7 @@
  * seeded random mix, unsubscribing, ports that close, the limits, and hostile port messages.
  */
 import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
 import { afterEach, describe, it } from 'node:test';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { prng, randomInt } from '../../src/random/prng.js';
@@ -170,6 +171,20 @@ describe('FeedHub and PortZoneFeed', () => {
     hub.publish('c', bytesOf('x'));
     assert.equal(hub.stats().posted, posted);
     await b.feed.close();
+  });
+
+  it("a Worker attached as the port is detached when it exits ('exit', as a Worker emits)", () => {
+    const hub = makeHub();
+    const posted: unknown[] = [];
+    const worker = Object.assign(new EventEmitter(), { postMessage: (value: unknown) => posted.push(value) });
+    const handle = hub.attach(worker);
+    worker.emit('message', { kind: 'zone-feed', op: 'subscribe', channel: 'c' });
+    hub.publish('c', bytesOf('x'));
+    assert.equal(posted.length, 1);
+    worker.emit('exit', 1);
+    assert.deepEqual([hub.stats().ports, handle.stats().channels], [0, 0]);
+    hub.publish('c', bytesOf('y'));
+    assert.equal(posted.length, 1);
   });
 
   it('a port that loses the hub counts its publishes as lost instead of throwing', async () => {
