@@ -10,16 +10,13 @@
  * Messages of another kind on the same port belong to another adapter and are left alone.
  */
 import { closePort, isRecord, type MessagePortLike, onPortEnd, tryPost } from './message-port-like.js';
-
-/**
- * A lossy fan-out of bytes by channel. Declared here until it moves to zone-feed.ts (written on
- * another branch) at merge; the shape is that one's, exactly.
- */
-export interface ZoneFeed {
-  publish(channel: string, bytes: Uint8Array): void;
-  subscribe(channel: string, onBytes: (bytes: Uint8Array) => void): () => void;
-  close(): Promise<void>;
-}
+import {
+  checkChannel,
+  checkMessage,
+  DEFAULT_MAX_FEED_MESSAGE_BYTES,
+  MAX_FEED_CHANNEL_LENGTH,
+  type ZoneFeed,
+} from './zone-feed.js';
 
 export interface ZoneFeedLimits {
   /** The largest message, bytes: larger is refused at publish (a RangeError) and by the hub. */
@@ -31,8 +28,8 @@ export interface ZoneFeedLimits {
 }
 
 export const DEFAULT_ZONE_FEED_LIMITS: Readonly<ZoneFeedLimits> = Object.freeze({
-  maxMessageBytes: 256 * 1024,
-  maxChannelLength: 128,
+  maxMessageBytes: DEFAULT_MAX_FEED_MESSAGE_BYTES,
+  maxChannelLength: MAX_FEED_CHANNEL_LENGTH,
   maxChannelsPerPort: 1024,
 });
 
@@ -53,20 +50,12 @@ export function feedLimits(limits: Partial<ZoneFeedLimits> = {}): ZoneFeedLimits
 }
 
 /** Caller misuse throws: a channel that is not a string of 1..maxChannelLength characters. */
-export function checkChannel(channel: string, limits: ZoneFeedLimits): void {
-  if (typeof channel !== 'string') throw new TypeError('channel must be a string');
-  if (channel.length === 0 || channel.length > limits.maxChannelLength) {
-    throw new RangeError(`channel must have 1..${limits.maxChannelLength} characters, got ${channel.length}`);
-  }
+export function checkPortChannel(channel: string, limits: ZoneFeedLimits): void {
+  checkChannel(channel, limits.maxChannelLength);
 }
 
-export function checkMessage(bytes: Uint8Array, limits: ZoneFeedLimits): void {
-  if (!(bytes instanceof Uint8Array)) throw new TypeError('bytes must be a Uint8Array');
-  if (bytes.byteLength > limits.maxMessageBytes) {
-    throw new RangeError(
-      `a feed message is ${bytes.byteLength} bytes, the limit is ${limits.maxMessageBytes}`,
-    );
-  }
+export function checkPortMessage(bytes: Uint8Array, limits: ZoneFeedLimits): void {
+  checkMessage(bytes, limits.maxMessageBytes);
 }
 
 /**
@@ -129,8 +118,8 @@ export class PortZoneFeed implements ZoneFeed {
 
   publish(channel: string, bytes: Uint8Array): void {
     this.checkOpen();
-    checkChannel(channel, this.limits);
-    checkMessage(bytes, this.limits);
+    checkPortChannel(channel, this.limits);
+    checkPortMessage(bytes, this.limits);
     if (this.ended) {
       this.counts.lost += 1;
       return;
@@ -141,7 +130,7 @@ export class PortZoneFeed implements ZoneFeed {
   /** `onBytes` gets each message of the channel; the bytes are shared by this worker's subscribers: read them only. */
   subscribe(channel: string, onBytes: OnBytes): () => void {
     this.checkOpen();
-    checkChannel(channel, this.limits);
+    checkPortChannel(channel, this.limits);
     if (typeof onBytes !== 'function') throw new TypeError('onBytes must be a function');
     let set = this.subscribers.get(channel);
     if (set === undefined) {

@@ -8,14 +8,14 @@
  */
 import { closePort, type MessagePortLike, onPortEnd, tryPost } from './message-port-like.js';
 import {
-  checkChannel,
-  checkMessage,
+  checkPortChannel,
+  checkPortMessage,
   FEED_MESSAGE_KIND,
   feedLimits,
   readFeedOp,
-  type ZoneFeed,
   type ZoneFeedLimits,
 } from './port-zone-feed.js';
+import type { ZoneFeed } from './zone-feed.js';
 
 export interface FeedHubPortStats {
   /** Messages this port published. */
@@ -90,8 +90,8 @@ export class FeedHub implements ZoneFeed {
   /** Sends a copy of `bytes` to every subscriber; the main thread's own get it in a microtask. */
   publish(channel: string, bytes: Uint8Array): void {
     this.checkOpen();
-    checkChannel(channel, this.limits);
-    checkMessage(bytes, this.limits);
+    checkPortChannel(channel, this.limits);
+    checkPortMessage(bytes, this.limits);
     // The caller may reuse its buffer at once, and delivery here is later: one copy for all.
     const copy = new Uint8Array(bytes);
     this.fanOut(channel, copy);
@@ -101,7 +101,7 @@ export class FeedHub implements ZoneFeed {
   /** `onBytes` gets each message of the channel; the bytes are shared by the main thread's subscribers: read them only. */
   subscribe(channel: string, onBytes: OnBytes): () => void {
     this.checkOpen();
-    checkChannel(channel, this.limits);
+    checkPortChannel(channel, this.limits);
     if (typeof onBytes !== 'function') throw new TypeError('onBytes must be a function');
     let set = this.local.get(channel);
     if (set === undefined) {

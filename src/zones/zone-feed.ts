@@ -44,10 +44,10 @@ export interface ZoneFeedStats {
   handlerErrors: number;
 }
 
-export function checkChannel(channel: string): void {
+export function checkChannel(channel: string, maxLength = MAX_FEED_CHANNEL_LENGTH): void {
   if (typeof channel !== 'string') throw new TypeError('channel must be a string');
-  if (channel.length === 0 || channel.length > MAX_FEED_CHANNEL_LENGTH) {
-    throw new RangeError(`channel must have 1..${MAX_FEED_CHANNEL_LENGTH} characters, got ${channel.length}`);
+  if (channel.length === 0 || channel.length > maxLength) {
+    throw new RangeError(`channel must have 1..${maxLength} characters, got ${channel.length}`);
   }
 }
 
