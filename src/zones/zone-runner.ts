@@ -49,6 +49,8 @@ export interface ZoneRunnerOptions {
   keyframeTicks?: number;
   maxPlayers?: number;
   onError?: (error: unknown, where: string) => void;
+  /** Each tick's simulation time, milliseconds (the supervisor's load policy reads it). */
+  onTickMs?: (ms: number) => void;
   /** The zone lost its lease (another process holds it now): the runner has stopped. */
   onFenced?: () => void;
 }
@@ -191,6 +193,11 @@ export class ZoneRunner {
     if (release) await this.options.store.releaseLease(this.options.zone, this.epoch).catch(() => undefined);
   }
 
+  /** Gives the zone's lease up at once (after `stop` and a last `snapshot`: a planned move). */
+  async release(): Promise<void> {
+    await this.options.store.releaseLease(this.options.zone, this.epoch);
+  }
+
   /** Writes a snapshot now (a planned stop writes one last). */
   async snapshot(): Promise<boolean> {
     const record = this.zone.snapshot();
@@ -264,7 +271,9 @@ export class ZoneRunner {
       if (entry.cursor > this.inboxCursor) this.inboxCursor = entry.cursor;
     }
     this.arrivals.length = waiting;
+    const started = performance.now();
     const { feed, handoffs } = zone.step();
+    options.onTickMs?.(performance.now() - started);
     const bytes = options.codecs.encodeFeedBatch(feed);
     this.counts.feedBytes += bytes.length;
     options.feed.publish(this.feedName, bytes);

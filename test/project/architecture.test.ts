@@ -46,6 +46,8 @@ const NODE_ONLY = new Set([
   'zones/redis-zone-connection.ts',
   'zones/redis-zone-feed.ts',
   'zones/redis-zone-store.ts',
+  'zones/zone-supervisor.ts',
+  'zones/zone-worker.ts',
 ]);
 
 function sources(dir: string): string[] {
