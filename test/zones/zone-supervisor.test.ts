@@ -45,7 +45,7 @@ async function population(store: ZoneStore, zones: number): Promise<number> {
   return count;
 }
 
-async function world() {
+async function world(policy?: { hotShare: number; hotSeconds: number }) {
   const store = new EmbeddedZoneStore({ nowMs: Date.now });
   const hub = new FeedHub();
   const map = new ZoneMap({
@@ -75,6 +75,7 @@ async function world() {
     maxThreads: 3,
     runner: { snapshotTicks: 5, leaseTtlMs: 1000 },
     onEvent: (event) => events.push(event),
+    ...(policy === undefined ? {} : { policy }),
   });
   return { store, hub, map, batches, supervisor, events };
 }
@@ -136,5 +137,20 @@ describe('ZoneSupervisor', () => {
     await w.supervisor.close();
     assert.deepEqual(doubles(w.batches), []);
     assert.equal(await population(w.store, 4), WANDERERS, w.events.join('; '));
+  });
+
+  it('moves a hot zone that shares a thread to one of its own, by the load policy', async () => {
+    // Every zone counts as hot at once (any tick time is over 0.01% of the budget): one move, then the thread cap.
+    const w = await world({ hotShare: 0.0001, hotSeconds: 1 });
+    closers.push(() => w.supervisor.close());
+    const deadline = Date.now() + 10_000;
+    while (w.supervisor.stats().moves === 0 && Date.now() < deadline) await sleep(100);
+    assert.equal(w.supervisor.stats().moves, 1, w.events.join('; '));
+    await sleep(1500);
+    assert.equal(w.supervisor.stats().threads, 3, 'at most maxThreads: one move only');
+    assert.equal(w.supervisor.stats().moves, 1);
+    await w.supervisor.close();
+    assert.deepEqual(doubles(w.batches), []);
+    assert.equal(await population(w.store, 4), WANDERERS);
   });
 });
