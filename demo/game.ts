@@ -23,9 +23,14 @@ export const arena = defineGame({
   tickRate: 30,
   maxEntities: 256,
   entities: {
-    avatar: { state: t.object({ x: coordinate, y: coordinate, score: t.uint16() }), priority: 4 },
+    avatar: {
+      state: t.object({ x: coordinate, y: coordinate, score: t.uint16() }),
+      priority: 4,
+      position: (a) => [a.x, a.y],
+    },
     orb: {
       state: t.object({ x: coordinate, y: coordinate, glow: t.int(0, 15) }),
+      position: (orb) => [orb.x, orb.y],
       hitbox: (orb) => ({ type: 'circle', x: orb.x, y: orb.y, radius: ORB_RADIUS }),
     },
   },

@@ -217,10 +217,18 @@ export class ZoneSupervisor {
         report: null,
         tickP95Ms: 0,
       });
-    else if (message.kind === 'fenced') {
-      this.counts.fenced++;
-      thread.zones.delete(message.zone);
-      this.options.onEvent?.(`zone ${message.zone} lost its lease in thread ${thread.id}`);
+    else if (message.kind === 'refused' || message.kind === 'fenced') {
+      // Its lease is held elsewhere (another machine runs it, or took it over): this thread stands
+      // by and tries again after a lease's time, so it takes the zone if that holder dies.
+      if (message.kind === 'fenced') {
+        this.counts.fenced++;
+        this.options.onEvent?.(`zone ${message.zone} lost its lease in thread ${thread.id}; standing by`);
+      }
+      const retryMs = this.options.runner?.leaseTtlMs ?? 2000;
+      setTimeout(() => {
+        if (!this.closed && !thread.stopping && thread.zones.has(message.zone))
+          thread.worker.postMessage({ kind: 'start', zone: message.zone } satisfies ZoneThreadCommand);
+      }, retryMs);
     } else if (message.kind === 'error') this.options.onEvent?.(`thread ${thread.id}: ${message.message}`);
     for (let i = this.waiters.length - 1; i >= 0; i--)
       if (this.waiters[i].test(message, thread.id)) this.waiters.splice(i, 1)[0].resolve();

@@ -31,7 +31,11 @@ export interface ZoneThreadData {
 }
 
 /** Supervisor → thread. */
-export type ZoneThreadCommand = { kind: 'stop' } | { kind: 'release'; zone: number };
+export type ZoneThreadCommand =
+  | { kind: 'stop' }
+  | { kind: 'release'; zone: number }
+  /** Try the zone's lease again (it was held elsewhere: a standby). */
+  | { kind: 'start'; zone: number };
 
 /** Thread → supervisor, besides reports. */
 export type ZoneThreadMessage =

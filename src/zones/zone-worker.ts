@@ -101,6 +101,8 @@ port.on('message', (message: ZoneThreadCommand) => {
       await close();
       port!.postMessage({ kind: 'stopped' } satisfies ZoneThreadMessage);
       port!.close();
+    } else if (message.kind === 'start') {
+      if (!runners.has(message.zone)) await startZone(message.zone, false);
     } else if (message.kind === 'release') {
       const runner = runners.get(message.zone);
       if (runner !== undefined) {
