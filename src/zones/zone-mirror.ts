@@ -81,7 +81,7 @@ export class ZoneMirror {
     const { zone, tick } = feed;
     const seen = feed.keyframe ? new Set<number>() : null;
     for (const item of feed.entities) {
-      const worldId = item.worldId;
+      const worldId = typeof item === 'object' && item !== null ? item.worldId : -1;
       if (worldIdProblem(worldId, this.zoneCount) !== null) {
         this.refusals['bad-world-id']++;
         continue;
