@@ -8,7 +8,13 @@
 import { GameHost } from '../../src/game/game-host.js';
 import { ZoneGateway, type ZoneGatewayOptions } from '../../src/zones/zone-gateway.js';
 import { ZoneMap } from '../../src/zones/zone-map.js';
-import type { FeedBatch, FeedEntity, GatewayBatch, PlayerOwner } from '../../src/zones/zone-messages.js';
+import type {
+  FeedBatch,
+  FeedEntity,
+  GatewayBatch,
+  PlayerOwner,
+  ZoneEvent,
+} from '../../src/zones/zone-messages.js';
 import { SIDE, type ZoneGameInput, zoneGame } from './zone-game.js';
 
 export const WALKER = 0;
@@ -35,6 +41,8 @@ export class HandZone {
   private changedOwners: PlayerOwner[] = [];
   private removed: number[] = [];
   private forwarded: GatewayBatch[] = [];
+  /** Events for the next feed batch. */
+  readonly events: ZoneEvent[] = [];
   /** Moves every wanderer by this much x a tick. */
   wandererSpeed = 0;
   /** When set: a player's walker past this x goes to `handoffTo` after the tick. */
@@ -95,7 +103,7 @@ export class HandZone {
       entities,
       removed: this.removed.splice(0),
       owners: this.changedOwners.splice(0),
-      events: [],
+      events: this.events.splice(0),
     };
     if (this.publishing) this.publish(feed);
     else this.held.push(feed);

@@ -75,6 +75,40 @@ describe('zone gateway over loopback UDP', () => {
     for (const id of [near0, near1, far1]) (id >>> 24 === 0 ? zone0 : zone1).destroy(id);
   });
 
+  it("sends a zone's events to their player, or to every client; another player's are not sent", async () => {
+    const [zone0, zone1] = scene.zones;
+    const clients = [
+      await GameClient.connect(zoneGame, scene.host.url),
+      await GameClient.connect(zoneGame, scene.host.url),
+    ];
+    try {
+      await play(clients, STILL, 'both players', () => clients.every((c) => c.me !== null));
+      const got: number[][] = [[], []];
+      for (const [i, client] of clients.entries()) client.on('turned', (value) => got[i].push(value.heading));
+      const turned = 1; // the game's first event, after ghostwire.owner
+      const playerId = scene.gateway.playerIdAt(0);
+      const mirrorId = scene.gateway.mirror.entry(zone0.players.get(playerId)!)!.entity.id;
+      const target = clients.findIndex((c) => c.me?.id === mirrorId);
+      assert.ok(target >= 0);
+      zone0.events.push({ to: playerId, typeIndex: turned, reliable: true, value: { heading: 3 } });
+      zone1.events.push({ to: -1, typeIndex: turned, reliable: true, value: { heading: 5 } });
+      zone1.events.push({ to: 7 * 65536, typeIndex: turned, reliable: true, value: { heading: 6 } });
+      await play(clients, STILL, 'the events', () => got[0].length + got[1].length >= 3);
+      // A moment more: nothing else comes.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await play(clients, STILL, 'a few more ticks', () => true);
+      assert.deepEqual([...got[target]].sort(), [3, 5], 'its own, and the one for everyone');
+      assert.deepEqual(
+        got[1 - target],
+        [5],
+        "the one for everyone; not the other player's, nor a stranger's",
+      );
+    } finally {
+      for (const client of clients) client.close();
+    }
+    await until('the leaves to reach zone 0', 5000, () => zone0.players.size === 0);
+  });
+
   it('an entity handed from zone 0 to zone 1 keeps its ghost, its state goes on, a late batch from zone 0 is refused', async () => {
     const [zone0, zone1] = scene.zones;
     zone0.wandererSpeed = 0.25;
