@@ -19,7 +19,7 @@ import { JOIN_PATH } from './game-join.js';
 import type { GameServerOptions } from './game-server.js';
 import { MAX_MESSAGES_PER_TICK } from './game-simulation.js';
 import { JoinEndpoint } from './join-endpoint.js';
-import { openServedTransports, type ServedTransports } from './server-transports.js';
+import { type GameTransportKind, openServedTransports, type ServedTransports } from './server-transports.js';
 
 /** The game's message channel: after the ghost section (0) and the inputs (1). */
 const MESSAGE_CHANNEL = 2;
@@ -58,7 +58,7 @@ export interface GameHostStats {
   joinsDenied: number;
   joinsServerBusy: number;
   connectsOverAddressCap: number;
-  transports: GameServerOptions['transports'] & {};
+  transports: GameTransportKind[];
   datagramsSent: number;
   datagramsReceived: number;
 }
@@ -69,7 +69,7 @@ export type HostedGameFactory<H extends HostedGame> = (
   onError: ((error: unknown, where: string) => void) | undefined,
 ) => H;
 
-/** @internal */
+/** Serves a HostedGame: transports, join endpoint, MessageServer, clock. @internal */
 export class GameHost<H extends HostedGame = HostedGame> {
   readonly hosted: H;
   readonly messages: MessageServer;
