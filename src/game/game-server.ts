@@ -6,21 +6,13 @@
  *   const server = await GameServer.start(rules, { port: 8080 });
  *   // clients: GameClient.connect(game, server.url) · server.stats() · await server.close()
  */
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MessageServer } from '../channels/message-endpoints.js';
-import { TickClock } from '../latency/tick-clock.js';
+import type { MessageServer } from '../channels/message-endpoints.js';
 import { ReplicationServer } from '../replication/replication-server.js';
-import { formatAddress, parseAddress, toAddress } from '../transport/address.js';
-import { type GameWiring, wiringOf } from './define-game.js';
-import { JOIN_PATH } from './game-join.js';
+import { GameHost, type HostedGame } from './game-host.js';
 import type { GameRules } from './game-rules.js';
-import { GameSimulation, type GameSimulationStats, MAX_MESSAGES_PER_TICK } from './game-simulation.js';
-import { JoinEndpoint } from './join-endpoint.js';
-import { type GameTransportKind, openServedTransports, type ServedTransports } from './server-transports.js';
-
-/** The game's message channel: after the ghost section (0) and the inputs (1). */
-const MESSAGE_CHANNEL = 2;
+import { GameSimulation, type GameSimulationStats } from './game-simulation.js';
+import type { GameTransportKind } from './server-transports.js';
 
 export interface GameServerOptions {
   /** TCP port of HTTP + WebSocket, and UDP port of netcode; WebRTC takes UDP port + 1 (default 8080; 0: a free one). */
@@ -94,78 +86,12 @@ export class GameServer {
   readonly url: string;
   /** The port number (TCP for HTTP and WebSocket, UDP for netcode; WebRTC is on UDP port + 1). */
   readonly port: number;
-  private readonly clock: TickClock;
-  private readonly timer: ReturnType<typeof setInterval>;
-  private readonly started = performance.now();
-  private readonly join: JoinEndpoint;
-  private connectsOverAddressCap = 0;
-  private readonly reportError: (error: unknown, where: string) => void;
-  private readonly messageNames: GameWiring['messageNames'];
-  private closing: Promise<void> | null = null;
 
-  private constructor(
-    rules: GameRules,
-    private readonly served: ServedTransports,
-    privateKey: Uint8Array,
-    maxPlayers: number,
-    options: GameServerOptions & { maxPlayersPerAddress: number },
-  ) {
-    const onError = options.onError;
-    this.reportError =
-      onError ?? ((error, at) => console.error(`ghostwire game ${rules.game.name}: ${at} threw`, error));
-    const game = rules.game;
-    const wiring = wiringOf('GameServer.start', game);
-    this.simulation = new GameSimulation(rules, {
-      maxPlayers,
-      replicate: (options) => new ReplicationServer({ ...options, maxClients: maxPlayers }),
-      ...(onError === undefined ? {} : { onError }),
-    });
-    const simulation = this.simulation;
-    this.messageNames = wiring.messageNames;
-    const address = toAddress(served.publicAddress);
-    this.messages = new MessageServer({
-      protocolId: game.protocolId,
-      privateKey,
-      publicAddresses: served.transports.map(() => address),
-      transports: served.transports,
-      maxClients: maxPlayers,
-      factory: wiring.factory,
-      channels: [simulation.replication.channel, simulation.inputs.channel, { kind: 'reliable-ordered' }],
-      onConnect: (index, clientId) => {
-        if (!this.join.seats.connected(clientId, this.now())) {
-          this.connectsOverAddressCap++;
-          this.messages.server.disconnect(index);
-          return;
-        }
-        simulation.join(index);
-      },
-      onDisconnect: (index, clientId) => {
-        this.join.seats.disconnected(clientId, this.now());
-        const player = simulation.playerAt(index);
-        if (player !== null) simulation.leave(player);
-      },
-    });
-    this.join = new JoinEndpoint({
-      game,
-      privateKey,
-      publicAddress: served.publicAddress,
-      kinds: served.kinds,
-      maxPlayersPerAddress: options.maxPlayersPerAddress,
-      // Room for every seat four times over: a token that never connects lives 30 s.
-      maxTokens: Math.max(64, maxPlayers * 4),
-      joinRate: { perSecond: options.joinRate?.perSecond ?? 2, burst: options.joinRate?.burst ?? 10 },
-      allowOrigins: options.allowOrigins ?? [],
-      auth: options.auth,
-      clientAddress: options.clientAddress ?? ((request) => request.socket.remoteAddress ?? ''),
-      now: () => this.now(),
-    });
-    this.clock = new TickClock({ tickRate: game.tickRate, startTick: simulation.world.serverTick });
-    this.port = served.port;
-    const host = served.http.address();
-    const listening = typeof host === 'object' && host !== null ? host.address : '127.0.0.1';
-    this.url = `http://${formatAddress(listening === '0.0.0.0' || listening === '::' ? '127.0.0.1' : listening, served.port)}`;
-    // Half a tick apart: TickClock runs every due tick, in order, whatever the timer's jitter.
-    this.timer = setInterval(() => this.frame(), 500 / game.tickRate);
+  private constructor(private readonly host: GameHost<HostedSimulation>) {
+    this.simulation = host.hosted.simulation;
+    this.messages = host.messages;
+    this.url = host.url;
+    this.port = host.port;
   }
 
   /** Opens the transports and starts the clock; rejects when a port is taken or a listed transport's package is missing. */
@@ -173,86 +99,28 @@ export class GameServer {
     const where = 'GameServer.start';
     if (typeof rules !== 'object' || rules === null || typeof rules.hooks !== 'object')
       throw new TypeError(`${where}: rules must be what game.rules(...) returned`);
-    const game = rules.game;
-    wiringOf(where, game);
-    const port = options.port ?? 8080;
-    if (!Number.isInteger(port) || port < 0 || port > 65534)
-      throw new RangeError(`${where}: port must be an integer in [0, 65534], got ${port}`);
-    const maxPlayers = options.maxPlayers ?? 16;
-    if (!Number.isInteger(maxPlayers) || maxPlayers < 1 || maxPlayers > 4096)
-      throw new RangeError(`${where}: maxPlayers must be an integer in [1, 4096], got ${maxPlayers}`);
-    if (options.host !== undefined && (typeof options.host !== 'string' || options.host === ''))
-      throw new TypeError(`${where}: host must be an address such as '127.0.0.1' or '0.0.0.0'`);
-    if (options.publicAddress !== undefined && parseAddress(String(options.publicAddress)) === null)
-      throw new RangeError(
-        `${where}: publicAddress must be "a.b.c.d:port" or "[ipv6]:port", got ${JSON.stringify(options.publicAddress)}`,
-      );
-    const kinds = options.transports ?? null;
-    if (kinds !== null) {
-      if (!Array.isArray(kinds) || kinds.length === 0)
-        throw new RangeError(`${where}: transports must list at least one of udp, websocket, webrtc`);
-      for (const kind of kinds)
-        if (kind !== 'udp' && kind !== 'websocket' && kind !== 'webrtc')
-          throw new RangeError(
-            `${where}: transports: ${JSON.stringify(kind)} is not udp, websocket or webrtc`,
-          );
-    }
-    const maxPlayersPerAddress = options.maxPlayersPerAddress ?? Math.min(4, maxPlayers);
-    if (
-      !Number.isInteger(maxPlayersPerAddress) ||
-      maxPlayersPerAddress < 1 ||
-      maxPlayersPerAddress > maxPlayers
-    )
-      throw new RangeError(
-        `${where}: maxPlayersPerAddress must be an integer in [1, maxPlayers = ${maxPlayers}], got ${maxPlayersPerAddress}`,
-      );
-    checkJoinRate(where, options.joinRate);
-    const origins = options.allowOrigins;
-    if (
-      origins !== undefined &&
-      origins !== '*' &&
-      !(Array.isArray(origins) && origins.every((o) => typeof o === 'string' && isOrigin(o)))
-    )
-      throw new TypeError(
-        `${where}: allowOrigins must be '*' or a list of origins such as 'https://game.example' (scheme://host[:port], no path)`,
-      );
-    for (const name of ['auth', 'http', 'onError', 'clientAddress'] as const)
-      if (options[name] !== undefined && typeof options[name] !== 'function')
-        throw new TypeError(`${where}: ${name} must be a function`);
-    const privateKey = new Uint8Array(randomBytes(32));
-    let server: GameServer | null = null;
-    const served = await openServedTransports({
-      host: options.host ?? '127.0.0.1',
-      port,
-      publicAddress: options.publicAddress,
-      kinds,
-      maxPeersPerAddress: maxPlayersPerAddress,
-      clientAddress: options.clientAddress,
-      handle: (request, response) => {
-        if (server === null) response.writeHead(503).end();
-        else server.serve(request, response, options);
-      },
-    });
-    try {
-      server = new GameServer(rules, served, privateKey, maxPlayers, { ...options, maxPlayersPerAddress });
-    } catch (error) {
-      await served.close();
-      throw error;
-    }
-    return server;
+    const host = await GameHost.start(
+      where,
+      rules.game,
+      (maxPlayers, onError) =>
+        new HostedSimulation(
+          new GameSimulation(rules, {
+            maxPlayers,
+            replicate: (replicate) => new ReplicationServer({ ...replicate, maxClients: maxPlayers }),
+            ...(onError === undefined ? {} : { onError }),
+          }),
+        ),
+      options,
+    );
+    return new GameServer(host);
   }
 
   /** What the server counts. */
   stats(): GameServerStats {
     const c = this.simulation.stats();
-    let sent = 0;
-    let received = 0;
-    for (const transport of this.served.transports) {
-      sent += transport.stats().sent;
-      received += transport.stats().received;
-    }
+    const h = this.host.stats();
     return {
-      players: this.simulation.players.length,
+      players: h.players,
       ticks: c.ticks,
       inputsTaken: c.inputsTaken,
       inputsRefused: c.inputsRefused,
@@ -260,109 +128,66 @@ export class GameServer {
       hookErrors: c.hookErrors,
       stepErrors: c.stepErrors,
       messages: c.messages,
-      ...this.join.counts,
-      connectsOverAddressCap: this.connectsOverAddressCap,
-      transports: [...this.served.kinds],
-      datagramsSent: sent,
-      datagramsReceived: received,
+      tokensIssued: h.tokensIssued,
+      joinsRateLimited: h.joinsRateLimited,
+      joinsOverAddressCap: h.joinsOverAddressCap,
+      joinsWrongOrigin: h.joinsWrongOrigin,
+      joinsDenied: h.joinsDenied,
+      joinsServerBusy: h.joinsServerBusy,
+      connectsOverAddressCap: h.connectsOverAddressCap,
+      transports: h.transports,
+      datagramsSent: h.datagramsSent,
+      datagramsReceived: h.datagramsReceived,
     };
   }
 
   /** Tells every client, stops the clock and closes the transports. Idempotent. */
   close(): Promise<void> {
-    if (this.closing !== null) return this.closing;
-    clearInterval(this.timer);
-    this.closing = (async () => {
-      try {
-        this.messages.server.stop();
-      } finally {
-        await this.served.close();
-      }
-    })();
-    return this.closing;
+    return this.host.close();
+  }
+}
+
+/** A GameSimulation as GameHost drives it: each tick simulated, then stamped. */
+class HostedSimulation implements HostedGame {
+  readonly replication: ReplicationServer;
+  readonly inputs: GameSimulation['inputs'];
+  readonly startTick: number;
+
+  constructor(readonly simulation: GameSimulation) {
+    this.replication = simulation.replication;
+    this.inputs = simulation.inputs;
+    this.startTick = simulation.world.serverTick;
   }
 
-  /** Each player's messages (channel 2), MAX_MESSAGES_PER_TICK at most, to onMessage. */
-  private takeMessages(): void {
-    const simulation = this.simulation;
-    const names = this.messageNames;
-    for (const player of simulation.players) {
-      const index = player.index;
-      for (let n = 0; n < MAX_MESSAGES_PER_TICK; n++) {
-        const message = this.messages.receive(index, MESSAGE_CHANNEL);
-        if (message === null) break;
-        const name = names.get(message.type);
-        const handle = simulation.playerAt(index);
-        if (name !== undefined && handle !== null) simulation.deliver(handle, name, message.value);
-      }
-    }
+  get playerCount(): number {
+    return this.simulation.players.length;
   }
 
-  /** Seconds since start: the server's clock. */
-  private now(): number {
-    return (performance.now() - this.started) / 1000;
+  join(index: number): void {
+    this.simulation.join(index);
   }
 
-  private readonly onTick = (tick: number): void => {
-    this.takeMessages();
+  leave(index: number): void {
+    const player = this.simulation.playerAt(index);
+    if (player !== null) this.simulation.leave(player);
+  }
+
+  *playerSlots(): Iterable<number> {
+    for (const player of this.simulation.players) yield player.index;
+  }
+
+  plays(index: number): boolean {
+    return this.simulation.playerAt(index) !== null;
+  }
+
+  deliver(index: number, name: string, value: unknown): void {
+    const player = this.simulation.playerAt(index);
+    if (player !== null) this.simulation.deliver(player, name, value);
+  }
+
+  tick(tick: number): void {
     this.simulation.simulate();
     if (this.simulation.world.tick() !== tick)
       throw new Error(`GameServer: the world's tick is not the clock's (${tick})`);
-    this.messages.update(this.now());
-  };
-
-  /**
-   * Every due tick, each followed by a packet to every client (packets in, too): the send rate is
-   * the tick rate. Inputs wait for a tick to be taken anyway, so nothing is read between ticks.
-   */
-  private frame(): void {
-    // A throw out of a timer would end the process: reported instead, and the next frame goes on.
-    try {
-      this.clock.advance(this.now(), this.onTick);
-    } catch (error) {
-      this.reportError(error, 'tick');
-    }
   }
-
-  private serve(request: IncomingMessage, response: ServerResponse, options: GameServerOptions): void {
-    const path = (request.url ?? '/').split('?')[0];
-    if (path !== JOIN_PATH) {
-      if (options.http === undefined) response.writeHead(404).end();
-      else {
-        // The game's own handler, on what any client sends: a throw is reported, never a crash.
-        try {
-          options.http(request, response);
-        } catch (error) {
-          this.reportError(error, 'http');
-          if (!response.headersSent) response.writeHead(500).end();
-        }
-      }
-      return;
-    }
-    if (request.method !== 'GET') {
-      response.writeHead(405, { allow: 'GET' }).end();
-      return;
-    }
-    this.join.serve(request, response).catch((error) => {
-      this.reportError(error, 'auth or clientAddress');
-      if (!response.headersSent) response.writeHead(500).end();
-    });
-  }
-}
-
-/** joinRate's numbers: > 0 and finite when given. */
-function checkJoinRate(where: string, rate: GameServerOptions['joinRate']): void {
-  if (rate === undefined) return;
-  if (typeof rate !== 'object' || rate === null)
-    throw new TypeError(`${where}: joinRate must be { perSecond?, burst? }`);
-  for (const name of ['perSecond', 'burst'] as const) {
-    const value = rate[name];
-    if (value !== undefined && !(Number.isFinite(value) && value > 0))
-      throw new RangeError(`${where}: joinRate.${name} must be a number > 0, got ${value}`);
-  }
-}
-
-/** Whether `text` is an origin as a browser sends it: scheme://host[:port], nothing after. */
-function isOrigin(text: string): boolean {
-  return URL.canParse(text) && new URL(text).origin === text;
 }

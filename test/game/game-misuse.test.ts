@@ -43,6 +43,35 @@ describe('game API misuse', () => {
     assert.throws(() => game.rules({ onJoin: 3 as never }), /misuse.rules: onJoin must be a function/);
   });
 
+  it("an entity type's position is where the replication's interest (and a zoned world) places it", () => {
+    assert.throws(
+      () => defineGame({ ...base, entities: { dot: { state: place, position: [0, 0] as never } } }),
+      /defineGame: entities.dot.position must be a function/,
+    );
+    const game = defineGame({
+      ...base,
+      entities: { dot: { state: place, position: (s: { x: number }) => [s.x * 10, 1] as const } },
+    });
+    assert.deepEqual(game.entityTypes.dot.position?.({ x: 0.5 }), [5, 1]);
+    const simulation = new GameSimulation(game.rules({}), {
+      maxPlayers: 1,
+      replicate: (options) =>
+        new ReplicationServer({
+          ...options,
+          interest: { grid: { min: [-20, -20], max: [20, 20], cellSize: 5 }, radius: 3 },
+        }),
+    });
+    const dot = simulation.spawn('dot', { x: 0.5 });
+    simulation.world.tick();
+    const p = dot.id * 3;
+    assert.deepEqual(
+      [...simulation.world.positions.subarray(p, p + 2)],
+      [5, 1],
+      'the world placed it by position',
+    );
+    assert.equal(defineGame(base).entityTypes.dot.position, undefined, 'no position: relevant to everyone');
+  });
+
   it('GameServer.start refuses bad options before opening anything', async () => {
     const rules = arenaRules(emptyLog());
     await assert.rejects(GameServer.start(rules, { port: -1 }), /GameServer.start: port must be/);

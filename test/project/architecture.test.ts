@@ -40,6 +40,7 @@ const NODE_ONLY = new Set([
   'connection/aead-node.ts',
   'transport/optional-dependency.ts',
   'game/game-server.ts',
+  'game/game-host.ts',
   'game/server-transports.ts',
   'game/join-endpoint.ts',
   'game/udp-opener.ts',

@@ -1,0 +1,411 @@
+/**
+ * A zone gateway: what GameHost serves for a zoned world. It holds the players' connections (the
+ * host's), gives each a player id, sends their joins, leaves, inputs and messages to the zones as
+ * GatewayBatch values (joins to the spawn zone, the rest to the zone hosting the player, learnt
+ * from the feeds' owners), and mirrors the zones' feeds in one ServerWorld that its own
+ * ReplicationServer replicates with interest by distance: an entity moving between zones stays
+ * one ghost, so a client cannot tell zones apart.
+ *
+ * Ticks are the zones' ticks: the mirror is stamped S (world.tick() returns S) once every zone's
+ * batch of S arrived, or when S is `lateTicks` behind the clock. At clock tick W the players'
+ * inputs for S = W + inputLeadTicks are taken and sent, so they reach their zone before it
+ * simulates S; the client's prediction reconciles against the stamped S.
+ * @internal
+ */
+import { type GameDefinition, wiringOf } from '../game/define-game.js';
+import type { HostedGame } from '../game/game-host.js';
+import { InputReceiver } from '../latency/input-receiver.js';
+import { ReplicationServer } from '../replication/replication-server.js';
+import { ServerWorld } from '../replication/server-world.js';
+import type { ZoneMap } from './zone-map.js';
+import type { FeedBatch, GatewayBatch, ZoneInput, ZonePlayerMessage } from './zone-messages.js';
+import { type MirrorRefusal, ZoneMirror } from './zone-mirror.js';
+
+/** Player slots per gateway: a player id is gateway × PLAYERS_PER_GATEWAY + slot. */
+export const PLAYERS_PER_GATEWAY = 65_536;
+
+export interface ZoneGatewayOptions {
+  game: GameDefinition;
+  map: ZoneMap;
+  /** This gateway's index in [0, 65535]: the high bits of its players' ids. */
+  gateway: number;
+  /** Player slots (GameHost's maxPlayers). */
+  maxPlayers: number;
+  /** Sends a batch to a zone (the bus); a throw is reported to onError and counted. */
+  send: (zone: number, batch: GatewayBatch) => void;
+  /** Every client's interest radius. */
+  radius: number;
+  /** The interest grid's cell size (default the radius). */
+  cellSize?: number;
+  /** The zone players join (default 0). */
+  spawnZone?: number;
+  /** The tick the clock starts after (default 0). */
+  startTick?: number;
+  /** Ticks a stamp waits for missing batches (default 2). */
+  lateTicks?: number;
+  /** Inputs taken at clock tick W are for tick W + this (default 1; 0 for a lockstep driver). */
+  inputLeadTicks?: number;
+  /** Batches from further ahead of the clock are refused (default 32). */
+  maxAheadTicks?: number;
+  onError?: (error: unknown, where: string) => void;
+}
+
+/** Why a whole feed batch was refused, besides the mirror's reasons for its parts. */
+export type FeedRefusal =
+  | MirrorRefusal
+  | 'bad-header'
+  | 'future-tick'
+  | 'too-many-waiting'
+  | 'unknown-owner'
+  | 'bad-event';
+
+export interface ZoneGatewayStats {
+  feedsApplied: number;
+  refused: Record<FeedRefusal, number>;
+  entities: number;
+  players: number;
+  stampsOnTime: number;
+  stampsLate: number;
+  inputsSent: number;
+  inputsRefused: number;
+  sendErrors: number;
+}
+
+/** A slot's player: its id, the zone hosting it, its own entity (world id) and what its client was told. */
+interface Seat {
+  playerId: number;
+  zone: number;
+  /** Tick of the owners record the zone came from. */
+  zoneTick: number;
+  ownWorldId: number;
+  toldMirrorId: number;
+}
+
+export class ZoneGateway implements HostedGame {
+  readonly world: ServerWorld;
+  readonly replication: ReplicationServer;
+  readonly inputs: InputReceiver<unknown>;
+  readonly startTick: number;
+  readonly mirror: ZoneMirror;
+  private readonly seats: (Seat | null)[];
+  private readonly slotList: number[] = [];
+  private readonly wiring: ReturnType<typeof wiringOf>;
+  private readonly messageNames: string[];
+  private readonly zoneCount: number;
+  private readonly spawnZone: number;
+  private readonly lateTicks: number;
+  private readonly inputLeadTicks: number;
+  private readonly maxAheadTicks: number;
+  private readonly reportError: (error: unknown, where: string) => void;
+  /** Feeds waiting for their tick's stamp, and the highest tick each zone has published. */
+  private waiting: FeedBatch[] = [];
+  private readonly maxWaiting: number;
+  private readonly zoneTicks: number[];
+  private clockTick: number;
+  /** Per zone: this tick's joins, leaves and messages, sent with the next batch. */
+  private readonly joins: number[][];
+  private readonly leaves: number[][];
+  private readonly messages: ZonePlayerMessage[][];
+  private readonly counts = {
+    stampsOnTime: 0,
+    stampsLate: 0,
+    inputsSent: 0,
+    inputsRefused: 0,
+    sendErrors: 0,
+  };
+  private readonly refusedHere = {
+    'bad-header': 0,
+    'future-tick': 0,
+    'too-many-waiting': 0,
+    'unknown-owner': 0,
+    'bad-event': 0,
+  };
+
+  constructor(private readonly options: ZoneGatewayOptions) {
+    const where = 'ZoneGateway';
+    const { game, map } = options;
+    this.wiring = wiringOf(where, game);
+    const gateway = options.gateway;
+    if (!Number.isInteger(gateway) || gateway < 0 || gateway >= PLAYERS_PER_GATEWAY)
+      throw new RangeError(`${where}: gateway must be an integer in [0, 65535], got ${gateway}`);
+    const maxPlayers = options.maxPlayers;
+    if (!Number.isInteger(maxPlayers) || maxPlayers < 1 || maxPlayers > PLAYERS_PER_GATEWAY)
+      throw new RangeError(`${where}: maxPlayers must be an integer in [1, 65536], got ${maxPlayers}`);
+    if (typeof options.send !== 'function') throw new TypeError(`${where}: send must be a function`);
+    this.zoneCount = map.zoneCount;
+    this.spawnZone = integerIn(where, 'spawnZone', options.spawnZone ?? 0, 0, this.zoneCount - 1);
+    this.startTick = integerIn(where, 'startTick', options.startTick ?? 0, 0, 0xfffffff0);
+    this.lateTicks = integerIn(where, 'lateTicks', options.lateTicks ?? 2, 0, 64);
+    this.inputLeadTicks = integerIn(where, 'inputLeadTicks', options.inputLeadTicks ?? 1, 0, 16);
+    this.maxAheadTicks = integerIn(where, 'maxAheadTicks', options.maxAheadTicks ?? 32, 1, 1024);
+    if (!(options.radius > 0 && Number.isFinite(options.radius)))
+      throw new RangeError(`${where}: radius must be a finite number > 0, got ${options.radius}`);
+    this.reportError =
+      options.onError ??
+      ((error, at) => console.error(`ghostwire zone gateway ${game.name}: ${at} threw`, error));
+    this.world = new ServerWorld({ types: this.wiring.types, capacity: game.maxEntities });
+    // The mirror's tick numbers are the zones': empty ticks up to the start.
+    while (this.world.serverTick < this.startTick) this.world.tick();
+    this.clockTick = this.startTick;
+    this.replication = new ReplicationServer({
+      world: this.world,
+      maxClients: maxPlayers,
+      events: this.wiring.events,
+      interest: {
+        grid: {
+          min: [map.minX, map.minY],
+          max: [map.maxX, map.maxY],
+          cellSize: options.cellSize ?? options.radius,
+        },
+        radius: options.radius,
+      },
+    });
+    this.inputs = new InputReceiver<unknown>({
+      schema: game.input,
+      tickRate: game.tickRate,
+      maxClients: maxPlayers,
+      onRefusal: () => this.counts.inputsRefused++,
+    });
+    this.mirror = new ZoneMirror(this.world, this.zoneCount);
+    this.seats = new Array(maxPlayers).fill(null);
+    this.messageNames = Object.keys(game.messageTypes);
+    this.zoneTicks = new Array(this.zoneCount).fill(-1);
+    this.maxWaiting = this.zoneCount * (this.maxAheadTicks + this.lateTicks + 4);
+    this.joins = Array.from({ length: this.zoneCount }, () => []);
+    this.leaves = Array.from({ length: this.zoneCount }, () => []);
+    this.messages = Array.from({ length: this.zoneCount }, () => []);
+  }
+
+  get playerCount(): number {
+    return this.slotList.length;
+  }
+
+  /** The player id of the player in `slot`, or -1. */
+  playerIdAt(slot: number): number {
+    return this.seats[slot]?.playerId ?? -1;
+  }
+
+  /** The zone hosting the player in `slot`, or -1. */
+  zoneOf(slot: number): number {
+    return this.seats[slot]?.zone ?? -1;
+  }
+
+  join(index: number): void {
+    if (this.seats[index] !== null) throw new RangeError(`ZoneGateway.join: slot ${index} is taken`);
+    const playerId = this.options.gateway * PLAYERS_PER_GATEWAY + index;
+    this.seats[index] = { playerId, zone: this.spawnZone, zoneTick: -1, ownWorldId: -1, toldMirrorId: -1 };
+    this.slotList.push(index);
+    this.joins[this.spawnZone].push(playerId);
+  }
+
+  leave(index: number): void {
+    const seat = this.seats[index];
+    if (seat === null || seat === undefined) return;
+    this.seats[index] = null;
+    this.slotList.splice(this.slotList.indexOf(index), 1);
+    this.leaves[seat.zone].push(seat.playerId);
+  }
+
+  playerSlots(): Iterable<number> {
+    return this.slotList;
+  }
+
+  plays(index: number): boolean {
+    return this.seats[index] !== null;
+  }
+
+  deliver(index: number, name: string, value: unknown): void {
+    const seat = this.seats[index];
+    const typeIndex = this.messageNames.indexOf(name);
+    if (seat === null || seat === undefined || typeIndex < 0) return;
+    this.messages[seat.zone].push({ playerId: seat.playerId, typeIndex, value });
+  }
+
+  /**
+   * A zone's batch, from the bus: checked now (header, epoch, how far ahead), applied to the
+   * mirror when its tick is stamped. Never throws; refusals are counted.
+   */
+  receive(feed: FeedBatch): void {
+    if (!feedHeaderIsSound(feed, this.zoneCount)) {
+      this.refusedHere['bad-header']++;
+      return;
+    }
+    if (feed.tick > this.clockTick + this.maxAheadTicks) {
+      this.refusedHere['future-tick']++;
+      return;
+    }
+    if (!this.mirror.admitEpoch(feed.zone, feed.epoch)) return;
+    if (this.waiting.length >= this.maxWaiting) {
+      this.refusedHere['too-many-waiting']++;
+      return;
+    }
+    this.waiting.push(feed);
+    if (feed.tick > this.zoneTicks[feed.zone]) this.zoneTicks[feed.zone] = feed.tick;
+  }
+
+  /** Clock tick `tick`: stamps what is due, centres each view on its player, sends the zones their batches. */
+  tick(tick: number): void {
+    this.clockTick = tick;
+    let next = this.world.serverTick + 1;
+    while (next <= tick) {
+      const complete = this.zoneTicks.every((t) => t >= next);
+      if (!complete && next > tick - this.lateTicks) break;
+      this.stamp(next);
+      if (complete) this.counts.stampsOnTime++;
+      else this.counts.stampsLate++;
+      next++;
+    }
+    this.centreViews();
+    this.sendBatches(tick + this.inputLeadTicks);
+  }
+
+  stats(): ZoneGatewayStats {
+    return {
+      feedsApplied: this.mirror.applied,
+      refused: { ...this.mirror.refusals, ...this.refusedHere },
+      entities: this.mirror.size,
+      players: this.slotList.length,
+      ...this.counts,
+    };
+  }
+
+  /** Applies the batches of ticks up to `tick` in tick order, then stamps the mirror `tick`. */
+  private stamp(tick: number): void {
+    const due = this.waiting.filter((feed) => feed.tick <= tick).sort((a, b) => a.tick - b.tick);
+    if (due.length > 0) this.waiting = this.waiting.filter((feed) => feed.tick > tick);
+    for (const feed of due) {
+      this.mirror.apply(feed);
+      this.applyOwners(feed);
+      this.applyEvents(feed);
+    }
+    this.tellOwners();
+    this.world.tick();
+  }
+
+  /** The feed's owners: which zone hosts each of this gateway's players, and its own entity. */
+  private applyOwners(feed: FeedBatch): void {
+    for (const owner of feed.owners) {
+      const playerId = owner?.playerId;
+      if (typeof playerId !== 'number' || Math.floor(playerId / PLAYERS_PER_GATEWAY) !== this.options.gateway)
+        continue; // another gateway's player
+      const seat = this.seats[playerId % PLAYERS_PER_GATEWAY];
+      if (seat === null || seat === undefined || seat.playerId !== playerId || feed.tick < seat.zoneTick)
+        continue;
+      const worldId = owner.worldId;
+      if (worldId !== -1 && this.mirror.entry(worldId) === undefined) {
+        this.refusedHere['unknown-owner']++;
+        continue;
+      }
+      seat.zone = feed.zone;
+      seat.zoneTick = feed.tick;
+      seat.ownWorldId = worldId;
+    }
+  }
+
+  /** The feed's events, to their player (if it plays here) or to every client. */
+  private applyEvents(feed: FeedBatch): void {
+    const events = this.wiring.events;
+    for (const event of feed.events) {
+      // Index 0 is ghostwire.owner: the gateway alone tells it, with mirror ids.
+      const type =
+        Number.isInteger(event?.typeIndex) && event.typeIndex > 0 ? events[event.typeIndex] : undefined;
+      if (type === undefined) {
+        this.refusedHere['bad-event']++;
+        continue;
+      }
+      let to = -1;
+      if (event.to !== -1) {
+        const slot = event.to % PLAYERS_PER_GATEWAY;
+        const seat =
+          Math.floor(event.to / PLAYERS_PER_GATEWAY) === this.options.gateway ? this.seats[slot] : null;
+        if (seat === null || seat === undefined || seat.playerId !== event.to) continue;
+        to = slot;
+      }
+      try {
+        this.replication.emit(
+          type,
+          event.value,
+          to < 0 ? { reliable: event.reliable } : { reliable: event.reliable, to },
+        );
+      } catch {
+        this.refusedHere['bad-event']++;
+      }
+    }
+  }
+
+  /** Each client whose own entity's mirror id changed is told it, as GameSimulation.own does. */
+  private tellOwners(): void {
+    for (const slot of this.slotList) {
+      const seat = this.seats[slot]!;
+      const entry = seat.ownWorldId === -1 ? undefined : this.mirror.entry(seat.ownWorldId);
+      const id = entry === undefined ? -1 : entry.entity.id;
+      if (id === seat.toldMirrorId) continue;
+      seat.toldMirrorId = id;
+      if (entry !== undefined) this.world.setOwner(entry.entity, slot);
+      this.replication.emit(this.wiring.owner, { id }, { to: slot, reliable: true });
+    }
+  }
+
+  private centreViews(): void {
+    const positions = this.world.positions;
+    for (const slot of this.slotList) {
+      const id = this.seats[slot]!.toldMirrorId;
+      const view = this.replication.view(slot);
+      if (view === null || id < 0) continue;
+      view.setCenter(positions[id * 3], positions[id * 3 + 1], positions[id * 3 + 2]);
+    }
+  }
+
+  /** Every zone's batch for tick `tick`: the players' inputs for it, and what waited since the last. */
+  private sendBatches(tick: number): void {
+    const inputs: ZoneInput[][] = Array.from({ length: this.zoneCount }, () => []);
+    for (const slot of this.slotList) {
+      const seat = this.seats[slot]!;
+      const input = this.inputs.take(slot, tick);
+      if (input === null) continue;
+      inputs[seat.zone].push({ playerId: seat.playerId, tick, viewTick: this.inputs.viewTick(slot), input });
+      this.counts.inputsSent++;
+    }
+    for (let zone = 0; zone < this.zoneCount; zone++) {
+      const batch: GatewayBatch = {
+        gateway: this.options.gateway,
+        tick,
+        joins: this.joins[zone].splice(0),
+        leaves: this.leaves[zone].splice(0),
+        inputs: inputs[zone],
+        messages: this.messages[zone].splice(0),
+      };
+      try {
+        this.options.send(zone, batch);
+      } catch (error) {
+        this.counts.sendErrors++;
+        this.reportError(error, 'send');
+      }
+    }
+  }
+}
+
+/** Whether a batch's header and lists have the shape of a FeedBatch (the codec checks the rest). */
+function feedHeaderIsSound(feed: FeedBatch, zoneCount: number): boolean {
+  return (
+    typeof feed === 'object' &&
+    feed !== null &&
+    Number.isInteger(feed.zone) &&
+    feed.zone >= 0 &&
+    feed.zone < zoneCount &&
+    Number.isInteger(feed.epoch) &&
+    feed.epoch >= 0 &&
+    Number.isInteger(feed.tick) &&
+    feed.tick >= 0 &&
+    Array.isArray(feed.entities) &&
+    Array.isArray(feed.removed) &&
+    Array.isArray(feed.owners) &&
+    Array.isArray(feed.events)
+  );
+}
+
+function integerIn(where: string, name: string, value: number, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new RangeError(`${where}: ${name} must be an integer in [${min}, ${max}], got ${value}`);
+  return value;
+}
