@@ -79,7 +79,8 @@ export class GameSimulation {
   private entitiesShown: readonly EntityHandle[] | null = null;
   private readonly errors: RuleErrors;
   private readonly box = new Float64Array(6);
-  private simulating = 0;
+  /** @internal The tick hooks see is the world's + this (1 while simulating the next; a zone's catch-up sets others). */
+  protected simulating = 0;
   /** This simulation as the hooks see it. */
   private readonly game = this as unknown as ServerGame;
 
@@ -225,19 +226,27 @@ export class GameSimulation {
     try {
       for (const player of this.playerList) {
         if (player.index < 0) continue; // dropped: its entity waits for its return
-        const input = this.takeInput(player.index, tick);
-        if (input === null) continue;
-        this.counters.inputsTaken++;
-        player.input = input;
-        const entity = player.entityHandle;
-        if (entity?.alive) this.applyStep(entity, input);
-        this.errors.call('onInput', () => this.hooks.onInput?.(this.game, player, input));
+        this.stepPlayer(player, tick);
       }
       this.errors.call('onTick', () => this.hooks.onTick?.(this.game));
     } finally {
       this.simulating = 0;
     }
     this.counters.ticks++;
+  }
+
+  /**
+   * One player's part of a tick: its input for `tick` applied to its entity with `step`, then
+   * onInput. @internal (a zone also runs it for ticks an arriving player missed).
+   */
+  stepPlayer(player: PlayerHandle, tick: number): void {
+    const input = this.takeInput(player.index, tick);
+    if (input === null) return;
+    this.counters.inputsTaken++;
+    player.input = input;
+    const entity = player.entityHandle;
+    if (entity?.alive) this.applyStep(entity, input);
+    this.errors.call('onInput', () => this.hooks.onInput?.(this.game, player, input));
   }
 
   /** Creates an entity no player owns (ServerGame.spawn). */

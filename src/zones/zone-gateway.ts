@@ -24,6 +24,9 @@ import { type MirrorRefusal, ZoneMirror } from './zone-mirror.js';
 /** Player slots per gateway: a player id is gateway × PLAYERS_PER_GATEWAY + slot. */
 export const PLAYERS_PER_GATEWAY = 65_536;
 
+/** Input ticks sent at most per host tick when the host's timer fell behind the world's clock. */
+const MAX_SEND_CATCH_UP_TICKS = 4;
+
 export interface ZoneGatewayOptions {
   game: GameDefinition;
   map: ZoneMap;
@@ -45,6 +48,12 @@ export interface ZoneGatewayOptions {
   lateTicks?: number;
   /** Inputs taken at clock tick W are for tick W + this (default 1; 0 for a lockstep driver). */
   inputLeadTicks?: number;
+  /**
+   * The world's tick now, counted from its shared origin (default: the host's clock tick). The
+   * host's timer runs at its own phase; inputs are taken for the world's ticks, so they leave a
+   * whole lead ahead of the zones that step them whatever that phase.
+   */
+  clock?: () => number;
   /** Batches from further ahead of the clock are refused (default 32). */
   maxAheadTicks?: number;
   onError?: (error: unknown, where: string) => void;
@@ -102,6 +111,8 @@ export class ZoneGateway implements HostedGame {
   private readonly maxWaiting: number;
   private readonly zoneTicks: number[];
   private clockTick: number;
+  /** The last tick whose inputs were sent (-1: none yet). */
+  private sentTick = -1;
   /** Per zone: this tick's joins, leaves and messages, sent with the next batch. */
   private readonly joins: number[][];
   private readonly leaves: number[][];
@@ -244,7 +255,8 @@ export class ZoneGateway implements HostedGame {
   }
 
   /** Clock tick `tick`: stamps what is due, centres each view on its player, sends the zones their batches. */
-  tick(tick: number): void {
+  tick(hostTick: number): void {
+    const tick = this.options.clock?.() ?? hostTick;
     this.clockTick = tick;
     let next = this.world.serverTick + 1;
     while (next <= tick) {
@@ -256,7 +268,12 @@ export class ZoneGateway implements HostedGame {
       next++;
     }
     this.centreViews();
-    this.sendBatches(tick + this.inputLeadTicks);
+    // Every world tick since the last call, once each (the host's timer may skip one or run twice in one).
+    const last = tick + this.inputLeadTicks;
+    let from = Math.max(this.sentTick + 1, last - MAX_SEND_CATCH_UP_TICKS + 1);
+    if (this.sentTick < 0) from = last;
+    for (let s = from; s <= last; s++) this.sendBatches(s);
+    if (last > this.sentTick) this.sentTick = last;
   }
 
   stats(): ZoneGatewayStats {

@@ -266,7 +266,7 @@ export class ZoneRunner {
       if (!read.ok) this.onError(new Error(`inbox entry ${entry.cursor}: ${read.reason}`), 'arrive');
       else {
         if (entry.tick < next) this.counts.lateArrivals++;
-        zone.arrive(read.value as EntityRecord);
+        zone.arrive(read.value as EntityRecord, entry.tick);
       }
       if (entry.cursor > this.inboxCursor) this.inboxCursor = entry.cursor;
     }

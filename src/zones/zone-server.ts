@@ -19,7 +19,7 @@ import type {
   GatewayBatch,
   ZoneSnapshotRecord,
 } from './zone-messages.js';
-import { ZoneSimulation } from './zone-simulation.js';
+import { type InputRefusal, ZoneSimulation } from './zone-simulation.js';
 import { MAX_SINCE_HANDOFF_TICKS } from './zone-wire-fields.js';
 
 /** Game messages taken from one player per tick at most (as GameSimulation's MAX_MESSAGES_PER_TICK). */
@@ -78,7 +78,8 @@ export interface ZoneServerStats {
   handoffsOut: number;
   handoffsIn: number;
   handoffsReturned: number;
-  inputsRefused: number;
+  /** Inputs refused, by reason (forwarded ones count where they were refused). */
+  inputsRefused: Record<InputRefusal, number>;
   messagesDropped: number;
   /** Arrivals refused: an entity this zone already owns, or one the game refused (reported to onError). */
   arrivalsRefused: number;
@@ -219,10 +220,12 @@ export class ZoneServer {
   }
 
   /**
-   * An entity handed to this zone (from its inbox), simulated here from the next step. Refused
-   * (false, counted) when the zone already owns that world id or the game refuses the record.
+   * An entity handed to this zone (from its inbox), simulated here from the next step. `fromTick`:
+   * the first tick it is this zone's (a handoff's tick); when this zone has stepped past it, its
+   * player catches up on the ticks it missed. Refused (false, counted) when the zone already owns
+   * that world id or the game refuses the record.
    */
-  arrive(record: EntityRecord): boolean {
+  arrive(record: EntityRecord, fromTick = this.tick + 1): boolean {
     const simulation = this.simulation;
     const here = simulation.entityByWorldId(record.worldId);
     if (here !== null) {
@@ -235,7 +238,7 @@ export class ZoneServer {
       simulation.release(here, simulation.hseqs[here.id]);
     }
     try {
-      simulation.receiveEntity(record, this.tick);
+      simulation.receiveEntity(record, this.tick, fromTick);
     } catch (error) {
       this.counts.arrivalsRefused++;
       this.onError(error, 'arrive');
@@ -363,7 +366,7 @@ export class ZoneServer {
       entities: this.simulation.entities.length,
       players: this.simulation.hostedPlayers,
       ...this.counts,
-      inputsRefused: this.simulation.refusals.inputs,
+      inputsRefused: { ...this.simulation.refusals },
     };
   }
 

@@ -45,7 +45,14 @@ export class ZoneSimulation extends GameSimulation {
   readonly events: ZoneEvent[] = [];
   readonly owners: PlayerOwner[] = [];
   readonly removed: number[] = [];
-  readonly refusals = { inputs: 0 };
+  /** Inputs refused, by reason. */
+  readonly refusals: Record<InputRefusal, number> = {
+    'not-hosted': 0,
+    late: 0,
+    'too-far-ahead': 0,
+    'too-many': 0,
+    invalid: 0,
+  };
   private readonly byWorldId = new Map<number, EntityHandle>();
   private readonly byPlayerId = new Map<number, PlayerHandle>();
   /** Per slot: the player id (-1: free), its waiting inputs by tick, the last one taken and its view. */
@@ -131,12 +138,15 @@ export class ZoneSimulation extends GameSimulation {
     return true;
   }
 
-  /** Keeps an input for its tick; refused when it is not for a hosted player or not for a tick ahead. */
-  input(input: ZoneInput): InputRefusal | null {
+  /**
+   * Keeps an input for its tick; refused when it is not for a hosted player or not for a tick
+   * ahead (`from`: the first tick still to be simulated, default the next).
+   */
+  input(input: ZoneInput, from = this.world.serverTick + 1): InputRefusal | null {
     const player = this.byPlayerId.get(input.playerId);
     if (player === undefined) return this.refuse('not-hosted');
     const next = this.world.serverTick + 1;
-    if (input.tick < next) return this.refuse('late');
+    if (input.tick < from) return this.refuse('late');
     if (input.tick >= next + MAX_WAITING_INPUTS) return this.refuse('too-far-ahead');
     const waiting = this.waiting[player.index];
     if (waiting.size >= MAX_WAITING_INPUTS && !waiting.has(input.tick)) return this.refuse('too-many');
@@ -182,10 +192,13 @@ export class ZoneSimulation extends GameSimulation {
 
   /**
    * An entity (and its player) arriving from another zone, or restored from a snapshot: owned here
-   * from the next tick, its handoff counted from `movedAt`. Throws on a record the game refuses
-   * (the caller read it hostile-first, so that is a bug).
+   * from the next tick, its handoff counted from `movedAt`. `missedFrom`: the tick it should have
+   * been simulated from here, when this zone has stepped past it (it was ahead of the zone the
+   * entity came from): its player's steps of those ticks are run now with the inputs it carried,
+   * so its state is what the rules would have made of it (the rules' onTick is not run again).
+   * Throws on a record the game refuses (the caller read it hostile-first, so that is a bug).
    */
-  receiveEntity(record: EntityRecord, movedAt: number): EntityHandle {
+  receiveEntity(record: EntityRecord, movedAt: number, missedFrom = Number.POSITIVE_INFINITY): EntityHandle {
     const name = Object.keys(this.definition.entityTypes)[record.typeIndex];
     if (name === undefined)
       throw new RangeError(`ZoneSimulation.receiveEntity: no entity type ${record.typeIndex}`);
@@ -201,21 +214,32 @@ export class ZoneSimulation extends GameSimulation {
     this.movedAt[entity.id] = movedAt;
     const player = record.player;
     if (player !== null) {
-      const handle = this.receivePlayer(player);
-      if (handle !== null) this.own(handle, entity);
+      const serverTick = this.world.serverTick;
+      const handle = this.receivePlayer(player, Math.min(missedFrom, serverTick + 1));
+      if (handle !== null) {
+        this.own(handle, entity);
+        for (let tick = missedFrom; tick <= serverTick; tick++) {
+          this.simulating = tick - serverTick;
+          try {
+            this.stepPlayer(handle, tick);
+          } finally {
+            this.simulating = 0;
+          }
+        }
+      }
     }
     return entity;
   }
 
   /** A player without an entity, restored from a snapshot; null when no slot is left. */
-  receivePlayer(record: PlayerRecord): PlayerHandle | null {
+  receivePlayer(record: PlayerRecord, inputsFrom = this.world.serverTick + 1): PlayerHandle | null {
     if (this.byPlayerId.has(record.playerId) || this.freeSlots.length === 0) return null;
     const slot = this.freeSlots.pop()!;
     this.playerIds[slot] = record.playerId;
     const player = this.arrive(slot);
     Object.assign(player.data, parseData(record.data));
     this.byPlayerId.set(record.playerId, player);
-    for (const input of record.inputs) this.input(input);
+    for (const input of record.inputs) this.input(input, inputsFrom);
     return player;
   }
 
@@ -287,7 +311,7 @@ export class ZoneSimulation extends GameSimulation {
   }
 
   private refuse(reason: InputRefusal): InputRefusal {
-    this.refusals.inputs++;
+    this.refusals[reason]++;
     return reason;
   }
 }

@@ -32,6 +32,8 @@ export interface ZoneSupervisorOptions {
   rulesUrl: string;
   rulesExport?: string;
   map: ZoneMap;
+  /** The zones to run here (default every zone of the map). */
+  zones?: readonly number[];
   handoff: ZoneThreadData['handoff'];
   originMs: number;
   /** The game's ticks per second: a tick's time budget is 1 / tickRate seconds. */
@@ -88,11 +90,11 @@ export class ZoneSupervisor {
   /** Starts every zone's thread and waits until each zone runs. */
   static async start(options: ZoneSupervisorOptions): Promise<ZoneSupervisor> {
     const supervisor = new ZoneSupervisor(options);
-    const zoneCount = options.map.zoneCount;
+    const zones = options.zones ?? Array.from({ length: options.map.zoneCount }, (_, i) => i);
     const maxThreads = options.maxThreads ?? 4;
-    const threads = Math.max(1, Math.min(options.threads ?? zoneCount, maxThreads, zoneCount));
+    const threads = Math.max(1, Math.min(options.threads ?? zones.length, maxThreads, zones.length));
     const deal: number[][] = Array.from({ length: threads }, () => []);
-    for (let zone = 0; zone < zoneCount; zone++) deal[zone % threads].push(zone);
+    zones.forEach((zone, i) => deal[i % threads].push(zone));
     await Promise.all(deal.map((zones) => supervisor.spawn(zones, false)));
     return supervisor;
   }

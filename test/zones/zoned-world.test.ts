@@ -1,0 +1,123 @@
+/**
+ * A zoned world end to end: four zones in worker threads, a gateway on loopback UDP, real
+ * GameClients. A player walks across zone borders with one ghost, never corrected; it sees the
+ * wanderers of the zones around it; a zone thread killed under it is taken over while it stays
+ * connected and keeps playing.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import '../../src/node.js';
+import { GameClient } from '../../src/game/game-client.js';
+import { ZonedWorld } from '../../src/zones/zoned-world.js';
+import { testSeed } from '../support/seed.js';
+import { until } from '../support/until.js';
+import { SIDE, zoneGame } from '../support/zone-game.js';
+
+const SEED = testSeed('zoned-world');
+process.env.GW_ZONE_TEST_SEED = String(SEED);
+process.env.GW_ZONE_TEST_WANDERERS = '80';
+
+type Client = GameClient<typeof zoneGame>;
+
+async function play(
+  client: Client,
+  input: { dx: number; dy: number },
+  what: string,
+  check: () => boolean,
+): Promise<void> {
+  const timer = setInterval(() => client.update({ ...input, tick: 0 }), 1000 / 60);
+  try {
+    await until(what, 15_000, check);
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+describe('ZonedWorld', () => {
+  let world: ZonedWorld;
+  const events: string[] = [];
+  before(async () => {
+    world = await ZonedWorld.start({
+      rules: new URL('../support/zone-rules-module.js', import.meta.url),
+      bounds: { minX: 0, minY: 0, maxX: SIDE, maxY: SIDE },
+      columns: 2,
+      rows: 2,
+      interestRadius: 30,
+      handoff: { margin: 2, dwellSeconds: 0.3 },
+      port: 0,
+      transports: ['udp'],
+      snapshotTicks: 5,
+      onEvent: (event) => events.push(event),
+    });
+  });
+  after(() => world.close());
+
+  it('a player crosses zone borders with one ghost and no correction, seeing the zones around it', async () => {
+    const client = await GameClient.connect(zoneGame, world.url);
+    try {
+      await play(client, { dx: 0, dy: 0 }, 'its own walker', () => client.me !== null);
+      const ghost = client.me!.id;
+      // From the middle (where four zones meet) to the far corner and back across two borders.
+      await play(
+        client,
+        { dx: 1, dy: 1 },
+        'the walker past (70, 70)',
+        () => (client.me?.state.x ?? 0) > 70 && (client.me?.state.y ?? 0) > 70,
+      );
+      await play(
+        client,
+        { dx: -1, dy: 0 },
+        'the walker back past x = 30',
+        () => (client.me?.state.x ?? 100) < 30,
+      );
+      await play(client, { dx: 0, dy: 0 }, 'a moment at rest', () => true);
+      assert.equal(client.me?.id, ghost, 'the same ghost across every handoff');
+      const zones = world.stats().zones.map((z) => ({
+        zone: z.zone,
+        refused: z.report?.inputsRefused,
+        late: z.report?.lateArrivals,
+        skipped: z.report?.ticksSkipped,
+        tick: z.report?.tick,
+      }));
+      assert.equal(client.stats().mispredictions, 0, `no prediction was corrected: ${JSON.stringify({ zones, gateway: world.stats().gateway })}`);
+      assert.equal(client.expert.predictor.stats().visualError, 0);
+      const handoffs = world.stats().zones.reduce((sum, z) => sum + (z.report?.commits ?? 0), 0);
+      assert.ok(handoffs >= 2, `${handoffs} handoffs`);
+      const seen = client.entities.filter((e) => e.type === 'wanderer').length;
+      assert.ok(seen > 0 && seen < 80, `${seen} wanderers within its radius`);
+      const gateway = world.stats().gateway!;
+      assert.ok(
+        gateway.stampsOnTime > gateway.stampsLate,
+        `${gateway.stampsOnTime} on time, ${gateway.stampsLate} late`,
+      );
+    } finally {
+      client.close();
+    }
+  });
+
+  it('keeps a player connected and playing while the thread of its zone is killed and taken over', async () => {
+    const client = await GameClient.connect(zoneGame, world.url);
+    try {
+      await play(client, { dx: 0, dy: 0 }, 'its own walker', () => client.me !== null);
+      const ghost = client.me!.id;
+      const zoneOfPlayer = world.map.zoneAt(client.me!.state.x, client.me!.state.y);
+      await world.crashZone(zoneOfPlayer);
+      assert.ok(world.stats().restarts >= 1, events.join('; '));
+      const x = client.me!.state.x;
+      await play(
+        client,
+        { dx: 1, dy: 0 },
+        'the walker moving again after the takeover',
+        () => (client.me?.state.x ?? 0) > x + 3,
+      );
+      assert.equal(client.me?.id, ghost, 'the same ghost after the takeover');
+      assert.equal(client.status, 'connected');
+      // The player is hosted again (restored from the zone's snapshot, or arrived since).
+      await until('a zone hosting the player', 5000, () =>
+        world.stats().zones.some((z) => (z.report?.players ?? 0) > 0),
+      );
+    } finally {
+      client.close();
+    }
+  });
+});
