@@ -49,6 +49,7 @@ const NODE_ONLY = new Set([
   'zones/redis-zone-store.ts',
   'zones/zone-supervisor.ts',
   'zones/zone-worker.ts',
+  'zones/zoned-world.ts',
 ]);
 
 function sources(dir: string): string[] {
