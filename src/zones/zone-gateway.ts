@@ -69,14 +69,20 @@ export type FeedRefusal =
   | 'bad-event';
 
 export interface ZoneGatewayStats {
+  /** Zones' feed batches applied to the mirror. */
   feedsApplied: number;
+  /** Feed batches (or parts of them) refused, by reason. */
   refused: Record<FeedRefusal, number>;
+  /** Entities in the mirror. */
   entities: number;
   players: number;
+  /** Ticks stamped once every zone's batch of the tick had come, and those stamped without one. */
   stampsOnTime: number;
   stampsLate: number;
+  /** Players' inputs sent to their zones, and refused here (hostile, over the flood limit, or refused by validateInput). */
   inputsSent: number;
   inputsRefused: number;
+  /** Batches the bus refused to take. */
   sendErrors: number;
 }
 

@@ -53,7 +53,9 @@ export interface ZoneSupervisorOptions {
 /** One zone as the supervisor sees it. */
 export interface SupervisedZone {
   zone: number;
+  /** The thread running it (a number the supervisor gives each thread it starts). */
   thread: number;
+  /** Its lease's epoch: bumped each time a thread takes the zone. */
   epoch: number;
   /** The zone's last report (null before its first). */
   report: ZoneRunnerStats | null;

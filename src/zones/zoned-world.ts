@@ -38,11 +38,13 @@ export interface ZonedWorldOptions extends GameServerOptions {
    * their zone (what zone 0 alone spawns).
    */
   rules: URL | string;
+  /** The rules module's export to use (default 'default'). */
   rulesExport?: string;
   /** The world's rectangle, in the units of the entities' positions. */
   bounds: { minX: number; minY: number; maxX: number; maxY: number };
-  /** The zones: `columns` × `rows` equal rectangles, numbered row by row (default 2 × 2). */
+  /** The zones: `columns` × `rows` equal rectangles, numbered row by row from (minX, minY) (default 2 × 2). */
   columns?: number;
+  /** See `columns`. */
   rows?: number;
   /** How far a player sees (world units; default a quarter of the world's smaller side). */
   interestRadius?: number;
@@ -77,14 +79,19 @@ export interface ZonedWorldStats {
   gateway: ZoneGatewayStats | null;
   /** Each zone this process runs: its thread, epoch and last report. */
   zones: SupervisedZone[];
+  /** Zone threads running now. */
   threads: number;
+  /** Zone threads restarted after they ended unasked (their zones taken over). */
   restarts: number;
+  /** Zones moved to a thread of their own by the load policy. */
   moves: number;
 }
 
+/** A zoned world's processes on this machine: its zone threads and its gateway. */
 export class ZonedWorld {
   /** http://host:port: what GameClient.connect takes ('' without a gateway). */
   readonly url: string;
+  /** The gateway's port (0 without a gateway). */
   readonly port: number;
   /** The world's zones. */
   readonly map: ZoneMap;
@@ -100,6 +107,11 @@ export class ZonedWorld {
     this.port = host?.port ?? 0;
   }
 
+  /**
+   * Starts the zones this process runs (each in a thread, restored from the store if it ran
+   * before) and the gateway; resolves once every zone steps and the gateway listens. Throws on
+   * bad options (naming them) and rejects when a port is taken or Redis cannot be reached.
+   */
   static async start(options: ZonedWorldOptions): Promise<ZonedWorld> {
     const where = 'ZonedWorld.start';
     if (typeof options !== 'object' || options === null)
