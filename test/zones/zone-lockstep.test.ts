@@ -96,4 +96,30 @@ describe('zones in lockstep', () => {
     const b = restored.step().feed;
     assert.deepEqual({ ...b, epoch: a.epoch }, a, 'the same next tick');
   });
+
+  it('hands a player pacing back and forth on a border at most once per dwell, whatever its inputs', async () => {
+    // Spawned at (50, 50), on the border of two zones: between x = 48 and 52, again and again.
+    const pacing = (_playerId: number, tick: number) => ({
+      dx: Math.floor((tick + 4) / 8) % 2 === 0 ? 1 : -1,
+      dy: 0,
+      tick,
+    });
+    const cluster = await LockstepZones.start({
+      map: grid(2, 1, [0, 1]),
+      rules: (zone) => zoneRules(zone, SEED, 0),
+      players: [1],
+      input: pacing,
+      handoff: { margin: 1, minDwellTicks: 30 },
+    });
+    for (let tick = 1; tick <= TICKS; tick++) await cluster.step();
+    assert.deepEqual(cluster.audit.problems, []);
+    assert.ok(cluster.commits.ok >= 2, `${cluster.commits.ok} handoffs: it does cross`);
+    assert.ok(
+      cluster.commits.ok <= Math.ceil(TICKS / 30),
+      `${cluster.commits.ok} handoffs in ${TICKS} ticks`,
+    );
+    const [data] = cluster.playerData().values() as Iterable<{ taken: number; wrong?: number }>;
+    assert.equal(data.taken, TICKS);
+    assert.equal(data.wrong, undefined);
+  });
 });
