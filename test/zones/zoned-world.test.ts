@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import '../../src/node.js';
 import { GameClient } from '../../src/game/game-client.js';
+import { prng } from '../../src/random/prng.js';
 import { ZonedWorld } from '../../src/zones/zoned-world.js';
 import { testSeed } from '../support/seed.js';
 import { until } from '../support/until.js';
@@ -79,7 +80,11 @@ describe('ZonedWorld', () => {
         skipped: z.report?.ticksSkipped,
         tick: z.report?.tick,
       }));
-      assert.equal(client.stats().mispredictions, 0, `no prediction was corrected: ${JSON.stringify({ zones, gateway: world.stats().gateway })}`);
+      assert.equal(
+        client.stats().mispredictions,
+        0,
+        `no prediction was corrected: ${JSON.stringify({ zones, gateway: world.stats().gateway })}`,
+      );
       assert.equal(client.expert.predictor.stats().visualError, 0);
       const handoffs = world.stats().zones.reduce((sum, z) => sum + (z.report?.commits ?? 0), 0);
       assert.ok(handoffs >= 2, `${handoffs} handoffs`);
@@ -92,6 +97,61 @@ describe('ZonedWorld', () => {
       );
     } finally {
       client.close();
+    }
+  });
+
+  it('bots walking seeded random paths across borders are never corrected: each input applied once, in order', async () => {
+    const random = prng(SEED);
+    const bots = await Promise.all([0, 1, 2].map(() => GameClient.connect(zoneGame, world.url)));
+    try {
+      const headings = bots.map(() => ({ dx: 0, dy: 0 }));
+      const timer = setInterval(() => {
+        bots.forEach((bot, i) => {
+          // A new heading now and then; away from the walls, so every bot keeps moving across zones.
+          if (random() < 0.03)
+            headings[i] = { dx: Math.floor(random() * 3) - 1, dy: Math.floor(random() * 3) - 1 };
+          const me = bot.me?.state;
+          if (me !== undefined) {
+            if (me.x < 20) headings[i].dx = 1;
+            if (me.x > 80) headings[i].dx = -1;
+            if (me.y < 20) headings[i].dy = 1;
+            if (me.y > 80) headings[i].dy = -1;
+          }
+          bot.update({ ...headings[i], tick: 0 });
+        });
+      }, 1000 / 60);
+      // Each bot's zone as its own walker shows it: a change is a handoff of that walker.
+      const zones = bots.map(() => -1);
+      const crossings = bots.map(() => 0);
+      try {
+        await until('every bot across a border twice', 30_000, () => {
+          bots.forEach((bot, i) => {
+            const me = bot.me?.state;
+            if (me === undefined) return;
+            const zone = world.map.zoneAt(me.x, me.y);
+            if (zones[i] >= 0 && zone !== zones[i]) crossings[i]++;
+            zones[i] = zone;
+          });
+          return crossings.every((n) => n >= 2);
+        });
+      } finally {
+        clearInterval(timer);
+      }
+      const why = JSON.stringify(
+        world
+          .stats()
+          .zones.map((z) => ({
+            zone: z.zone,
+            refused: z.report?.inputsRefused,
+            late: z.report?.lateArrivals,
+          })),
+      );
+      for (const bot of bots) {
+        assert.equal(bot.status, 'connected');
+        assert.equal(bot.stats().mispredictions, 0, `no prediction was corrected: ${why}`);
+      }
+    } finally {
+      for (const bot of bots) bot.close();
     }
   });
 
