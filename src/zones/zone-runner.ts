@@ -5,7 +5,15 @@
  * their tick, the rules step, the feed batch is published, the handoffs are committed (each one
  * atomically in the store), the inbox is read for the next tick, and every few ticks a snapshot is
  * written, which also acks the inbox entries it holds. A store answer of 'stale' means another
- * process holds the zone now: the runner stops at once (it fences itself) and says so.
+ * process holds the zone now, or the lease lapsed: a renewal tells which, and on 'stale' the runner
+ * stops at once (it fences itself) and says so.
+ *
+ * A store call that rejects (Redis down, a timeout) does not stop the zone: it keeps stepping and
+ * publishing, starts no handoff (ZoneServer.handoffsPaused), and probes the store with one lease
+ * renewal at a time until one answers (which also revives a lease that lapsed meanwhile); then the
+ * work that failed is done again. A commit that rejected may have happened: it is kept and sent
+ * again, same hseq and payload, until the store answers (see settle). One error is reported per
+ * outage.
  *
  * Browser-safe: the store, feed and wire come in as interfaces; timers are the platform's.
  */
@@ -14,13 +22,15 @@ import type { HandoffRuleOptions } from './handoff-rule.js';
 import { feedChannel, inputChannel } from './zone-channels.js';
 import type { ZoneFeed } from './zone-feed.js';
 import type { ZoneMap } from './zone-map.js';
-import type { EntityRecord } from './zone-messages.js';
+import type { EntityRecord, ZoneSnapshotRecord } from './zone-messages.js';
 import { type OutgoingHandoff, ZoneServer, type ZoneServerStats } from './zone-server.js';
-import type { InboxEntry, ZoneStore } from './zone-store.js';
+import type { CommitResult, HandoffCommit, InboxEntry, LeaseResult, ZoneStore } from './zone-store.js';
 import type { ZoneCodecs } from './zone-wire.js';
 
 /** World ids asked of the store's owner table per call (within every store's maxBatch). */
 const OWNER_BATCH = 512;
+/** Inbox entries asked per read (within every store's maxBatch). */
+const INBOX_BATCH = 1024;
 
 export interface ZoneRunnerOptions {
   zone: number;
@@ -71,16 +81,45 @@ export interface ZoneRunnerStats extends ZoneServerStats {
   ticksSkipped: number;
   /** Milliseconds from a handoff's commit call to its answer, last 256. */
   commitMs: number[];
+  /** Store calls that rejected (each probe during an outage counts), and outages begun. */
+  storeFailures: number;
+  storeOutages: number;
+  /** True from a store call that rejected until one succeeds. */
+  storeFailing: boolean;
+  /** Commits whose call rejected (they may have happened): in all, and still unanswered. */
+  inDoubtCommits: number;
+  commitsInDoubt: number;
+  /** Ticks stepped with handoffs paused (the store failing). */
+  pausedTicks: number;
+  /** The highest inbox cursor read from the store. */
+  inboxRead: number;
+}
+
+/** A handoff sent to the store and not answered yet (its call rejected: it is in doubt). */
+interface UnsettledCommit {
+  handoff: OutgoingHandoff;
+  commit: HandoffCommit;
+  inDoubt: boolean;
 }
 
 export class ZoneRunner {
   readonly zone: ZoneServer;
   private readonly arrivals: InboxEntry[] = [];
+  /** The highest inbox cursor applied, and the highest read. */
   private inboxCursor = 0;
+  private inboxRead = 0;
+  /** A read whose answer was lost may have made entries pending that never came: read those first. */
+  private inboxLost = false;
+  /** Handoffs sent and not answered yet, oldest first. */
+  private unsettled: UnsettledCommit[] = [];
+  private snapshotDue = false;
   private timer: ReturnType<typeof setInterval> | undefined;
   private readonly unsubscribe: () => void;
   private busy = false;
   private stopped = false;
+  /** From a store call that rejected until one succeeds: only probes (renewals) go to the store. */
+  private failing = false;
+  private probing = false;
   private lastRenewMs: number;
   private readonly counts = {
     feedBytes: 0,
@@ -90,6 +129,10 @@ export class ZoneRunner {
     batchesRefused: 0,
     lateArrivals: 0,
     ticksSkipped: 0,
+    storeFailures: 0,
+    storeOutages: 0,
+    inDoubtCommits: 0,
+    pausedTicks: 0,
   };
   private readonly commitsRefused: Record<string, number> = {};
   private readonly commitMs: number[] = [];
@@ -156,13 +199,15 @@ export class ZoneRunner {
     }
     const runner = new ZoneRunner(options, server, lease.epoch);
     runner.inboxCursor = cursor;
-    // What a process before this one read and never acked, then what is new.
-    const pending = await store.readInbox(zone, lease.epoch, { from: 'pending', after: cursor }, 1024);
+    runner.inboxRead = cursor;
+    // What a process before this one read and never acked (the first tick reads the rest), then what is new.
+    const pending = await store.readInbox(zone, lease.epoch, { from: 'pending', after: cursor }, INBOX_BATCH);
     if (pending.status === 'stale') {
       runner.fence();
       return null;
     }
-    runner.arrivals.push(...pending.entries);
+    runner.received(pending.entries);
+    runner.inboxLost = pending.entries.length === INBOX_BATCH;
     runner.timer = setInterval(() => void runner.frame(), 500 / tickRate);
     return runner;
   }
@@ -179,6 +224,9 @@ export class ZoneRunner {
       arriving: this.arrivals.length,
       commitsRefused: { ...this.commitsRefused },
       commitMs: [...this.commitMs],
+      storeFailing: this.failing,
+      commitsInDoubt: this.unsettled.filter((u) => u.inDoubt).length,
+      inboxRead: this.inboxRead,
     };
   }
 
@@ -191,9 +239,12 @@ export class ZoneRunner {
     if (release) await this.options.store.releaseLease(this.options.zone, this.epoch).catch(() => undefined);
   }
 
-  /** Writes a snapshot now (a planned stop writes one last). */
+  /**
+   * Writes a snapshot now (a planned stop writes one last): false when the store refused it (the
+   * lease lapsed or was taken: see fencing); rejects when the store does.
+   */
   async snapshot(): Promise<boolean> {
-    const record = this.zone.snapshot();
+    const record = this.snapshotRecord();
     const bytes = this.options.codecs.encodeZoneSnapshot(record);
     this.counts.snapshotBytes += bytes.length;
     const result = await this.options.store.writeSnapshot(
@@ -203,8 +254,12 @@ export class ZoneRunner {
       this.ackCursor(),
       bytes,
     );
-    if (result === 'stale') this.fence();
-    return result === 'ok';
+    if (result === 'stale') {
+      await this.renewNow();
+      return false;
+    }
+    this.snapshotDue = false;
+    return true;
   }
 
   private onBatch(bytes: Uint8Array): void {
@@ -237,7 +292,8 @@ export class ZoneRunner {
         behind = maxCatchUpTicks;
       }
       for (let i = 0; i < behind && !this.stopped; i++) await this.tick();
-      await this.renew();
+      const ttl = this.options.leaseTtlMs ?? 2000;
+      if (!this.failing && !this.stopped && this.nowMs() - this.lastRenewMs >= ttl / 3) await this.renewNow();
     } catch (error) {
       this.onError(error, 'tick');
     } finally {
@@ -264,16 +320,124 @@ export class ZoneRunner {
       if (entry.cursor > this.inboxCursor) this.inboxCursor = entry.cursor;
     }
     this.arrivals.length = waiting;
+    // No entity leaves while the store cannot take its commit: it stays past the border, here.
+    zone.handoffsPaused = this.failing;
+    if (this.failing) this.counts.pausedTicks++;
     const { feed, handoffs } = zone.step();
     const bytes = options.codecs.encodeFeedBatch(feed);
     this.counts.feedBytes += bytes.length;
     options.feed.publish(this.feedName, bytes);
-    if (handoffs.length > 0) await Promise.all(handoffs.map((handoff) => this.commit(handoff)));
-    if (this.stopped) return;
-    const read = await options.store.readInbox(options.zone, this.epoch, { from: 'new' }, 1024);
-    if (read.status === 'stale') return this.fence();
-    this.arrivals.push(...read.entries);
-    if (zone.tick % (options.snapshotTicks ?? 10) === 0) await this.snapshot();
+    for (const handoff of handoffs) this.unsettled.push(this.commitOf(handoff));
+    if (zone.tick % (options.snapshotTicks ?? 10) === 0) this.snapshotDue = true;
+    if (this.failing) return this.probe();
+    // The store's part of the tick; each step stops at a failure and is done again on a later tick.
+    if (this.unsettled.length > 0) await this.settleAll();
+    if (this.failing || this.stopped || !(await this.readInbox())) return;
+    if (!this.snapshotDue || this.stopped) return;
+    try {
+      if (await this.snapshot()) this.storeAnswered();
+    } catch (error) {
+      this.storeFailed(error, 'snapshot');
+    }
+  }
+
+  private commitOf(handoff: OutgoingHandoff): UnsettledCommit {
+    // A copy: the encoder's view is overwritten by its next encode, and this one may be sent again.
+    const payload = this.options.codecs.encodeEntityRecord(handoff.record).slice();
+    this.counts.handoffBytes += payload.length;
+    const commit = {
+      worldId: handoff.record.worldId,
+      from: this.options.zone,
+      fromEpoch: this.epoch,
+      to: handoff.to,
+      hseq: handoff.record.hseq,
+      tick: handoff.tick,
+      payload,
+    };
+    return { handoff, commit, inDoubt: false };
+  }
+
+  /** Sends every unanswered commit; those without an answer wait for a later tick, in order. */
+  private async settleAll(): Promise<void> {
+    const sent = this.unsettled;
+    const answers = await Promise.all(sent.map((unsettled) => this.settle(unsettled)));
+    this.unsettled = sent.filter((_, i) => answers[i] !== 'done');
+    const failed = answers.find((answer) => typeof answer === 'object');
+    if (failed !== undefined) this.storeFailed(failed.error, 'commit');
+    else this.storeAnswered();
+    // Nothing changed for a 'stale' one: a renewal tells whether the zone is lost or its lease lapsed.
+    if (failed === undefined && answers.includes('stale')) await this.renewNow();
+  }
+
+  /**
+   * One commit to the store. A call that rejects may have happened: it stays, in doubt, and is sent
+   * again as it was (same hseq and payload) until the store answers; it is never brought back on a
+   * rejection. Then 'ok' or 'duplicate': it moved; 'not-owner': it moved on already; a full inbox
+   * or owner table: it is back here (nothing moved).
+   */
+  private async settle(unsettled: UnsettledCommit): Promise<'done' | 'stale' | { error: unknown }> {
+    const started = this.nowMs();
+    let result: CommitResult;
+    try {
+      result = await this.options.store.commitHandoff(unsettled.commit);
+    } catch (error) {
+      if (!unsettled.inDoubt) this.counts.inDoubtCommits++;
+      unsettled.inDoubt = true;
+      return { error };
+    }
+    if (this.commitMs.length >= 256) this.commitMs.shift();
+    this.commitMs.push(this.nowMs() - started);
+    if (result === 'stale') return 'stale';
+    if (result === 'ok') this.counts.commits++;
+    else this.commitsRefused[result] = (this.commitsRefused[result] ?? 0) + 1;
+    if (result === 'inbox-full' || result === 'owners-full') this.zone.handoffRefused(unsettled.handoff);
+    return 'done';
+  }
+
+  /** Reads the inbox for the coming ticks; false when the store failed or answered 'stale'. */
+  private async readInbox(): Promise<boolean> {
+    const { store, zone } = this.options;
+    try {
+      while (this.inboxLost) {
+        const after = this.inboxRead;
+        const read = await store.readInbox(zone, this.epoch, { from: 'pending', after }, INBOX_BATCH);
+        if (read.status === 'stale') return this.staleAnswer();
+        this.received(read.entries);
+        if (read.entries.length < INBOX_BATCH) this.inboxLost = false;
+      }
+      // Until its answer arrives: a 'new' read that rejects may still have made its entries pending.
+      this.inboxLost = true;
+      const read = await store.readInbox(zone, this.epoch, { from: 'new' }, INBOX_BATCH);
+      this.inboxLost = false;
+      if (read.status === 'stale') return this.staleAnswer();
+      this.received(read.entries);
+    } catch (error) {
+      this.storeFailed(error, 'inbox read');
+      return false;
+    }
+    this.storeAnswered();
+    return true;
+  }
+
+  private received(entries: readonly InboxEntry[]): void {
+    for (const entry of entries) {
+      this.arrivals.push(entry);
+      if (entry.cursor > this.inboxRead) this.inboxRead = entry.cursor;
+    }
+  }
+
+  private async staleAnswer(): Promise<false> {
+    await this.renewNow();
+    return false;
+  }
+
+  /** The zone's snapshot, with the entities whose commit is unanswered as they were before it. */
+  private snapshotRecord(): ZoneSnapshotRecord {
+    const record = this.zone.snapshot();
+    // Still this zone's unless the commit landed: a takeover keeps them where the owner table says.
+    for (const { handoff } of this.unsettled)
+      record.entities.push({ ...handoff.record, hseq: handoff.record.hseq - 1 });
+    return record;
   }
 
   /**
@@ -286,38 +450,49 @@ export class ZoneRunner {
     return cursor;
   }
 
-  private async commit(handoff: OutgoingHandoff): Promise<void> {
-    const { options } = this;
-    const payload = options.codecs.encodeEntityRecord(handoff.record);
-    this.counts.handoffBytes += payload.length;
-    const started = this.nowMs();
-    const result = await options.store.commitHandoff({
-      worldId: handoff.record.worldId,
-      from: options.zone,
-      fromEpoch: this.epoch,
-      to: handoff.to,
-      hseq: handoff.record.hseq,
-      tick: handoff.tick,
-      payload,
-    });
-    if (this.commitMs.length >= 256) this.commitMs.shift();
-    this.commitMs.push(this.nowMs() - started);
-    if (result === 'ok') {
-      this.counts.commits++;
-      return;
+  /**
+   * Renews the lease now (also one that lapsed during an outage): true when renewed; on 'stale'
+   * another process holds the zone and this one fences itself.
+   */
+  private async renewNow(): Promise<boolean> {
+    const { store, zone, leaseTtlMs = 2000 } = this.options;
+    const asked = this.nowMs();
+    let result: LeaseResult;
+    try {
+      result = await store.renewLease(zone, this.epoch, leaseTtlMs);
+    } catch (error) {
+      this.storeFailed(error, 'lease renewal');
+      return false;
     }
-    this.commitsRefused[result] = (this.commitsRefused[result] ?? 0) + 1;
-    if (result === 'stale') this.fence();
-    // The entity is still this zone's when the store refused for room: it comes back.
-    else if (result === 'inbox-full' || result === 'owners-full') this.zone.handoffRefused(handoff);
+    if (result === 'stale') {
+      this.fence();
+      return false;
+    }
+    this.lastRenewMs = asked;
+    this.storeAnswered();
+    return true;
   }
 
-  private async renew(): Promise<void> {
-    const ttl = this.options.leaseTtlMs ?? 2000;
-    const now = this.nowMs();
-    if (now - this.lastRenewMs < ttl / 3) return;
-    this.lastRenewMs = now;
-    if ((await this.options.store.renewLease(this.options.zone, this.epoch, ttl)) === 'stale') this.fence();
+  /** While the store fails: one renewal at a time, not awaited, so the zone steps on meanwhile. */
+  private probe(): void {
+    if (this.probing || this.stopped) return;
+    this.probing = true;
+    void this.renewNow().finally(() => {
+      this.probing = false;
+    });
+  }
+
+  /** A store call rejected: reported once per outage; handoffs pause until a call succeeds. */
+  private storeFailed(error: unknown, where: string): void {
+    this.counts.storeFailures++;
+    if (this.failing || this.stopped) return;
+    this.failing = true;
+    this.counts.storeOutages++;
+    this.onError(error, `store (${where}; the zone steps on, handoffs paused until the store answers)`);
+  }
+
+  private storeAnswered(): void {
+    this.failing = false;
   }
 
   private fence(): void {
