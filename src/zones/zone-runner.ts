@@ -115,7 +115,8 @@ export class ZoneRunner {
   private snapshotDue = false;
   private timer: ReturnType<typeof setInterval> | undefined;
   private readonly unsubscribe: () => void;
-  private busy = false;
+  /** The frame running now, if any (stop waits for its store calls to be answered). */
+  private running: Promise<void> | null = null;
   private stopped = false;
   /** From a store call that rejected until one succeeds: only probes (renewals) go to the store. */
   private failing = false;
@@ -208,7 +209,7 @@ export class ZoneRunner {
     }
     runner.received(pending.entries);
     runner.inboxLost = pending.entries.length === INBOX_BATCH;
-    runner.timer = setInterval(() => void runner.frame(), 500 / tickRate);
+    runner.timer = setInterval(() => runner.frame(), 500 / tickRate);
     return runner;
   }
 
@@ -230,12 +231,16 @@ export class ZoneRunner {
     };
   }
 
-  /** Stops stepping; `release` gives up the lease at once (a planned stop), else it lapses. */
+  /**
+   * Stops stepping, once the tick under way has its store answers (so what it committed is in the
+   * store); `release` gives up the lease at once (a planned stop), else it lapses.
+   */
   async stop(release = false): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.timer);
     this.unsubscribe();
+    await this.running;
     if (release) await this.options.store.releaseLease(this.options.zone, this.epoch).catch(() => undefined);
   }
 
@@ -276,10 +281,15 @@ export class ZoneRunner {
       );
   }
 
-  private async frame(): Promise<void> {
+  private frame(): void {
     // One frame at a time: the store's answers of one tick come before the next tick starts.
-    if (this.busy || this.stopped) return;
-    this.busy = true;
+    if (this.running !== null || this.stopped) return;
+    this.running = this.steps().finally(() => {
+      this.running = null;
+    });
+  }
+
+  private async steps(): Promise<void> {
     try {
       const { originMs, maxCatchUpTicks = 8 } = this.options;
       const tickRate = this.options.rules.game.tickRate;
@@ -296,8 +306,6 @@ export class ZoneRunner {
       if (!this.failing && !this.stopped && this.nowMs() - this.lastRenewMs >= ttl / 3) await this.renewNow();
     } catch (error) {
       this.onError(error, 'tick');
-    } finally {
-      this.busy = false;
     }
   }
 
