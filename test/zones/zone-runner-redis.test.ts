@@ -69,7 +69,10 @@ describe('ZoneRunner on Redis', { skip: redisSkip() }, () => {
     const originMs = Date.now();
     const observer = await RedisZoneStore.connect(connection);
     const watch = await RedisZoneFeed.connect(feedOptions);
-    closers.push(() => observer.close(), () => watch.close());
+    closers.push(
+      () => observer.close(),
+      () => watch.close(),
+    );
     const batches: FeedBatch[] = [];
     for (const zone of ZONES)
       watch.subscribe(feedChannel('gw.', zone), (bytes) => {
@@ -80,7 +83,10 @@ describe('ZoneRunner on Redis', { skip: redisSkip() }, () => {
     const start = async (zone: number, processId: string, force = false): Promise<Process> => {
       const store = await RedisZoneStore.connect(connection);
       const feed = await RedisZoneFeed.connect(feedOptions);
-      closers.push(() => store.close(), () => feed.close());
+      closers.push(
+        () => store.close(),
+        () => feed.close(),
+      );
       const zoneProcess = { store, feed, errors: [] as string[], fenced: false } as Process;
       const runner = await ZoneRunner.start({
         zone,
@@ -102,6 +108,8 @@ describe('ZoneRunner on Redis', { skip: redisSkip() }, () => {
       });
       assert.ok(runner !== null, `zone ${zone}: the lease was taken`);
       zoneProcess.runner = runner;
+      // A test that fails midway leaves its runners stepping: stopped first, before their connections.
+      closers.unshift(() => runner.stop());
       return zoneProcess;
     };
     return { observer, batches, start };
@@ -130,7 +138,12 @@ describe('ZoneRunner on Redis', { skip: redisSkip() }, () => {
       // The stopped runner's lease may have lapsed: its epoch renews it, as the runner would.
       assert.equal(await store.renewLease(zone, epoch, TTL_MS), 'ok', `zone ${zone}'s lease`);
       const unread = await store.readInbox(zone, epoch, { from: 'new' }, 1024);
-      const lost = await store.readInbox(zone, epoch, { from: 'pending', after: stats[zone].inboxRead }, 1024);
+      const lost = await store.readInbox(
+        zone,
+        epoch,
+        { from: 'pending', after: stats[zone].inboxRead },
+        1024,
+      );
       assert.ok(unread.status === 'ok' && lost.status === 'ok');
       count += stats[zone].entities + stats[zone].arriving + unread.entries.length;
       // The unread ones are pending now too.
@@ -192,11 +205,17 @@ describe('ZoneRunner on Redis', { skip: redisSkip() }, () => {
       const committed = commits(processes);
       await until('handoffs to resume after the restart', 8000, () => commits(processes) >= committed + 3);
       await sleep(1000);
-      assert.ok(processes.every((p) => !p.fenced && !p.runner.stopping), 'no zone was fenced');
+      assert.ok(
+        processes.every((p) => !p.fenced && !p.runner.stopping),
+        'no zone was fenced',
+      );
       const stats = await settleAndStop(processes);
       for (let i = 0; i < stats.length; i++) {
         assert.equal(stats[i].epoch, 1, `zone ${i} kept its epoch`);
-        assert.ok(stats[i].storeOutages >= 1 && stats[i].storeOutages <= 2, `zone ${i}: ${stats[i].storeOutages}`);
+        assert.ok(
+          stats[i].storeOutages >= 1 && stats[i].storeOutages <= 2,
+          `zone ${i}: ${stats[i].storeOutages}`,
+        );
         // One report per outage, not one per failed call.
         assert.equal(processes[i].errors.length, stats[i].storeOutages, processes[i].errors.join('\n'));
         assert.ok(stats[i].storeFailures > stats[i].storeOutages);
@@ -223,7 +242,10 @@ describe('ZoneRunner on Redis', { skip: redisSkip() }, () => {
     const committed = commits(live);
     await until('handoffs to resume after the takeover', 8000, () => commits(live) >= committed + 3);
     await sleep(1000);
-    assert.ok(live.every((p) => !p.fenced), 'only the old process was fenced');
+    assert.ok(
+      live.every((p) => !p.fenced),
+      'only the old process was fenced',
+    );
     const stats = await settleAndStop(live);
     assert.equal(await population(w.observer, stats), WANDERERS);
     assert.deepEqual(doubled(w.batches, new Map([[1, stats[1].epoch]])), []);
