@@ -12,7 +12,7 @@
  * publishing, starts no handoff (ZoneServer.handoffsPaused), and probes the store with one lease
  * renewal at a time until one answers (which also revives a lease that lapsed meanwhile); then the
  * work that failed is done again. A commit that rejected may have happened: it is kept and sent
- * again, same hseq and payload, until the store answers (see settle). One error is reported per
+ * again, same hseq and payload, until the store answers (zone-commits.ts). One error is reported per
  * outage.
  *
  * Browser-safe: the store, feed and wire come in as interfaces; timers are the platform's.
@@ -20,17 +20,17 @@
 import type { GameRules } from '../game/game-rules.js';
 import type { HandoffRuleOptions } from './handoff-rule.js';
 import { feedChannel, inputChannel } from './zone-channels.js';
+import { type ZoneCommitStats, ZoneCommits } from './zone-commits.js';
 import type { ZoneFeed } from './zone-feed.js';
+import { ZoneInboxReader } from './zone-inbox-reader.js';
 import type { ZoneMap } from './zone-map.js';
 import type { EntityRecord, ZoneSnapshotRecord } from './zone-messages.js';
-import { type OutgoingHandoff, ZoneServer, type ZoneServerStats } from './zone-server.js';
-import type { CommitResult, HandoffCommit, InboxEntry, LeaseResult, ZoneStore } from './zone-store.js';
+import { ZoneServer, type ZoneServerStats } from './zone-server.js';
+import type { LeaseResult, ZoneStore } from './zone-store.js';
 import type { ZoneCodecs } from './zone-wire.js';
 
 /** World ids asked of the store's owner table per call (within every store's maxBatch). */
 const OWNER_BATCH = 512;
-/** Inbox entries asked per read (within every store's maxBatch). */
-const INBOX_BATCH = 1024;
 
 export interface ZoneRunnerOptions {
   zone: number;
@@ -63,14 +63,10 @@ export interface ZoneRunnerOptions {
   onFenced?: () => void;
 }
 
-export interface ZoneRunnerStats extends ZoneServerStats {
+export interface ZoneRunnerStats extends ZoneServerStats, ZoneCommitStats {
   epoch: number;
   feedBytes: number;
-  handoffBytes: number;
   snapshotBytes: number;
-  /** Handoffs committed, and refused by the store's reason. */
-  commits: number;
-  commitsRefused: Record<string, number>;
   /** Gateway batches refused by the wire's reader. */
   batchesRefused: number;
   /** Arrivals whose tick had passed (the zone was ahead): they enter at once. */
@@ -79,39 +75,21 @@ export interface ZoneRunnerStats extends ZoneServerStats {
   arriving: number;
   /** Ticks skipped because the zone fell too far behind the clock. */
   ticksSkipped: number;
-  /** Milliseconds from a handoff's commit call to its answer, last 256. */
-  commitMs: number[];
   /** Store calls that rejected (each probe during an outage counts), and outages begun. */
   storeFailures: number;
   storeOutages: number;
   /** True from a store call that rejected until one succeeds. */
   storeFailing: boolean;
-  /** Commits whose call rejected (they may have happened): in all, and still unanswered. */
-  inDoubtCommits: number;
-  commitsInDoubt: number;
   /** Ticks stepped with handoffs paused (the store failing). */
   pausedTicks: number;
   /** The highest inbox cursor read from the store. */
   inboxRead: number;
 }
 
-/** A handoff sent to the store and not answered yet (its call rejected: it is in doubt). */
-interface UnsettledCommit {
-  handoff: OutgoingHandoff;
-  commit: HandoffCommit;
-  inDoubt: boolean;
-}
-
 export class ZoneRunner {
   readonly zone: ZoneServer;
-  private readonly arrivals: InboxEntry[] = [];
-  /** The highest inbox cursor applied, and the highest read. */
-  private inboxCursor = 0;
-  private inboxRead = 0;
-  /** A read whose answer was lost may have made entries pending that never came: read those first. */
-  private inboxLost = false;
-  /** Handoffs sent and not answered yet, oldest first. */
-  private unsettled: UnsettledCommit[] = [];
+  private readonly inbox: ZoneInboxReader;
+  private readonly commits: ZoneCommits;
   private snapshotDue = false;
   private timer: ReturnType<typeof setInterval> | undefined;
   private readonly unsubscribe: () => void;
@@ -124,19 +102,14 @@ export class ZoneRunner {
   private lastRenewMs: number;
   private readonly counts = {
     feedBytes: 0,
-    handoffBytes: 0,
     snapshotBytes: 0,
-    commits: 0,
     batchesRefused: 0,
     lateArrivals: 0,
     ticksSkipped: 0,
     storeFailures: 0,
     storeOutages: 0,
-    inDoubtCommits: 0,
     pausedTicks: 0,
   };
-  private readonly commitsRefused: Record<string, number> = {};
-  private readonly commitMs: number[] = [];
   private readonly nowMs: () => number;
   private readonly onError: (error: unknown, where: string) => void;
   private readonly feedName: string;
@@ -145,10 +118,20 @@ export class ZoneRunner {
     private readonly options: ZoneRunnerOptions,
     zone: ZoneServer,
     private readonly epoch: number,
+    inboxCursor: number,
   ) {
     this.zone = zone;
     this.nowMs = options.nowMs ?? Date.now;
     this.lastRenewMs = this.nowMs();
+    this.inbox = new ZoneInboxReader(options.store, options.zone, epoch, inboxCursor);
+    this.commits = new ZoneCommits(
+      options.store,
+      options.codecs,
+      options.zone,
+      epoch,
+      this.nowMs,
+      (handoff) => zone.handoffRefused(handoff),
+    );
     this.onError =
       options.onError ??
       ((error, at) => console.error(`ghostwire zone ${options.zone}: ${at} failed`, error));
@@ -198,17 +181,17 @@ export class ZoneRunner {
       server = ZoneServer.restore(serverOptions, record);
       cursor = snapshot.inboxCursor;
     }
-    const runner = new ZoneRunner(options, server, lease.epoch);
-    runner.inboxCursor = cursor;
-    runner.inboxRead = cursor;
-    // What a process before this one read and never acked (the first tick reads the rest), then what is new.
-    const pending = await store.readInbox(zone, lease.epoch, { from: 'pending', after: cursor }, INBOX_BATCH);
-    if (pending.status === 'stale') {
-      runner.fence();
-      return null;
+    const runner = new ZoneRunner(options, server, lease.epoch, cursor);
+    try {
+      // What a process before this one read and never acked, then what is new.
+      if ((await runner.inbox.fetch()) === 'stale') {
+        runner.fence();
+        return null;
+      }
+    } catch (error) {
+      await runner.stop();
+      throw error;
     }
-    runner.received(pending.entries);
-    runner.inboxLost = pending.entries.length === INBOX_BATCH;
     runner.timer = setInterval(() => runner.frame(), 500 / tickRate);
     return runner;
   }
@@ -221,13 +204,11 @@ export class ZoneRunner {
     return {
       ...this.zone.stats(),
       ...this.counts,
+      ...this.commits.stats(),
       epoch: this.epoch,
-      arriving: this.arrivals.length,
-      commitsRefused: { ...this.commitsRefused },
-      commitMs: [...this.commitMs],
+      arriving: this.inbox.arriving,
       storeFailing: this.failing,
-      commitsInDoubt: this.unsettled.filter((u) => u.inDoubt).length,
-      inboxRead: this.inboxRead,
+      inboxRead: this.inbox.readCursor,
     };
   }
 
@@ -256,7 +237,7 @@ export class ZoneRunner {
       this.options.zone,
       this.epoch,
       record.tick,
-      this.ackCursor(),
+      this.inbox.ackCursor(),
       bytes,
     );
     if (result === 'stale') {
@@ -312,22 +293,14 @@ export class ZoneRunner {
   private async tick(): Promise<void> {
     const { zone, options } = this;
     const next = zone.tick + 1;
-    let waiting = 0;
-    for (const entry of this.arrivals) {
-      // Not before its tick: until then its old zone simulated it (this zone is behind that one).
-      if (entry.tick > next) {
-        this.arrivals[waiting++] = entry;
-        continue;
-      }
+    for (const entry of this.inbox.due(next)) {
       const read = options.codecs.decodeEntityRecord(entry.payload);
       if (!read.ok) this.onError(new Error(`inbox entry ${entry.cursor}: ${read.reason}`), 'arrive');
       else {
         if (entry.tick < next) this.counts.lateArrivals++;
         zone.arrive(read.value as EntityRecord);
       }
-      if (entry.cursor > this.inboxCursor) this.inboxCursor = entry.cursor;
     }
-    this.arrivals.length = waiting;
     // No entity leaves while the store cannot take its commit: it stays past the border, here.
     zone.handoffsPaused = this.failing;
     if (this.failing) this.counts.pausedTicks++;
@@ -335,11 +308,11 @@ export class ZoneRunner {
     const bytes = options.codecs.encodeFeedBatch(feed);
     this.counts.feedBytes += bytes.length;
     options.feed.publish(this.feedName, bytes);
-    for (const handoff of handoffs) this.unsettled.push(this.commitOf(handoff));
+    for (const handoff of handoffs) this.commits.add(handoff);
     if (zone.tick % (options.snapshotTicks ?? 10) === 0) this.snapshotDue = true;
     if (this.failing) return this.probe();
     // The store's part of the tick; each step stops at a failure and is done again on a later tick.
-    if (this.unsettled.length > 0) await this.settleAll();
+    if (this.commits.size > 0) await this.settleCommits();
     if (this.failing || this.stopped || !(await this.readInbox())) return;
     if (!this.snapshotDue || this.stopped) return;
     try {
@@ -349,113 +322,37 @@ export class ZoneRunner {
     }
   }
 
-  private commitOf(handoff: OutgoingHandoff): UnsettledCommit {
-    // A copy: the encoder's view is overwritten by its next encode, and this one may be sent again.
-    const payload = this.options.codecs.encodeEntityRecord(handoff.record).slice();
-    this.counts.handoffBytes += payload.length;
-    const commit = {
-      worldId: handoff.record.worldId,
-      from: this.options.zone,
-      fromEpoch: this.epoch,
-      to: handoff.to,
-      hseq: handoff.record.hseq,
-      tick: handoff.tick,
-      payload,
-    };
-    return { handoff, commit, inDoubt: false };
-  }
-
-  /** Sends every unanswered commit; those without an answer wait for a later tick, in order. */
-  private async settleAll(): Promise<void> {
-    const sent = this.unsettled;
-    const answers = await Promise.all(sent.map((unsettled) => this.settle(unsettled)));
-    this.unsettled = sent.filter((_, i) => answers[i] !== 'done');
-    const failed = answers.find((answer) => typeof answer === 'object');
-    if (failed !== undefined) this.storeFailed(failed.error, 'commit');
-    else this.storeAnswered();
+  private async settleCommits(): Promise<void> {
+    const { failure, stale } = await this.commits.settle();
+    if (failure !== null) return this.storeFailed(failure.error, 'commit');
+    this.storeAnswered();
     // Nothing changed for a 'stale' one: a renewal tells whether the zone is lost or its lease lapsed.
-    if (failed === undefined && answers.includes('stale')) await this.renewNow();
-  }
-
-  /**
-   * One commit to the store. A call that rejects may have happened: it stays, in doubt, and is sent
-   * again as it was (same hseq and payload) until the store answers; it is never brought back on a
-   * rejection. Then 'ok' or 'duplicate': it moved; 'not-owner': it moved on already; a full inbox
-   * or owner table: it is back here (nothing moved).
-   */
-  private async settle(unsettled: UnsettledCommit): Promise<'done' | 'stale' | { error: unknown }> {
-    const started = this.nowMs();
-    let result: CommitResult;
-    try {
-      result = await this.options.store.commitHandoff(unsettled.commit);
-    } catch (error) {
-      if (!unsettled.inDoubt) this.counts.inDoubtCommits++;
-      unsettled.inDoubt = true;
-      return { error };
-    }
-    if (this.commitMs.length >= 256) this.commitMs.shift();
-    this.commitMs.push(this.nowMs() - started);
-    if (result === 'stale') return 'stale';
-    if (result === 'ok') this.counts.commits++;
-    else this.commitsRefused[result] = (this.commitsRefused[result] ?? 0) + 1;
-    if (result === 'inbox-full' || result === 'owners-full') this.zone.handoffRefused(unsettled.handoff);
-    return 'done';
+    if (stale) await this.renewNow();
   }
 
   /** Reads the inbox for the coming ticks; false when the store failed or answered 'stale'. */
   private async readInbox(): Promise<boolean> {
-    const { store, zone } = this.options;
+    let result: 'ok' | 'stale';
     try {
-      while (this.inboxLost) {
-        const after = this.inboxRead;
-        const read = await store.readInbox(zone, this.epoch, { from: 'pending', after }, INBOX_BATCH);
-        if (read.status === 'stale') return this.staleAnswer();
-        this.received(read.entries);
-        if (read.entries.length < INBOX_BATCH) this.inboxLost = false;
-      }
-      // Until its answer arrives: a 'new' read that rejects may still have made its entries pending.
-      this.inboxLost = true;
-      const read = await store.readInbox(zone, this.epoch, { from: 'new' }, INBOX_BATCH);
-      this.inboxLost = false;
-      if (read.status === 'stale') return this.staleAnswer();
-      this.received(read.entries);
+      result = await this.inbox.fetch();
     } catch (error) {
       this.storeFailed(error, 'inbox read');
+      return false;
+    }
+    if (result === 'stale') {
+      await this.renewNow();
       return false;
     }
     this.storeAnswered();
     return true;
   }
 
-  private received(entries: readonly InboxEntry[]): void {
-    for (const entry of entries) {
-      this.arrivals.push(entry);
-      if (entry.cursor > this.inboxRead) this.inboxRead = entry.cursor;
-    }
-  }
-
-  private async staleAnswer(): Promise<false> {
-    await this.renewNow();
-    return false;
-  }
-
   /** The zone's snapshot, with the entities whose commit is unanswered as they were before it. */
   private snapshotRecord(): ZoneSnapshotRecord {
     const record = this.zone.snapshot();
     // Still this zone's unless the commit landed: a takeover keeps them where the owner table says.
-    for (const { handoff } of this.unsettled)
-      record.entities.push({ ...handoff.record, hseq: handoff.record.hseq - 1 });
+    record.entities.push(...this.commits.records());
     return record;
-  }
-
-  /**
-   * How far the snapshot acks the inbox: every entry applied, but none still waiting for its tick
-   * (an entry applied past a waiting one is read again after a takeover, and refused as a repeat).
-   */
-  private ackCursor(): number {
-    let cursor = this.inboxCursor;
-    for (const entry of this.arrivals) if (entry.cursor <= cursor) cursor = entry.cursor - 1;
-    return cursor;
   }
 
   /**
