@@ -92,8 +92,9 @@ export class EmbeddedZoneStore implements ZoneStore {
     checkCount(epoch, 'epoch', 1);
     checkTtl(ttlMs, this.limits);
     const now = this.now();
-    const lease = this.liveLease(zone, now);
-    if (lease === null || lease.epoch !== epoch) return 'stale';
+    // A lapsed lease is renewed while no acquire followed it (that would have replaced it).
+    const lease = this.leases.get(zone);
+    if (lease === undefined || lease.epoch !== epoch) return 'stale';
     lease.expiresAtMs = now + ttlMs;
     return 'ok';
   }

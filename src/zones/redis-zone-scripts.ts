@@ -43,12 +43,14 @@ local expiresAt = now + tonumber(ARGV[5])
 redis.call('HSET', key, 'processId', ARGV[4], 'epoch', num(epoch), 'expiresAt', num(expiresAt))
 return { epoch, expiresAt }`,
 
-  // zone, epoch, ttl → 1 renewed, 0 stale
+  // zone, epoch, ttl → 1 renewed, 0 stale. A lapsed lease is renewed while its epoch is still the
+  // zone's (no acquire since: an acquire rewrites the hash with a new epoch, a release deletes it).
   zsRenewLease: `
 local z = ARGV[3]
-local now = nowMs()
-if not live(z, ARGV[4], now) then return 0 end
-redis.call('HSET', zoneKey(z, 'lease'), 'expiresAt', num(now + tonumber(ARGV[5])))
+local key = zoneKey(z, 'lease')
+local e = tonumber(redis.call('HGET', key, 'epoch'))
+if e == nil or e ~= tonumber(ARGV[4]) then return 0 end
+redis.call('HSET', key, 'expiresAt', num(nowMs() + tonumber(ARGV[5])))
 return 1`,
 
   // zone, epoch → 1 released, 0 stale (the epoch counter stays: the next acquire bumps it)

@@ -5,18 +5,28 @@
  * their tick, the rules step, the feed batch is published, the handoffs are committed (each one
  * atomically in the store), the inbox is read for the next tick, and every few ticks a snapshot is
  * written, which also acks the inbox entries it holds. A store answer of 'stale' means another
- * process holds the zone now: the runner stops at once (it fences itself) and says so.
+ * process holds the zone now, or the lease lapsed: a renewal tells which, and on 'stale' the runner
+ * stops at once (it fences itself) and says so.
+ *
+ * A store call that rejects (Redis down, a timeout) does not stop the zone: it keeps stepping and
+ * publishing, starts no handoff (ZoneServer.handoffsPaused), and probes the store with one lease
+ * renewal at a time until one answers (which also revives a lease that lapsed meanwhile); then the
+ * work that failed is done again. A commit that rejected may have happened: it is kept and sent
+ * again, same hseq and payload, until the store answers (zone-commits.ts). One error is reported per
+ * outage.
  *
  * Browser-safe: the store, feed and wire come in as interfaces; timers are the platform's.
  */
 import type { GameRules } from '../game/game-rules.js';
 import type { HandoffRuleOptions } from './handoff-rule.js';
 import { feedChannel, inputChannel } from './zone-channels.js';
+import { type ZoneCommitStats, ZoneCommits } from './zone-commits.js';
 import type { ZoneFeed } from './zone-feed.js';
+import { ZoneInboxReader } from './zone-inbox-reader.js';
 import type { ZoneMap } from './zone-map.js';
-import type { EntityRecord } from './zone-messages.js';
-import { type OutgoingHandoff, ZoneServer, type ZoneServerStats } from './zone-server.js';
-import type { InboxEntry, ZoneStore } from './zone-store.js';
+import type { EntityRecord, ZoneSnapshotRecord } from './zone-messages.js';
+import { ZoneServer, type ZoneServerStats } from './zone-server.js';
+import type { LeaseResult, ZoneStore } from './zone-store.js';
 import type { ZoneCodecs } from './zone-wire.js';
 
 /** World ids asked of the store's owner table per call (within every store's maxBatch). */
@@ -55,14 +65,10 @@ export interface ZoneRunnerOptions {
   onFenced?: () => void;
 }
 
-export interface ZoneRunnerStats extends ZoneServerStats {
+export interface ZoneRunnerStats extends ZoneServerStats, ZoneCommitStats {
   epoch: number;
   feedBytes: number;
-  handoffBytes: number;
   snapshotBytes: number;
-  /** Handoffs committed, and refused by the store's reason. */
-  commits: number;
-  commitsRefused: Record<string, number>;
   /** Gateway batches refused by the wire's reader. */
   batchesRefused: number;
   /** Arrivals whose tick had passed (the zone was ahead): they enter at once. */
@@ -71,30 +77,41 @@ export interface ZoneRunnerStats extends ZoneServerStats {
   arriving: number;
   /** Ticks skipped because the zone fell too far behind the clock. */
   ticksSkipped: number;
-  /** Milliseconds from a handoff's commit call to its answer, last 256. */
-  commitMs: number[];
+  /** Store calls that rejected (each probe during an outage counts), and outages begun. */
+  storeFailures: number;
+  storeOutages: number;
+  /** True from a store call that rejected until one succeeds. */
+  storeFailing: boolean;
+  /** Ticks stepped with handoffs paused (the store failing). */
+  pausedTicks: number;
+  /** The highest inbox cursor read from the store. */
+  inboxRead: number;
 }
 
 export class ZoneRunner {
   readonly zone: ZoneServer;
-  private readonly arrivals: InboxEntry[] = [];
-  private inboxCursor = 0;
+  private readonly inbox: ZoneInboxReader;
+  private readonly commits: ZoneCommits;
+  private snapshotDue = false;
   private timer: ReturnType<typeof setInterval> | undefined;
   private readonly unsubscribe: () => void;
-  private busy = false;
+  /** The frame running now, if any (stop waits for its store calls to be answered). */
+  private running: Promise<void> | null = null;
   private stopped = false;
+  /** From a store call that rejected until one succeeds: only probes (renewals) go to the store. */
+  private failing = false;
+  private probing = false;
   private lastRenewMs: number;
   private readonly counts = {
     feedBytes: 0,
-    handoffBytes: 0,
     snapshotBytes: 0,
-    commits: 0,
     batchesRefused: 0,
     lateArrivals: 0,
     ticksSkipped: 0,
+    storeFailures: 0,
+    storeOutages: 0,
+    pausedTicks: 0,
   };
-  private readonly commitsRefused: Record<string, number> = {};
-  private readonly commitMs: number[] = [];
   private readonly nowMs: () => number;
   private readonly onError: (error: unknown, where: string) => void;
   private readonly feedName: string;
@@ -103,10 +120,20 @@ export class ZoneRunner {
     private readonly options: ZoneRunnerOptions,
     zone: ZoneServer,
     private readonly epoch: number,
+    inboxCursor: number,
   ) {
     this.zone = zone;
     this.nowMs = options.nowMs ?? Date.now;
     this.lastRenewMs = this.nowMs();
+    this.inbox = new ZoneInboxReader(options.store, options.zone, epoch, inboxCursor);
+    this.commits = new ZoneCommits(
+      options.store,
+      options.codecs,
+      options.zone,
+      epoch,
+      this.nowMs,
+      (handoff) => zone.handoffRefused(handoff),
+    );
     this.onError =
       options.onError ??
       ((error, at) => console.error(`ghostwire zone ${options.zone}: ${at} failed`, error));
@@ -156,16 +183,18 @@ export class ZoneRunner {
       server = ZoneServer.restore(serverOptions, record);
       cursor = snapshot.inboxCursor;
     }
-    const runner = new ZoneRunner(options, server, lease.epoch);
-    runner.inboxCursor = cursor;
-    // What a process before this one read and never acked, then what is new.
-    const pending = await store.readInbox(zone, lease.epoch, { from: 'pending', after: cursor }, 1024);
-    if (pending.status === 'stale') {
-      runner.fence();
-      return null;
+    const runner = new ZoneRunner(options, server, lease.epoch, cursor);
+    try {
+      // What a process before this one read and never acked, then what is new.
+      if ((await runner.inbox.fetch()) === 'stale') {
+        runner.fence();
+        return null;
+      }
+    } catch (error) {
+      await runner.stop();
+      throw error;
     }
-    runner.arrivals.push(...pending.entries);
-    runner.timer = setInterval(() => void runner.frame(), 500 / tickRate);
+    runner.timer = setInterval(() => runner.frame(), 500 / tickRate);
     return runner;
   }
 
@@ -177,19 +206,24 @@ export class ZoneRunner {
     return {
       ...this.zone.stats(),
       ...this.counts,
+      ...this.commits.stats(),
       epoch: this.epoch,
-      arriving: this.arrivals.length,
-      commitsRefused: { ...this.commitsRefused },
-      commitMs: [...this.commitMs],
+      arriving: this.inbox.arriving,
+      storeFailing: this.failing,
+      inboxRead: this.inbox.readCursor,
     };
   }
 
-  /** Stops stepping; `release` gives up the lease at once (a planned stop), else it lapses. */
+  /**
+   * Stops stepping, once the tick under way has its store answers (so what it committed is in the
+   * store); `release` gives up the lease at once (a planned stop), else it lapses.
+   */
   async stop(release = false): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.timer);
     this.unsubscribe();
+    await this.running;
     if (release) await this.options.store.releaseLease(this.options.zone, this.epoch).catch(() => undefined);
   }
 
@@ -198,20 +232,27 @@ export class ZoneRunner {
     await this.options.store.releaseLease(this.options.zone, this.epoch);
   }
 
-  /** Writes a snapshot now (a planned stop writes one last). */
+  /**
+   * Writes a snapshot now (a planned stop writes one last): false when the store refused it (the
+   * lease lapsed or was taken: see fencing); rejects when the store does.
+   */
   async snapshot(): Promise<boolean> {
-    const record = this.zone.snapshot();
+    const record = this.snapshotRecord();
     const bytes = this.options.codecs.encodeZoneSnapshot(record);
     this.counts.snapshotBytes += bytes.length;
     const result = await this.options.store.writeSnapshot(
       this.options.zone,
       this.epoch,
       record.tick,
-      this.ackCursor(),
+      this.inbox.ackCursor(),
       bytes,
     );
-    if (result === 'stale') this.fence();
-    return result === 'ok';
+    if (result === 'stale') {
+      await this.renewNow();
+      return false;
+    }
+    this.snapshotDue = false;
+    return true;
   }
 
   private onBatch(bytes: Uint8Array): void {
@@ -228,10 +269,15 @@ export class ZoneRunner {
       );
   }
 
-  private async frame(): Promise<void> {
+  private frame(): void {
     // One frame at a time: the store's answers of one tick come before the next tick starts.
-    if (this.busy || this.stopped) return;
-    this.busy = true;
+    if (this.running !== null || this.stopped) return;
+    this.running = this.steps().finally(() => {
+      this.running = null;
+    });
+  }
+
+  private async steps(): Promise<void> {
     try {
       const { originMs, maxCatchUpTicks = 8 } = this.options;
       const tickRate = this.options.rules.game.tickRate;
@@ -244,89 +290,123 @@ export class ZoneRunner {
         behind = maxCatchUpTicks;
       }
       for (let i = 0; i < behind && !this.stopped; i++) await this.tick();
-      await this.renew();
+      const ttl = this.options.leaseTtlMs ?? 2000;
+      if (!this.failing && !this.stopped && this.nowMs() - this.lastRenewMs >= ttl / 3) await this.renewNow();
     } catch (error) {
       this.onError(error, 'tick');
-    } finally {
-      this.busy = false;
     }
   }
 
   private async tick(): Promise<void> {
     const { zone, options } = this;
     const next = zone.tick + 1;
-    let waiting = 0;
-    for (const entry of this.arrivals) {
-      // Not before its tick: until then its old zone simulated it (this zone is behind that one).
-      if (entry.tick > next) {
-        this.arrivals[waiting++] = entry;
-        continue;
-      }
+    for (const entry of this.inbox.due(next)) {
       const read = options.codecs.decodeEntityRecord(entry.payload);
       if (!read.ok) this.onError(new Error(`inbox entry ${entry.cursor}: ${read.reason}`), 'arrive');
       else {
         if (entry.tick < next) this.counts.lateArrivals++;
         zone.arrive(read.value as EntityRecord, entry.tick);
       }
-      if (entry.cursor > this.inboxCursor) this.inboxCursor = entry.cursor;
     }
-    this.arrivals.length = waiting;
+    // No entity leaves while the store cannot take its commit: it stays past the border, here.
+    zone.handoffsPaused = this.failing;
+    if (this.failing) this.counts.pausedTicks++;
     const started = performance.now();
     const { feed, handoffs } = zone.step();
     options.onTickMs?.(performance.now() - started);
     const bytes = options.codecs.encodeFeedBatch(feed);
     this.counts.feedBytes += bytes.length;
     options.feed.publish(this.feedName, bytes);
-    if (handoffs.length > 0) await Promise.all(handoffs.map((handoff) => this.commit(handoff)));
-    if (this.stopped) return;
-    const read = await options.store.readInbox(options.zone, this.epoch, { from: 'new' }, 1024);
-    if (read.status === 'stale') return this.fence();
-    this.arrivals.push(...read.entries);
-    if (zone.tick % (options.snapshotTicks ?? 10) === 0) await this.snapshot();
+    for (const handoff of handoffs) this.commits.add(handoff);
+    if (zone.tick % (options.snapshotTicks ?? 10) === 0) this.snapshotDue = true;
+    if (this.failing) return this.probe();
+    // The store's part of the tick; each step stops at a failure and is done again on a later tick.
+    if (this.commits.size > 0) await this.settleCommits();
+    if (this.failing || this.stopped || !(await this.readInbox())) return;
+    if (!this.snapshotDue || this.stopped) return;
+    try {
+      if (await this.snapshot()) this.storeAnswered();
+    } catch (error) {
+      this.storeFailed(error, 'snapshot');
+    }
+  }
+
+  private async settleCommits(): Promise<void> {
+    const { failure, stale } = await this.commits.settle();
+    if (failure !== null) return this.storeFailed(failure.error, 'commit');
+    this.storeAnswered();
+    // Nothing changed for a 'stale' one: a renewal tells whether the zone is lost or its lease lapsed.
+    if (stale) await this.renewNow();
+  }
+
+  /** Reads the inbox for the coming ticks; false when the store failed or answered 'stale'. */
+  private async readInbox(): Promise<boolean> {
+    let result: 'ok' | 'stale';
+    try {
+      result = await this.inbox.fetch();
+    } catch (error) {
+      this.storeFailed(error, 'inbox read');
+      return false;
+    }
+    if (result === 'stale') {
+      await this.renewNow();
+      return false;
+    }
+    this.storeAnswered();
+    return true;
+  }
+
+  /** The zone's snapshot, with the entities whose commit is unanswered as they were before it. */
+  private snapshotRecord(): ZoneSnapshotRecord {
+    const record = this.zone.snapshot();
+    // Still this zone's unless the commit landed: a takeover keeps them where the owner table says.
+    record.entities.push(...this.commits.records());
+    return record;
   }
 
   /**
-   * How far the snapshot acks the inbox: every entry applied, but none still waiting for its tick
-   * (an entry applied past a waiting one is read again after a takeover, and refused as a repeat).
+   * Renews the lease now (also one that lapsed during an outage): true when renewed; on 'stale'
+   * another process holds the zone and this one fences itself.
    */
-  private ackCursor(): number {
-    let cursor = this.inboxCursor;
-    for (const entry of this.arrivals) if (entry.cursor <= cursor) cursor = entry.cursor - 1;
-    return cursor;
-  }
-
-  private async commit(handoff: OutgoingHandoff): Promise<void> {
-    const { options } = this;
-    const payload = options.codecs.encodeEntityRecord(handoff.record);
-    this.counts.handoffBytes += payload.length;
-    const started = this.nowMs();
-    const result = await options.store.commitHandoff({
-      worldId: handoff.record.worldId,
-      from: options.zone,
-      fromEpoch: this.epoch,
-      to: handoff.to,
-      hseq: handoff.record.hseq,
-      tick: handoff.tick,
-      payload,
-    });
-    if (this.commitMs.length >= 256) this.commitMs.shift();
-    this.commitMs.push(this.nowMs() - started);
-    if (result === 'ok') {
-      this.counts.commits++;
-      return;
+  private async renewNow(): Promise<boolean> {
+    const { store, zone, leaseTtlMs = 2000 } = this.options;
+    const asked = this.nowMs();
+    let result: LeaseResult;
+    try {
+      result = await store.renewLease(zone, this.epoch, leaseTtlMs);
+    } catch (error) {
+      this.storeFailed(error, 'lease renewal');
+      return false;
     }
-    this.commitsRefused[result] = (this.commitsRefused[result] ?? 0) + 1;
-    if (result === 'stale') this.fence();
-    // The entity is still this zone's when the store refused for room: it comes back.
-    else if (result === 'inbox-full' || result === 'owners-full') this.zone.handoffRefused(handoff);
+    if (result === 'stale') {
+      this.fence();
+      return false;
+    }
+    this.lastRenewMs = asked;
+    this.storeAnswered();
+    return true;
   }
 
-  private async renew(): Promise<void> {
-    const ttl = this.options.leaseTtlMs ?? 2000;
-    const now = this.nowMs();
-    if (now - this.lastRenewMs < ttl / 3) return;
-    this.lastRenewMs = now;
-    if ((await this.options.store.renewLease(this.options.zone, this.epoch, ttl)) === 'stale') this.fence();
+  /** While the store fails: one renewal at a time, not awaited, so the zone steps on meanwhile. */
+  private probe(): void {
+    if (this.probing || this.stopped) return;
+    this.probing = true;
+    void this.renewNow().finally(() => {
+      this.probing = false;
+    });
+  }
+
+  /** A store call rejected: reported once per outage; handoffs pause until a call succeeds. */
+  private storeFailed(error: unknown, where: string): void {
+    this.counts.storeFailures++;
+    if (this.failing || this.stopped) return;
+    this.failing = true;
+    this.counts.storeOutages++;
+    this.onError(error, `store (${where}; the zone steps on, handoffs paused until the store answers)`);
+  }
+
+  private storeAnswered(): void {
+    this.failing = false;
   }
 
   private fence(): void {

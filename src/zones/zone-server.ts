@@ -91,6 +91,11 @@ export class ZoneServer {
   readonly map: ZoneMap;
   readonly rule: HandoffRule;
   epoch: number;
+  /**
+   * While true, step() starts no handoff: entities past the border stay with this zone (the
+   * runner sets it while the store is failing, so no entity leaves for a commit that cannot land).
+   */
+  handoffsPaused = false;
   private readonly keyframeTicks: number;
   private readonly maxHandoffsPerTick: number;
   private readonly messages: { playerId: number; name: string; value: unknown }[] = [];
@@ -273,7 +278,7 @@ export class ZoneServer {
       if (keyframe || world.latestTicks[id] === tick)
         entities.push({ worldId: simulation.worldIds[id], typeIndex, state: handle.state });
     }
-    for (const handle of simulation.owned) {
+    for (const handle of this.handoffsPaused ? [] : simulation.owned) {
       if (handoffs.length >= this.maxHandoffsPerTick) break;
       const id = handle.id;
       const type = world.types[world.typeOf[id]];

@@ -8,9 +8,9 @@
  * Every method is async (the Redis store is) and atomic: it checks and writes as one step, so a
  * handoff moves an entity's owner exactly once or not at all. Every write is fenced: it names the
  * caller's zone epoch, and a write from an epoch that is not the zone's live lease is refused as
- * 'stale' (the caller has lost its zone and must stop). Payloads are opaque bytes here; their
- * encodings belong to the layer's messages. What a call returns is the caller's own copy, and so
- * is what the store keeps of what it was given.
+ * 'stale' (the caller has lost its zone and must stop, or its lease lapsed: renewLease tells
+ * which). Payloads are opaque bytes here; their encodings belong to the layer's messages. What a
+ * call returns is the caller's own copy, and so is what the store keeps of what it was given.
  *
  * Zones are zone indexes 0..255 (a world id carries its allocating zone in its top 8 bits). An
  * entity the store has no record of is owned by that allocating zone at handoff sequence 0, so
@@ -46,7 +46,7 @@ export interface HandoffCommit {
 export type CommitResult =
   /** The owner is `to` now, and the commit is in `to`'s inbox. */
   | 'ok'
-  /** `fromEpoch` is not `from`'s live lease: nothing changed, and the caller must stop its zone. */
+  /** `fromEpoch` is not `from`'s live lease: nothing changed; the caller renews, and stops on 'stale'. */
   | 'stale'
   /** This exact handoff (same world id, hseq, from and to) was already committed: nothing changed. */
   | 'duplicate'
@@ -101,7 +101,13 @@ export interface ZoneStore {
    * live. `force` takes it anyway (a supervisor that saw the holder exit): the old epoch is fenced.
    */
   acquireLease(zone: number, processId: string, ttlMs: number, force?: boolean): Promise<ZoneLease | null>;
-  /** Extends the lease by `ttlMs` from now; 'stale' when `epoch` is not the zone's live lease. */
+  /**
+   * Extends the lease by `ttlMs` from now; 'stale' when `epoch` is not the zone's latest lease (an
+   * acquire since, forced or after a lapse, fenced it; or it was released). A lease that lapsed
+   * with no acquire since is renewed: a holder cut off from the store longer than its TTL (a store
+   * outage) keeps its zone unless another process took it meanwhile. While lapsed, every other
+   * write from its epoch is 'stale' (the holder renews first).
+   */
   renewLease(zone: number, epoch: number, ttlMs: number): Promise<LeaseResult>;
   /** Gives up the lease at once (a drain); 'stale' when `epoch` is not the live lease. */
   releaseLease(zone: number, epoch: number): Promise<LeaseResult>;

@@ -67,7 +67,7 @@ function leaseContract(context: ZoneStoreContext): void {
       assert.equal((await peer.acquireLease(4, 'proc-b', ttlMs))?.epoch, 1);
     });
 
-    it('a renewed lease outlives its first TTL; an unrenewed one lapses and cannot be renewed', async () => {
+    it('a renewed lease outlives its first TTL; an unrenewed one lapses', async () => {
       const { store, peer, elapse } = context.subject;
       const lease = (await store.acquireLease(0, 'proc-a', ttlMs))!;
       await elapse(ttlMs * 0.6);
@@ -76,7 +76,40 @@ function leaseContract(context: ZoneStoreContext): void {
       assert.equal((await peer.lease(0))?.epoch, lease.epoch, 'renewed: still live past the first TTL');
       await elapse(ttlMs * 0.6);
       assert.equal(await peer.lease(0), null, 'lapsed');
-      assert.equal(await store.renewLease(0, lease.epoch, ttlMs), 'stale');
+    });
+
+    it('a lapsed lease is renewed by its epoch while no acquire followed (a store outage)', async () => {
+      const { store, peer, elapse } = context.subject;
+      const lease = (await store.acquireLease(7, 'proc-a', ttlMs))!;
+      await elapse(ttlMs * 3);
+      assert.equal(await peer.lease(7), null, 'lapsed');
+      // Lapsed, its writes are refused until it renews.
+      assert.equal(await store.writeSnapshot(7, lease.epoch, 5, 0, Uint8Array.of(1)), 'stale');
+      assert.equal(await store.renewLease(7, lease.epoch, ttlMs), 'ok');
+      assert.equal((await peer.lease(7))?.epoch, lease.epoch, 'live again, same epoch');
+      assert.equal(await peer.acquireLease(7, 'proc-b', ttlMs), null, 'and held against others');
+      assert.equal(await store.writeSnapshot(7, lease.epoch, 5, 0, Uint8Array.of(1)), 'ok');
+      assert.equal(await store.renewLease(7, lease.epoch + 1, ttlMs), 'stale', 'an epoch never acquired');
+    });
+
+    it('a lapsed lease another process acquired is fenced for good', async () => {
+      const { store, peer, elapse } = context.subject;
+      const lease = (await store.acquireLease(8, 'proc-a', ttlMs))!;
+      await elapse(ttlMs * 1.2);
+      const taken = (await peer.acquireLease(8, 'proc-b', ttlMs))!;
+      assert.equal(taken.epoch, lease.epoch + 1);
+      await elapse(ttlMs * 1.2);
+      assert.equal(await store.renewLease(8, lease.epoch, ttlMs), 'stale', 'even once the new one lapsed');
+      assert.equal(await peer.renewLease(8, taken.epoch, ttlMs), 'ok');
+      assert.equal((await store.lease(8))?.processId, 'proc-b');
+    });
+
+    it('a released lease cannot be renewed', async () => {
+      const { store, peer } = context.subject;
+      const lease = (await store.acquireLease(9, 'proc-a', ttlMs))!;
+      assert.equal(await store.releaseLease(9, lease.epoch), 'ok');
+      assert.equal(await store.renewLease(9, lease.epoch, ttlMs), 'stale');
+      assert.equal(await peer.lease(9), null);
     });
 
     it('every acquire bumps the epoch, also after a lapse or a release', async () => {

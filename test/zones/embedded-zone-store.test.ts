@@ -31,7 +31,8 @@ describe('EmbeddedZoneStore', () => {
     await assert.rejects(store.acquireLease(0, 'proc-b', 100), RangeError);
     now = 1300;
     assert.equal(await store.lease(0), null);
-    assert.equal(await store.renewLease(0, lease.epoch, 100), 'stale');
+    assert.equal(await store.renewLease(0, lease.epoch, 100), 'ok', 'lapsed, and renewed by its epoch');
+    assert.equal((await store.lease(0))?.expiresAtMs, 1400);
   });
 
   it('refuses every call once closed', async () => {

@@ -42,8 +42,12 @@ describe('RedisZoneStore', { skip: redisSkip() }, () => {
     }
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(await store.lease(0), null);
-    assert.equal(await store.renewLease(0, lease.epoch, 150), 'stale');
     assert.equal((await store.acquireLease(0, 'proc-b', 150))?.epoch, lease.epoch + 1);
+    assert.equal(
+      await store.renewLease(0, lease.epoch, 150),
+      'stale',
+      'fenced by the acquire after the lapse',
+    );
   });
 
   it('gives back payloads and snapshots of any bytes exactly, as plain Uint8Arrays', async () => {
