@@ -29,6 +29,9 @@ import { ZoneServer, type ZoneServerStats } from './zone-server.js';
 import type { LeaseResult, ZoneStore } from './zone-store.js';
 import type { ZoneCodecs } from './zone-wire.js';
 
+/** How long (ticks) a zone's newest tick may wait for its hosted players' inputs. */
+const INPUT_WAIT_TICKS = 1;
+
 /** World ids asked of the store's owner table per call (within every store's maxBatch). */
 const OWNER_BATCH = 512;
 
@@ -281,8 +284,12 @@ export class ZoneRunner {
     try {
       const { originMs, maxCatchUpTicks = 8 } = this.options;
       const tickRate = this.options.rules.game.tickRate;
-      const due = Math.floor(((this.nowMs() - originMs) * tickRate) / 1000);
+      const sinceOrigin = ((this.nowMs() - originMs) * tickRate) / 1000;
+      const due = Math.floor(sinceOrigin);
       let behind = due - this.zone.tick;
+      // The newest tick waits, up to one tick, for its players' inputs: the gateway sends them two
+      // ticks ahead, and one delayed by a busy machine is better taken a little late than missed.
+      if (behind === 1 && sinceOrigin - due < INPUT_WAIT_TICKS && !this.zone.inputsReady()) behind = 0;
       if (behind > maxCatchUpTicks) {
         // Too far behind to catch up: the ticks between are skipped (the gateways stamp without them).
         this.counts.ticksSkipped += behind - maxCatchUpTicks;
@@ -299,6 +306,9 @@ export class ZoneRunner {
 
   private async tick(): Promise<void> {
     const { zone, options } = this;
+    // The inbox first: an entity committed to this zone for this tick by a zone a little ahead of
+    // it enters now, not a tick late (a late arrival catches up, but its NPC rules skip a tick).
+    if (!this.failing && !(await this.readInbox()) && this.stopped) return;
     const next = zone.tick + 1;
     for (const entry of this.inbox.due(next)) {
       const read = options.codecs.decodeEntityRecord(entry.payload);
@@ -322,8 +332,7 @@ export class ZoneRunner {
     if (this.failing) return this.probe();
     // The store's part of the tick; each step stops at a failure and is done again on a later tick.
     if (this.commits.size > 0) await this.settleCommits();
-    if (this.failing || this.stopped || !(await this.readInbox())) return;
-    if (!this.snapshotDue || this.stopped) return;
+    if (this.failing || this.stopped || !this.snapshotDue) return;
     try {
       if (await this.snapshot()) this.storeAnswered();
     } catch (error) {

@@ -163,6 +163,11 @@ export class ZoneServer {
     return zone;
   }
 
+  /** Whether every hosted player that has sent inputs has its input for the next tick here. */
+  inputsReady(): boolean {
+    return this.simulation.inputsReady(this.tick + 1);
+  }
+
   /** Moves the zone's clock on to `tick` without simulating the ticks between (a zone too far behind). */
   skipTo(tick: number): void {
     const world = this.simulation.world;
@@ -206,8 +211,14 @@ export class ZoneServer {
     for (const playerId of batch.leaves)
       if (!simulation.leavePlayer(playerId)) forwardTo(playerId)?.batch.leaves.push(playerId);
     for (const playerId of batch.joins) simulation.joinPlayer(playerId);
-    for (const input of batch.inputs)
-      if (simulation.input(input) === 'not-hosted') forwardTo(input.playerId)?.batch.inputs.push(input);
+    for (const input of batch.inputs) {
+      if (simulation.input(input) !== 'not-hosted') continue;
+      const forward = forwardTo(input.playerId);
+      // Not here and not gone from here: its entity may be on its way here (the input overtook
+      // the handoff), so it waits a little for the player.
+      if (forward === null) simulation.keepUnclaimed(input);
+      else forward.batch.inputs.push(input);
+    }
     for (const message of batch.messages) {
       const name = this.messageNames[message.typeIndex];
       if (name === undefined || this.messages.length >= MAX_WAITING_MESSAGES) {

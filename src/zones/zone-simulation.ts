@@ -21,6 +21,9 @@ import { MAX_PENDING_INPUTS, MAX_SINCE_HANDOFF_TICKS } from './zone-wire-fields.
 
 /** Inputs one player may have waiting for ticks not simulated yet (all travel with it in a handoff); more are refused. */
 const MAX_WAITING_INPUTS = MAX_PENDING_INPUTS;
+/** Players whose inputs wait unclaimed at once at most, and how far ahead such an input may be. */
+const MAX_UNCLAIMED_PLAYERS = 256;
+const MAX_UNCLAIMED_TICKS = 64;
 
 export interface ZoneSimulationOptions {
   zone: number;
@@ -61,6 +64,8 @@ export class ZoneSimulation extends GameSimulation {
   private readonly lastInput: unknown[];
   private readonly lastView: Float64Array;
   private readonly freeSlots: number[] = [];
+  /** Inputs for players not hosted here yet, by player id (see keepUnclaimed). */
+  private readonly unclaimed = new Map<number, ZoneInput[]>();
   private readonly eventTypes: readonly AnyEventType[];
   /** The world id the next create takes (an arriving entity keeps its own), or -1: mint one. */
   private arrivingWorldId = -1;
@@ -103,6 +108,33 @@ export class ZoneSimulation extends GameSimulation {
   /** The entities this zone owns (a copy made once per change, as `entities`). */
   get owned(): readonly EntityHandle[] {
     return this.entities as unknown as readonly EntityHandle[];
+  }
+
+  /**
+   * Keeps an input for a player not hosted here, for a player arriving with it soon (an input
+   * forwarded by the player's old zone can overtake the handoff). Bounded; they go after
+   * MAX_UNCLAIMED_TICKS.
+   */
+  keepUnclaimed(input: ZoneInput): void {
+    const tick = this.world.serverTick;
+    if (input.tick <= tick) return;
+    let list = this.unclaimed.get(input.playerId);
+    if (list === undefined) {
+      if (this.unclaimed.size >= MAX_UNCLAIMED_PLAYERS) this.dropUnclaimed(tick);
+      if (this.unclaimed.size >= MAX_UNCLAIMED_PLAYERS) return;
+      list = [];
+      this.unclaimed.set(input.playerId, list);
+    }
+    if (list.length < MAX_WAITING_INPUTS) list.push(input);
+  }
+
+  /** Whether every hosted player that has had an input has its input for `tick` waiting. */
+  inputsReady(tick: number): boolean {
+    for (const player of this.byPlayerId.values()) {
+      const slot = player.index;
+      if (this.lastInput[slot] !== null && !this.waiting[slot].has(tick)) return false;
+    }
+    return true;
   }
 
   /** The inputs waiting for ticks not simulated yet of the player in `slot`, oldest first. */
@@ -240,6 +272,11 @@ export class ZoneSimulation extends GameSimulation {
     Object.assign(player.data, parseData(record.data));
     this.byPlayerId.set(record.playerId, player);
     for (const input of record.inputs) this.input(input, inputsFrom);
+    const unclaimed = this.unclaimed.get(record.playerId);
+    if (unclaimed !== undefined) {
+      this.unclaimed.delete(record.playerId);
+      for (const input of unclaimed) this.input(input, inputsFrom);
+    }
     return player;
   }
 
@@ -299,6 +336,13 @@ export class ZoneSimulation extends GameSimulation {
     const playerId = this.playerIds[index];
     if (playerId < 0) return;
     this.owners.push({ playerId, worldId: id < 0 ? -1 : this.worldIds[id] });
+  }
+
+  /** Forgets the unclaimed inputs whose ticks have passed (or every list past MAX_UNCLAIMED_TICKS old). */
+  private dropUnclaimed(tick: number): void {
+    for (const [playerId, list] of this.unclaimed)
+      if (list.every((input) => input.tick <= tick || input.tick > tick + MAX_UNCLAIMED_TICKS))
+        this.unclaimed.delete(playerId);
   }
 
   private freeSlot(playerId: number, slot: number): void {

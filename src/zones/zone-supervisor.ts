@@ -96,7 +96,7 @@ export class ZoneSupervisor {
     const maxThreads = options.maxThreads ?? 4;
     const threads = Math.max(1, Math.min(options.threads ?? zones.length, maxThreads, zones.length));
     const deal: number[][] = Array.from({ length: threads }, () => []);
-    zones.forEach((zone, i) => deal[i % threads].push(zone));
+    for (const [i, zone] of zones.entries()) deal[i % threads].push(zone);
     await Promise.all(deal.map((zones) => supervisor.spawn(zones, false)));
     return supervisor;
   }

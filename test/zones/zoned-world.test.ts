@@ -137,15 +137,17 @@ describe('ZonedWorld', () => {
       } finally {
         clearInterval(timer);
       }
-      const why = JSON.stringify(
-        world
+      const why = JSON.stringify({
+        zones: world
           .stats()
           .zones.map((z) => ({
             zone: z.zone,
             refused: z.report?.inputsRefused,
             late: z.report?.lateArrivals,
           })),
-      );
+        gateway: world.stats().gateway,
+        bots: bots.map((bot) => bot.stats()),
+      });
       for (const bot of bots) {
         assert.equal(bot.status, 'connected');
         assert.equal(bot.stats().mispredictions, 0, `no prediction was corrected: ${why}`);
