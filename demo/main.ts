@@ -1,6 +1,6 @@
 /**
  * `npm start` (or `npm run demo`): starts the demo game's server (demo/server.ts) and prints the
- * URL to open. Flags: `npm start -- --help`.
+ * URL to open; with `--zones N`, the zoned demo (demo/zoned-server.ts). Flags: `npm start -- --help`.
  */
 import { commandLine, flagValue, rangeFlag } from '../scripts/cli.js';
 import { startDemoServer } from './server.js';
@@ -32,7 +32,7 @@ const args = commandLine({
     'no-webrtc': { kind: 'boolean', help: 'serve no WebRTC (the page plays over WebSocket)' },
     zones: {
       arg: 'N',
-      help: "run the arena as a zoned world of N zones, 1 to 16 (4: 2 × 2; otherwise the most square grid),\neach in a worker thread behind one gateway; the page draws the borders and numbers the zones\n(GET /zones: the grid; GET /status: the zones' figures; no dashboard)",
+      help: "the arena as a zoned world of N zones in worker threads behind one gateway (1 to 16; 4: 2 × 2, else the most square grid); the page draws the borders (GET /zones: the grid, GET /status: the zones' figures; no dashboard)",
     },
   },
 });
