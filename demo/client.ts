@@ -17,6 +17,7 @@ import { drawScene, type Scene } from './draw.js';
 import { type ArenaInput, arena } from './game.js';
 import { installNetworkPanel, type LinkControl } from './network-panel.js';
 import { aim, botInput, nearest } from './steer.js';
+import { type DemoZoneGrid, readZoneGrid } from './zone-grid.js';
 
 declare global {
   interface Window {
@@ -53,6 +54,9 @@ const status = {
   /** `zapped` events received (anyone's hits). */
   zapsSeen: 0,
   framesDrawn: 0,
+  /** The zone grid from GET /zones (null: the unzoned demo), and the border lines the last frame drew. */
+  zones: null as { columns: number; rows: number } | null,
+  zoneBorders: 0,
   errors: [] as string[],
 };
 export type PageStatus = typeof status;
@@ -93,7 +97,15 @@ function keyInput(me: { x: number; y: number }, orbs: { x: number; y: number }[]
   return { dx: Math.sign(dx), dy: Math.sign(dy), ...aim(zap ? nearest(me, orbs) : null) };
 }
 
+/** The zone grid the server serves (the zoned demo), or null: the plain demo answers null. */
+async function fetchZoneGrid(): Promise<DemoZoneGrid | null> {
+  const answer = await fetch(new URL('/zones', location.href));
+  return answer.ok ? readZoneGrid(await answer.json().catch(() => null)) : null;
+}
+
 async function main(): Promise<void> {
+  const zones = await fetchZoneGrid();
+  status.zones = zones === null ? null : { columns: zones.columns, rows: zones.rows };
   const join = (await (await fetch(new URL('/ghostwire/join', location.href))).json()) as GameJoinAnswer;
   const websocket = new URL(join.websocket ?? '/', location.href);
   websocket.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -165,8 +177,9 @@ async function main(): Promise<void> {
         `render tick ${stats.renderTick.toFixed(1)}  mispredictions ${stats.mispredictions}`,
         `ghosts ${client.expert.mirror.size}  score ${me?.score ?? 0}`,
       ],
+      zones,
     };
-    drawScene(context, scene);
+    status.zoneBorders = drawScene(context, scene);
     status.framesDrawn++;
     requestAnimationFrame(draw);
   };

@@ -1,9 +1,11 @@
 /**
  * The demo page's picture: the arena around the player's avatar on a canvas (orbs and other
  * avatars as interpolated at the render tick, the player's avatar as predicted), and the text
- * overlay with the link's and the latency layer's figures.
+ * overlay with the link's and the latency layer's figures; in the zoned demo, the zones' borders
+ * (faint lines) and numbers under everything else.
  */
 import { ARENA } from './game.js';
+import { type DemoZoneGrid, zoneBorders } from './zone-grid.js';
 
 /** Metres shown across the canvas: most of the arena. */
 const VIEW_METRES = 48;
@@ -17,10 +19,15 @@ export interface Scene {
   others: { x: number; y: number; id: number }[];
   /** Lines of the overlay. */
   overlay: string[];
+  /** The zone grid (GET /zones), null in the unzoned demo: nothing drawn then. */
+  zones: DemoZoneGrid | null;
 }
 
-/** Draws one frame; the canvas keeps its size, the view centres on the player (else the arena). */
-export function drawScene(context: CanvasRenderingContext2D, scene: Scene): void {
+/**
+ * Draws one frame; the canvas keeps its size, the view centres on the player (else the arena).
+ * Returns the zone border lines drawn (what the page reports, for tests).
+ */
+export function drawScene(context: CanvasRenderingContext2D, scene: Scene): number {
   const { width, height } = context.canvas;
   const scale = Math.min(width, height) / VIEW_METRES;
   const cx = scene.me?.x ?? ARENA / 2;
@@ -34,6 +41,7 @@ export function drawScene(context: CanvasRenderingContext2D, scene: Scene): void
   context.strokeStyle = '#2a3558';
   context.lineWidth = 2;
   context.strokeRect(px(0), py(0), ARENA * scale, ARENA * scale);
+  const borders = scene.zones === null ? 0 : drawZones(context, scene.zones, px, py);
 
   context.fillStyle = '#6fd3ff';
   for (const orb of scene.orbs) {
@@ -50,6 +58,42 @@ export function drawScene(context: CanvasRenderingContext2D, scene: Scene): void
   context.fillRect(8, 8, 250, 18 * scene.overlay.length + 8);
   context.fillStyle = '#e8ecf8';
   for (const [i, line] of scene.overlay.entries()) context.fillText(line, 14, 13 + 18 * i);
+  return borders;
+}
+
+/** The borders between zones as faint dashed lines, and each zone's number at its centre. */
+function drawZones(
+  context: CanvasRenderingContext2D,
+  grid: DemoZoneGrid,
+  px: (x: number) => number,
+  py: (y: number) => number,
+): number {
+  const lines = zoneBorders(grid);
+  context.strokeStyle = 'rgba(160, 180, 255, 0.35)';
+  context.lineWidth = 1;
+  context.setLineDash([6, 6]);
+  context.beginPath();
+  for (const [x1, y1, x2, y2] of lines) {
+    context.moveTo(px(x1), py(y1));
+    context.lineTo(px(x2), py(y2));
+  }
+  context.stroke();
+  context.setLineDash([]);
+  const { minX, minY, maxX, maxY } = grid.bounds;
+  const width = (maxX - minX) / grid.columns;
+  const height = (maxY - minY) / grid.rows;
+  context.font = '28px monospace';
+  context.textAlign = 'center';
+  context.textBaseline = 'middle';
+  context.fillStyle = 'rgba(160, 180, 255, 0.18)';
+  // Zones are numbered row by row from (minX, minY), as ZoneMap numbers them.
+  for (let zone = 0; zone < grid.columns * grid.rows; zone++) {
+    const x = minX + ((zone % grid.columns) + 0.5) * width;
+    const y = minY + (Math.floor(zone / grid.columns) + 0.5) * height;
+    context.fillText(`zone ${zone}`, px(x), py(y));
+  }
+  context.textAlign = 'start';
+  return lines.length;
 }
 
 function disc(

@@ -1,13 +1,13 @@
 /**
  * The demo game's server: a GameServer running the demo's rules (demo/rules.ts) over UDP, WebSocket
  * and WebRTC on one port set, which also serves the page, its bundled script and the network
- * dashboard on its HTTP port; a few bots of the server's own (demo/bots.ts, over UDP) keep the
- * arena alive with one player.
+ * dashboard on its HTTP port (GET /zones answers null: no zone borders to draw); a few bots of
+ * the server's own (demo/bots.ts, over UDP) keep the arena alive with one player.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GameServer, type GameServerStats } from '../src/node.js';
 import { DemoBots } from './bots.js';
 import { buildDemoAssets } from './client-bundle.js';
+import { demoHttp, sendDemo } from './page-routes.js';
 import { demoRules, type ZapCount } from './rules.js';
 import { DemoStats } from './stats.js';
 import { buildDashboardAssets, serveStats } from './stats-routes.js';
@@ -63,20 +63,12 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   const zaps: ZapCount = { zaps: 0, hits: 0 };
   let stats: DemoStats | null = null;
   const rules = demoRules(options.seed ?? (Math.random() * 2 ** 32) >>> 0, zaps, (ms) => stats?.timed(ms));
-  const http = (request: IncomingMessage, response: ServerResponse) => {
-    // A request target no URL parser takes ("//[") is the client's error, not the server's end.
-    const path = URL.canParse(request.url ?? '/', 'http://demo')
-      ? new URL(request.url!, 'http://demo').pathname
-      : null;
-    const send = (type: string, body: string) =>
-      response.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
-    if (path === null) response.writeHead(400).end();
-    else if (request.method !== 'GET') response.writeHead(405).end();
-    else if (path === '/' || path === '/index.html') send('text/html; charset=utf-8', assets.html);
-    else if (path === '/client.js') send('text/javascript; charset=utf-8', assets.code);
-    else if (path === '/client.js.map') send('application/json', assets.map);
-    else if (stats === null || !serveStats(path, response, stats, dashboard)) response.writeHead(404).end();
-  };
+  const http = demoHttp(assets, (path, response) => {
+    // No zones: the page draws no borders (a 404 would be a console error in the page).
+    if (path === '/zones') sendDemo(response, 'application/json', 'null');
+    else return stats !== null && serveStats(path, response, stats, dashboard);
+    return true;
+  });
   const count = Math.min(16, Math.max(0, options.bots ?? 4));
   const game = await GameServer.start(rules, {
     host: options.host ?? '127.0.0.1',

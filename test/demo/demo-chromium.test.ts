@@ -83,6 +83,8 @@ describe('the demo game in real Chromium over WebRTC and the WebSocket fallback'
     assert.ok(status.ghostsMax > 20, `ghosts mirrored at most: ${status.ghostsMax}`);
     assert.ok(status.newestInputTick > 0, `inputs pushed up to tick ${status.newestInputTick}`);
     assert.ok(status.framesDrawn > 30, `frames drawn: ${status.framesDrawn}`);
+    assert.equal(status.zones, null, 'the plain demo has no zones');
+    assert.equal(status.zoneBorders, 0, 'and draws no borders');
 
     const player = demo!.status().players.find((p) => p.avatar === status.avatar);
     assert.ok(player !== undefined, "the page's avatar number is known to the server");

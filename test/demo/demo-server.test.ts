@@ -23,7 +23,7 @@ describe('the demo server', { timeout: 40_000 }, () => {
   });
   after(() => demo.close());
 
-  it('serves the page, its script and join tokens; 404 elsewhere, 405 for other methods', async () => {
+  it('serves the page, its script, join tokens and no zones; 404 elsewhere, 405 for other methods', async () => {
     const page = await fetch(demo.url);
     assert.equal(page.status, 200);
     assert.match(await page.text(), /<canvas id="arena"/);
@@ -31,6 +31,9 @@ describe('the demo server', { timeout: 40_000 }, () => {
     assert.equal(script.headers.get('content-type'), 'text/javascript; charset=utf-8');
     assert.ok((await script.text()).length > 10_000);
     assert.equal((await fetch(`${demo.url}nothing`)).status, 404);
+    const zones = await fetch(`${demo.url}zones`);
+    assert.equal(zones.status, 200, 'the page asks for zones: no 404 in its console');
+    assert.equal(await zones.json(), null, 'no zones: the page draws no borders');
     assert.equal((await fetch(demo.url, { method: 'POST' })).status, 405);
     assert.equal((await fetch(`${demo.url}ghostwire/join`, { method: 'POST' })).status, 405);
     const [a, b] = await Promise.all([join(), join()]);
