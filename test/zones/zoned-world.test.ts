@@ -138,13 +138,11 @@ describe('ZonedWorld', () => {
         clearInterval(timer);
       }
       const why = JSON.stringify({
-        zones: world
-          .stats()
-          .zones.map((z) => ({
-            zone: z.zone,
-            refused: z.report?.inputsRefused,
-            late: z.report?.lateArrivals,
-          })),
+        zones: world.stats().zones.map((z) => ({
+          zone: z.zone,
+          refused: z.report?.inputsRefused,
+          late: z.report?.lateArrivals,
+        })),
         gateway: world.stats().gateway,
         bots: bots.map((bot) => bot.stats()),
       });
