@@ -24,10 +24,13 @@ export interface SettleOutcome {
   stale: boolean;
 }
 
+/** What a zone counts of its handoff commits. */
 export interface ZoneCommitStats {
-  /** Handoffs committed, and answered otherwise by the store's reason. */
+  /** Handoffs committed. */
   commits: number;
+  /** Commits the store answered otherwise, by its answer ('not-owner', 'inbox-full'…). */
   commitsRefused: Record<string, number>;
+  /** Bytes of handoff payloads sent. */
   handoffBytes: number;
   /** Commits whose call rejected (they may have happened): in all, and still unanswered. */
   inDoubtCommits: number;

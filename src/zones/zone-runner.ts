@@ -68,8 +68,11 @@ export interface ZoneRunnerOptions {
   onFenced?: () => void;
 }
 
+/** What a zone reports (ZonedWorld's `stats().zones[i].report`). */
 export interface ZoneRunnerStats extends ZoneServerStats, ZoneCommitStats {
+  /** Its lease's epoch. */
   epoch: number;
+  /** Bytes of feed batches published, and of snapshots written, since it started. */
   feedBytes: number;
   snapshotBytes: number;
   /** Gateway batches refused by the wire's reader. */
@@ -80,8 +83,9 @@ export interface ZoneRunnerStats extends ZoneServerStats, ZoneCommitStats {
   arriving: number;
   /** Ticks skipped because the zone fell too far behind the clock. */
   ticksSkipped: number;
-  /** Store calls that rejected (each probe during an outage counts), and outages begun. */
+  /** Store calls that rejected (each probe during an outage counts). */
   storeFailures: number;
+  /** Outages begun (a store call rejected after one had succeeded). */
   storeOutages: number;
   /** True from a store call that rejected until one succeeds. */
   storeFailing: boolean;

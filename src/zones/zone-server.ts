@@ -71,15 +71,20 @@ export interface ZoneStepResult {
   handoffs: OutgoingHandoff[];
 }
 
+/** What one zone's simulation counts. */
 export interface ZoneServerStats {
+  /** The last tick it stepped. */
   tick: number;
+  /** Entities it owns, and players it hosts, now. */
   entities: number;
   players: number;
+  /** Entities it handed on, entities handed to it, and handoffs the store refused that came back. */
   handoffsOut: number;
   handoffsIn: number;
   handoffsReturned: number;
   /** Inputs refused, by reason (forwarded ones count where they were refused). */
   inputsRefused: Record<InputRefusal, number>;
+  /** Players' messages dropped: of an unknown type, or over the waiting limit. */
   messagesDropped: number;
   /** Arrivals refused: an entity this zone already owns, or one the game refused (reported to onError). */
   arrivalsRefused: number;
