@@ -51,3 +51,46 @@ export class DemoBots {
     for (const client of this.clients) client.close();
   }
 }
+
+/** Where the demo serves and what it allows its own bots (both demo servers pass these to their server). */
+export interface DemoServeOptions {
+  host?: string;
+  port?: number;
+  publicAddress?: string;
+  webrtc?: boolean;
+}
+
+/** The server options both demo servers share: address, transports, and room for `count` bots from this machine. */
+export function demoServeOptions(options: DemoServeOptions, count: number) {
+  return {
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 8080,
+    maxPlayers: 64,
+    // The bots join from this machine's address: room for them beyond the default per address.
+    maxPlayersPerAddress: count + 4,
+    joinRate: { burst: count + 10 },
+    transports: (options.webrtc === false ? ['udp', 'websocket'] : ['udp', 'websocket', 'webrtc']) as (
+      | 'udp'
+      | 'websocket'
+      | 'webrtc'
+    )[],
+    ...(options.publicAddress === undefined ? {} : { publicAddress: options.publicAddress }),
+  };
+}
+
+/** The server's own bots joining at `url`; `close` shuts the server if they cannot. */
+export function joinDemoBots(
+  url: string,
+  count: number,
+  options: DemoServeOptions,
+  close: () => Promise<void>,
+): Promise<DemoBots> {
+  // A server on 0.0.0.0 with no public address names 0.0.0.0 in its tokens: a UDP reply comes from
+  // another address than that, which a netcode client drops; WebSocket peers are named apart.
+  const unspecified =
+    (options.host === '0.0.0.0' || options.host === '::') && options.publicAddress === undefined;
+  return DemoBots.join(url, count, unspecified ? 'websocket' : 'udp').catch(async (error) => {
+    await close();
+    throw error;
+  });
+}

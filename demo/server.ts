@@ -5,7 +5,7 @@
  * the server's own (demo/bots.ts, over UDP) keep the arena alive with one player.
  */
 import { GameServer, type GameServerStats } from '../src/node.js';
-import { DemoBots } from './bots.js';
+import { demoServeOptions, joinDemoBots } from './bots.js';
 import { buildDemoAssets } from './client-bundle.js';
 import { demoHttp, sendDemo } from './page-routes.js';
 import { demoRules, type ZapCount } from './rules.js';
@@ -71,26 +71,10 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   });
   const count = Math.min(16, Math.max(0, options.bots ?? 4));
   const game = await GameServer.start(rules, {
-    host: options.host ?? '127.0.0.1',
-    port: options.port ?? 8080,
-    maxPlayers: 64,
-    // The bots join from this machine's address: room for them beyond the default per address.
-    maxPlayersPerAddress: count + 4,
-    joinRate: { burst: count + 10 },
-    transports: options.webrtc === false ? ['udp', 'websocket'] : ['udp', 'websocket', 'webrtc'],
+    ...demoServeOptions(options, count),
     http,
-    ...(options.publicAddress === undefined ? {} : { publicAddress: options.publicAddress }),
   });
-  // A server on 0.0.0.0 with no public address names 0.0.0.0 in its tokens: a UDP reply comes from
-  // another address than that, which a netcode client drops; WebSocket peers are named apart.
-  const unspecified =
-    (options.host === '0.0.0.0' || options.host === '::') && options.publicAddress === undefined;
-  const bots = await DemoBots.join(game.url, count, unspecified ? 'websocket' : 'udp').catch(
-    async (error) => {
-      await game.close();
-      throw error;
-    },
-  );
+  const bots = await joinDemoBots(game.url, count, options, () => game.close());
   stats = new DemoStats({ server: game, bots: () => bots.numbers() });
   let closing: Promise<void> | null = null;
   return {

@@ -8,7 +8,7 @@
  * counterpart here: /status says so, and the dashboard's routes answer 404 with the reason.
  */
 import { ZonedWorld, type ZonedWorldStats } from '../src/zones/index.js';
-import { DemoBots } from './bots.js';
+import { demoServeOptions, joinDemoBots } from './bots.js';
 import { buildDemoAssets } from './client-bundle.js';
 import { ARENA } from './game.js';
 import { demoHttp, sendDemo } from './page-routes.js';
@@ -67,25 +67,10 @@ export async function startZonedDemoServer(options: ZonedDemoServerOptions): Pro
     // The page shows about 48 m across: a player sees that far, as in the plain demo.
     interestRadius: ARENA / 2,
     handoff: { margin: 2 },
-    host: options.host ?? '127.0.0.1',
-    port: options.port ?? 8080,
-    maxPlayers: 64,
-    // The bots join from this machine's address: room for them beyond the default per address.
-    maxPlayersPerAddress: count + 4,
-    joinRate: { burst: count + 10 },
-    transports: options.webrtc === false ? ['udp', 'websocket'] : ['udp', 'websocket', 'webrtc'],
+    ...demoServeOptions(options, count),
     http,
-    ...(options.publicAddress === undefined ? {} : { publicAddress: options.publicAddress }),
   });
-  // As demo/server.ts: behind 0.0.0.0 with no public address, UDP replies come from another address.
-  const unspecified =
-    (options.host === '0.0.0.0' || options.host === '::') && options.publicAddress === undefined;
-  const bots = await DemoBots.join(world.url, count, unspecified ? 'websocket' : 'udp').catch(
-    async (error) => {
-      await world.close();
-      throw error;
-    },
-  );
+  const bots = await joinDemoBots(world.url, count, options, () => world.close());
   status = () => ({ ...world.stats(), grid, bots: bots.connected, leftOut: LEFT_OUT });
   const read = status;
   let closing: Promise<void> | null = null;

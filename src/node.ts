@@ -13,6 +13,7 @@ import './game/udp-opener.js';
 export { nodeAead } from './connection/aead-node.js';
 export { loadWasmAead } from './connection/aead-wasm.js';
 // game API: the server (its helpers' types too)
+export type { GameHostStats } from './game/game-host.js';
 export { GameServer, type GameServerOptions, type GameServerStats } from './game/game-server.js';
 export type { GameSimulation, GameSimulationStats } from './game/game-simulation.js';
 export type { GameTransportKind } from './game/server-transports.js';

@@ -48,17 +48,24 @@ export interface HostedGame {
   readonly playerCount: number;
 }
 
-/** The host's own counts (GameServer's stats add the simulation's). @internal */
+/** What a served game counts of its players, joins and datagrams (GameServer's stats add the simulation's). */
 export interface GameHostStats {
   players: number;
   tokensIssued: number;
+  /** Join requests refused with 429: over their address's joinRate. */
   joinsRateLimited: number;
+  /** Join requests refused with 429: their address already held maxPlayersPerAddress players. */
   joinsOverAddressCap: number;
+  /** Join requests refused with 403: from a page of an origin not in allowOrigins. */
   joinsWrongOrigin: number;
+  /** Join requests refused with 403 by auth. */
   joinsDenied: number;
+  /** Join requests refused with 503: four tokens per player place (at least 64) were live, from many addresses. */
   joinsServerBusy: number;
+  /** Connections refused at the handshake: their token's address already held its players (a token reused after its player left). */
   connectsOverAddressCap: number;
   transports: GameTransportKind[];
+  /** Datagrams sent and received, over every transport. */
   datagramsSent: number;
   datagramsReceived: number;
 }

@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MessageServer } from '../channels/message-endpoints.js';
 import { ReplicationServer } from '../replication/replication-server.js';
-import { GameHost, type HostedGame } from './game-host.js';
+import { GameHost, type GameHostStats, type HostedGame } from './game-host.js';
 import type { GameRules } from './game-rules.js';
 import { GameSimulation, type GameSimulationStats } from './game-simulation.js';
 import type { GameTransportKind } from './server-transports.js';
@@ -57,26 +57,7 @@ export interface GameServerOptions {
 }
 
 /** The simulation's counts (ticks, inputs, hit tests, hook and step errors, messages) and the server's own. */
-export interface GameServerStats extends GameSimulationStats {
-  players: number;
-  tokensIssued: number;
-  /** Join requests refused with 429: over their address's joinRate. */
-  joinsRateLimited: number;
-  /** Join requests refused with 429: their address already held maxPlayersPerAddress players. */
-  joinsOverAddressCap: number;
-  /** Join requests refused with 403: from a page of an origin not in allowOrigins. */
-  joinsWrongOrigin: number;
-  /** Join requests refused with 403 by auth. */
-  joinsDenied: number;
-  /** Join requests refused with 503: four tokens per player place (at least 64) were live, from many addresses. */
-  joinsServerBusy: number;
-  /** Connections refused at the handshake: their token's address already held its players (a token reused after its player left). */
-  connectsOverAddressCap: number;
-  transports: GameTransportKind[];
-  /** Datagrams sent and received, over every transport. */
-  datagramsSent: number;
-  datagramsReceived: number;
-}
+export interface GameServerStats extends GameSimulationStats, GameHostStats {}
 
 export class GameServer {
   /** The simulation under the server (world, replication, inputs, lag compensation): the expert's way in. */

@@ -3,6 +3,7 @@
  * or process, behind a gateway that holds each player's one connection. See docs/zones.md.
  */
 
+export type { GameHostStats } from '../game/game-host.js';
 export type { ZoneCommitStats } from './zone-commits.js';
 export type { FeedRefusal, ZoneGatewayStats } from './zone-gateway.js';
 export { ZoneMap } from './zone-map.js';
