@@ -427,21 +427,10 @@ export class RedisDirectory implements Directory {
   }
 
   private untilReady(connection: Redis, waitMs: number): Promise<void> {
-    if (connection.status === 'ready') return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const done = (error?: Error) => {
-        clearTimeout(timer);
-        connection.off('ready', onReady);
-        if (error === undefined) resolve();
-        else reject(error);
-      };
-      const onReady = () => done();
-      const timer = setTimeout(() => {
-        const why =
-          this.lastError === null ? connection.status : `${connection.status}: ${this.lastError.message}`;
-        done(new RedisUnavailableError(`Redis directory: Redis unavailable (${why})`));
-      }, waitMs);
-      connection.on('ready', onReady);
+    return untilRedisReady(connection, waitMs, () => {
+      const why =
+        this.lastError === null ? connection.status : `${connection.status}: ${this.lastError.message}`;
+      return new RedisUnavailableError(`Redis directory: Redis unavailable (${why})`);
     });
   }
 
@@ -471,4 +460,23 @@ function ms(value: number): string {
 
 function isReplyError(error: unknown): boolean {
   return (error as { name?: string } | null)?.name === 'ReplyError';
+}
+
+/**
+ * Resolves once `connection` is ready; rejects with `unavailable()` after `waitMs` (ioredis queues
+ * commands while it reconnects: a caller waits this long at most, then hears why).
+ */
+export function untilRedisReady(connection: Redis, waitMs: number, unavailable: () => Error): Promise<void> {
+  if (connection.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      connection.off('ready', onReady);
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const onReady = () => done();
+    const timer = setTimeout(() => done(unavailable()), waitMs);
+    connection.on('ready', onReady);
+  });
 }

@@ -6,7 +6,7 @@
  * unreachable a call rejects within about `readyWaitMs` with a RedisUnavailableError.
  */
 import type { Redis, RedisOptions } from 'ioredis';
-import { RedisUnavailableError } from '../services/redis-directory.js';
+import { RedisUnavailableError, untilRedisReady } from '../services/redis-directory.js';
 import { requireOptional } from '../transport/optional-dependency.js';
 
 export interface RedisZoneConnectionOptions {
@@ -64,21 +64,10 @@ export class RedisZoneConnection {
   /** Resolves once connected; rejects with a RedisUnavailableError after `waitMs`. */
   untilReady(waitMs: number): Promise<void> {
     const connection = this.redis;
-    if (connection.status === 'ready') return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const done = (error?: Error) => {
-        clearTimeout(timer);
-        connection.off('ready', onReady);
-        if (error === undefined) resolve();
-        else reject(error);
-      };
-      const onReady = () => done();
-      const timer = setTimeout(() => {
-        const why =
-          this.lastError === null ? connection.status : `${connection.status}: ${this.lastError.message}`;
-        done(new RedisUnavailableError(`${this.what}: Redis unavailable (${why})`));
-      }, waitMs);
-      connection.on('ready', onReady);
+    return untilRedisReady(connection, waitMs, () => {
+      const why =
+        this.lastError === null ? connection.status : `${connection.status}: ${this.lastError.message}`;
+      return new RedisUnavailableError(`${this.what}: Redis unavailable (${why})`);
     });
   }
 
