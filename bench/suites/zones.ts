@@ -63,12 +63,13 @@ const HEADERS = [
   'kept up',
   'bots %core',
   'machine %core',
+  'load',
 ];
 
 function cells(r: ZonesRun): string[] {
   const gateway = r.gatewayCpuSeconds === null ? 'n/a' : ((r.gatewayCpuSeconds / r.ticks) * 1000).toFixed(2);
   return [
-    r.layout,
+    `${r.layout} (${r.threads} thr)`,
     `${r.connected}/${r.players}`,
     r.cpuMsPerTick.toFixed(2),
     r.cpuUsPerPlayerTick.toFixed(0),
@@ -83,6 +84,7 @@ function cells(r: ZonesRun): string[] {
     r.keptUp ? 'yes' : 'NO',
     r.botCpuPercent.toFixed(0),
     r.machineBusyPercent === null ? 'n/a' : r.machineBusyPercent.toFixed(0),
+    r.loadAverage.toFixed(2),
   ];
 }
 

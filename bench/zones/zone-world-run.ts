@@ -7,6 +7,7 @@
  * counters taken at both ends.
  */
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { ZonedWorld, type ZonedWorldStats } from '../../src/zones/zoned-world.js';
 import { fail } from '../harness.js';
 import { JsonLineChild, sleep } from '../support/child-process.js';
@@ -52,6 +53,10 @@ export interface ZonesRun {
   /** The bot process's CPU, and the whole machine's, over the window (% of one core). */
   botCpuPercent: number;
   machineBusyPercent: number | null;
+  /** The 1-minute load average as the window opened (other work on the machine shows here). */
+  loadAverage: number;
+  /** Zone threads (at most the machine's cores: 4 zones on 2 cores share them 2 a thread). */
+  threads: number;
   entities: number;
   keptUp: boolean;
   notes: string[];
@@ -154,6 +159,7 @@ export async function runZonedWorld(options: ZonesRunOptions): Promise<ZonesRun>
     const startCpu = cpuSeconds();
     const startMain = mainThreadCpuSeconds();
     const startMachine = machineCpu();
+    const loadAverage = loadavg()[0];
     const startMs = performance.now();
     await sleep(options.windowSeconds * 1000);
     const cpu = cpuSeconds() - startCpu;
@@ -197,6 +203,8 @@ export async function runZonedWorld(options: ZonesRunOptions): Promise<ZonesRun>
       mispredictions: Number(endBots.mispredictions) - Number(startBots.mispredictions),
       botCpuPercent: (botCpu(endBots) - botCpu(startBots)) / seconds / 1e4,
       machineBusyPercent: machineCpuPercent(startMachine, endMachine)?.busyPercent ?? null,
+      loadAverage,
+      threads: endStats.threads,
       entities: endWorld.entities,
       keptUp:
         d('ticksSkipped') === 0 &&
