@@ -140,7 +140,8 @@ export async function runZonedWorld(options: ZonesRunOptions): Promise<ZonesRun>
     for (;;) {
       const s = world.stats();
       const perZone = s.zones.map((z) => z.report?.entities ?? 0);
-      if (Math.max(...perZone) < (1.5 * expected) / zones && counters(s).arriving === 0) break;
+      // Random positions put within a few percent of a fair share in each zone once the handoffs are done.
+      if (Math.max(...perZone) < (1.1 * expected) / zones && counters(s).arriving === 0) break;
       if (performance.now() > settleBy) {
         notes.push(`entities had not settled in their zones after 60 s: ${perZone.join('/')}`);
         break;
