@@ -177,7 +177,8 @@ export async function runZonedWorld(options: ZonesRunOptions): Promise<ZonesRun>
     const d = (k: keyof typeof endWorld) => endWorld[k] - startWorld[k];
     const commitMs = endStats.zones.flatMap((z) => z.report?.commitMs ?? []);
     const gatewayCpu = startMain === null || endMain === null ? null : endMain - startMain;
-    const zoneEntityTicks = (endWorld.entities * d('ticks')) / zones;
+    // Ticks the zones stepped (a skipped tick publishes nothing).
+    const zoneEntityTicks = (endWorld.entities * (d('ticks') - d('ticksSkipped'))) / zones;
     const stamps = d('stampsLate') + d('stampsOnTime');
     const run: ZonesRun = {
       zones,
