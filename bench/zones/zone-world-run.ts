@@ -22,6 +22,8 @@ export interface ZonesRunOptions {
   windowSeconds: number;
   warmupSeconds: number;
   seed: number;
+  /** Ticks between two snapshots of a zone (default the world's, 10). */
+  snapshotTicks?: number;
 }
 
 export interface ZonesRun {
@@ -121,6 +123,7 @@ export async function runZonedWorld(options: ZonesRunOptions): Promise<ZonesRun>
     maxPlayers: players + 8,
     maxPlayersPerAddress: players + 8,
     joinRate: { perSecond: 1000, burst: 1000 },
+    ...(options.snapshotTicks === undefined ? {} : { snapshotTicks: options.snapshotTicks }),
   });
   const notes: string[] = [];
   const bots = new JsonLineChild({
