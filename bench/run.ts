@@ -49,6 +49,7 @@ import { runUdp } from './suites/udp.js';
 import { runW1 } from './suites/w1.js';
 import { runW3 } from './suites/w3.js';
 import { runW4 } from './suites/w4.js';
+import { runZones } from './suites/zones.js';
 
 const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   w1: runW1,
@@ -80,6 +81,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   'client-decode': runClientDecode,
   p2p: runP2p,
   capacity: runCapacity,
+  zones: runZones,
 };
 
 function parseCommandLine(): { quick: boolean; only: string | null; json: string | null } {
