@@ -19,29 +19,13 @@ import { zoneCodecs } from '../../src/zones/zone-wire.js';
 import { faultyZoneStore, type StoreFault, type StoreMethod } from '../support/faulty-zone-store.js';
 import { testSeed } from '../support/seed.js';
 import { until } from '../support/until.js';
+import { doubleOwners } from '../support/zone-feed-audit.js';
 import { SIDE, zoneGame, zoneRules } from '../support/zone-game.js';
 
 const SEED = testSeed('zone-runner-faults');
 const WANDERERS = 40;
 const TTL_MS = 600;
 const codecs = zoneCodecs(zoneGame);
-
-/** Per tick, which zone's batch named each world id: never two. */
-function doubled(batches: FeedBatch[]): string[] {
-  const byTick = new Map<number, Map<number, number>>();
-  const problems: string[] = [];
-  for (const batch of batches) {
-    const owners = byTick.get(batch.tick) ?? new Map<number, number>();
-    for (const e of batch.entities) {
-      const other = owners.get(e.worldId);
-      if (other !== undefined && other !== batch.zone)
-        problems.push(`tick ${batch.tick}: ${e.worldId} in zones ${other} and ${batch.zone}`);
-      owners.set(e.worldId, batch.zone);
-    }
-    byTick.set(batch.tick, owners);
-  }
-  return problems;
-}
 
 describe('ZoneRunner under store failures', () => {
   it('steps on, loses and doubles nothing, and is not fenced', async () => {
@@ -149,7 +133,7 @@ describe('ZoneRunner under store failures', () => {
       assert.equal(errors[zone].length, stats[zone].storeOutages, 'one report per outage');
     }
     assert.equal(count, WANDERERS, 'every wanderer is owned, arriving or in an inbox, once');
-    assert.deepEqual(doubled(batches), []);
+    assert.deepEqual(doubleOwners(batches), []);
     const inDoubt = stats[0].inDoubtCommits + stats[1].inDoubtCommits;
     // Sent again, one whose answer was lost is a duplicate (or 'not-owner', had it moved on already).
     const landed = [0, 1].reduce(

@@ -19,6 +19,7 @@ import { zoneCodecs } from '../../src/zones/zone-wire.js';
 import { RedisServer, redisSkip } from '../support/redis.js';
 import { testSeed } from '../support/seed.js';
 import { until } from '../support/until.js';
+import { doubleOwners } from '../support/zone-feed-audit.js';
 import { SIDE, zoneGame, zoneRules } from '../support/zone-game.js';
 
 const SEED = testSeed('zone-runner-redis');
@@ -152,24 +153,6 @@ describe('ZoneRunner on Redis', { skip: redisSkip() }, () => {
     return count;
   }
 
-  /** Per tick, which zone's batch named each world id: never two (a fenced epoch's batches aside). */
-  function doubled(batches: FeedBatch[], liveEpochs: Map<number, number>): string[] {
-    const byTick = new Map<number, Map<number, number>>();
-    const problems: string[] = [];
-    for (const batch of batches) {
-      if (batch.epoch < (liveEpochs.get(batch.zone) ?? 0)) continue;
-      const owners = byTick.get(batch.tick) ?? new Map<number, number>();
-      for (const e of batch.entities) {
-        const other = owners.get(e.worldId);
-        if (other !== undefined && other !== batch.zone)
-          problems.push(`tick ${batch.tick}: ${e.worldId} in zones ${other} and ${batch.zone}`);
-        owners.set(e.worldId, batch.zone);
-      }
-      byTick.set(batch.tick, owners);
-    }
-    return problems;
-  }
-
   const commits = (processes: Process[]) =>
     processes.reduce((sum, { runner }) => sum + runner.stats().commits, 0);
 
@@ -180,7 +163,7 @@ describe('ZoneRunner on Redis', { skip: redisSkip() }, () => {
     const stats = await settleAndStop(processes);
     assert.ok(commits(processes) > 10, `${commits(processes)} handoffs committed`);
     assert.equal(await population(w.observer, stats), WANDERERS);
-    assert.deepEqual(doubled(w.batches, new Map()), []);
+    assert.deepEqual(doubleOwners(w.batches, new Map()), []);
     assert.ok(w.batches.length > 100, `${w.batches.length} feed batches seen`);
     for (const p of processes) assert.deepEqual(p.errors, []);
   });
@@ -221,7 +204,7 @@ describe('ZoneRunner on Redis', { skip: redisSkip() }, () => {
         assert.ok(stats[i].storeFailures > stats[i].storeOutages);
       }
       assert.equal(await population(w.observer, stats), WANDERERS);
-      assert.deepEqual(doubled(w.batches, new Map()), []);
+      assert.deepEqual(doubleOwners(w.batches, new Map()), []);
     });
   }
 
@@ -248,6 +231,6 @@ describe('ZoneRunner on Redis', { skip: redisSkip() }, () => {
     );
     const stats = await settleAndStop(live);
     assert.equal(await population(w.observer, stats), WANDERERS);
-    assert.deepEqual(doubled(w.batches, new Map([[1, stats[1].epoch]])), []);
+    assert.deepEqual(doubleOwners(w.batches, new Map([[1, stats[1].epoch]])), []);
   });
 });

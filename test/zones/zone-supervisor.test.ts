@@ -16,6 +16,7 @@ import type { ZoneStore } from '../../src/zones/zone-store.js';
 import { ZoneSupervisor } from '../../src/zones/zone-supervisor.js';
 import { zoneCodecs } from '../../src/zones/zone-wire.js';
 import { testSeed } from '../support/seed.js';
+import { doubleOwners } from '../support/zone-feed-audit.js';
 import { SIDE, zoneGame } from '../support/zone-game.js';
 
 const SEED = testSeed('zone-supervisor');
@@ -80,26 +81,6 @@ async function world(policy?: { hotShare: number; hotSeconds: number }) {
   return { store, hub, map, batches, supervisor, events };
 }
 
-/** Per tick, world ids named by two zones of the newest epoch each. */
-function doubles(batches: FeedBatch[]): string[] {
-  const epochs = new Map<number, number>();
-  for (const b of batches) epochs.set(b.zone, Math.max(epochs.get(b.zone) ?? 0, b.epoch));
-  const byTick = new Map<number, Map<number, number>>();
-  const problems: string[] = [];
-  for (const b of batches) {
-    if (b.epoch < epochs.get(b.zone)!) continue;
-    const owners = byTick.get(b.tick) ?? new Map<number, number>();
-    for (const e of b.entities) {
-      const other = owners.get(e.worldId);
-      if (other !== undefined && other !== b.zone)
-        problems.push(`tick ${b.tick}: ${e.worldId} in ${other} and ${b.zone}`);
-      owners.set(e.worldId, b.zone);
-    }
-    byTick.set(b.tick, owners);
-  }
-  return problems;
-}
-
 describe('ZoneSupervisor', () => {
   const closers: (() => Promise<void>)[] = [];
   after(async () => {
@@ -116,7 +97,7 @@ describe('ZoneSupervisor', () => {
     const commits = zones.reduce((sum, z) => sum + (z.report?.commits ?? 0), 0);
     assert.ok(commits > 10, `${commits} handoffs`);
     await w.supervisor.close();
-    assert.deepEqual(doubles(w.batches), []);
+    assert.deepEqual(doubleOwners(w.batches), []);
     assert.equal(await population(w.store, 4), WANDERERS);
   });
 
@@ -135,7 +116,7 @@ describe('ZoneSupervisor', () => {
     assert.equal(w.supervisor.stats().moves, 1);
     await sleep(1000);
     await w.supervisor.close();
-    assert.deepEqual(doubles(w.batches), []);
+    assert.deepEqual(doubleOwners(w.batches), []);
     assert.equal(await population(w.store, 4), WANDERERS, w.events.join('; '));
   });
 
@@ -150,7 +131,7 @@ describe('ZoneSupervisor', () => {
     assert.equal(w.supervisor.stats().threads, 3, 'at most maxThreads: one move only');
     assert.equal(w.supervisor.stats().moves, 1);
     await w.supervisor.close();
-    assert.deepEqual(doubles(w.batches), []);
+    assert.deepEqual(doubleOwners(w.batches), []);
     assert.equal(await population(w.store, 4), WANDERERS);
   });
 });
