@@ -321,7 +321,7 @@ export class ZoneServer {
       for (const player of simulation.players) {
         const own = player.entity;
         owners.push({
-          playerId: this.playerIdOf(player.index),
+          playerId: this.simulation.playerIdAt(player.index),
           worldId: own === null ? -1 : simulation.worldIds[own.id],
         });
       }
@@ -362,7 +362,7 @@ export class ZoneServer {
     }
     for (const player of simulation.players) {
       const record = {
-        playerId: this.playerIdOf(player.index),
+        playerId: this.simulation.playerIdAt(player.index),
         data: JSON.stringify(player.data),
         inputs: simulation.waitingInputs(player.index),
       };
@@ -397,12 +397,9 @@ export class ZoneServer {
       if (gone.untilTick < this.tick) this.departed.delete(playerId);
   }
 
-  private playerIdOf(slot: number): number {
-    return this.simulation.playerIdAt(slot);
-  }
-
   /** The messages waiting, MESSAGES_PER_PLAYER_TICK a player at most, to onMessage; the rest wait. */
   private deliverMessages(): void {
+    if (this.messages.length === 0) return;
     const simulation = this.simulation;
     const taken = new Map<number, number>();
     let kept = 0;
