@@ -113,7 +113,7 @@ export class ZoneGateway implements HostedGame {
   private readonly maxAheadTicks: number;
   private readonly reportError: (error: unknown, where: string) => void;
   /** Feeds waiting for their tick's stamp, and the highest tick each zone has published. */
-  private waiting: FeedBatch[] = [];
+  private readonly waiting: FeedBatch[] = [];
   private readonly maxWaiting: number;
   private readonly zoneTicks: number[];
   private clockTick: number;
@@ -294,8 +294,15 @@ export class ZoneGateway implements HostedGame {
 
   /** Applies the batches of ticks up to `tick` in tick order, then stamps the mirror `tick`. */
   private stamp(tick: number): void {
-    const due = this.waiting.filter((feed) => feed.tick <= tick).sort((a, b) => a.tick - b.tick);
-    if (due.length > 0) this.waiting = this.waiting.filter((feed) => feed.tick > tick);
+    // One pass: the batches due move to `due` (in tick order), the rest stay in place.
+    const due: FeedBatch[] = [];
+    let kept = 0;
+    for (const feed of this.waiting) {
+      if (feed.tick <= tick) due.push(feed);
+      else this.waiting[kept++] = feed;
+    }
+    this.waiting.length = kept;
+    if (due.length > 1) due.sort((a, b) => a.tick - b.tick);
     for (const feed of due) {
       this.mirror.apply(feed);
       this.applyOwners(feed);
