@@ -25,15 +25,13 @@ import type { ZoneFeed } from './zone-feed.js';
 import { ZoneInboxReader } from './zone-inbox-reader.js';
 import type { ZoneMap } from './zone-map.js';
 import type { EntityRecord, ZoneSnapshotRecord } from './zone-messages.js';
-import { ZoneServer, type ZoneServerStats } from './zone-server.js';
+import { restoreZone } from './zone-restore.js';
+import type { ZoneServer, ZoneServerStats } from './zone-server.js';
 import type { LeaseResult, ZoneStore } from './zone-store.js';
 import type { ZoneCodecs } from './zone-wire.js';
 
 /** How long (ticks) a zone's newest tick may wait for its hosted players' inputs. */
 const INPUT_WAIT_TICKS = 1;
-
-/** World ids asked of the store's owner table per call (within every store's maxBatch). */
-const OWNER_BATCH = 512;
 
 export interface ZoneRunnerOptions {
   zone: number;
@@ -156,7 +154,7 @@ export class ZoneRunner {
    * the zone from the store and starts its clock.
    */
   static async start(options: ZoneRunnerOptions): Promise<ZoneRunner | null> {
-    const { store, zone, codecs } = options;
+    const { store, zone } = options;
     const lease = await store.acquireLease(
       zone,
       options.processId,
@@ -164,33 +162,8 @@ export class ZoneRunner {
       options.force,
     );
     if (lease === null) return null;
-    const serverOptions = {
-      rules: options.rules,
-      map: options.map,
-      zone,
-      epoch: lease.epoch,
-      handoff: options.handoff,
-      ...(options.keyframeTicks === undefined ? {} : { keyframeTicks: options.keyframeTicks }),
-      ...(options.maxPlayers === undefined ? {} : { maxPlayers: options.maxPlayers }),
-      ...(options.onError === undefined ? {} : { onError: options.onError }),
-    };
-    const snapshot = await store.readSnapshot(zone);
-    const now = (options.nowMs ?? Date.now)();
-    const tickRate = options.rules.game.tickRate;
-    const clockTick = Math.max(0, Math.floor(((now - options.originMs) * tickRate) / 1000));
-    let server: ZoneServer;
-    let cursor = 0;
-    if (snapshot === null) {
-      server = new ZoneServer({ ...serverOptions, tick: clockTick });
-    } else {
-      const read = codecs.decodeZoneSnapshot(snapshot.bytes);
-      if (!read.ok) throw new Error(`zone ${zone}: its snapshot cannot be read: ${read.reason}`);
-      // The snapshot may be older than handoffs the zone made since: the owner table is the truth.
-      const record = { ...read.value, entities: await stillOwned(store, zone, read.value.entities) };
-      server = ZoneServer.restore(serverOptions, record);
-      cursor = snapshot.inboxCursor;
-    }
-    const runner = new ZoneRunner(options, server, lease.epoch, cursor);
+    const { server, inboxCursor } = await restoreZone(options, lease.epoch);
+    const runner = new ZoneRunner(options, server, lease.epoch, inboxCursor);
     try {
       // What a process before this one read and never acked, then what is new.
       if ((await runner.inbox.fetch()) === 'stale') {
@@ -201,7 +174,7 @@ export class ZoneRunner {
       await runner.stop();
       throw error;
     }
-    runner.timer = setInterval(() => runner.frame(), 500 / tickRate);
+    runner.timer = setInterval(() => runner.frame(), 500 / options.rules.game.tickRate);
     return runner;
   }
 
@@ -427,16 +400,4 @@ export class ZoneRunner {
     void this.stop();
     this.options.onFenced?.();
   }
-}
-
-/** The records whose entity the store says this zone still owns at the same handoff (the rest moved on). */
-async function stillOwned(store: ZoneStore, zone: number, records: EntityRecord[]): Promise<EntityRecord[]> {
-  const kept: EntityRecord[] = [];
-  for (let at = 0; at < records.length; at += OWNER_BATCH) {
-    const slice = records.slice(at, at + OWNER_BATCH);
-    const owners = await store.owners(slice.map((r) => r.worldId));
-    for (let i = 0; i < slice.length; i++)
-      if (owners[i].zone === zone && owners[i].hseq === slice[i].hseq) kept.push(slice[i]);
-  }
-  return kept;
 }
