@@ -17,12 +17,16 @@ import type { HostedGame } from '../game/game-host.js';
 import { InputReceiver } from '../latency/input-receiver.js';
 import { ReplicationServer } from '../replication/replication-server.js';
 import { ServerWorld } from '../replication/server-world.js';
+import {
+  GATEWAY_SLOTS,
+  gatewayOfPlayer,
+  gatewayPlayerId,
+  MAX_GATEWAYS,
+  slotOfPlayer,
+} from './gateway-player-ids.js';
 import type { ZoneMap } from './zone-map.js';
 import type { FeedBatch, GatewayBatch, ZoneInput, ZonePlayerMessage } from './zone-messages.js';
 import { type MirrorRefusal, ZoneMirror } from './zone-mirror.js';
-
-/** Player slots per gateway: a player id is gateway × PLAYERS_PER_GATEWAY + slot. */
-export const PLAYERS_PER_GATEWAY = 65_536;
 
 /** Input ticks sent at most per host tick when the host's timer fell behind the world's clock. */
 const MAX_SEND_CATCH_UP_TICKS = 4;
@@ -30,7 +34,7 @@ const MAX_SEND_CATCH_UP_TICKS = 4;
 export interface ZoneGatewayOptions {
   game: GameDefinition;
   map: ZoneMap;
-  /** This gateway's index in [0, 65535]: the high bits of its players' ids. */
+  /** This gateway's index in [0, 255]: the high bits of its players' ids (gateway-player-ids.ts). */
   gateway: number;
   /** Player slots (GameHost's maxPlayers). */
   maxPlayers: number;
@@ -103,6 +107,8 @@ export class ZoneGateway implements HostedGame {
   readonly startTick: number;
   readonly mirror: ZoneMirror;
   private readonly seats: (Seat | null)[];
+  /** Each slot's generation: bumped as the slot is taken (gateway-player-ids.ts). */
+  private readonly generations: Uint8Array;
   private readonly slotList: number[] = [];
   private readonly wiring: ReturnType<typeof wiringOf>;
   private readonly messageNames: string[];
@@ -143,11 +149,15 @@ export class ZoneGateway implements HostedGame {
     const { game, map } = options;
     this.wiring = wiringOf(where, game);
     const gateway = options.gateway;
-    if (!Number.isInteger(gateway) || gateway < 0 || gateway >= PLAYERS_PER_GATEWAY)
-      throw new RangeError(`${where}: gateway must be an integer in [0, 65535], got ${gateway}`);
+    if (!Number.isInteger(gateway) || gateway < 0 || gateway >= MAX_GATEWAYS)
+      throw new RangeError(
+        `${where}: gateway must be an integer in [0, ${MAX_GATEWAYS - 1}], got ${gateway}`,
+      );
     const maxPlayers = options.maxPlayers;
-    if (!Number.isInteger(maxPlayers) || maxPlayers < 1 || maxPlayers > PLAYERS_PER_GATEWAY)
-      throw new RangeError(`${where}: maxPlayers must be an integer in [1, 65536], got ${maxPlayers}`);
+    if (!Number.isInteger(maxPlayers) || maxPlayers < 1 || maxPlayers > GATEWAY_SLOTS)
+      throw new RangeError(
+        `${where}: maxPlayers must be an integer in [1, ${GATEWAY_SLOTS}], got ${maxPlayers}`,
+      );
     if (typeof options.send !== 'function') throw new TypeError(`${where}: send must be a function`);
     this.zoneCount = map.zoneCount;
     this.spawnZone = integerIn(where, 'spawnZone', options.spawnZone ?? 0, 0, this.zoneCount - 1);
@@ -185,6 +195,7 @@ export class ZoneGateway implements HostedGame {
     });
     this.mirror = new ZoneMirror(this.world, this.zoneCount);
     this.seats = new Array(maxPlayers).fill(null);
+    this.generations = new Uint8Array(maxPlayers);
     this.messageNames = Object.keys(game.messageTypes);
     this.zoneTicks = new Array(this.zoneCount).fill(-1);
     this.maxWaiting = this.zoneCount * (this.maxAheadTicks + this.lateTicks + 4);
@@ -209,7 +220,9 @@ export class ZoneGateway implements HostedGame {
 
   join(index: number): void {
     if (this.seats[index] !== null) throw new RangeError(`ZoneGateway.join: slot ${index} is taken`);
-    const playerId = this.options.gateway * PLAYERS_PER_GATEWAY + index;
+    // A new generation for the slot: records about its last player no longer match this one.
+    const generation = (this.generations[index] = (this.generations[index] + 1) & 0xff);
+    const playerId = gatewayPlayerId(this.options.gateway, generation, index);
     this.seats[index] = { playerId, zone: this.spawnZone, zoneTick: -1, ownWorldId: -1, toldMirrorId: -1 };
     this.slotList.push(index);
     this.joins[this.spawnZone].push(playerId);
@@ -312,15 +325,18 @@ export class ZoneGateway implements HostedGame {
     this.world.tick();
   }
 
+  /** The seat of this gateway's player `playerId` (null: another gateway's, or one who left). */
+  private seatOf(playerId: unknown): Seat | null {
+    if (typeof playerId !== 'number' || gatewayOfPlayer(playerId) !== this.options.gateway) return null;
+    const seat = this.seats[slotOfPlayer(playerId)];
+    return seat !== undefined && seat !== null && seat.playerId === playerId ? seat : null;
+  }
+
   /** The feed's owners: which zone hosts each of this gateway's players, and its own entity. */
   private applyOwners(feed: FeedBatch): void {
     for (const owner of feed.owners) {
-      const playerId = owner?.playerId;
-      if (typeof playerId !== 'number' || Math.floor(playerId / PLAYERS_PER_GATEWAY) !== this.options.gateway)
-        continue; // another gateway's player
-      const seat = this.seats[playerId % PLAYERS_PER_GATEWAY];
-      if (seat === null || seat === undefined || seat.playerId !== playerId || feed.tick < seat.zoneTick)
-        continue;
+      const seat = this.seatOf(owner?.playerId);
+      if (seat === null || feed.tick < seat.zoneTick) continue;
       const worldId = owner.worldId;
       if (worldId !== -1 && this.mirror.entry(worldId) === undefined) {
         this.refusedHere['unknown-owner']++;
@@ -345,11 +361,8 @@ export class ZoneGateway implements HostedGame {
       }
       let to = -1;
       if (event.to !== -1) {
-        const slot = event.to % PLAYERS_PER_GATEWAY;
-        const seat =
-          Math.floor(event.to / PLAYERS_PER_GATEWAY) === this.options.gateway ? this.seats[slot] : null;
-        if (seat === null || seat === undefined || seat.playerId !== event.to) continue;
-        to = slot;
+        if (this.seatOf(event.to) === null) continue;
+        to = slotOfPlayer(event.to);
       }
       try {
         this.replication.emit(

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import '../../src/node.js';
 import { GameClient } from '../../src/game/game-client.js';
+import { gatewayOfPlayer } from '../../src/zones/gateway-player-ids.js';
 import { until } from '../support/until.js';
 import { zoneGame } from '../support/zone-game.js';
 import { type GatewayScene, startGatewayScene, WANDERER } from '../support/zone-gateway-harness.js';
@@ -61,7 +62,7 @@ describe('zone gateway over loopback UDP', () => {
         'no join went to zone 1',
       );
       const playerId = scene.gateway.playerIdAt(0);
-      assert.equal(playerId, 3 * 65536 + 0, 'the gateway index is in the high bits');
+      assert.equal(gatewayOfPlayer(playerId), 3, 'the gateway index is in the high bits');
       assert.equal(client.me?.id, mirrorOf(zone0.players.get(playerId)!));
       assert.ok(mirrorOf(far1) >= 0, 'the far entity is in the mirror');
       // A second on: the far one (35 m away, radius 20) still never shown.

@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { defineGame, type GameDefinition } from '../../src/game/define-game.js';
 import { prng } from '../../src/random/prng.js';
 import { t } from '../../src/schema/schema.js';
+import { gatewayOfPlayer, gatewayPlayerId } from '../../src/zones/gateway-player-ids.js';
 import { ZoneGateway } from '../../src/zones/zone-gateway.js';
 import type { FeedBatch, GatewayBatch } from '../../src/zones/zone-messages.js';
 import { testSeed } from '../support/seed.js';
@@ -57,7 +58,7 @@ describe('ZoneGateway', () => {
   it('joins go to the spawn zone, leaves and traffic to the zone the owners table names', () => {
     const { gateway, sent } = gatewayOf();
     gateway.join(1);
-    const playerId = 2 * 65536 + 1;
+    const playerId = gatewayPlayerId(2, 1, 1);
     assert.equal(gateway.playerIdAt(1), playerId);
     gateway.tick(1);
     assert.deepEqual(
@@ -93,6 +94,48 @@ describe('ZoneGateway', () => {
     );
     // Tick 1 too: by the clock's tick 2 both zones had published later batches.
     assert.equal(gateway.stats().stampsOnTime, 3);
+  });
+
+  it("a zone's late record about a player who left never reaches the next player seated in the slot", () => {
+    const { gateway, sent } = gatewayOf();
+    gateway.join(0);
+    const first = gateway.playerIdAt(0);
+    gateway.tick(1);
+    gateway.receive(feed(0, 2, { entities: [walker(7, 55)], owners: [{ playerId: first, worldId: 7 }] }));
+    gateway.receive(feed(1, 2, { entities: [walker(7, 55)], owners: [{ playerId: first, worldId: 7 }] }));
+    gateway.tick(2);
+    assert.equal(gateway.zoneOf(0), 1);
+    gateway.leave(0);
+    gateway.join(0);
+    const second = gateway.playerIdAt(0);
+    assert.notEqual(second, first, 'a new id for the slot');
+    assert.equal(gatewayOfPlayer(second), 2);
+    sent.length = 0;
+    gateway.tick(3);
+    assert.deepEqual(
+      sent.map((s) => [s.zone, s.batch.joins, s.batch.leaves]),
+      [
+        [0, [second], []],
+        [1, [], [first]],
+      ],
+    );
+    // Zone 1 drops the first player a tick later; zone 0 has not yet published the second's walker.
+    gateway.receive(feed(1, 4, { removed: [7], owners: [{ playerId: first, worldId: -1 }] }));
+    gateway.receive(feed(0, 4));
+    gateway.tick(4);
+    assert.equal(gateway.zoneOf(0), 0, "the second player's traffic still goes to the spawn zone");
+    gateway.receive(feed(0, 5, { entities: [walker(8, 45)], owners: [{ playerId: second, worldId: 8 }] }));
+    gateway.receive(feed(1, 5));
+    gateway.tick(5);
+    assert.equal(gateway.zoneOf(0), 0);
+    assert.equal(gateway.world.ownerOf(gateway.mirror.entry(8)!.entity), 0);
+    const ids = new Set([first, second]);
+    for (let n = 0; n < 254; n++) {
+      gateway.leave(0);
+      gateway.join(0);
+      ids.add(gateway.playerIdAt(0));
+    }
+    assert.equal(ids.size, 256, 'a slot gives 256 ids before one comes back');
   });
 
   it("stamps with the zones' tick numbers: on time when every zone's batch arrived, else lateTicks behind the clock", () => {
@@ -161,7 +204,7 @@ describe('ZoneGateway', () => {
       feed(0, 1, { entities: [{ worldId: 3, typeIndex: 9, state: {} }, dot(4, 'a'), dot(5, 1000)] }),
     );
     gateway.receive(feed(0, 1, { entities: [dot(6, 1), dot(7, 2), dot(8, 3)], removed: [99, -1] }));
-    gateway.receive(feed(0, 1, { owners: [{ playerId: 5 * 65536, worldId: 12345 }] }));
+    gateway.receive(feed(0, 1, { owners: [{ playerId: gatewayPlayerId(5, 1, 0), worldId: 12345 }] }));
     gateway.receive(feed(0, 1, { events: [{ to: -1, typeIndex: 0, reliable: true, value: { id: 1 } }] }));
     gateway.receive(feed(0, 1, { events: [{ to: -1, typeIndex: 7, reliable: true, value: {} }] }));
     gateway.receive(feed(0, 10_000));
@@ -169,7 +212,7 @@ describe('ZoneGateway', () => {
     gateway.receive({ ...feed(0, 1), entities: null } as unknown as FeedBatch);
     gateway.receive(null as unknown as FeedBatch);
     gateway.join(0);
-    gateway.receive(feed(0, 1, { owners: [{ playerId: 2 * 65536, worldId: 12345 }] }));
+    gateway.receive(feed(0, 1, { owners: [{ playerId: gatewayPlayerId(2, 1, 0), worldId: 12345 }] }));
     gateway.tick(1);
     gateway.tick(2);
     gateway.tick(3);
@@ -207,7 +250,10 @@ describe('ZoneGateway', () => {
           entities: entities as FeedBatch['entities'],
           removed: Array.from({ length: Math.floor(random() * 3) }, () => Math.floor(random() * 40)),
           owners: [
-            { playerId: 2 * 65536 + Math.floor(random() * 4), worldId: Math.floor(random() * 40) - 1 },
+            {
+              playerId: gatewayPlayerId(2, 1, Math.floor(random() * 4)),
+              worldId: Math.floor(random() * 40) - 1,
+            },
           ],
           events: [
             {
