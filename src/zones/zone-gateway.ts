@@ -221,7 +221,8 @@ export class ZoneGateway implements HostedGame {
   join(index: number): void {
     if (this.seats[index] !== null) throw new RangeError(`ZoneGateway.join: slot ${index} is taken`);
     // A new generation for the slot: records about its last player no longer match this one.
-    const generation = (this.generations[index] = (this.generations[index] + 1) & 0xff);
+    this.generations[index]++; // a Uint8Array: 255 wraps to 0
+    const generation = this.generations[index];
     const playerId = gatewayPlayerId(this.options.gateway, generation, index);
     this.seats[index] = { playerId, zone: this.spawnZone, zoneTick: -1, ownWorldId: -1, toldMirrorId: -1 };
     this.slotList.push(index);
