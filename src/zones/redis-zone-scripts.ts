@@ -136,6 +136,14 @@ return 1`,
   zsReadSnapshot: `
 return redis.call('HMGET', zoneKey(ARGV[3], 'snapshot'), 'epoch', 'tick', 'cursor', 'bytes')`,
 
+  // originMs, fingerprint → {originMs, fingerprint} kept under the prefix: the first claim's
+  zsClaimWorld: `
+local key = P .. 'world'
+if redis.call('EXISTS', key) == 0 then
+  redis.call('HSET', key, 'origin', ARGV[3], 'fingerprint', ARGV[4])
+end
+return redis.call('HMGET', key, 'origin', 'fingerprint')`,
+
   // worldId... → the owner record of each, or nil (one HGET each: no unpack limit on the batch)
   zsOwners: `
 local out = {}

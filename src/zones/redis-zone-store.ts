@@ -19,6 +19,7 @@
  *   P zone:<z>:inbox-cursor  string  the zone's last inbox cursor
  *   P zone:<z>:snapshot      hash    epoch, tick, cursor, bytes
  *   P owners                 hash    worldId → "zone:hseq:from" of every entity handed off at least once
+ *   P world                  hash    origin, fingerprint: the world the prefix holds (the first claim)
  */
 import type { Redis } from 'ioredis';
 import { RedisZoneConnection, type RedisZoneConnectionOptions } from './redis-zone-connection.js';
@@ -58,6 +59,19 @@ export interface RedisZoneStoreOptions extends RedisZoneConnectionOptions {
    */
   testClockOffsetMs?: () => number;
 }
+
+/**
+ * What every process of one world must agree on: the tick clock's origin and what the world is
+ * (its game and zone map, as a string the caller builds), kept by the first process to claim it.
+ */
+export interface ZoneWorldRecord {
+  /** The world's tick 0, milliseconds since 1970. */
+  originMs: number;
+  /** What the world is; at most 4096 characters. */
+  fingerprint: string;
+}
+
+const MAX_FINGERPRINT_LENGTH = 4096;
 
 /** What a store read from Redis and could not use (damaged by hand or by another program). */
 export interface RedisZoneStoreStats {
@@ -235,6 +249,24 @@ export class RedisZoneStore implements ZoneStore {
       return this.damaged(null);
     }
     return { zone, epoch, tick, inboxCursor, bytes: new Uint8Array(bytes) };
+  }
+
+  /**
+   * The world this key prefix holds: the first claim is kept, and every claim answers with the
+   * kept record, which the caller compares with its own (another map or game there is another
+   * world). Rejects when the kept record is damaged.
+   */
+  async claimWorld(record: ZoneWorldRecord): Promise<ZoneWorldRecord> {
+    this.checkOpen();
+    checkCount(record?.originMs, 'originMs', 0);
+    const fingerprint = record.fingerprint;
+    if (typeof fingerprint !== 'string' || fingerprint.length > MAX_FINGERPRINT_LENGTH)
+      throw new RangeError(`fingerprint must be a string of at most ${MAX_FINGERPRINT_LENGTH} characters`);
+    const reply = (await this.script('zsClaimWorld', `${record.originMs}`, fingerprint)) as (string | null)[];
+    const originMs = countOf(reply[0]);
+    if (originMs === null || typeof reply[1] !== 'string')
+      throw new Error(`RedisZoneStore: the world record under ${this.prefix}world is damaged`);
+    return { originMs, fingerprint: reply[1] };
   }
 
   async owners(worldIds: readonly number[]): Promise<EntityOwner[]> {

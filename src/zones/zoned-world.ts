@@ -19,6 +19,7 @@ import { availableParallelism } from 'node:os';
 import { GameHost, type GameHostStats } from '../game/game-host.js';
 import type { GameServerOptions } from '../game/game-server.js';
 import { EmbeddedZoneStore } from './embedded-zone-store.js';
+import type { ZoneWorldRecord } from './redis-zone-store.js';
 import { feedChannel, inputChannel } from './zone-channels.js';
 import type { ZoneFeed } from './zone-feed.js';
 import { FeedHub } from './zone-feed-hub.js';
@@ -62,7 +63,10 @@ export interface ZonedWorldOptions extends GameServerOptions {
   runZones?: number[];
   /** Whether this process serves players (default true): a machine of zones alone says false. */
   gateway?: boolean;
-  /** The world's tick 0, milliseconds since 1970: every machine of one world passes the same (default now). */
+  /**
+   * The world's tick 0, milliseconds since 1970 (default now). With `redis`, the first process of
+   * the world keeps its origin there and every later one takes it (giving another rejects).
+   */
   originMs?: number;
   /** Ticks between two snapshots of a zone: the most a zone's takeover loses (default 10). */
   snapshotTicks?: number;
@@ -95,14 +99,18 @@ export class ZonedWorld {
   readonly port: number;
   /** The world's zones. */
   readonly map: ZoneMap;
+  /** The world's tick 0, milliseconds since 1970: every process of the world counts ticks from it. */
+  readonly originMs: number;
 
   private constructor(
     map: ZoneMap,
+    originMs: number,
     private readonly host: GameHost<ZoneGateway> | null,
     private readonly supervisor: ZoneSupervisor | null,
     private readonly closers: (() => Promise<void> | void)[],
   ) {
     this.map = map;
+    this.originMs = originMs;
     this.url = host?.url ?? '';
     this.port = host?.port ?? 0;
   }
@@ -151,7 +159,9 @@ export class ZonedWorld {
 
     const makeRules = await loadZoneRules(rulesUrl, options.rulesExport);
     const game = makeRules({ zone: runZones[0] ?? 0, zones: map.zoneCount }).game;
-    const originMs = options.originMs ?? Date.now();
+    let originMs = options.originMs ?? Date.now();
+    if (options.originMs !== undefined && !(Number.isSafeInteger(originMs) && originMs >= 0))
+      throw new RangeError(`${where}: originMs must be milliseconds since 1970, got ${originMs}`);
     const closers: (() => Promise<void> | void)[] = [];
     const close = async () => {
       for (const closer of closers.reverse()) await closer();
@@ -169,6 +179,10 @@ export class ZonedWorld {
           () => hub.close(),
         );
       } else {
+        originMs = await claimWorld(where, options.redis, options.originMs, {
+          originMs,
+          fingerprint: fingerprintOf(game, bounds, columns, rows),
+        });
         const { RedisZoneFeed } = await import('./redis-zone-feed.js');
         const redisFeed = await RedisZoneFeed.connect({ url: options.redis });
         closers.push(() => redisFeed.close());
@@ -232,7 +246,7 @@ export class ZonedWorld {
             }),
           );
       }
-      return new ZonedWorld(map, host, supervisor, closers);
+      return new ZonedWorld(map, originMs, host, supervisor, closers);
     } catch (error) {
       await close();
       throw error;
@@ -272,4 +286,51 @@ function positive(where: string, name: string, value: number): number {
   if (!(value > 0 && Number.isFinite(value)))
     throw new RangeError(`${where}: ${name} must be a finite number > 0, got ${value}`);
   return value;
+}
+
+/** What the processes of one world must agree on besides its clock: the game and its zone map. */
+function fingerprintOf(
+  game: { name: string; tickRate: number },
+  bounds: ZonedWorldOptions['bounds'],
+  columns: number,
+  rows: number,
+): string {
+  const { minX, minY, maxX, maxY } = bounds;
+  return JSON.stringify({
+    game: game.name,
+    tickRate: game.tickRate,
+    bounds: [minX, minY, maxX, maxY],
+    columns,
+    rows,
+  });
+}
+
+/**
+ * The world's origin as its Redis keeps it: the first process's, which every later one takes. A
+ * Redis holding another world (another game or map), or an origin given that differs, rejects:
+ * processes that count ticks from different origins, or cut the world differently, would corrupt it.
+ */
+async function claimWorld(
+  where: string,
+  url: string,
+  given: number | undefined,
+  record: ZoneWorldRecord,
+): Promise<number> {
+  const { RedisZoneStore } = await import('./redis-zone-store.js');
+  const store = await RedisZoneStore.connect({ url });
+  let kept: ZoneWorldRecord;
+  try {
+    kept = await store.claimWorld(record);
+  } finally {
+    await store.close();
+  }
+  if (kept.fingerprint !== record.fingerprint)
+    throw new Error(
+      `${where}: the Redis at ${url} holds another world (${kept.fingerprint}), not this one (${record.fingerprint}): give each world a Redis of its own, or flush it`,
+    );
+  if (given !== undefined && given !== kept.originMs)
+    throw new RangeError(
+      `${where}: originMs ${given} is not this world's: its Redis keeps ${kept.originMs} (leave originMs out to take it)`,
+    );
+  return kept.originMs;
 }

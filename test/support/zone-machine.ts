@@ -1,6 +1,6 @@
 /**
  * One "machine" of a zoned world on Redis, as a child process for the tests: runs the zones it is
- * given (no gateway) until killed. argv: redis URL, origin ms, zones (comma-separated), lease ms.
+ * given (no gateway) until killed. argv: redis URL, origin ms ('-': the world's, from Redis), zones (comma-separated), lease ms.
  * Prints "ready" once its ZonedWorld started (its zones run, or stand by while held elsewhere).
  */
 import { ZonedWorld } from '../../src/zones/zoned-world.js';
@@ -15,7 +15,7 @@ const world = await ZonedWorld.start({
   interestRadius: 30,
   handoff: { margin: 2, dwellSeconds: 0.3 },
   redis,
-  originMs: Number(origin),
+  ...(origin === '-' ? {} : { originMs: Number(origin) }),
   runZones: zones.split(',').map(Number),
   gateway: false,
   leaseTtlMs: Number(lease),

@@ -2,7 +2,8 @@
  * RedisZoneStore beyond the shared contract: leases lapse on the server's own clock, payloads and
  * snapshots of any bytes come back exactly, a snapshot acks more inbox entries than one batch of the
  * script holds, damaged records read as absent (never thrown out), and worlds on different key
- * prefixes sharing one server see nothing of each other.
+ * prefixes sharing one server see nothing of each other. The world's record (origin and fingerprint)
+ * is the first claim's.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -167,6 +168,22 @@ describe('RedisZoneStore', { skip: redisSkip() }, () => {
         await store.commitHandoff(commitOf({ worldId: worldIdOf(0, 7), from: 0, fromEpoch: a, to: 1 })),
         'not-owner',
       );
+    } finally {
+      raw.disconnect();
+    }
+  });
+
+  it("keeps the first claim of the world's origin and fingerprint; a damaged one rejects", async () => {
+    const store = await storeOn('claim:');
+    const first = { originMs: 1_795_000_000_000, fingerprint: '{"game":"a"}' };
+    assert.deepEqual(await store.claimWorld(first), first);
+    assert.deepEqual(await store.claimWorld({ originMs: 5, fingerprint: 'other' }), first);
+    await assert.rejects(store.claimWorld({ originMs: -1, fingerprint: 'x' }), RangeError);
+    await assert.rejects(store.claimWorld({ originMs: 0, fingerprint: 'x'.repeat(4097) }), RangeError);
+    const raw = new Redis(server.url);
+    try {
+      await raw.hset('claim:world', 'origin', 'soon');
+      await assert.rejects(store.claimWorld(first), /damaged/);
     } finally {
       raw.disconnect();
     }

@@ -1,5 +1,6 @@
 /**
- * A zoned world over a real redis-server, as over machines: this process runs the gateway and
+ * A zoned world over a real redis-server, as over machines. Processes of another map or origin are
+ * refused. Then this process runs the gateway and
  * zones 0 and 1, a child process zones 2 and 3, a third stands by for 2 and 3. A player plays
  * across borders; the child is killed with SIGKILL; the standby takes zones 2 and 3 over from
  * their snapshots once their leases lapse, and the player stays connected with every entity kept.
@@ -24,13 +25,13 @@ const LEASE_MS = 1000;
 const wanderers = (client: GameClient<typeof zoneGame>) =>
   client.entities.filter((e) => e.type === 'wanderer').length;
 
-function machine(redis: string, originMs: number, zones: string): Promise<ChildProcess> {
+function machine(redis: string, originMs: number | undefined, zones: string): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
     [
       new URL('../support/zone-machine.js', import.meta.url).pathname,
       redis,
-      String(originMs),
+      originMs === undefined ? '-' : String(originMs),
       zones,
       String(LEASE_MS),
     ],
@@ -57,6 +58,29 @@ describe('ZonedWorld over Redis, across processes', { skip: redisSkip() }, () =>
     await server.stop();
   });
 
+  it("refuses a process of another map or origin: the world's first process keeps both in Redis", async () => {
+    const base = {
+      rules: new URL('../support/zone-rules-module.js', import.meta.url),
+      bounds: { minX: 0, minY: 0, maxX: SIDE, maxY: SIDE },
+      redis: server.url.replace(/\/?$/, '/3'), // a database of its own: the world below is another
+      runZones: [],
+      gateway: false,
+    };
+    const first = await ZonedWorld.start({ ...base, columns: 2, rows: 2, originMs: 1_000 });
+    const second = await ZonedWorld.start({ ...base, columns: 2, rows: 2 });
+    try {
+      assert.equal(second.originMs, 1_000);
+      await assert.rejects(ZonedWorld.start({ ...base, columns: 4, rows: 1 }), /holds another world/);
+      await assert.rejects(
+        ZonedWorld.start({ ...base, columns: 2, rows: 2, originMs: 2_000 }),
+        /originMs 2000 is not this world's: its Redis keeps 1000/,
+      );
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
   it('keeps every entity and the player when the process of two zones is killed and a standby takes them', async () => {
     const originMs = Date.now();
     const holder = await machine(server.url, originMs, '2,3');
@@ -69,14 +93,14 @@ describe('ZonedWorld over Redis, across processes', { skip: redisSkip() }, () =>
       interestRadius: 200, // every entity in view: the client's count is the world's
       handoff: { margin: 2, dwellSeconds: 0.3 },
       redis: server.url,
-      originMs,
       runZones: [0, 1],
       leaseTtlMs: LEASE_MS,
       snapshotTicks: 5,
       port: 0,
       transports: ['udp'],
     });
-    const standby = await machine(server.url, originMs, '2,3');
+    assert.equal(world.originMs, originMs, "the world's origin, as its first process kept it in Redis");
+    const standby = await machine(server.url, undefined, '2,3');
     children.push(standby);
     const client = await GameClient.connect(zoneGame, world.url);
     const timer = setInterval(() => client.update({ dx: 1, dy: 1, tick: 0 }), 1000 / 60);
