@@ -144,6 +144,34 @@ if redis.call('EXISTS', key) == 0 then
 end
 return redis.call('HMGET', key, 'origin', 'fingerprint')`,
 
+  // processId, ttl → {gateway, epoch} of the lowest gateway index with no live lease, or nil
+  zsClaimGateway: `
+local now = nowMs()
+for g = 0, 255 do
+  local key = P .. 'gateway:' .. g
+  local x = tonumber(redis.call('HGET', key, 'expiresAt'))
+  if x == nil or now >= x then
+    local epoch = redis.call('INCR', P .. 'gateway-epoch')
+    redis.call('HSET', key, 'processId', ARGV[3], 'epoch', num(epoch), 'expiresAt', num(now + tonumber(ARGV[4])))
+    return { g, epoch }
+  end
+end
+return false`,
+
+  // gateway, epoch, ttl → 1 renewed (a lapsed lease too, while no claim took it since), 0 stale
+  zsRenewGateway: `
+local key = P .. 'gateway:' .. ARGV[3]
+if tonumber(redis.call('HGET', key, 'epoch')) ~= tonumber(ARGV[4]) then return 0 end
+redis.call('HSET', key, 'expiresAt', num(nowMs() + tonumber(ARGV[5])))
+return 1`,
+
+  // gateway, epoch → 1 released, 0 stale
+  zsReleaseGateway: `
+local key = P .. 'gateway:' .. ARGV[3]
+if tonumber(redis.call('HGET', key, 'epoch')) ~= tonumber(ARGV[4]) then return 0 end
+redis.call('DEL', key)
+return 1`,
+
   // worldId... → the owner record of each, or nil (one HGET each: no unpack limit on the batch)
   zsOwners: `
 local out = {}

@@ -20,8 +20,11 @@
  *   P zone:<z>:snapshot      hash    epoch, tick, cursor, bytes
  *   P owners                 hash    worldId → "zone:hseq:from" of every entity handed off at least once
  *   P world                  hash    origin, fingerprint: the world the prefix holds (the first claim)
+ *   P gateway:<g>            hash    processId, epoch, expiresAt: who serves players as gateway g
+ *   P gateway-epoch          string  the last gateway lease's epoch
  */
 import type { Redis } from 'ioredis';
+import type { GatewayLease, GatewayLeases } from './gateway-lease-keeper.js';
 import { RedisZoneConnection, type RedisZoneConnectionOptions } from './redis-zone-connection.js';
 import { ZONE_SCRIPTS, type ZoneScriptName, zoneScriptSource } from './redis-zone-scripts.js';
 import { creatorZone } from './world-id-allocator.js';
@@ -90,7 +93,7 @@ const COMMIT_RESULTS: ReadonlySet<string> = new Set<CommitResult>([
 
 type ScriptCall = (...args: (string | Buffer)[]) => Promise<unknown>;
 
-export class RedisZoneStore implements ZoneStore {
+export class RedisZoneStore implements ZoneStore, GatewayLeases {
   private readonly connection: RedisZoneConnection;
   private readonly prefix: string;
   private readonly limits: ZoneStoreLimits;
@@ -267,6 +270,34 @@ export class RedisZoneStore implements ZoneStore {
     if (originMs === null || typeof reply[1] !== 'string')
       throw new Error(`RedisZoneStore: the world record under ${this.prefix}world is damaged`);
     return { originMs, fingerprint: reply[1] };
+  }
+
+  /**
+   * A gateway index for `processId`: the lowest of 0..255 with no live lease, leased for `ttlMs`
+   * (null when all 256 are held). Its players' ids carry it, so two live gateways never share one.
+   */
+  async claimGateway(processId: string, ttlMs: number): Promise<GatewayLease | null> {
+    this.checkOpen();
+    checkLeaseRequest(processId, ttlMs, this.limits);
+    const reply = await this.script('zsClaimGateway', processId, `${ttlMs}`);
+    if (reply === null) return null;
+    const [gateway, epoch] = reply as [number, number];
+    return { gateway, epoch };
+  }
+
+  /** Extends a gateway's lease; 'stale' once another process claimed the index (after a lapse). */
+  async renewGateway(lease: GatewayLease, ttlMs: number): Promise<LeaseResult> {
+    this.checkOpen();
+    checkTtl(ttlMs, this.limits);
+    const reply = await this.script('zsRenewGateway', `${lease.gateway}`, `${lease.epoch}`, `${ttlMs}`);
+    return reply === 1 ? 'ok' : 'stale';
+  }
+
+  /** Gives a gateway index back at once (a gateway closing). */
+  async releaseGateway(lease: GatewayLease): Promise<LeaseResult> {
+    this.checkOpen();
+    const reply = await this.script('zsReleaseGateway', `${lease.gateway}`, `${lease.epoch}`);
+    return reply === 1 ? 'ok' : 'stale';
   }
 
   async owners(worldIds: readonly number[]): Promise<EntityOwner[]> {

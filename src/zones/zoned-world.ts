@@ -19,7 +19,6 @@ import { availableParallelism } from 'node:os';
 import { GameHost, type GameHostStats } from '../game/game-host.js';
 import type { GameServerOptions } from '../game/game-server.js';
 import { EmbeddedZoneStore } from './embedded-zone-store.js';
-import type { ZoneWorldRecord } from './redis-zone-store.js';
 import { feedChannel, inputChannel } from './zone-channels.js';
 import type { ZoneFeed } from './zone-feed.js';
 import { FeedHub } from './zone-feed-hub.js';
@@ -28,6 +27,7 @@ import { ZoneMap } from './zone-map.js';
 import { loadZoneRules } from './zone-rules-module.js';
 import { type SupervisedZone, type ZoneEngine, ZoneSupervisor } from './zone-supervisor.js';
 import { zoneCodecs } from './zone-wire.js';
+import { fingerprintOf, joinRedisWorld } from './zoned-world-redis.js';
 
 /** The feed's channel prefix a world uses unless told otherwise. */
 const CHANNEL_PREFIX = 'gw.';
@@ -163,6 +163,9 @@ export class ZonedWorld {
     if (options.originMs !== undefined && !(Number.isSafeInteger(originMs) && originMs >= 0))
       throw new RangeError(`${where}: originMs must be milliseconds since 1970, got ${originMs}`);
     const closers: (() => Promise<void> | void)[] = [];
+    // This process's gateway index (its players' ids carry it): one per live gateway of the world.
+    let gatewayIndex = 0;
+    let lostGateway = () => {};
     const close = async () => {
       for (const closer of closers.reverse()) await closer();
     };
@@ -179,10 +182,18 @@ export class ZonedWorld {
           () => hub.close(),
         );
       } else {
-        originMs = await claimWorld(where, options.redis, options.originMs, {
-          originMs,
+        const joined = await joinRedisWorld(where, {
+          url: options.redis,
+          originMs: options.originMs,
           fingerprint: fingerprintOf(game, bounds, columns, rows),
+          gateway: options.gateway !== false,
+          leaseTtlMs: options.leaseTtlMs ?? 2000,
+          onLost: () => lostGateway(),
+          onError: (error) => console.error(`ghostwire ${where}: renewing the gateway's lease failed`, error),
         });
+        closers.push(() => joined.close());
+        originMs = joined.originMs;
+        gatewayIndex = joined.gateway;
         const { RedisZoneFeed } = await import('./redis-zone-feed.js');
         const redisFeed = await RedisZoneFeed.connect({ url: options.redis });
         closers.push(() => redisFeed.close());
@@ -222,7 +233,7 @@ export class ZonedWorld {
             new ZoneGateway({
               game,
               map,
-              gateway: 0,
+              gateway: gatewayIndex,
               maxPlayers,
               radius,
               startTick,
@@ -238,6 +249,12 @@ export class ZonedWorld {
         );
         host = started;
         closers.push(() => started.close());
+        lostGateway = () => {
+          options.onEvent?.(
+            `gateway ${gatewayIndex}: another process holds its index now; it stopped serving`,
+          );
+          void started.close();
+        };
         for (let zone = 0; zone < map.zoneCount; zone++)
           closers.push(
             feed.subscribe(feedChannel(CHANNEL_PREFIX, zone), (bytes) => {
@@ -286,51 +303,4 @@ function positive(where: string, name: string, value: number): number {
   if (!(value > 0 && Number.isFinite(value)))
     throw new RangeError(`${where}: ${name} must be a finite number > 0, got ${value}`);
   return value;
-}
-
-/** What the processes of one world must agree on besides its clock: the game and its zone map. */
-function fingerprintOf(
-  game: { name: string; tickRate: number },
-  bounds: ZonedWorldOptions['bounds'],
-  columns: number,
-  rows: number,
-): string {
-  const { minX, minY, maxX, maxY } = bounds;
-  return JSON.stringify({
-    game: game.name,
-    tickRate: game.tickRate,
-    bounds: [minX, minY, maxX, maxY],
-    columns,
-    rows,
-  });
-}
-
-/**
- * The world's origin as its Redis keeps it: the first process's, which every later one takes. A
- * Redis holding another world (another game or map), or an origin given that differs, rejects:
- * processes that count ticks from different origins, or cut the world differently, would corrupt it.
- */
-async function claimWorld(
-  where: string,
-  url: string,
-  given: number | undefined,
-  record: ZoneWorldRecord,
-): Promise<number> {
-  const { RedisZoneStore } = await import('./redis-zone-store.js');
-  const store = await RedisZoneStore.connect({ url });
-  let kept: ZoneWorldRecord;
-  try {
-    kept = await store.claimWorld(record);
-  } finally {
-    await store.close();
-  }
-  if (kept.fingerprint !== record.fingerprint)
-    throw new Error(
-      `${where}: the Redis at ${url} holds another world (${kept.fingerprint}), not this one (${record.fingerprint}): give each world a Redis of its own, or flush it`,
-    );
-  if (given !== undefined && given !== kept.originMs)
-    throw new RangeError(
-      `${where}: originMs ${given} is not this world's: its Redis keeps ${kept.originMs} (leave originMs out to take it)`,
-    );
-  return kept.originMs;
 }

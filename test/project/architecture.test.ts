@@ -50,6 +50,7 @@ const NODE_ONLY = new Set([
   'zones/zone-supervisor.ts',
   'zones/zone-worker.ts',
   'zones/zoned-world.ts',
+  'zones/zoned-world-redis.ts',
 ]);
 
 function sources(dir: string): string[] {

@@ -189,6 +189,22 @@ describe('RedisZoneStore', { skip: redisSkip() }, () => {
     }
   });
 
+  it('leases gateway indexes: the lowest free, renewed, fenced after a lapse and a new claim, released', async () => {
+    const store = await storeOn('gateways:');
+    const a = (await store.claimGateway('proc-a', 60_000))!;
+    const b = (await store.claimGateway('proc-b', 100))!;
+    assert.deepEqual([a.gateway, b.gateway], [0, 1]);
+    assert.equal(await store.renewGateway(b, 100), 'ok');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const c = (await store.claimGateway('proc-c', 60_000))!;
+    assert.equal(c.gateway, 1, 'the lapsed index is the lowest free');
+    assert.equal(await store.renewGateway(b, 100), 'stale', 'fenced by the new claim');
+    assert.equal(await store.releaseGateway(a), 'ok');
+    assert.equal((await store.claimGateway('proc-d', 60_000))?.gateway, 0);
+    for (let n = 3; n <= 256; n++) assert.ok((await store.claimGateway(`proc-${n}`, 60_000)) !== null);
+    assert.equal(await store.claimGateway('one-too-many', 60_000), null);
+  });
+
   it('keeps worlds on different key prefixes apart', async () => {
     const one = await storeOn('world-1:');
     const two = await storeOn('world-2:');

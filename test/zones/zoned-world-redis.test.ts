@@ -81,6 +81,52 @@ describe('ZonedWorld over Redis, across processes', { skip: redisSkip() }, () =>
     }
   });
 
+  it("serves one world's players from two gateways, each with an index of its own", async () => {
+    const base = {
+      rules: new URL('../support/zone-rules-module.js', import.meta.url),
+      bounds: { minX: 0, minY: 0, maxX: SIDE, maxY: SIDE },
+      columns: 2,
+      rows: 2,
+      interestRadius: 200,
+      handoff: { margin: 2, dwellSeconds: 0.3 },
+      redis: server.url.replace(/\/?$/, '/4'),
+      leaseTtlMs: LEASE_MS,
+      port: 0,
+      transports: ['udp' as const],
+    };
+    const one = await ZonedWorld.start(base);
+    const two = await ZonedWorld.start({ ...base, runZones: [] });
+    const clients = [
+      await GameClient.connect(zoneGame, one.url),
+      await GameClient.connect(zoneGame, two.url),
+    ];
+    const timer = setInterval(() => {
+      clients[0].update({ dx: 1, dy: 0, tick: 0 });
+      clients[1].update({ dx: 0, dy: 1, tick: 0 });
+    }, 1000 / 60);
+    const walkers = (client: GameClient<typeof zoneGame>) =>
+      client.entities.filter((e) => e.type === 'walker' && e.id !== client.me?.id);
+    try {
+      await until('each player seeing the other walk', 10_000, () =>
+        clients.every((client) => client.me !== null && walkers(client).length === 1),
+      );
+      const seen = walkers(clients[0])[0].state.y;
+      await until(
+        'the second player walking, as the first sees it',
+        5000,
+        () => walkers(clients[0])[0].state.y > seen + 2,
+      );
+      const [a, b] = clients.map((client) => client.me!.state);
+      assert.ok(a.x > a.y && b.y > b.x, `each moved by its own inputs: ${JSON.stringify({ a, b })}`);
+      for (const client of clients) assert.equal(client.stats().mispredictions, 0);
+    } finally {
+      clearInterval(timer);
+      for (const client of clients) client.close();
+      await two.close();
+      await one.close();
+    }
+  });
+
   it('keeps every entity and the player when the process of two zones is killed and a standby takes them', async () => {
     const originMs = Date.now();
     const holder = await machine(server.url, originMs, '2,3');
