@@ -96,7 +96,8 @@ export async function startEmbeddedWorld(options: ZoneWorldOptions): Promise<Zon
       const total = processCpuSeconds();
       const gateway = mainThreadCpuSeconds();
       return {
-        zones: stats.zones,
+        // A copy: the supervisor updates its entries in place, and a window needs its two ends.
+        zones: structuredClone(stats.zones),
         gateway: stats.gateway,
         cpu: { total, gateway, zones: gateway === null ? null : total - gateway, engine: null },
         engineBytes: null,
