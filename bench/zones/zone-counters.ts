@@ -48,8 +48,8 @@ function bins(s: ZoneWorldSample): { ticks: number[]; ms: number[] } {
   for (const z of s.zones) {
     const counts = z.handoffLatency;
     if (counts === null) continue;
-    for (let i = 0; i < LATENCY_TICK_BINS; i++) ticks[i] += counts.ticks[i] ?? 0;
-    for (let i = 0; i < LATENCY_MS_BINS; i++) ms[i] += counts.ms[i] ?? 0;
+    for (let i = 0; i < LATENCY_TICK_BINS; i++) ticks[i] += counts.byTicks[i] ?? 0;
+    for (let i = 0; i < LATENCY_MS_BINS; i++) ms[i] += counts.byMs[i] ?? 0;
   }
   return { ticks, ms };
 }

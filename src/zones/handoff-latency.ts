@@ -17,24 +17,24 @@ export const LATENCY_MS_BINS = 1024;
 
 /** Handoffs counted per latency bin, since the zone thread started its zone. */
 export interface HandoffLatencyCounts {
-  /** handoffs[i]: handed-off entities first stepped i ticks after the decision tick. */
-  ticks: number[];
-  /** handoffs[i]: … between i × LATENCY_MS_BIN_WIDTH and (i + 1) × LATENCY_MS_BIN_WIDTH ms. */
-  ms: number[];
+  /** byTicks[i]: handed-off entities first stepped i ticks after the decision tick. */
+  byTicks: number[];
+  /** byMs[i]: … between i × LATENCY_MS_BIN_WIDTH and (i + 1) × LATENCY_MS_BIN_WIDTH ms. */
+  byMs: number[];
 }
 
 export class HandoffLatency {
-  private readonly ticks = new Uint32Array(LATENCY_TICK_BINS);
-  private readonly ms = new Uint32Array(LATENCY_MS_BINS);
+  private readonly byTicks = new Uint32Array(LATENCY_TICK_BINS);
+  private readonly byMs = new Uint32Array(LATENCY_MS_BINS);
 
   /** One handoff's latency; a negative one (a clock stepped back) counts in the first bin. */
   record(ticks: number, ms: number): void {
-    this.ticks[bin(ticks, 1, LATENCY_TICK_BINS)]++;
-    this.ms[bin(ms, LATENCY_MS_BIN_WIDTH, LATENCY_MS_BINS)]++;
+    this.byTicks[bin(ticks, 1, LATENCY_TICK_BINS)]++;
+    this.byMs[bin(ms, LATENCY_MS_BIN_WIDTH, LATENCY_MS_BINS)]++;
   }
 
   counts(): HandoffLatencyCounts {
-    return { ticks: Array.from(this.ticks), ms: Array.from(this.ms) };
+    return { byTicks: Array.from(this.byTicks), byMs: Array.from(this.byMs) };
   }
 }
 

@@ -12,7 +12,6 @@
  * Node-only.
  */
 import { MessageChannel, Worker } from 'node:worker_threads';
-import type { HandoffLatencyCounts } from './handoff-latency.js';
 import { servePortZoneStore } from './port-zone-store.js';
 import type { FeedHub } from './zone-feed-hub.js';
 import type { ZoneMap } from './zone-map.js';
@@ -64,8 +63,8 @@ export interface SupervisedZone {
   report: ZoneRunnerStats | null;
   /** Its tick's 95th percentile over the policy's window, milliseconds. */
   tickP95Ms: number;
-  /** The latency of the handoffs into it, from its thread's last report (handoff-latency.ts). */
-  handoffLatency: HandoffLatencyCounts | null;
+  /** The handoffs into it since its thread took it, counted by latency (handoff-latency.ts), at its last report. */
+  handoffLatency: { byTicks: number[]; byMs: number[] } | null;
   /** Entities within the world's interest radius of another zone, at its last report. */
   nearBorder: number | null;
 }

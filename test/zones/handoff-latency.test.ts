@@ -70,11 +70,11 @@ describe('handoff latency', () => {
 
   it('bins ticks and milliseconds and finds their quantiles', () => {
     const latency = new HandoffLatency();
-    assert.equal(quantileBin(latency.counts().ticks, 0.5), -1, 'nothing counted');
+    assert.equal(quantileBin(latency.counts().byTicks, 0.5), -1, 'nothing counted');
     for (let i = 0; i < 98; i++) latency.record(1, 51);
     latency.record(3, 160);
     latency.record(1000, 1e9); // beyond the last bins: counted in them
-    const { ticks, ms } = latency.counts();
+    const { byTicks: ticks, byMs: ms } = latency.counts();
     assert.equal(ticks.length, LATENCY_TICK_BINS);
     assert.equal(ms.length, LATENCY_MS_BINS);
     assert.equal(ticks[LATENCY_TICK_BINS - 1], 1);
@@ -86,8 +86,8 @@ describe('handoff latency', () => {
     assert.equal((quantileBin(ms, 0.5) + 1) * LATENCY_MS_BIN_WIDTH, 52);
     assert.equal((quantileBin(ms, 0.99) + 1) * LATENCY_MS_BIN_WIDTH, 162);
     latency.record(-5, -5); // a clock stepped back: the first bins
-    assert.equal(latency.counts().ticks[0], 1);
-    assert.equal(latency.counts().ms[0], 1);
+    assert.equal(latency.counts().byTicks[0], 1);
+    assert.equal(latency.counts().byMs[0], 1);
   });
 });
 
