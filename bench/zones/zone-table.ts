@@ -57,7 +57,9 @@ const HANDOFFS: Column[] = [
 function table(columns: Column[], runs: readonly ZonesRun[]): string[] {
   const rows = runs.map((r) => columns.map((c) => c.cell(r)));
   const widths = columns.map((c, i) => Math.max(c.header.length, ...rows.map((row) => row[i].length)));
-  const line = (row: string[]) => row.map((cell, c) => cell.padStart(widths[c])).join('  ');
+  // The run's name to the left, figures to the right.
+  const line = (row: string[]) =>
+    row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ');
   return [line(columns.map((c) => c.header)), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
 }
 
