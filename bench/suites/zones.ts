@@ -1,12 +1,23 @@
 /**
  * `npm run bench -- --only zones`: one world of 10,000 wanderers moving every tick (20 Hz, a 1 km
  * square) and bot players walking random paths across borders (full GameClients in a child
- * process), as 1, 2 and 4 zones (1×1, 2×1, 2×2) on this machine with the embedded engine. Server
- * CPU per tick and per player per tick, the gateway's share, handoffs per second with their bytes
- * and commit latency, the feed's bytes per entity-tick, and whether the world kept up. Fails only
- * on a wrong world (entities lost or duplicated), never on speed. See bench/zones/zone-world-run.ts.
+ * process), as 1, 2 and 4 zones (1×1, 2×1, 2×2) on each engine: embedded (zone threads, the store
+ * and feed hub in the main thread) and Redis (zone processes and the gateway's process on a
+ * redis-server the bench starts on loopback; skipped with the reason where there is none). Then
+ * how many bots one zone drives on this machine: 1×1 embedded with more bots, until one run does
+ * not keep up. CPU of every process (engine included) per tick and per player per tick, handoffs
+ * per second and their latency end to end (ticks and ms, p50/p99), bytes per handoff, per border
+ * entity and through the engine, and whether the world kept up. Fails only on a wrong world
+ * (entities lost or duplicated), never on speed. See bench/zones/.
+ *
+ * GW_ZONES_BENCH_PLAYERS: bots of the layout runs (32); GW_ZONES_BENCH_ENGINES: engines to run
+ * (embedded,redis); GW_ZONES_BENCH_BOT_SWEEP: the bot counts of the sweep (64,128; '' for none).
  */
 import type { SuiteContext } from '../harness.js';
+import { cores } from '../support/process-stats.js';
+import { BenchRedisServer, redisServerMissing } from '../support/redis-server.js';
+import { formatTables } from '../zones/zone-table.js';
+import { startEmbeddedWorld, startRedisWorld, type ZoneWorldOptions } from '../zones/zone-world-engines.js';
 import { runZonedWorld, type ZonesRun } from '../zones/zone-world-run.js';
 
 const LAYOUTS = [
@@ -16,90 +27,65 @@ const LAYOUTS = [
 ];
 const WANDERERS = 10_000;
 const PLAYERS = Number(process.env.GW_ZONES_BENCH_PLAYERS ?? 32);
+const ENGINES = (process.env.GW_ZONES_BENCH_ENGINES ?? 'embedded,redis').split(',');
+const BOT_SWEEP = (process.env.GW_ZONES_BENCH_BOT_SWEEP ?? '64,128')
+  .split(',')
+  .filter((s) => s !== '')
+  .map(Number);
 const SEED = 26;
 
 export async function runZones(ctx: SuiteContext): Promise<void> {
+  for (const engine of ENGINES)
+    if (engine !== 'embedded' && engine !== 'redis')
+      throw new RangeError(`GW_ZONES_BENCH_ENGINES: ${engine} is not an engine (embedded, redis)`);
   const quick = ctx.options.quick;
   const window = { windowSeconds: quick ? 6 : 20, warmupSeconds: quick ? 2 : 5 };
   ctx.note(
-    `${WANDERERS} wanderers + ${PLAYERS} bots (GameClients in one child process), 20 Hz, interest radius 50 m on 1 km², embedded engine; window ${window.windowSeconds} s after the wanderers settle in their zones and ${window.warmupSeconds} s warm-up`,
+    `${WANDERERS} wanderers + ${PLAYERS} bots (GameClients in one child process), 20 Hz, interest radius 50 m on 1 km²; engines: ${ENGINES.join(', ')} (Redis: zones in ${cores} processes at most, no persistence); window ${window.windowSeconds} s after the wanderers settle in their zones and ${window.warmupSeconds} s warm-up`,
   );
   const runs: ZonesRun[] = [];
-  for (const layout of LAYOUTS) {
-    const run = await runZonedWorld({
-      ...layout,
-      players: PLAYERS,
-      wanderers: WANDERERS,
-      seed: SEED,
-      ...window,
-    });
+  const one = async (engine: string, layout: { columns: number; rows: number }, players: number) => {
+    const options = { ...layout, players, wanderers: WANDERERS, seed: SEED, ...window };
+    let run: ZonesRun;
+    if (engine === 'redis') {
+      // A fresh server each run: a world's leases and snapshots must not meet the last one's.
+      const redis = await BenchRedisServer.start();
+      try {
+        run = await runZonedWorld(options, await startRedisWorld({ ...options, processes: cores }, redis));
+      } finally {
+        await redis.stop();
+      }
+    } else run = await runZonedWorld(options, await startEmbeddedWorld(options satisfies ZoneWorldOptions));
     runs.push(run);
-    ctx.note(`  ${run.layout}: ${JSON.stringify(run)}`);
+    ctx.note(`  ${run.layout} ${run.engine}, ${players} bots: ${JSON.stringify(run)}`);
+    return run;
+  };
+  for (const engine of ENGINES) {
+    const missing = engine === 'redis' ? redisServerMissing() : null;
+    if (missing !== null) {
+      ctx.note(`redis: skipped: ${missing}`);
+      continue;
+    }
+    for (const layout of LAYOUTS) await one(engine, layout, PLAYERS);
   }
-  ctx.note(`\n${formatTable(runs)}`);
-  const base = runs[0].cpuMsPerTick;
-  ctx.note(
-    `CPU per tick vs 1 zone: ${runs
-      .slice(1)
-      .map((r) => `${r.zones} zones ${(r.cpuMsPerTick / base).toFixed(2)}`)
-      .join(', ')}`,
-  );
+  // How many bots 2 cores drive at one zone: a count counts only when the world kept up.
+  for (const players of BOT_SWEEP) if (!(await one('embedded', LAYOUTS[0], players)).keptUp) break;
+
+  ctx.note(`\n${formatTables(runs)}`);
+  for (const engine of ENGINES) {
+    const of = runs.filter((r) => r.engine === engine && r.players === PLAYERS);
+    if (of.length < 2) continue;
+    ctx.note(
+      `${engine}: CPU per tick vs 1 zone: ${of
+        .slice(1)
+        .map((r) => `${r.zones} zones ${(r.cpuMsPerTick / of[0].cpuMsPerTick).toFixed(2)}`)
+        .join(', ')}`,
+    );
+  }
+  const driven = runs.filter((r) => r.engine === 'embedded' && r.zones === 1 && r.keptUp);
+  if (driven.length > 0)
+    ctx.note(
+      `bots one zone drove and kept up (embedded, 1×1): ${Math.max(...driven.map((r) => r.connected))}`,
+    );
   ctx.record('runs', runs);
-}
-
-const HEADERS = [
-  'zones',
-  'players',
-  'CPU ms/tick',
-  'µs/player/tick',
-  'gateway ms/tick',
-  'zones ms/tick',
-  'handoffs/s',
-  'B/handoff',
-  'feed B/entity-tick',
-  'commit p50/p99 ms',
-  'skipped',
-  'late stamps',
-  'kept up',
-  'bots %core',
-  'machine %core',
-  'load',
-];
-
-function cells(r: ZonesRun): string[] {
-  const gateway = r.gatewayCpuSeconds === null ? 'n/a' : ((r.gatewayCpuSeconds / r.ticks) * 1000).toFixed(2);
-  return [
-    `${r.layout} (${r.threads} thr)`,
-    `${r.connected}/${r.players}`,
-    r.cpuMsPerTick.toFixed(2),
-    r.cpuUsPerPlayerTick.toFixed(0),
-    gateway,
-    r.zoneCpuMsPerTick === null ? 'n/a' : r.zoneCpuMsPerTick.toFixed(2),
-    r.handoffsPerSecond.toFixed(1),
-    r.handoffBytesPerHandoff.toFixed(0),
-    r.feedBytesPerEntityTick.toFixed(2),
-    `${r.commitP50Ms.toFixed(1)}/${r.commitP99Ms.toFixed(1)}`,
-    `${r.ticksSkipped}`,
-    `${r.stampsLate}/${r.stampsLate + r.stampsOnTime}`,
-    r.keptUp ? 'yes' : 'NO',
-    r.botCpuPercent.toFixed(0),
-    r.machineBusyPercent === null ? 'n/a' : r.machineBusyPercent.toFixed(0),
-    r.loadAverage.toFixed(2),
-  ];
-}
-
-export function formatTable(runs: readonly ZonesRun[]): string {
-  const rows = runs.map(cells);
-  const widths = HEADERS.map((h, c) => Math.max(h.length, ...rows.map((row) => row[c].length)));
-  const line = (row: string[]) => row.map((cell, c) => cell.padStart(widths[c])).join('  ');
-  const lines = [line(HEADERS), widths.map((w) => '-'.repeat(w)).join('  ')];
-  for (const [i, r] of runs.entries()) {
-    lines.push(line(rows[i]));
-    for (const note of r.notes) lines.push(`  ${r.layout}: ${note}`);
-  }
-  lines.push(
-    'CPU: the server process (zone threads + gateway, process.cpuUsage) ÷ ticks of the window; gateway: its main thread (/proc); zones: the rest.',
-    'B/handoff: entity-record payload bytes committed per handoff; feed: zone → gateway batch bytes per entity per tick; commit: commitHandoff call → store answer.',
-  );
-  return lines.join('\n');
 }

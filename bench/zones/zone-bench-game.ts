@@ -8,6 +8,8 @@ import { t } from '../../src/schema/schema.js';
 
 /** The world's side, metres. */
 export const SIDE = 1000;
+/** How far a player sees, metres: also what makes an entity a border entity (this near another zone). */
+export const INTEREST_RADIUS = 50;
 /** Metres a walker goes per tick of input (20 m/s at 20 Hz: a bot crosses a zone in 25 s or less). */
 export const WALKER_STEP = 1;
 const coordinate = t.float(0, SIDE, 1 / 16);

@@ -1,18 +1,19 @@
 /**
  * One run of the zones bench: the 10,000-wanderer world (./zone-bench-rules.ts) as columns × rows
- * zones in this process (zone threads + gateway on loopback UDP), the bots in a child process
- * (./zone-bots.ts). After the joins and a warm-up (every wanderer in its zone), a steady window:
- * this process's CPU (all its threads: process.cpuUsage) and its main thread's alone (the gateway,
- * the embedded store and feed hub: /proc/self/task/PID/stat on Linux), and the zones' report
- * counters taken at both ends.
+ * zones on one engine (./zone-world-engines.ts: zone threads and an in-process store, or zone
+ * processes and a redis-server), the gateway in this process on loopback UDP, the bots in a child
+ * process (./zone-bots.ts). After the joins and a warm-up (every wanderer in its zone), a steady
+ * window: the CPU time of every part, and the zones' report counters, taken at both ends (a zone
+ * reports once a second: the window's edges are that old), with a sample every 2 s in between for
+ * the number of border entities.
  */
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { ZonedWorld, type ZonedWorldStats } from '../../src/zones/zoned-world.js';
 import { fail } from '../harness.js';
 import { JsonLineChild, sleep } from '../support/child-process.js';
 import { machineCpu, machineCpuPercent } from '../support/process-stats.js';
-import { SIDE, zoneBenchGame } from './zone-bench-game.js';
+import { zoneBenchGame } from './zone-bench-game.js';
+import { type Latency, latencyOf, type ZoneCounters, zoneCounters } from './zone-counters.js';
+import type { ZoneBenchEngine, ZoneWorldSample, ZoneWorldUnderTest } from './zone-world-engines.js';
 
 export interface ZonesRunOptions {
   columns: number;
@@ -22,31 +23,39 @@ export interface ZonesRunOptions {
   windowSeconds: number;
   warmupSeconds: number;
   seed: number;
-  /** Ticks between two snapshots of a zone (default the world's, 10). */
-  snapshotTicks?: number;
 }
 
 export interface ZonesRun {
   zones: number;
   layout: string;
+  engine: ZoneBenchEngine;
   players: number;
   connected: number;
   windowSeconds: number;
   ticks: number;
-  /** Server process CPU over the window (every thread), seconds; and its main thread's (gateway). */
+  /** CPU over the window, seconds: every process of the world (bots apart), engine included. */
   cpuSeconds: number;
   gatewayCpuSeconds: number | null;
   cpuMsPerTick: number;
   cpuUsPerPlayerTick: number;
-  /** The zone threads' share (all threads but the main one), ms per tick, and per zone. */
+  /** The zones' share, and the engine's (redis-server; null when embedded: in the gateway's), ms per tick. */
   zoneCpuMsPerTick: number | null;
+  engineCpuMsPerTick: number | null;
   handoffsPerSecond: number;
   handoffBytesPerHandoff: number;
   feedBytesPerEntityTick: number;
+  /** Handoff latency over the window: decision tick → the destination's first step of the entity. */
+  handoffLatency: Latency | null;
   /** Commit latencies (the zones' last 256 each at the window's end), ms. */
   commitP50Ms: number;
   commitP99Ms: number;
   commitsRefused: number;
+  /** Entities within the interest radius of another zone, mean over the window's samples (all zones). */
+  borderEntities: number;
+  /** Handoff record bytes (the only zone-to-zone traffic) per border entity per tick. */
+  crossZoneBytesPerBorderEntityTick: number | null;
+  /** Bytes redis-server read and wrote per tick (feeds, commits, inbox reads, snapshots, leases). */
+  engineBytesPerTick: number | null;
   ticksSkipped: number;
   lateArrivals: number;
   stampsLate: number;
@@ -57,47 +66,12 @@ export interface ZonesRun {
   machineBusyPercent: number | null;
   /** The 1-minute load average as the window opened (other work on the machine shows here). */
   loadAverage: number;
-  /** Zone threads (at most the machine's cores: 4 zones on 2 cores share them 2 a thread). */
-  threads: number;
+  /** Zone threads (embedded) or zone processes (Redis). */
+  zoneHosts: number;
   entities: number;
   keptUp: boolean;
   notes: string[];
 }
-
-const counters = (s: ZonedWorldStats) => {
-  const sum = (f: (r: NonNullable<ZonedWorldStats['zones'][number]['report']>) => number) =>
-    s.zones.reduce((total, z) => total + (z.report === null ? 0 : f(z.report)), 0);
-  return {
-    commits: sum((r) => r.commits),
-    refused: sum((r) => Object.values(r.commitsRefused).reduce((a, b) => a + b, 0)),
-    handoffBytes: sum((r) => r.handoffBytes),
-    feedBytes: sum((r) => r.feedBytes),
-    entities: sum((r) => r.entities),
-    arriving: sum((r) => r.arriving),
-    ticks: sum((r) => r.tick),
-    ticksSkipped: sum((r) => r.ticksSkipped),
-    lateArrivals: sum((r) => r.lateArrivals),
-    stampsLate: s.gateway?.stampsLate ?? 0,
-    stampsOnTime: s.gateway?.stampsOnTime ?? 0,
-  };
-};
-
-/** The main thread's CPU seconds (Linux), or null where /proc is not there. */
-function mainThreadCpuSeconds(): number | null {
-  try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of stat: 12 and 13 after the command.
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
-}
-
-const cpuSeconds = () => {
-  const cpu = process.cpuUsage();
-  return (cpu.user + cpu.system) / 1e6;
-};
 
 const botCpu = (m: Record<string, unknown>) => Number(m.cpuUser) + Number(m.cpuSystem);
 
@@ -107,24 +81,12 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 }
 
-export async function runZonedWorld(options: ZonesRunOptions): Promise<ZonesRun> {
+const layoutName = (o: ZonesRunOptions) => `${o.columns}×${o.rows}`;
+
+/** Runs the bots against `world` (started by the caller, closed here) and measures a window. */
+export async function runZonedWorld(options: ZonesRunOptions, world: ZoneWorldUnderTest): Promise<ZonesRun> {
   const { columns, rows, players, wanderers } = options;
   const zones = columns * rows;
-  process.env.GW_ZONES_BENCH_WANDERERS = String(wanderers);
-  process.env.GW_ZONES_BENCH_SEED = String(options.seed);
-  const world = await ZonedWorld.start({
-    rules: new URL('./zone-bench-rules.js', import.meta.url),
-    bounds: { minX: 0, minY: 0, maxX: SIDE, maxY: SIDE },
-    columns,
-    rows,
-    interestRadius: 50,
-    port: 0,
-    transports: ['udp'],
-    maxPlayers: players + 8,
-    maxPlayersPerAddress: players + 8,
-    joinRate: { perSecond: 1000, burst: 1000 },
-    ...(options.snapshotTicks === undefined ? {} : { snapshotTicks: options.snapshotTicks }),
-  });
   const notes: string[] = [];
   const bots = new JsonLineChild({
     script: new URL('./zone-bots.js', import.meta.url).pathname,
@@ -136,15 +98,20 @@ export async function runZonedWorld(options: ZonesRunOptions): Promise<ZonesRun>
     const ready = await bots.next('ready', 120_000, 'joining the bots');
     if (Number(ready.failed) > 0) notes.push(`${ready.failed} bots did not join (${ready.firstError})`);
     if (Number(ready.connected) === 0)
-      fail(`zones: no bot joined the ${zones}-zone world: ${ready.firstError}`);
+      fail(`zones: no bot joined the ${zones}-zone world (${world.engine}): ${ready.firstError}`);
     // Warm-up: every wanderer in the zone that holds its position (zone 0 spawned them all), then a few seconds.
     const expected = wanderers + Number(ready.connected);
     const settleBy = performance.now() + 60_000;
     for (;;) {
-      const s = world.stats();
+      const s = await world.sample();
       const perZone = s.zones.map((z) => z.report?.entities ?? 0);
       // Random positions put within a few percent of a fair share in each zone once the handoffs are done.
-      if (Math.max(...perZone) < (1.1 * expected) / zones && counters(s).arriving === 0) break;
+      if (
+        perZone.length === zones &&
+        Math.max(...perZone) < (1.1 * expected) / zones &&
+        zoneCounters(s).arriving === 0
+      )
+        break;
       if (performance.now() > settleBy) {
         notes.push(`entities had not settled in their zones after 60 s: ${perZone.join('/')}`);
         break;
@@ -158,77 +125,130 @@ export async function runZonedWorld(options: ZonesRunOptions): Promise<ZonesRun>
       bots.send({ type: 'mark', id: ++markId });
       return bots.next('mark', 10_000, 'asking the bots for their counters');
     };
-    const startWorld = counters(world.stats());
+    const start = await world.sample();
     const startBots = await mark();
-    const startCpu = cpuSeconds();
-    const startMain = mainThreadCpuSeconds();
     const startMachine = machineCpu();
     const loadAverage = loadavg()[0];
     const startMs = performance.now();
-    await sleep(options.windowSeconds * 1000);
-    const cpu = cpuSeconds() - startCpu;
-    const endMain = mainThreadCpuSeconds();
+    let borderSum = 0;
+    let borderSamples = 0;
+    let end: ZoneWorldSample = start;
+    for (const windowEndMs = startMs + options.windowSeconds * 1000; ; ) {
+      await sleep(Math.min(2000, Math.max(0, windowEndMs - performance.now())));
+      end = await world.sample();
+      const near = end.zones.map((z) => z.nearBorder);
+      if (near.every((n) => n !== null)) {
+        borderSum += near.reduce((a: number, b) => a + (b ?? 0), 0);
+        borderSamples++;
+      }
+      if (performance.now() >= windowEndMs) break;
+    }
     const endMachine = machineCpu();
     const seconds = (performance.now() - startMs) / 1000;
-    // A report comes from each zone thread a few times a second: the last one closes the window.
-    const endStats = world.stats();
-    const endWorld = counters(endStats);
     const endBots = await mark();
-
-    const ticks = seconds * zoneBenchGame.tickRate;
-    const connected = Number(endBots.connected);
-    const d = (k: keyof typeof endWorld) => endWorld[k] - startWorld[k];
-    const commitMs = endStats.zones.flatMap((z) => z.report?.commitMs ?? []);
-    const gatewayCpu = startMain === null || endMain === null ? null : endMain - startMain;
-    // Ticks the zones stepped (a skipped tick publishes nothing).
-    const zoneEntityTicks = (endWorld.entities * (d('ticks') - d('ticksSkipped'))) / zones;
-    const stamps = d('stampsLate') + d('stampsOnTime');
-    const run: ZonesRun = {
-      zones,
-      layout: `${columns}×${rows}`,
-      players,
-      connected,
-      windowSeconds: seconds,
-      ticks,
-      cpuSeconds: cpu,
-      gatewayCpuSeconds: gatewayCpu,
-      cpuMsPerTick: (cpu / ticks) * 1000,
-      cpuUsPerPlayerTick: connected > 0 ? (cpu / (connected * ticks)) * 1e6 : 0,
-      zoneCpuMsPerTick: gatewayCpu === null ? null : ((cpu - gatewayCpu) / ticks) * 1000,
-      handoffsPerSecond: d('commits') / seconds,
-      handoffBytesPerHandoff: d('commits') > 0 ? d('handoffBytes') / d('commits') : 0,
-      feedBytesPerEntityTick: zoneEntityTicks > 0 ? d('feedBytes') / zoneEntityTicks : 0,
-      commitP50Ms: percentile(commitMs, 0.5),
-      commitP99Ms: percentile(commitMs, 0.99),
-      commitsRefused: d('refused'),
-      ticksSkipped: d('ticksSkipped'),
-      lateArrivals: d('lateArrivals'),
-      stampsLate: d('stampsLate'),
-      stampsOnTime: d('stampsOnTime'),
-      mispredictions: Number(endBots.mispredictions) - Number(startBots.mispredictions),
-      botCpuPercent: (botCpu(endBots) - botCpu(startBots)) / seconds / 1e4,
-      machineBusyPercent: machineCpuPercent(startMachine, endMachine)?.busyPercent ?? null,
+    return measure(options, world, {
+      start,
+      end,
+      seconds,
+      startBots,
+      endBots,
       loadAverage,
-      threads: endStats.threads,
-      entities: endWorld.entities,
-      keptUp:
-        d('ticksSkipped') === 0 &&
-        (stamps === 0 || d('stampsLate') / stamps <= 0.05) &&
-        connected >= 0.95 * players,
       notes,
-    };
-    // Wrong results, not slowness: the world must still hold every wanderer and player.
-    const held = endWorld.entities + endWorld.arriving;
-    if (Math.abs(held - expected) > Math.max(5, 0.01 * expected))
-      fail(`zones: the ${zones}-zone world holds ${held} entities, expected ${expected}`);
-    const mirror = endStats.gateway?.entities ?? 0;
-    if (Math.abs(mirror - expected) > Math.max(5, 0.01 * expected))
-      fail(
-        `zones: the gateway's mirror of the ${zones}-zone world holds ${mirror} entities, expected ${expected}`,
-      );
-    return run;
+      expected,
+      borderMean: borderSamples > 0 ? borderSum / borderSamples : 0,
+      machineBusyPercent: machineCpuPercent(startMachine, endMachine)?.busyPercent ?? null,
+    });
   } finally {
     await bots.stop(2000);
     await world.close();
   }
+}
+
+interface Window {
+  start: ZoneWorldSample;
+  end: ZoneWorldSample;
+  seconds: number;
+  startBots: Record<string, unknown>;
+  endBots: Record<string, unknown>;
+  loadAverage: number;
+  notes: string[];
+  expected: number;
+  borderMean: number;
+  machineBusyPercent: number | null;
+}
+
+function measure(options: ZonesRunOptions, world: ZoneWorldUnderTest, w: Window): ZonesRun {
+  const { start, end, seconds } = w;
+  const zones = options.columns * options.rows;
+  const ticks = seconds * zoneBenchGame.tickRate;
+  const a = zoneCounters(start);
+  const b = zoneCounters(end);
+  const d = (k: keyof ZoneCounters) => b[k] - a[k];
+  const connected = Number(w.endBots.connected);
+  const cpu = end.cpu.total - start.cpu.total;
+  const part = (k: 'gateway' | 'zones' | 'engine') => {
+    const from = start.cpu[k];
+    const to = end.cpu[k];
+    return from === null || to === null ? null : to - from;
+  };
+  const gatewayCpu = part('gateway');
+  const zoneCpu = part('zones');
+  const engineCpu = part('engine');
+  const perTickMs = (s: number | null) => (s === null ? null : (s / ticks) * 1000);
+  const commitMs = end.zones.flatMap((z) => z.report?.commitMs ?? []);
+  // Ticks the zones stepped (a skipped tick publishes nothing).
+  const zoneEntityTicks = (b.entities * (d('ticks') - d('ticksSkipped'))) / zones;
+  const stamps = d('stampsLate') + d('stampsOnTime');
+  const engineBytes =
+    start.engineBytes === null || end.engineBytes === null ? null : end.engineBytes - start.engineBytes;
+  const run: ZonesRun = {
+    zones,
+    layout: layoutName(options),
+    engine: world.engine,
+    players: options.players,
+    connected,
+    windowSeconds: seconds,
+    ticks,
+    cpuSeconds: cpu,
+    gatewayCpuSeconds: gatewayCpu,
+    cpuMsPerTick: (cpu / ticks) * 1000,
+    cpuUsPerPlayerTick: connected > 0 ? (cpu / (connected * ticks)) * 1e6 : 0,
+    zoneCpuMsPerTick: perTickMs(zoneCpu),
+    engineCpuMsPerTick: perTickMs(engineCpu),
+    handoffsPerSecond: d('commits') / seconds,
+    handoffBytesPerHandoff: d('commits') > 0 ? d('handoffBytes') / d('commits') : 0,
+    feedBytesPerEntityTick: zoneEntityTicks > 0 ? d('feedBytes') / zoneEntityTicks : 0,
+    handoffLatency: latencyOf(start, end),
+    commitP50Ms: percentile(commitMs, 0.5),
+    commitP99Ms: percentile(commitMs, 0.99),
+    commitsRefused: d('refused'),
+    borderEntities: w.borderMean,
+    crossZoneBytesPerBorderEntityTick: w.borderMean > 0 ? d('handoffBytes') / (w.borderMean * ticks) : null,
+    engineBytesPerTick: engineBytes === null ? null : engineBytes / ticks,
+    ticksSkipped: d('ticksSkipped'),
+    lateArrivals: d('lateArrivals'),
+    stampsLate: d('stampsLate'),
+    stampsOnTime: d('stampsOnTime'),
+    mispredictions: Number(w.endBots.mispredictions) - Number(w.startBots.mispredictions),
+    botCpuPercent: (botCpu(w.endBots) - botCpu(w.startBots)) / seconds / 1e4,
+    machineBusyPercent: w.machineBusyPercent,
+    loadAverage: w.loadAverage,
+    zoneHosts: world.zoneHosts,
+    entities: b.entities,
+    keptUp:
+      d('ticksSkipped') === 0 &&
+      (stamps === 0 || d('stampsLate') / stamps <= 0.05) &&
+      connected >= 0.95 * options.players,
+    notes: w.notes,
+  };
+  // Wrong results, not slowness: the world must still hold every wanderer and player.
+  const held = b.entities + b.arriving;
+  const expected = w.expected;
+  const what = `the ${zones}-zone world (${world.engine})`;
+  if (Math.abs(held - expected) > Math.max(5, 0.01 * expected))
+    fail(`zones: ${what} holds ${held} entities, expected ${expected}`);
+  const mirror = end.gateway?.entities ?? 0;
+  if (Math.abs(mirror - expected) > Math.max(5, 0.01 * expected))
+    fail(`zones: the gateway's mirror of ${what} holds ${mirror} entities, expected ${expected}`);
+  return run;
 }

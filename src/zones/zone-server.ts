@@ -113,6 +113,14 @@ export class ZoneServer {
     arrivalsRefused: 0,
   };
   private readonly onError: (error: unknown, where: string) => void;
+  /** The decision ticks (the handoff's tick - 1) of the entities that arrived since the last step. */
+  private readonly arrivedDecisions: number[] = [];
+  /**
+   * The decision ticks of the entities handed here that the last step stepped for the first time
+   * (reused: read it before the next step). With `tick`, a handoff's latency (handoff-latency.ts).
+   */
+  readonly steppedArrivals: number[] = [];
+  private readonly nearZones: number[] = [];
   /** Players that left with their entity: where to, and until which tick their traffic is sent on. */
   private readonly departed = new Map<number, { to: number; untilTick: number }>();
 
@@ -247,6 +255,13 @@ export class ZoneServer {
    * that world id or the game refuses the record.
    */
   arrive(record: EntityRecord, fromTick = this.tick + 1): boolean {
+    if (!this.admit(record, fromTick)) return false;
+    this.arrivedDecisions.push(fromTick - 1);
+    return true;
+  }
+
+  /** An entity taken in (handed here, or back after a refused commit): `arrive` without the latency. */
+  private admit(record: EntityRecord, fromTick: number): boolean {
     const simulation = this.simulation;
     const here = simulation.entityByWorldId(record.worldId);
     if (here !== null) {
@@ -272,7 +287,7 @@ export class ZoneServer {
   /** A handoff the store refused while the entity stays this zone's (a full inbox): it is back, as it left. */
   handoffRefused(handoff: OutgoingHandoff): void {
     const record = { ...handoff.record, hseq: handoff.record.hseq - 1 };
-    if (this.arrive(record)) {
+    if (this.admit(record, this.tick + 1)) {
       this.counts.handoffsIn--;
       this.counts.handoffsReturned++;
     }
@@ -285,6 +300,10 @@ export class ZoneServer {
     this.deliverMessages();
     simulation.simulate();
     const tick = world.tick();
+    // The arrivals just stepped for the first time; swapped without allocating.
+    this.steppedArrivals.length = 0;
+    for (const decided of this.arrivedDecisions) this.steppedArrivals.push(decided);
+    this.arrivedDecisions.length = 0;
     const keyframe = tick % this.keyframeTicks === 0;
     const entities: FeedEntity[] = [];
     const handoffs: OutgoingHandoff[] = [];
@@ -379,6 +398,25 @@ export class ZoneServer {
       entities,
       players,
     };
+  }
+
+  /**
+   * Entities owned here within `radius` of another zone's cells: those a viewer in a neighbour
+   * zone can see (the bench's "border entities"). One pass over the owned entities; allocates
+   * nothing.
+   */
+  entitiesNearBorder(radius: number): number {
+    const simulation = this.simulation;
+    const world = simulation.world;
+    const near = this.nearZones;
+    let count = 0;
+    for (const handle of simulation.owned) {
+      const id = handle.id;
+      if (world.types[world.typeOf[id]].position === undefined) continue;
+      this.map.proxyZones(this.zone, world.positions[id * 3], world.positions[id * 3 + 1], radius, near);
+      if (near.length > 0) count++;
+    }
+    return count;
   }
 
   stats(): ZoneServerStats {

@@ -38,6 +38,8 @@ export interface ZoneSupervisorOptions {
   originMs: number;
   /** The game's ticks per second: a tick's time budget is 1 / tickRate seconds. */
   tickRate: number;
+  /** How far viewers see: each zone's report counts its entities within it of another zone. */
+  borderRadius?: number;
   engine: ZoneEngine;
   /** Threads to start with (default: one per zone, at most maxThreads); zones are dealt round. */
   threads?: number;
@@ -61,6 +63,10 @@ export interface SupervisedZone {
   report: ZoneRunnerStats | null;
   /** Its tick's 95th percentile over the policy's window, milliseconds. */
   tickP95Ms: number;
+  /** The handoffs into it since its thread took it, counted by latency (handoff-latency.ts), at its last report. */
+  handoffLatency: { byTicks: number[]; byMs: number[] } | null;
+  /** Entities within the world's interest radius of another zone, at its last report. */
+  nearBorder: number | null;
 }
 
 interface ZoneThread {
@@ -178,6 +184,7 @@ export class ZoneSupervisor {
       originMs: options.originMs,
       engine,
       runner: options.runner ?? {},
+      ...(options.borderRadius === undefined ? {} : { borderRadius: options.borderRadius }),
     };
     const worker = new Worker(new URL('./zone-worker.js', import.meta.url), {
       workerData: data,
@@ -200,10 +207,12 @@ export class ZoneSupervisor {
 
   private onMessage(thread: ZoneThread, message: ZoneThreadMessage | ZoneThreadReport): void {
     if (message.kind === 'report') {
-      for (const { zone, stats, tickMs } of message.zones) {
+      for (const { zone, stats, tickMs, handoffLatency, nearBorder } of message.zones) {
         const entry = this.zones.get(zone);
         if (entry === undefined || entry.thread !== thread.id) continue;
         entry.report = stats;
+        entry.handoffLatency = handoffLatency;
+        entry.nearBorder = nearBorder;
         const window = this.windows.get(zone) ?? [];
         window.push({ atMs: Date.now(), p95: percentile(tickMs, 0.95) });
         const hotMs = (this.options.policy?.hotSeconds ?? 10) * 1000;
@@ -220,6 +229,8 @@ export class ZoneSupervisor {
         epoch: message.epoch,
         report: null,
         tickP95Ms: 0,
+        handoffLatency: null,
+        nearBorder: null,
       });
     else if (message.kind === 'refused' || message.kind === 'fenced') {
       // Its lease is held elsewhere (another machine runs it, or took it over): this thread stands

@@ -1,4 +1,5 @@
 /** What the zone supervisor and its zone threads say to each other (structured clone over the worker's port). */
+import type { HandoffLatencyCounts } from './handoff-latency.js';
 import type { HandoffRuleOptions } from './handoff-rule.js';
 import type { MessagePortLike } from './message-port-like.js';
 import type { ZoneMapDescription } from './zone-map-description.js';
@@ -28,6 +29,8 @@ export interface ZoneThreadData {
     channelPrefix?: string;
   };
   reportMs?: number;
+  /** How far viewers see: each report counts the entities within it of another zone (default none). */
+  borderRadius?: number;
 }
 
 /** Supervisor → thread. */
@@ -49,5 +52,13 @@ export type ZoneThreadMessage =
 
 export interface ZoneThreadReport {
   kind: 'report';
-  zones: { zone: number; stats: ZoneRunnerStats; tickMs: number[] }[];
+  zones: {
+    zone: number;
+    stats: ZoneRunnerStats;
+    tickMs: number[];
+    /** The latency of the handoffs into this zone since this thread started it (cumulative). */
+    handoffLatency: HandoffLatencyCounts;
+    /** Entities within `borderRadius` of another zone now; null without a radius. */
+    nearBorder: number | null;
+  }[];
 }

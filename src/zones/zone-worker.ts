@@ -6,6 +6,7 @@
  * its zones' load to the supervisor every second. Node-only.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { HandoffLatency } from './handoff-latency.js';
 import { PortZoneFeed } from './port-zone-feed.js';
 import { PortZoneStore } from './port-zone-store.js';
 import type { ZoneFeed } from './zone-feed.js';
@@ -44,19 +45,29 @@ const map = new ZoneMap(data.map);
 const makeRules = await loadZoneRules(data.rulesUrl, data.rulesExport);
 const runners = new Map<number, ZoneRunner>();
 const tickMs = new Map<number, number[]>();
+const latencies = new Map<number, HandoffLatency>();
 
 function report(): void {
   const zones: ZoneThreadReport['zones'] = [];
   for (const [zone, runner] of runners) {
     const stats = runner.stats();
-    zones.push({ zone, stats, tickMs: tickMs.get(zone)?.splice(0) ?? [] });
+    zones.push({
+      zone,
+      stats,
+      tickMs: tickMs.get(zone)?.splice(0) ?? [],
+      handoffLatency: (latencies.get(zone) ?? new HandoffLatency()).counts(),
+      nearBorder: data.borderRadius === undefined ? null : runner.zone.entitiesNearBorder(data.borderRadius),
+    });
   }
   port!.postMessage({ kind: 'report', zones } satisfies ZoneThreadReport);
 }
 
 async function startZone(zone: number, force: boolean): Promise<void> {
   const rules = makeRules({ zone, zones: map.zoneCount });
-  const runner = await ZoneRunner.start({
+  const latency = new HandoffLatency();
+  latencies.set(zone, latency);
+  const tickMsOfWorld = 1000 / rules.game.tickRate;
+  const runner: ZoneRunner | null = await ZoneRunner.start({
     zone,
     processId: `${data.processId}/zone-${zone}`,
     rules,
@@ -72,6 +83,12 @@ async function startZone(zone: number, force: boolean): Promise<void> {
       const list = tickMs.get(zone) ?? [];
       if (list.length < 4096) list.push(ms);
       tickMs.set(zone, list);
+      // The runner calls this right after each step: the entities handed here it just stepped first.
+      const server = runners.get(zone)?.zone;
+      if (server === undefined || server.steppedArrivals.length === 0) return;
+      const now = Date.now();
+      for (const decided of server.steppedArrivals)
+        latency.record(server.tick - decided, now - (data.originMs + decided * tickMsOfWorld));
     },
     onFenced: () => {
       runners.delete(zone);

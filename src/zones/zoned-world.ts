@@ -210,6 +210,7 @@ export class ZonedWorld {
           handoff: { margin, minDwellTicks: Math.round(dwellSeconds * game.tickRate) },
           originMs,
           tickRate: game.tickRate,
+          borderRadius: radius,
           engine,
           maxThreads: options.threads ?? Math.max(1, availableParallelism()),
           runner: {

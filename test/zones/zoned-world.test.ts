@@ -88,6 +88,14 @@ describe('ZonedWorld', () => {
       assert.equal(client.expert.predictor.stats().visualError, 0);
       const handoffs = world.stats().zones.reduce((sum, z) => sum + (z.report?.commits ?? 0), 0);
       assert.ok(handoffs >= 2, `${handoffs} handoffs`);
+      // Each handoff into a zone is in its latency bins, taken in the same report: never less than a tick.
+      for (const z of world.stats().zones) {
+        const byTicks = z.handoffLatency?.byTicks ?? [];
+        const measured = byTicks.reduce((sum, n) => sum + n, 0);
+        assert.equal(measured, z.report?.handoffsIn, `zone ${z.zone}: every arrival measured once`);
+        assert.equal(byTicks[0], 0, `zone ${z.zone}: no handoff stepped in its decision tick`);
+        assert.equal(typeof z.nearBorder, 'number', `zone ${z.zone} counts its border entities`);
+      }
       const seen = client.entities.filter((e) => e.type === 'wanderer').length;
       assert.ok(seen > 0 && seen < 80, `${seen} wanderers within its radius`);
       const gateway = world.stats().gateway!;
