@@ -162,7 +162,11 @@ function walk(
     }
     client.update(input);
     if (leg >= options.route.length) return true;
-    if (me === null || settle > 0) return false;
+    if (me === null || settle > 0) {
+      // Corrections while joining and at rest are not the walk's.
+      mispredicted = predictor.stats().mispredictions;
+      return false;
+    }
     frames++;
     const now = performance.now();
     const delayMs = latency.delay.ticks * tickMs;
