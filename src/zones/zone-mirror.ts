@@ -29,6 +29,8 @@ export interface MirrorEntry {
   readonly entity: Entity<unknown>;
   zone: number;
   tick: number;
+  /** Whether its zone's last keyframe left it out (it goes if the next one does too). */
+  missed: boolean;
 }
 
 export class ZoneMirror {
@@ -107,7 +109,7 @@ export class ZoneMirror {
           this.refusals['bad-state']++;
           continue;
         }
-        this.entries.set(worldId, { worldId, entity, zone, tick });
+        this.entries.set(worldId, { worldId, entity, zone, tick, missed: false });
         continue;
       }
       // A handed-off entity's state comes from its new zone: an older one never overwrites it.
@@ -127,6 +129,7 @@ export class ZoneMirror {
       }
       entry.zone = zone;
       entry.tick = tick;
+      entry.missed = false;
     }
     for (const worldId of feed.removed) {
       const entry = typeof worldId === 'number' ? this.entries.get(worldId) : undefined;
@@ -140,11 +143,18 @@ export class ZoneMirror {
       }
       this.remove(entry);
     }
-    // A keyframe lists every entity the zone owns: one it published last and no longer lists,
-    // that no other zone published since, is gone (its removal was lost).
+    // A keyframe lists every entity the zone owns. One it published last and no longer lists, that
+    // no other zone published since, is gone (its removal was lost) or in flight to another zone
+    // (handed off at the tick before, its new zone's batch not applied yet: it may come later in
+    // this very stamp, or ticks later when that zone runs behind). Removing it then would destroy
+    // and recreate its ghost for every client, so it goes only when the zone's next keyframe
+    // leaves it out too.
     if (seen !== null)
-      for (const entry of this.entries.values())
-        if (entry.zone === zone && entry.tick < tick && !seen.has(entry.worldId)) this.remove(entry);
+      for (const entry of this.entries.values()) {
+        if (entry.zone !== zone || entry.tick >= tick || seen.has(entry.worldId)) continue;
+        if (entry.missed) this.remove(entry);
+        else entry.missed = true;
+      }
   }
 
   private remove(entry: MirrorEntry): void {

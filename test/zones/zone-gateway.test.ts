@@ -173,7 +173,7 @@ describe('ZoneGateway', () => {
     assert.ok(Math.abs((gateway.world.get(gateway.mirror.entry(1)!.entity) as { x: number }).x - 60) < 0.02);
   });
 
-  it("removes what vanished from a zone's keyframe, unless another zone published it since", () => {
+  it("removes what vanished from two of a zone's keyframes in a row, unless another zone published it since", () => {
     const { gateway } = gatewayOf();
     gateway.receive(feed(0, 1, { entities: [wanderer(1, 10), wanderer(2, 48)] }));
     gateway.receive(feed(1, 1));
@@ -182,9 +182,43 @@ describe('ZoneGateway', () => {
     gateway.receive(feed(0, 3, { keyframe: true }));
     gateway.receive(feed(1, 3));
     gateway.tick(3);
-    assert.equal(gateway.mirror.entry(1), undefined, 'lost removal: gone by the keyframe');
+    assert.notEqual(gateway.mirror.entry(1), undefined, 'left out of one keyframe: maybe in flight, kept');
+    assert.notEqual(gateway.mirror.entry(2), undefined, 'handed off: kept');
+    gateway.receive(feed(0, 4, { keyframe: true }));
+    gateway.receive(feed(1, 4));
+    gateway.tick(4);
+    assert.equal(gateway.mirror.entry(1), undefined, 'lost removal: gone by the second keyframe');
     assert.notEqual(gateway.mirror.entry(2), undefined, 'handed off: kept');
     assert.equal(gateway.stats().entities, 1);
+  });
+
+  it('keeps one mirror entity for an entity handed off at a keyframe, its new zone publishing it after', () => {
+    const { gateway } = gatewayOf();
+    gateway.receive(feed(0, 1, { entities: [wanderer(1, 49.5)] }));
+    gateway.receive(feed(1, 1));
+    gateway.tick(1);
+    const first = gateway.mirror.entry(1)!.entity;
+    // Released by zone 0 after tick 1: zone 0's keyframe of tick 2 (without it) is applied first,
+    // then zone 1's batch of tick 2 (with it), in the same stamp.
+    gateway.receive(feed(0, 2, { keyframe: true }));
+    gateway.receive(feed(1, 2, { entities: [wanderer(1, 50.5)] }));
+    gateway.tick(2);
+    assert.equal(gateway.mirror.entry(1)?.entity, first, 'the same mirror entity: its ghost goes on');
+    assert.equal(gateway.mirror.entry(1)?.zone, 1);
+    // Released after tick 3 to a zone running behind: it comes a stamp after zone 0's keyframe.
+    gateway.receive(feed(0, 3, { entities: [wanderer(2, 49.6)] }));
+    gateway.receive(feed(1, 3));
+    gateway.tick(3);
+    const second = gateway.mirror.entry(2)!.entity;
+    gateway.receive(feed(0, 4, { keyframe: true }));
+    gateway.receive(feed(1, 4));
+    gateway.tick(4);
+    gateway.receive(feed(0, 5));
+    gateway.receive(feed(1, 5, { entities: [wanderer(2, 50.4)] }));
+    gateway.tick(5);
+    assert.equal(gateway.mirror.entry(2)?.entity, second, 'the same mirror entity: its ghost goes on');
+    assert.equal(gateway.world.isAlive(first) && gateway.world.isAlive(second), true);
+    assert.equal(gateway.stats().entities, 2);
   });
 
   it('refuses hostile feeds with reasons and never throws', () => {
