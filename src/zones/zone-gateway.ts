@@ -17,6 +17,7 @@ import type { HostedGame } from '../game/game-host.js';
 import { InputReceiver } from '../latency/input-receiver.js';
 import { ReplicationServer } from '../replication/replication-server.js';
 import { ServerWorld } from '../replication/server-world.js';
+import { checkZonedRefs, EventRefs } from './zone-entity-refs.js';
 import type { ZoneMap } from './zone-map.js';
 import type { FeedBatch, GatewayBatch, ZoneInput, ZonePlayerMessage } from './zone-messages.js';
 import { type MirrorRefusal, ZoneMirror } from './zone-mirror.js';
@@ -105,6 +106,8 @@ export class ZoneGateway implements HostedGame {
   private readonly seats: (Seat | null)[];
   private readonly slotList: number[] = [];
   private readonly wiring: ReturnType<typeof wiringOf>;
+  private readonly eventRefs: EventRefs;
+  private readonly toMirrorId = (worldId: number): number => this.mirror.mirrorIdOf(worldId);
   private readonly messageNames: string[];
   private readonly zoneCount: number;
   private readonly spawnZone: number;
@@ -142,6 +145,8 @@ export class ZoneGateway implements HostedGame {
     const where = 'ZoneGateway';
     const { game, map } = options;
     this.wiring = wiringOf(where, game);
+    checkZonedRefs(where, game);
+    this.eventRefs = new EventRefs(this.wiring.events);
     const gateway = options.gateway;
     if (!Number.isInteger(gateway) || gateway < 0 || gateway >= PLAYERS_PER_GATEWAY)
       throw new RangeError(`${where}: gateway must be an integer in [0, 65535], got ${gateway}`);
@@ -354,7 +359,8 @@ export class ZoneGateway implements HostedGame {
       try {
         this.replication.emit(
           type,
-          event.value,
+          // World ids to this gateway's ghost ids; one it does not mirror is none.
+          this.eventRefs.rewrite(event.typeIndex, event.value, this.toMirrorId),
           to < 0 ? { reliable: event.reliable } : { reliable: event.reliable, to },
         );
       } catch {
