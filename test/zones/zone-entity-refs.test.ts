@@ -11,6 +11,9 @@ import '../../src/node.js';
 import { defineGame } from '../../src/game/define-game.js';
 import { GameClient } from '../../src/game/game-client.js';
 import { t } from '../../src/schema/schema.js';
+import { ZoneGateway } from '../../src/zones/zone-gateway.js';
+import { ZoneMap } from '../../src/zones/zone-map.js';
+import type { FeedBatch } from '../../src/zones/zone-messages.js';
 import { zoneCodecs } from '../../src/zones/zone-wire.js';
 import { ZonedWorld } from '../../src/zones/zoned-world.js';
 import { until } from '../support/until.js';
@@ -107,5 +110,63 @@ describe('entity references in a zoned world', () => {
       messages: { pick: t.object({ what: t.entity() }) },
     });
     assert.throws(() => zoneCodecs(messageRef), /messages\.pick holds an entity reference/);
+  });
+
+  it('a hostile feed: a reference past the zones is refused on the wire; the gateway maps any other stray to none', () => {
+    const event = { to: -1, typeIndex: 1, reliable: true, value: { at: (3 << 24) | 4, tag: 1 } };
+    const feed = (
+      zone: number,
+      events: FeedBatch['events'],
+      entities: FeedBatch['entities'] = [],
+    ): FeedBatch => ({
+      zone,
+      epoch: 0,
+      tick: 1,
+      keyframe: false,
+      entities,
+      removed: [],
+      owners: [],
+      events,
+    });
+    // Written by a world of 256 zones, read by one of 2: zone 3's world id is refused with its path.
+    const bytes = zoneCodecs(refsGame)
+      .encodeFeedBatch(feed(0, [event]))
+      .slice();
+    const read = zoneCodecs(refsGame, { zoneLimit: 2 }).decodeFeedBatch(bytes);
+    assert.equal(read.ok, false);
+    if (!read.ok) assert.match(read.reason, /events\[0\]\.value/);
+
+    const map = new ZoneMap({
+      minX: 0,
+      minY: 0,
+      maxX: 100,
+      maxY: 100,
+      columns: 2,
+      rows: 1,
+      cellZones: [0, 1],
+    });
+    const gateway = new ZoneGateway({
+      game: refsGame,
+      map,
+      gateway: 0,
+      maxPlayers: 2,
+      radius: 50,
+      send: () => {},
+    });
+    const sent: unknown[] = [];
+    const emit = gateway.replication.emit.bind(gateway.replication);
+    gateway.replication.emit = ((type, value, options) => {
+      sent.push((value as { at: unknown }).at);
+      emit(type, value, options);
+    }) as typeof emit;
+    const at = (value: unknown) => ({ ...event, value: { at: value, tag: 1 } });
+    const orb = { worldId: 5, typeIndex: 1, state: { x: 1, y: 1, tag: 7 } };
+    gateway.receive(feed(0, [at(5), at(6), at(2 ** 40), at(-7), at(5.5), at(-1), at('x')], [orb]));
+    gateway.receive(feed(1, []));
+    gateway.tick(1);
+    const mirrorId = gateway.mirror.mirrorIdOf(5);
+    assert.ok(mirrorId >= 0);
+    assert.deepEqual(sent, [mirrorId, -1, -1, -1, -1, -1, 'x']);
+    assert.equal(gateway.stats().refused['bad-event'], 1, 'a reference that is not a number is refused');
   });
 });
