@@ -17,7 +17,7 @@ import type { HostedGame } from '../game/game-host.js';
 import { InputReceiver } from '../latency/input-receiver.js';
 import { ReplicationServer } from '../replication/replication-server.js';
 import { ServerWorld } from '../replication/server-world.js';
-import { checkZonedRefs, EventRefs } from './zone-entity-refs.js';
+import { checkZonedRefs, EventRefs } from './zone-event-refs.js';
 import type { ZoneMap } from './zone-map.js';
 import type { FeedBatch, GatewayBatch, ZoneInput, ZonePlayerMessage } from './zone-messages.js';
 import { type MirrorRefusal, ZoneMirror } from './zone-mirror.js';

@@ -16,7 +16,7 @@ import type { AnyEventType } from '../replication/event.js';
 import { ReplicationServer } from '../replication/replication-server.js';
 import { SchemaValueError } from '../schema/interpret.js';
 import { WorldIdAllocator } from './world-id-allocator.js';
-import { checkZonedRefs, EventRefs, worldRefIds } from './zone-entity-refs.js';
+import { checkZonedRefs, EventRefs, worldRefIds } from './zone-event-refs.js';
 import { MAX_ZONES } from './zone-map-description.js';
 import type { EntityRecord, PlayerOwner, PlayerRecord, ZoneEvent, ZoneInput } from './zone-messages.js';
 
@@ -71,7 +71,7 @@ export class ZoneSimulation extends GameSimulation {
   private readonly unclaimed = new Map<number, ZoneInput[]>();
   private readonly eventTypes: readonly AnyEventType[];
   private readonly eventRefs: EventRefs;
-  /** World ids past this cannot go on the wire in a reference (zone-entity-refs.ts): they go as none. */
+  /** World ids past this cannot go on the wire in a reference (zone-event-refs.ts): they go as none. */
   private readonly refIds = worldRefIds(MAX_ZONES);
   /** A local id to its world id for an event leaving the zone: -1 (none) for no live entity. */
   private readonly toWorldId = (id: number): number => {

@@ -13,7 +13,7 @@ import { bindEntityRefs } from '../schema/entity-refs.js';
 import { minBits } from '../schema/size.js';
 import { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
-import { checkZonedRefs, worldRefIds } from './zone-entity-refs.js';
+import { checkZonedRefs, worldRefIds } from './zone-event-refs.js';
 
 export interface WireContext {
   /** World ids and zones must be below this. */
@@ -29,7 +29,7 @@ export interface WireContext {
   readonly minInputBits: number;
   /** The game's wiring's events: the control event first, then the game's own. */
   readonly events: readonly AnyEventType[];
-  /** Their values' codecs, by type index: entity references carry world ids (zone-entity-refs.ts). */
+  /** Their values' codecs, by type index: entity references carry world ids (zone-event-refs.ts). */
   readonly eventCodecs: readonly Codec<unknown>[];
   readonly eventBits: number;
   readonly minEventBits: number;

@@ -20,7 +20,7 @@ import { GameHost, type GameHostStats } from '../game/game-host.js';
 import type { GameServerOptions } from '../game/game-server.js';
 import { EmbeddedZoneStore } from './embedded-zone-store.js';
 import { feedChannel, inputChannel } from './zone-channels.js';
-import { checkZonedRefs } from './zone-entity-refs.js';
+import { checkZonedRefs } from './zone-event-refs.js';
 import type { ZoneFeed } from './zone-feed.js';
 import { FeedHub } from './zone-feed-hub.js';
 import { ZoneGateway, type ZoneGatewayStats } from './zone-gateway.js';
