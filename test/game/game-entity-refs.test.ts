@@ -19,7 +19,11 @@ const pointing = defineGame({
   entities: {
     avatar: { state: t.object({ x: coord, y: coord }) },
     // An orb names the avatar it follows (-1: none yet).
-    orb: { state: t.object({ x: coord, tag: t.uint8(), follows: t.entity() }) },
+    orb: {
+      state: t.object({ x: coord, tag: t.uint8(), follows: t.entity() }),
+      // Recorded for lag compensation too: its states keep the reference.
+      hitbox: (s) => ({ type: 'circle', x: s.x, y: 0, radius: 0.5 }),
+    },
   },
   player: 'avatar',
   input: t.object({ dx: t.int(-1, 1) }),
