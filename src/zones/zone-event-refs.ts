@@ -33,11 +33,6 @@ export class EventRefs {
     this.rewriters = events.map((event) => entityRefRewriter(event.schema));
   }
 
-  /** Whether events of this type carry references. */
-  has(typeIndex: number): boolean {
-    return (this.rewriters[typeIndex] ?? null) !== null;
-  }
-
   /** The value with its references mapped (copied on the way to them), or the value itself when it has none. */
   rewrite(typeIndex: number, value: unknown, map: EntityIdMap): unknown {
     const rewriter = this.rewriters[typeIndex] ?? null;
