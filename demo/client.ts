@@ -53,6 +53,11 @@ const status = {
   mispredictions: 0,
   /** `zapped` events received (anyone's hits). */
   zapsSeen: 0,
+  /** Of those, the ones whose `orb` named an orb this page shows, and whose `by` named its own avatar. */
+  zapsNamed: 0,
+  zapsMine: 0,
+  /** Ones whose `orb` named an entity of this page that is not an orb (a wrong reference: never). */
+  zapsMisnamed: 0,
   framesDrawn: 0,
   /** The zone grid from GET /zones (null: the unzoned demo), and the border lines the last frame drew. */
   zones: null as { columns: number; rows: number } | null,
@@ -134,16 +139,32 @@ async function main(): Promise<void> {
     () => ({ rttMs: client.rtt * 1000, packetLoss: client.stats().packetLoss }),
     status,
   );
-  client.on('zapped', () => status.zapsSeen++);
+  /** Zapped orbs, by entity id: when their ring stops being drawn. */
+  const flashing = new Map<number, number>();
+  client.on('zapped', ({ by, orb }) => {
+    status.zapsSeen++;
+    // The ids are this client's entity ids: found among its entities, or not shown here (or none, -1).
+    const named = client.entities.find((e) => e.id === orb);
+    if (named?.type === 'orb') {
+      status.zapsNamed++;
+      flashing.set(orb, performance.now() + 600);
+    } else if (named !== undefined) status.zapsMisnamed++;
+    if (by !== -1 && by === client.me?.id) status.zapsMine++;
+  });
   const started = performance.now();
   const orbs: { x: number; y: number }[] = [];
+  const flashes: Scene['flashes'] = [];
   const others: Scene['others'] = [];
   // The game steps on a timer (a hidden tab's frames stop, its timers only slow); drawing follows the display.
   setInterval(() => {
-    orbs.length = others.length = 0;
+    orbs.length = others.length = flashes.length = 0;
+    const now = performance.now();
+    for (const [id, until] of flashing) if (until < now) flashing.delete(id);
     for (const e of client.entities)
-      if (e.type === 'orb') orbs.push(e.state);
-      else others.push({ x: e.state.x, y: e.state.y, id: e.id });
+      if (e.type === 'orb') {
+        orbs.push(e.state);
+        if (flashing.has(e.id)) flashes.push(e.state);
+      } else others.push({ x: e.state.x, y: e.state.y, id: e.id });
     const me = client.me?.state ?? { x: 0, y: 0 };
     client.update(
       status.botMode ? botInput(7, (performance.now() - started) / 1000, me, orbs) : keyInput(me, orbs),
@@ -168,6 +189,7 @@ async function main(): Promise<void> {
     const scene: Scene = {
       me,
       orbs,
+      flashes,
       others,
       overlay: [
         `ghostwire demo · ${opened.kind === 'webrtc' ? 'WebRTC' : 'WebSocket'}${status.botMode ? ' · bot' : ''}`,

@@ -15,6 +15,8 @@ export interface Scene {
   me: { x: number; y: number; score: number } | null;
   /** Orb places. */
   orbs: { x: number; y: number }[];
+  /** Places of the orbs just zapped (each respawns elsewhere: the ring shows where it went). */
+  flashes: { x: number; y: number }[];
   /** Other avatars: places and entity ids. */
   others: { x: number; y: number; id: number }[];
   /** Lines of the overlay. */
@@ -48,6 +50,13 @@ export function drawScene(context: CanvasRenderingContext2D, scene: Scene): numb
     context.beginPath();
     context.arc(px(orb.x), py(orb.y), 0.5 * scale, 0, 2 * Math.PI);
     context.fill();
+  }
+  context.strokeStyle = '#ffe66d';
+  context.lineWidth = 2;
+  for (const orb of scene.flashes) {
+    context.beginPath();
+    context.arc(px(orb.x), py(orb.y), 1.2 * scale, 0, 2 * Math.PI);
+    context.stroke();
   }
   for (const other of scene.others) disc(context, px(other.x), py(other.y), scale, '#ff9f43', `${other.id}`);
   if (scene.me !== null) disc(context, px(scene.me.x), py(scene.me.y), scale, '#7bed9f', 'you');

@@ -38,7 +38,8 @@ export const arena = defineGame({
   /** A step each way (-1, 0, 1), and a zap aimed at a place (the orb shown there). */
   input: t.object({ dx: t.int(-1, 1), dy: t.int(-1, 1), zap: t.bool(), aimX: coordinate, aimY: coordinate }),
   step: (a, input) => ({ ...a, x: clamp(a.x + input.dx * SPEED), y: clamp(a.y + input.dy * SPEED) }),
-  events: { zapped: t.object({ by: t.uint16(), orb: t.uint16() }) },
+  /** Who zapped which orb: entity references, the ids of the page's own entities (zoned or not). */
+  events: { zapped: t.object({ by: t.entity(), orb: t.entity() }) },
 });
 
 export type ArenaInput = Infer<typeof arena.input>;

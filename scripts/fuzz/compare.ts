@@ -21,6 +21,7 @@ export function diffExact(n: SchemaNode, a: unknown, b: unknown, path = ''): str
   switch (n.kind) {
     case 'bool':
     case 'int':
+    case 'entity':
     case 'int64':
     case 'float32':
     case 'float64':
@@ -75,6 +76,7 @@ export function diffRoundTrip(n: SchemaNode, written: unknown, read: unknown, pa
   switch (n.kind) {
     case 'bool':
     case 'int':
+    case 'entity':
     case 'int64':
     case 'float64':
     case 'string':

@@ -103,6 +103,7 @@ export const KindsSchema = t.object({
   items: t.array(Item, 6),
   mode: t.enum(['a', 'b', 'c', 'd']),
   single: t.enum(['only']),
+  target: t.entity(),
   extra: t.optional(t.object({ x: t.float(0, 1, 0.001), seen: t.array(t.uint16(), 4), 'odd key': t.bool() })),
 });
 

@@ -105,6 +105,8 @@ export function valueArb(n: SchemaNode, maxItems = 6): fc.Arbitrary<unknown> {
       return fc.boolean();
     case 'int':
       return intArb(n.min, n.max);
+    case 'entity':
+      return intArb(-1, n.ids - 1);
     case 'int64':
       return fc.bigInt({ min: n.min, max: n.max });
     case 'float32':

@@ -7,6 +7,7 @@ import { type AnyMessageType, defineMessage, MessageFactory, type MessageType } 
 import { compileInterpolator, type Interpolator } from '../latency/interpolation.js';
 import { type AnyEntityType, defineEntity, type EntityType } from '../replication/entity-type.js';
 import { type AnyEventType, defineEvent, type EventType } from '../replication/event.js';
+import { bindEntityRefs, hasEntityRefs } from '../schema/entity-refs.js';
 import type { Schema } from '../schema/schema.js';
 import { t } from '../schema/schema.js';
 import type { GameHooks, GameRules } from './game-rules.js';
@@ -92,6 +93,8 @@ export interface GameWiring {
   /** The message factory of the game's message channel (the game's client-to-server messages). */
   readonly factory: MessageFactory;
   readonly messageNames: ReadonlyMap<AnyMessageType, string>;
+  /** Where entity references (t.entity()) are outside events: `entities.<type>.state`, `input`, `messages.<name>`. */
+  readonly refsOutsideEvents: readonly string[];
 }
 
 const wirings = new WeakMap<object, GameWiring>();
@@ -149,6 +152,7 @@ export function defineGame<
   if (typeof spec.input !== 'object' || spec.input === null)
     throw new TypeError(`${where}: input must be a schema (t.object(...))`);
 
+  const refsOutsideEvents: string[] = [];
   const entityTypes: Record<string, AnyEntityType> = {};
   const typeNames = new Map<AnyEntityType, string>();
   const hitboxes = new Map<AnyEntityType, (state: unknown) => Shape>();
@@ -160,13 +164,16 @@ export function defineGame<
       throw new TypeError(`${where}: entities.${name}.position must be a function (state) => [x, y]`);
     if (entity.hitbox !== undefined && typeof entity.hitbox !== 'function')
       throw new TypeError(`${where}: entities.${name}.hitbox must be a function (state) => shape`);
-    const type = defineEntity(name, entity.state, {
+    // Entity references (t.entity()) name this game's ids: sent in the bits maxEntities needs.
+    const state = bindEntityRefs(entity.state, maxEntities);
+    if (hasEntityRefs(state)) refsOutsideEvents.push(`entities.${name}.state`);
+    const type = defineEntity(name, state, {
       ...(entity.priority === undefined ? {} : { priority: entity.priority }),
       ...(entity.position === undefined ? {} : { position: entity.position }),
     });
     entityTypes[name] = type;
     typeNames.set(type, name);
-    interpolators.set(type, compileInterpolator(entity.state));
+    interpolators.set(type, compileInterpolator(state));
     if (entity.hitbox !== undefined) hitboxes.set(type, entity.hitbox);
   }
   const names = Object.keys(entityTypes);
@@ -183,7 +190,7 @@ export function defineGame<
   for (const [name, schema] of Object.entries(spec.events ?? {}) as [string, Schema<unknown>][]) {
     if (typeof schema !== 'object' || schema === null)
       throw new TypeError(`${where}: events.${name} must be a schema (t.object(...))`);
-    const type = defineEvent(name, schema);
+    const type = defineEvent(name, bindEntityRefs(schema, maxEntities));
     eventTypes[name] = type;
     eventNames.set(type, name);
   }
@@ -192,7 +199,8 @@ export function defineGame<
   for (const [name, schema] of Object.entries(spec.messages ?? {}) as [string, Schema<unknown>][]) {
     if (typeof schema !== 'object' || schema === null)
       throw new TypeError(`${where}: messages.${name} must be a schema (t.object(...))`);
-    const type = defineMessage(name, schema);
+    if (hasEntityRefs(schema)) refsOutsideEvents.push(`messages.${name}`);
+    const type = defineMessage(name, bindEntityRefs(schema, maxEntities));
     messageTypes[name] = type;
     messageNames.set(type, name);
   }
@@ -211,6 +219,7 @@ export function defineGame<
       messages.length > 0 ? messages : [defineMessage('ghostwire.none', t.object({ n: t.uint8() }))],
     ),
     messageNames,
+    refsOutsideEvents: hasEntityRefs(spec.input) ? [...refsOutsideEvents, 'input'] : refsOutsideEvents,
   };
   const game: GameDefinition<E, P, I, V, M> = Object.freeze({
     name: spec.name,
@@ -219,7 +228,7 @@ export function defineGame<
     tickRate,
     maxEntities,
     player,
-    input: spec.input,
+    input: bindEntityRefs(spec.input, maxEntities),
     step: spec.step,
     entityTypes: Object.freeze(entityTypes) as GameDefinition<E, P, I, V, M>['entityTypes'],
     eventTypes: Object.freeze(eventTypes) as GameDefinition<E, P, I, V, M>['eventTypes'],

@@ -29,7 +29,8 @@ export function flatStates<S>(schema: SchemaNode): FlatStates<S> | null {
       case 'float':
       case 'float32':
       case 'float64':
-      case 'int': {
+      case 'int':
+      case 'entity': {
         const n = `n${locals++}`;
         writes.push(`const ${n} = ${value};`);
         writes.push(`if (typeof ${n} !== 'number') bad(${at}, ${n});`);

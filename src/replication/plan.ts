@@ -142,6 +142,10 @@ class Flattener {
       case 'int':
         this.leaf(path, bitsRequired(n.min, n.max), n.max - n.min, true);
         break;
+      case 'entity':
+        // An id is a name, not a quantity: a difference of two ids means nothing, so no delta form.
+        this.leaf(path, bitsRequired(-1, n.ids - 1), n.ids, false);
+        break;
       case 'int64': {
         // A range of at most 32 bits is one numeric lane like an int; wider ones are split words.
         const bits = bitsRequired64(n.min, n.max);

@@ -128,6 +128,9 @@ export function fusableWidths(n: SchemaNode, out: number[] = []): number[] | nul
       if (bits > 0) out.push(bits);
       return out;
     }
+    case 'entity':
+      out.push(bitsRequired(-1, n.ids - 1));
+      return out;
     case 'float':
       out.push(n.spec.bits);
       return out;

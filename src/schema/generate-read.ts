@@ -19,7 +19,7 @@ import {
   SYNC_READER,
   str,
 } from './generate-emitter.js';
-import type { SchemaNode } from './schema.js';
+import { entityAsInt, type SchemaNode } from './schema.js';
 import { fixedBits, minBits } from './size.js';
 
 /** Unpacks `bits` bits (1..32) from the local scratch word into a new local; returns its name. */
@@ -142,6 +142,8 @@ function emitNeed(g: Emitter, bits: string, path: string): void {
 
 /** Emits reading `n`; returns the local holding the value. `checked`: the bits are known to be there. */
 export function emitRead(g: Emitter, n: SchemaNode, target: string, path: string, checked: boolean): string {
+  // An entity reference is read as the int it is written as (-1: none).
+  if (n.kind === 'entity') return emitRead(g, entityAsInt(n), target, path, checked);
   const fixed = fixedBits(n);
   if (!checked && fixed > 0) {
     emitNeed(g, String(fixed), path);

@@ -14,7 +14,7 @@ import {
   str,
 } from './generate-emitter.js';
 import { emitRead } from './generate-read.js';
-import type { SchemaNode } from './schema.js';
+import { entityAsInt, type SchemaNode } from './schema.js';
 import { fixedBits } from './size.js';
 
 /**
@@ -87,6 +87,11 @@ function emitReserve(g: Emitter, bits: string): void {
 }
 
 function emitWrite(g: Emitter, n: SchemaNode, expr: string, path: string, reserved: boolean): void {
+  // An entity reference is written as an int in [-1, ids - 1] (-1: none).
+  if (n.kind === 'entity') {
+    emitWrite(g, entityAsInt(n), expr, path, reserved);
+    return;
+  }
   const fixed = fixedBits(n);
   if (!reserved && fixed > 0) {
     emitReserve(g, String(fixed));

@@ -1,7 +1,7 @@
 import { BitWriterOverflowError } from '../bits/bit-writer.js';
 import { serializeQuaternion, serializeSmallestThree } from '../serialize/quaternion.js';
 import type { Stream } from '../serialize/stream.js';
-import type { SchemaNode } from './schema.js';
+import { NO_ENTITY, type SchemaNode } from './schema.js';
 import { minBits } from './size.js';
 
 const EMPTY = new Uint8Array(0);
@@ -55,6 +55,13 @@ export function serializeNode(s: Stream, n: SchemaNode, value: any): any {
       return s.bool(value);
     case 'int':
       return s.int(value, n.min, n.max);
+    case 'entity':
+      if (writing && !(Number.isInteger(value) && value >= NO_ENTITY && value < n.ids))
+        throw new SchemaValueError(
+          '',
+          `entity id ${String(value)} is not -1 (none) or an integer below ${n.ids}`,
+        );
+      return s.int(value, NO_ENTITY, n.ids - 1);
     case 'int64':
       if (writing && typeof value !== 'bigint')
         throw new SchemaValueError('', `expected a bigint, got ${typeof value}`);

@@ -25,7 +25,9 @@ export type SchemaNode =
   | { readonly kind: 'object'; readonly fields: Readonly<Record<string, SchemaNode>> }
   | { readonly kind: 'array'; readonly item: SchemaNode; readonly maxLength: number }
   | { readonly kind: 'tuple'; readonly item: SchemaNode; readonly length: number }
-  | { readonly kind: 'optional'; readonly inner: SchemaNode };
+  | { readonly kind: 'optional'; readonly inner: SchemaNode }
+  /** An entity's id (`ids` of them, 0..ids-1) or -1 for none; sent as an int in [-1, ids - 1]. */
+  | { readonly kind: 'entity'; readonly ids: number };
 
 declare const TYPE: unique symbol;
 
@@ -50,6 +52,28 @@ type TupleOf<T, N extends number, Acc extends T[] = []> = number extends N
     : TupleOf<T, N, [...Acc, T]>;
 
 const MAX_COUNT = 0xffffffff;
+
+/** The value of an entity reference that names no entity. */
+export const NO_ENTITY = -1;
+/**
+ * Ids a `t.entity()` can name before a game binds it to its `maxEntities`: the most a game may
+ * declare, so an unbound reference carries any game's ids (17 bits).
+ */
+export const UNBOUND_ENTITY_IDS = 65536;
+/** The most ids an entity reference can name: with none, 2^32 values, 32 bits. */
+export const MAX_ENTITY_IDS = 0xffffffff;
+
+/** An entity reference naming `ids` ids; a RangeError for a count outside [1, MAX_ENTITY_IDS]. */
+export function entityNode(ids: number): Schema<number> {
+  if (!Number.isInteger(ids) || ids < 1 || ids > MAX_ENTITY_IDS)
+    throw new RangeError(`entity reference: ids must be an integer in [1, ${MAX_ENTITY_IDS}], got ${ids}`);
+  return node({ kind: 'entity', ids });
+}
+
+/** The int node an entity reference is written as: -1 (none), then the ids. */
+export function entityAsInt(n: { readonly ids: number }): SchemaNode {
+  return { kind: 'int', min: NO_ENTITY, max: n.ids - 1 };
+}
 
 function checkCount(what: string, value: number, limit = MAX_COUNT): number {
   if (!Number.isInteger(value) || value < 0 || value > limit) {
@@ -148,6 +172,12 @@ export const t = {
   /** Exactly `length` items, no count on the wire. */
   tuple: <T, N extends number>(item: Schema<T>, length: N): Schema<TupleOf<T, N>> =>
     composite({ kind: 'tuple', item, length: checkCount('t.tuple length', length, 0xffff) }),
+  /**
+   * An entity's id, or -1 (`NO_ENTITY`) for none. In a game (`defineGame`) it is sent in
+   * bitsRequired(-1, maxEntities - 1) bits (11 at the default 1024), and a zoned world translates it
+   * between zones and for each client; the client finds the entity by its `id`.
+   */
+  entity: (): Schema<number> => entityNode(UNBOUND_ENTITY_IDS),
   /** A value or undefined, behind one presence bit (null is sent as absent too). */
   optional: <T>(inner: Schema<T>): Schema<T | undefined> & { kind: 'optional' } =>
     composite({ kind: 'optional', inner }) as Schema<T | undefined> & { kind: 'optional' },

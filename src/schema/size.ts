@@ -1,6 +1,6 @@
 import { bitsRequired, bitsRequired64 } from '../bits/bits-required.js';
 import { ALIGN_WORST_CASE } from '../serialize/measure-stream.js';
-import type { SchemaNode } from './schema.js';
+import { NO_ENTITY, type SchemaNode } from './schema.js';
 
 /** Bits a node always takes, or -1 when its size depends on the value. */
 export function fixedBits(n: SchemaNode): number {
@@ -11,6 +11,8 @@ export function fixedBits(n: SchemaNode): number {
       return bitsRequired(n.min, n.max);
     case 'int64':
       return bitsRequired64(n.min, n.max);
+    case 'entity':
+      return bitsRequired(NO_ENTITY, n.ids - 1);
     case 'float32':
       return 32;
     case 'float64':

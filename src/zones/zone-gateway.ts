@@ -24,6 +24,7 @@ import {
   MAX_GATEWAYS,
   slotOfPlayer,
 } from './gateway-player-ids.js';
+import { checkZonedRefs, EventRefs } from './zone-event-refs.js';
 import type { ZoneMap } from './zone-map.js';
 import type { FeedBatch, GatewayBatch, ZoneInput, ZonePlayerMessage } from './zone-messages.js';
 import { type MirrorRefusal, ZoneMirror } from './zone-mirror.js';
@@ -111,6 +112,8 @@ export class ZoneGateway implements HostedGame {
   private readonly generations: Uint8Array;
   private readonly slotList: number[] = [];
   private readonly wiring: ReturnType<typeof wiringOf>;
+  private readonly eventRefs: EventRefs;
+  private readonly toMirrorId = (worldId: number): number => this.mirror.mirrorIdOf(worldId);
   private readonly messageNames: string[];
   private readonly zoneCount: number;
   private readonly spawnZone: number;
@@ -148,6 +151,8 @@ export class ZoneGateway implements HostedGame {
     const where = 'ZoneGateway';
     const { game, map } = options;
     this.wiring = wiringOf(where, game);
+    checkZonedRefs(where, game);
+    this.eventRefs = new EventRefs(this.wiring.events);
     const gateway = options.gateway;
     if (!Number.isInteger(gateway) || gateway < 0 || gateway >= MAX_GATEWAYS)
       throw new RangeError(
@@ -368,7 +373,8 @@ export class ZoneGateway implements HostedGame {
       try {
         this.replication.emit(
           type,
-          event.value,
+          // World ids to this gateway's ghost ids; one it does not mirror is none.
+          this.eventRefs.rewrite(event.typeIndex, event.value, this.toMirrorId),
           to < 0 ? { reliable: event.reliable } : { reliable: event.reliable, to },
         );
       } catch {

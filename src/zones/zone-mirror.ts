@@ -64,6 +64,11 @@ export class ZoneMirror {
     return this.entries.get(worldId);
   }
 
+  /** The mirror id (the clients' ghost id) of a world id, or -1 (none) when it is not mirrored. */
+  mirrorIdOf(worldId: number): number {
+    return this.entries.get(worldId)?.entity.id ?? -1;
+  }
+
   /** Records the batch's epoch; false (counted) when the zone has been seen at a higher one. */
   admitEpoch(zone: number, epoch: number): boolean {
     const highest = this.epochs.get(zone) ?? -1;

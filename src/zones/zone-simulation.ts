@@ -14,7 +14,10 @@ import type { GameRules } from '../game/game-rules.js';
 import { GameSimulation } from '../game/game-simulation.js';
 import type { AnyEventType } from '../replication/event.js';
 import { ReplicationServer } from '../replication/replication-server.js';
+import { SchemaValueError } from '../schema/interpret.js';
 import { WorldIdAllocator } from './world-id-allocator.js';
+import { checkZonedRefs, EventRefs, worldRefIds } from './zone-event-refs.js';
+import { MAX_ZONES } from './zone-map-description.js';
 import type { EntityRecord, PlayerOwner, PlayerRecord, ZoneEvent, ZoneInput } from './zone-messages.js';
 
 import { MAX_PENDING_INPUTS, MAX_SINCE_HANDOFF_TICKS } from './zone-wire-fields.js';
@@ -67,6 +70,20 @@ export class ZoneSimulation extends GameSimulation {
   /** Inputs for players not hosted here yet, by player id (see keepUnclaimed). */
   private readonly unclaimed = new Map<number, ZoneInput[]>();
   private readonly eventTypes: readonly AnyEventType[];
+  private readonly eventRefs: EventRefs;
+  /** World ids past this cannot go on the wire in a reference (zone-event-refs.ts): they go as none. */
+  private readonly refIds = worldRefIds(MAX_ZONES);
+  /** A local id to its world id for an event leaving the zone: -1 (none) for no live entity. */
+  private readonly toWorldId = (id: number): number => {
+    if (id === -1) return -1;
+    if (!Number.isInteger(id) || id < 0 || id >= this.world.capacity)
+      throw new SchemaValueError(
+        '',
+        `entity id ${id} is not -1 (none) or an integer below ${this.world.capacity}`,
+      );
+    const worldId = this.worldIds[id];
+    return worldId < this.refIds ? worldId : -1;
+  };
   /** The world id the next create takes (an arriving entity keeps its own), or -1: mint one. */
   private arrivingWorldId = -1;
   private releasing = false;
@@ -93,6 +110,8 @@ export class ZoneSimulation extends GameSimulation {
     for (let slot = maxPlayers - 1; slot >= 0; slot--) this.freeSlots.push(slot);
     // The event list both ends agree on: the control event first (see define-game.ts).
     this.eventTypes = wiringOf('ZoneSimulation', this.definition).events;
+    checkZonedRefs('ZoneSimulation', this.definition);
+    this.eventRefs = new EventRefs(this.eventTypes);
   }
 
   /** The player hosted here with this id, or null. */
@@ -324,12 +343,9 @@ export class ZoneSimulation extends GameSimulation {
 
   protected override sendEvent(type: AnyEventType, value: unknown, reliable: boolean, to: number): void {
     const typeIndex = this.eventTypes.indexOf(type);
-    this.events.push({
-      to: to < 0 ? -1 : this.playerIds[to],
-      typeIndex,
-      reliable,
-      value: structuredClone(value),
-    });
+    // Its entity references are local ids: the rest of the world knows their world ids.
+    const sent = this.eventRefs.rewrite(typeIndex, structuredClone(value), this.toWorldId);
+    this.events.push({ to: to < 0 ? -1 : this.playerIds[to], typeIndex, reliable, value: sent });
   }
 
   protected override tellOwner(index: number, id: number): void {

@@ -184,7 +184,7 @@ export function writeFeedBatch(ctx: WireContext, ws: WriteStream, batch: FeedBat
     writeTypeIndex(ws, event.typeIndex, ctx.eventBits, ctx.events.length, `events[${i}].typeIndex`);
     if (typeof event.reliable !== 'boolean') throw new TypeError(`events[${i}].reliable: must be a boolean`);
     ws.bool(event.reliable);
-    ctx.events[event.typeIndex].codec.write(ws, event.value);
+    ctx.eventCodecs[event.typeIndex].write(ws, event.value);
   }
 }
 
@@ -258,7 +258,7 @@ function readEvent(ctx: WireContext): ZoneEvent | null {
   const typeIndex = readTypeIndex(rs, ctx.eventBits, ctx.events.length, 'event types');
   if (typeIndex < 0) return refuse(ctx, 'typeIndex');
   const reliable = rs.bool(false);
-  const value = ctx.events[typeIndex].codec.read(rs);
+  const value = ctx.eventCodecs[typeIndex].read(rs);
   if (value === null) return refuse(ctx, 'value');
   return { to, typeIndex, reliable, value };
 }

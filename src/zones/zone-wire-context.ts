@@ -9,9 +9,11 @@ import type { AnyMessageType } from '../channels/message.js';
 import { type GameDefinition, wiringOf } from '../game/define-game.js';
 import type { AnyEventType } from '../replication/event.js';
 import { type Codec, compile } from '../schema/codec.js';
+import { bindEntityRefs } from '../schema/entity-refs.js';
 import { minBits } from '../schema/size.js';
 import { ReadStream } from '../serialize/read-stream.js';
 import type { WriteStream } from '../serialize/write-stream.js';
+import { checkZonedRefs, worldRefIds } from './zone-event-refs.js';
 
 export interface WireContext {
   /** World ids and zones must be below this. */
@@ -27,6 +29,8 @@ export interface WireContext {
   readonly minInputBits: number;
   /** The game's wiring's events: the control event first, then the game's own. */
   readonly events: readonly AnyEventType[];
+  /** Their values' codecs, by type index: entity references carry world ids (zone-event-refs.ts). */
+  readonly eventCodecs: readonly Codec<unknown>[];
   readonly eventBits: number;
   readonly minEventBits: number;
   /** The game's message types, in its declared order (none: every message is refused). */
@@ -40,6 +44,9 @@ export interface WireContext {
 
 export function wireContextOf(where: string, game: GameDefinition, zoneLimit: number): WireContext {
   const wiring = wiringOf(where, game);
+  checkZonedRefs(where, game);
+  const refIds = worldRefIds(zoneLimit);
+  const eventSchemas = wiring.events.map((event) => bindEntityRefs(event.schema, refIds));
   const states = wiring.types.map((type) => compile(type.schema) as Codec<unknown>);
   const messages = Object.values(game.messageTypes) as AnyMessageType[];
   return {
@@ -52,7 +59,10 @@ export function wireContextOf(where: string, game: GameDefinition, zoneLimit: nu
     minInputBits: minBits(game.input),
     events: wiring.events,
     eventBits: bitsRequired(0, Math.max(0, wiring.events.length - 1)),
-    minEventBits: Math.min(...wiring.events.map((event) => minBits(event.schema))),
+    eventCodecs: eventSchemas.map((schema, i) =>
+      schema === wiring.events[i].schema ? wiring.events[i].codec : (compile(schema) as Codec<unknown>),
+    ),
+    minEventBits: Math.min(...eventSchemas.map((schema) => minBits(schema))),
     messages,
     messageBits: bitsRequired(0, Math.max(0, messages.length - 1)),
     rs: new ReadStream(4096),

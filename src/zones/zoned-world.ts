@@ -20,6 +20,7 @@ import { GameHost, type GameHostStats } from '../game/game-host.js';
 import type { GameServerOptions } from '../game/game-server.js';
 import { EmbeddedZoneStore } from './embedded-zone-store.js';
 import { feedChannel, inputChannel } from './zone-channels.js';
+import { checkZonedRefs } from './zone-event-refs.js';
 import type { ZoneFeed } from './zone-feed.js';
 import { FeedHub } from './zone-feed-hub.js';
 import { ZoneGateway, type ZoneGatewayStats } from './zone-gateway.js';
@@ -159,6 +160,8 @@ export class ZonedWorld {
 
     const makeRules = await loadZoneRules(rulesUrl, options.rulesExport);
     const game = makeRules({ zone: runZones[0] ?? 0, zones: map.zoneCount }).game;
+    // Here, not in a zone thread: a game the zones cannot run is refused at the start.
+    checkZonedRefs(where, game);
     let originMs = options.originMs ?? Date.now();
     if (options.originMs !== undefined && !(Number.isSafeInteger(originMs) && originMs >= 0))
       throw new RangeError(`${where}: originMs must be milliseconds since 1970, got ${originMs}`);

@@ -94,6 +94,7 @@ describe('the demo game in real Chromium over WebRTC and the WebSocket fallback'
     assert.ok(player.place !== null);
     const moved = Math.hypot(player.place.x - ARENA / 2, player.place.y - ARENA / 2);
     assert.ok(status.zapsSeen > 0, 'zaps hit orbs, and every page hears of them');
+    assert.equal(status.zapsMisnamed, 0, "a zap's orb reference never names an avatar");
     assert.ok(moved > 5, `the avatar walked ${moved.toFixed(1)} m from the centre by the page's inputs`);
 
     const screenshot = join(shots, `${name}.png`);

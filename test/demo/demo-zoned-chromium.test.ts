@@ -58,6 +58,7 @@ describe('the zoned demo in real Chromium', { skip: chromiumSkip(), timeout: 45_
     assert.equal(status.connected, true);
     assert.ok(status.ghostsMax > 20, `ghosts mirrored at most: ${status.ghostsMax}`);
     assert.ok(status.framesDrawn > 30, `frames drawn: ${status.framesDrawn}`);
+    assert.equal(status.zapsMisnamed, 0, "a zap's orb reference never names an avatar");
 
     const screenshot = join(mkdtempSync(join(tmpdir(), 'ghostwire-zoned-demo-')), 'zoned.png');
     await page.screenshot({ path: screenshot });
