@@ -83,6 +83,8 @@ export class InputBuffer<T> {
   /** The newest (server tick, input tick consumed) pair, for the client's report. */
   feedbackServerTick = -1;
   feedbackInputTick = -1;
+  /** Whether take() sets the pair (false: the owner reports it, see InputReceiver.report). */
+  reportAtTake = true;
 
   constructor(
     readonly window: number,
@@ -210,8 +212,10 @@ export class InputBuffer<T> {
     this.lastTick = tick;
     this.stats.depth = this.newestSeen - tick;
     if (this.stats.taken > this.warmupTakes) this.adapt(starved);
-    this.feedbackServerTick = serverTick;
-    this.feedbackInputTick = tick;
+    if (this.reportAtTake) {
+      this.feedbackServerTick = serverTick;
+      this.feedbackInputTick = tick;
+    }
     return this.last ?? null;
   }
 

@@ -50,6 +50,12 @@ export interface InputReceiverOptions<T> {
    */
   validate?: (input: T, client: number) => true | string;
   onRefusal?: (client: number, reason: string, tick: number) => void;
+  /**
+   * @internal Whether `take` reports the input it consumed as applied at the tick it was given
+   * (default true). A zone gateway reports at its stamps instead (`report`): a state it stamps
+   * may come from an earlier zone tick than the stamp.
+   */
+  reportAtTake?: boolean;
   /** The report entry's place in the packet (default 2). */
   priority?: number;
 }
@@ -115,18 +121,16 @@ export class InputReceiver<T> {
       priority: options.priority ?? 2,
       create: (client) => {
         checkIndex('InputReceiver', 'clientIndex', client, this.maxClients);
-        const endpoint = new InputEndpoint(
-          this,
-          client,
-          new InputBuffer<T>(
-            this.windowTicks,
-            this.tokensPerTake,
-            this.bufferTicks,
-            this.maxBufferTicks,
-            this.warmupTakes,
-            this.quietTakes,
-          ),
+        const buffer = new InputBuffer<T>(
+          this.windowTicks,
+          this.tokensPerTake,
+          this.bufferTicks,
+          this.maxBufferTicks,
+          this.warmupTakes,
+          this.quietTakes,
         );
+        buffer.reportAtTake = options.reportAtTake ?? true;
+        const endpoint = new InputEndpoint(this, client, buffer);
         this.endpoints[client] = endpoint;
         return endpoint;
       },
@@ -148,6 +152,26 @@ export class InputReceiver<T> {
       );
     if (serverTick > this.serverTick) this.serverTick = serverTick;
     return endpoint === null ? null : endpoint.buffer.take(serverTick);
+  }
+
+  /**
+   * @internal Tells the client that the state stamped `serverTick` is the one after its input
+   * `inputTick` (only with `reportAtTake: false`). Server ticks only move forward: an older one
+   * than the last reported is ignored.
+   */
+  report(client: number, serverTick: number, inputTick: number): void {
+    for (const [name, tick] of [
+      ['serverTick', serverTick],
+      ['inputTick', inputTick],
+    ] as const)
+      if (!Number.isInteger(tick) || tick < 0 || tick > MAX_TICK)
+        throw new RangeError(
+          `InputReceiver.report: ${name} must be an integer in [0, ${MAX_TICK}], got ${tick}`,
+        );
+    const buffer = this.endpoint('report', client)?.buffer;
+    if (buffer === undefined || serverTick <= buffer.feedbackServerTick) return;
+    buffer.feedbackServerTick = serverTick;
+    buffer.feedbackInputTick = inputTick;
   }
 
   /** The input tick the client's last take consumed (-1 before any or when not connected). */

@@ -42,7 +42,13 @@ interface Seat {
   zoneTick: number;
   ownWorldId: number;
   toldMirrorId: number;
+  /** By world tick (mod INPUT_RING): the tick taken, and the input tick its take consumed. */
+  takenTicks: Int32Array;
+  inputTicks: Int32Array;
 }
+
+/** World ticks a seat remembers the consumed input of: more than a stamp can lag its zone. */
+const INPUT_RING = 64;
 
 export class ZoneGateway implements HostedGame {
   readonly world: ServerWorld;
@@ -68,6 +74,8 @@ export class ZoneGateway implements HostedGame {
   private readonly waiting: FeedBatch[] = [];
   private readonly maxWaiting: number;
   private readonly zoneTicks: number[];
+  /** Per zone, the newest tick of its batches applied to the mirror. */
+  private readonly appliedTicks: number[];
   private clockTick: number;
   /** The last tick whose inputs were sent (-1: none yet). */
   private sentTick = -1;
@@ -140,12 +148,15 @@ export class ZoneGateway implements HostedGame {
       tickRate: game.tickRate,
       maxClients: maxPlayers,
       onRefusal: () => this.counts.inputsRefused++,
+      // The stamps report what each player's state is after (see reportApplied).
+      reportAtTake: false,
     });
     this.mirror = new ZoneMirror(this.world, this.zoneCount);
     this.seats = new Array(maxPlayers).fill(null);
     this.generations = new Uint8Array(maxPlayers);
     this.messageNames = Object.keys(game.messageTypes);
     this.zoneTicks = new Array(this.zoneCount).fill(-1);
+    this.appliedTicks = new Array(this.zoneCount).fill(-1);
     this.maxWaiting = this.zoneCount * (this.maxAheadTicks + this.lateTicks + 4);
     this.joins = Array.from({ length: this.zoneCount }, () => []);
     this.leaves = Array.from({ length: this.zoneCount }, () => []);
@@ -172,7 +183,15 @@ export class ZoneGateway implements HostedGame {
     this.generations[index]++; // a Uint8Array: 255 wraps to 0
     const generation = this.generations[index];
     const playerId = gatewayPlayerId(this.options.gateway, generation, index);
-    this.seats[index] = { playerId, zone: this.spawnZone, zoneTick: -1, ownWorldId: -1, toldMirrorId: -1 };
+    this.seats[index] = {
+      playerId,
+      zone: this.spawnZone,
+      zoneTick: -1,
+      ownWorldId: -1,
+      toldMirrorId: -1,
+      takenTicks: new Int32Array(INPUT_RING).fill(-1),
+      inputTicks: new Int32Array(INPUT_RING),
+    };
     this.slotList.push(index);
     this.joins[this.spawnZone].push(playerId);
   }
@@ -266,12 +285,30 @@ export class ZoneGateway implements HostedGame {
     this.waiting.length = kept;
     if (due.length > 1) due.sort((a, b) => a.tick - b.tick);
     for (const feed of due) {
+      if (feed.tick > this.appliedTicks[feed.zone]) this.appliedTicks[feed.zone] = feed.tick;
       this.mirror.apply(feed);
       this.applyOwners(feed);
       this.applyEvents(feed);
     }
     this.tellOwners();
     this.world.tick();
+    this.reportApplied(tick);
+  }
+
+  /**
+   * Tells each client which of its inputs the state stamped `tick` is after: the one taken for
+   * the newest tick of its zone applied, which is the stamp's own when that zone's batch came in
+   * time, and an earlier one when the stamp went without it. Reported as the stamp's own input,
+   * an older state would be compared with a newer prediction and corrected for nothing.
+   */
+  private reportApplied(tick: number): void {
+    for (const slot of this.slotList) {
+      const seat = this.seats[slot]!;
+      const zoneTick = Math.min(tick, this.appliedTicks[seat.zone]);
+      const at = zoneTick & (INPUT_RING - 1);
+      if (zoneTick >= 0 && seat.takenTicks[at] === zoneTick)
+        this.inputs.report(slot, tick, seat.inputTicks[at]);
+    }
   }
 
   /** The seat of this gateway's player `playerId` (null: another gateway's, or one who left). */
@@ -356,6 +393,8 @@ export class ZoneGateway implements HostedGame {
       const seat = this.seats[slot]!;
       const input = this.inputs.take(slot, tick);
       if (input === null) continue;
+      seat.takenTicks[tick & (INPUT_RING - 1)] = tick;
+      seat.inputTicks[tick & (INPUT_RING - 1)] = this.inputs.lastInputTick(slot);
       inputs[seat.zone].push({ playerId: seat.playerId, tick, viewTick: this.inputs.viewTick(slot), input });
       this.counts.inputsSent++;
     }

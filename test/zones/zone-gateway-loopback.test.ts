@@ -196,4 +196,57 @@ describe('zone gateway over loopback UDP', () => {
       zone0.handoffTo = null;
     }
   });
+
+  it("a player whose zone's batches come a tick after their stamp: each stamp reports the input its state is after, so nothing is corrected", async () => {
+    const [zone0] = scene.zones;
+    const client = await GameClient.connect(zoneGame, scene.host.url);
+    // Zone 0's batch of tick T reaches the gateway only after it stamped T (late, without it): each
+    // stamp then shows the walker's state of the tick before.
+    const release = () => {
+      const stamped = scene.gateway.world.serverTick;
+      let kept = 0;
+      for (const feed of zone0.held) {
+        if (feed.tick <= stamped) scene.gateway.receive(feed);
+        else zone0.held[kept++] = feed;
+      }
+      zone0.held.length = kept;
+    };
+    try {
+      await play([client], STILL, 'its own entity', () => client.me !== null);
+      const lateBefore = scene.gateway.stats().stampsLate;
+      zone0.publishing = false;
+      const x = scene.gateway.world.get(
+        scene.gateway.mirror.entry(zone0.players.values().next().value!)!.entity,
+      ) as {
+        x: number;
+      };
+      const walked = () => {
+        const own = zone0.players.values().next().value;
+        const entry = own === undefined ? undefined : scene.gateway.mirror.entry(own);
+        return entry !== undefined && (scene.gateway.world.get(entry.entity) as { x: number }).x > x.x + 10;
+      };
+      await play(
+        [client],
+        { dx: 1, dy: 0 },
+        'the walker 10 m on as the gateway stamps it, its zone late all along',
+        walked,
+        release,
+      );
+      const stamped = scene.gateway.world.serverTick;
+      await play(
+        [client],
+        STILL,
+        'the walker at rest',
+        () => scene.gateway.world.serverTick > stamped + 10,
+        release,
+      );
+      const stats = scene.gateway.stats();
+      assert.ok(stats.stampsLate > lateBefore + 10, `the walk was stamped late: ${JSON.stringify(stats)}`);
+      assert.equal(client.stats().mispredictions, 0, 'no prediction was corrected');
+    } finally {
+      zone0.publishing = true;
+      release();
+      client.close();
+    }
+  });
 });
