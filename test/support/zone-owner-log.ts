@@ -2,8 +2,9 @@
  * The zones' per-tick logs of what they own (zone-audit-machine.ts), gathered and checked: at every
  * tick each entity is owned by one zone at most, and from its first tick on by one at least, except
  * while the zone that has it next was not stepping at all (skipping ticks behind the clock, or no
- * process running it before a takeover; a killed process's last logs may be lost with it too). An
- * entity that entered a zone late is that zone's from its handoff's tick.
+ * process running it before a takeover), or right after the last log of a killed process (its
+ * last logs die with it: it may have owned the entity then). An entity that entered a zone late
+ * is that zone's from its handoff's tick.
  */
 import type { AuditEvent } from './zone-audit-protocol.js';
 
@@ -13,8 +14,8 @@ export interface OwnerAudit {
   problems: string[];
   /** World ids owned at the last tick checked. */
   entities: number;
-  /** Gaps explained by the next zone not stepping (a takeover, skipped ticks). */
-  gapsWhileDown: number;
+  /** Gaps explained: the next zone not stepping (a takeover, skipped ticks), or a killed process's lost logs. */
+  gapsExplained: number;
   lateArrivals: number;
 }
 
@@ -25,6 +26,8 @@ export class ZoneOwnerLog {
   private readonly stepped = new Map<number, Set<number>>();
   private readonly problems: string[] = [];
   private lateArrivals = 0;
+  /** "zone:tick": the last tick a zone logged before its process was killed. */
+  private readonly killedAfter = new Set<string>();
   readonly starts: { zone: number; epoch: number; tick: number }[] = [];
 
   add(event: AuditEvent): void {
@@ -38,6 +41,11 @@ export class ZoneOwnerLog {
       this.lateArrivals++;
       for (let tick = event.fromTick; tick <= event.tick; tick++) this.own(event.worldId, tick, event.zone);
     }
+  }
+
+  /** The process running `zones` was killed: their logs end with what came before. */
+  killed(zones: readonly number[]): void {
+    for (const zone of zones) this.killedAfter.add(`${zone}:${this.loggedThrough([zone])}`);
   }
 
   /** The newest tick every zone in `zones` has logged. */
@@ -58,7 +66,7 @@ export class ZoneOwnerLog {
       if (problems.length < MAX_PROBLEMS) problems.push(problem);
     };
     let entities = 0;
-    let gapsWhileDown = 0;
+    let gapsExplained = 0;
     for (const [worldId, ticks] of this.owners) {
       let first = Number.POSITIVE_INFINITY;
       for (const tick of ticks.keys()) if (tick < first) first = tick;
@@ -72,17 +80,20 @@ export class ZoneOwnerLog {
           break;
         }
         const next = ticks.get(end + 1)!;
+        const before = ticks.get(tick - 1)!;
         const steppedThen = this.stepped.get(next);
         let steppedInGap = false;
         for (let t = tick; t <= end && !steppedInGap; t++) steppedInGap = steppedThen?.has(t) === true;
-        if (steppedInGap)
-          report(`entity ${worldId} owned by no zone at ticks ${tick}-${end}, then by zone ${next}`);
-        else gapsWhileDown++;
+        if (!steppedInGap || this.killedAfter.has(`${before}:${tick - 1}`)) gapsExplained++;
+        else
+          report(
+            `entity ${worldId} owned by no zone at ticks ${tick}-${end}, by zone ${before} before, ${next} after`,
+          );
         tick = end;
       }
       if (ticks.has(lastTick)) entities++;
     }
-    return { problems, entities, gapsWhileDown, lateArrivals: this.lateArrivals };
+    return { problems, entities, gapsExplained, lateArrivals: this.lateArrivals };
   }
 
   private own(worldId: number, tick: number, zone: number): void {
