@@ -6,7 +6,9 @@
  *   so an entity handed off during tick T is the old zone's at T and the new one's from T + 1);
  * - `late`: an entity that entered a zone already past its handoff's tick: the zone owns it from
  *   that tick, though it did not step the ticks it missed;
- * - `started` and `fenced`: a zone taken (its epoch, the tick it resumed after) or lost.
+ * - `started` and `fenced`: a zone taken (its epoch, the tick it resumed after) or lost;
+ * - `late-inputs`: each zone's inputs refused as late so far (a killed process's count dies with it
+ *   otherwise).
  * Asked (`ask`), it answers with each zone's entities (states through the schema's codec: the
  * quantized states a gateway mirrors), its players' data and its runner's figures. Told (`moving`),
  * it holds the wanderers still or moves them from a world tick on.
@@ -162,7 +164,11 @@ process.on('message', (command: AuditCommand) => {
 });
 
 function flush(): void {
-  if (events.length > 0) send({ kind: 'events', events: events.splice(0) });
+  for (const [zone, runner] of runners) {
+    const stats = runner.stats();
+    events.push({ kind: 'late-inputs', zone, epoch: stats.epoch, count: stats.inputsRefused.late });
+  }
+  send({ kind: 'events', events: events.splice(0) });
 }
 
 for (const zone of zones) await take(zone);

@@ -14,6 +14,8 @@ export type AuditEvent =
   | { kind: 'fenced'; zone: number; epoch: number }
   /** The world ids zone `zone` owned at tick `tick` (before stepping it). */
   | { kind: 'owned'; zone: number; epoch: number; tick: number; ids: number[] }
+  /** A zone's inputs refused as late so far under this epoch (sent with every batch of events). */
+  | { kind: 'late-inputs'; zone: number; epoch: number; count: number }
   /** An entity entered at `tick` though its handoff's tick was `fromTick` (≤ tick): the zone's from `fromTick`. */
   | { kind: 'late'; zone: number; epoch: number; worldId: number; fromTick: number; tick: number };
 

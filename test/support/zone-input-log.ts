@@ -72,6 +72,8 @@ export function auditInputs(
   log: InputLog | undefined,
   sent: readonly number[],
   outages: readonly (readonly [number, number])[],
+  /** Inputs lost up to this label are not counted (a check before this one counted them). */
+  countFrom = Number.NEGATIVE_INFINITY,
 ): InputAudit {
   const audit: InputAudit = { lost: 0, lostInOutages: 0, beforeFirst: 0, problems: [] };
   if (log === undefined || log.first < 0) {
@@ -87,7 +89,7 @@ export function auditInputs(
   let unsent = 0;
   for (let tick = log.first; tick <= log.newest; tick++) {
     if (inGap(tick)) {
-      if (!sentSet.has(tick)) continue;
+      if (!sentSet.has(tick) || tick <= countFrom) continue;
       if (outages.some(([from, to]) => tick >= from && tick <= to)) audit.lostInOutages++;
       else audit.lost++;
       continue;

@@ -4,7 +4,7 @@
  * while the zone that has it next was not stepping at all (skipping ticks behind the clock, or no
  * process running it before a takeover), or right after the last log of a killed process (its
  * last logs die with it: it may have owned the entity then). An entity that entered a zone late
- * is that zone's from its handoff's tick.
+ * is that zone's from its handoff's tick. It also keeps what each zone said it refused as late.
  */
 import type { AuditEvent } from './zone-audit-protocol.js';
 
@@ -29,9 +29,12 @@ export class ZoneOwnerLog {
   /** "zone:tick": the last tick a zone logged before its process was killed. */
   private readonly killedAfter = new Set<string>();
   readonly starts: { zone: number; epoch: number; tick: number }[] = [];
+  /** "zone:epoch" → inputs it refused as late, as it last said. */
+  private readonly lateInputs = new Map<string, number>();
 
   add(event: AuditEvent): void {
     if (event.kind === 'started') this.starts.push(event);
+    else if (event.kind === 'late-inputs') this.lateInputs.set(`${event.zone}:${event.epoch}`, event.count);
     else if (event.kind === 'owned') {
       const ticks = this.stepped.get(event.zone) ?? new Set<number>();
       this.stepped.set(event.zone, ticks);
@@ -41,6 +44,13 @@ export class ZoneOwnerLog {
       this.lateArrivals++;
       for (let tick = event.fromTick; tick <= event.tick; tick++) this.own(event.worldId, tick, event.zone);
     }
+  }
+
+  /** Inputs every zone under every epoch refused as late, as far as they said (also the killed ones). */
+  inputsRefusedLate(): number {
+    let sum = 0;
+    for (const count of this.lateInputs.values()) sum += count;
+    return sum;
   }
 
   /** The process running `zones` was killed: their logs end with what came before. */
