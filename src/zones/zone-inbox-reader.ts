@@ -3,12 +3,17 @@
  * cursor applied (what a snapshot acks) and the highest read. A 'new' read whose answer was lost
  * (the call rejected after the store ran it) left its entries pending in the store, where no 'new'
  * read returns them again: the next read takes the pending ones past the highest cursor read
- * first, so none is skipped and none comes twice.
+ * first, so none is skipped and none comes twice. A pending entry read again after a takeover may
+ * have been applied by the dead process and its entity handed on since (an entity can arrive and
+ * leave between two snapshots): one whose owner the store no longer says is this zone at its
+ * handoff sequence is dropped (and acked by the next snapshot), as the restore drops such
+ * entities from the snapshot.
  */
 import type { InboxEntry, ZoneStore } from './zone-store.js';
 
-/** Inbox entries asked per read (within every store's maxBatch). */
+/** Inbox entries asked per read, and world ids per owner query (within every store's maxBatch). */
 const INBOX_BATCH = 1024;
+const OWNER_BATCH = 512;
 
 export class ZoneInboxReader {
   private readonly waiting: InboxEntry[] = [];
@@ -47,7 +52,8 @@ export class ZoneInboxReader {
     while (this.lost) {
       const pending = await store.readInbox(zone, epoch, { from: 'pending', after: this.read }, INBOX_BATCH);
       if (pending.status === 'stale') return 'stale';
-      this.take(pending.entries);
+      this.take(await this.stillOurs(pending.entries));
+      for (const entry of pending.entries) if (entry.cursor > this.read) this.read = entry.cursor;
       if (pending.entries.length < INBOX_BATCH) this.lost = false;
     }
     // Until its answer arrives: a 'new' read that rejects may still have made its entries pending.
@@ -83,6 +89,20 @@ export class ZoneInboxReader {
     let cursor = this.applied;
     for (const entry of this.waiting) if (entry.cursor <= cursor) cursor = entry.cursor - 1;
     return cursor;
+  }
+
+  /** The entries whose entity the store still gives this zone at their handoff; the others count applied. */
+  private async stillOurs(entries: readonly InboxEntry[]): Promise<InboxEntry[]> {
+    const kept: InboxEntry[] = [];
+    for (let at = 0; at < entries.length; at += OWNER_BATCH) {
+      const slice = entries.slice(at, at + OWNER_BATCH);
+      const owners = await this.store.owners(slice.map((entry) => entry.worldId));
+      slice.forEach((entry, i) => {
+        if (owners[i]?.zone === this.zone && owners[i].hseq === entry.hseq) kept.push(entry);
+        else if (entry.cursor > this.applied) this.applied = entry.cursor;
+      });
+    }
+    return kept;
   }
 
   private take(entries: readonly InboxEntry[]): void {
