@@ -181,9 +181,22 @@ function walk(
       result.mispredictions.push({ tick: ownGhost.tick, x: ownState.x, y: ownState.y });
     mispredicted = count;
 
-    // The own walker: the wait since its newest server state.
-    if (own === null || ownGhost.tick !== own.tick) {
-      if (own !== null) result.ownTickGap = Math.max(result.ownTickGap, ownGhost.tick - own.tick);
+    // The own walker: the wait since its newest server state, from its first state of the walk
+    // on (an idle walker does not change, so the state it rested in before is no measure: the
+    // first wait would be the time its first step takes to come back).
+    if (own === null) {
+      own = {
+        tick: ownGhost.tick,
+        generation: ownGhost.generation,
+        changedAt: Number.NaN,
+        x: ownState.x,
+        y: ownState.y,
+      };
+      return false;
+    }
+    if (ownGhost.tick !== own.tick) {
+      if (!Number.isNaN(own.changedAt))
+        result.ownTickGap = Math.max(result.ownTickGap, ownGhost.tick - own.tick);
       own = {
         tick: ownGhost.tick,
         generation: ownGhost.generation,
@@ -193,9 +206,12 @@ function walk(
       };
       result.ownStates.push([ownGhost.tick, ownState.x, ownState.y]);
     }
-    const ownWait = now - own.changedAt;
-    if (ownWait > result.ownGap.ms) result.ownGap = { ms: ownWait, delayMs, afterTick: own.tick, who: 'own' };
-    result.ownOverDelayMs = Math.max(result.ownOverDelayMs, ownWait - delayMs);
+    if (!Number.isNaN(own.changedAt)) {
+      const ownWait = now - own.changedAt;
+      if (ownWait > result.ownGap.ms)
+        result.ownGap = { ms: ownWait, delayMs, afterTick: own.tick, who: 'own' };
+      result.ownOverDelayMs = Math.max(result.ownOverDelayMs, ownWait - delayMs);
+    }
 
     // The others: the same wait, for those well inside interest; and any that went away while there.
     const seen = new Set<number>();
