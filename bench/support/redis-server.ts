@@ -5,44 +5,13 @@
  * and the suite reports its Redis rows skipped. Its CPU time is read from /proc (Linux) and its
  * traffic from `INFO stats`, so a suite can count what the engine costs.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import { sleep } from './child-process.js';
-
-const PATH_ENV = 'REDIS_SERVER_PATH';
-
-function findRedisServer(): string | null {
-  const chosen = process.env[PATH_ENV];
-  if (chosen !== undefined && chosen !== '') return existsSync(chosen) ? chosen : null;
-  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/bin', '/usr/local/bin', '/usr/sbin'];
-  for (const dir of dirs)
-    if (dir !== '' && existsSync(join(dir, 'redis-server'))) return join(dir, 'redis-server');
-  return null;
-}
+import { readFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { findRedisServer, noRedisReason, RedisServer } from '../../test/support/redis.js';
 
 /** Why there is no redis-server to run, or null when there is one. */
 export function redisServerMissing(): string | null {
-  if (findRedisServer() !== null) return null;
-  const chosen = process.env[PATH_ENV];
-  return chosen !== undefined && chosen !== ''
-    ? `redis-server not found: ${PATH_ENV}=${chosen} does not exist`
-    : `redis-server not installed (none on PATH; ${PATH_ENV} is unset)`;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address !== null ? resolve(address.port) : reject(),
-      );
-    });
-  });
+  return findRedisServer() === null ? noRedisReason() : null;
 }
 
 /**
@@ -76,42 +45,25 @@ function wholeBulk(reply: string): boolean {
 }
 
 export class BenchRedisServer {
-  private constructor(
-    private readonly child: ChildProcess,
-    readonly port: number,
-    private readonly dir: string,
-  ) {}
+  private constructor(private readonly server: RedisServer) {}
 
-  /** Starts one and waits until it answers PING (throws when there is none: see redisServerMissing). */
+  /** Starts one (no persistence) and waits until it answers PING; throws when there is none (see redisServerMissing). */
   static async start(): Promise<BenchRedisServer> {
-    const executable = findRedisServer();
-    if (executable === null) throw new Error(redisServerMissing() ?? 'redis-server not found');
-    const dir = mkdtempSync(join(tmpdir(), 'gw-bench-redis-'));
-    const port = await freePort();
-    const args = ['--port', `${port}`, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
-    args.push('--dir', dir, '--daemonize', 'no', '--loglevel', 'warning');
-    const child = spawn(executable, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    let errors = '';
-    child.stderr?.on('data', (data: Buffer) => {
-      errors = (errors + data.toString()).slice(-2000);
-    });
-    const server = new BenchRedisServer(child, port, dir);
-    for (const deadline = performance.now() + 10_000; performance.now() < deadline; await sleep(20)) {
-      if (child.exitCode !== null || child.signalCode !== null) break;
-      if ((await ask(port, 'PING', (r) => r.includes('\r\n')))?.startsWith('+PONG')) return server;
-    }
-    await server.stop();
-    throw new Error(`redis-server did not answer on port ${port}: ${errors}`);
+    return new BenchRedisServer(await RedisServer.start());
+  }
+
+  get port(): number {
+    return this.server.port;
   }
 
   get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
+    return this.server.url;
   }
 
   /** Its CPU time so far (user + system), seconds; null where /proc cannot tell. */
   cpuSeconds(): number | null {
     try {
-      const stat = readFileSync(`/proc/${this.child.pid}/stat`, 'utf8');
+      const stat = readFileSync(`/proc/${this.server.pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       // utime and stime, fields 14 and 15 of stat (12 and 13 after the command), in clock ticks (100 Hz).
       return (Number(fields[11]) + Number(fields[12])) / 100;
@@ -131,13 +83,7 @@ export class BenchRedisServer {
   }
 
   /** Kills it and removes its directory. */
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
-    }
-    rmSync(this.dir, { recursive: true, force: true });
+  stop(): Promise<void> {
+    return this.server.dispose();
   }
 }

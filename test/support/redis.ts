@@ -118,6 +118,11 @@ export class RedisServer {
     return `redis://127.0.0.1:${this.port}`;
   }
 
+  /** The running server's process id (undefined while stopped). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   /** Kills the server (kill -9): its data is lost unless it was started with `appendOnly`. */
   async stop(): Promise<void> {
     const child = this.child;
