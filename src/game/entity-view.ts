@@ -77,13 +77,16 @@ export class EntityView {
     const others = this.others;
     others.length = 0;
     const renderTick = this.latency.renderTick;
+    const receivedTick = this.latency.newestServerTick;
     for (const entry of this.shown.values()) {
       if (entry.id === this.ownId) continue;
       const ghost = this.mirror.ghost(entry.id);
       if (ghost === null) continue;
       const history = this.mirror.history(entry.id);
       const sampled =
-        Number.isNaN(renderTick) || history === null ? null : entry.sampler.sample(history, renderTick);
+        Number.isNaN(renderTick) || history === null
+          ? null
+          : entry.sampler.sample(history, renderTick, receivedTick);
       entry.state = sampled ?? ghost.value;
       others.push(entry);
     }

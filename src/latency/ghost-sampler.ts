@@ -4,7 +4,8 @@ import type { Interpolator } from './interpolation.js';
 /**
  * Showing one remote entity at a fractional server tick (the estimated server tick − the
  * interpolation delay) from the states its ghost received: interpolated between the two around it,
- * extrapolated a bounded number of ticks when starved, then held. Keep one sampler per ghost shown:
+ * shown as it stopped when later snapshots brought no change, extrapolated a bounded number of
+ * ticks when the snapshots themselves are late, then held. Keep one sampler per ghost shown:
  * it remembers the last tick rendered so that the displayed time never goes back.
  */
 
@@ -13,8 +14,11 @@ export interface GhostSamplerOptions {
   maxExtrapolationTicks?: number;
 }
 
-/** How the last sample was made. */
-export type SampleMode = 'interpolated' | 'extrapolated' | 'held' | 'oldest' | 'empty';
+/**
+ * How the last sample was made. 'resting': past the newest state, with snapshots received up to
+ * the render tick that brought none newer: the entity did not change, so it is shown as it stopped.
+ */
+export type SampleMode = 'interpolated' | 'extrapolated' | 'held' | 'resting' | 'oldest' | 'empty';
 
 /** Fiedler's rule of thumb: show remote entities about three packet intervals in the past. */
 export function interpolationDelayTicks(packetIntervalTicks: number, packets = 3): number {
@@ -79,10 +83,16 @@ export class GhostSampler<T> {
   /**
    * The ghost as of `renderTick` (fractional server tick), written into `value` and returned; null
    * when the history holds nothing. A render tick below the last one is raised to it.
+   * `receivedTick` is the newest server tick the client has heard of (LatencyClient's
+   * `newestServerTick`): past the ghost's newest state but within it, the ghost did not change and
+   * is shown where it stopped ('resting'); only beyond it (the packets are late) is it extrapolated.
+   * Without it every tick past the newest state counts as late.
    */
-  sample(history: EntityHistory, renderTick: number): T | null {
+  sample(history: EntityHistory, renderTick: number, receivedTick = Number.NEGATIVE_INFINITY): T | null {
     if (!Number.isFinite(renderTick))
       throw new RangeError(`GhostSampler.sample: renderTick must be finite, got ${renderTick}`);
+    if (Number.isNaN(receivedTick))
+      throw new RangeError('GhostSampler.sample: receivedTick must be a tick, got NaN');
     if (history.layout.schema !== (this.interpolator.schema as unknown))
       throw new TypeError("GhostSampler.sample: the history's schema is not the interpolator's");
     if (history !== this.history) {
@@ -117,6 +127,14 @@ export class GhostSampler<T> {
     }
     // At or past the newest state.
     const newest = history.tickAt(0);
+    if (tick > newest && receivedTick >= tick) {
+      // Snapshots up to the render tick came and none changed it: it rests where it stopped (as
+      // the server's lag compensation has it), not where its last motion would carry it.
+      this.load(0, 0);
+      this.mode = 'resting';
+      this.shownTick = tick;
+      return this.blend(this.older, 0);
+    }
     if (tick > newest) this.starved++;
     if (size === 1 || tick === newest) {
       this.load(0, 0);

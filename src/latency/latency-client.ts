@@ -114,6 +114,16 @@ export class LatencyClient<S, I> {
     this.bufferTicks = buffer;
   }
 
+  /**
+   * The newest server tick any packet of the server named: a ghost section, or an input report
+   * (an idle world sends no section, but reports go on). Every change of a ghost up to it has
+   * been sent (unless the packet's budget held it back), so GhostSampler shows a ghost with no
+   * newer state as resting there.
+   */
+  get newestServerTick(): number {
+    return Math.max(this.mirror.newestTick, this.inputs.reportedTick);
+  }
+
   /** The ghost id whose entity is predicted (the local player's), or -1: none. */
   get following(): number {
     return this.followed;
@@ -153,7 +163,7 @@ export class LatencyClient<S, I> {
     // The server's newest tick, from whichever of its packets carried one last: a ghost section,
     // or an input report. An idle world sends no section (an unchanged entity is sent nothing),
     // but reports go on every tick the server takes this client's inputs.
-    const newest = Math.max(this.mirror.newestTick, this.inputs.reportedTick);
+    const newest = this.newestServerTick;
     // A newest tick that went back means a new connection reset the mirror: start over.
     if (newest < this.sampled) this.reset();
     this.timeSnapshots(now);

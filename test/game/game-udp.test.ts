@@ -193,4 +193,44 @@ describe('game API over UDP', () => {
       b.close();
     }
   });
+
+  it('another player that walks and stops is shown where the server has it, not past it', async () => {
+    const [walker, watcher] = [
+      await GameClient.connect(arena, server.url),
+      await GameClient.connect(arena, server.url),
+    ];
+    try {
+      await play(
+        [walker, watcher],
+        () => STILL,
+        'both seeing each other',
+        5000,
+        () => watcher.entities.some((e) => e.id === walker.me?.id),
+      );
+      const x = walker.me!.state.x;
+      await play(
+        [walker, watcher],
+        () => ({ ...STILL, dx: 1 }),
+        'the walker 3 m on',
+        5000,
+        () => (walker.me?.state.x ?? 0) > x + 3,
+      );
+      const player = server.simulation.players.find((p) => p.entity?.id === walker.me?.id)!;
+      // At rest for well over the render delay (before, it was shown extrapolated 2 ticks past).
+      const restUntil = performance.now() + 1000;
+      await play(
+        [walker, watcher],
+        () => STILL,
+        'a second at rest',
+        5000,
+        () => performance.now() > restUntil,
+      );
+      const shown = watcher.entities.find((e) => e.id === walker.me!.id)!;
+      assert.equal((shown.state as { x: number }).x, (player.entity!.state as { x: number }).x);
+      assert.equal((shown.state as { x: number }).x % 0.25, 0, 'a state the server had');
+    } finally {
+      walker.close();
+      watcher.close();
+    }
+  });
 });

@@ -229,6 +229,30 @@ describe('GhostSampler', () => {
     assert.throws(() => sampler.sample(other, 1), TypeError);
   });
 
+  it('shows a ghost where it stopped once snapshots past the render tick brought no change; extrapolates only while they are late', () => {
+    const history = new EntityHistory(layout as never, 4);
+    const sampler = new GhostSampler(lerp);
+    push(history, 10, { x: 0, hp: 1 });
+    push(history, 12, { x: 4, hp: 2 });
+    // Snapshots up to tick 13 only: 13 is within them (it rests), 13.5 is not (late: extrapolated).
+    assert.deepEqual(sampler.sample(history, 13, 13), { x: 4, hp: 2 });
+    assert.equal(sampler.mode, 'resting');
+    assert.equal(sampler.shownTick, 13);
+    assert.deepEqual(sampler.sample(history, 13.5, 13), { x: 7, hp: 2 });
+    assert.equal(sampler.mode, 'extrapolated');
+    // The snapshot of tick 20 came without a change: where it stopped, at the render tick.
+    assert.deepEqual(sampler.sample(history, 16, 20), { x: 4, hp: 2 });
+    assert.equal(sampler.mode, 'resting');
+    assert.equal(sampler.shownTick, 16, 'never back in time');
+    assert.equal(sampler.starved, 1, 'resting is not starving');
+    // It moves again: interpolated between the state it rested in and the new one, as before.
+    push(history, 18, { x: 6, hp: 3 });
+    const moving = sampler.sample(history, 17, 20)!;
+    assert.ok(Math.abs(moving.x - (4 + (2 * 5) / 6)) < 1e-9, `x ${moving.x}`);
+    assert.equal(sampler.mode, 'interpolated');
+    assert.throws(() => sampler.sample(history, 18, Number.NaN), RangeError);
+  });
+
   it('computes the Fiedler delay', () => {
     assert.equal(interpolationDelayTicks(3), 9);
     assert.equal(interpolationDelayTicks(2, 2.5), 5);
