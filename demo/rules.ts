@@ -15,41 +15,68 @@ export interface ZapCount {
   hits: number;
 }
 
+type ArenaHooks = NonNullable<Parameters<typeof arena.rules>[0]>;
+type OnInput = Parameters<NonNullable<ArenaHooks['onInput']>>;
+
+/**
+ * A player's zap at its aim, at most one every ZAP_TICKS: null when it did not zap, else whether
+ * it hit an orb (which then goes to `elsewhere()`, one glow brighter, and scores).
+ */
+export function zap(
+  game: OnInput[0],
+  player: OnInput[1],
+  input: OnInput[2],
+  elsewhere: () => { x: number; y: number },
+): boolean | null {
+  const me = player.state;
+  if (!input.zap || me === null || game.tick < Number(player.data.nextZap ?? 0)) return null;
+  player.data.nextZap = game.tick + ZAP_TICKS;
+  const shape = { type: 'circle', x: input.aimX, y: input.aimY, radius: ORB_RADIUS / 2 } as const;
+  const [orb] = game.hitTest(player, shape);
+  if (orb?.type !== 'orb') return false;
+  orb.state = { ...elsewhere(), glow: (orb.state.glow + 1) & 15 };
+  player.state = { ...me, score: (me.score + 1) & 0xffff };
+  game.emit('zapped', { by: player.entity!.id, orb: orb.id }, { reliable: false });
+  return true;
+}
+
+/**
+ * A third of the orbs (picked by `random`) step along their heading, kept in the orb's data so it
+ * moves with the orb from zone to zone; an orb turns back at a wall.
+ */
+export function wanderOrbs(game: OnInput[0], random: () => number): void {
+  for (const orb of game.entities) {
+    if (orb.type !== 'orb' || random() > 0.33) continue;
+    const turn = Number(orb.data.heading ?? 0) + (random() - 0.5) * 0.4;
+    const x = orb.state.x + Math.cos(turn) * 0.2;
+    const y = orb.state.y + Math.sin(turn) * 0.2;
+    const out = x < 0 || x > ARENA || y < 0 || y > ARENA;
+    orb.data.heading = out ? turn + Math.PI : turn;
+    if (!out) orb.state = { ...orb.state, x, y };
+  }
+}
+
 /** The rules, with a seed for the orbs, the zaps counted into `zaps` and each onTick's milliseconds to `timed`. */
 export function demoRules(seed: number, zaps: ZapCount, timed: (ms: number) => void) {
   const random = prng(seed);
-  const heading = new Map<number, number>();
   const somewhere = () => ({ x: random() * ARENA, y: random() * ARENA });
   return arena.rules({
     onJoin(_game, player) {
       player.spawn({ x: ARENA / 2, y: ARENA / 2, score: 0 });
     },
     onInput(game, player, input) {
-      const me = player.state;
-      if (!input.zap || me === null || game.tick < Number(player.data.nextZap ?? 0)) return;
-      player.data.nextZap = game.tick + ZAP_TICKS;
+      const hit = zap(game, player, input, somewhere);
+      if (hit === null) return;
       zaps.zaps++;
-      const shape = { type: 'circle', x: input.aimX, y: input.aimY, radius: ORB_RADIUS / 2 } as const;
-      const [orb] = game.hitTest(player, shape);
-      if (orb?.type !== 'orb') return;
-      zaps.hits++;
-      orb.state = { ...somewhere(), glow: (orb.state.glow + 1) & 15 };
-      player.state = { ...me, score: (me.score + 1) & 0xffff };
-      game.emit('zapped', { by: player.entity!.id, orb: orb.id }, { reliable: false });
+      if (hit) zaps.hits++;
     },
     onTick(game) {
       const started = performance.now();
-      if (heading.size === 0)
-        for (let i = 0; i < ORBS; i++) heading.set(game.spawn('orb', { ...somewhere(), glow: i & 15 }).id, 0);
-      for (const orb of game.entities) {
-        if (orb.type !== 'orb' || random() > 0.33) continue;
-        const turn = heading.get(orb.id)! + (random() - 0.5) * 0.4;
-        const x = orb.state.x + Math.cos(turn) * 0.2;
-        const y = orb.state.y + Math.sin(turn) * 0.2;
-        const out = x < 0 || x > ARENA || y < 0 || y > ARENA;
-        heading.set(orb.id, out ? turn + Math.PI : turn);
-        if (!out) orb.state = { ...orb.state, x, y };
+      if (game.data.spawned !== true) {
+        game.data.spawned = true;
+        for (let i = 0; i < ORBS; i++) game.spawn('orb', { ...somewhere(), glow: i & 15 });
       }
+      wanderOrbs(game, random);
       timed(performance.now() - started);
     },
   });
