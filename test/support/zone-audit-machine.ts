@@ -37,15 +37,7 @@ const wanderers = Number(process.env.GW_ZONE_TEST_WANDERERS ?? 40);
 const send = (message: AuditEvent | AuditAnswer) => process.send?.(message);
 
 // The map ZonedWorld makes of 2 × 2 (the gateway's): one cell per zone.
-const map = new ZoneMap({
-  minX: 0,
-  minY: 0,
-  maxX: SIDE,
-  maxY: SIDE,
-  columns: 2,
-  rows: 2,
-  cellZones: [0, 1, 2, 3],
-});
+const map = ZoneMap.grid({ minX: 0, minY: 0, maxX: SIDE, maxY: SIDE }, 2, 2, 2, 2);
 const codecs = zoneCodecs(zoneGame);
 const types = wiringOf('zone-audit-machine', zoneGame).types;
 const stateCodecs = new Map(types.map((type) => [type.name, compile(type.schema)]));

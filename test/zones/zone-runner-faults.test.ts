@@ -31,15 +31,7 @@ describe('ZoneRunner under store failures', () => {
   it('steps on, loses and doubles nothing, and is not fenced', async () => {
     const store = new EmbeddedZoneStore({ nowMs: Date.now });
     const feed = new EmbeddedZoneFeed();
-    const map = new ZoneMap({
-      minX: 0,
-      minY: 0,
-      maxX: SIDE,
-      maxY: SIDE,
-      columns: 2,
-      rows: 1,
-      cellZones: [0, 1],
-    });
+    const map = ZoneMap.grid({ minX: 0, minY: 0, maxX: SIDE, maxY: SIDE }, 2, 1, 2, 1);
     const batches: FeedBatch[] = [];
     for (const zone of [0, 1])
       feed.subscribe(feedChannel('gw.', zone), (bytes) => {

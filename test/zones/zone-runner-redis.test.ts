@@ -58,15 +58,7 @@ describe('ZoneRunner on Redis', { skip: redisSkip() }, () => {
     const keyPrefix = `zr-${worlds}:`;
     const connection = { url: server.url, keyPrefix, timeoutMs: 5000 };
     const feedOptions = { ...connection, keyPrefix: `${keyPrefix}feed:`, onError: quiet };
-    const map = new ZoneMap({
-      minX: 0,
-      minY: 0,
-      maxX: SIDE,
-      maxY: SIDE,
-      columns: 3,
-      rows: 1,
-      cellZones: ZONES,
-    });
+    const map = ZoneMap.grid({ minX: 0, minY: 0, maxX: SIDE, maxY: SIDE }, ZONES.length, 1, ZONES.length, 1);
     const originMs = Date.now();
     const observer = await RedisZoneStore.connect(connection);
     const watch = await RedisZoneFeed.connect(feedOptions);

@@ -25,15 +25,7 @@ const WANDERERS = 40;
 function world() {
   const store = new EmbeddedZoneStore({ nowMs: Date.now });
   const feed = new EmbeddedZoneFeed();
-  const map = new ZoneMap({
-    minX: 0,
-    minY: 0,
-    maxX: SIDE,
-    maxY: SIDE,
-    columns: 2,
-    rows: 1,
-    cellZones: [0, 1],
-  });
+  const map = ZoneMap.grid({ minX: 0, minY: 0, maxX: SIDE, maxY: SIDE }, 2, 1, 2, 1);
   const originMs = Date.now();
   const batches: FeedBatch[] = [];
   for (const zone of [0, 1])

@@ -49,15 +49,7 @@ async function population(store: ZoneStore, zones: number): Promise<number> {
 async function world(policy?: { hotShare: number; hotSeconds: number }) {
   const store = new EmbeddedZoneStore({ nowMs: Date.now });
   const hub = new FeedHub();
-  const map = new ZoneMap({
-    minX: 0,
-    minY: 0,
-    maxX: SIDE,
-    maxY: SIDE,
-    columns: 2,
-    rows: 2,
-    cellZones: [0, 1, 2, 3],
-  });
+  const map = ZoneMap.grid({ minX: 0, minY: 0, maxX: SIDE, maxY: SIDE }, 2, 2, 2, 2);
   const batches: FeedBatch[] = [];
   for (let zone = 0; zone < 4; zone++)
     hub.subscribe(feedChannel('gw.', zone), (bytes) => {
