@@ -21,12 +21,12 @@ import {
   type ZoneStoreLimits,
 } from './zone-store.js';
 import {
-  checkBytes,
   checkCommit,
   checkCount,
   checkInboxRead,
   checkLeaseRequest,
   checkLimits,
+  checkSnapshotWrite,
   checkTtl,
   checkWorldIds,
   checkZone,
@@ -175,11 +175,7 @@ export class EmbeddedZoneStore implements ZoneStore {
     bytes: Uint8Array,
   ): Promise<LeaseResult> {
     this.checkOpen();
-    checkZone(zone);
-    checkCount(epoch, 'epoch', 1);
-    checkCount(tick, 'tick', 0);
-    checkCount(inboxCursor, 'inboxCursor', 0);
-    checkBytes(bytes, 'snapshot', this.limits.maxSnapshotBytes);
+    checkSnapshotWrite(zone, epoch, tick, inboxCursor, bytes, this.limits);
     if (!this.isLive(zone, epoch)) return 'stale';
     this.snapshots.set(zone, { zone, epoch, tick, inboxCursor, bytes: new Uint8Array(bytes) });
     // Acks only what was read: an entry never read cannot have been applied to this snapshot.

@@ -43,12 +43,12 @@ import {
   type ZoneStoreLimits,
 } from './zone-store.js';
 import {
-  checkBytes,
   checkCommit,
   checkCount,
   checkInboxRead,
   checkLeaseRequest,
   checkLimits,
+  checkSnapshotWrite,
   checkTtl,
   checkWorldIds,
   checkZone,
@@ -225,11 +225,7 @@ export class RedisZoneStore implements ZoneStore, GatewayLeases {
     bytes: Uint8Array,
   ): Promise<LeaseResult> {
     this.checkOpen();
-    checkZone(zone);
-    checkCount(epoch, 'epoch', 1);
-    checkCount(tick, 'tick', 0);
-    checkCount(inboxCursor, 'inboxCursor', 0);
-    checkBytes(bytes, 'snapshot', this.limits.maxSnapshotBytes);
+    checkSnapshotWrite(zone, epoch, tick, inboxCursor, bytes, this.limits);
     const reply = await this.script(
       'zsWriteSnapshot',
       `${zone}`,

@@ -80,3 +80,19 @@ export function checkLimits(limits: ZoneStoreLimits): void {
     }
   }
 }
+
+/** writeSnapshot's arguments. */
+export function checkSnapshotWrite(
+  zone: number,
+  epoch: number,
+  tick: number,
+  inboxCursor: number,
+  bytes: Uint8Array,
+  limits: ZoneStoreLimits,
+): void {
+  checkZone(zone);
+  checkCount(epoch, 'epoch', 1);
+  checkCount(tick, 'tick', 0);
+  checkCount(inboxCursor, 'inboxCursor', 0);
+  checkBytes(bytes, 'snapshot', limits.maxSnapshotBytes);
+}
