@@ -160,14 +160,8 @@ export class InputReceiver<T> {
    * than the last reported is ignored.
    */
   report(client: number, serverTick: number, inputTick: number): void {
-    for (const [name, tick] of [
-      ['serverTick', serverTick],
-      ['inputTick', inputTick],
-    ] as const)
-      if (!Number.isInteger(tick) || tick < 0 || tick > MAX_TICK)
-        throw new RangeError(
-          `InputReceiver.report: ${name} must be an integer in [0, ${MAX_TICK}], got ${tick}`,
-        );
+    checkReportTick('serverTick', serverTick);
+    checkReportTick('inputTick', inputTick);
     const buffer = this.endpoint('report', client)?.buffer;
     if (buffer === undefined || serverTick <= buffer.feedbackServerTick) return;
     buffer.feedbackServerTick = serverTick;
@@ -212,6 +206,12 @@ export class InputReceiver<T> {
   closed(endpoint: InputEndpoint<T>): void {
     if (this.endpoints[endpoint.client] === endpoint) this.endpoints[endpoint.client] = null;
   }
+}
+
+/** A tick given to report (called per player per stamp: no allocation on the way). */
+function checkReportTick(name: string, tick: number): void {
+  if (!Number.isInteger(tick) || tick < 0 || tick > MAX_TICK)
+    throw new RangeError(`InputReceiver.report: ${name} must be an integer in [0, ${MAX_TICK}], got ${tick}`);
 }
 
 function integer(name: string, value: number, min: number, max: number): number {

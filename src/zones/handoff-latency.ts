@@ -2,8 +2,8 @@
  * Handoff latency end to end, as a zone thread measures it for the entities handed to its zone:
  * from the tick the source zone decided the handoff (it released the entity at the end of tick
  * T-1 for a handoff at T) to the tick the destination first stepped the entity, in ticks, and in
- * milliseconds from the moment the decision tick was due on the world's clock (originMs + (T-1) /
- * tickRate) to the end of that step. 1 tick is the least: the destination steps T one tick after
+ * milliseconds from the moment the decision tick was due on the world's clock (originMs +
+ * (T-1) × 1000 / tickRate ms) to the end of that step. 1 tick is the least: the destination steps T one tick after
  * T-1. Kept as cumulative counts in fixed bins, so recording allocates nothing and a reader takes
  * two reports' difference for a window of its own.
  */

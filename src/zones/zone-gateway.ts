@@ -246,8 +246,11 @@ export class ZoneGateway implements HostedGame {
     const tick = this.options.clock?.() ?? hostTick;
     this.clockTick = tick;
     let next = this.world.serverTick + 1;
+    // Every zone's batch of a tick came when the slowest zone's newest batch is at or past it.
+    let slowest = Number.POSITIVE_INFINITY;
+    for (const zoneTick of this.zoneTicks) if (zoneTick < slowest) slowest = zoneTick;
     while (next <= tick) {
-      const complete = this.zoneTicks.every((t) => t >= next);
+      const complete = next <= slowest;
       if (!complete && next > tick - this.lateTicks) break;
       this.stamp(next);
       if (complete) this.counts.stampsOnTime++;

@@ -5,6 +5,7 @@
  */
 import type { GameRules } from '../game/game-rules.js';
 import type { HandoffRuleOptions } from './handoff-rule.js';
+import { ticksSinceOrigin } from './world-clock.js';
 import type { ZoneMap } from './zone-map.js';
 import type { EntityRecord } from './zone-messages.js';
 import { ZoneServer } from './zone-server.js';
@@ -49,7 +50,7 @@ export async function restoreZone(
   if (snapshot === null) {
     const now = (options.nowMs ?? Date.now)();
     const tickRate = options.rules.game.tickRate;
-    const clockTick = Math.max(0, Math.floor(((now - options.originMs) * tickRate) / 1000));
+    const clockTick = Math.max(0, Math.floor(ticksSinceOrigin(now, options.originMs, tickRate)));
     return { server: new ZoneServer({ ...serverOptions, tick: clockTick }), inboxCursor: 0 };
   }
   const read = codecs.decodeZoneSnapshot(snapshot.bytes);

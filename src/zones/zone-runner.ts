@@ -19,6 +19,7 @@
  */
 import type { GameRules } from '../game/game-rules.js';
 import type { HandoffRuleOptions } from './handoff-rule.js';
+import { ticksSinceOrigin } from './world-clock.js';
 import { feedChannel, inputChannel } from './zone-channels.js';
 import { type ZoneCommitStats, ZoneCommits } from './zone-commits.js';
 import type { ZoneFeed } from './zone-feed.js';
@@ -261,7 +262,7 @@ export class ZoneRunner {
     try {
       const { originMs, maxCatchUpTicks = 8 } = this.options;
       const tickRate = this.options.rules.game.tickRate;
-      const sinceOrigin = ((this.nowMs() - originMs) * tickRate) / 1000;
+      const sinceOrigin = ticksSinceOrigin(this.nowMs(), originMs, tickRate);
       const due = Math.floor(sinceOrigin);
       let behind = due - this.zone.tick;
       // The newest tick waits, up to one tick, for its players' inputs: the gateway sends them two

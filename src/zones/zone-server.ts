@@ -300,7 +300,7 @@ export class ZoneServer {
     this.deliverMessages();
     simulation.simulate();
     const tick = world.tick();
-    // The arrivals just stepped for the first time; swapped without allocating.
+    // The arrivals just stepped for the first time, copied into steppedArrivals (both arrays reused).
     this.steppedArrivals.length = 0;
     for (const decided of this.arrivedDecisions) this.steppedArrivals.push(decided);
     this.arrivedDecisions.length = 0;
@@ -313,8 +313,8 @@ export class ZoneServer {
       if (keyframe || world.latestTicks[id] === tick)
         entities.push({ worldId: simulation.worldIds[id], typeIndex, state: handle.state });
     }
-    for (const handle of this.handoffsPaused ? [] : simulation.owned) {
-      if (handoffs.length >= this.maxHandoffsPerTick) break;
+    for (const handle of simulation.owned) {
+      if (this.handoffsPaused || handoffs.length >= this.maxHandoffsPerTick) break;
       const id = handle.id;
       const type = world.types[world.typeOf[id]];
       if (type.position === undefined) continue;

@@ -131,8 +131,8 @@ export class ZoneSimulation extends GameSimulation {
 
   /**
    * Keeps an input for a player not hosted here, for a player arriving with it soon (an input
-   * forwarded by the player's old zone can overtake the handoff). Bounded; they go after
-   * MAX_UNCLAIMED_TICKS.
+   * forwarded by the player's old zone can overtake the handoff). Bounded: inputs past the zone's
+   * tick are not kept, and once MAX_UNCLAIMED_PLAYERS lists are held the stale ones go first.
    */
   keepUnclaimed(input: ZoneInput): void {
     const tick = this.world.serverTick;
@@ -354,7 +354,7 @@ export class ZoneSimulation extends GameSimulation {
     this.owners.push({ playerId, worldId: id < 0 ? -1 : this.worldIds[id] });
   }
 
-  /** Forgets the unclaimed inputs whose ticks have passed (or every list past MAX_UNCLAIMED_TICKS old). */
+  /** Forgets each list whose inputs are all past `tick` or more than MAX_UNCLAIMED_TICKS ahead of it. */
   private dropUnclaimed(tick: number): void {
     for (const [playerId, list] of this.unclaimed)
       if (list.every((input) => input.tick <= tick || input.tick > tick + MAX_UNCLAIMED_TICKS))

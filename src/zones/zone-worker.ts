@@ -55,7 +55,7 @@ function report(): void {
       zone,
       stats,
       tickMs: tickMs.get(zone)?.splice(0) ?? [],
-      handoffLatency: (latencies.get(zone) ?? new HandoffLatency()).counts(),
+      handoffLatency: latencies.get(zone)!.counts(),
       nearBorder: data.borderRadius === undefined ? null : runner.zone.entitiesNearBorder(data.borderRadius),
     });
   }

@@ -19,6 +19,7 @@ import { availableParallelism } from 'node:os';
 import { GameHost, type GameHostStats } from '../game/game-host.js';
 import type { GameServerOptions } from '../game/game-server.js';
 import { EmbeddedZoneStore } from './embedded-zone-store.js';
+import { ticksSinceOrigin } from './world-clock.js';
 import { feedChannel, inputChannel } from './zone-channels.js';
 import { checkZonedRefs } from './zone-event-refs.js';
 import type { ZoneFeed } from './zone-feed.js';
@@ -229,7 +230,7 @@ export class ZonedWorld {
       let host: GameHost<ZoneGateway> | null = null;
       if (options.gateway !== false) {
         const codecs = zoneCodecs(game);
-        const startTick = Math.max(0, Math.floor(((Date.now() - originMs) * game.tickRate) / 1000));
+        const startTick = Math.max(0, Math.floor(ticksSinceOrigin(Date.now(), originMs, game.tickRate)));
         const started = await GameHost.start(
           where,
           game,
@@ -241,7 +242,7 @@ export class ZonedWorld {
               maxPlayers,
               radius,
               startTick,
-              clock: () => Math.floor(((Date.now() - originMs) * game.tickRate) / 1000),
+              clock: () => Math.floor(ticksSinceOrigin(Date.now(), originMs, game.tickRate)),
               // Two ticks ahead: an input reaches its zone before that zone steps the tick before
               // it, so one that meets a handoff travels with the entity instead of arriving late.
               inputLeadTicks: 2,
