@@ -32,9 +32,10 @@ export interface ZoneCommitStats {
   commitsRefused: Record<string, number>;
   /** Bytes of handoff payloads sent. */
   handoffBytes: number;
-  /** Commits whose call rejected (they may have happened): in all, and still unanswered. */
+  /** Commits whose call rejected (they may have happened), in all. */
   inDoubtCommits: number;
-  commitsInDoubt: number;
+  /** Of those, the ones the store has not answered yet (sent again until it does). */
+  inDoubtUnanswered: number;
   /** Milliseconds from a commit call to its answer, last 256. */
   commitMs: number[];
 }
@@ -101,7 +102,7 @@ export class ZoneCommits {
       commitsRefused: { ...this.refused },
       handoffBytes: this.handoffBytes,
       inDoubtCommits: this.inDoubtCommits,
-      commitsInDoubt: this.unsettled.filter((u) => u.inDoubt).length,
+      inDoubtUnanswered: this.unsettled.filter((u) => u.inDoubt).length,
       commitMs: [...this.commitMs],
     };
   }

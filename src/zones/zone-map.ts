@@ -83,7 +83,7 @@ export class ZoneMap {
     return new ZoneMap({ ...bounds, columns, rows, cellZones });
   }
 
-  /** Bumped by every change of a cell's zone. */
+  /** Bumped by every change of a cell's zone. @internal */
   get mapVersion(): number {
     return this.version;
   }
@@ -100,7 +100,7 @@ export class ZoneMap {
     return this.cellCounts[zone];
   }
 
-  /** The map as plain data (a copy). */
+  /** The map as plain data (a copy). @internal */
   describe(): ZoneMapDescription & { mapVersion: number; cellZones: number[] } {
     const { minX, minY, maxX, maxY, columns, rows } = this;
     return { minX, minY, maxX, maxY, columns, rows, cellZones: [...this.cells], mapVersion: this.version };
@@ -134,6 +134,7 @@ export class ZoneMap {
   /**
    * Gives `cells` to `zone` and bumps `mapVersion` if any cell changed hands (a split or a merge
    * is one call). Returns how many cells changed. Checks every argument before changing anything.
+   * @internal (the zones' own machinery, not a game's)
    */
   moveCells(cells: ArrayLike<number>, zone: number): number {
     this.checkZone('moveCells', zone);
@@ -158,6 +159,7 @@ export class ZoneMap {
    * The shortest distance from (x, y) (clamped into the bounds) to `zone`'s cells: 0 inside it or
    * on its edge, Infinity for a zone with no cell. Only the cells within `limit` are looked at,
    * so a far zone costs no more than a near one; beyond `limit` the answer is Infinity.
+   * @internal (the zones' own machinery, not a game's)
    */
   distanceToZone(zone: number, x: number, y: number, limit = Number.POSITIVE_INFINITY): number {
     this.checkZone('distanceToZone', zone);
@@ -177,7 +179,7 @@ export class ZoneMap {
     return best <= limit ? best : Number.POSITIVE_INFINITY;
   }
 
-  /** Whether (x, y) is within `radius` of `zone`'s cells (inside it counts). */
+  /** Whether (x, y) is within `radius` of `zone`'s cells (inside it counts). @internal */
   isWithin(zone: number, x: number, y: number, radius: number): boolean {
     checkRadius('isWithin', radius);
     return this.distanceToZone(zone, x, y, radius) <= radius;
@@ -189,6 +191,7 @@ export class ZoneMap {
    * (x, y) whose viewers see `radius` far. The zone that holds the point is among them when the
    * owner is not (an entity in its owner's hysteresis margin). Allocates nothing when `out` is
    * reused.
+   * @internal (the zones' own machinery, not a game's)
    */
   proxyZones(owner: number, x: number, y: number, radius: number, out: number[] = []): number[] {
     this.checkZone('proxyZones', owner);
@@ -201,6 +204,7 @@ export class ZoneMap {
    * The zones whose cells touch `zone`'s cells along an edge or at a corner, ascending (cached
    * per map version). These are the zones that exchange border feeds when the interest radius is
    * below a cell's width and height; for a larger radius use `zonesNear`.
+   * @internal (the zones' own machinery, not a game's)
    */
   neighbours(zone: number): readonly number[] {
     this.checkZone('neighbours', zone);
@@ -216,6 +220,7 @@ export class ZoneMap {
    * The other zones with a cell within `radius` of one of `zone`'s cells, ascending: every zone
    * that may need proxies of `zone`'s entities for viewers that see `radius` far. Costs one pass
    * over the zone's cells and their surroundings: meant for set-up and map changes, not per tick.
+   * @internal (the zones' own machinery, not a game's)
    */
   zonesNear(zone: number, radius: number): number[] {
     this.checkZone('zonesNear', zone);
@@ -250,6 +255,7 @@ export class ZoneMap {
   /**
    * The zones whose closed cells hold (x, y) (clamped), ascending, into `out`: one for a point
    * inside a zone, several for a point on a border between zones (up to 4, at a grid corner).
+   * @internal (the zones' own machinery, not a game's)
    */
   zonesTouching(x: number, y: number, out: number[] = []): number[] {
     checkPoint('zonesTouching', x, y);

@@ -99,7 +99,7 @@ describe('ZoneRunner under store failures', () => {
         () => runners[0].stats().commits + runners[1].stats().commits > handedOff,
       );
       await until('every commit to settle', 5000, () =>
-        runners.every((r) => !r.stats().storeFailing && r.stats().commitsInDoubt === 0),
+        runners.every((r) => !r.stats().storeFailing && r.stats().inDoubtUnanswered === 0),
       );
     } finally {
       await Promise.all(runners.map((r) => r.stop()));

@@ -113,7 +113,7 @@ describe('ZoneRunner on Redis', { skip: redisSkip() }, () => {
     await until('the stores to answer and every commit to settle', 5000, () =>
       processes.every(({ runner }) => {
         const stats = runner.stats();
-        return !stats.storeFailing && stats.commitsInDoubt === 0;
+        return !stats.storeFailing && stats.inDoubtUnanswered === 0;
       }),
     );
     await Promise.all(processes.map(({ runner }) => runner.stop()));
