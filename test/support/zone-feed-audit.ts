@@ -1,5 +1,22 @@
-/** What the zone tests check in the feed batches zones published: no entity named by two zones in one tick. */
+/**
+ * What the zone tests check in the feed batches zones published: they gather them, and check
+ * that no entity is named by two zones in one tick.
+ */
+import { feedChannel } from '../../src/zones/zone-channels.js';
+import type { ZoneFeed } from '../../src/zones/zone-feed.js';
 import type { FeedBatch } from '../../src/zones/zone-messages.js';
+import type { ZoneCodecs } from '../../src/zones/zone-wire.js';
+
+/** Every batch zones 0..zones-1 publish on `feed` from now on, decoded (the unreadable left out). */
+export function collectFeedBatches(feed: ZoneFeed, zones: number, codecs: ZoneCodecs): FeedBatch[] {
+  const batches: FeedBatch[] = [];
+  for (let zone = 0; zone < zones; zone++)
+    feed.subscribe(feedChannel('gw.', zone), (bytes) => {
+      const read = codecs.decodeFeedBatch(bytes);
+      if (read.ok) batches.push(read.value);
+    });
+  return batches;
+}
 
 /**
  * Every tick at which two zones' batches named the same world id, as "tick T: W in zones A and B".

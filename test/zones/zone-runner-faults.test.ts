@@ -11,15 +11,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { prng } from '../../src/random/prng.js';
 import { EmbeddedZoneFeed } from '../../src/zones/embedded-zone-feed.js';
 import { EmbeddedZoneStore } from '../../src/zones/embedded-zone-store.js';
-import { feedChannel } from '../../src/zones/zone-channels.js';
 import { ZoneMap } from '../../src/zones/zone-map.js';
-import type { FeedBatch } from '../../src/zones/zone-messages.js';
 import { ZoneRunner, type ZoneRunnerStats } from '../../src/zones/zone-runner.js';
 import { zoneCodecs } from '../../src/zones/zone-wire.js';
 import { faultyZoneStore, type StoreFault, type StoreMethod } from '../support/faulty-zone-store.js';
 import { testSeed } from '../support/seed.js';
 import { until } from '../support/until.js';
-import { doubleOwners } from '../support/zone-feed-audit.js';
+import { collectFeedBatches, doubleOwners } from '../support/zone-feed-audit.js';
 import { SIDE, zoneGame, zoneRules } from '../support/zone-game.js';
 
 const SEED = testSeed('zone-runner-faults');
@@ -32,12 +30,7 @@ describe('ZoneRunner under store failures', () => {
     const store = new EmbeddedZoneStore({ nowMs: Date.now });
     const feed = new EmbeddedZoneFeed();
     const map = ZoneMap.grid({ minX: 0, minY: 0, maxX: SIDE, maxY: SIDE }, 2, 1, 2, 1);
-    const batches: FeedBatch[] = [];
-    for (const zone of [0, 1])
-      feed.subscribe(feedChannel('gw.', zone), (bytes) => {
-        const read = codecs.decodeFeedBatch(bytes);
-        if (read.ok) batches.push(read.value);
-      });
+    const batches = collectFeedBatches(feed, 2, codecs);
     const random = prng(SEED);
     let phase: 'calm' | 'flaky' | 'down' = 'calm';
     let forced: StoreFault[] = [];

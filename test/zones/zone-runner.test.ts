@@ -8,11 +8,11 @@ import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EmbeddedZoneFeed } from '../../src/zones/embedded-zone-feed.js';
 import { EmbeddedZoneStore } from '../../src/zones/embedded-zone-store.js';
-import { feedChannel } from '../../src/zones/zone-channels.js';
 import { ZoneMap } from '../../src/zones/zone-map.js';
 import type { FeedBatch } from '../../src/zones/zone-messages.js';
 import { ZoneRunner, type ZoneRunnerOptions, type ZoneRunnerStats } from '../../src/zones/zone-runner.js';
 import { testSeed } from '../support/seed.js';
+import { collectFeedBatches } from '../support/zone-feed-audit.js';
 import { SIDE, zoneGame, zoneRules } from '../support/zone-game.js';
 
 const codecs = zoneCodecs(zoneGame);
@@ -27,12 +27,7 @@ function world() {
   const feed = new EmbeddedZoneFeed();
   const map = ZoneMap.grid({ minX: 0, minY: 0, maxX: SIDE, maxY: SIDE }, 2, 1, 2, 1);
   const originMs = Date.now();
-  const batches: FeedBatch[] = [];
-  for (const zone of [0, 1])
-    feed.subscribe(feedChannel('gw.', zone), (bytes) => {
-      const read = codecs.decodeFeedBatch(bytes);
-      if (read.ok) batches.push(read.value);
-    });
+  const batches = collectFeedBatches(feed, 2, codecs);
   const options = (zone: number, processId = `p${zone}`): ZoneRunnerOptions => ({
     zone,
     processId,

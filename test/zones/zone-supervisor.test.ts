@@ -8,15 +8,13 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EmbeddedZoneStore } from '../../src/zones/embedded-zone-store.js';
-import { feedChannel } from '../../src/zones/zone-channels.js';
 import { FeedHub } from '../../src/zones/zone-feed-hub.js';
 import { ZoneMap } from '../../src/zones/zone-map.js';
-import type { FeedBatch } from '../../src/zones/zone-messages.js';
 import type { ZoneStore } from '../../src/zones/zone-store.js';
 import { ZoneSupervisor } from '../../src/zones/zone-supervisor.js';
 import { zoneCodecs } from '../../src/zones/zone-wire.js';
 import { testSeed } from '../support/seed.js';
-import { doubleOwners } from '../support/zone-feed-audit.js';
+import { collectFeedBatches, doubleOwners } from '../support/zone-feed-audit.js';
 import { SIDE, zoneGame } from '../support/zone-game.js';
 
 const SEED = testSeed('zone-supervisor');
@@ -50,12 +48,7 @@ async function world(policy?: { hotShare: number; hotSeconds: number }) {
   const store = new EmbeddedZoneStore({ nowMs: Date.now });
   const hub = new FeedHub();
   const map = ZoneMap.grid({ minX: 0, minY: 0, maxX: SIDE, maxY: SIDE }, 2, 2, 2, 2);
-  const batches: FeedBatch[] = [];
-  for (let zone = 0; zone < 4; zone++)
-    hub.subscribe(feedChannel('gw.', zone), (bytes) => {
-      const read = codecs.decodeFeedBatch(bytes);
-      if (read.ok) batches.push(read.value);
-    });
+  const batches = collectFeedBatches(hub, 4, codecs);
   const events: string[] = [];
   const supervisor = await ZoneSupervisor.start({
     rulesUrl,
