@@ -43,8 +43,8 @@ interface Seat {
   ownWorldId: number;
   toldMirrorId: number;
   /** By world tick (mod INPUT_RING): the tick taken, and the input tick its take consumed. */
-  takenTicks: Int32Array;
-  inputTicks: Int32Array;
+  takenTicks: Float64Array;
+  inputTicks: Float64Array;
 }
 
 /** World ticks a seat remembers the consumed input of: more than a stamp can lag its zone. */
@@ -72,7 +72,9 @@ export class ZoneGateway implements HostedGame {
   private readonly reportError: (error: unknown, where: string) => void;
   /** Feeds waiting for their tick's stamp, and the highest tick each zone has published. */
   private readonly waiting: FeedBatch[] = [];
-  private readonly maxWaiting: number;
+  /** Per zone, its feeds waiting, and the most one zone may have waiting (its share alone). */
+  private readonly waitingOf: Int32Array;
+  private readonly maxWaitingPerZone: number;
   private readonly zoneTicks: number[];
   /** Per zone, the newest tick of its batches applied to the mirror. */
   private readonly appliedTicks: number[];
@@ -157,7 +159,8 @@ export class ZoneGateway implements HostedGame {
     this.messageNames = Object.keys(game.messageTypes);
     this.zoneTicks = new Array(this.zoneCount).fill(-1);
     this.appliedTicks = new Array(this.zoneCount).fill(-1);
-    this.maxWaiting = this.zoneCount * (this.maxAheadTicks + this.lateTicks + 4);
+    this.waitingOf = new Int32Array(this.zoneCount);
+    this.maxWaitingPerZone = this.maxAheadTicks + this.lateTicks + 4;
     this.joins = Array.from({ length: this.zoneCount }, () => []);
     this.leaves = Array.from({ length: this.zoneCount }, () => []);
     this.messages = Array.from({ length: this.zoneCount }, () => []);
@@ -189,8 +192,8 @@ export class ZoneGateway implements HostedGame {
       zoneTick: -1,
       ownWorldId: -1,
       toldMirrorId: -1,
-      takenTicks: new Int32Array(INPUT_RING).fill(-1),
-      inputTicks: new Int32Array(INPUT_RING),
+      takenTicks: new Float64Array(INPUT_RING).fill(-1),
+      inputTicks: new Float64Array(INPUT_RING).fill(-1),
     };
     this.slotList.push(index);
     this.joins[this.spawnZone].push(playerId);
@@ -233,11 +236,13 @@ export class ZoneGateway implements HostedGame {
       return;
     }
     if (!this.mirror.admitEpoch(feed.zone, feed.epoch)) return;
-    if (this.waiting.length >= this.maxWaiting) {
+    // A zone that floods (repeats, old ticks) fills its own share only, not the others'.
+    if (this.waitingOf[feed.zone] >= this.maxWaitingPerZone) {
       this.refusedHere['too-many-waiting']++;
       return;
     }
     this.waiting.push(feed);
+    this.waitingOf[feed.zone]++;
     if (feed.tick > this.zoneTicks[feed.zone]) this.zoneTicks[feed.zone] = feed.tick;
   }
 
@@ -282,8 +287,10 @@ export class ZoneGateway implements HostedGame {
     const due: FeedBatch[] = [];
     let kept = 0;
     for (const feed of this.waiting) {
-      if (feed.tick <= tick) due.push(feed);
-      else this.waiting[kept++] = feed;
+      if (feed.tick <= tick) {
+        due.push(feed);
+        this.waitingOf[feed.zone]--;
+      } else this.waiting[kept++] = feed;
     }
     this.waiting.length = kept;
     if (due.length > 1) due.sort((a, b) => a.tick - b.tick);

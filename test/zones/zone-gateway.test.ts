@@ -221,6 +221,20 @@ describe('ZoneGateway', () => {
     assert.equal(gateway.stats().entities, 2);
   });
 
+  it("a zone flooding the gateway with batches fills its own share of the waiting room, not the other zones'", () => {
+    const { gateway } = gatewayOf();
+    // The share: maxAheadTicks (32) + lateTicks (2) + 4 batches waiting per zone.
+    for (let n = 0; n < 60; n++) gateway.receive(feed(1, 1, { entities: [wanderer(9, 60)] }));
+    assert.equal(gateway.stats().refused['too-many-waiting'], 60 - 38);
+    gateway.receive(feed(0, 1, { entities: [wanderer(1, 10)] }));
+    assert.equal(gateway.stats().refused['too-many-waiting'], 60 - 38, "zone 0's batch is taken");
+    gateway.tick(1);
+    assert.ok(gateway.mirror.entry(1) !== undefined, "zone 0's entity is in the mirror");
+    // Stamped, the flood's batches left the room: zone 1 has its share again.
+    gateway.receive(feed(1, 2));
+    assert.equal(gateway.stats().refused['too-many-waiting'], 60 - 38);
+  });
+
   it('refuses hostile feeds with reasons and never throws', () => {
     const tiny = defineGame({
       name: 'tiny',
