@@ -96,7 +96,11 @@ export function entityRefRewriter(n: SchemaNode): EntityRefRewriter | null {
     case 'tuple': {
       const item = entityRefRewriter(n.item);
       if (item === null) return null;
-      return (value, map) => (Array.isArray(value) ? value.map((x) => item(x, map)) : value);
+      // A value longer than the schema allows is left to the codec to refuse: never walked (a
+      // hostile sparse array's length could be anything).
+      const most = n.kind === 'array' ? n.maxLength : n.length;
+      return (value, map) =>
+        Array.isArray(value) && value.length <= most ? value.map((x) => item(x, map)) : value;
     }
     case 'optional': {
       const inner = entityRefRewriter(n.inner);
