@@ -104,6 +104,11 @@ export class InterestManager {
   /** Removes an entity from the world and from every view it is in (reported as left). */
   removeEntity(id: number): void {
     this.grid.remove(id);
+    this.removeFromViews(id);
+  }
+
+  /** @internal Removes an id from every view it is in (reported as left), grid or not (a pinned id). */
+  removeFromViews(id: number): void {
     for (const view of this.active) {
       if (!view.isMember(id)) continue;
       view.removeSlot(view.slotOf(id));

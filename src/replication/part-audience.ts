@@ -136,7 +136,7 @@ export class PartAudience {
   /** Grants or withdraws one part for one view whose client sees its entity. */
   private judge(view: InterestView, companion: number): void {
     const member = view.isMember(companion);
-    const held = this.interest.grid.has(companion) && this.holds(view.client, companion);
+    const held = this.world.tickedType[companion] >= 0 && this.holds(view.client, companion);
     if (held && !member) {
       view.addMember(companion);
       view.entered.push(companion);

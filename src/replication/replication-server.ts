@@ -157,15 +157,18 @@ export class ReplicationServer {
     world.onTicked = (id, typeIndex, moved) => {
       const { interest } = this;
       const type = world.types[typeIndex];
-      // A part's companion sits where its entity is; its membership is the audience's (pinned).
-      const part = type?.partOf !== undefined;
-      const positioned =
-        this.spatial && (type?.position !== undefined || type?.partOf?.type.position !== undefined);
+      const positioned = this.spatial && type?.position !== undefined;
       const p = id * 3;
       if (moved) {
         // From the world's array: doubles passed to this callback's callee would be boxed.
         if (positioned) interest.grid.moveFrom(id, world.positions, p);
+        else if (interest.pinned[id] === 1) placePart(interest, world, id);
         return;
+      }
+      if (interest.pinned[id] === 1) {
+        // A private part's companion ended: out of every view that held it.
+        interest.pinned[id] = 0;
+        interest.removeFromViews(id);
       }
       if (interest.grid.has(id)) {
         // The entity under this id ended: it is no longer always relevant, to everyone or to any
@@ -176,12 +179,18 @@ export class ReplicationServer {
       }
       if (typeIndex < 0) return;
       accumulator.setBase(id, type.priority);
-      interest.pinned[id] = part ? 1 : 0;
+      if (type.partOf !== undefined) {
+        // Not in the grid: its views are its audience's (PartAudience); only its position is
+        // kept there, its entity's, for priority.
+        interest.pinned[id] = 1;
+        placePart(interest, world, id);
+        return;
+      }
       if (positioned) {
         interest.addEntity(id, world.positions[p], world.positions[p + 1], world.positions[p + 2]);
       } else {
         interest.addEntity(id, origin[0], origin[1], origin[2] ?? 0);
-        if (this.spatial && !part) interest.addAlwaysRelevant(id);
+        if (this.spatial) interest.addAlwaysRelevant(id);
       }
     };
     // Entities already ticked before replication was set up join the grid now.
@@ -306,6 +315,24 @@ export class ReplicationServer {
     this.eventHub.publish(this.senders); // events hook: emitted events join their clients' queues
     this.shared.deltas.prepare();
   }
+}
+
+/** A part companion's position for priority: its entity's, in the grid's array (it is not filed in a cell). */
+function placePart(interest: InterestManager, world: ServerWorld, id: number): void {
+  const parent = world.parentOf[id];
+  const from = parent < 0 ? null : interest.grid.has(parent) ? interest.grid.positions : null;
+  const p = id * 3;
+  const q = parent * 3;
+  const positions = interest.grid.positions;
+  if (from === null) {
+    positions[p] = world.positions[p];
+    positions[p + 1] = world.positions[p + 1];
+    positions[p + 2] = world.positions[p + 2];
+    return;
+  }
+  positions[p] = from[q];
+  positions[p + 1] = from[q + 1];
+  positions[p + 2] = from[q + 2];
 }
 
 /**
