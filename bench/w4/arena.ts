@@ -37,18 +37,21 @@ export const W4_ARENA = {
 
 /** A W4 entity as the replication layer knows it: the shared schema, positioned by x, y. */
 export const W4Unit = defineEntity('unit', W4_ENTITY, { position: (v) => [v.x, v.y] });
-type W4Value = { x: number; y: number; heading: number; kind: number; secret?: Uint8Array };
+type W4Value = { x: number; y: number; heading: number; kind: number; secret?: number[] };
 
 /**
- * The private-field variants (issue 27): each entity carries a 32-byte secret. 'owner': visible
- * to the client that follows it (its owner), whose secret changes every tick. 'team': visible to
- * the clients of its team (kind; client c is on team c mod 4), 1% of secrets changing a tick.
+ * The private-field variants (issue 27): each entity carries a 32-byte secret (8 × uint32).
+ * 'owner': visible to the client that follows it (its owner), whose secret changes every tick.
+ * 'team': visible to the clients of its team (kind; client c is on team c mod 4), 1% of secrets
+ * changing a tick. 'public': the same field and changes as 'owner', visible to everyone (what
+ * the field costs without privacy).
  */
-export type W4Private = 'owner' | 'team';
+export type W4Private = 'owner' | 'team' | 'public';
 const W4_SECRET = t.object({
   ...(W4_ENTITY as unknown as { fields: Record<string, Schema<unknown>> }).fields,
-  secret: t.bytes(32),
-}) as unknown as Schema<{ x: number; y: number; heading: number; kind: number; secret: Uint8Array }>;
+  secret: t.tuple(t.uint32(), 8),
+}) as unknown as Schema<{ x: number; y: number; heading: number; kind: number; secret: number[] }>;
+const W4UnitPublic = defineEntity('unit', W4_SECRET, { position: (v) => [v.x, v.y] });
 const W4UnitOwner = defineEntity('unit', W4_SECRET, {
   position: (v) => [v.x, v.y],
   visibility: { secret: owner() },
@@ -85,7 +88,7 @@ export class W4Arena {
   private readonly value: W4Value = { x: 0, y: 0, heading: 0, kind: 0 };
 
   private readonly type: typeof W4Unit;
-  private readonly secrets: Uint8Array[] = [];
+  private readonly secrets: number[][] = [];
   private ticks = 0;
 
   constructor(
@@ -95,14 +98,13 @@ export class W4Arena {
     readonly privateField: W4Private | null = null,
   ) {
     this.scene = new W4Scene(entityCount, seed);
-    this.type = (
-      privateField === 'owner' ? W4UnitOwner : privateField === 'team' ? W4UnitTeam : W4Unit
-    ) as typeof W4Unit;
+    const types = { owner: W4UnitOwner, team: W4UnitTeam, public: W4UnitPublic };
+    this.type = (privateField === null ? W4Unit : types[privateField]) as typeof W4Unit;
     if (privateField !== null)
-      for (let id = 0; id < entityCount; id++) this.secrets.push(new Uint8Array(32).fill(id & 0xff));
+      for (let id = 0; id < entityCount; id++) this.secrets.push(new Array<number>(8).fill(id));
     this.world = new ServerWorld({
       types: [this.type],
-      capacity: privateField === null ? entityCount : entityCount * 2,
+      capacity: privateField === null || privateField === 'public' ? entityCount : entityCount * 2,
       historyLength: W4_ARENA.historyLength,
     });
     this.replication = new ReplicationServer({
@@ -146,7 +148,10 @@ export class W4Arena {
       const transport = this.network.createTransport(undefined, { maxQueuedDatagrams: 8 });
       const mirror = new ClientMirror({
         types: [this.type],
-        capacity: this.privateField === null ? this.entityCount : this.entityCount * 2,
+        capacity:
+          this.privateField === null || this.privateField === 'public'
+            ? this.entityCount
+            : this.entityCount * 2,
         historyLength: W4_ARENA.historyLength,
         onUpdate: () => {
           this.updatesReceived++;
@@ -198,16 +203,18 @@ export class W4Arena {
   /** The game's writes alone: every entity's new value into the world (world.set). */
   write(): void {
     this.ticks++;
-    if (this.privateField === 'owner') {
+    if (this.privateField === 'owner' || this.privateField === 'public') {
       // Every owned secret changes every tick (the worst case for the owners' parts).
       for (let c = 0; c < this.clientCount; c++) {
         const secret = this.secrets[followedEntity(c, this.entityCount)];
-        secret[0] = this.ticks & 0xff;
-        secret[1] = (this.ticks >>> 8) & 0xff;
+        for (let i = 0; i < 8; i++) secret[i] = (this.ticks * 2654435761 + i * 40503) >>> 0;
       }
     } else if (this.privateField === 'team') {
       const changes = Math.ceil(this.entityCount / 100);
-      for (let i = 0; i < changes; i++) this.secrets[(this.ticks * 97 + i * 101) % this.entityCount][0]++;
+      for (let i = 0; i < changes; i++) {
+        const secret = this.secrets[(this.ticks * 97 + i * 101) % this.entityCount];
+        secret[0] = (secret[0] + 1) >>> 0;
+      }
     }
     for (let id = 0; id < this.entityCount; id++) this.world.set(this.entities[id], this.read(id));
   }

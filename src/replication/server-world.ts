@@ -102,6 +102,8 @@ export class ServerWorld {
   readonly groupOfId: Int8Array;
   /** Per companion id: the value its quantizer reads (its entity's id, generation and field). */
   private readonly partValues: (Record<string, unknown> | null)[];
+  /** Per part layout: a state `set` quantizes a part into before comparing it with the current one. */
+  private readonly partScratch = new Map<EntityLayout<unknown>, LaneState>();
   /** @internal Told of each entity whose audience may have changed (owner, group, revisit). */
   onAudience: ((id: number) => void) | undefined;
 
@@ -246,8 +248,19 @@ export class ServerWorld {
       const partValue = this.partValues[companion]!;
       const field = parts[i].field;
       partValue[field] = (value as Record<string, unknown>)[field];
-      parts[i].type.layout.quantize(partValue, this.current[companion]!);
       this.copyPosition(id, companion);
+      // Into a scratch state first: a part that did not change is not even marked (the usual
+      // case, as most sets change public fields), so it costs the tick nothing.
+      const layout = parts[i].type.layout;
+      let scratch = this.partScratch.get(layout);
+      if (scratch === undefined) {
+        scratch = layout.createState();
+        this.partScratch.set(layout, scratch);
+      }
+      layout.quantize(partValue, scratch);
+      const current = this.current[companion]!;
+      if (sameState(scratch, current)) continue;
+      copyState(scratch, current);
       this.markDirty(companion);
     }
   }
