@@ -314,6 +314,13 @@ export class GameSimulation {
     const part = options.part;
     if (part !== undefined && !(part.entity instanceof EntityHandle && part.entity.alive))
       throw new RangeError('game.emit: part.entity must be a live entity of this game');
+    if (
+      part !== undefined &&
+      !(part.entity as EntityHandle).entity.type.parts?.some((p) => p.field === part.field)
+    )
+      throw new RangeError(
+        `game.emit: part.field ${JSON.stringify(part.field)} is not a private field of ${part.entity.type} (see visibility)`,
+      );
     try {
       this.sendEvent(
         type,

@@ -102,7 +102,38 @@ describe('visibility in a game', () => {
     }
   });
 
-  it('misuse throws at the call', () => {
+  it('misuse throws at the call', async () => {
+    let thrown = '';
+    let teamError = '';
+    const server = await GameServer.start(
+      arena.rules({
+        onJoin(game, player) {
+          const entity = player.spawn({ x: 0, ammo: 1, ping: { x: 0, y: 0 } });
+          try {
+            game.emit('reload', { ammo: 1 }, { part: { entity, field: 'x' } });
+          } catch (error) {
+            thrown = (error as Error).message;
+          }
+          try {
+            player.team = 32;
+          } catch (error) {
+            teamError = (error as Error).message;
+          }
+        },
+      }),
+      { port: 0, transports: ['udp'] },
+    );
+    const client = await GameClient.connect(arena, server.url);
+    const timer = setInterval(() => client.update({ team: 0 }), 1000 / 60);
+    try {
+      await until('joined', 10_000, () => thrown !== '');
+      assert.match(thrown, /not a private field of avatar/);
+      assert.match(teamError, /\[0, 31\]/);
+    } finally {
+      clearInterval(timer);
+      client.close();
+      await server.close();
+    }
     assert.throws(
       () =>
         defineGame({

@@ -297,6 +297,96 @@ describe('per-field visibility', () => {
     }
   });
 
+  it('a reader refuses a part it does not hold, with a reason; a withdraw of one it lacks changes nothing', () => {
+    const s = scene(2);
+    const { world, mirrors } = s;
+    const e = world.create(Avatar, value(1, 1, 1));
+    world.setOwner(e, 1);
+    for (let i = 0; i < 3; i++) {
+      world.tick();
+      s.step();
+      s.send(0);
+      s.send(1);
+    }
+    world.set(e, value(1, 77, 1)); // the owner's secret alone changes
+    world.tick();
+    s.step();
+    s.send(0);
+    // Client 1's datagram (a part update) replayed into client 0's connection, which is in step.
+    const stolen = s.send(1, false).data;
+    const before = JSON.stringify([...mirrors[0].ghosts()].map((g) => g.value));
+    assert.equal(
+      s.clients[0].readPacket(stolen.slice(), 0, stolen.length),
+      false,
+      'a part update not held was taken',
+    );
+    assert.match(String(s.clients[0].lastRejection), /update of ghost \d+, which the client does not have/);
+    assert.equal(JSON.stringify([...mirrors[0].ghosts()].map((g) => g.value)), before);
+    assert.equal((mirrors[0].ghost(e.id)!.value as AvatarValue).secret, undefined);
+    // A withdraw is a destroy, resent until acked: one for a part the client lacks is accepted
+    // and changes nothing (refusing it would refuse every resend of a withdraw already applied).
+    world.setOwner(e, null);
+    world.tick();
+    s.step();
+    s.send(0);
+    const withdraw = s.send(1, false).data;
+    const held = JSON.stringify([...mirrors[0].ghosts()].map((g) => g.value));
+    s.clients[0].readPacket(withdraw.slice(), 0, withdraw.length);
+    assert.equal(JSON.stringify([...mirrors[0].ghosts()].map((g) => g.value)), held);
+  });
+
+  it('with distance interest, parts leave and come back with their entity', () => {
+    const Walker = defineEntity('walker', t.object({ x: t.int(0, 1000), secret: t.uint16() }), {
+      position: (v) => [v.x, 0],
+      visibility: { secret: owner() },
+    });
+    const world = new ServerWorld({ types: [Walker], capacity: 8, historyLength: 8 });
+    const replication = new ReplicationServer({
+      world,
+      maxClients: 1,
+      interest: { grid: { min: [0, 0], max: [1000, 1000], cellSize: 50 }, radius: 100 },
+    });
+    const mirror = new ClientMirror({ types: [Walker], capacity: 8, historyLength: 8 });
+    const server = new MessageConnection({ factory, channels: [replication.channel], clientIndex: 0 });
+    const client = new MessageConnection({ factory, channels: [mirror.channel], clientIndex: 0 });
+    let now = 0;
+    const step = () => {
+      world.tick();
+      now += 1 / 30;
+      const { data, record } = server.writePacket(now);
+      if (client.readPacket(data.slice(), 0, data.length)) server.acked(record);
+    };
+    replication.view(0)!.setCenter(0, 0);
+    const w = world.create(Walker, { x: 10, secret: 5 });
+    world.setOwner(w, 0);
+    step();
+    step();
+    assert.equal((mirror.ghost(w.id)?.value as { secret?: number }).secret, 5);
+    world.set(w, { x: 900, secret: 6 });
+    step();
+    step();
+    assert.equal(mirror.ghost(w.id), null, 'out of range');
+    assert.equal([...mirror.ghosts()].length, 0);
+    world.set(w, { x: 20, secret: 6 });
+    step();
+    step();
+    assert.equal(
+      (mirror.ghost(w.id)?.value as { secret?: number }).secret,
+      6,
+      'back, with the current secret',
+    );
+    world.set(w, { x: 110, secret: 6 }); // in the leave band: still relevant
+    world.setOwner(w, null);
+    step();
+    step();
+    assert.notEqual(mirror.ghost(w.id), null);
+    assert.equal((mirror.ghost(w.id)!.value as { secret?: number }).secret, undefined);
+    world.setOwner(w, 0);
+    step();
+    step();
+    assert.equal((mirror.ghost(w.id)!.value as { secret?: number }).secret, 6, 'granted in the leave band');
+  });
+
   it('an event with part needs a private field of the entity', () => {
     const s = scene(1);
     const e = s.world.create(Avatar, value(1, 1, 1));
