@@ -18,6 +18,8 @@ export class PartAudience {
   private readonly changedClients = new IdList(4);
   private readonly clientQueued: Uint8Array;
   private readonly scratch: number[] = [];
+  /** Whether any type has private parts (else sync has nothing to do). */
+  private readonly anyParts: boolean;
 
   constructor(
     private readonly world: ServerWorld,
@@ -27,6 +29,7 @@ export class PartAudience {
     this.groups = new Uint32Array(maxClients);
     this.entityQueued = new Uint8Array(world.capacity);
     this.clientQueued = new Uint8Array(maxClients);
+    this.anyParts = world.types.some((type) => type.partOf !== undefined);
   }
 
   /** An entity's owner, group or predicate inputs changed: re-judge its parts for every view. */
@@ -38,7 +41,7 @@ export class PartAudience {
 
   /** A client's groups or predicate inputs changed: re-judge the parts of everything it sees. */
   clientChanged(client: number): void {
-    if (this.clientQueued[client] === 1) return;
+    if (!this.anyParts || this.clientQueued[client] === 1) return;
     this.clientQueued[client] = 1;
     this.changedClients.push(client);
   }
@@ -81,6 +84,7 @@ export class PartAudience {
 
   /** After the interest update: parts follow their entities in and out, and audience changes apply. */
   sync(): void {
+    if (!this.anyParts) return;
     const { world, interest } = this;
     const views = interest.allViews;
     for (let v = 0; v < views.length; v++) {
