@@ -137,6 +137,12 @@ function scriptedRun(secret: (tick: number) => number, drops: (tick: number) => 
     const packet = s.send(0, !drops(tick), tick % 7 === 0);
     seen.push(Buffer.from(packet.data).toString('hex'));
     s.send(1);
+    // The script does what it says: client 0 holds theirs' plan in 20..29 only (and after the
+    // reconnect at 45 nothing of it).
+    if (tick === 25) assert.equal(s.mirrors[0].holds(theirs!.id, 'plan'), true, 'the grant at 20 arrived');
+    if (tick === 33 || tick === 40 || tick === 60)
+      assert.equal(s.mirrors[0].holds(theirs!.id, 'plan'), false, `tick ${tick}: plan still held`);
+    if (tick === 60) assert.equal(s.mirrors[0].holds(mine!.id, 'secret'), true, 'its own secret, after the reconnect');
     // Client 0 never reads what it may not see.
     for (const ghost of s.mirrors[0].ghosts()) {
       const v = ghost.value as AvatarValue;
