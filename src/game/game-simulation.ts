@@ -58,6 +58,8 @@ export class GameSimulation {
   // The expert's way in: the layers under the rules.
   readonly definition: GameDefinition;
   readonly world: ServerWorld;
+  /** Whether an entity type declares visibility (then teams set the clients' groups). */
+  private readonly hasParts: boolean;
   readonly replication: ReplicationServer;
   readonly inputs: InputReceiver<unknown>;
   readonly lags = new Map<AnyEntityType, LagCompensation<unknown>>();
@@ -100,6 +102,7 @@ export class GameSimulation {
       game.tickRate,
     );
     this.world = new ServerWorld({ types: this.wiring.types, capacity: game.maxEntities });
+    this.hasParts = this.world.types.some((type) => type.partOf !== undefined);
     this.replication = options.replicate({ world: this.world, events: this.wiring.events });
     this.bySlot = new Array(maxPlayers).fill(null);
     this.handles = new Array(game.maxEntities).fill(null);
@@ -153,7 +156,9 @@ export class GameSimulation {
     const player = new PlayerHandle(this, index);
     this.bySlot[index] = player;
     this.playerList.push(player);
-    this.replication.setGroups(index, 0); // a new player sees no team's fields until it has a team
+    // A new player sees no team's fields until it has a team (a zone's one-slot replication
+    // never has parts: zones refuse visibility).
+    if (this.hasParts) this.replication.setGroups(index, 0);
     this.errors.call('onJoin', () => this.hooks.onJoin?.(this.game, player));
     return player;
   }
@@ -285,7 +290,8 @@ export class GameSimulation {
   /** The player's team (or slot) changed: its groups and its own entity's group follow. @internal */
   teamChanged(player: PlayerHandle): void {
     const team = player.team;
-    if (player.index >= 0) this.replication.setGroups(player.index, team === null ? 0 : (1 << team) >>> 0);
+    if (this.hasParts && player.index >= 0)
+      this.replication.setGroups(player.index, team === null ? 0 : (1 << team) >>> 0);
     const entity = player.entity;
     if (entity !== null) this.world.setGroup((entity as EntityHandle).entity, team);
   }
