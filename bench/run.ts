@@ -49,6 +49,7 @@ import { runUdp } from './suites/udp.js';
 import { runW1 } from './suites/w1.js';
 import { runW3 } from './suites/w3.js';
 import { runW4 } from './suites/w4.js';
+import { runW4Private } from './suites/w4-private.js';
 import { runZones } from './suites/zones.js';
 
 const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
@@ -69,6 +70,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   interest: runInterest,
   memory: runMemory,
   w4: runW4,
+  'w4-private': runW4Private,
   latency: runLatency,
   rollback: runRollback,
   lockstep: runLockstep,

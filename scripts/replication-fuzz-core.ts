@@ -2,7 +2,8 @@
  * The replication fuzz, shared by `npm run fuzz` (target `replication` in scripts/fuzz.ts) and the
  * short seeded run in `npm test` (test/replication/replication-fuzz.test.ts).
  *
- * One ServerWorld (cubes and tags: scalar lanes and a string blob) is created in, set and
+ * One ServerWorld (cubes and tags: scalar lanes, a string blob, and a tag's owner-only `secret`
+ * part, its owner changed at random so parts are granted and withdrawn) is created in, set and
  * destroyed at random every tick, and one ReplicationServer feeds two connections: a real
  * ClientMirror over a lossy link (10% of packets lost, 5% of acks lost), and a victim ClientMirror
  * whose twin connection is acked by what the victim accepts. Between the twin's packets the victim
@@ -14,7 +15,8 @@
  * - after an accepted input every ghost's value quantizes back to its newest lanes, and the mirror
  *   holds no more ghosts than its capacity (and counts them right);
  * - the real mirror accepts every real packet, and once the link is clean it converges to the
- *   world: the same entities, generations and (quantized) values;
+ *   world: the same entities, generations and (quantized) values, each tag's secret defined
+ *   exactly when the real client owns the tag;
  * - a mirror whose capacity differs from the server's, fed the twin's real sections, refuses
  *   every one, saying the configuration differs (or, once the twin stopped sending its
  *   fingerprint, that none was checked), and holds nothing.
@@ -39,6 +41,7 @@ import {
   defineEntity,
   defineEvent,
   type Entity,
+  owner,
   type ReceivedEvent,
   ReplicationServer,
   ServerWorld,
@@ -63,7 +66,10 @@ const Cube = defineEntity(
   'cube',
   t.object({ position: t.vector3(t.float(-64, 64, 1 / 512)), rest: t.bool(), hp: t.int(0, 1000) }),
 );
-const Tag = defineEntity('tag', t.object({ name: t.string(12), team: t.int(0, 3) }));
+// A private part (owner only): its companion ghosts, grants and withdraws are fuzzed too.
+const Tag = defineEntity('tag', t.object({ name: t.string(12), team: t.int(0, 3), secret: t.uint16() }), {
+  visibility: { secret: owner() },
+});
 const types = [Cube, Tag];
 const Hit = defineEvent('hit', t.object({ damage: t.int(0, 100) }));
 const Say = defineEvent('say', t.object({ n: t.uint32(), text: t.string(10) }));
@@ -137,6 +143,7 @@ const randomCube = (next: () => number) => ({
 const randomTag = (next: () => number) => ({
   name: 'tag'.repeat(randomInt(next, 5)),
   team: randomInt(next, 4),
+  secret: randomInt(next, 0x10000),
 });
 
 export function runReplicationFuzz(options: ReplicationFuzzOptions): TargetReport {
@@ -185,7 +192,7 @@ export function runReplicationFuzz(options: ReplicationFuzzOptions): TargetRepor
   const meter = runMeter(report, inputs, options);
   const fail = (check: string, detail: string, input: Uint8Array) =>
     recordFailure(report, check, detail, report.iterations, input);
-  const scratch = types.map((type) => type.layout.createState());
+  const scratch = world.types.map((type) => type.layout.createState());
   const corpus: Uint8Array[] = [];
   const maker = new InputMaker(4096);
   const entities: Entity<unknown>[] = [];
@@ -197,7 +204,7 @@ export function runReplicationFuzz(options: ReplicationFuzzOptions): TargetRepor
 
   const stepWorld = () => {
     const roll = next();
-    if (entities.length < CAPACITY - 8 && (roll < 0.3 || entities.length < 8)) {
+    if (world.size < CAPACITY - 8 && (roll < 0.3 || entities.length < 8)) {
       const entity = next() < 0.7 ? world.create(Cube, randomCube(next)) : world.create(Tag, randomTag(next));
       entities.push(entity as Entity<unknown>);
     } else if (roll < 0.4 && entities.length > 0) {
@@ -205,6 +212,11 @@ export function runReplicationFuzz(options: ReplicationFuzzOptions): TargetRepor
       world.destroy(entities[k]);
       entities[k] = entities[entities.length - 1];
       entities.pop();
+    }
+    if (next() < 0.2 && entities.length > 0) {
+      // A grant or withdraw of a tag's secret: owned by the real client (0), the victim (1), or nobody.
+      const e = entities[randomInt(next, entities.length)];
+      if (e.type === Tag) world.setOwner(e, next() < 0.4 ? null : randomInt(next, 2));
     }
     const sets = randomInt(next, 6);
     for (let i = 0; i < sets && entities.length > 0; i++) {
@@ -329,7 +341,7 @@ export function runReplicationFuzz(options: ReplicationFuzzOptions): TargetRepor
   for (let i = 0; i < 200; i++) {
     now += 1 / 30;
     sendReal(false);
-    converged = difference(world, entities, real);
+    converged = difference(world, entities, real, 0);
     if (converged === '' && said.length >= reliableSays.length) break; // resends may trail the state
   }
   report.semanticChecks++;
@@ -346,14 +358,22 @@ export function runReplicationFuzz(options: ReplicationFuzzOptions): TargetRepor
 }
 
 /** '' when the mirror holds exactly the world's entities at their quantized values. */
-function difference(world: ServerWorld, entities: readonly Entity<unknown>[], mirror: ClientMirror): string {
-  if (mirror.size !== world.size) return `${mirror.size} ghosts for ${world.size} entities`;
+function difference(
+  world: ServerWorld,
+  entities: readonly Entity<unknown>[],
+  mirror: ClientMirror,
+  clientIndex: number,
+): string {
+  if (mirror.size !== entities.length) return `${mirror.size} ghosts for ${entities.length} entities`;
   for (const entity of entities) {
     const ghost = mirror.ghost(entity.id);
     if (ghost === null || ghost.generation !== entity.generation || ghost.type !== entity.type)
       return `entity ${entity.id} missing or of another generation`;
-    if (JSON.stringify(ghost.value) !== JSON.stringify(world.get(entity)))
-      return `entity ${entity.id}: ${JSON.stringify(ghost.value)} != ${JSON.stringify(world.get(entity))}`;
+    // A private part reads undefined (no key in JSON) where the client is not its audience.
+    const expected = world.get(entity) as Record<string, unknown>;
+    if (entity.type === Tag && world.ownerOf(entity) !== clientIndex) expected.secret = undefined;
+    if (JSON.stringify(ghost.value) !== JSON.stringify(expected))
+      return `entity ${entity.id}: ${JSON.stringify(ghost.value)} != ${JSON.stringify(expected)}`;
   }
   return '';
 }

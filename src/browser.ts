@@ -214,6 +214,7 @@ export {
   type AnyCommandType,
   type AnyEntityType,
   type AnyEventType,
+  type Audience,
   BandwidthBudget,
   type BandwidthBudgetOptions,
   ClientMirror,
@@ -242,6 +243,7 @@ export {
   type EmitOptions,
   type Entity,
   EntityHistory,
+  type EntityPart,
   type EntityPosition,
   type EntityType,
   type EntityTypeOptions,
@@ -259,6 +261,7 @@ export {
   type GhostEndReason,
   type GhostEvent,
   type GridVisitor,
+  group,
   type Importance,
   InterestManager,
   type InterestManagerOptions,
@@ -267,6 +270,7 @@ export {
   isCommandType,
   isEventType,
   isGhostOf,
+  owner,
   PriorityAccumulator,
   type PriorityOptions,
   PrioritySelection,
@@ -281,6 +285,8 @@ export {
   SpatialGrid,
   type SpatialGridOptions,
   sendCommand,
+  type Visibility,
+  when,
 } from './replication/index.js';
 // ghostwire/schema
 export {

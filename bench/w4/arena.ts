@@ -18,10 +18,12 @@ import {
   ClientMirror,
   defineEntity,
   type Entity,
+  group,
+  owner,
   ReplicationServer,
   ServerWorld,
 } from '../../src/replication/index.js';
-import { t } from '../../src/schema/schema.js';
+import { type Schema, t } from '../../src/schema/schema.js';
 import { MemoryNetwork, type MemoryTransport } from '../../src/transport/memory-transport.js';
 import { followedEntity, W4_ENTITIES, W4_ENTITY, W4_HZ, W4_MAP, W4_RADIUS, W4Scene } from './scene.js';
 
@@ -35,7 +37,29 @@ export const W4_ARENA = {
 
 /** A W4 entity as the replication layer knows it: the shared schema, positioned by x, y. */
 export const W4Unit = defineEntity('unit', W4_ENTITY, { position: (v) => [v.x, v.y] });
-type W4Value = { x: number; y: number; heading: number; kind: number };
+type W4Value = { x: number; y: number; heading: number; kind: number; secret?: number[] };
+
+/**
+ * The private-field variants (issue 27): each entity carries a 32-byte secret (8 × uint32).
+ * 'owner': visible to the client that follows it (its owner), whose secret changes every tick.
+ * 'team': visible to the clients of its team (kind; client c is on team c mod 4), 1% of secrets
+ * changing a tick. 'public': the same field and changes as 'owner', visible to everyone (what
+ * the field costs without privacy).
+ */
+export type W4Private = 'owner' | 'team' | 'public';
+const W4_SECRET = t.object({
+  ...(W4_ENTITY as unknown as { fields: Record<string, Schema<unknown>> }).fields,
+  secret: t.tuple(t.uint32(), 8),
+}) as unknown as Schema<{ x: number; y: number; heading: number; kind: number; secret: number[] }>;
+const W4UnitPublic = defineEntity('unit', W4_SECRET, { position: (v) => [v.x, v.y] });
+const W4UnitOwner = defineEntity('unit', W4_SECRET, {
+  position: (v) => [v.x, v.y],
+  visibility: { secret: owner() },
+});
+const W4UnitTeam = defineEntity('unit', W4_SECRET, {
+  position: (v) => [v.x, v.y],
+  visibility: { secret: group() },
+});
 
 const factory = new MessageFactory([defineMessage('chat', t.object({ text: t.string(16) }))]);
 const PROTOCOL_ID = 0x5eed_0004n;
@@ -63,15 +87,24 @@ export class W4Arena {
   /** One reused value for the game's writes (world.set copies what it needs). */
   private readonly value: W4Value = { x: 0, y: 0, heading: 0, kind: 0 };
 
+  private readonly type: typeof W4Unit;
+  private readonly secrets: number[][] = [];
+  private ticks = 0;
+
   constructor(
     readonly clientCount: number,
     seed: number = W4_ARENA.seed,
     readonly entityCount: number = W4_ENTITIES,
+    readonly privateField: W4Private | null = null,
   ) {
     this.scene = new W4Scene(entityCount, seed);
+    const types = { owner: W4UnitOwner, team: W4UnitTeam, public: W4UnitPublic };
+    this.type = (privateField === null ? W4Unit : types[privateField]) as typeof W4Unit;
+    if (privateField !== null)
+      for (let id = 0; id < entityCount; id++) this.secrets.push(new Array<number>(8).fill(id));
     this.world = new ServerWorld({
-      types: [W4Unit],
-      capacity: entityCount,
+      types: [this.type],
+      capacity: privateField === null || privateField === 'public' ? entityCount : entityCount * 2,
       historyLength: W4_ARENA.historyLength,
     });
     this.replication = new ReplicationServer({
@@ -99,7 +132,11 @@ export class W4Arena {
       channels: [this.replication.channel],
       maxClients: clientCount,
     });
-    for (let id = 0; id < entityCount; id++) this.entities.push(this.world.create(W4Unit, this.read(id)));
+    for (let id = 0; id < entityCount; id++) {
+      const entity = this.world.create(this.type, this.read(id));
+      if (privateField === 'team') this.world.setGroup(entity, this.scene.kind[id]);
+      this.entities.push(entity);
+    }
     this.world.tick();
   }
 
@@ -110,8 +147,11 @@ export class W4Arena {
       // datagrams as its ring first fills, which would show as heap growth for many ticks.
       const transport = this.network.createTransport(undefined, { maxQueuedDatagrams: 8 });
       const mirror = new ClientMirror({
-        types: [W4Unit],
-        capacity: this.entityCount,
+        types: [this.type],
+        capacity:
+          this.privateField === null || this.privateField === 'public'
+            ? this.entityCount
+            : this.entityCount * 2,
         historyLength: W4_ARENA.historyLength,
         onUpdate: () => {
           this.updatesReceived++;
@@ -147,7 +187,10 @@ export class W4Arena {
     // The server's client slot is the client number of the shared follow rule.
     for (const { client } of this.clients) {
       const index = client.client.clientIndex;
-      this.replication.view(index)!.follow = followedEntity(index, this.entityCount);
+      const followed = followedEntity(index, this.entityCount);
+      this.replication.view(index)!.follow = this.entities[followed].id;
+      if (this.privateField === 'owner') this.world.setOwner(this.entities[followed], index);
+      if (this.privateField === 'team') this.replication.setGroups(index, 1 << (index % 4));
     }
   }
 
@@ -159,6 +202,20 @@ export class W4Arena {
 
   /** The game's writes alone: every entity's new value into the world (world.set). */
   write(): void {
+    this.ticks++;
+    if (this.privateField === 'owner' || this.privateField === 'public') {
+      // Every owned secret changes every tick (the worst case for the owners' parts).
+      for (let c = 0; c < this.clientCount; c++) {
+        const secret = this.secrets[followedEntity(c, this.entityCount)];
+        for (let i = 0; i < 8; i++) secret[i] = (this.ticks * 2654435761 + i * 40503) >>> 0;
+      }
+    } else if (this.privateField === 'team') {
+      const changes = Math.ceil(this.entityCount / 100);
+      for (let i = 0; i < changes; i++) {
+        const secret = this.secrets[(this.ticks * 97 + i * 101) % this.entityCount];
+        secret[0] = (secret[0] + 1) >>> 0;
+      }
+    }
     for (let id = 0; id < this.entityCount; id++) this.world.set(this.entities[id], this.read(id));
   }
 
@@ -196,6 +253,7 @@ export class W4Arena {
     v.y = this.scene.y[id];
     v.heading = this.scene.heading[id];
     v.kind = this.scene.kind[id];
+    if (this.privateField !== null) v.secret = this.secrets[id];
     return v;
   }
 }

@@ -7,7 +7,7 @@
 import { getHeapCodeStatistics } from 'node:v8';
 import { nodeDefaultAead } from '../../src/connection/aead-node-default.js';
 import { collectAllGarbage, median } from '../harness.js';
-import { W4_ARENA, W4Arena } from './arena.js';
+import { W4_ARENA, W4Arena, type W4Private } from './arena.js';
 import { W4_ENTITIES, W4_HZ, W4_MAP, W4_RADIUS, W4_SPEED } from './scene.js';
 
 /** Bytes of IPv4 + UDP headers per datagram. */
@@ -19,6 +19,8 @@ export interface W4Options {
   ticks: number;
   /** The scene's seed (default W4_ARENA.seed, the Colyseus peer's default too). */
   seed?: number;
+  /** A private 32-byte field per entity (see W4Private); default none. */
+  privateField?: W4Private | null;
 }
 
 export interface W4Result {
@@ -79,7 +81,7 @@ function ms(cpu: NodeJS.CpuUsage): number {
 }
 
 export function runW4Arena(options: W4Options, progress: (line: string) => void = () => {}): W4Result {
-  const arena = new W4Arena(options.clients, options.seed);
+  const arena = new W4Arena(options.clients, options.seed, undefined, options.privateField ?? null);
   // The world's own memory is not the clients': its histories make a state object the first time
   // each slot fills, so the world runs until every slot has filled before the baseline is taken.
   for (let i = 0; i < W4_ARENA.historyLength; i++) {

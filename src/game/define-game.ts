@@ -7,6 +7,7 @@ import { type AnyMessageType, defineMessage, MessageFactory, type MessageType } 
 import { compileInterpolator, type Interpolator } from '../latency/interpolation.js';
 import { type AnyEntityType, defineEntity, type EntityType } from '../replication/entity-type.js';
 import { type AnyEventType, defineEvent, type EventType } from '../replication/event.js';
+import { type Audience, group, owner } from '../replication/visibility.js';
 import { bindEntityRefs, hasEntityRefs } from '../schema/entity-refs.js';
 import type { Schema } from '../schema/schema.js';
 import { t } from '../schema/schema.js';
@@ -23,6 +24,13 @@ export interface EntitySpec<S> {
   priority?: number;
   /** Where it is, [x, y]: a zoned world places it by this, and players see it by distance. */
   position?: (state: S) => readonly [number, number];
+  /**
+   * Top-level fields only some players see: `'owner'` (the player whose own entity it is) or
+   * `'team'` (the players of the entity's team, `player.team` / `entity.team`). The others get
+   * the entity without them (the field reads undefined on their clients) and never their bytes.
+   * `step`, `hitbox` and interpolation see only the public fields on clients.
+   */
+  visibility?: { readonly [K in keyof S]?: 'owner' | 'team' };
 }
 
 /** What `defineGame` takes. `E` maps entity type names to states, `I` is the input, `V` maps event names to values. */
@@ -170,10 +178,14 @@ export function defineGame<
     const type = defineEntity(name, state, {
       ...(entity.priority === undefined ? {} : { priority: entity.priority }),
       ...(entity.position === undefined ? {} : { position: entity.position }),
+      ...(entity.visibility === undefined
+        ? {}
+        : { visibility: audiences(`${where}: entities.${name}`, entity.visibility) }),
     });
     entityTypes[name] = type;
     typeNames.set(type, name);
-    interpolators.set(type, compileInterpolator(state));
+    // Histories hold the public fields only: the interpolator blends those.
+    interpolators.set(type, compileInterpolator(type.layout.schema));
     if (entity.hitbox !== undefined) hitboxes.set(type, entity.hitbox);
   }
   const names = Object.keys(entityTypes);
@@ -250,4 +262,19 @@ function defineRules<E, P extends keyof E, I, V, M>(
     if (hooks[name] !== undefined && typeof hooks[name] !== 'function')
       throw new TypeError(`${game.name}.rules: ${name} must be a function`);
   return Object.freeze({ game, hooks });
+}
+
+/** A game's `visibility` ('owner' | 'team' per field) as the replication layer's audiences. */
+function audiences(where: string, visibility: object): Record<string, Audience> {
+  if (visibility === null || typeof visibility !== 'object')
+    throw new TypeError(`${where}.visibility must be an object of field: 'owner' | 'team'`);
+  const out: Record<string, Audience> = {};
+  for (const [field, kind] of Object.entries(visibility)) {
+    if (kind !== 'owner' && kind !== 'team')
+      throw new TypeError(
+        `${where}.visibility.${field} must be 'owner' or 'team', got ${JSON.stringify(kind)}`,
+      );
+    out[field] = kind === 'owner' ? owner() : group();
+  }
+  return out;
 }

@@ -68,7 +68,7 @@ export class EntityView {
     if (ghost === null || ghost.type !== this.wiring.playerType) return null;
     this.mine.id = id;
     this.mine.type = this.wiring.typeNames.get(ghost.type)!;
-    this.mine.state = this.latency.shown() ?? ghost.value;
+    this.mine.state = withParts(this.latency.shown() ?? ghost.value, ghost);
     return this.mine;
   }
 
@@ -87,8 +87,21 @@ export class EntityView {
         Number.isNaN(renderTick) || history === null
           ? null
           : entry.sampler.sample(history, renderTick, receivedTick);
-      entry.state = sampled ?? ghost.value;
+      entry.state = withParts(sampled ?? ghost.value, ghost);
       others.push(entry);
     }
   }
+}
+
+/**
+ * A shown state with the ghost's private fields as this client holds them (the received value:
+ * histories, prediction and interpolation carry the public fields only); undefined when not held.
+ */
+function withParts(state: unknown, ghost: Ghost): unknown {
+  const parts = ghost.type.parts;
+  if (parts === undefined || parts.length === 0 || state === ghost.value) return state;
+  const shown = state as Record<string, unknown>;
+  const received = ghost.value as Record<string, unknown>;
+  for (const part of parts) shown[part.field] = received[part.field];
+  return state;
 }

@@ -117,7 +117,8 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
       onStateChange: (state) => this.stateChanged(state),
     });
     const predictor = new Predictor<StateOf<G>, InputOf<G>>({
-      schema: wiring.playerType.schema as never,
+      // The public fields: private ones (visibility) are shown as received, never predicted.
+      schema: wiring.playerType.layout.schema as never,
       inputSchema: game.input,
       // A step may hand back its input state when nothing moves; the predictor keeps each tick's own.
       simulate: (state, input) => {

@@ -30,6 +30,15 @@ export class EntityHandle implements GameEntity<string, unknown> {
     return this.ownerHandle;
   }
 
+  get team(): number | null {
+    return this.alive ? this.simulation.world.groupOf(this.entity) : null;
+  }
+
+  set team(team: number | null) {
+    if (!this.alive) throw new RangeError(`GameEntity.team: ${this.type} ${this.id} was destroyed`);
+    this.simulation.world.setGroup(this.entity, checkTeam('GameEntity.team', team));
+  }
+
   get state(): unknown {
     if (!this.alive) throw new RangeError(`GameEntity.state: ${this.type} ${this.id} was destroyed`);
     // Frozen: changing a field in place would not reach the clients; assigning `state` does.
@@ -60,6 +69,7 @@ export class PlayerHandle implements GamePlayer {
   entityHandle: EntityHandle | null = null;
   input: unknown = null;
   readonly data: Record<string, unknown> = {};
+  private teamValue: number | null = null;
 
   constructor(
     private readonly simulation: GameSimulation,
@@ -81,6 +91,15 @@ export class PlayerHandle implements GamePlayer {
     entity.state = value;
   }
 
+  get team(): number | null {
+    return this.teamValue;
+  }
+
+  set team(team: number | null) {
+    this.teamValue = checkTeam('GamePlayer.team', team);
+    this.simulation.teamChanged(this);
+  }
+
   spawn(state: unknown): EntityHandle {
     if (this.simulation.playerAt(this.index) !== this)
       throw new RangeError(`GamePlayer.spawn: player ${this.index} is not in the game`);
@@ -94,4 +113,9 @@ export class PlayerHandle implements GamePlayer {
     this.simulation.own(this, entity);
     return entity;
   }
+}
+
+function checkTeam(where: string, team: number | null): number | null {
+  if (team === null || (Number.isInteger(team) && team >= 0 && team <= 31)) return team;
+  throw new RangeError(`${where}: a team is an integer in [0, 31] or null, got ${team}`);
 }

@@ -22,6 +22,11 @@ export interface GameEntity<K extends string = string, S = unknown> {
    * zoned world it moves with the entity from zone to zone, so keep it to what JSON can carry.
    */
   readonly data: Record<string, unknown>;
+  /**
+   * Its team (an integer in [0, 31]; null: none): players of that team see its `'team'` fields
+   * (see `visibility`) from the next tick. A player's own entity takes the player's team.
+   */
+  team: number | null;
   destroy(): void;
 }
 
@@ -44,6 +49,12 @@ export interface GamePlayer<E = any, P extends keyof E = any, I = any> {
   readonly data: Record<string, unknown>;
   /** Creates its own entity (destroying the one it had) and tells its client it is its own. */
   spawn(state: E[P]): GameEntity<P & string, E[P]>;
+  /**
+   * Its team (an integer in [0, 31]; null: none, the default). From the next tick it sees the
+   * `'team'` fields (see `visibility`) of that team's entities and no longer those of its old
+   * team; its own entity joins the team too.
+   */
+  team: number | null;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: any game's types by default (the rules and hooks of one game are typed by defineGame)
@@ -52,6 +63,11 @@ export interface EmitOptions<E = any, P extends keyof E = any, I = any> {
   to?: GamePlayer<E, P, I>;
   /** Resent until acked, exactly once, in order (default true); false: at most once, sooner dropped. */
   reliable?: boolean;
+  /**
+   * Only the players who see this private field of this entity (its `visibility` audience): an
+   * event about a secret must not reach the others, or it leaks what the field hides.
+   */
+  part?: { entity: GameEntity; field: string };
 }
 
 /** The game as the hooks see it on the server. */

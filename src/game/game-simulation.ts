@@ -58,6 +58,8 @@ export class GameSimulation {
   // The expert's way in: the layers under the rules.
   readonly definition: GameDefinition;
   readonly world: ServerWorld;
+  /** Whether an entity type declares visibility (then teams set the clients' groups). */
+  private readonly hasParts: boolean;
   readonly replication: ReplicationServer;
   readonly inputs: InputReceiver<unknown>;
   readonly lags = new Map<AnyEntityType, LagCompensation<unknown>>();
@@ -100,6 +102,7 @@ export class GameSimulation {
       game.tickRate,
     );
     this.world = new ServerWorld({ types: this.wiring.types, capacity: game.maxEntities });
+    this.hasParts = this.world.types.some((type) => type.partOf !== undefined);
     this.replication = options.replicate({ world: this.world, events: this.wiring.events });
     this.bySlot = new Array(maxPlayers).fill(null);
     this.handles = new Array(game.maxEntities).fill(null);
@@ -153,6 +156,9 @@ export class GameSimulation {
     const player = new PlayerHandle(this, index);
     this.bySlot[index] = player;
     this.playerList.push(player);
+    // A new player sees no team's fields until it has a team (a zone's one-slot replication
+    // never has parts: zones refuse visibility).
+    if (this.hasParts) this.replication.setGroups(index, 0);
     this.errors.call('onJoin', () => this.hooks.onJoin?.(this.game, player));
     return player;
   }
@@ -162,6 +168,7 @@ export class GameSimulation {
     if (player.index >= 0 && this.bySlot[player.index] === player) this.bySlot[player.index] = null;
     this.bySlot[index] = player;
     player.index = index;
+    this.teamChanged(player);
     const entity = player.entity;
     if (entity?.alive) this.own(player, entity as EntityHandle);
   }
@@ -276,7 +283,17 @@ export class GameSimulation {
     entity.ownerHandle = player;
     if (player.index < 0) return; // dropped: told when it is back (move)
     this.world.setOwner(entity.entity, player.index);
+    this.teamChanged(player);
     this.tellOwner(player.index, entity.id);
+  }
+
+  /** The player's team (or slot) changed: its groups and its own entity's group follow. @internal */
+  teamChanged(player: PlayerHandle): void {
+    const team = player.team;
+    if (this.hasParts && player.index >= 0)
+      this.replication.setGroups(player.index, team === null ? 0 : (1 << team) >>> 0);
+    const entity = player.entity;
+    if (entity !== null) this.world.setGroup((entity as EntityHandle).entity, team);
   }
 
   /** An entity was destroyed: forget its handle and its history. @internal */
@@ -300,8 +317,24 @@ export class GameSimulation {
     if (to !== undefined && !(to instanceof PlayerHandle && this.playerList.includes(to)))
       throw new RangeError('game.emit: to must be a player in this game');
     if (to !== undefined && to.index < 0) return; // dropped: a returning client is sent the world, not its events
+    const part = options.part;
+    if (part !== undefined && !(part.entity instanceof EntityHandle && part.entity.alive))
+      throw new RangeError('game.emit: part.entity must be a live entity of this game');
+    if (
+      part !== undefined &&
+      !(part.entity as EntityHandle).entity.type.parts?.some((p) => p.field === part.field)
+    )
+      throw new RangeError(
+        `game.emit: part.field ${JSON.stringify(part.field)} is not a private field of ${part.entity.type} (see visibility)`,
+      );
     try {
-      this.sendEvent(type, value, options.reliable ?? true, to === undefined ? -1 : to.index);
+      this.sendEvent(
+        type,
+        value,
+        options.reliable ?? true,
+        to === undefined ? -1 : to.index,
+        part === undefined ? undefined : { entity: (part.entity as EntityHandle).entity, field: part.field },
+      );
     } catch (error) {
       throw schemaError(`game.emit('${name}')`, error);
     }
@@ -357,8 +390,15 @@ export class GameSimulation {
   }
 
   /** @internal Sends an event to the player in slot `to`, or to everyone (-1). */
-  protected sendEvent(type: AnyEventType, value: unknown, reliable: boolean, to: number): void {
-    this.replication.emit(type, value, to < 0 ? { reliable } : { reliable, to });
+  protected sendEvent(
+    type: AnyEventType,
+    value: unknown,
+    reliable: boolean,
+    to: number,
+    part?: { entity: Entity<unknown>; field: string },
+  ): void {
+    const about = part === undefined ? {} : { entity: part.entity, part: part.field };
+    this.replication.emit(type, value, to < 0 ? { reliable, ...about } : { reliable, to, ...about });
   }
 
   /** @internal Tells the player in slot `index` which entity is its own (-1: none). */

@@ -4,12 +4,13 @@ import type { ReadStream } from '../serialize/read-stream.js';
 import { CONFIGURATION_DIFFERS } from './configuration.js';
 import type { EntityHistory } from './entity-history.js';
 import type { EntityLayout } from './entity-layout.js';
-import { type AnyEntityType, checkTypes, type EntityType } from './entity-type.js';
+import { type AnyEntityType, checkTypes, type EntityType, expandTypes } from './entity-type.js';
 import { type AnyEventType, checkEvents, type EventHandler } from './event.js';
 import type { EventReceiver, GhostLookup } from './event-receiver.js';
 import type { GhostTable } from './ghost-receiver.js';
 import type { LaneState } from './lane-state.js';
 import { type GhostEndReason, type MirrorListener, MirrorStates, SECTION_RING } from './mirror-states.js';
+import { PART_GENERATION, PART_OF } from './visibility.js';
 
 /** A client's copy of one server entity. `value` is rebuilt in place when a new state arrives. */
 export interface Ghost<T = unknown> {
@@ -105,6 +106,8 @@ export class ClientMirror implements CustomChannel, GhostTable {
 
   constructor(options: ClientMirrorOptions) {
     checkTypes('ClientMirror', options.types);
+    const types = expandTypes(options.types);
+    checkTypes('ClientMirror', types);
     const { capacity } = options;
     if (!Number.isInteger(capacity) || capacity < 1 || capacity > 65536)
       throw new RangeError(`ClientMirror: capacity must be an integer in [1, 65536], got ${capacity}`);
@@ -115,7 +118,7 @@ export class ClientMirror implements CustomChannel, GhostTable {
       );
     const events = options.events ?? [];
     checkEvents('ClientMirror', events);
-    this.types = Object.freeze([...options.types]);
+    this.types = Object.freeze(types);
     this.capacity = capacity;
     this.historyLength = historyLength;
     this.options = options;
@@ -185,9 +188,17 @@ export class ClientMirror implements CustomChannel, GhostTable {
     return (this.values.ghostList[id] as Ghost | undefined) ?? null;
   }
 
-  /** Every ghost held, by id. */
+  /** Every ghost held, by id (private parts are in their entities' values, not ghosts of their own). */
   *ghosts(): IterableIterator<Ghost> {
-    for (const g of this.values.ghostList) if (g !== null) yield g as Ghost;
+    for (const g of this.values.ghostList) if (g !== null && g.type.partOf === undefined) yield g as Ghost;
+  }
+
+  /**
+   * Whether this client holds a private field of a ghost (its audience admits it): then the field
+   * is in the ghost's value; else the value's field is undefined.
+   */
+  holds(id: number, field: string): boolean {
+    return this.values.heldPart(id, field) >= 0;
   }
 
   /** The lane states received for a ghost, newest first, with their ticks (for interpolation). */
@@ -243,7 +254,13 @@ class GhostValues implements MirrorListener, GhostLookup {
     const layout = type.layout as EntityLayout<unknown>;
     const ghost: GhostRecord = { id, generation, type, value: layout.dequantize(state), tick };
     this.ghostList[id] = ghost;
+    if (type.partOf !== undefined) {
+      this.track(ghost, true);
+      this.partChanged(ghost, tick);
+      return;
+    }
     this.count++;
+    if (type.parts !== undefined && type.parts.length > 0) this.attachParts(ghost);
     this.options.onCreate?.(ghost as Ghost, tick);
   }
 
@@ -253,6 +270,11 @@ class GhostValues implements MirrorListener, GhostLookup {
     ghost.tick = tick;
     if (!differs) return;
     ghost.value = ghost.type.layout.dequantize(state, ghost.value);
+    if (ghost.type.partOf !== undefined) {
+      this.partChanged(ghost, tick);
+      return;
+    }
+    if (ghost.type.parts !== undefined && ghost.type.parts.length > 0) this.attachParts(ghost);
     this.options.onUpdate?.(ghost as Ghost, tick);
   }
 
@@ -260,8 +282,71 @@ class GhostValues implements MirrorListener, GhostLookup {
     const ghost = this.ghostList[id];
     if (ghost === null) return;
     this.ghostList[id] = null;
+    if (ghost.type.partOf !== undefined) {
+      this.track(ghost, false);
+      const owner = this.partOwner(ghost);
+      if (owner !== null) {
+        (owner.value as Record<string, unknown>)[ghost.type.partOf.part.field] = undefined;
+        this.options.onUpdate?.(owner as Ghost, tick);
+      }
+      return;
+    }
     this.count--;
     this.options.onDestroy?.(ghost as Ghost, tick, reason);
+  }
+
+  /** The companion id of a ghost's part this client holds, or -1. */
+  heldPart(id: number, field: string): number {
+    const ghost = this.ghostList[id];
+    if (ghost === null || ghost === undefined) return -1;
+    for (const part of this.partsByOwner.get(id) ?? []) {
+      const companion = this.ghostList[part]!;
+      if (companion.type.partOf!.part.field === field && this.partOwner(companion) === ghost) return part;
+    }
+    return -1;
+  }
+
+  /** Per entity id (a part's `$of`): the ids of the part companions held for it. */
+  private readonly partsByOwner = new Map<number, number[]>();
+
+  private track(companion: GhostRecord, add: boolean): void {
+    const owner = (companion.value as Record<string, number>)[PART_OF];
+    const list = this.partsByOwner.get(owner) ?? [];
+    const at = list.indexOf(companion.id);
+    if (add && at < 0) list.push(companion.id);
+    if (!add && at >= 0) list.splice(at, 1);
+    if (list.length === 0) this.partsByOwner.delete(owner);
+    else this.partsByOwner.set(owner, list);
+  }
+
+  /** The ghost a part companion belongs to, when it is held (same id and generation), else null. */
+  private partOwner(companion: GhostRecord): GhostRecord | null {
+    const value = companion.value as Record<string, number>;
+    const owner = this.ghostList[value[PART_OF]];
+    if (owner === null || owner === undefined) return null;
+    return owner.generation === value[PART_GENERATION] && owner.type === companion.type.partOf!.type
+      ? owner
+      : null;
+  }
+
+  private partChanged(companion: GhostRecord, tick: number): void {
+    const owner = this.partOwner(companion);
+    if (owner === null) return;
+    const field = companion.type.partOf!.part.field;
+    (owner.value as Record<string, unknown>)[field] = (companion.value as Record<string, unknown>)[field];
+    this.options.onUpdate?.(owner as Ghost, tick);
+  }
+
+  /** A ghost with private fields: each held part's value in it, the others undefined. */
+  private attachParts(ghost: GhostRecord): void {
+    const value = ghost.value as Record<string, unknown>;
+    for (const part of ghost.type.parts!) value[part.field] = undefined;
+    for (const id of this.partsByOwner.get(ghost.id) ?? []) {
+      const companion = this.ghostList[id]!;
+      if (this.partOwner(companion) !== ghost) continue;
+      const field = companion.type.partOf!.part.field;
+      value[field] = (companion.value as Record<string, unknown>)[field];
+    }
   }
 
   appliedSection(): void {

@@ -22,6 +22,9 @@ export function configurationHash(
   const parts: string[] = [`capacity ${capacity}`, `history ${historyLength}`];
   for (const type of types) {
     parts.push(`type ${type.name}`);
+    // A private part's audience kind (older peers had no parts: their types and hash differ).
+    if (type.partOf !== undefined)
+      parts.push(`part ${type.partOf.part.field} ${type.partOf.part.audience.kind}`);
     for (const lane of type.layout.lanes)
       parts.push(`lane ${lane.path} ${lane.bits} ${lane.max} ${lane.delta ? 1 : 0} ${lane.rotation}`);
     for (const blob of type.layout.blobs) parts.push(`blob ${blob.path} ${blob.maxBytes}`);

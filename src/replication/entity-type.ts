@@ -1,6 +1,7 @@
 import type { Schema } from '../schema/schema.js';
 import { checkNonNegative } from './check-argument.js';
 import { compileLayout, type EntityLayout } from './entity-layout.js';
+import { type Audience, splitSchema, type Visibility } from './visibility.js';
 
 /** Where an entity is, for interest: [x, y] in a 2D world, [x, y, z] in 3D. */
 export type EntityPosition<T> = (value: T) => readonly [number, number] | readonly [number, number, number];
@@ -10,6 +11,19 @@ export interface EntityTypeOptions<T> {
   priority?: number;
   /** Where an entity of this type is (used by interest); without it the type is relevant everywhere. */
   position?: EntityPosition<T>;
+  /**
+   * Top-level fields only some clients see (`{ ammo: owner(), plan: group(), intel: when(test) }`):
+   * the others get the entity without them and never their bytes. See docs/replication.md.
+   */
+  visibility?: Visibility<T>;
+}
+
+/** A private field of an entity type, replicated as a hidden companion entity of its own type. */
+export interface EntityPart {
+  readonly field: string;
+  readonly audience: Audience;
+  /** The companion type (`<type>.<field>`), listed right after its entity's type. */
+  readonly type: AnyEntityType;
 }
 
 /**
@@ -23,6 +37,10 @@ export interface EntityType<T = unknown, N extends string = string> {
   readonly priority: number;
   /** Where an entity of this type is (a method, so handles of any type pass as Entity<unknown>). */
   position?(value: T): ReturnType<EntityPosition<T>>;
+  /** The private fields (none: empty); `layout` covers the public fields only. */
+  readonly parts?: readonly EntityPart[];
+  /** On a part's companion type: the entity type and the part it carries. */
+  readonly partOf?: { readonly type: AnyEntityType; readonly part: EntityPart };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: any entity type, whatever its value type
@@ -45,13 +63,57 @@ export function defineEntity<T, N extends string = string>(
   const priority = checkNonNegative(`defineEntity(${name})`, 'priority', options.priority ?? 1);
   if (options.position !== undefined && typeof options.position !== 'function')
     throw new TypeError(`defineEntity(${name}): position must be a function`);
-  return Object.freeze({
+  if (options.visibility === undefined)
+    return Object.freeze({
+      name,
+      schema,
+      layout: compileLayout(schema),
+      priority,
+      position: options.position,
+      parts: [],
+    });
+  const split = splitSchema(`defineEntity(${name})`, schema as Schema<unknown>, options.visibility);
+  const parts: EntityPart[] = [];
+  const type = {
     name,
     schema,
-    layout: compileLayout(schema),
+    layout: compileLayout(split.publicSchema) as unknown as EntityLayout<T>,
     priority,
     position: options.position,
-  });
+    parts,
+  } as EntityType<T, N>;
+  for (const part of split.parts) {
+    const entry = { field: part.field, audience: part.audience } as {
+      field: string;
+      audience: Audience;
+      type: AnyEntityType;
+    };
+    entry.type = Object.freeze({
+      name: `${name}.${part.field}`,
+      schema: part.schema,
+      layout: compileLayout(part.schema),
+      priority,
+      parts: [],
+      partOf: { type: type as AnyEntityType, part: entry },
+    });
+    parts.push(Object.freeze(entry));
+  }
+  Object.freeze(parts);
+  return Object.freeze(type);
+}
+
+/** The types as the world and the mirror list them: each type followed by its parts' companion types. */
+export function expandTypes(types: readonly AnyEntityType[]): AnyEntityType[] {
+  const all: AnyEntityType[] = [];
+  for (const type of types) {
+    all.push(type);
+    if (type?.partOf !== undefined)
+      throw new RangeError(
+        `entity type ${type.name} is a part's companion type: list its entity's type instead`,
+      );
+    for (const part of type?.parts ?? []) all.push(part.type);
+  }
+  return all;
 }
 
 /** Checks a list of entity types (both ends must list the same ones in the same order). */

@@ -14,6 +14,8 @@ export interface EmitOptions {
   reliable?: boolean;
   /** Only this client (its index); default every client (that has the entity, for an entity event). */
   to?: number;
+  /** A private field of `entity`: only the clients that hold it get the event (ReplicationServer.emit). */
+  part?: string;
 }
 
 export interface EventLimits {

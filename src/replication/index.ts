@@ -42,6 +42,7 @@ export { EntityHistory } from './entity-history.js';
 export {
   type AnyEntityType,
   defineEntity,
+  type EntityPart,
   type EntityPosition,
   type EntityType,
   type EntityTypeOptions,
@@ -75,3 +76,4 @@ export {
 } from './replication-server.js';
 export { type Entity, ServerWorld, type ServerWorldOptions } from './server-world.js';
 export { type GridVisitor, SpatialGrid, type SpatialGridOptions } from './spatial-grid.js';
+export { type Audience, group, owner, type Visibility, when } from './visibility.js';

@@ -48,12 +48,18 @@ export class InterestManager {
   private readonly active: InterestView[] = [];
   /** `seen[id] === epoch` when id was found relevant in the view being updated. */
   private readonly seen: Uint32Array;
+  /**
+   * @internal Per id: 1 for an entity whose membership is kept by its owner's code (a private
+   * part's companion, see PartAudience), never by distance, filter or always-relevant lists.
+   */
+  readonly pinned: Uint8Array;
   private epoch = 0;
   private current: InterestView | undefined;
   private enterRadiusSquared = 0;
   /** The grid query's visitor, made once so queries allocate nothing. */
   private readonly visitCandidate = (id: number, distanceSquared: number): void => {
     const view = this.current!;
+    if (this.pinned[id] === 1) return;
     const member = view.isMember(id);
     let relevant = member || distanceSquared <= this.enterRadiusSquared;
     if (this.filter !== undefined) relevant = this.filter(view, id, relevant);
@@ -63,7 +69,7 @@ export class InterestManager {
   /** The visitor of the query without a filter: what is within the enter radius and new enters. */
   private readonly visitEntering = (id: number): void => {
     const view = this.current!;
-    if (view.isMember(id)) return;
+    if (view.isMember(id) || this.pinned[id] === 1) return;
     view.addMember(id);
     view.entered.push(id);
   };
@@ -77,6 +83,7 @@ export class InterestManager {
     this.filter = options.filter;
     this.views = new Array(maxClients).fill(undefined);
     this.seen = new Uint32Array(this.grid.capacity);
+    this.pinned = new Uint8Array(this.grid.capacity);
   }
 
   /** Adds an entity to the world at a position (z ignored in 2D). */
@@ -97,6 +104,11 @@ export class InterestManager {
   /** Removes an entity from the world and from every view it is in (reported as left). */
   removeEntity(id: number): void {
     this.grid.remove(id);
+    this.removeFromViews(id);
+  }
+
+  /** @internal Removes an id from every view it is in (reported as left), grid or not (a pinned id). */
+  removeFromViews(id: number): void {
     for (const view of this.active) {
       if (!view.isMember(id)) continue;
       view.removeSlot(view.slotOf(id));
@@ -201,6 +213,7 @@ export class InterestManager {
     const positions = grid.positions;
     for (let slot = view.count - 1; slot >= 0; slot--) {
       const id = view.ids[slot];
+      if (this.pinned[id] === 1) continue;
       const p = id * 3;
       const dx = positions[p] - cx;
       const dy = positions[p + 1] - cy;
@@ -232,7 +245,7 @@ export class InterestManager {
     const { seen, epoch } = this;
     for (let slot = view.count - 1; slot >= 0; slot--) {
       const id = view.ids[slot];
-      if (seen[id] === epoch) continue;
+      if (seen[id] === epoch || this.pinned[id] === 1) continue;
       view.removeSlot(slot);
       view.left.push(id);
     }

@@ -15,6 +15,7 @@ import { GhostSender, type GhostShared } from './ghost-sender.js';
 import { GENERATION_BITS, idBits, TICK_BITS, updateCountBits } from './ghost-wire.js';
 import { InterestManager } from './interest-manager.js';
 import type { InterestView } from './interest-view.js';
+import { PartAudience } from './part-audience.js';
 import { PriorityAccumulator, type PriorityOptions } from './priority-accumulator.js';
 import { PrioritySelection } from './priority-selection.js';
 import type { ServerWorld } from './server-world.js';
@@ -88,6 +89,7 @@ export class ReplicationServer {
   private readonly senders: (GhostSender | null)[];
   private readonly shared: GhostShared;
   private readonly eventHub: EventHub;
+  private readonly audience: PartAudience;
   private readonly counters: ReplicationStats;
   private readonly spatial: boolean;
   private readonly radius: number;
@@ -108,6 +110,7 @@ export class ReplicationServer {
     this.leaveFactor = options.interest?.leaveFactor;
     this.interest = new InterestManager({ world: { ...grid, capacity: world.capacity }, maxClients });
     const accumulator = new PriorityAccumulator(this.interest, options.priorityOptions);
+    this.audience = new PartAudience(world, this.interest, maxClients);
     const resendInterval = options.resendInterval ?? 0.1;
     if (!(resendInterval >= 0 && resendInterval < Number.POSITIVE_INFINITY))
       throw new RangeError(`ReplicationServer: resendInterval must be >= 0 seconds, got ${resendInterval}`);
@@ -143,12 +146,14 @@ export class ReplicationServer {
         if (this.senders[client] !== sender) return;
         this.removeClient(client);
         this.commands.removeClient(client);
+        this.audience.removeClient(client);
       },
     };
     const origin = grid.min;
     if (world.onTicked !== undefined)
       throw new RangeError('ReplicationServer: this world already feeds another ReplicationServer');
     world.recorder = this.shared.deltas;
+    world.onAudience = (id) => this.audience.entityChanged(id);
     world.onTicked = (id, typeIndex, moved) => {
       const { interest } = this;
       const type = world.types[typeIndex];
@@ -157,7 +162,13 @@ export class ReplicationServer {
       if (moved) {
         // From the world's array: doubles passed to this callback's callee would be boxed.
         if (positioned) interest.grid.moveFrom(id, world.positions, p);
+        else if (interest.pinned[id] === 1) placePart(interest, world, id);
         return;
+      }
+      if (interest.pinned[id] === 1) {
+        // A private part's companion ended: out of every view that held it.
+        interest.pinned[id] = 0;
+        interest.removeFromViews(id);
       }
       if (interest.grid.has(id)) {
         // The entity under this id ended: it is no longer always relevant, to everyone or to any
@@ -168,6 +179,13 @@ export class ReplicationServer {
       }
       if (typeIndex < 0) return;
       accumulator.setBase(id, type.priority);
+      if (type.partOf !== undefined) {
+        // Not in the grid: its views are its audience's (PartAudience); only its position is
+        // kept there, its entity's, for priority.
+        interest.pinned[id] = 1;
+        placePart(interest, world, id);
+        return;
+      }
       if (positioned) {
         interest.addEntity(id, world.positions[p], world.positions[p + 1], world.positions[p + 2]);
       } else {
@@ -196,12 +214,48 @@ export class ReplicationServer {
    * destroy): about `entity`, to the clients that have (or are sent) its ghost then; else to every
    * client, or to `to` only. Unreliable (default): written at most once, dropped when it waits
    * longer than eventLimits.unreliableMaxAge. Reliable: resent until acked, delivered exactly once
-   * in emit order. Throws for a type not in `events`, a value outside its schema, a handle to a
+   * in emit order. With `part` (a private field of `entity`), only the clients that hold that
+   * part get it (the event names the part's companion id). Throws for a type not in `events`, a value outside its schema, a handle to a
    * destroyed entity, a bad `to`, or more than eventLimits.pendingSize emits without a tick.
    */
   emit<T>(type: EventType<T, string>, value: T, options?: EmitOptions): void {
     this.refresh(); // hands out the events of past ticks first, even when no client asks for a packet
+    if (options?.part !== undefined) {
+      if (options.entity === undefined) throw new RangeError('ReplicationServer.emit: part needs entity');
+      if (!this.world.isAlive(options.entity))
+        throw new RangeError('ReplicationServer.emit: the entity is not a live entity of this world');
+      // To the part's holders only: the event is about the part's companion.
+      options = { ...options, entity: this.world.partEntity(options.entity, options.part) };
+    }
     this.eventHub.emit(type, value, options);
+  }
+
+  /**
+   * Sets the groups a client belongs to (bit g: group g, e.g. `1 << team`): it sees the `group()`
+   * fields of the entities in those groups (world.setGroup), from the next tick. Kept across the
+   * client's reconnects; cleared when its connection ends.
+   */
+  setGroups(clientIndex: number, mask: number): void {
+    checkIndex('ReplicationServer.setGroups', 'clientIndex', clientIndex, this.senders.length);
+    if (!(Number.isInteger(mask) && mask >= 0 && mask <= 0xffffffff))
+      throw new RangeError(
+        `ReplicationServer.setGroups: mask must be a 32-bit unsigned integer, got ${mask}`,
+      );
+    this.audience.setGroups(clientIndex, mask);
+  }
+
+  /** The groups a client belongs to (a mask). */
+  groupsOf(clientIndex: number): number {
+    return this.audience.groupsOf(
+      checkIndex('ReplicationServer.groupsOf', 'clientIndex', clientIndex, this.senders.length),
+    );
+  }
+
+  /** Asks the `when(test)` private fields again for one client (what its tests read changed). */
+  revisitClient(clientIndex: number): void {
+    this.audience.clientChanged(
+      checkIndex('ReplicationServer.revisitClient', 'clientIndex', clientIndex, this.senders.length),
+    );
   }
 
   /** What replication has counted over every client (live: read it, copy it to keep a snapshot). */
@@ -256,10 +310,29 @@ export class ReplicationServer {
     if (this.refreshedTick === this.world.serverTick) return;
     this.refreshedTick = this.world.serverTick;
     this.interest.update();
+    this.audience.sync(); // private parts follow their entities and audiences
     for (const sender of this.senders) sender?.handleLeft();
     this.eventHub.publish(this.senders); // events hook: emitted events join their clients' queues
     this.shared.deltas.prepare();
   }
+}
+
+/** A part companion's position for priority: its entity's, in the grid's array (it is not filed in a cell). */
+function placePart(interest: InterestManager, world: ServerWorld, id: number): void {
+  const parent = world.parentOf[id];
+  const from = parent < 0 ? null : interest.grid.has(parent) ? interest.grid.positions : null;
+  const p = id * 3;
+  const q = parent * 3;
+  const positions = interest.grid.positions;
+  if (from === null) {
+    positions[p] = world.positions[p];
+    positions[p + 1] = world.positions[p + 1];
+    positions[p + 2] = world.positions[p + 2];
+    return;
+  }
+  positions[p] = from[q];
+  positions[p + 1] = from[q + 1];
+  positions[p + 2] = from[q + 2];
 }
 
 /**

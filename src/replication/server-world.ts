@@ -1,9 +1,10 @@
 import { checkIndex } from '../channels/check-index.js';
 import { EntityHistory, historyRecordWords, pushLanes } from './entity-history.js';
 import type { EntityLayout } from './entity-layout.js';
-import { type AnyEntityType, checkTypes, type EntityType } from './entity-type.js';
+import { type AnyEntityType, checkTypes, type EntityType, expandTypes } from './entity-type.js';
 import { IdList } from './id-list.js';
 import { copyState, type LaneState, sameState } from './lane-state.js';
+import { PART_GENERATION, PART_OF } from './visibility.js';
 
 /** A handle to a live entity: its id (reused after a destroy) and the generation that tells uses apart. */
 export interface Entity<T = unknown> {
@@ -13,7 +14,7 @@ export interface Entity<T = unknown> {
 }
 
 export interface ServerWorldOptions {
-  /** Every entity type, in the same order the clients list them. */
+  /** Every entity type, in the same order the clients list them (a type's parts follow it, unlisted). */
   types: readonly AnyEntityType[];
   /** Entity ids are integers in [0, capacity); at most 65536. */
   capacity: number;
@@ -93,17 +94,31 @@ export class ServerWorld {
    * (set by ReplicationServer: its shared deltas encode ahead while the history is in cache).
    */
   recorder: { beginTick(tick: number): void; recorded(id: number): void } | undefined;
+  /** @internal Per entity id with private fields: the ids of its parts' companions (else null). */
+  readonly partIds: (Int32Array | null)[];
+  /** @internal Per companion id: its entity's id (else -1). */
+  readonly parentOf: Int32Array;
+  /** @internal Per id: the entity's group (world.setGroup), or -1. */
+  readonly groupOfId: Int8Array;
+  /** Per companion id: the value its quantizer reads (its entity's id, generation and field). */
+  private readonly partValues: (Record<string, unknown> | null)[];
+  /** Per part layout: a state `set` quantizes a part into before comparing it with the current one. */
+  private readonly partScratch = new Map<EntityLayout<unknown>, LaneState>();
+  /** @internal Told of each entity whose audience may have changed (owner, group, revisit). */
+  onAudience: ((id: number) => void) | undefined;
 
   constructor(options: ServerWorldOptions) {
     const where = 'ServerWorld';
     checkTypes(where, options.types);
+    const types = expandTypes(options.types);
+    checkTypes(where, types);
     const { capacity } = options;
     if (!Number.isInteger(capacity) || capacity < 1 || capacity > 65536)
       throw new RangeError(`${where}: capacity must be an integer in [1, 65536], got ${capacity}`);
     const historyLength = options.historyLength ?? 32;
     if (!Number.isInteger(historyLength) || historyLength < 2 || historyLength > 256)
       throw new RangeError(`${where}: historyLength must be an integer in [2, 256], got ${historyLength}`);
-    this.types = Object.freeze([...options.types]);
+    this.types = Object.freeze(types);
     for (let i = 0; i < this.types.length; i++) this.typeIndex.set(this.types[i], i);
     this.capacity = capacity;
     this.historyLength = historyLength;
@@ -130,6 +145,10 @@ export class ServerWorld {
     this.isDirty = new Uint8Array(capacity);
     this.lifecycle = new IdList(64);
     this.inLifecycle = new Uint8Array(capacity);
+    this.partIds = new Array(capacity).fill(null);
+    this.parentOf = new Int32Array(capacity).fill(FREE);
+    this.groupOfId = new Int8Array(capacity).fill(FREE);
+    this.partValues = new Array(capacity).fill(null);
   }
 
   /** The server tick of the last `tick()`: 0 before the first, then 1, 2, ... */
@@ -149,8 +168,48 @@ export class ServerWorld {
       throw new RangeError(
         `ServerWorld.create: entity type ${(type as AnyEntityType)?.name ?? type} is not in this world's types`,
       );
-    if (this.free.length === 0)
+    if ((type as AnyEntityType).partOf !== undefined)
+      throw new RangeError(
+        `ServerWorld.create: ${type.name} is a part's companion type, made with its entity`,
+      );
+    const parts = type.parts ?? [];
+    if (this.free.length < 1 + parts.length)
       throw new RangeError(`ServerWorld.create: the world is full (capacity ${this.capacity})`);
+    if (parts.length > 0) {
+      // Every part's value is checked before anything changes.
+      for (const part of parts)
+        part.type.layout.quantize(
+          {
+            [PART_OF]: 0,
+            [PART_GENERATION]: 0,
+            [part.field]: (value as Record<string, unknown>)?.[part.field],
+          },
+          part.type.layout.createState(),
+        );
+    }
+    const entity = this.createOne(index, type, value);
+    if (parts.length > 0) {
+      const ids = new Int32Array(parts.length);
+      for (let i = 0; i < parts.length; i++) {
+        const partType = parts[i].type;
+        const partValue: Record<string, unknown> = {
+          [PART_OF]: entity.id,
+          [PART_GENERATION]: entity.generation,
+        };
+        partValue[parts[i].field] = (value as Record<string, unknown>)[parts[i].field];
+        const companion = this.createOne(this.typeIndex.get(partType)!, partType, partValue);
+        ids[i] = companion.id;
+        this.parentOf[companion.id] = entity.id;
+        this.partValues[companion.id] = partValue;
+        this.copyPosition(entity.id, companion.id);
+      }
+      this.partIds[entity.id] = ids;
+    }
+    this.groupOfId[entity.id] = FREE;
+    return entity;
+  }
+
+  private createOne<T>(index: number, type: EntityType<T, string>, value: T): Entity<T> {
     const id = this.free.items[this.free.length - 1];
     const layout = type.layout as EntityLayout<unknown>;
     let history = this.histories[id];
@@ -181,12 +240,43 @@ export class ServerWorld {
     layout.quantize(value, this.current[id]!);
     this.locate(entity.type, id, value, 'set');
     this.markDirty(id);
+    const ids = this.partIds[id];
+    if (ids === null) return;
+    const parts = entity.type.parts!;
+    for (let i = 0; i < ids.length; i++) {
+      const companion = ids[i];
+      const partValue = this.partValues[companion]!;
+      const field = parts[i].field;
+      partValue[field] = (value as Record<string, unknown>)[field];
+      this.copyPosition(id, companion);
+      // Into a scratch state first: a part that did not change is not even marked (the usual
+      // case, as most sets change public fields), so it costs the tick nothing.
+      const layout = parts[i].type.layout;
+      let scratch = this.partScratch.get(layout);
+      if (scratch === undefined) {
+        scratch = layout.createState();
+        this.partScratch.set(layout, scratch);
+      }
+      layout.quantize(partValue, scratch);
+      const current = this.current[companion]!;
+      if (sameState(scratch, current)) continue;
+      copyState(scratch, current);
+      this.markDirty(companion);
+    }
   }
 
   /** The entity's value as clients will see it (quantized), built anew. */
   get<T>(entity: Entity<T>): T {
     const id = this.check('get', entity);
-    return entity.type.layout.dequantize(this.current[id]!);
+    const value = entity.type.layout.dequantize(this.current[id]!);
+    const ids = this.partIds[id];
+    if (ids === null) return value;
+    const parts = entity.type.parts!;
+    for (let i = 0; i < ids.length; i++) {
+      const part = parts[i].type.layout.dequantize(this.current[ids[i]]!) as Record<string, unknown>;
+      (value as Record<string, unknown>)[parts[i].field] = part[parts[i].field];
+    }
+    return value;
   }
 
   /** Whether a handle still names a live entity. */
@@ -197,6 +287,20 @@ export class ServerWorld {
   /** Destroys an entity; its id may be reused at once, with a new generation. */
   destroy(entity: Entity<unknown>): void {
     const id = this.check('destroy', entity);
+    const ids = this.partIds[id];
+    if (ids !== null) {
+      for (let i = 0; i < ids.length; i++) {
+        this.destroyOne(ids[i]);
+        this.parentOf[ids[i]] = FREE;
+        this.partValues[ids[i]] = null;
+      }
+      this.partIds[id] = null;
+    }
+    this.destroyOne(id);
+    this.groupOfId[id] = FREE;
+  }
+
+  private destroyOne(id: number): void {
     this.typeOf[id] = FREE;
     this.handles[id] = null;
     this.owners[id] = FREE;
@@ -205,13 +309,60 @@ export class ServerWorld {
   }
 
   /**
+   * Puts an entity in a group (an integer in [0, 31], e.g. a team; null: none): the clients whose
+   * groups (`ReplicationServer.setGroups`) include it see its `group()` fields, from the next tick.
+   */
+  setGroup(entity: Entity<unknown>, group: number | null): void {
+    const id = this.check('setGroup', entity);
+    if (group !== null && !(Number.isInteger(group) && group >= 0 && group <= 31))
+      throw new RangeError(`ServerWorld.setGroup: group must be an integer in [0, 31] or null, got ${group}`);
+    const next = group === null ? FREE : group;
+    if (this.groupOfId[id] === next) return;
+    this.groupOfId[id] = next;
+    if (this.partIds[id] !== null) this.onAudience?.(id);
+  }
+
+  /** The entity's group, or null. */
+  groupOf(entity: Entity<unknown>): number | null {
+    const group = this.groupOfId[this.check('groupOf', entity)];
+    return group === FREE ? null : group;
+  }
+
+  /** Asks the `when(test)` of an entity's private fields again for every client (what the test reads changed). */
+  revisit(entity: Entity<unknown>): void {
+    const id = this.check('revisit', entity);
+    if (this.partIds[id] !== null) this.onAudience?.(id);
+  }
+
+  /** @internal The handle of an entity's part companion (for an event restricted to the part's holders). */
+  partEntity(entity: Entity<unknown>, field: string): Entity<unknown> {
+    const id = this.check('partEntity', entity);
+    const parts = entity.type.parts ?? [];
+    const index = parts.findIndex((part) => part.field === field);
+    if (index < 0)
+      throw new RangeError(
+        `${entity.type.name} has no private field ${JSON.stringify(field)} (see visibility)`,
+      );
+    return this.handles[this.partIds[id]![index]]!;
+  }
+
+  private copyPosition(from: number, to: number): void {
+    this.positions[to * 3] = this.positions[from * 3];
+    this.positions[to * 3 + 1] = this.positions[from * 3 + 1];
+    this.positions[to * 3 + 2] = this.positions[from * 3 + 2];
+  }
+
+  /**
    * Makes a client the owner of an entity (null: nobody): only the owner's commands may target
    * it (see CommandRouter). A new entity has no owner; a destroy or the owner's disconnect ends it.
    */
   setOwner(entity: Entity<unknown>, clientIndex: number | null): void {
     const id = this.check('setOwner', entity);
-    this.owners[id] =
+    const next =
       clientIndex === null ? FREE : checkIndex('ServerWorld.setOwner', 'clientIndex', clientIndex, 65536);
+    if (this.owners[id] === next) return;
+    this.owners[id] = next;
+    if (this.partIds[id] !== null) this.onAudience?.(id);
   }
 
   /** The client index owning an entity, or null. */
@@ -231,6 +382,7 @@ export class ServerWorld {
     for (let id = 0; id < this.capacity; id++) {
       if (this.owners[id] !== clientIndex) continue;
       this.owners[id] = FREE;
+      if (this.partIds[id] !== null) this.onAudience?.(id);
       count++;
     }
     return count;
@@ -272,7 +424,11 @@ export class ServerWorld {
       isDirty[id] = 0;
       const type = typeOf[id];
       if (type === FREE) continue;
-      if (this.positioned[type] === 1) this.onTicked?.(id, type, true);
+      if (this.positioned[type] === 1) {
+        this.onTicked?.(id, type, true);
+        const ids = this.partIds[id];
+        if (ids !== null) for (let j = 0; j < ids.length; j++) this.onTicked?.(ids[j], typeOf[ids[j]], true);
+      }
       let oldest: number;
       if (this.blobTypes[type] === 0) {
         // In the store alone: the current lanes follow the record (see newHistory).

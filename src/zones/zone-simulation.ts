@@ -90,6 +90,15 @@ export class ZoneSimulation extends GameSimulation {
 
   constructor(rules: GameRules, options: ZoneSimulationOptions) {
     const maxPlayers = options.maxPlayers ?? 1024;
+    // The zone feed and the gateways' mirrors carry whole entities: private parts would leak or
+    // lag there, so a game that declares them cannot be zoned yet.
+    for (const type of Object.values(
+      rules.game.entityTypes as Record<string, { name: string; parts?: readonly unknown[] }>,
+    ))
+      if ((type.parts?.length ?? 0) > 0)
+        throw new RangeError(
+          `ZoneSimulation: entity type ${type.name} declares visibility, which a zoned world does not support yet`,
+        );
     // Nothing is replicated from a zone (its gateways replicate their mirrors): a one-slot server
     // the world needs, that no connection ever reads.
     super(rules, {
