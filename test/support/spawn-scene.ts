@@ -68,6 +68,8 @@ export interface SceneOptions {
   loss?: number;
   /** Refuse every spawn while true (the rules' allowSpawn). */
   veto?: { on: boolean };
+  /** Set `on` to push the crate 1 m along x on the server's next tick (what the client cannot predict). */
+  push?: { on: boolean };
   /** The crate's velocity (0: it rests). */
   crateVx?: number;
 }
@@ -83,6 +85,12 @@ export function spawnScene(options: SceneOptions) {
         game.spawn('crate', { x: 0, y: 3, vx: options.crateVx ?? 4 });
     },
     allowSpawn: () => !veto.on,
+    onTick(game) {
+      if (options.push?.on !== true) return;
+      options.push.on = false;
+      const crate = game.entities.find((e) => e.type === 'crate');
+      if (crate?.type === 'crate') crate.state = { ...crate.state, x: crate.state.x + 1 };
+    },
   });
   const maxPlayers = 4;
   const simulation = new GameSimulation(rules, {
