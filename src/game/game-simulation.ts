@@ -234,7 +234,7 @@ export class GameSimulation {
   stats(): GameSimulationStats {
     return {
       ...this.counters,
-      ...this.judge.counters,
+      ...this.judge.stats(),
       hookErrors: this.errors.hookErrors,
       stepErrors: this.errors.stepErrors,
     };

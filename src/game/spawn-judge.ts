@@ -42,7 +42,7 @@ export interface SpawnHost {
 }
 
 export class SpawnJudge {
-  readonly counters: SpawnStats = {
+  private readonly counters: SpawnStats = {
     spawnsCreated: 0,
     spawnsVetoed: 0,
     claimsMatched: 0,
@@ -104,6 +104,11 @@ export class SpawnJudge {
     const entity = player.entityHandle;
     if (entity?.alive) this.run(player, entity, input);
     if (claims !== 0 && player.index >= 0) this.answer(player, claims, inputTick);
+  }
+
+  /** What the judge counted (live: copy it to keep). */
+  stats(): Readonly<SpawnStats> {
+    return this.counters;
   }
 
   /** The player left: forget its input tick. */
