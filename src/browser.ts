@@ -96,11 +96,13 @@ export {
   type Infer,
   type InputOf,
   type MessageOf,
+  type PredictMode,
   type Schema,
   SchemaValueError,
   type ServerGame,
   type Shape,
   type ShownEntity,
+  type SpawnOf,
   type StateOf,
   t,
 } from './index.js';
