@@ -2,7 +2,8 @@
  * The demo page's script (bundled by demo/client-bundle.ts): joins the GameServer that serves the
  * page over WebRTC, or WebSocket when WebRTC does not open within 3 s (`?transport=webrtc|websocket|auto`,
  * default auto), through a simulated link the network panel controls, and plays: the keys (arrows or
- * WASD) steer the player's avatar, predicted; space zaps the orb shown nearest; `?bot=1` lets the page
+ * WASD) steer the player's avatar, predicted; space (or a click) zaps the orb shown nearest and
+ * launches a bolt, shown at once (a predicted spawn); `?bot=1` lets the page
  * steer itself as the server's bots do. `window.ghostwire` holds the page's status for tests and the curious.
  */
 import type { GameJoinAnswer } from '../src/game/game-join.js';
@@ -88,6 +89,10 @@ window.addEventListener('keydown', (event) => {
   held.add(event.code);
   event.preventDefault();
 });
+// A click zaps too (and launches a bolt), like space.
+window.addEventListener('pointerdown', (event) => {
+  if (event.target instanceof HTMLCanvasElement) zapUntil = performance.now() + 150;
+});
 window.addEventListener('keyup', (event) => held.delete(event.code));
 window.addEventListener('blur', () => held.clear());
 
@@ -155,16 +160,18 @@ async function main(): Promise<void> {
   const orbs: { x: number; y: number }[] = [];
   const flashes: Scene['flashes'] = [];
   const others: Scene['others'] = [];
+  const bolts: Scene['bolts'] = [];
   // The game steps on a timer (a hidden tab's frames stop, its timers only slow); drawing follows the display.
   setInterval(() => {
-    orbs.length = others.length = flashes.length = 0;
+    orbs.length = others.length = flashes.length = bolts.length = 0;
     const now = performance.now();
     for (const [id, until] of flashing) if (until < now) flashing.delete(id);
     for (const e of client.entities)
       if (e.type === 'orb') {
         orbs.push(e.state);
         if (flashing.has(e.id)) flashes.push(e.state);
-      } else others.push({ x: e.state.x, y: e.state.y, id: e.id });
+      } else if (e.type === 'bolt') bolts.push({ x: e.state.x, y: e.state.y, predicted: e.predicted });
+      else others.push({ x: e.state.x, y: e.state.y, id: e.id });
     const me = client.me?.state ?? { x: 0, y: 0 };
     client.update(
       status.botMode ? botInput(7, (performance.now() - started) / 1000, me, orbs) : keyInput(me, orbs),
@@ -191,6 +198,7 @@ async function main(): Promise<void> {
       orbs,
       flashes,
       others,
+      bolts,
       overlay: [
         `ghostwire demo · ${opened.kind === 'webrtc' ? 'WebRTC' : 'WebSocket'}${status.botMode ? ' · bot' : ''}`,
         client.status === 'connected'
@@ -198,6 +206,7 @@ async function main(): Promise<void> {
           : `${client.status}… (${opened.transport.state})`,
         `render tick ${stats.renderTick.toFixed(1)}  mispredictions ${stats.mispredictions}`,
         `ghosts ${client.expert.mirror.size}  score ${me?.score ?? 0}`,
+        `bolts matched ${stats.predicted?.spawnsMatched ?? 0}  rollbacks ${stats.predicted?.rollbacks ?? 0}`,
       ],
       zones,
     };

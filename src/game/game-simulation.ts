@@ -287,6 +287,8 @@ export class GameSimulation {
         (taken as ClaimedInput).claims,
         this.inputs.lastInputTick(player.index),
       );
+    // A zone's inputs come without claims or input ticks: its spawns run on each input, unanswered.
+    else if (this.wiring.prediction.spawns !== null) this.judge.spawn(player, input, 0, -1);
     this.errors.call('onInput', () => this.hooks.onInput?.(this.game, player, input));
   }
 

@@ -54,6 +54,8 @@ export class ZoneGateway implements HostedGame {
   readonly world: ServerWorld;
   readonly replication: ReplicationServer;
   readonly inputs: InputReceiver<unknown>;
+  /** Inputs carry spawn claims (the game has spawns): taken off before the zones get them. */
+  private readonly claimed: boolean;
   readonly startTick: number;
   readonly mirror: ZoneMirror;
   private readonly seats: (Seat | null)[];
@@ -145,8 +147,11 @@ export class ZoneGateway implements HostedGame {
         radius: options.radius,
       },
     });
+    // A game with spawns: clients send claims with each input. Zones do not judge them (yet): the
+    // claims stop here and the zones get the game's input.
+    this.claimed = wiringOf('ZoneGateway', game).prediction.wireInput !== null;
     this.inputs = new InputReceiver<unknown>({
-      schema: game.input,
+      schema: wiringOf('ZoneGateway', game).prediction.wireInput ?? game.input,
       tickRate: game.tickRate,
       maxClients: maxPlayers,
       onRefusal: () => this.counts.inputsRefused++,
@@ -401,8 +406,9 @@ export class ZoneGateway implements HostedGame {
     const inputs: ZoneInput[][] = Array.from({ length: this.zoneCount }, () => []);
     for (const slot of this.slotList) {
       const seat = this.seats[slot]!;
-      const input = this.inputs.take(slot, tick);
-      if (input === null) continue;
+      const taken = this.inputs.take(slot, tick);
+      if (taken === null) continue;
+      const input = this.claimed ? (taken as { input: unknown }).input : taken;
       seat.takenTicks[tick & (INPUT_RING - 1)] = tick;
       seat.inputTicks[tick & (INPUT_RING - 1)] = this.inputs.lastInputTick(slot);
       inputs[seat.zone].push({ playerId: seat.playerId, tick, viewTick: this.inputs.viewTick(slot), input });
