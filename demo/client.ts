@@ -59,6 +59,10 @@ const status = {
   zapsMine: 0,
   /** Ones whose `orb` named an entity of this page that is not an orb (a wrong reference: never). */
   zapsMisnamed: 0,
+  /** Bolts this page predicted (its own zaps), and of those the server matched and refused. */
+  boltsPredicted: 0,
+  boltsMatched: 0,
+  boltsRefused: 0,
   framesDrawn: 0,
   /** The zone grid from GET /zones (null: the unzoned demo), and the border lines the last frame drew. */
   zones: null as { columns: number; rows: number } | null,
@@ -187,6 +191,9 @@ async function main(): Promise<void> {
       ghostsMax: Math.max(status.ghostsMax, mirror.size),
       newestInputTick: inputs.newestTick,
       mispredictions: client.stats().mispredictions,
+      boltsPredicted: client.stats().predicted?.spawnsPredicted ?? 0,
+      boltsMatched: client.stats().predicted?.spawnsMatched ?? 0,
+      boltsRefused: client.stats().predicted?.spawnsRefused ?? 0,
     });
   }, 1000 / 60);
   const context = (document.getElementById('arena') as HTMLCanvasElement).getContext('2d')!;
