@@ -106,6 +106,8 @@ export class PredictedWorld {
   private newest = -1;
   private nextLocal = -1;
   private position = 0;
+  /** Whether any type is predicted near the player (else updateNear has nothing to do). */
+  private readonly hasNear: boolean;
   private readonly counters: PredictedWorldStats = {
     predicted: 0,
     spawnsPredicted: 0,
@@ -137,6 +139,7 @@ export class PredictedWorld {
     if (!(smoothing >= 0 && smoothing <= 10))
       throw new RangeError(`PredictedWorld: smoothingSeconds must be in [0, 10], got ${smoothing}`);
     this.tauTicks = smoothing * options.tickRate;
+    this.hasNear = [...this.specs.values()].some((spec) => spec.near !== undefined);
     for (const [type, spec] of this.specs) {
       if (typeof spec.move !== 'function')
         throw new TypeError(`PredictedWorld: ${type.name}: move must be a function`);
@@ -230,7 +233,7 @@ export class PredictedWorld {
    * predicted position) and lets those past 1.15 × range go back to interpolation.
    */
   updateNear(candidates: Iterable<number>, center: readonly number[] | null): void {
-    if (this.newest < 0) return;
+    if (this.newest < 0 || !this.hasNear) return;
     for (const id of candidates) {
       const ghost = this.mirror.ghost(id);
       if (ghost === null) continue;
