@@ -1,9 +1,7 @@
 import type { ClientMirror } from '../replication/client-mirror.js';
 import type { AnyEntityType } from '../replication/entity-type.js';
 import type { InputSender } from './input-sender.js';
-import { compileInterpolator, type Interpolator } from './interpolation.js';
-import { compileQuantizer, type Quantizer } from './quantizer.js';
-import { compileVisualError, type VisualError } from './visual-error.js';
+import { compileTrackType, Track, type TrackType } from './predicted-track.js';
 
 /**
  * The entities a client predicts besides its own: the spawns its inputs make (a projectile shown
@@ -56,36 +54,6 @@ export interface PredictedWorldStats {
   maxDepth: number;
 }
 
-interface Track {
-  /** The ghost id, or a negative local id while a spawn waits for its verdict. */
-  id: number;
-  readonly type: AnyEntityType;
-  readonly spec: PredictedTypeOptions;
-  /** States by tick modulo the history (null: gone at that tick); `ticks` says which tick a slot holds. */
-  readonly states: (unknown | null)[];
-  readonly ticks: Int32Array;
-  /** The first tick held. */
-  first: number;
-  /** The ghost tick last compared (-1: none). */
-  serverTick: number;
-  /** A server state to restore at `pendingTick` in this frame's rollback. */
-  pending: unknown;
-  pendingTick: number;
-  /** The spawn's key while it waits for its verdict (inputTick * 16 + key), else -1. */
-  claim: number;
-  readonly error: Float64Array;
-  /** When the error was captured (clock position, ticks) and its weight then; 0: none. */
-  errorAt: number;
-  errorWeight: number;
-  /** Left range: shown interpolated, the error blended out; `shownBefore` is what was shown last. */
-  leaving: boolean;
-  shownBefore: unknown;
-  out: unknown;
-  interpolator: Interpolator<unknown>;
-  quantize: Quantizer<unknown>;
-  visual: VisualError<unknown>;
-}
-
 const ERROR_CUTOFF = 1e-3;
 const LEAVE_FACTOR = 1.15;
 
@@ -95,10 +63,7 @@ export class PredictedWorld {
   private readonly mirror: ClientMirror;
   private readonly inputs: InputSender<unknown>;
   private readonly specs: ReadonlyMap<AnyEntityType, PredictedTypeOptions>;
-  private readonly compiled = new Map<
-    AnyEntityType,
-    { interpolator: Interpolator<unknown>; quantize: Quantizer<unknown>; visual: VisualError<unknown> }
-  >();
+  private readonly compiled = new Map<AnyEntityType, TrackType>();
   readonly maxPredicted: number;
   readonly historyTicks: number;
   private readonly tauTicks: number;
@@ -169,8 +134,7 @@ export class PredictedWorld {
       this.newest = tick;
       return;
     }
-    for (let t = this.newest + 1; t <= tick; t++)
-      for (const track of this.tracks.values()) this.step(track, t);
+    for (let t = this.newest + 1; t <= tick; t++) for (const track of this.tracks.values()) track.step(t);
     this.newest = tick;
     for (const track of this.tracks.values()) {
       if (track.claim >= 0 && tick - Math.floor(track.claim / 16) > this.historyTicks) {
@@ -240,7 +204,7 @@ export class PredictedWorld {
       const spec = this.specs.get(ghost.type);
       const track = this.tracks.get(id);
       if (spec?.near === undefined || spec.position === undefined) continue;
-      const shown = track === undefined ? ghost.value : (this.stateAt(track, this.newest) ?? ghost.value);
+      const shown = track === undefined ? ghost.value : (track.at(this.newest) ?? ghost.value);
       const [x, y] = spec.position(shown);
       const d = center === null ? Number.POSITIVE_INFINITY : Math.hypot(x - center[0]!, y - center[1]!);
       if (track === undefined) {
@@ -252,7 +216,7 @@ export class PredictedWorld {
         if (applied < 0 || applied > this.newest || this.newest - applied >= this.historyTicks) continue;
         const started = this.track(id, ghost.type, spec, applied, ghost.value);
         started.serverTick = ghost.tick;
-        for (let t = applied + 1; t <= this.newest; t++) this.step(started, t);
+        for (let t = applied + 1; t <= this.newest; t++) started.step(t);
       } else if (track.leaving) {
         if (d <= spec.near) {
           // Back in range before the blend ended: predicted again from the server's newest.
@@ -280,9 +244,9 @@ export class PredictedWorld {
       track.serverTick = ghost.tick;
       if (applied > this.newest || applied < track.first || this.newest - applied >= this.historyTicks)
         continue;
-      const predicted = this.stateAt(track, applied);
+      const predicted = track.at(applied);
       const server = track.quantize(ghost.value);
-      if (predicted !== null && predicted !== undefined && sameState(track, predicted, server)) continue;
+      if (predicted !== null && predicted !== undefined && track.same(predicted, server)) continue;
       this.counters.mispredictions++;
       track.pending = server;
       track.pendingTick = applied;
@@ -311,14 +275,14 @@ export class PredictedWorld {
         this.remove(track);
         return interpolated;
       }
-      return track.visual.apply(copyInto(track, interpolated), track.error, weight);
+      return track.visual.apply(track.copy(interpolated), track.error, weight);
     }
-    const now = this.stateAt(track, this.newest);
+    const now = track.at(this.newest);
     if (now === null || now === undefined) return null;
-    const before = this.stateAt(track, this.newest - 1);
+    const before = track.at(this.newest - 1);
     const value =
       before === null || before === undefined
-        ? copyInto(track, now)
+        ? track.copy(now)
         : track.interpolator.interpolate(before, now, Math.min(1, Math.max(0, alpha)), track.out);
     track.out = value;
     const weight = this.weight(track);
@@ -330,7 +294,7 @@ export class PredictedWorld {
   /** The state predicted for `id` at input tick `tick` (null: gone then; undefined: not held). */
   predictedState(id: number, tick: number): unknown | null | undefined {
     const track = this.tracks.get(id);
-    return track === undefined ? undefined : this.stateAt(track, tick);
+    return track === undefined ? undefined : track.at(tick);
   }
 
   /** The local spawns waiting for their verdict: [local id, type] (negative ids). */
@@ -365,14 +329,14 @@ export class PredictedWorld {
       if (track.shownBefore !== undefined && track.shownBefore !== null)
         shownBefore.set(track, track.quantize(track.shownBefore));
       if (track.pendingTick >= 0) {
-        this.put(track, track.pendingTick, track.pending);
+        track.put(track.pendingTick, track.pending);
         if (track.pendingTick < track.first) track.first = track.pendingTick;
       }
     }
     for (let t = earliest + 1; t <= this.newest; t++) {
       for (const track of this.tracks.values()) {
         if (track.leaving || t <= track.first || (track.pendingTick >= 0 && t <= track.pendingTick)) continue;
-        this.step(track, t);
+        track.step(t);
         this.counters.resimulatedTicks++;
       }
     }
@@ -380,7 +344,7 @@ export class PredictedWorld {
       track.pending = undefined;
       track.pendingTick = -1;
       const before = shownBefore.get(track);
-      const after = this.stateAt(track, this.newest);
+      const after = track.at(this.newest);
       if (before === undefined || after === null || after === undefined) continue;
       // The new prediction at the moment shown (alpha 1: the newest tick) against what was shown.
       const weight = this.weight(track);
@@ -399,78 +363,16 @@ export class PredictedWorld {
   ): Track {
     let compiled = this.compiled.get(type);
     if (compiled === undefined) {
-      compiled = {
-        interpolator: compileInterpolator(type.schema),
-        quantize: compileQuantizer(type.schema),
-        visual: compileVisualError(type.schema),
-      };
+      compiled = compileTrackType(type);
       this.compiled.set(type, compiled);
     }
-    const track: Track = {
-      id,
-      type,
-      spec,
-      states: new Array(this.historyTicks).fill(undefined),
-      ticks: new Int32Array(this.historyTicks).fill(-1),
-      first: tick,
-      serverTick: -1,
-      pending: undefined,
-      pendingTick: -1,
-      claim: -1,
-      error: new Float64Array(compiled.visual.lanes),
-      errorAt: 0,
-      errorWeight: 0,
-      leaving: false,
-      shownBefore: undefined,
-      out: undefined,
-      ...compiled,
-    };
-    this.put(track, tick, compiled.quantize(state));
+    const track = new Track(id, type, spec, compiled, this.historyTicks, tick, state);
     this.tracks.set(id, track);
     return track;
-  }
-
-  /** The state after tick `t`'s move, from the one at t − 1 (null stays null: gone). */
-  private step(track: Track, t: number): void {
-    const previous = this.stateAt(track, t - 1);
-    if (previous === undefined) return;
-    let next: unknown = null;
-    if (previous !== null) {
-      const moved = track.spec.move(previous);
-      next = moved === null ? null : track.quantize(moved);
-    }
-    this.put(track, t, next);
-  }
-
-  private put(track: Track, tick: number, state: unknown): void {
-    const slot = tick % this.historyTicks;
-    track.states[slot] = state;
-    track.ticks[slot] = tick;
-    if (tick - track.first >= this.historyTicks) track.first = tick - this.historyTicks + 1;
-  }
-
-  /** undefined: not held. */
-  private stateAt(track: Track, tick: number): unknown | null | undefined {
-    if (tick < 0) return undefined;
-    const slot = tick % this.historyTicks;
-    return track.ticks[slot] === tick ? track.states[slot] : undefined;
   }
 
   private remove(track: Track): void {
     if (this.tracks.get(track.id) === track) this.tracks.delete(track.id);
     if (track.claim >= 0) this.claims.delete(track.claim);
   }
-}
-
-function sameState(track: Track, a: unknown, b: unknown): boolean {
-  return track.visual.distance(a, b) === 0 && JSON.stringify(a, plain) === JSON.stringify(b, plain);
-}
-
-function plain(_key: string, value: unknown): unknown {
-  return typeof value === 'bigint' ? value.toString() : value;
-}
-
-function copyInto(track: Track, value: unknown): unknown {
-  track.out = track.quantize(value, track.out as never);
-  return track.out;
 }
