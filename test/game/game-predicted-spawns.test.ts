@@ -86,6 +86,32 @@ describe(`predicted spawns at 150 ms RTT (seed ${SEED})`, () => {
     assert.equal(scene.simulation.stats().claimsMatched, 1);
   });
 
+  it('corrects a matched bolt the server moved, smoothly, and agrees again after', () => {
+    const nudge = { on: false };
+    const { scene, player } = settled({ seed: SEED + 5, nudgeBolts: nudge });
+    const client = player.client;
+    const world = client.expert.predicted!;
+    fireOnTick(scene, player);
+    scene.run(0.5);
+    const bolt = client.entities.find((e) => e.type === 'bolt');
+    assert.ok(bolt !== undefined && bolt.id >= 0 && bolt.predicted, 'matched, still predicted');
+    const before = { ...world.stats() };
+    nudge.on = true;
+    let last = Number.NaN;
+    let largestStep = 0;
+    scene.run(0.6, () => {
+      const x = (client.entities.find((e) => e.type === 'bolt')?.state as Bolt | undefined)?.x ?? last;
+      if (!Number.isNaN(last)) largestStep = Math.max(largestStep, Math.abs(x - last));
+      last = x;
+    });
+    const stats = world.stats();
+    console.log(`  seed ${SEED + 5}: largest step ${largestStep.toFixed(3)} m, ${JSON.stringify(stats)}`);
+    assert.equal(stats.rollbacks - before.rollbacks, 1, 'one rollback');
+    // It flies 24/64 m a tick (0.19 m a frame): the 0.5 m correction is spread over frames.
+    assert.ok(largestStep < 0.3, `a step of ${largestStep} m`);
+    assert.equal(stats.mispredictions - before.mispredictions, 1, 'right again after the rollback');
+  });
+
   for (const loss of [0, 10]) {
     it(`removes a refused bolt within one RTT of the server's tick taking its input${loss > 0 ? ` and a resend (${loss}% loss)` : ''}`, () => {
       const { scene, player } = settled({ seed: SEED + loss, loss, veto: { on: true } });

@@ -70,6 +70,8 @@ export interface SceneOptions {
   veto?: { on: boolean };
   /** Set `on` to push the crate 1 m along x on the server's next tick (what the client cannot predict). */
   push?: { on: boolean };
+  /** Set `on` to move every bolt 0.5 m back along x on the server's next tick. */
+  nudgeBolts?: { on: boolean };
   /** The crate's velocity (0: it rests). */
   crateVx?: number;
 }
@@ -86,6 +88,10 @@ export function spawnScene(options: SceneOptions) {
     },
     allowSpawn: () => !veto.on,
     onTick(game) {
+      if (options.nudgeBolts?.on === true) {
+        options.nudgeBolts.on = false;
+        for (const e of game.entities) if (e.type === 'bolt') e.state = { ...e.state, x: e.state.x - 0.5 };
+      }
       if (options.push?.on !== true) return;
       options.push.on = false;
       const crate = game.entities.find((e) => e.type === 'crate');
