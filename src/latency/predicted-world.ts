@@ -71,6 +71,10 @@ export class PredictedWorld {
   private newest = -1;
   private nextLocal = -1;
   private position = 0;
+  /** The moment of the last `shown`: its tick and alpha (a correction is measured there). */
+  private shownTick = -1;
+  private shownAlpha = 1;
+  private scratch: unknown = undefined;
   /** Whether any type is predicted near the player (else updateNear has nothing to do). */
   private readonly hasNear: boolean;
   private readonly counters: PredictedWorldStats = {
@@ -128,7 +132,8 @@ export class PredictedWorld {
    * Spawns of that tick come after (`spawn`). Removes spawns whose verdict is overdue.
    */
   advance(tick: number): void {
-    if (this.newest < 0 || tick <= this.newest || tick - this.newest > this.historyTicks) {
+    if (tick <= this.newest) return; // ticks only go forward (a clock jumped back pushes none)
+    if (this.newest < 0 || tick - this.newest > this.historyTicks) {
       // Nothing to carry over a gap longer than the history: start again at `tick`.
       if (this.newest >= 0 && tick > this.newest) this.clear();
       this.newest = tick;
@@ -284,6 +289,8 @@ export class PredictedWorld {
       before === null || before === undefined
         ? track.copy(now)
         : track.interpolator.interpolate(before, now, Math.min(1, Math.max(0, alpha)), track.out);
+    this.shownTick = this.newest;
+    this.shownAlpha = Math.min(1, Math.max(0, alpha));
     track.out = value;
     const weight = this.weight(track);
     if (weight > 0) track.visual.apply(value, track.error, weight);
@@ -344,9 +351,19 @@ export class PredictedWorld {
       track.pending = undefined;
       track.pendingTick = -1;
       const before = shownBefore.get(track);
-      const after = track.at(this.newest);
-      if (before === undefined || after === null || after === undefined) continue;
-      // The new prediction at the moment shown (alpha 1: the newest tick) against what was shown.
+      // The new prediction at the moment last shown (its tick and alpha) against what was shown.
+      const now = track.at(this.shownTick);
+      const previous = track.at(this.shownTick - 1);
+      if (before === undefined || now === null || now === undefined) continue;
+      const after =
+        previous === null || previous === undefined
+          ? now
+          : (this.scratch = track.interpolator.interpolate(
+              previous,
+              now,
+              this.shownAlpha,
+              this.scratch as never,
+            ));
       const weight = this.weight(track);
       const size = track.visual.capture(before, after, track.error);
       track.errorWeight = size > 0 || weight > 0 ? 1 : 0;
