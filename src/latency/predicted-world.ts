@@ -74,7 +74,6 @@ export class PredictedWorld {
   /** The moment of the last `shown`: its tick and alpha (a correction is measured there). */
   private shownTick = -1;
   private shownAlpha = 1;
-  private scratch: unknown = undefined;
   /** Whether any type is predicted near the player (else updateNear has nothing to do). */
   private readonly hasNear: boolean;
   private readonly counters: PredictedWorldStats = {
@@ -358,12 +357,8 @@ export class PredictedWorld {
       const after =
         previous === null || previous === undefined
           ? now
-          : (this.scratch = track.interpolator.interpolate(
-              previous,
-              now,
-              this.shownAlpha,
-              this.scratch as never,
-            ));
+          : // A new object: rollbacks are rare, and each type's blend has its own shape.
+            track.interpolator.interpolate(previous, now, this.shownAlpha, undefined as never);
       const weight = this.weight(track);
       const size = track.visual.capture(before, after, track.error);
       track.errorWeight = size > 0 || weight > 0 ? 1 : 0;
