@@ -21,8 +21,8 @@ export type PredictMode = 'spawner' | { near: number };
 /** The input as the wire carries it when the game has spawns: the game's input and the claimed keys. */
 export interface ClaimedInput<I = unknown> {
   input: I;
-  /** Bit k: the client predicted a spawn with key k this tick. */
-  claims: number;
+  /** Bit k: the client predicted a spawn with key k this tick (absent: none, 1 bit on the wire). */
+  claims?: number;
 }
 
 export interface GamePrediction {
@@ -99,7 +99,9 @@ export function wirePrediction(
       t.object({ tick: t.uint32(), key: t.int(0, MAX_SPAWN_KEYS - 1), id: t.int(-1, maxEntities - 1) }),
     ),
     wireInput:
-      spawns === undefined ? null : (t.object({ input, claims: t.uint16() }) as Schema<ClaimedInput>),
+      spawns === undefined
+        ? null
+        : (t.object({ input, claims: t.optional(t.int(1, 0xffff)) }) as Schema<ClaimedInput>),
   };
 }
 

@@ -284,7 +284,7 @@ export class GameSimulation {
       this.judge.spawn(
         player,
         input,
-        (taken as ClaimedInput).claims,
+        (taken as ClaimedInput).claims ?? 0,
         this.inputs.lastInputTick(player.index),
       );
     // A zone's inputs come without claims or input ticks: its spawns run on each input, unanswered.

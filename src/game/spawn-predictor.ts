@@ -57,6 +57,7 @@ export class SpawnPredictor {
         }
       }
     }
-    return this.wiring.prediction.wireInput === null ? input : { input, claims };
+    if (this.wiring.prediction.wireInput === null) return input;
+    return claims === 0 ? { input } : { input, claims };
   }
 }
