@@ -6,6 +6,7 @@
 import type { PredictedTypeOptions } from '../latency/predicted-world.js';
 import type { AnyEntityType } from '../replication/entity-type.js';
 import { defineEvent, type EventType } from '../replication/event.js';
+import type { ReplicationServer } from '../replication/replication-server.js';
 import type { Schema } from '../schema/schema.js';
 import { t } from '../schema/schema.js';
 
@@ -110,4 +111,27 @@ export function claimCount(claims: number): number {
   let n = 0;
   for (let c = claims; c !== 0; c &= c - 1) n++;
   return n;
+}
+
+/**
+ * Refuses every key of `claims` (a reliable verdict each, to client `to`) where no spawn is judged
+ * (a zone gateway): its client removes the predictions, and shows the zones' entities as they
+ * come. More claims than `max` are dropped unanswered. Returns the claims refused.
+ */
+export function refuseClaims(
+  replication: ReplicationServer,
+  prediction: GamePrediction,
+  to: number,
+  inputTick: number,
+  claims: number,
+): number {
+  const count = claimCount(claims);
+  if (count === 0 || count > prediction.maxSpawnsPerTick || inputTick < 0) return 0;
+  for (let key = 0; key < MAX_SPAWN_KEYS; key++)
+    if ((claims & (1 << key)) !== 0)
+      replication.emit(prediction.verdict as never, { tick: inputTick, key, id: -1 } as never, {
+        to,
+        reliable: true,
+      });
+  return count;
 }
