@@ -151,7 +151,7 @@ describe(`predicted spawns at 150 ms RTT (seed ${SEED})`, () => {
     });
   }
 
-  it('creates nothing from hostile claims: every key, too many, on repeated inputs', () => {
+  it('creates nothing from hostile claims: every key, too many, keys it never spawned', () => {
     const { scene, player } = settled({ seed: SEED + 1 });
     const count = scene.simulation.entities.length;
     // Replace the player's input sender's inputs with forged claims (idle input, keys claimed).
