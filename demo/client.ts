@@ -2,7 +2,8 @@
  * The demo page's script (bundled by demo/client-bundle.ts): joins the GameServer that serves the
  * page over WebRTC, or WebSocket when WebRTC does not open within 3 s (`?transport=webrtc|websocket|auto`,
  * default auto), through a simulated link the network panel controls, and plays: the keys (arrows or
- * WASD) steer the player's avatar, predicted; space zaps the orb shown nearest; `?bot=1` lets the page
+ * WASD) steer the player's avatar, predicted; space (or a click) zaps the orb shown nearest and
+ * launches a bolt, shown at once (a predicted spawn); `?bot=1` lets the page
  * steer itself as the server's bots do. `window.ghostwire` holds the page's status for tests and the curious.
  */
 import type { GameJoinAnswer } from '../src/game/game-join.js';
@@ -58,6 +59,10 @@ const status = {
   zapsMine: 0,
   /** Ones whose `orb` named an entity of this page that is not an orb (a wrong reference: never). */
   zapsMisnamed: 0,
+  /** Bolts this page predicted (its own zaps), and of those the server matched and refused. */
+  boltsPredicted: 0,
+  boltsMatched: 0,
+  boltsRefused: 0,
   framesDrawn: 0,
   /** The zone grid from GET /zones (null: the unzoned demo), and the border lines the last frame drew. */
   zones: null as { columns: number; rows: number } | null,
@@ -87,6 +92,10 @@ window.addEventListener('keydown', (event) => {
   else if (!(event.code in KEYS)) return;
   held.add(event.code);
   event.preventDefault();
+});
+// A click zaps too (and launches a bolt), like space.
+window.addEventListener('pointerdown', (event) => {
+  if (event.target instanceof HTMLCanvasElement) zapUntil = performance.now() + 150;
 });
 window.addEventListener('keyup', (event) => held.delete(event.code));
 window.addEventListener('blur', () => held.clear());
@@ -155,16 +164,18 @@ async function main(): Promise<void> {
   const orbs: { x: number; y: number }[] = [];
   const flashes: Scene['flashes'] = [];
   const others: Scene['others'] = [];
+  const bolts: Scene['bolts'] = [];
   // The game steps on a timer (a hidden tab's frames stop, its timers only slow); drawing follows the display.
   setInterval(() => {
-    orbs.length = others.length = flashes.length = 0;
+    orbs.length = others.length = flashes.length = bolts.length = 0;
     const now = performance.now();
     for (const [id, until] of flashing) if (until < now) flashing.delete(id);
     for (const e of client.entities)
       if (e.type === 'orb') {
         orbs.push(e.state);
         if (flashing.has(e.id)) flashes.push(e.state);
-      } else others.push({ x: e.state.x, y: e.state.y, id: e.id });
+      } else if (e.type === 'bolt') bolts.push({ x: e.state.x, y: e.state.y, predicted: e.predicted });
+      else others.push({ x: e.state.x, y: e.state.y, id: e.id });
     const me = client.me?.state ?? { x: 0, y: 0 };
     client.update(
       status.botMode ? botInput(7, (performance.now() - started) / 1000, me, orbs) : keyInput(me, orbs),
@@ -180,6 +191,9 @@ async function main(): Promise<void> {
       ghostsMax: Math.max(status.ghostsMax, mirror.size),
       newestInputTick: inputs.newestTick,
       mispredictions: client.stats().mispredictions,
+      boltsPredicted: client.stats().predicted?.spawnsPredicted ?? 0,
+      boltsMatched: client.stats().predicted?.spawnsMatched ?? 0,
+      boltsRefused: client.stats().predicted?.spawnsRefused ?? 0,
     });
   }, 1000 / 60);
   const context = (document.getElementById('arena') as HTMLCanvasElement).getContext('2d')!;
@@ -191,6 +205,7 @@ async function main(): Promise<void> {
       orbs,
       flashes,
       others,
+      bolts,
       overlay: [
         `ghostwire demo · ${opened.kind === 'webrtc' ? 'WebRTC' : 'WebSocket'}${status.botMode ? ' · bot' : ''}`,
         client.status === 'connected'
@@ -198,6 +213,7 @@ async function main(): Promise<void> {
           : `${client.status}… (${opened.transport.state})`,
         `render tick ${stats.renderTick.toFixed(1)}  mispredictions ${stats.mispredictions}`,
         `ghosts ${client.expert.mirror.size}  score ${me?.score ?? 0}`,
+        `bolts matched ${stats.predicted?.spawnsMatched ?? 0}  rollbacks ${stats.predicted?.rollbacks ?? 0}`,
       ],
       zones,
     };

@@ -18,6 +18,7 @@ export {
   type GameClientStats,
   type GameClientStatus,
 } from './game/game-client.js';
+export type { PredictMode, SpawnOf } from './game/game-prediction.js';
 export type {
   AnyGameEntity,
   EmitOptions as GameEmitOptions,

@@ -17,6 +17,7 @@ export type { GameHostStats } from './game/game-host.js';
 export { GameServer, type GameServerOptions, type GameServerStats } from './game/game-server.js';
 export type { GameSimulation, GameSimulationStats } from './game/game-simulation.js';
 export type { GameTransportKind } from './game/server-transports.js';
+export type { SpawnStats } from './game/spawn-judge.js';
 export {
   type AnyGameEntity,
   type Box,
@@ -41,11 +42,13 @@ export {
   type Infer,
   type InputOf,
   type MessageOf,
+  type PredictMode,
   type Schema,
   SchemaValueError,
   type ServerGame,
   type Shape,
   type ShownEntity,
+  type SpawnOf,
   type StateOf,
   t,
 } from './index.js';

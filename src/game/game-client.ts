@@ -11,6 +11,7 @@ import { MessageClient } from '../channels/message-endpoints.js';
 import { ClientState, describeClientState } from '../connection/client.js';
 import { InputSender } from '../latency/input-sender.js';
 import { LatencyClient } from '../latency/latency-client.js';
+import { PredictedWorld, type PredictedWorldStats } from '../latency/predicted-world.js';
 import { Predictor } from '../latency/predictor.js';
 import { ClientMirror } from '../replication/client-mirror.js';
 import type { ReceivedEvent } from '../replication/event.js';
@@ -27,6 +28,7 @@ import { type GameDefinition, type GameWiring, wiringOf } from './define-game.js
 import { EntityView, type ShownEntity } from './entity-view.js';
 import type { EventOf, InputOf, MessageOf, StateOf } from './game-types.js';
 import { fieldOf, schemaError } from './schema-error.js';
+import { SpawnPredictor } from './spawn-predictor.js';
 
 /** connecting: the handshake (or a reconnection) is under way · connected · disconnected: over (see statusReason). */
 export type GameClientStatus = 'connecting' | 'connected' | 'disconnected';
@@ -38,6 +40,8 @@ export interface GameClientExpert<S, I> {
   readonly inputs: InputSender<I>;
   readonly latency: LatencyClient<S, I>;
   readonly predictor: Predictor<S, I>;
+  /** The entities predicted besides the player's (its spawns, neighbours near it); null: the game has none. */
+  readonly predicted: PredictedWorld | null;
   readonly transport: DatagramTransport;
 }
 
@@ -56,6 +60,8 @@ export interface GameClientStats {
   events: number;
   /** Times the connection was made again after a drop (rooms). */
   reconnections: number;
+  /** The spawns and neighbours predicted (null: the game predicts none besides the player's entity). */
+  predicted: Readonly<PredictedWorldStats> | null;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: handlers of heterogeneous events; and any game by default
@@ -81,12 +87,16 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
   private readonly handlers = new Map<string, Set<Handler>>();
   private readonly pending: ReceivedEvent[] = [];
   private input: InputOf<G> | undefined = undefined;
-  private readonly produce = (): InputOf<G> => this.input as InputOf<G>;
+  private readonly spawning: SpawnPredictor | null;
+  private readonly produce = (tick: number): InputOf<G> =>
+    (this.spawning === null ? this.input : this.spawning.produce(tick, this.input)) as InputOf<G>;
   private reason: string | null = null;
   private closed = false;
   private reconnecting = false;
   private eventCount = 0;
   private reconnections = 0;
+  /** The clock `update` reads, seconds (a test on a simulated link sets its own). */
+  private clock: () => number = now;
 
   private constructor(
     /** The game this client plays. */
@@ -105,10 +115,17 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
       onEvent: (event) => {
         // Which entity is this player's own: taken at once, so the prediction follows it this frame.
         if (event.type === wiring.owner) this.view.own((event.value as { id: number }).id);
-        else this.pending.push(event);
+        else if (event.type === wiring.prediction.verdict) {
+          const verdict = event.value as { tick: number; key: number; id: number };
+          this.expert.predicted?.verdict(verdict.tick, verdict.key, verdict.id);
+        } else this.pending.push(event);
       },
     });
-    const inputs = new InputSender<InputOf<G>>({ schema: game.input });
+    // With spawns, each input carries the keys of the spawns predicted with it (the claims).
+    const claimed = wiring.prediction.wireInput !== null;
+    const inputs = new InputSender<InputOf<G>>({
+      schema: (wiring.prediction.wireInput ?? game.input) as never,
+    });
     const channels: ChannelConfig[] = [mirror.channel, inputs.channel, { kind: 'reliable-ordered' }];
     const messages = new MessageClient({
       transport: opened.transport,
@@ -119,10 +136,10 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
     const predictor = new Predictor<StateOf<G>, InputOf<G>>({
       // The public fields: private ones (visibility) are shown as received, never predicted.
       schema: wiring.playerType.layout.schema as never,
-      inputSchema: game.input,
+      inputSchema: (wiring.prediction.wireInput ?? game.input) as never,
       // A step may hand back its input state when nothing moves; the predictor keeps each tick's own.
       simulate: (state, input) => {
-        const next = game.step(state, input);
+        const next = game.step(state, claimed ? (input as unknown as { input: InputOf<G> }).input : input);
         return next === state ? { ...next } : next;
       },
       tickRate: game.tickRate,
@@ -134,8 +151,21 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
       predictor,
       rttSampleMs: () => messages.client.endpoint?.rttSampleMs ?? 0,
     });
-    this.view = new EntityView(wiring, mirror, latency);
-    this.expert = { messages, mirror, inputs, latency, predictor, transport: opened.transport };
+    const predicted =
+      wiring.prediction.types.size === 0
+        ? null
+        : new PredictedWorld({
+            mirror,
+            inputs: inputs as InputSender<unknown>,
+            tickRate: game.tickRate,
+            types: wiring.prediction.types,
+          });
+    this.spawning =
+      claimed || predicted !== null
+        ? new SpawnPredictor(game, wiring, predictor as never, latency, predicted)
+        : null;
+    this.view = new EntityView(wiring, mirror, latency, predicted);
+    this.expert = { messages, mirror, inputs, latency, predictor, predicted, transport: opened.transport };
   }
 
   /**
@@ -232,12 +262,13 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
     }
     this.input = input;
     if (this.closed) return;
-    const time = now();
+    const time = this.clock();
     const { messages, latency } = this.expert;
     messages.update(time);
     if (messages.connected) {
       try {
         latency.frame(time, this.produce);
+        this.expert.predicted?.reconcile(latency.clock.position);
       } catch (error) {
         // The prediction quantizes what the game's step returned: say so in the game's words.
         if (!(error instanceof SchemaValueError)) throw error;
@@ -285,6 +316,7 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
       mispredictions: this.expert.predictor.stats().mispredictions,
       events: this.eventCount,
       reconnections: this.reconnections,
+      predicted: this.expert.predicted === null ? null : { ...this.expert.predicted.stats() },
     };
   }
 
@@ -325,6 +357,7 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
           const token = await reseat();
           if (this.closed) return;
           this.view.reset();
+          this.expert.predicted?.clear();
           this.expert.messages.connect(token, now());
           this.reconnections++;
           return;
