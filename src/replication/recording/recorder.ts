@@ -108,22 +108,18 @@ export class Recorder {
     const tick = world.serverTick;
     if (tick === this.captured || tick === 0) return;
     this.captured = tick;
-    let open = this.open;
-    if (open === null || this.sender === null || tick - open.firstTick >= this.header.keyframeTicks) {
+    const open = this.open;
+    if (open !== null && this.sender !== null && tick - open.firstTick < this.header.keyframeTicks) {
+      this.write(this.sender, open, tick);
+    } else {
+      // The chunk ends with this tick and the next starts with it as a keyframe: chunks overlap by
+      // one tick, so linear play goes from one to the next without losing the states it holds.
+      if (open !== null && this.sender !== null) this.write(this.sender, open, tick);
       this.close();
       this.sender = this.source.restart();
-      open = new ChunkBuilder(tick);
-      this.open = open;
+      this.open = new ChunkBuilder(tick);
+      this.write(this.sender, this.open, tick);
     }
-    const sender = this.sender;
-    const now = tick / this.header.tickRate;
-    if (sender.select(now, UNLIMITED_BITS) === 0) return;
-    const { ws, record } = this;
-    ws.reset();
-    record.clear();
-    sender.writeSelected(ws, now, record);
-    sender.acked(record.items, 0, record.length);
-    open.append(tick, ws.finish());
     this.trim(tick);
   }
 
@@ -144,6 +140,18 @@ export class Recorder {
     const kept = all.slice(first);
     const startTick = Math.max(from, kept[0]?.firstTick ?? 0);
     return encodeReplay({ ...this.header, startTick }, kept);
+  }
+
+  /** Writes the section of `sender` for `tick` into `chunk` (nothing when it has nothing to say). */
+  private write(sender: GhostSender, chunk: ChunkBuilder, tick: number): void {
+    const now = tick / this.header.tickRate;
+    if (sender.select(now, UNLIMITED_BITS) === 0) return;
+    const { ws, record } = this;
+    ws.reset();
+    record.clear();
+    sender.writeSelected(ws, now, record);
+    sender.acked(record.items, 0, record.length);
+    chunk.append(tick, ws.finish());
   }
 
   /** Ends the recording: the virtual client leaves the server (what is held can still be saved). */

@@ -119,6 +119,7 @@ export class ReplayFile {
     const chunks: ReplayFrames[] = [];
     let expectedAt = headerBytes;
     let previousTick = -1;
+    let previousFirst = -1;
     for (let i = 0; i < count; i++) {
       const entry = indexAt + 8 + i * INDEX_ENTRY_BYTES;
       const first = v.getUint32(entry, true);
@@ -132,7 +133,7 @@ export class ReplayFile {
         throw new ReplayError(`chunk body of ${body} bytes out of bounds`, at + 4);
       if (v.getUint32(at + 8, true) !== first || v.getUint32(at + 12, true) !== last)
         throw new ReplayError('chunk ticks disagree with the index', at + 8);
-      if (first <= previousTick || last < first) throw new ReplayError('chunk ticks not increasing', entry);
+      if (first < previousTick || first <= previousFirst || last < first) throw new ReplayError('chunk ticks not increasing', entry);
       const frames = v.getUint16(at + 16, true);
       if (frames < 1 || frames > MAX_CHUNK_FRAMES || frames > body / 2 || last - first >= frames * 0x10000)
         throw new ReplayError(`chunk frame count ${frames}`, at + 16);
@@ -141,6 +142,7 @@ export class ReplayFile {
         throw new ReplayError('chunk body CRC mismatch', at + 18);
       chunks.push(readFrames(bytes, bodyAt, body, first, last, frames));
       previousTick = last;
+      previousFirst = first;
       expectedAt = bodyAt + body;
     }
     if (expectedAt !== indexAt) throw new ReplayError('bytes between the last chunk and the index', expectedAt);
@@ -171,11 +173,9 @@ export class ReplayFile {
     rs.reset(this.bytes, chunk.offsets[f], chunk.lengths[f]);
     staged.clear();
     if (!mirror.read(rs, staged)) return rs.error ?? 'refused';
-    if (chunk.ticks[f] !== mirror.newestTick && staged.length > 0) {
-      // The section's own tick is what the mirror applies; it must be the frame's.
-      const sectionTick = (staged.items[0] as { tick: number }).tick;
-      if (sectionTick !== chunk.ticks[f]) return `section tick ${sectionTick} is not the frame's ${chunk.ticks[f]}`;
-    }
+    // The tick the section carries is the one the mirror applies: it must be the frame's.
+    const sectionTick = (staged.items[0] as { tick: number }).tick;
+    if (sectionTick !== chunk.ticks[f]) return `section tick ${sectionTick} is not the frame's ${chunk.ticks[f]}`;
     mirror.apply();
     return null;
   }
