@@ -29,4 +29,5 @@ export {
 export { LatencyClient, type LatencyClientOptions } from './latency-client.js';
 export { Predictor, type PredictorOptions, type PredictorStats } from './predictor.js';
 export { compileQuantizer, type Quantizer } from './quantizer.js';
+export { ReplayPlayer, type ReplayPlayerOptions } from './replay-player.js';
 export { TickClock, type TickClockOptions } from './tick-clock.js';

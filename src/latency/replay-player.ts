@@ -1,9 +1,13 @@
 import { ScratchList } from '../channels/scratch-list.js';
-import { ReadStream } from '../serialize/read-stream.js';
 import { ClientMirror, type ClientMirrorOptions, type Ghost } from '../replication/client-mirror.js';
 import type { AnyEntityType } from '../replication/entity-type.js';
 import { ReplayError } from '../replication/recording/replay-error.js';
-import { ReplayFile, type ReplayFileLimits, type ReplayFrames } from '../replication/recording/replay-file.js';
+import {
+  ReplayFile,
+  type ReplayFileLimits,
+  type ReplayFrames,
+} from '../replication/recording/replay-file.js';
+import { ReadStream } from '../serialize/read-stream.js';
 import { GhostSampler } from './ghost-sampler.js';
 import { compileInterpolator, type Interpolator } from './interpolation.js';
 
@@ -94,7 +98,8 @@ export class ReplayPlayer {
 
   /** Plays from the render tick at `speed` × real time (default 1; negative plays backward by seeking). */
   play(speed = this.rate): void {
-    if (!Number.isFinite(speed)) throw new RangeError(`ReplayPlayer.play: speed must be finite, got ${speed}`);
+    if (!Number.isFinite(speed))
+      throw new RangeError(`ReplayPlayer.play: speed must be finite, got ${speed}`);
     this.rate = speed;
     this.paused = false;
   }
@@ -149,7 +154,8 @@ export class ReplayPlayer {
       let interpolator = this.interpolators.get(ghost.type);
       if (interpolator === undefined) {
         interpolator =
-          this.options.interpolator?.(ghost.type) ?? (compileInterpolator(ghost.type.schema) as Interpolator<unknown>);
+          this.options.interpolator?.(ghost.type) ??
+          (compileInterpolator(ghost.type.schema) as Interpolator<unknown>);
         this.interpolators.set(ghost.type, interpolator);
       }
       sampler = new GhostSampler(interpolator);
@@ -166,7 +172,8 @@ export class ReplayPlayer {
     const forward =
       this.chunk >= 0 &&
       applied <= tick &&
-      (target === this.chunk || (target === this.chunk + 1 && chunks[target].firstTick === chunks[this.chunk].lastTick));
+      (target === this.chunk ||
+        (target === this.chunk + 1 && chunks[target].firstTick === chunks[this.chunk].lastTick));
     if (!forward) {
       this.mirror.reset();
       for (const s of this.samplers.values()) s.reset();

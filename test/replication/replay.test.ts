@@ -4,12 +4,18 @@ import { defineMessage, MessageConnection, MessageFactory } from '../../src/chan
 import { GhostSampler } from '../../src/latency/ghost-sampler.js';
 import { compileInterpolator } from '../../src/latency/interpolation.js';
 import { ReplayPlayer } from '../../src/latency/replay-player.js';
-import { ClientMirror, defineEntity, defineEvent, ReplicationServer, ServerWorld } from '../../src/replication/index.js';
+import {
+  ClientMirror,
+  defineEntity,
+  defineEvent,
+  ReplicationServer,
+  ServerWorld,
+} from '../../src/replication/index.js';
 import { encodeReplay } from '../../src/replication/recording/gwr-format.js';
 import { ReplayError } from '../../src/replication/recording/replay-error.js';
 import { ReplayFile } from '../../src/replication/recording/replay-file.js';
-import { crc32 } from '../../src/serialize/crc32.js';
 import { t } from '../../src/schema/schema.js';
+import { crc32 } from '../../src/serialize/crc32.js';
 import { testSeed } from '../support/seed.js';
 
 const Cube = defineEntity('cube', t.object({ x: t.float(-64, 64, 1 / 512), y: t.float(-64, 64, 1 / 512) }));
@@ -34,8 +40,16 @@ type Snapshot = Map<number, { x: number; y: number }>;
 function record(ticks: number, options: { keyframeSeconds?: number; seed?: number; live?: boolean } = {}) {
   const random = rng(options.seed ?? SEED);
   const world = new ServerWorld(CONFIG);
-  const replication = new ReplicationServer({ world, events: [Boom], bandwidth: { bytesPerPacket: 4096, kbps: 100000 } });
-  const recorder = replication.record({ tickRate: RATE, keyframeSeconds: options.keyframeSeconds ?? 1, keepSeconds: 1000 });
+  const replication = new ReplicationServer({
+    world,
+    events: [Boom],
+    bandwidth: { bytesPerPacket: 4096, kbps: 100000 },
+  });
+  const recorder = replication.record({
+    tickRate: RATE,
+    keyframeSeconds: options.keyframeSeconds ?? 1,
+    keepSeconds: 1000,
+  });
   const factory = new MessageFactory([defineMessage('x', t.object({ a: t.bool() }))]);
   const live = new ClientMirror(CONFIG);
   const server = new MessageConnection({ factory, channels: [replication.channel], clientIndex: 0 });
@@ -93,7 +107,10 @@ describe('replays', () => {
 
   it('record then play: the mirror equals the server at every tick, in order and by seeking', () => {
     const booms: number[] = [];
-    const player = ReplayPlayer.open(bytes, { ...CONFIG, onEvent: (e) => booms.push((e.value as { size: number }).size) });
+    const player = ReplayPlayer.open(bytes, {
+      ...CONFIG,
+      onEvent: (e) => booms.push((e.value as { size: number }).size),
+    });
     // The first frame is the first tick with an entity (an empty world's section says nothing).
     const first = player.startTick;
     const firstWithEntities = Math.min(...[...truth].filter(([, s]) => s.size > 0).map(([tick]) => tick));
@@ -106,13 +123,20 @@ describe('replays', () => {
       assert.ok(player.mirror.newestTick <= through);
       assert.deepEqual(snapshotOf(player.mirror), truth.get(through), `tick ${tick}`);
     }
-    assert.ok(booms.length >= 25 && booms.every((size) => size === 1), 'broadcast events only, never one client\'s');
+    assert.ok(
+      booms.length >= 25 && booms.every((size) => size === 1),
+      "broadcast events only, never one client's",
+    );
     const random = rng(SEED ^ 5);
     for (let i = 0; i < 60; i++) {
       const tick = first + random() * (200 - first);
       player.seek(tick);
       assert.equal(player.renderTick, tick);
-      assert.deepEqual(snapshotOf(player.mirror), truth.get(Math.min(200, Math.floor(tick) + 3)), `seek to ${tick}`);
+      assert.deepEqual(
+        snapshotOf(player.mirror),
+        truth.get(Math.min(200, Math.floor(tick) + 3)),
+        `seek to ${tick}`,
+      );
     }
   });
 
@@ -196,7 +220,11 @@ describe('replays', () => {
     view.setUint32(headAt + 18, crc32(forged, headAt + 22, headAt + 22 + body), true);
     cases.push(['section', forged, /section refused/]);
     const other = new ClientMirror({ ...CONFIG, capacity: 64 });
-    cases.push(['fingerprint', encodeReplay({ ...file.header, configuration: other.configuration }, []), /index count|fingerprint/]);
+    cases.push([
+      'fingerprint',
+      encodeReplay({ ...file.header, configuration: other.configuration }, []),
+      /index count|fingerprint/,
+    ]);
     for (const [what, input, reason, limits] of cases) {
       assert.throws(
         () => ReplayFile.open(input, CONFIG, limits),
@@ -215,7 +243,8 @@ describe('replays', () => {
     for (let i = 0; i < 300; i++) {
       const copy = bytes.slice(0, random() < 0.2 ? Math.floor(random() * bytes.length) : bytes.length);
       const flips = 1 + Math.floor(random() * 4);
-      for (let k = 0; k < flips && copy.length > 0; k++) copy[Math.floor(random() * copy.length)] = Math.floor(random() * 256);
+      for (let k = 0; k < flips && copy.length > 0; k++)
+        copy[Math.floor(random() * copy.length)] = Math.floor(random() * 256);
       try {
         ReplayFile.open(copy, CONFIG);
       } catch (error) {

@@ -4,7 +4,13 @@ import { maxDeltaBits } from '../entity-delta.js';
 import type { GhostSender } from '../ghost-sender.js';
 import type { ServerWorld } from '../server-world.js';
 import { ChunkBuilder } from './chunk-builder.js';
-import { encodeReplay, MAX_CHUNK_FRAMES, MAX_NAME_BYTES, type ReplayChunk, type ReplayHeader } from './gwr-format.js';
+import {
+  encodeReplay,
+  MAX_CHUNK_FRAMES,
+  MAX_NAME_BYTES,
+  type ReplayChunk,
+  type ReplayHeader,
+} from './gwr-format.js';
 
 export interface RecorderOptions {
   /** The simulation's ticks per second (the file's clock). */
@@ -50,6 +56,7 @@ export class Recorder {
   private captured = -1;
   private stopped = false;
 
+  /** @internal Made by ReplicationServer.record. */
   constructor(
     private readonly source: RecorderSource,
     private readonly options: RecorderOptions,
@@ -86,12 +93,16 @@ export class Recorder {
 
   /** The oldest tick held in memory (-1 before the first capture). */
   get firstTick(): number {
-    return this.chunks[0]?.firstTick ?? (this.open !== null && this.open.frames > 0 ? this.open.firstTick : -1);
+    return (
+      this.chunks[0]?.firstTick ?? (this.open !== null && this.open.frames > 0 ? this.open.firstTick : -1)
+    );
   }
 
   /** The newest tick recorded (-1 before the first capture). */
   get lastTick(): number {
-    return this.open !== null && this.open.frames > 0 ? this.open.lastTick : (this.chunks.at(-1)?.lastTick ?? -1);
+    return this.open !== null && this.open.frames > 0
+      ? this.open.lastTick
+      : (this.chunks.at(-1)?.lastTick ?? -1);
   }
 
   /** Bytes of the recording held in memory. */
@@ -134,7 +145,8 @@ export class Recorder {
     const all = this.chunks.slice();
     if (this.open !== null && this.open.frames > 0) all.push(this.open.snapshot());
     const last = all.at(-1)?.lastTick ?? 0;
-    const from = seconds === undefined ? 0 : Math.max(0, last - Math.round(seconds * this.header.tickRate) + 1);
+    const from =
+      seconds === undefined ? 0 : Math.max(0, last - Math.round(seconds * this.header.tickRate) + 1);
     let first = 0;
     for (let i = 0; i < all.length; i++) if (all[i].firstTick <= from) first = i;
     const kept = all.slice(first);

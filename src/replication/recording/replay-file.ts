@@ -19,7 +19,10 @@ import {
 import { ReplayError } from './replay-error.js';
 
 /** The mirror a replay plays into: the server world's types, capacity, historyLength and events. */
-export type ReplayMirrorOptions = Pick<ClientMirrorOptions, 'types' | 'capacity' | 'historyLength' | 'events'>;
+export type ReplayMirrorOptions = Pick<
+  ClientMirrorOptions,
+  'types' | 'capacity' | 'historyLength' | 'events'
+>;
 
 export interface ReplayFileLimits {
   /** Files above this many bytes are refused before anything is read (default 256 MiB). */
@@ -84,7 +87,9 @@ export class ReplayFile {
       throw new ReplayError('header CRC mismatch', headerBytes - 4);
     let name: string;
     try {
-      name = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(HEADER_FIXED_BYTES, HEADER_FIXED_BYTES + nameBytes));
+      name = new TextDecoder('utf-8', { fatal: true }).decode(
+        bytes.subarray(HEADER_FIXED_BYTES, HEADER_FIXED_BYTES + nameBytes),
+      );
     } catch {
       throw new ReplayError('name is not UTF-8', HEADER_FIXED_BYTES);
     }
@@ -99,18 +104,25 @@ export class ReplayFile {
     const scratch = new ClientMirror({ ...mirror });
     if (header.configuration !== scratch.configuration)
       throw new ReplayError('configuration fingerprint differs from this game', 8);
-    if (header.capacity !== scratch.capacity) throw new ReplayError(`capacity ${header.capacity} differs`, 14);
-    if (header.tickRate < 1 || header.tickRate > 1000) throw new ReplayError(`tick rate ${header.tickRate}`, 12);
+    if (header.capacity !== scratch.capacity)
+      throw new ReplayError(`capacity ${header.capacity} differs`, 14);
+    if (header.tickRate < 1 || header.tickRate > 1000)
+      throw new ReplayError(`tick rate ${header.tickRate}`, 12);
     if (header.keyframeTicks < 1) throw new ReplayError('keyframe ticks 0', 18);
 
     // Footer and index.
     const footer = size - FOOTER_BYTES;
     if (v.getUint32(footer + 4, true) !== END_MAGIC) throw new ReplayError('bad footer magic', footer + 4);
     const indexAt = v.getUint32(footer, true);
-    if (indexAt < headerBytes || indexAt + 8 > footer) throw new ReplayError(`index offset ${indexAt} outside the file`, footer);
+    if (indexAt < headerBytes || indexAt + 8 > footer)
+      throw new ReplayError(`index offset ${indexAt} outside the file`, footer);
     if (v.getUint32(indexAt, true) !== INDEX_MAGIC) throw new ReplayError('bad index magic', indexAt);
     const count = v.getUint32(indexAt + 4, true);
-    if (count < 1 || count > (footer - indexAt - 8) / INDEX_ENTRY_BYTES || indexAt + 8 + count * INDEX_ENTRY_BYTES !== footer)
+    if (
+      count < 1 ||
+      count > (footer - indexAt - 8) / INDEX_ENTRY_BYTES ||
+      indexAt + 8 + count * INDEX_ENTRY_BYTES !== footer
+    )
       throw new ReplayError(`index count ${count} does not fit the index`, indexAt + 4);
     if (crc32(bytes, indexAt, footer) !== v.getUint32(footer + 8, true))
       throw new ReplayError('index CRC mismatch', footer + 8);
@@ -125,7 +137,8 @@ export class ReplayFile {
       const first = v.getUint32(entry, true);
       const last = v.getUint32(entry + 4, true);
       const at = v.getUint32(entry + 8, true);
-      if (at !== expectedAt) throw new ReplayError(`index offset ${at} is not the next chunk (${expectedAt})`, entry + 8);
+      if (at !== expectedAt)
+        throw new ReplayError(`index offset ${at} is not the next chunk (${expectedAt})`, entry + 8);
       if (at + CHUNK_HEAD_BYTES > indexAt) throw new ReplayError('chunk head past the index', at);
       if (v.getUint32(at, true) !== CHUNK_MAGIC) throw new ReplayError('bad chunk magic', at);
       const body = v.getUint32(at + 4, true);
@@ -133,7 +146,8 @@ export class ReplayFile {
         throw new ReplayError(`chunk body of ${body} bytes out of bounds`, at + 4);
       if (v.getUint32(at + 8, true) !== first || v.getUint32(at + 12, true) !== last)
         throw new ReplayError('chunk ticks disagree with the index', at + 8);
-      if (first < previousTick || first <= previousFirst || last < first) throw new ReplayError('chunk ticks not increasing', entry);
+      if (first < previousTick || first <= previousFirst || last < first)
+        throw new ReplayError('chunk ticks not increasing', entry);
       const frames = v.getUint16(at + 16, true);
       if (frames < 1 || frames > MAX_CHUNK_FRAMES || frames > body / 2 || last - first >= frames * 0x10000)
         throw new ReplayError(`chunk frame count ${frames}`, at + 16);
@@ -145,7 +159,8 @@ export class ReplayFile {
       previousFirst = first;
       expectedAt = bodyAt + body;
     }
-    if (expectedAt !== indexAt) throw new ReplayError('bytes between the last chunk and the index', expectedAt);
+    if (expectedAt !== indexAt)
+      throw new ReplayError('bytes between the last chunk and the index', expectedAt);
     if (header.startTick < chunks[0].firstTick || header.startTick > previousTick)
       throw new ReplayError(`start tick ${header.startTick} outside the chunks`, 20);
     const file = new ReplayFile(bytes, header, chunks);
@@ -175,14 +190,22 @@ export class ReplayFile {
     if (!mirror.read(rs, staged)) return rs.error ?? 'refused';
     // The tick the section carries is the one the mirror applies: it must be the frame's.
     const sectionTick = (staged.items[0] as { tick: number }).tick;
-    if (sectionTick !== chunk.ticks[f]) return `section tick ${sectionTick} is not the frame's ${chunk.ticks[f]}`;
+    if (sectionTick !== chunk.ticks[f])
+      return `section tick ${sectionTick} is not the frame's ${chunk.ticks[f]}`;
     mirror.apply();
     return null;
   }
 }
 
 /** A chunk's frames: tick deltas (the first 0, later >= 1) and section lengths inside the body. */
-function readFrames(bytes: Uint8Array, at: number, length: number, first: number, last: number, frames: number): ReplayFrames {
+function readFrames(
+  bytes: Uint8Array,
+  at: number,
+  length: number,
+  first: number,
+  last: number,
+  frames: number,
+): ReplayFrames {
   const ticks = new Uint32Array(frames);
   const offsets = new Uint32Array(frames);
   const lengths = new Uint32Array(frames);
@@ -208,7 +231,8 @@ function readFrames(bytes: Uint8Array, at: number, length: number, first: number
     tick += delta;
     if (tick > last) throw new ReplayError(`frame tick ${tick} after the chunk's last ${last}`, p - 1);
     const sectionBytes = varint();
-    if (sectionBytes < 1 || sectionBytes > end - p) throw new ReplayError(`section of ${sectionBytes} bytes`, p - 1);
+    if (sectionBytes < 1 || sectionBytes > end - p)
+      throw new ReplayError(`section of ${sectionBytes} bytes`, p - 1);
     ticks[f] = tick;
     offsets[f] = p;
     lengths[f] = sectionBytes;
