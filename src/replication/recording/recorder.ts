@@ -54,7 +54,7 @@ export class Recorder {
   private readonly ws: WriteStream;
   private readonly record = new ScratchList<number>();
   private captured = -1;
-  private stopped = false;
+  private ended = false;
 
   /** @internal Made by ReplicationServer.record. */
   constructor(
@@ -112,9 +112,14 @@ export class Recorder {
     return bytes;
   }
 
+  /** Whether `stop()` was called (then `capture` does nothing). */
+  get stopped(): boolean {
+    return this.ended;
+  }
+
   /** Records the world's current tick (once per tick; call it right after `world.tick()`). */
   capture(): void {
-    if (this.stopped) throw new Error('Recorder.capture: the recorder was stopped');
+    if (this.ended) return; // stopped: what is held stays, nothing more is recorded
     const world = this.source.world;
     const tick = world.serverTick;
     if (tick === this.captured || tick === 0) return;
@@ -168,8 +173,8 @@ export class Recorder {
 
   /** Ends the recording: the virtual client leaves the server (what is held can still be saved). */
   stop(): void {
-    if (this.stopped) return;
-    this.stopped = true;
+    if (this.ended) return;
+    this.ended = true;
     this.close();
     this.sender = null;
     this.source.stop();
