@@ -192,6 +192,41 @@ describe('replays', () => {
     assert.deepEqual(snapshotOf(player.mirror), truth.get(164));
   });
 
+  it('streams each chunk as it closes, keeps keepSeconds, and stops', () => {
+    const world = new ServerWorld(CONFIG);
+    const replication = new ReplicationServer({ world, events: [Boom] });
+    const chunks: { firstTick: number; lastTick: number }[] = [];
+    const recorder = replication.record({
+      tickRate: RATE,
+      keyframeSeconds: 1,
+      keepSeconds: 2,
+      onChunk: (chunk) => chunks.push(chunk),
+    });
+    assert.throws(() => replication.record({ tickRate: RATE }), /already recording/);
+    const cube = world.create(Cube, { x: 0, y: 0 });
+    for (let i = 1; i <= 100; i++) {
+      world.set(cube, { x: i / 8, y: 0 });
+      world.tick();
+      recorder.capture();
+    }
+    assert.equal(chunks.length, 4, 'a chunk closes every 20 ticks');
+    for (let i = 1; i < chunks.length; i++)
+      assert.equal(chunks[i].firstTick, chunks[i - 1].lastTick, 'chunks overlap by a tick');
+    assert.ok(
+      recorder.firstTick <= recorder.lastTick - 40 + 1 && recorder.firstTick > recorder.lastTick - 60,
+      'the ring keeps 2 s from a keyframe',
+    );
+    const last = recorder.lastTick;
+    recorder.stop();
+    world.tick();
+    recorder.capture();
+    assert.equal(recorder.lastTick, last, 'nothing captured once stopped');
+    assert.equal(replication.view(replication.interest.maxClients - 1), null, 'the virtual client left');
+    assert.throws(() => replication.record({ tickRate: 0 }), /tickRate/);
+    const again = replication.record({ tickRate: RATE });
+    assert.equal(again.stopped, false);
+  });
+
   it('refuses corrupt and hostile files with a reason and a byte offset', () => {
     const cases: [string, Uint8Array, RegExp, object?][] = [];
     const patch = (at: number, value: number) => {

@@ -61,7 +61,7 @@ export class Recorder {
     private readonly source: RecorderSource,
     private readonly options: RecorderOptions,
   ) {
-    const where = 'ServerWorld.record';
+    const where = 'ReplicationServer.record';
     const { tickRate } = options;
     if (!Number.isInteger(tickRate) || tickRate < 1 || tickRate > 1000)
       throw new RangeError(`${where}: tickRate must be an integer in [1, 1000], got ${tickRate}`);
