@@ -48,6 +48,8 @@ export class ReplayPlayer {
   private chunk = -1;
   private frame = 0;
   private followId = -1;
+  /** While a seek catches up to its target from a keyframe: events of the frames passed are not dispatched. */
+  private muted = false;
   private readonly samplers = new Map<number, GhostSampler<unknown>>();
   private readonly interpolators = new Map<AnyEntityType, Interpolator<unknown>>();
   private readonly rs = new ReadStream(0);
@@ -60,6 +62,9 @@ export class ReplayPlayer {
   ) {
     this.mirror = new ClientMirror({
       ...options,
+      onEvent: (event) => {
+        if (!this.muted) options.onEvent?.(event);
+      },
       onDestroy: (ghost, tick, reason) => {
         this.samplers.delete(ghost.id);
         options.onDestroy?.(ghost, tick, reason);
@@ -174,6 +179,9 @@ export class ReplayPlayer {
       applied <= tick &&
       (target === this.chunk ||
         (target === this.chunk + 1 && chunks[target].firstTick === chunks[this.chunk].lastTick));
+    // Catching up from a keyframe (a seek), the events of frames up to the render tick are not
+    // dispatched: they belong to a time skipped over, not to what is shown from now on.
+    const quietThrough = forward ? -1 : Math.floor(this.render);
     if (!forward) {
       this.mirror.reset();
       for (const s of this.samplers.values()) s.reset();
@@ -194,8 +202,10 @@ export class ReplayPlayer {
         continue;
       }
       if (c.ticks[this.frame] > tick) return;
+      this.muted = c.ticks[this.frame] <= quietThrough;
       const reason = this.file.applyFrame(this.mirror, c, this.frame, this.rs, this.staged);
       // The file was checked at open; a refusal now is a defect, not a bad file.
+      this.muted = false;
       if (reason !== null) throw new ReplayError(`section refused: ${reason}`, c.offsets[this.frame]);
       this.frame++;
     }
