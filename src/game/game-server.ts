@@ -133,13 +133,11 @@ export class GameServer {
    * After the recording's `stop()`, a call starts a new one.
    */
   record(options: { keepSeconds?: number; keyframeSeconds?: number } = {}): Recorder {
-    const hosted = this.host.hosted;
-    if (hosted.recorder?.stopped) hosted.recorder = null;
-    hosted.recorder ??= this.simulation.replication.record({
-      tickRate: this.simulation.definition.tickRate,
-      ...options,
-    });
-    return hosted.recorder;
+    const replication = this.simulation.replication;
+    return (
+      replication.recording ??
+      replication.record({ tickRate: this.simulation.definition.tickRate, ...options })
+    );
   }
 
   /**
@@ -149,9 +147,8 @@ export class GameServer {
    * connected, or when the clip is larger than a block (256 KiB): shorten `seconds`.
    */
   killcam(viewer: GamePlayer, options: { seconds?: number; follow?: GameEntity | null } = {}): number {
-    const recorder = this.host.hosted.recorder;
-    if (recorder === null || recorder.stopped)
-      throw new Error('GameServer.killcam: not recording: call record() first');
+    const recorder = this.simulation.replication.recording;
+    if (recorder === null) throw new Error('GameServer.killcam: not recording: call record() first');
     if (!(viewer instanceof PlayerHandle) || viewer.index < 0)
       throw new RangeError('GameServer.killcam: viewer must be a connected player');
     const block = encodeKillcam(options.follow?.id ?? -1, recorder.save({ seconds: options.seconds ?? 5 }));
@@ -179,9 +176,6 @@ class HostedSimulation implements HostedGame {
   readonly replication: ReplicationServer;
   readonly inputs: GameSimulation['inputs'];
   readonly startTick: number;
-  /** The recording (GameServer.record), captured after each tick. */
-  recorder: Recorder | null = null;
-
   constructor(readonly simulation: GameSimulation) {
     this.replication = simulation.replication;
     this.inputs = simulation.inputs;
@@ -218,6 +212,6 @@ class HostedSimulation implements HostedGame {
     this.simulation.simulate();
     if (this.simulation.world.tick() !== tick)
       throw new Error(`GameServer: the world's tick is not the clock's (${tick})`);
-    this.recorder?.capture();
+    this.replication.recording?.capture(); // GameServer.record
   }
 }

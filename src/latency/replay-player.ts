@@ -193,10 +193,12 @@ export class ReplayPlayer {
       if (this.frame >= c.ticks.length) {
         const next = chunks[this.chunk + 1];
         if (next === undefined || next.firstTick > tick) return;
-        // Chunks overlap by a tick: the keyframe repeats the state the mirror holds, so go on past it.
+        // Chunks overlap by a tick: when the mirror holds that tick, the keyframe repeats it, so go
+        // on past it; when that tick had no frame (nothing changed), the keyframe is applied on
+        // top (its creates add states to the ghosts held). Not contiguous: start afresh.
         const contiguous = next.firstTick === c.lastTick;
         this.chunk++;
-        this.frame = contiguous ? 1 : 0;
+        this.frame = contiguous && this.mirror.newestTick === next.firstTick ? 1 : 0;
         if (!contiguous) this.mirror.reset();
         c = next;
         continue;

@@ -276,6 +276,11 @@ export class ReplicationServer {
     return recorder;
   }
 
+  /** The recording `record` started (null when none, or once it stopped): what a host captures after each tick. */
+  get recording(): Recorder | null {
+    return this.recorder;
+  }
+
   /** Forgets a client (done when its connection ends; a new connection in its slot starts afresh). */
   removeClient(clientIndex: number): void {
     this.interest.removeView(clientIndex);

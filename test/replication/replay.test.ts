@@ -232,6 +232,31 @@ describe('replays', () => {
     assert.equal(again.stopped, false);
   });
 
+  it('plays across keyframes at ticks where nothing changed (no frame), and to a last tick with none', () => {
+    const world = new ServerWorld(CONFIG);
+    const replication = new ReplicationServer({ world, events: [Boom] });
+    const recorder = replication.record({ tickRate: RATE, keyframeSeconds: 1 });
+    const cube = world.create(Cube, { x: 0, y: 0 });
+    const xs = new Map<number, number>();
+    let x = 0;
+    for (let i = 1; i <= 125; i++) {
+      if (i % 3 === 0 && i < 110) {
+        x = i / 8;
+        world.set(cube, { x, y: 1 });
+      }
+      xs.set(world.tick(), x);
+      recorder.capture();
+    }
+    assert.equal(recorder.lastTick, world.serverTick, 'the last tick captured, though it has no frame');
+    const player = ReplayPlayer.open(recorder.save(), { ...CONFIG, aheadTicks: 1 });
+    assert.equal(player.endTick, world.serverTick);
+    for (let tick = player.startTick; tick <= player.endTick; tick++) {
+      player.seek(tick - 1);
+      const shown = player.mirror.ghost(cube.id)?.value as { x: number } | undefined;
+      assert.equal(shown?.x, xs.get(Math.min(tick, player.endTick)), `tick ${tick}`);
+    }
+  });
+
   it('refuses corrupt and hostile files with a reason and a byte offset', () => {
     const cases: [string, Uint8Array, RegExp, object?][] = [];
     const patch = (at: number, value: number) => {

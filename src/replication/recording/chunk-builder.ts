@@ -6,6 +6,8 @@ export class ChunkBuilder {
   private length = 0;
   frames = 0;
   lastTick = 0;
+  /** The tick of the last frame appended (the next frame's delta is from it). */
+  private lastFrameTick = 0;
 
   /** The tick of the first frame (the keyframe); until one is appended, the tick the chunk opened at. */
   firstTick: number;
@@ -19,12 +21,18 @@ export class ChunkBuilder {
   append(tick: number, section: Uint8Array): void {
     this.reserve(10 + section.length);
     if (this.frames === 0) this.firstTick = tick;
-    this.varint(this.frames === 0 ? 0 : tick - this.lastTick);
+    this.varint(this.frames === 0 ? 0 : tick - this.lastFrameTick);
     this.varint(section.length);
     this.buffer.set(section, this.length);
     this.length += section.length;
     this.frames++;
     this.lastTick = tick;
+    this.lastFrameTick = tick;
+  }
+
+  /** The chunk covers `tick` (captured with nothing to say: no frame); only once it has a frame. */
+  reach(tick: number): void {
+    if (this.frames > 0) this.lastTick = tick;
   }
 
   /** The chunk as it stands (its body copied, so the builder may go on). */

@@ -130,12 +130,16 @@ export class Recorder {
     } else {
       // The chunk ends with this tick and the next starts with it as a keyframe: chunks overlap by
       // one tick, so linear play goes from one to the next without losing the states it holds.
-      if (open !== null && this.sender !== null) this.write(this.sender, open, tick);
+      if (open !== null && this.sender !== null) {
+        this.write(this.sender, open, tick);
+        open.reach(tick);
+      }
       this.close();
       this.sender = this.source.restart();
       this.open = new ChunkBuilder(tick);
       this.write(this.sender, this.open, tick);
     }
+    this.open?.reach(tick);
     this.trim(tick);
   }
 

@@ -238,7 +238,6 @@ function readFrames(
     lengths[f] = sectionBytes;
     p += sectionBytes;
   }
-  if (tick !== last) throw new ReplayError(`last frame tick ${tick} is not the chunk's ${last}`, p);
   if (p !== end) throw new ReplayError('bytes after the last frame', p);
   return { firstTick: first, lastTick: last, ticks, offsets, lengths };
 }
