@@ -196,6 +196,8 @@ export class ReplicationServer {
 
   /** A client's interest view (to set its center, or add always-relevant entities); null when not connected. */
   view(clientIndex: number): InterestView | null {
+    // The recorder's virtual client (index maxClients) is not a client's.
+    checkIndex('ReplicationServer.view', 'clientIndex', clientIndex, this.recorderIndex);
     return this.interest.view(clientIndex) ?? null;
   }
 

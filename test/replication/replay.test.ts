@@ -226,7 +226,12 @@ describe('replays', () => {
     world.tick();
     recorder.capture();
     assert.equal(recorder.lastTick, last, 'nothing captured once stopped');
-    assert.equal(replication.view(replication.interest.maxClients - 1), null, 'the virtual client left');
+    assert.equal(
+      replication.interest.view(replication.interest.maxClients - 1),
+      undefined,
+      'the virtual client left',
+    );
+    assert.throws(() => replication.view(replication.interest.maxClients - 1), RangeError);
     assert.throws(() => replication.record({ tickRate: 0 }), /tickRate/);
     const again = replication.record({ tickRate: RATE });
     assert.equal(again.stopped, false);
