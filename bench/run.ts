@@ -42,6 +42,7 @@ import { runMessages } from './suites/messages.js';
 import { runP2p } from './suites/p2p.js';
 import { runPacket } from './suites/packet.js';
 import { runReject } from './suites/reject.js';
+import { runReplay } from './suites/replay.js';
 import { runRollback } from './suites/rollback.js';
 import { runServerLoad } from './suites/server-load.js';
 import { runTransports } from './suites/transports.js';
@@ -84,6 +85,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   p2p: runP2p,
   capacity: runCapacity,
   zones: runZones,
+  replay: runReplay,
 };
 
 function parseCommandLine(): { quick: boolean; only: string | null; json: string | null } {

@@ -17,6 +17,7 @@ import {
 import { drawScene, type Scene } from './draw.js';
 import { type ArenaInput, arena } from './game.js';
 import { installNetworkPanel, type LinkControl } from './network-panel.js';
+import { installReplayView } from './replay-view.js';
 import { aim, botInput, nearest } from './steer.js';
 import { type DemoZoneGrid, readZoneGrid } from './zone-grid.js';
 
@@ -148,6 +149,8 @@ async function main(): Promise<void> {
     () => ({ rttMs: client.rtt * 1000, packetLoss: client.stats().packetLoss }),
     status,
   );
+  const replayView = installReplayView(client, document.querySelector('main')!);
+  Object.assign(window, { ghostwireReplay: replayView.status });
   /** Zapped orbs, by entity id: when their ring stops being drawn. */
   const flashing = new Map<number, number>();
   client.on('zapped', ({ by, orb }) => {
@@ -200,7 +203,7 @@ async function main(): Promise<void> {
   const draw = () => {
     const me = client.me?.state ?? null;
     const stats = client.stats();
-    const scene: Scene = {
+    const scene: Scene = replayView.scene(performance.now()) ?? {
       me,
       orbs,
       flashes,

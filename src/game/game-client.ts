@@ -7,14 +7,17 @@
  *   setInterval(() => { client.update(readKeys()); draw(client.me, client.entities); }, 1000 / 60);
  */
 import type { ChannelConfig } from '../channels/config.js';
+import { Block } from '../channels/message.js';
 import { MessageClient } from '../channels/message-endpoints.js';
 import { ClientState, describeClientState } from '../connection/client.js';
 import { InputSender } from '../latency/input-sender.js';
 import { LatencyClient } from '../latency/latency-client.js';
 import { PredictedWorld, type PredictedWorldStats } from '../latency/predicted-world.js';
 import { Predictor } from '../latency/predictor.js';
+import { ReplayPlayer } from '../latency/replay-player.js';
 import { ClientMirror } from '../replication/client-mirror.js';
 import type { ReceivedEvent } from '../replication/event.js';
+import { ReplayError } from '../replication/recording/replay-error.js';
 import { type Codec, compile } from '../schema/codec.js';
 import { SchemaValueError } from '../schema/interpret.js';
 import type { DatagramTransport } from '../transport/transport.js';
@@ -27,6 +30,7 @@ import {
 import { type GameDefinition, type GameWiring, wiringOf } from './define-game.js';
 import { EntityView, type ShownEntity } from './entity-view.js';
 import type { EventOf, InputOf, MessageOf, StateOf } from './game-types.js';
+import { decodeKillcam } from './killcam-wire.js';
 import { fieldOf, schemaError } from './schema-error.js';
 import { SpawnPredictor } from './spawn-predictor.js';
 
@@ -62,6 +66,8 @@ export interface GameClientStats {
   reconnections: number;
   /** The spawns and neighbours predicted (null: the game predicts none besides the player's entity). */
   predicted: Readonly<PredictedWorldStats> | null;
+  /** Kill-cam clips the server sent that were refused (a corrupt or hostile clip, ReplayError). */
+  killcamsRefused: number;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: handlers of heterogeneous events; and any game by default
@@ -86,6 +92,10 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
   private readonly view: EntityView;
   private readonly handlers = new Map<string, Set<Handler>>();
   private readonly pending: ReceivedEvent[] = [];
+  private readonly killcamHandlers = new Set<(replay: ReplayPlayer, follow: number) => void>();
+  private readonly killcams: { replay: ReplayPlayer; follow: number }[] = [];
+  /** Kill-cam clips refused (ReplayError). */
+  private killcamRefusals = 0;
   private input: InputOf<G> | undefined = undefined;
   private readonly spawning: SpawnPredictor | null;
   private readonly produce = (tick: number): InputOf<G> =>
@@ -265,6 +275,8 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
     const time = this.clock();
     const { messages, latency } = this.expert;
     messages.update(time);
+    for (let m = messages.receive(MESSAGE_CHANNEL); m !== null; m = messages.receive(MESSAGE_CHANNEL))
+      if (m.is(Block)) this.receiveKillcam(m.value);
     if (messages.connected) {
       try {
         latency.frame(time, this.produce);
@@ -317,6 +329,7 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
       events: this.eventCount,
       reconnections: this.reconnections,
       predicted: this.expert.predicted === null ? null : { ...this.expert.predicted.stats() },
+      killcamsRefused: this.killcamRefusals,
     };
   }
 
@@ -374,7 +387,47 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
     }
   }
 
+  /**
+   * Opens a recording (the bytes of GameServer.record().save, or a kill-cam's) in a ReplayPlayer
+   * of its own, apart from the live game: a second mirror. Throws ReplayError when refused.
+   */
+  openReplay(bytes: Uint8Array): ReplayPlayer {
+    return ReplayPlayer.open(bytes, {
+      types: this.wiring.types,
+      capacity: this.game.maxEntities,
+      events: this.wiring.events,
+    });
+  }
+
+  /**
+   * Calls `handler` with each kill-cam the server sends (GameServer.killcam), opened in its own
+   * player, paused at its start, and the entity it follows (-1: none); during `update`. A clip
+   * that is refused is dropped (counted in `stats().killcamsRefused`). Returns a function that stops it.
+   */
+  onKillcam(handler: (replay: ReplayPlayer, follow: number) => void): () => void {
+    if (typeof handler !== 'function')
+      throw new TypeError('GameClient.onKillcam: handler must be a function');
+    this.killcamHandlers.add(handler);
+    return () => this.killcamHandlers.delete(handler);
+  }
+
+  private receiveKillcam(block: Uint8Array): void {
+    const killcam = decodeKillcam(block);
+    if (killcam === null) return;
+    try {
+      const replay = this.openReplay(killcam.clip);
+      const follow = killcam.follow >= 0 && killcam.follow < replay.mirror.capacity ? killcam.follow : -1;
+      replay.follow(follow);
+      this.killcams.push({ replay, follow });
+    } catch (error) {
+      if (!(error instanceof ReplayError)) throw error;
+      this.killcamRefusals++;
+    }
+  }
+
   private dispatch(): void {
+    for (const { replay, follow } of this.killcams.splice(0))
+      for (const handler of this.killcamHandlers) handler(replay, follow);
     // Handlers run after the packets are read: a throw from one reaches the caller with the frame done.
     const events = this.pending.splice(0);
     for (const event of events) {

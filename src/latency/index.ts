@@ -35,4 +35,5 @@ export {
 } from './predicted-world.js';
 export { Predictor, type PredictorOptions, type PredictorStats } from './predictor.js';
 export { compileQuantizer, type Quantizer } from './quantizer.js';
+export { ReplayPlayer, type ReplayPlayerOptions } from './replay-player.js';
 export { TickClock, type TickClockOptions } from './tick-clock.js';
