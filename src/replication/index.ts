@@ -61,6 +61,7 @@ export type { EmitOptions, EventLimits, EventStats } from './event-hub.js';
 export { FlowControl, type FlowControlOptions, type FlowMode } from './flow-control.js';
 export { InterestManager, type InterestManagerOptions, type RelevanceFilter } from './interest-manager.js';
 export { DEFAULT_LEAVE_FACTOR, InterestView, type InterestViewOptions } from './interest-view.js';
+export type { PacketTrace, TraceBits, TracedEntity, TraceVerdict, TraceWaitReason } from './packet-trace.js';
 export {
   DEFAULT_DISTANCE_SCALE,
   type Importance,
@@ -68,6 +69,7 @@ export {
   type PriorityOptions,
 } from './priority-accumulator.js';
 export { DEFAULT_MAX_MISFITS, PrioritySelection } from './priority-selection.js';
+export { type GhostHolder, type InspectedPacket, ReplicationInspector } from './replication-inspector.js';
 export {
   type ReplicationInterestOptions,
   ReplicationServer,
