@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MessageServer } from '../channels/message-endpoints.js';
 import { ReplicationServer } from '../replication/replication-server.js';
 import { GameHost, type GameHostStats, type HostedGame } from './game-host.js';
+import { GameInspector } from './game-inspector.js';
 import type { GameRules } from './game-rules.js';
 import { GameSimulation, type GameSimulationStats } from './game-simulation.js';
 import type { GameTransportKind } from './server-transports.js';
@@ -67,6 +68,7 @@ export class GameServer {
   readonly url: string;
   /** The port number (TCP for HTTP and WebSocket, UDP for netcode; WebRTC is on UDP port + 1). */
   readonly port: number;
+  private inspectorMade: GameInspector | null = null;
 
   private constructor(private readonly host: GameHost<HostedSimulation>) {
     this.simulation = host.hosted.simulation;
@@ -120,6 +122,15 @@ export class GameServer {
       datagramsSent: h.datagramsSent,
       datagramsReceived: h.datagramsReceived,
     };
+  }
+
+  /**
+   * The network inspector (game-inspector.ts): off until something watches. It reveals every
+   * client's data: expose it only behind `http` with your own authentication.
+   */
+  inspector(): GameInspector {
+    this.inspectorMade ??= new GameInspector(this.simulation.replication, this.messages);
+    return this.inspectorMade;
   }
 
   /** Tells every client, stops the clock and closes the transports. Idempotent. */
