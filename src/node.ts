@@ -51,8 +51,10 @@ export {
   t,
 } from './index.js';
 export type {
+  FieldBits,
   GhostHolder,
   InspectedPacket,
+  InspectOptions,
   PacketTrace,
   TraceBits,
   TracedEntity,

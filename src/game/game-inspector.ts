@@ -1,5 +1,5 @@
 import type { MessageServer } from '../channels/message-endpoints.js';
-import type { GhostHolder, InspectedPacket } from '../replication/replication-inspector.js';
+import type { GhostHolder, InspectedPacket, InspectOptions } from '../replication/replication-inspector.js';
 import type { ReplicationServer } from '../replication/replication-server.js';
 
 /** A watched client's packet (GameInspector.watch): the replication trace and its link. */
@@ -32,15 +32,23 @@ export class GameInspector {
 
   /**
    * Calls `onPacket` with each packet's trace for the client in slot `clientIndex` (a player's
-   * `index`) until the returned function is called.
+   * `index`) until the returned function is called; `{ fields: true }` adds per-field bits.
    */
-  watch(clientIndex: number, onPacket: (packet: GamePacketTrace) => void): () => void {
+  watch(
+    clientIndex: number,
+    onPacket: (packet: GamePacketTrace) => void,
+    options: InspectOptions = {},
+  ): () => void {
     if (typeof onPacket !== 'function')
       throw new TypeError('GameInspector.watch: onPacket must be a function');
-    return this.replication.inspect().watch(clientIndex, (packet) => {
-      const link = this.messages.stats(clientIndex);
-      onPacket({ ...packet, rttMs: link.rttMs, packetLoss: link.packetLoss });
-    });
+    return this.replication.inspect().watch(
+      clientIndex,
+      (packet) => {
+        const link = this.messages.stats(clientIndex);
+        onPacket({ ...packet, rttMs: link.rttMs, packetLoss: link.packetLoss });
+      },
+      options,
+    );
   }
 
   /** The clients holding (or being sent) the entity's ghost. */

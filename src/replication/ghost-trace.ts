@@ -1,5 +1,7 @@
 import { WriteStream } from '../serialize/write-stream.js';
 import { PreviousChanges } from './entity-delta.js';
+import type { EntityLayout } from './entity-layout.js';
+import { fieldBits } from './field-bits.js';
 import type { GhostShared } from './ghost-sender.js';
 import { CREATE_PENDING, DESTROY_PENDING, type GhostTable, PLANNED_DELTA, STATUS } from './ghost-table.js';
 import {
@@ -52,6 +54,8 @@ export class GhostTrace {
     private readonly idBits: number,
     private readonly positions: Float64Array,
     private readonly deliver: (trace: PacketTrace) => void,
+    /** Whether each written entity gets its per-field bits (a second walk over its lanes). */
+    readonly fields = false,
   ) {
     this.previous = new PreviousChanges(Math.max(0, ...shared.world.types.map((t) => t.layout.lanes.length)));
   }
@@ -105,7 +109,7 @@ export class GhostTrace {
       const bits = scratch.bitsProcessed - at;
       creates += bits;
       written.add(id);
-      entities.push(this.entity(id, 'create', bits, null));
+      entities.push(this.withFields(this.entity(id, 'create', bits, null), -1));
     }
     const updates = plan.updates;
     plan.sortUpdates();
@@ -143,7 +147,9 @@ export class GhostTrace {
       const bits = scratch.bitsProcessed - at;
       updateBits += bits;
       written.add(id);
-      entities.push(this.entity(id, baseTick < 0 ? 'absolute' : 'delta', bits, null));
+      entities.push(
+        this.withFields(this.entity(id, baseTick < 0 ? 'absolute' : 'delta', bits, null), baseTick),
+      );
     }
     this.judgeRest(table, written, entities);
     this.pending = {
@@ -245,6 +251,18 @@ export class GhostTrace {
       bits,
       waited,
     };
+  }
+
+  /** The entity's per-field bits against `baseTick` (-1: the zero state), when asked for. */
+  private withFields(entity: TracedEntity, baseTick: number): TracedEntity {
+    if (!this.fields) return entity;
+    const world = this.shared.world;
+    const history = world.histories[entity.id];
+    const state = history?.latest ?? null;
+    if (history === null || history === undefined || state === null) return entity;
+    const layout = world.types[world.tickedType[entity.id]].layout as EntityLayout<unknown>;
+    const base = baseTick < 0 ? layout.zero : history.at(baseTick);
+    return base === null ? entity : { ...entity, fields: fieldBits(layout, state, base) };
   }
 
   private memberOf(id: number): number {

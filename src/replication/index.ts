@@ -58,6 +58,7 @@ export {
   type ReceivedEvent,
 } from './event.js';
 export type { EmitOptions, EventLimits, EventStats } from './event-hub.js';
+export type { FieldBits } from './field-bits.js';
 export { FlowControl, type FlowControlOptions, type FlowMode } from './flow-control.js';
 export { InterestManager, type InterestManagerOptions, type RelevanceFilter } from './interest-manager.js';
 export { DEFAULT_LEAVE_FACTOR, InterestView, type InterestViewOptions } from './interest-view.js';
@@ -69,7 +70,12 @@ export {
   type PriorityOptions,
 } from './priority-accumulator.js';
 export { DEFAULT_MAX_MISFITS, PrioritySelection } from './priority-selection.js';
-export { type GhostHolder, type InspectedPacket, ReplicationInspector } from './replication-inspector.js';
+export {
+  type GhostHolder,
+  type InspectedPacket,
+  type InspectOptions,
+  ReplicationInspector,
+} from './replication-inspector.js';
 export {
   type ReplicationInterestOptions,
   ReplicationServer,

@@ -1,3 +1,5 @@
+import type { FieldBits } from './field-bits.js';
+
 /**
  * What the network inspector reports per packet of a watched client (ReplicationServer.inspect):
  * plain data, made only while a watcher is attached.
@@ -27,6 +29,11 @@ export interface TracedEntity {
   readonly bits: number;
   /** Why it waited (verdict `waited` only), else null. */
   readonly waited: TraceWaitReason | null;
+  /**
+   * With `{ fields: true }` (ReplicationInspector.watch), for a written create or update: the bits
+   * of each changed field (the rest of `bits` is the entity's id, baseline and flags).
+   */
+  readonly fields?: readonly FieldBits[];
 }
 
 /** The ghost section's bits by category; `total` is their sum. */

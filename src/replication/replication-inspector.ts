@@ -11,6 +11,12 @@ export interface GhostHolder {
   readonly state: 'live' | 'creating' | 'destroying';
 }
 
+/** What ReplicationInspector.watch adds on demand. */
+export interface InspectOptions {
+  /** Each written entity's per-field bits (TracedEntity.fields); default false. */
+  readonly fields?: boolean;
+}
+
 /** A watched packet: the trace, and the client's flow mode and budget when it has them. */
 export interface InspectedPacket extends PacketTrace {
   /** The flow mode and the rate it sets (kbit/s), with `flow` in the server's options; else null. */
@@ -32,6 +38,8 @@ export function ghostTracesMade(): number {
  */
 export class ReplicationInspector {
   private readonly watchers = new Map<number, Set<(packet: InspectedPacket) => void>>();
+  /** The watchers that asked for per-field bits. */
+  private readonly fieldWatchers = new Set<(packet: InspectedPacket) => void>();
 
   /** @internal Made by ReplicationServer.inspect(). */
   constructor(
@@ -51,8 +59,14 @@ export class ReplicationInspector {
    * Calls `onPacket` with a trace of each ghost section sent to `clientIndex` (also after it
    * reconnects in that slot) until the returned function is called. Tracing costs the server
    * work per packet of that client (a second measure of each entity), so watch few clients.
+   * `fields: true` adds each written entity's per-field bits (while any watcher of the client
+   * asks for them).
    */
-  watch(clientIndex: number, onPacket: (packet: InspectedPacket) => void): () => void {
+  watch(
+    clientIndex: number,
+    onPacket: (packet: InspectedPacket) => void,
+    options: InspectOptions = {},
+  ): () => void {
     checkIndex('ReplicationInspector.watch', 'clientIndex', clientIndex, this.senders.length);
     if (typeof onPacket !== 'function')
       throw new TypeError('ReplicationInspector.watch: onPacket must be a function');
@@ -63,9 +77,15 @@ export class ReplicationInspector {
     }
     const callback = (packet: InspectedPacket): void => onPacket(packet);
     set.add(callback);
-    this.attach(clientIndex, this.senders[clientIndex]);
+    if (options.fields === true) this.fieldWatchers.add(callback);
+    const sender = this.senders[clientIndex];
+    // A watcher asking for fields where the trace has none: trace anew.
+    if (sender !== null && sender.trace !== null && options.fields === true && !sender.trace.fields)
+      sender.trace = null;
+    this.attach(clientIndex, sender);
     return () => {
       const current = this.watchers.get(clientIndex);
+      this.fieldWatchers.delete(callback);
       if (current === undefined || !current.delete(callback) || current.size > 0) return;
       this.watchers.delete(clientIndex);
       const sender = this.senders[clientIndex];
@@ -96,13 +116,22 @@ export class ReplicationInspector {
     const set = this.watchers.get(clientIndex);
     if (set === undefined) return;
     tracesMade++;
-    sender.trace = new GhostTrace(this.shared, sender.view, sender.entityIdBits, this.positions, (trace) => {
-      const flow = sender.flow;
-      const packet: InspectedPacket = {
-        ...trace,
-        flow: flow === null ? null : { mode: flow.mode, kbps: flow.kbps },
-      };
-      for (const callback of set) callback(packet);
-    });
+    let fields = false;
+    for (const callback of set) fields ||= this.fieldWatchers.has(callback);
+    sender.trace = new GhostTrace(
+      this.shared,
+      sender.view,
+      sender.entityIdBits,
+      this.positions,
+      (trace) => {
+        const flow = sender.flow;
+        const packet: InspectedPacket = {
+          ...trace,
+          flow: flow === null ? null : { mode: flow.mode, kbps: flow.kbps },
+        };
+        for (const callback of set) callback(packet);
+      },
+      fields,
+    );
   }
 }

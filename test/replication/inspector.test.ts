@@ -141,6 +141,46 @@ describe(`network inspector (seed ${SEED})`, () => {
     assert.throws(() => inspector.watch(2, () => {}), /clientIndex/);
   });
 
+  it('per-field bits on demand: the changed fields of each written entity, inside its bits', () => {
+    const s = scene();
+    let fieldRows = 0;
+    let positions = 0;
+    let plain = 0;
+    const inspector = s.replication.inspect();
+    const stopPlain = inspector.watch(0, (p) => {
+      plain += p.entities.filter((e) => e.fields !== undefined).length;
+    });
+    s.step();
+    assert.equal(plain, 0, 'no fields unless asked');
+    const stop = inspector.watch(
+      0,
+      (p) => {
+        for (const e of p.entities) {
+          if (e.fields === undefined) {
+            assert.ok(!['create', 'delta', 'absolute'].includes(e.verdict), `${e.verdict} without fields`);
+            continue;
+          }
+          fieldRows++;
+          const sum = e.fields.reduce((a, f) => a + f.bits, 0);
+          assert.ok(sum > 0 && sum < e.bits, `${sum} of ${e.bits} bits`);
+          if (e.verdict === 'delta') {
+            // Only x moves: the one field changed.
+            assert.deepEqual(
+              e.fields.map((f) => f.path),
+              ['.position[0]'],
+            );
+            positions++;
+          }
+        }
+      },
+      { fields: true },
+    );
+    for (let i = 0; i < 20; i++) s.step();
+    stop();
+    stopPlain();
+    assert.ok(fieldRows > 0 && positions > 0, `${fieldRows} rows, ${positions} deltas`);
+  });
+
   it('whoSees lists the clients holding a ghost', () => {
     const s = scene({ bandwidth: { bytesPerPacket: 1150, kbps: 100_000 }, budgetBytes: 1150 });
     const inspector = s.replication.inspect();
