@@ -32,6 +32,7 @@ import { runClientDecode } from './suites/client-decode.js';
 import { runCrc32 } from './suites/crc32.js';
 import { runFloat32 } from './suites/float32.js';
 import { runHandshake } from './suites/handshake.js';
+import { runInspector } from './suites/inspector.js';
 import { runInterest } from './suites/interest.js';
 import { runLatency } from './suites/latency.js';
 import { runLobby } from './suites/lobby.js';
@@ -72,6 +73,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   memory: runMemory,
   w4: runW4,
   'w4-private': runW4Private,
+  inspector: runInspector,
   latency: runLatency,
   rollback: runRollback,
   lockstep: runLockstep,

@@ -5,6 +5,7 @@
  * clients with their newest figures. `window.dashboard` reports what is drawn, for tests.
  */
 import uPlot from 'uplot';
+import { mountInspector } from './inspector-panel.js';
 import type { ClientSample, StatsSample } from './stats.js';
 
 type Figure = 'rtt' | 'loss' | 'kbpsUp' | 'kbpsDown' | 'relevant' | 'corrections';
@@ -83,8 +84,8 @@ function draw(): void {
   const names = [...columns.keys()].sort(byKindThenNumber);
   const key = names.join(',');
   const width = Math.min(560, document.body.clientWidth - 32);
-  if (key !== plotted) {
-    // The clients changed: the charts are made anew with a series each.
+  if (key !== plotted || charts.length === 0) {
+    // The clients changed (or none yet, the first sample): the charts are made anew with a series each.
     for (const chart of charts) chart.destroy();
     charts = [];
     const host = document.getElementById('charts')!;
@@ -173,3 +174,14 @@ main().catch((error: unknown) => {
   status.errors.push(String((error as Error)?.stack ?? error));
   console.error(error);
 });
+
+// The tabs: the charts, and the network inspector (streams only while shown).
+const inspector = mountInspector(document.getElementById('inspector-tab')!);
+const showTab = (inspecting: boolean) => {
+  document.getElementById('charts-tab')!.hidden = inspecting;
+  document.getElementById('inspector-tab')!.hidden = !inspecting;
+  if (inspecting) inspector.open();
+  else inspector.close();
+};
+document.getElementById('tab-charts')!.addEventListener('click', () => showTab(false));
+document.getElementById('tab-inspector')!.addEventListener('click', () => showTab(true));

@@ -6,22 +6,21 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DemoAssets } from './client-bundle.js';
 
 /** Answers a GET path it knows (true), or leaves the response alone (false). */
-export type DemoRoutes = (path: string, response: ServerResponse) => boolean;
+export type DemoRoutes = (path: string, response: ServerResponse, query: URLSearchParams) => boolean;
 
 /** The `http` handler GameServer (and ZonedWorld) takes: the page's routes, then `more`. */
 export function demoHttp(assets: DemoAssets, more: DemoRoutes) {
   return (request: IncomingMessage, response: ServerResponse): void => {
     // A request target no URL parser takes ("//[") is the client's error, not the server's end.
-    const path = URL.canParse(request.url ?? '/', 'http://demo')
-      ? new URL(request.url!, 'http://demo').pathname
-      : null;
+    const url = URL.canParse(request.url ?? '/', 'http://demo') ? new URL(request.url!, 'http://demo') : null;
+    const path = url === null ? null : url.pathname;
     if (path === null) response.writeHead(400).end();
     else if (request.method !== 'GET') response.writeHead(405).end();
     else if (path === '/' || path === '/index.html')
       sendDemo(response, 'text/html; charset=utf-8', assets.html);
     else if (path === '/client.js') sendDemo(response, 'text/javascript; charset=utf-8', assets.code);
     else if (path === '/client.js.map') sendDemo(response, 'application/json', assets.map);
-    else if (!more(path, response)) response.writeHead(404).end();
+    else if (!more(path, response, url!.searchParams)) response.writeHead(404).end();
   };
 }
 

@@ -7,6 +7,7 @@
 import { GameServer, type GameServerStats, type Recorder } from '../src/node.js';
 import { demoServeOptions, joinDemoBots } from './bots.js';
 import { buildDemoAssets } from './client-bundle.js';
+import { serveInspector } from './inspector-routes.js';
 import { demoHttp, sendDemo } from './page-routes.js';
 import { REPLAY_KEEP_SECONDS, serveReplay } from './replay-routes.js';
 import { demoRules, type ZapCount } from './rules.js';
@@ -65,10 +66,13 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   let stats: DemoStats | null = null;
   let recording: Recorder | null = null;
   const rules = demoRules(options.seed ?? (Math.random() * 2 ** 32) >>> 0, zaps, (ms) => stats?.timed(ms));
-  const http = demoHttp(assets, (path, response) => {
+  let inspected: GameServer | null = null;
+  const http = demoHttp(assets, (path, response, query) => {
     // No zones: the page draws no borders (a 404 would be a console error in the page).
     if (serveReplay(path, response, recording)) return true;
     if (path === '/zones') sendDemo(response, 'application/json', 'null');
+    else if (path.startsWith('/inspect/'))
+      return inspected !== null && serveInspector(path, query, response, inspected);
     else return stats !== null && serveStats(path, response, stats, dashboard);
     return true;
   });
@@ -78,6 +82,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     http,
   });
   recording = game.record({ keepSeconds: REPLAY_KEEP_SECONDS });
+  inspected = game;
   const bots = await joinDemoBots(game.url, count, options, () => game.close());
   stats = new DemoStats({ server: game, bots: () => bots.numbers() });
   let closing: Promise<void> | null = null;

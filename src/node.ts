@@ -14,6 +14,7 @@ export { nodeAead } from './connection/aead-node.js';
 export { loadWasmAead } from './connection/aead-wasm.js';
 // game API: the server (its helpers' types too)
 export type { GameHostStats } from './game/game-host.js';
+export { GameInspector, type GamePacketTrace } from './game/game-inspector.js';
 export { GameServer, type GameServerOptions, type GameServerStats } from './game/game-server.js';
 export type { GameSimulation, GameSimulationStats } from './game/game-simulation.js';
 export type { GameTransportKind } from './game/server-transports.js';
@@ -55,4 +56,15 @@ export {
   type StateOf,
   t,
 } from './index.js';
+export type {
+  FieldBits,
+  GhostHolder,
+  InspectedPacket,
+  InspectOptions,
+  PacketTrace,
+  TraceBits,
+  TracedEntity,
+  TraceVerdict,
+  TraceWaitReason,
+} from './replication/index.js';
 export { UdpTransport, type UdpTransportOptions } from './transport/udp-transport.js';

@@ -21,6 +21,12 @@ export interface W4Options {
   seed?: number;
   /** A private 32-byte field per entity (see W4Private); default none. */
   privateField?: W4Private | null;
+  /**
+   * The network inspector (bench/suites/inspector.ts): 'absent' (default, never made), 'detached'
+   * (client 0 watched through the warmup, then stopped: what an inspector left closed costs),
+   * 'watched' (client 0 watched throughout: what one open inspector costs).
+   */
+  inspector?: 'absent' | 'detached' | 'watched';
 }
 
 export interface W4Result {
@@ -101,7 +107,13 @@ export function runW4Arena(options: W4Options, progress: (line: string) => void 
     arena.serverTick();
     arena.updateClients();
   };
+  const inspecting = options.inspector ?? 'absent';
+  let traced = 0;
+  const stopWatching =
+    inspecting === 'absent' ? () => {} : arena.replication.inspect().watch(0, () => traced++);
   for (let i = 0; i < options.warmupTicks; i++) tick();
+  if (inspecting === 'detached') stopWatching();
+  if (inspecting !== 'absent' && traced === 0) throw new Error('W4: the inspector traced no packet');
   const heapStart = retained();
   const serverWall: number[] = [];
   const serverCpu: number[] = [];

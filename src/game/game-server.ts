@@ -12,6 +12,7 @@ import type { Recorder } from '../replication/recording/recorder.js';
 import { ReplicationServer } from '../replication/replication-server.js';
 import { PlayerHandle } from './game-handles.js';
 import { GameHost, type GameHostStats, type HostedGame } from './game-host.js';
+import { GameInspector } from './game-inspector.js';
 import type { GameEntity, GamePlayer, GameRules } from './game-rules.js';
 import { GameSimulation, type GameSimulationStats } from './game-simulation.js';
 import { encodeKillcam } from './killcam-wire.js';
@@ -70,6 +71,7 @@ export class GameServer {
   readonly url: string;
   /** The port number (TCP for HTTP and WebSocket, UDP for netcode; WebRTC is on UDP port + 1). */
   readonly port: number;
+  private inspectorMade: GameInspector | null = null;
 
   private constructor(private readonly host: GameHost<HostedSimulation>) {
     this.simulation = host.hosted.simulation;
@@ -163,6 +165,15 @@ export class GameServer {
       );
     this.messages.sendBlock(viewer.index, MESSAGE_CHANNEL, block);
     return block.length;
+  }
+
+  /**
+   * The network inspector (game-inspector.ts): off until something watches. It reveals every
+   * client's data: expose it only behind `http` with your own authentication.
+   */
+  inspector(): GameInspector {
+    this.inspectorMade ??= new GameInspector(this.simulation.replication, this.messages);
+    return this.inspectorMade;
   }
 
   /** Tells every client, stops the clock and closes the transports. Idempotent. */

@@ -58,9 +58,11 @@ export {
   type ReceivedEvent,
 } from './event.js';
 export type { EmitOptions, EventLimits, EventStats } from './event-hub.js';
+export type { FieldBits } from './field-bits.js';
 export { FlowControl, type FlowControlOptions, type FlowMode } from './flow-control.js';
 export { InterestManager, type InterestManagerOptions, type RelevanceFilter } from './interest-manager.js';
 export { DEFAULT_LEAVE_FACTOR, InterestView, type InterestViewOptions } from './interest-view.js';
+export type { PacketTrace, TraceBits, TracedEntity, TraceVerdict, TraceWaitReason } from './packet-trace.js';
 export {
   DEFAULT_DISTANCE_SCALE,
   type Importance,
@@ -77,6 +79,12 @@ export {
   type ReplayFrames,
   type ReplayMirrorOptions,
 } from './recording/replay-file.js';
+export {
+  type GhostHolder,
+  type InspectedPacket,
+  type InspectOptions,
+  ReplicationInspector,
+} from './replication-inspector.js';
 export {
   type ReplicationInterestOptions,
   ReplicationServer,

@@ -19,6 +19,7 @@ import { PartAudience } from './part-audience.js';
 import { PriorityAccumulator, type PriorityOptions } from './priority-accumulator.js';
 import { PrioritySelection } from './priority-selection.js';
 import { Recorder, type RecorderOptions } from './recording/recorder.js';
+import { ReplicationInspector } from './replication-inspector.js';
 import type { ServerWorld } from './server-world.js';
 import { SharedDeltas } from './shared-deltas.js';
 import type { SpatialGridOptions } from './spatial-grid.js';
@@ -99,6 +100,7 @@ export class ReplicationServer {
   /** The recorder's virtual client sits at index maxClients, after every real client. */
   private readonly recorderIndex: number;
   private recorder: Recorder | null = null;
+  private inspector: ReplicationInspector | null = null;
 
   constructor(options: ReplicationServerOptions) {
     const world = options.world;
@@ -287,6 +289,20 @@ export class ReplicationServer {
   }
 
   /**
+   * The network inspector (made on first call): per-packet traces of watched clients and who holds
+   * an entity. It reveals every client's data: never expose it to players.
+   */
+  inspect(): ReplicationInspector {
+    this.inspector ??= new ReplicationInspector(
+      this.shared,
+      this.senders,
+      this.interest.grid.positions,
+      this.recorderIndex,
+    );
+    return this.inspector;
+  }
+
+  /**
    * Bytes of the typed arrays replication keeps for one client (its interest view and ghost
    * table), or 0 when it is not connected: what a connection costs here, for memory budgets.
    */
@@ -353,6 +369,7 @@ export class ReplicationServer {
     if (!this.spatial) view.setCenter(0, 0, 0);
     const sender = new GhostSender(this.shared, view);
     this.senders[clientIndex] = sender;
+    this.inspector?.attach(clientIndex, sender);
     this.refreshedTick = -1; // the new view fills at the next refresh
     return sender;
   }
