@@ -27,6 +27,8 @@ import { type GameDefinition, type GameWiring, wiringOf } from './define-game.js
 import { EntityView, type ShownEntity } from './entity-view.js';
 import type { EventOf, InputOf, MessageOf, StateOf } from './game-types.js';
 import { fieldOf, schemaError } from './schema-error.js';
+import { spectatorChannels } from './spectator-client.js';
+import { MAX_CAMERA_COORDINATE, type SpectatorRequestSender } from './spectator-channels.js';
 
 /** connecting: the handshake (or a reconnection) is under way · connected · disconnected: over (see statusReason). */
 export type GameClientStatus = 'connecting' | 'connected' | 'disconnected';
@@ -87,11 +89,14 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
   private reconnecting = false;
   private eventCount = 0;
   private reconnections = 0;
+  private readonly watch: SpectatorRequestSender;
 
   private constructor(
     /** The game this client plays. */
     readonly game: G,
     private readonly opened: Opened,
+    /** Whether this client is a spectator: no player, no entity, no inputs (`follow` / `camera`). */
+    readonly spectating: boolean,
   ) {
     const wiring = wiringOf('GameClient', game);
     this.wiring = wiring;
@@ -108,8 +113,16 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
         else this.pending.push(event);
       },
     });
-    const inputs = new InputSender<InputOf<G>>({ schema: game.input });
-    const channels: ChannelConfig[] = [mirror.channel, inputs.channel, { kind: 'reliable-ordered' }];
+    const spectator = spectatorChannels(game.input, spectating);
+    const inputs = spectator.inputs as InputSender<InputOf<G>>;
+    this.watch = spectator.requests;
+    if (spectating) this.input = spectator.noInput as InputOf<G>;
+    const channels: ChannelConfig[] = [
+      mirror.channel,
+      spectator.inputsChannel,
+      { kind: 'reliable-ordered' },
+      spectator.requestsChannel,
+    ];
     const messages = new MessageClient({
       transport: opened.transport,
       factory: wiring.factory,
@@ -155,7 +168,7 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
     // One deadline for the whole: the join request, the transport, the handshake.
     const deadline = now() + timeout;
     const opened = await openConnection(game, target, options, timeout);
-    const client = new GameClient(game, opened);
+    const client = new GameClient(game, opened, options.spectate === true);
     client.expert.messages.connect(opened.token, now());
     // Until connected the client drives its own handshake; then the caller's update() does.
     await new Promise<void>((resolve, reject) => {
@@ -220,17 +233,24 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
    * One frame: `input` is this player's input from now on (sent once per tick, and predicted);
    * receives the server's packets, moves the prediction and the others' interpolation, sends,
    * then calls the event handlers. Throws (RangeError naming the field) for an input outside the
-   * game's input schema.
+   * game's input schema. A spectator calls `update()` with no input (and a player always gives one).
    */
-  update(input: InputOf<G>): void {
-    try {
-      this.codec.encode(input);
-    } catch (error) {
-      throw new RangeError(
-        `GameClient.update: input does not fit the game's input schema: ${(error as Error).message}`,
-      );
+  update(): void;
+  update(input: InputOf<G>): void;
+  update(input?: InputOf<G>): void {
+    if (this.spectating) {
+      if (input !== undefined) throw new TypeError('GameClient.update: a spectator sends no input: call update()');
+    } else {
+      if (input === undefined) throw new TypeError("GameClient.update: give this frame's input");
+      try {
+        this.codec.encode(input);
+      } catch (error) {
+        throw new RangeError(
+          `GameClient.update: input does not fit the game's input schema: ${(error as Error).message}`,
+        );
+      }
+      this.input = input;
     }
-    this.input = input;
     if (this.closed) return;
     const time = now();
     const { messages, latency } = this.expert;
@@ -252,6 +272,31 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
   }
 
   /**
+   * A spectator follows entity `id` (a player's, usually): the server's relevancy moves with it.
+   * Sent until the server has it; the server takes 10 requests a second at most. Throws for a
+   * player's client or an id outside the game's entities.
+   */
+  follow(id: number): void {
+    this.checkSpectating('follow');
+    if (!(Number.isInteger(id) && id >= 0 && id < this.game.maxEntities))
+      throw new RangeError(`GameClient.follow: id must be an entity id in [0, ${this.game.maxEntities}), got ${id}`);
+    this.watch.set({ follow: id });
+  }
+
+  /** A spectator's free camera at (x, y): the server's relevancy is centred there. Throws for a player's client. */
+  camera(x: number, y: number): void {
+    this.checkSpectating('camera');
+    if (!(Math.abs(x) <= MAX_CAMERA_COORDINATE && Math.abs(y) <= MAX_CAMERA_COORDINATE))
+      throw new RangeError(`GameClient.camera: x and y must be finite, within ±1e9, got ${x}, ${y}`);
+    this.watch.set({ camera: { x, y } });
+  }
+
+  private checkSpectating(where: string): void {
+    if (!this.spectating)
+      throw new Error(`GameClient.${where}: only a spectator chooses what it watches (connect with { spectate: true })`);
+  }
+
+  /**
    * Sends one of the game's messages to the server (reliable, in order; its rules' onMessage gets
    * it). Throws for a name not in the game's `messages`, a value outside its schema, or while not
    * connected.
@@ -263,6 +308,7 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
     if (type === undefined)
       throw new RangeError(`GameClient.send: ${JSON.stringify(name)} is not one of the game's messages`);
     const where = `GameClient.send('${name}')`;
+    if (this.spectating) throw new Error(`${where}: a spectator sends no game messages`);
     if (!this.expert.messages.connected) throw new Error(`${where}: not connected (${this.status})`);
     try {
       this.expert.messages.send(MESSAGE_CHANNEL, type as never, value as never);

@@ -13,6 +13,7 @@ import { GameHost, type GameHostStats, type HostedGame } from './game-host.js';
 import type { GameRules } from './game-rules.js';
 import { GameSimulation, type GameSimulationStats } from './game-simulation.js';
 import type { GameTransportKind } from './server-transports.js';
+import type { SpectatorOptions } from './spectator-seats.js';
 
 export interface GameServerOptions {
   /** TCP port of HTTP + WebSocket, and UDP port of netcode; WebRTC takes UDP port + 1 (default 8080; 0: a free one). */
@@ -23,6 +24,11 @@ export interface GameServerOptions {
   publicAddress?: string;
   /** Players at once at most (default 16). */
   maxPlayers?: number;
+  /**
+   * Spectators: their own seats, beside the players' (default none). A spectator joins with
+   * `GameClient.connect(game, url, { spectate: true })`: no player, no entity, no inputs.
+   */
+  spectators?: SpectatorOptions;
   /**
    * Players one client address (an IPv4 address, or an IPv6 /64) may hold at once: its connected
    * players plus the join tokens it was given that have not expired (30 s). More joins get 429
@@ -83,11 +89,11 @@ export class GameServer {
     const host = await GameHost.start(
       where,
       rules.game,
-      (maxPlayers, onError) =>
+      (slots, onError) =>
         new HostedSimulation(
           new GameSimulation(rules, {
-            maxPlayers,
-            replicate: (replicate) => new ReplicationServer({ ...replicate, maxClients: maxPlayers }),
+            maxPlayers: slots,
+            replicate: (replicate) => new ReplicationServer({ ...replicate, maxClients: slots }),
             ...(onError === undefined ? {} : { onError }),
           }),
         ),
@@ -102,6 +108,11 @@ export class GameServer {
     const h = this.host.stats();
     return {
       players: h.players,
+      spectators: h.spectators,
+      spectatorsOverMax: h.spectatorsOverMax,
+      spectatorInputsRefused: h.spectatorInputsRefused,
+      spectatorMessagesRefused: h.spectatorMessagesRefused,
+      spectatorRequestsRefused: h.spectatorRequestsRefused,
       ticks: c.ticks,
       inputsTaken: c.inputsTaken,
       inputsRefused: c.inputsRefused,
