@@ -123,7 +123,8 @@ async function open(
   if (choice === 'udp' && udp === null)
     throw new RangeError(`${where}: no UDP here (in Node, import 'ghostwire/node' to register it)`);
   if (options.room !== undefined || options.pool !== undefined) {
-    if (options.spectate === true) throw new TypeError(`${where}: spectate is for a GameServer's URL, not rooms`);
+    if (options.spectate === true)
+      throw new TypeError(`${where}: spectate is for a GameServer's URL, not rooms`);
     return viaBackend(target, options, fetch, timeout);
   }
 

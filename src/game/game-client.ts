@@ -9,7 +9,7 @@
 import type { ChannelConfig } from '../channels/config.js';
 import { MessageClient } from '../channels/message-endpoints.js';
 import { ClientState, describeClientState } from '../connection/client.js';
-import { InputSender } from '../latency/input-sender.js';
+import type { InputSender } from '../latency/input-sender.js';
 import { LatencyClient } from '../latency/latency-client.js';
 import { Predictor } from '../latency/predictor.js';
 import { ClientMirror } from '../replication/client-mirror.js';
@@ -27,8 +27,8 @@ import { type GameDefinition, type GameWiring, wiringOf } from './define-game.js
 import { EntityView, type ShownEntity } from './entity-view.js';
 import type { EventOf, InputOf, MessageOf, StateOf } from './game-types.js';
 import { fieldOf, schemaError } from './schema-error.js';
-import { spectatorChannels } from './spectator-client.js';
 import { MAX_CAMERA_COORDINATE, type SpectatorRequestSender } from './spectator-channels.js';
+import { spectatorChannels } from './spectator-client.js';
 
 /** connecting: the handshake (or a reconnection) is under way · connected · disconnected: over (see statusReason). */
 export type GameClientStatus = 'connecting' | 'connected' | 'disconnected';
@@ -239,7 +239,8 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
   update(input: InputOf<G>): void;
   update(input?: InputOf<G>): void {
     if (this.spectating) {
-      if (input !== undefined) throw new TypeError('GameClient.update: a spectator sends no input: call update()');
+      if (input !== undefined)
+        throw new TypeError('GameClient.update: a spectator sends no input: call update()');
     } else {
       if (input === undefined) throw new TypeError("GameClient.update: give this frame's input");
       try {
@@ -279,7 +280,9 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
   follow(id: number): void {
     this.checkSpectating('follow');
     if (!(Number.isInteger(id) && id >= 0 && id < this.game.maxEntities))
-      throw new RangeError(`GameClient.follow: id must be an entity id in [0, ${this.game.maxEntities}), got ${id}`);
+      throw new RangeError(
+        `GameClient.follow: id must be an entity id in [0, ${this.game.maxEntities}), got ${id}`,
+      );
     this.watch.set({ follow: id });
   }
 
@@ -293,7 +296,9 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
 
   private checkSpectating(where: string): void {
     if (!this.spectating)
-      throw new Error(`GameClient.${where}: only a spectator chooses what it watches (connect with { spectate: true })`);
+      throw new Error(
+        `GameClient.${where}: only a spectator chooses what it watches (connect with { spectate: true })`,
+      );
   }
 
   /**

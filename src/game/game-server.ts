@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MessageServer } from '../channels/message-endpoints.js';
-import { ReplicationServer } from '../replication/replication-server.js';
+import { type ReplicationInterestOptions, ReplicationServer } from '../replication/replication-server.js';
 import { GameHost, type GameHostStats, type HostedGame } from './game-host.js';
 import type { GameRules } from './game-rules.js';
 import { GameSimulation, type GameSimulationStats } from './game-simulation.js';
@@ -29,6 +29,12 @@ export interface GameServerOptions {
    * `GameClient.connect(game, url, { spectate: true })`: no player, no entity, no inputs.
    */
   spectators?: SpectatorOptions;
+  /**
+   * Relevancy by distance (default none: every client is sent every entity): entity types with a
+   * `position` are sent to a client within `radius` of its view, which follows the player's entity,
+   * or a spectator's choice (`follow` / `camera`). `bounds` is the world's [minX, minY, maxX, maxY].
+   */
+  relevancy?: RelevancyOptions;
   /**
    * Players one client address (an IPv4 address, or an IPv6 /64) may hold at once: its connected
    * players plus the join tokens it was given that have not expired (30 s). More joins get 429
@@ -62,6 +68,14 @@ export interface GameServerOptions {
   onError?: (error: unknown, where: string) => void;
 }
 
+/** GameServerOptions.relevancy. */
+export interface RelevancyOptions {
+  radius: number;
+  bounds: readonly [number, number, number, number];
+  /** The spatial grid's cell size (default the radius). */
+  cellSize?: number;
+}
+
 /** The simulation's counts (ticks, inputs, hit tests, hook and step errors, messages) and the server's own. */
 export interface GameServerStats extends GameSimulationStats, GameHostStats {}
 
@@ -91,9 +105,15 @@ export class GameServer {
       rules.game,
       (slots, onError) =>
         new HostedSimulation(
+          options.relevancy !== undefined,
           new GameSimulation(rules, {
             maxPlayers: slots,
-            replicate: (replicate) => new ReplicationServer({ ...replicate, maxClients: slots }),
+            replicate: (replicate) =>
+              new ReplicationServer({
+                ...replicate,
+                maxClients: slots,
+                ...interestOf(where, options.relevancy),
+              }),
             ...(onError === undefined ? {} : { onError }),
           }),
         ),
@@ -139,13 +159,41 @@ export class GameServer {
   }
 }
 
+/** The ReplicationServer's interest options for `relevancy` (checked). */
+function interestOf(
+  where: string,
+  relevancy: RelevancyOptions | undefined,
+): { interest?: ReplicationInterestOptions } {
+  if (relevancy === undefined) return {};
+  const { radius, bounds, cellSize } = relevancy ?? {};
+  if (!(Number.isFinite(radius) && radius > 0))
+    throw new RangeError(`${where}: relevancy.radius must be a number > 0, got ${radius}`);
+  if (
+    !Array.isArray(bounds) ||
+    bounds.length !== 4 ||
+    !bounds.every(Number.isFinite) ||
+    !(bounds[2] > bounds[0] && bounds[3] > bounds[1])
+  )
+    throw new RangeError(`${where}: relevancy.bounds must be [minX, minY, maxX, maxY] with max > min`);
+  const cell = cellSize ?? radius;
+  if (!(Number.isFinite(cell) && cell > 0))
+    throw new RangeError(`${where}: relevancy.cellSize must be a number > 0, got ${cellSize}`);
+  return {
+    interest: { grid: { min: [bounds[0], bounds[1]], max: [bounds[2], bounds[3]], cellSize: cell }, radius },
+  };
+}
+
 /** A GameSimulation as GameHost drives it: each tick simulated, then stamped. */
 class HostedSimulation implements HostedGame {
   readonly replication: ReplicationServer;
   readonly inputs: GameSimulation['inputs'];
   readonly startTick: number;
 
-  constructor(readonly simulation: GameSimulation) {
+  constructor(
+    /** Whether relevancy is by distance: each player's view then follows its entity. */
+    private readonly spatial: boolean,
+    readonly simulation: GameSimulation,
+  ) {
     this.replication = simulation.replication;
     this.inputs = simulation.inputs;
     this.startTick = simulation.world.serverTick;
@@ -177,8 +225,19 @@ class HostedSimulation implements HostedGame {
     if (player !== null) this.simulation.deliver(player, name, value);
   }
 
+  /** Each player's interest view follows its entity (O(players) a tick). */
+  private followPlayers(): void {
+    for (const player of this.simulation.players) {
+      const entity = player.entity;
+      if (player.index < 0 || entity === null || !entity.alive) continue;
+      const view = this.replication.view(player.index);
+      if (view !== null && view.follow !== entity.id) view.follow = entity.id;
+    }
+  }
+
   tick(tick: number): void {
     this.simulation.simulate();
+    if (this.spatial) this.followPlayers();
     if (this.simulation.world.tick() !== tick)
       throw new Error(`GameServer: the world's tick is not the clock's (${tick})`);
   }

@@ -64,7 +64,10 @@ export class JoinEndpoint {
 
   constructor(private readonly options: JoinEndpointOptions) {
     this.seats = new JoinSeats(options.maxPlayersPerAddress);
-    this.spectatorSeats = new JoinSeats(Math.max(1, options.maxSpectatorsPerAddress), SPECTATOR_CLIENT_ID_BASE);
+    this.spectatorSeats = new JoinSeats(
+      Math.max(1, options.maxSpectatorsPerAddress),
+      SPECTATOR_CLIENT_ID_BASE,
+    );
     this.rate = new JoinRate(options.joinRate.perSecond, options.joinRate.burst);
   }
 
@@ -113,10 +116,15 @@ export class JoinEndpoint {
     const clientId = seats.issue(address, issuedAt, issuedAt + TOKEN_EXPIRE_SECONDS + 1);
     if (clientId === null) {
       this.counts.joinsOverAddressCap++;
-      refuse(response, 429, `this address already holds ${seats.perAddress} ${spectate ? 'spectators' : 'players'}`, {
-        'retry-after': String(TOKEN_EXPIRE_SECONDS),
-        ...cors,
-      });
+      refuse(
+        response,
+        429,
+        `this address already holds ${seats.perAddress} ${spectate ? 'spectators' : 'players'}`,
+        {
+          'retry-after': String(TOKEN_EXPIRE_SECONDS),
+          ...cors,
+        },
+      );
       return;
     }
     const token = generateConnectToken({

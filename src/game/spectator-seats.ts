@@ -7,7 +7,7 @@
  */
 import type { CustomChannelConfig } from '../channels/config.js';
 import type { ReplicationServer } from '../replication/replication-server.js';
-import { RefusingChannel, type ReadRequest, SpectatorRequestReceiver } from './spectator-channels.js';
+import { type ReadRequest, RefusingChannel, SpectatorRequestReceiver } from './spectator-channels.js';
 
 /** The spectators a GameServer takes: `GameServerOptions.spectators`. */
 export interface SpectatorOptions {
@@ -61,9 +61,9 @@ export class SpectatorSeats {
       throw new RangeError(`${where}: spectators.max must be an integer in [0, 4096], got ${max}`);
     this.max = max;
     const perAddress = options?.maxPerAddress ?? Math.max(1, Math.min(4, max));
-    if (!Number.isInteger(perAddress) || perAddress < 1 || (max > 0 && perAddress > max))
+    if (!Number.isInteger(perAddress) || perAddress < 1 || perAddress > 4096)
       throw new RangeError(
-        `${where}: spectators.maxPerAddress must be an integer in [1, spectators.max = ${max}], got ${perAddress}`,
+        `${where}: spectators.maxPerAddress must be an integer in [1, 4096], got ${perAddress}`,
       );
     this.maxPerAddress = perAddress;
     const rate = options?.requestsPerSecond ?? 10;
@@ -119,10 +119,7 @@ export class SpectatorSeats {
       ...inputs,
       create: (index) =>
         isSpectator(index)
-          ? new RefusingChannel(
-              () => this.counts.spectatorInputsRefused++,
-              'a spectator sends no inputs',
-            )
+          ? new RefusingChannel(() => this.counts.spectatorInputsRefused++, 'a spectator sends no inputs')
           : inputs.create(index),
     };
   }
