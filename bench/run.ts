@@ -44,6 +44,7 @@ import { runPacket } from './suites/packet.js';
 import { runReject } from './suites/reject.js';
 import { runRollback } from './suites/rollback.js';
 import { runServerLoad } from './suites/server-load.js';
+import { runSpectators } from './suites/spectators.js';
 import { runTransports } from './suites/transports.js';
 import { runUdp } from './suites/udp.js';
 import { runW1 } from './suites/w1.js';
@@ -84,6 +85,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   p2p: runP2p,
   capacity: runCapacity,
   zones: runZones,
+  spectators: runSpectators,
 };
 
 function parseCommandLine(): { quick: boolean; only: string | null; json: string | null } {
