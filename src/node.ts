@@ -14,9 +14,15 @@ export { nodeAead } from './connection/aead-node.js';
 export { loadWasmAead } from './connection/aead-wasm.js';
 // game API: the server (its helpers' types too)
 export type { GameHostStats } from './game/game-host.js';
-export { GameServer, type GameServerOptions, type GameServerStats } from './game/game-server.js';
+export {
+  GameServer,
+  type GameServerOptions,
+  type GameServerStats,
+  type RelevancyOptions,
+} from './game/game-server.js';
 export type { GameSimulation, GameSimulationStats } from './game/game-simulation.js';
 export type { GameTransportKind } from './game/server-transports.js';
+export type { SpectatorOptions, SpectatorStats } from './game/spectator-seats.js';
 export {
   type AnyGameEntity,
   type Box,
