@@ -22,6 +22,7 @@ export {
 } from './game/game-server.js';
 export type { GameSimulation, GameSimulationStats } from './game/game-simulation.js';
 export type { GameTransportKind } from './game/server-transports.js';
+export type { SpectatorDelayStats } from './game/spectator-delay.js';
 export type { SpectatorOptions, SpectatorStats } from './game/spectator-seats.js';
 export {
   type AnyGameEntity,

@@ -19,7 +19,9 @@ import { JOIN_PATH } from './game-join.js';
 import type { GameServerOptions } from './game-server.js';
 import { MAX_MESSAGES_PER_TICK } from './game-simulation.js';
 import { JoinEndpoint } from './join-endpoint.js';
+import { interestOf } from './relevancy.js';
 import { type GameTransportKind, openServedTransports, type ServedTransports } from './server-transports.js';
+import { SpectatorDelay } from './spectator-delay.js';
 import { SpectatorSeats, type SpectatorStats } from './spectator-seats.js';
 
 /** The game's message channel: after the ghost section (0) and the inputs (1). */
@@ -92,6 +94,8 @@ export class GameHost<H extends HostedGame = HostedGame> {
   private readonly messageNames: ReturnType<typeof wiringOf>['messageNames'];
   /** The spectators' slots and counts (none unless `spectators` is given). */
   readonly spectators: SpectatorSeats;
+  /** The delayed world spectators are served with `spectators.delaySeconds`, else null. */
+  readonly delay: SpectatorDelay | null;
   private closing: Promise<void> | null = null;
 
   private constructor(
@@ -113,6 +117,23 @@ export class GameHost<H extends HostedGame = HostedGame> {
     const hosted = this.hosted;
     // Read when a connection's channels are made, just before onConnect: its token says what it is.
     const isSpectator = (index: number) => SpectatorSeats.isSpectator(this.messages.server.clientId(index));
+    const live = hosted.replication;
+    const delay =
+      this.spectators.delaySeconds > 0 && this.spectators.max > 0
+        ? new SpectatorDelay(
+            live.world,
+            wiring.types,
+            wiring.events,
+            slots,
+            Math.round(this.spectators.delaySeconds * game.tickRate),
+            this.spectators.delayMaxBytes,
+            interestOf(where, options.relevancy).interest,
+            { priority: live.channel.priority, budgetBytes: live.channel.budgetBytes },
+          )
+        : null;
+    this.delay = delay;
+    // With a delay, spectators' ghost sections come from the delayed world.
+    const watched = delay?.replication ?? live;
     this.messageNames = wiring.messageNames;
     const address = toAddress(served.publicAddress);
     this.messages = new MessageServer({
@@ -123,10 +144,16 @@ export class GameHost<H extends HostedGame = HostedGame> {
       maxClients: slots,
       factory: wiring.factory,
       channels: [
-        hosted.replication.channel,
+        delay === null
+          ? live.channel
+          : {
+              ...live.channel,
+              create: (index) =>
+                isSpectator(index) ? delay.replication.channel.create(index) : live.channel.create(index),
+            },
         this.spectators.inputsChannel(hosted.inputs.channel, isSpectator),
         { kind: 'reliable-ordered' },
-        this.spectators.controlChannel(hosted.replication, isSpectator, () => this.now()),
+        this.spectators.controlChannel(watched, isSpectator, () => this.now()),
       ],
       onConnect: (index, clientId) => {
         const spectator = SpectatorSeats.isSpectator(clientId);
@@ -151,6 +178,7 @@ export class GameHost<H extends HostedGame = HostedGame> {
         if (SpectatorSeats.isSpectator(clientId)) {
           this.join.spectatorSeats.disconnected(clientId, this.now());
           this.spectators.leave(index);
+          delay?.replication.removeClient(index);
           return;
         }
         this.join.seats.disconnected(clientId, this.now());
@@ -328,6 +356,7 @@ export class GameHost<H extends HostedGame = HostedGame> {
   private readonly onTick = (tick: number): void => {
     this.takeMessages();
     this.hosted.tick(tick);
+    this.delay?.tick(tick);
     this.messages.update(this.now());
   };
 

@@ -8,11 +8,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MessageServer } from '../channels/message-endpoints.js';
-import { type ReplicationInterestOptions, ReplicationServer } from '../replication/replication-server.js';
+import { ReplicationServer } from '../replication/replication-server.js';
 import { GameHost, type GameHostStats, type HostedGame } from './game-host.js';
 import type { GameRules } from './game-rules.js';
 import { GameSimulation, type GameSimulationStats } from './game-simulation.js';
+import { interestOf, type RelevancyOptions } from './relevancy.js';
 import type { GameTransportKind } from './server-transports.js';
+import type { SpectatorDelayStats } from './spectator-delay.js';
 import type { SpectatorOptions } from './spectator-seats.js';
 
 export interface GameServerOptions {
@@ -66,14 +68,6 @@ export interface GameServerOptions {
   http?: (request: IncomingMessage, response: ServerResponse) => void;
   /** A hook threw: reported here, never thrown (default console.error). */
   onError?: (error: unknown, where: string) => void;
-}
-
-/** GameServerOptions.relevancy. */
-export interface RelevancyOptions {
-  radius: number;
-  bounds: readonly [number, number, number, number];
-  /** The spatial grid's cell size (default the radius). */
-  cellSize?: number;
 }
 
 /** The simulation's counts (ticks, inputs, hit tests, hook and step errors, messages) and the server's own. */
@@ -153,34 +147,18 @@ export class GameServer {
     };
   }
 
+  /**
+   * The spectator delay's held stream (with `spectators.delaySeconds`; else null): ticks and bytes
+   * held, the byte bound, ticks applied early because of it, the delayed world's newest tick.
+   */
+  spectatorDelay(): SpectatorDelayStats | null {
+    return this.host.delay?.stats() ?? null;
+  }
+
   /** Tells every client, stops the clock and closes the transports. Idempotent. */
   close(): Promise<void> {
     return this.host.close();
   }
-}
-
-/** The ReplicationServer's interest options for `relevancy` (checked). */
-function interestOf(
-  where: string,
-  relevancy: RelevancyOptions | undefined,
-): { interest?: ReplicationInterestOptions } {
-  if (relevancy === undefined) return {};
-  const { radius, bounds, cellSize } = relevancy ?? {};
-  if (!(Number.isFinite(radius) && radius > 0))
-    throw new RangeError(`${where}: relevancy.radius must be a number > 0, got ${radius}`);
-  if (
-    !Array.isArray(bounds) ||
-    bounds.length !== 4 ||
-    !bounds.every(Number.isFinite) ||
-    !(bounds[2] > bounds[0] && bounds[3] > bounds[1])
-  )
-    throw new RangeError(`${where}: relevancy.bounds must be [minX, minY, maxX, maxY] with max > min`);
-  const cell = cellSize ?? radius;
-  if (!(Number.isFinite(cell) && cell > 0))
-    throw new RangeError(`${where}: relevancy.cellSize must be a number > 0, got ${cellSize}`);
-  return {
-    interest: { grid: { min: [bounds[0], bounds[1]], max: [bounds[2], bounds[3]], cellSize: cell }, radius },
-  };
 }
 
 /** A GameSimulation as GameHost drives it: each tick simulated, then stamped. */
@@ -242,3 +220,5 @@ class HostedSimulation implements HostedGame {
       throw new Error(`GameServer: the world's tick is not the clock's (${tick})`);
   }
 }
+
+export type { RelevancyOptions };

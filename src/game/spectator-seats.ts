@@ -17,6 +17,13 @@ export interface SpectatorOptions {
   maxPerAddress?: number;
   /** Follow / camera requests a spectator may make per second (default 10); more are refused and counted. */
   requestsPerSecond?: number;
+  /**
+   * Seconds spectators see the world late (default 0: live; at most 3600), for competitive play:
+   * the server holds the world's changes and serves spectators a delayed world.
+   */
+  delaySeconds?: number;
+  /** The most bytes of held changes (default 64 MiB); over it the oldest are applied early (the delay shrinks). */
+  delayMaxBytes?: number;
 }
 
 /** What the server counts of its spectators. */
@@ -40,6 +47,8 @@ export class SpectatorSeats {
   readonly max: number;
   readonly maxPerAddress: number;
   readonly requestsPerSecond: number;
+  readonly delaySeconds: number;
+  readonly delayMaxBytes: number;
   private readonly spectating: Uint8Array;
   private readonly list: number[] = [];
   readonly counts: SpectatorStats = {
@@ -70,6 +79,16 @@ export class SpectatorSeats {
     if (!(Number.isFinite(rate) && rate >= 1 && rate <= 1000))
       throw new RangeError(`${where}: spectators.requestsPerSecond must be in [1, 1000], got ${rate}`);
     this.requestsPerSecond = rate;
+    const delay = options?.delaySeconds ?? 0;
+    if (!(Number.isFinite(delay) && delay >= 0 && delay <= 3600))
+      throw new RangeError(`${where}: spectators.delaySeconds must be in [0, 3600], got ${delay}`);
+    this.delaySeconds = delay;
+    const bytes = options?.delayMaxBytes ?? 64 * 1024 * 1024;
+    if (!(Number.isInteger(bytes) && bytes >= 1024 && bytes <= 2 ** 32))
+      throw new RangeError(
+        `${where}: spectators.delayMaxBytes must be an integer in [1024, 2^32], got ${bytes}`,
+      );
+    this.delayMaxBytes = bytes;
     this.slots = players + max;
     this.spectating = new Uint8Array(this.slots);
   }
