@@ -27,7 +27,7 @@ const clockGame = defineGame({
 });
 
 const rules = clockGame.rules({
-  onJoin(game, player) {
+  onJoin(_game, player) {
     player.spawn({ x: 0 });
   },
   onTick(game) {
