@@ -9,9 +9,11 @@
  * this process and the machine, so the figures are rough; the ratio is what to read.
  */
 import '../../src/node.js';
-import { defineGame } from '../../src/game/define-game.js';
+import { defineGame, wiringOf } from '../../src/game/define-game.js';
 import { GameClient } from '../../src/game/game-client.js';
 import { GameServer } from '../../src/game/game-server.js';
+import { SpectatorDelay } from '../../src/game/spectator-delay.js';
+import { ServerWorld } from '../../src/replication/server-world.js';
 import { t } from '../../src/schema/schema.js';
 import { check, fmt, type SuiteContext } from '../harness.js';
 
@@ -51,6 +53,7 @@ interface HostInside {
 }
 
 export async function runSpectators(ctx: SuiteContext): Promise<void> {
+  measureDelay(ctx);
   const players = ctx.options.quick ? 4 : 8;
   const spectators = ctx.options.quick ? 16 : 32;
   const windowTicks = ctx.options.quick ? 60 : 150;
@@ -131,4 +134,35 @@ export async function runSpectators(ctx: SuiteContext): Promise<void> {
     for (const client of clients) client.close();
     await server.close();
   }
+}
+
+/**
+ * The spectator delay's own cost: a world of MARKERS entities all changing every tick (capacity
+ * 1024), a 10 s delay at 30 Hz: ms per live tick of SpectatorDelay.tick (hold the tick's changes,
+ * apply those of tick − D, stamp) and the bytes held once the ring is full.
+ */
+export function measureDelay(ctx: SuiteContext): void {
+  const wiring = wiringOf('bench', field);
+  const live = new ServerWorld({ types: wiring.types, capacity: field.maxEntities });
+  const delayTicks = 10 * TICK_RATE;
+  const delay = new SpectatorDelay(live, wiring.types, wiring.events, 1, delayTicks, 2 ** 31, undefined, {});
+  const marker = field.entityTypes.marker;
+  const entities = Array.from({ length: MARKERS }, (_, i) => live.create(marker, { x: i % 200, y: 0 }));
+  const ticks = delayTicks + (ctx.options.quick ? 300 : 900);
+  let spent = 0;
+  for (let tick = 1; tick <= ticks; tick++) {
+    for (let i = 0; i < entities.length; i++) live.set(entities[i], { x: i % 200, y: (tick + i) % 200 });
+    live.tick();
+    const t0 = performance.now();
+    delay.tick(tick);
+    if (tick > delayTicks) spent += performance.now() - t0;
+  }
+  const stats = delay.stats();
+  check(stats.delayedTick === ticks - delayTicks, `delayed tick ${stats.delayedTick}`);
+  const perTick = spent / (ticks - delayTicks);
+  ctx.note(
+    `spectator delay: ${MARKERS} entities changing every tick, 10 s at ${TICK_RATE} Hz: ${fmt(perTick)} ms per tick (whatever the number of spectators), ${fmt(stats.heldBytes / 1e6)} MB held (${stats.heldTicks} ticks)`,
+  );
+  ctx.record('delay ms per tick', perTick);
+  ctx.record('delay bytes held', stats.heldBytes);
 }
