@@ -1,7 +1,7 @@
 // A tag server that takes spectators, and a spectator: no player, no entity, no input.
 import { GameClient, GameServer } from 'ghostwire/node';
-import { tag } from './game.js';
-import { rules } from './rules.js';
+import { tag } from '../tag/game.js';
+import { rules } from '../tag/rules.js';
 
 declare const playerEntityId: number;
 declare function draw(entities: GameClient<typeof tag>['entities']): void;
