@@ -47,6 +47,9 @@ const status = {
   /** Its avatar's entity id (-1 until the server said which is its own). */
   avatar: -1,
   botMode: params.get('bot') === '1',
+  /** Whether the page watches as a spectator (`?spectate`), and the avatar it follows (-1: free camera). */
+  spectating: spectate,
+  following: -1,
   /** Datagrams received, replication sections applied, ghosts mirrored now and at most. */
   datagramsReceived: 0,
   sections: 0,
@@ -178,6 +181,7 @@ async function main(): Promise<void> {
       const { dx, dy } = keyInput(me, orbs);
       spectator.frame(dx, dy);
       client.update();
+      status.following = spectator.following;
     } else
       client.update(
         status.botMode ? botInput(7, (performance.now() - started) / 1000, me, orbs) : keyInput(me, orbs),
