@@ -42,6 +42,7 @@ import { runMessages } from './suites/messages.js';
 import { runP2p } from './suites/p2p.js';
 import { runPacket } from './suites/packet.js';
 import { runReject } from './suites/reject.js';
+import { runReplay } from './suites/replay.js';
 import { runRollback } from './suites/rollback.js';
 import { runServerLoad } from './suites/server-load.js';
 import { runSpectators } from './suites/spectators.js';
@@ -86,6 +87,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   capacity: runCapacity,
   zones: runZones,
   spectators: runSpectators,
+  replay: runReplay,
 };
 
 function parseCommandLine(): { quick: boolean; only: string | null; json: string | null } {

@@ -2,7 +2,8 @@
  * The demo page's script (bundled by demo/client-bundle.ts): joins the GameServer that serves the
  * page over WebRTC, or WebSocket when WebRTC does not open within 3 s (`?transport=webrtc|websocket|auto`,
  * default auto), through a simulated link the network panel controls, and plays: the keys (arrows or
- * WASD) steer the player's avatar, predicted; space zaps the orb shown nearest; `?bot=1` lets the page
+ * WASD) steer the player's avatar, predicted; space (or a click) zaps the orb shown nearest and
+ * launches a bolt, shown at once (a predicted spawn); `?bot=1` lets the page
  * steer itself as the server's bots do; `?spectate` watches without an avatar (demo/spectator.ts).
  * `window.ghostwire` holds the page's status for tests and the curious.
  */
@@ -17,6 +18,7 @@ import {
 import { drawScene, type Scene } from './draw.js';
 import { type ArenaInput, arena } from './game.js';
 import { installNetworkPanel, type LinkControl } from './network-panel.js';
+import { installReplayView } from './replay-view.js';
 import { SpectatorCamera } from './spectator.js';
 import { aim, botInput, nearest } from './steer.js';
 import { type DemoZoneGrid, readZoneGrid } from './zone-grid.js';
@@ -65,6 +67,10 @@ const status = {
   zapsMine: 0,
   /** Ones whose `orb` named an entity of this page that is not an orb (a wrong reference: never). */
   zapsMisnamed: 0,
+  /** Bolts this page predicted (its own zaps), and of those the server matched and refused. */
+  boltsPredicted: 0,
+  boltsMatched: 0,
+  boltsRefused: 0,
   framesDrawn: 0,
   /** The zone grid from GET /zones (null: the unzoned demo), and the border lines the last frame drew. */
   zones: null as { columns: number; rows: number } | null,
@@ -95,6 +101,10 @@ window.addEventListener('keydown', (event) => {
   else if (!(event.code in KEYS)) return;
   held.add(event.code);
   event.preventDefault();
+});
+// A click zaps too (and launches a bolt), like space.
+window.addEventListener('pointerdown', (event) => {
+  if (event.target instanceof HTMLCanvasElement) zapUntil = performance.now() + 150;
 });
 window.addEventListener('keyup', (event) => held.delete(event.code));
 window.addEventListener('blur', () => held.clear());
@@ -150,6 +160,8 @@ async function main(): Promise<void> {
     () => ({ rttMs: client.rtt * 1000, packetLoss: client.stats().packetLoss }),
     status,
   );
+  const replayView = installReplayView(client, document.querySelector('main')!);
+  Object.assign(window, { ghostwireReplay: replayView.status });
   /** Zapped orbs, by entity id: when their ring stops being drawn. */
   const flashing = new Map<number, number>();
   client.on('zapped', ({ by, orb }) => {
@@ -166,16 +178,18 @@ async function main(): Promise<void> {
   const orbs: { x: number; y: number }[] = [];
   const flashes: Scene['flashes'] = [];
   const others: Scene['others'] = [];
+  const bolts: Scene['bolts'] = [];
   // The game steps on a timer (a hidden tab's frames stop, its timers only slow); drawing follows the display.
   setInterval(() => {
-    orbs.length = others.length = flashes.length = 0;
+    orbs.length = others.length = flashes.length = bolts.length = 0;
     const now = performance.now();
     for (const [id, until] of flashing) if (until < now) flashing.delete(id);
     for (const e of client.entities)
       if (e.type === 'orb') {
         orbs.push(e.state);
         if (flashing.has(e.id)) flashes.push(e.state);
-      } else others.push({ x: e.state.x, y: e.state.y, id: e.id });
+      } else if (e.type === 'bolt') bolts.push({ x: e.state.x, y: e.state.y, predicted: e.predicted });
+      else others.push({ x: e.state.x, y: e.state.y, id: e.id });
     const me = client.me?.state ?? { x: 0, y: 0 };
     if (spectator !== null) {
       const { dx, dy } = keyInput(me, orbs);
@@ -197,18 +211,22 @@ async function main(): Promise<void> {
       ghostsMax: Math.max(status.ghostsMax, mirror.size),
       newestInputTick: inputs.newestTick,
       mispredictions: client.stats().mispredictions,
+      boltsPredicted: client.stats().predicted?.spawnsPredicted ?? 0,
+      boltsMatched: client.stats().predicted?.spawnsMatched ?? 0,
+      boltsRefused: client.stats().predicted?.spawnsRefused ?? 0,
     });
   }, 1000 / 60);
   const context = (document.getElementById('arena') as HTMLCanvasElement).getContext('2d')!;
   const draw = () => {
     const me = client.me?.state ?? null;
     const stats = client.stats();
-    const scene: Scene = {
+    const scene: Scene = replayView.scene(performance.now()) ?? {
       me,
       orbs,
       flashes,
       others,
       camera: spectator === null ? null : { x: spectator.x, y: spectator.y },
+      bolts,
       overlay: [
         `ghostwire demo · ${opened.kind === 'webrtc' ? 'WebRTC' : 'WebSocket'}${status.botMode ? ' · bot' : ''}${
           spectator === null
@@ -220,6 +238,7 @@ async function main(): Promise<void> {
           : `${client.status}… (${opened.transport.state})`,
         `render tick ${stats.renderTick.toFixed(1)}  mispredictions ${stats.mispredictions}`,
         `ghosts ${client.expert.mirror.size}  score ${me?.score ?? 0}`,
+        `bolts matched ${stats.predicted?.spawnsMatched ?? 0}  rollbacks ${stats.predicted?.rollbacks ?? 0}`,
       ],
       zones,
     };

@@ -21,6 +21,8 @@ export interface Scene {
   others: { x: number; y: number; id: number }[];
   /** A spectator's camera: the view centres there (null: on the player). */
   camera?: { x: number; y: number } | null;
+  /** Bolts: places, and whether predicted (this page's own, ahead of the server). */
+  bolts: { x: number; y: number; predicted: boolean }[];
   /** Lines of the overlay. */
   overlay: string[];
   /** The zone grid (GET /zones), null in the unzoned demo: nothing drawn then. */
@@ -59,6 +61,12 @@ export function drawScene(context: CanvasRenderingContext2D, scene: Scene): numb
     context.beginPath();
     context.arc(px(orb.x), py(orb.y), 1.2 * scale, 0, 2 * Math.PI);
     context.stroke();
+  }
+  for (const bolt of scene.bolts) {
+    context.fillStyle = bolt.predicted ? '#ff6b81' : '#f8f8f8';
+    context.beginPath();
+    context.arc(px(bolt.x), py(bolt.y), 0.2 * scale, 0, 2 * Math.PI);
+    context.fill();
   }
   for (const other of scene.others) disc(context, px(other.x), py(other.y), scale, '#ff9f43', `${other.id}`);
   if (scene.me !== null) disc(context, px(scene.me.x), py(scene.me.y), scale, '#7bed9f', 'you');

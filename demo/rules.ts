@@ -62,7 +62,7 @@ export function demoRules(seed: number, zaps: ZapCount, timed: (ms: number) => v
   const somewhere = () => ({ x: random() * ARENA, y: random() * ARENA });
   return arena.rules({
     onJoin(_game, player) {
-      player.spawn({ x: ARENA / 2, y: ARENA / 2, score: 0 });
+      player.spawn({ x: ARENA / 2, y: ARENA / 2, score: 0, cooldown: 0 });
     },
     onInput(game, player, input) {
       const hit = zap(game, player, input, somewhere);

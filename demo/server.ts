@@ -4,10 +4,11 @@
  * dashboard on its HTTP port (GET /zones answers null: no zone borders to draw); a few bots of
  * the server's own (demo/bots.ts, over UDP) keep the arena alive with one player.
  */
-import { GameServer, type GameServerStats } from '../src/node.js';
+import { GameServer, type GameServerStats, type Recorder } from '../src/node.js';
 import { demoServeOptions, joinDemoBots } from './bots.js';
 import { buildDemoAssets } from './client-bundle.js';
 import { demoHttp, sendDemo } from './page-routes.js';
+import { REPLAY_KEEP_SECONDS, serveReplay } from './replay-routes.js';
 import { demoRules, type ZapCount } from './rules.js';
 import { DemoStats } from './stats.js';
 import { buildDashboardAssets, serveStats } from './stats-routes.js';
@@ -62,9 +63,11 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   const [assets, dashboard] = await Promise.all([buildDemoAssets(), buildDashboardAssets()]);
   const zaps: ZapCount = { zaps: 0, hits: 0 };
   let stats: DemoStats | null = null;
+  let recording: Recorder | null = null;
   const rules = demoRules(options.seed ?? (Math.random() * 2 ** 32) >>> 0, zaps, (ms) => stats?.timed(ms));
   const http = demoHttp(assets, (path, response) => {
     // No zones: the page draws no borders (a 404 would be a console error in the page).
+    if (serveReplay(path, response, recording)) return true;
     if (path === '/zones') sendDemo(response, 'application/json', 'null');
     else return stats !== null && serveStats(path, response, stats, dashboard);
     return true;
@@ -76,6 +79,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
     spectators: { max: 32 },
     http,
   });
+  recording = game.record({ keepSeconds: REPLAY_KEEP_SECONDS });
   const bots = await joinDemoBots(game.url, count, options, () => game.close());
   stats = new DemoStats({ server: game, bots: () => bots.numbers() });
   let closing: Promise<void> | null = null;

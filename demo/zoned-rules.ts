@@ -15,7 +15,7 @@ export default function zonedDemoRules(zone: ZoneInfo) {
   const somewhere = () => ({ x: random() * ARENA, y: random() * ARENA });
   return arena.rules({
     onJoin(_game, player) {
-      player.spawn({ x: ARENA / 2, y: ARENA / 2, score: 0 });
+      player.spawn({ x: ARENA / 2, y: ARENA / 2, score: 0, cooldown: 0 });
     },
     onInput(game, player, input) {
       zap(game, player, input, somewhere);

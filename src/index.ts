@@ -18,6 +18,7 @@ export {
   type GameClientStats,
   type GameClientStatus,
 } from './game/game-client.js';
+export type { PredictMode, SpawnOf } from './game/game-prediction.js';
 export type {
   AnyGameEntity,
   EmitOptions as GameEmitOptions,
@@ -31,5 +32,9 @@ export type {
 // A game's own types named from its definition: StateOf<typeof tag, 'avatar'>.
 export type { EventOf, InputOf, MessageOf, StateOf } from './game/game-types.js';
 export type { Box, Circle, Shape } from './game/shapes.js';
+// Recordings and kill-cams: GameServer.record() gives a Recorder, GameClient.openReplay a ReplayPlayer.
+export type { ReplayPlayer } from './latency/replay-player.js';
+export type { Recorder } from './replication/recording/recorder.js';
+export { ReplayError } from './replication/recording/replay-error.js';
 // The schema builder: a game declares its entity states and inputs with it.
 export { type Infer, type Schema, SchemaValueError, t } from './schema/index.js';

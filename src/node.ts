@@ -22,6 +22,7 @@ export {
 } from './game/game-server.js';
 export type { GameSimulation, GameSimulationStats } from './game/game-simulation.js';
 export type { GameTransportKind } from './game/server-transports.js';
+export type { SpawnStats } from './game/spawn-judge.js';
 export type { SpectatorDelayStats } from './game/spectator-delay.js';
 export type { SpectatorOptions, SpectatorStats } from './game/spectator-seats.js';
 export {
@@ -48,11 +49,16 @@ export {
   type Infer,
   type InputOf,
   type MessageOf,
+  type PredictMode,
+  type Recorder,
+  ReplayError,
+  type ReplayPlayer,
   type Schema,
   SchemaValueError,
   type ServerGame,
   type Shape,
   type ShownEntity,
+  type SpawnOf,
   type StateOf,
   t,
 } from './index.js';

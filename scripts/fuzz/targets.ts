@@ -3,11 +3,20 @@ import { deriveSeed } from './helpers.js';
 import type { Target } from './target.js';
 import { envelopeTarget } from './targets-envelope.js';
 import { opsTarget } from './targets-ops.js';
+import { replayTarget } from './targets-replay.js';
 import { kindsTarget, w1Target } from './targets-schema.js';
 import { subsetTarget } from './targets-subset.js';
 import { valueArb } from './values.js';
 
-export const TARGET_NAMES = ['w1', 'kinds', 'envelope', 'subset', 'ops', DECODE_BOUND_TARGET] as const;
+export const TARGET_NAMES = [
+  'w1',
+  'kinds',
+  'envelope',
+  'subset',
+  'ops',
+  DECODE_BOUND_TARGET,
+  'replay',
+] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
 export function createTarget(name: string, seed: number): Target<unknown> {
@@ -23,6 +32,8 @@ export function createTarget(name: string, seed: number): Target<unknown> {
       return subsetTarget(corpusSeed) as Target<unknown>;
     case 'ops':
       return opsTarget(corpusSeed) as Target<unknown>;
+    case 'replay':
+      return replayTarget(corpusSeed) as Target<unknown>;
     case DECODE_BOUND_TARGET:
       return decodeBoundTarget(corpusSeed, valueArb) as Target<unknown>;
     default:

@@ -11,6 +11,7 @@ import { type Audience, group, owner } from '../replication/visibility.js';
 import { bindEntityRefs, hasEntityRefs } from '../schema/entity-refs.js';
 import type { Schema } from '../schema/schema.js';
 import { t } from '../schema/schema.js';
+import { type GamePrediction, type PredictMode, type SpawnOf, wirePrediction } from './game-prediction.js';
 import type { GameHooks, GameRules } from './game-rules.js';
 import type { Shape } from './shapes.js';
 
@@ -31,6 +32,16 @@ export interface EntitySpec<S> {
    * `step`, `hitbox` and interpolation see only the public fields on clients.
    */
   visibility?: { readonly [K in keyof S]?: 'owner' | 'team' };
+  /**
+   * Its state after one tick without input (deterministic, like `step`); null: it is destroyed.
+   * The server runs it each tick for every entity of the type; clients predicting one run it too.
+   */
+  move?: (state: S) => S | null;
+  /**
+   * Predicted by clients, not interpolated: 'spawner' (the spawns of a player's input, on that
+   * player's screen) or `{ near: metres }` (within that distance of the player; needs `position`).
+   */
+  predict?: PredictMode;
 }
 
 /** What `defineGame` takes. `E` maps entity type names to states, `I` is the input, `V` maps event names to values. */
@@ -58,6 +69,13 @@ export interface GameSpec<E, P extends keyof E, I, V, M> {
    * It must depend on nothing else (no clock, no randomness, no other entity).
    */
   step: (state: E[P], input: I) => E[P];
+  /**
+   * The entities a player's input spawns this tick, from its state after `step` (deterministic;
+   * run by the server and by the client predicting them). Each has a key unique in the tick, 0..15.
+   */
+  spawns?: (state: E[P], input: I) => readonly SpawnOf<E>[];
+  /** Spawns a player may make in one tick (default 2, at most 16); the server drops more. */
+  maxSpawnsPerTick?: number;
   /** Server-to-client events by name, each with its schema (default none). */
   events?: { [K in keyof V]: Schema<V[K]> };
   /** Client-to-server messages by name, each with its schema (default none): chat, "ready"... Reliable, in order. */
@@ -101,6 +119,8 @@ export interface GameWiring {
   /** The message factory of the game's message channel (the game's client-to-server messages). */
   readonly factory: MessageFactory;
   readonly messageNames: ReadonlyMap<AnyMessageType, string>;
+  /** Types with a move, the spawns and the input's claims (see game-prediction.ts). */
+  readonly prediction: GamePrediction;
   /** Where entity references (t.entity()) are outside events: `entities.<type>.state`, `input`, `messages.<name>`. */
   readonly refsOutsideEvents: readonly string[];
 }
@@ -217,6 +237,16 @@ export function defineGame<
     messageNames.set(type, name);
   }
   const messages = Object.values(messageTypes);
+  const input = bindEntityRefs(spec.input, maxEntities);
+  const prediction = wirePrediction(
+    where,
+    spec.entities as never,
+    entityTypes,
+    spec.spawns,
+    spec.maxSpawnsPerTick,
+    input,
+    maxEntities,
+  );
   const wiring: GameWiring = {
     types: Object.values(entityTypes),
     typeNames,
@@ -224,13 +254,19 @@ export function defineGame<
     hitboxes,
     interpolators,
     owner,
-    events: [owner, ...Object.values(eventTypes)],
+    // The spawn verdict last, and only with spawns: other games' wire is unchanged.
+    events: [
+      owner,
+      ...Object.values(eventTypes),
+      ...(prediction.spawns === null ? [] : [prediction.verdict]),
+    ],
     eventNames,
     // A factory needs a type: a game without messages lists a placeholder no one sends.
     factory: new MessageFactory(
       messages.length > 0 ? messages : [defineMessage('ghostwire.none', t.object({ n: t.uint8() }))],
     ),
     messageNames,
+    prediction,
     refsOutsideEvents: hasEntityRefs(spec.input) ? [...refsOutsideEvents, 'input'] : refsOutsideEvents,
   };
   const game: GameDefinition<E, P, I, V, M> = Object.freeze({
@@ -240,7 +276,7 @@ export function defineGame<
     tickRate,
     maxEntities,
     player,
-    input: bindEntityRefs(spec.input, maxEntities),
+    input,
     step: spec.step,
     entityTypes: Object.freeze(entityTypes) as GameDefinition<E, P, I, V, M>['entityTypes'],
     eventTypes: Object.freeze(eventTypes) as GameDefinition<E, P, I, V, M>['eventTypes'],
@@ -258,7 +294,15 @@ function defineRules<E, P extends keyof E, I, V, M>(
 ): GameRules<E, P, I, V, M> {
   if (typeof hooks !== 'object' || hooks === null)
     throw new TypeError(`${game.name}.rules: give an object of hooks`);
-  for (const name of ['onJoin', 'onLeave', 'onInput', 'onMessage', 'onTick', 'validateInput'] as const)
+  for (const name of [
+    'onJoin',
+    'onLeave',
+    'onInput',
+    'onMessage',
+    'onTick',
+    'validateInput',
+    'allowSpawn',
+  ] as const)
     if (hooks[name] !== undefined && typeof hooks[name] !== 'function')
       throw new TypeError(`${game.name}.rules: ${name} must be a function`);
   return Object.freeze({ game, hooks });

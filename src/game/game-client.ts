@@ -7,13 +7,17 @@
  *   setInterval(() => { client.update(readKeys()); draw(client.me, client.entities); }, 1000 / 60);
  */
 import type { ChannelConfig } from '../channels/config.js';
+import { Block } from '../channels/message.js';
 import { MessageClient } from '../channels/message-endpoints.js';
 import { ClientState, describeClientState } from '../connection/client.js';
 import type { InputSender } from '../latency/input-sender.js';
 import { LatencyClient } from '../latency/latency-client.js';
+import { PredictedWorld, type PredictedWorldStats } from '../latency/predicted-world.js';
 import { Predictor } from '../latency/predictor.js';
+import { ReplayPlayer } from '../latency/replay-player.js';
 import { ClientMirror } from '../replication/client-mirror.js';
 import type { ReceivedEvent } from '../replication/event.js';
+import { ReplayError } from '../replication/recording/replay-error.js';
 import { type Codec, compile } from '../schema/codec.js';
 import { SchemaValueError } from '../schema/interpret.js';
 import type { DatagramTransport } from '../transport/transport.js';
@@ -26,7 +30,9 @@ import {
 import { type GameDefinition, type GameWiring, wiringOf } from './define-game.js';
 import { EntityView, type ShownEntity } from './entity-view.js';
 import type { EventOf, InputOf, MessageOf, StateOf } from './game-types.js';
+import { decodeKillcam } from './killcam-wire.js';
 import { fieldOf, schemaError } from './schema-error.js';
+import { SpawnPredictor } from './spawn-predictor.js';
 import { MAX_CAMERA_COORDINATE, type SpectatorRequestSender } from './spectator-channels.js';
 import { spectatorChannels } from './spectator-client.js';
 
@@ -40,6 +46,8 @@ export interface GameClientExpert<S, I> {
   readonly inputs: InputSender<I>;
   readonly latency: LatencyClient<S, I>;
   readonly predictor: Predictor<S, I>;
+  /** The entities predicted besides the player's (its spawns, neighbours near it); null: the game has none. */
+  readonly predicted: PredictedWorld | null;
   readonly transport: DatagramTransport;
 }
 
@@ -58,6 +66,10 @@ export interface GameClientStats {
   events: number;
   /** Times the connection was made again after a drop (rooms). */
   reconnections: number;
+  /** The spawns and neighbours predicted (null: the game predicts none besides the player's entity). */
+  predicted: Readonly<PredictedWorldStats> | null;
+  /** Kill-cam clips the server sent that were refused (a corrupt or hostile clip, ReplayError). */
+  killcamsRefused: number;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: handlers of heterogeneous events; and any game by default
@@ -82,14 +94,22 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
   private readonly view: EntityView;
   private readonly handlers = new Map<string, Set<Handler>>();
   private readonly pending: ReceivedEvent[] = [];
+  private readonly killcamHandlers = new Set<(replay: ReplayPlayer, follow: number) => void>();
+  private readonly killcams: { replay: ReplayPlayer; follow: number }[] = [];
+  /** Kill-cam clips refused (ReplayError). */
+  private killcamRefusals = 0;
   private input: InputOf<G> | undefined = undefined;
-  private readonly produce = (): InputOf<G> => this.input as InputOf<G>;
+  private readonly spawning: SpawnPredictor | null;
+  private readonly produce = (tick: number): InputOf<G> =>
+    (this.spawning === null ? this.input : this.spawning.produce(tick, this.input)) as InputOf<G>;
   private reason: string | null = null;
   private closed = false;
   private reconnecting = false;
   private eventCount = 0;
   private reconnections = 0;
   private readonly watch: SpectatorRequestSender;
+  /** The clock `update` reads, seconds (a test on a simulated link sets its own). */
+  private clock: () => number = now;
 
   private constructor(
     /** The game this client plays. */
@@ -110,10 +130,16 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
       onEvent: (event) => {
         // Which entity is this player's own: taken at once, so the prediction follows it this frame.
         if (event.type === wiring.owner) this.view.own((event.value as { id: number }).id);
-        else this.pending.push(event);
+        else if (event.type === wiring.prediction.verdict) {
+          const verdict = event.value as { tick: number; key: number; id: number };
+          this.expert.predicted?.verdict(verdict.tick, verdict.key, verdict.id);
+        } else this.pending.push(event);
       },
     });
-    const spectator = spectatorChannels(game.input, spectating);
+    // With spawns, each input carries the keys of the spawns predicted with it (the claims); a
+    // spectator sends no input (spectator-client.ts).
+    const claimed = !spectating && wiring.prediction.wireInput !== null;
+    const spectator = spectatorChannels((wiring.prediction.wireInput ?? game.input) as never, spectating);
     const inputs = spectator.inputs as InputSender<InputOf<G>>;
     this.watch = spectator.requests;
     if (spectating) this.input = spectator.noInput as InputOf<G>;
@@ -132,10 +158,10 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
     const predictor = new Predictor<StateOf<G>, InputOf<G>>({
       // The public fields: private ones (visibility) are shown as received, never predicted.
       schema: wiring.playerType.layout.schema as never,
-      inputSchema: game.input,
+      inputSchema: (wiring.prediction.wireInput ?? game.input) as never,
       // A step may hand back its input state when nothing moves; the predictor keeps each tick's own.
       simulate: (state, input) => {
-        const next = game.step(state, input);
+        const next = game.step(state, claimed ? (input as unknown as { input: InputOf<G> }).input : input);
         return next === state ? { ...next } : next;
       },
       tickRate: game.tickRate,
@@ -147,8 +173,21 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
       predictor,
       rttSampleMs: () => messages.client.endpoint?.rttSampleMs ?? 0,
     });
-    this.view = new EntityView(wiring, mirror, latency);
-    this.expert = { messages, mirror, inputs, latency, predictor, transport: opened.transport };
+    const predicted =
+      spectating || wiring.prediction.types.size === 0
+        ? null
+        : new PredictedWorld({
+            mirror,
+            inputs: inputs as InputSender<unknown>,
+            tickRate: game.tickRate,
+            types: wiring.prediction.types,
+          });
+    this.spawning =
+      claimed || predicted !== null
+        ? new SpawnPredictor(game, wiring, predictor as never, latency, predicted)
+        : null;
+    this.view = new EntityView(wiring, mirror, latency, predicted);
+    this.expert = { messages, mirror, inputs, latency, predictor, predicted, transport: opened.transport };
   }
 
   /**
@@ -253,12 +292,15 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
       this.input = input;
     }
     if (this.closed) return;
-    const time = now();
+    const time = this.clock();
     const { messages, latency } = this.expert;
     messages.update(time);
+    for (let m = messages.receive(MESSAGE_CHANNEL); m !== null; m = messages.receive(MESSAGE_CHANNEL))
+      if (m.is(Block)) this.receiveKillcam(m.value);
     if (messages.connected) {
       try {
         latency.frame(time, this.produce);
+        this.expert.predicted?.reconcile(latency.clock.position);
       } catch (error) {
         // The prediction quantizes what the game's step returned: say so in the game's words.
         if (!(error instanceof SchemaValueError)) throw error;
@@ -336,6 +378,8 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
       mispredictions: this.expert.predictor.stats().mispredictions,
       events: this.eventCount,
       reconnections: this.reconnections,
+      predicted: this.expert.predicted === null ? null : { ...this.expert.predicted.stats() },
+      killcamsRefused: this.killcamRefusals,
     };
   }
 
@@ -376,6 +420,7 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
           const token = await reseat();
           if (this.closed) return;
           this.view.reset();
+          this.expert.predicted?.clear();
           this.expert.messages.connect(token, now());
           this.reconnections++;
           return;
@@ -392,7 +437,47 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
     }
   }
 
+  /**
+   * Opens a recording (the bytes of GameServer.record().save, or a kill-cam's) in a ReplayPlayer
+   * of its own, apart from the live game: a second mirror. Throws ReplayError when refused.
+   */
+  openReplay(bytes: Uint8Array): ReplayPlayer {
+    return ReplayPlayer.open(bytes, {
+      types: this.wiring.types,
+      capacity: this.game.maxEntities,
+      events: this.wiring.events,
+    });
+  }
+
+  /**
+   * Calls `handler` with each kill-cam the server sends (GameServer.killcam), opened in its own
+   * player, paused at its start, and the entity it follows (-1: none); during `update`. A clip
+   * that is refused is dropped (counted in `stats().killcamsRefused`). Returns a function that stops it.
+   */
+  onKillcam(handler: (replay: ReplayPlayer, follow: number) => void): () => void {
+    if (typeof handler !== 'function')
+      throw new TypeError('GameClient.onKillcam: handler must be a function');
+    this.killcamHandlers.add(handler);
+    return () => this.killcamHandlers.delete(handler);
+  }
+
+  private receiveKillcam(block: Uint8Array): void {
+    const killcam = decodeKillcam(block);
+    if (killcam === null) return;
+    try {
+      const replay = this.openReplay(killcam.clip);
+      const follow = killcam.follow >= 0 && killcam.follow < replay.mirror.capacity ? killcam.follow : -1;
+      replay.follow(follow);
+      this.killcams.push({ replay, follow });
+    } catch (error) {
+      if (!(error instanceof ReplayError)) throw error;
+      this.killcamRefusals++;
+    }
+  }
+
   private dispatch(): void {
+    for (const { replay, follow } of this.killcams.splice(0))
+      for (const handler of this.killcamHandlers) handler(replay, follow);
     // Handlers run after the packets are read: a throw from one reaches the caller with the frame done.
     const events = this.pending.splice(0);
     for (const event of events) {

@@ -112,6 +112,15 @@ export interface GameHooks<E = any, P extends keyof E = any, I = any, V = any, M
   onTick?(game: ServerGame<E, P, I, V>): void;
   /** A check of each input as it arrives: true, or why it is refused (it is then replaced by the player's previous one). */
   validateInput?(input: I, player: GamePlayer<E, P, I>): true | string;
+  /**
+   * A veto on each spawn of a player's input (the game's `spawns`) before it is created: false
+   * refuses it (its client removes its prediction). Default: every spawn is allowed.
+   */
+  allowSpawn?(
+    game: ServerGame<E, P, I, V>,
+    player: GamePlayer<E, P, I>,
+    spawn: { type: keyof E & string; key: number; state: E[keyof E] },
+  ): boolean;
 }
 
 /** A game's server side: its definition and hooks (what `game.rules(...)` returns). */

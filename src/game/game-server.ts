@@ -8,10 +8,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MessageServer } from '../channels/message-endpoints.js';
+import type { Recorder } from '../replication/recording/recorder.js';
 import { ReplicationServer } from '../replication/replication-server.js';
+import { PlayerHandle } from './game-handles.js';
 import { GameHost, type GameHostStats, type HostedGame } from './game-host.js';
-import type { GameRules } from './game-rules.js';
+import type { GameEntity, GamePlayer, GameRules } from './game-rules.js';
 import { GameSimulation, type GameSimulationStats } from './game-simulation.js';
+import { encodeKillcam } from './killcam-wire.js';
 import { interestOf, type RelevancyOptions } from './relevancy.js';
 import type { GameTransportKind } from './server-transports.js';
 import type { SpectatorDelayStats } from './spectator-delay.js';
@@ -134,6 +137,11 @@ export class GameServer {
       hookErrors: c.hookErrors,
       stepErrors: c.stepErrors,
       messages: c.messages,
+      spawnsCreated: c.spawnsCreated,
+      spawnsVetoed: c.spawnsVetoed,
+      claimsMatched: c.claimsMatched,
+      claimsRefused: c.claimsRefused,
+      claimsDropped: c.claimsDropped,
       tokensIssued: h.tokensIssued,
       joinsRateLimited: h.joinsRateLimited,
       joinsOverAddressCap: h.joinsOverAddressCap,
@@ -155,13 +163,53 @@ export class GameServer {
     return this.host.delay?.stats() ?? null;
   }
 
+  /**
+   * Starts recording the match (once; later calls return the same recording): the world as a
+   * client that owns nothing sees it (no private field, no event sent to one player), captured
+   * every tick, the newest `keepSeconds` (default 90) kept in memory with a keyframe every
+   * `keyframeSeconds` (default 5). `save({ seconds })` gives a .gwr file; see docs/game.md.
+   * After the recording's `stop()`, a call starts a new one.
+   */
+  record(options: { keepSeconds?: number; keyframeSeconds?: number } = {}): Recorder {
+    const replication = this.simulation.replication;
+    return (
+      replication.recording ??
+      replication.record({ tickRate: this.simulation.definition.tickRate, ...options })
+    );
+  }
+
+  /**
+   * Sends `viewer` a kill-cam: the last `seconds` (default 5) of the recording (`record()` first),
+   * following `follow` (the killer's entity), as a reliable block its GameClient plays in a second
+   * mirror (`onKillcam`). Returns the bytes sent. Throws when not recording, when the viewer is not
+   * connected, or when the clip is larger than a block (256 KiB): shorten `seconds`.
+   */
+  killcam(viewer: GamePlayer, options: { seconds?: number; follow?: GameEntity | null } = {}): number {
+    const recorder = this.simulation.replication.recording;
+    if (recorder === null) throw new Error('GameServer.killcam: not recording: call record() first');
+    if (!(viewer instanceof PlayerHandle) || viewer.index < 0)
+      throw new RangeError('GameServer.killcam: viewer must be a connected player');
+    const block = encodeKillcam(options.follow?.id ?? -1, recorder.save({ seconds: options.seconds ?? 5 }));
+    if (block.length > KILLCAM_MAX_BYTES)
+      throw new RangeError(
+        `GameServer.killcam: the clip takes ${block.length} bytes, more than a block's ${KILLCAM_MAX_BYTES}: give fewer seconds`,
+      );
+    this.messages.sendBlock(viewer.index, MESSAGE_CHANNEL, block);
+    return block.length;
+  }
+
   /** Tells every client, stops the clock and closes the transports. Idempotent. */
   close(): Promise<void> {
     return this.host.close();
   }
 }
 
-/** A GameSimulation as GameHost drives it: each tick simulated, then stamped. */
+/** The reliable-ordered channel of the game's messages (game-host.ts), which carries kill-cams. */
+const MESSAGE_CHANNEL = 2;
+/** The channel's default most bytes a block. */
+const KILLCAM_MAX_BYTES = 256 * 1024;
+
+/** A GameSimulation as GameHost drives it: each tick simulated, then stamped (and recorded). */
 class HostedSimulation implements HostedGame {
   readonly replication: ReplicationServer;
   readonly inputs: GameSimulation['inputs'];
@@ -218,6 +266,7 @@ class HostedSimulation implements HostedGame {
     if (this.spatial) this.followPlayers();
     if (this.simulation.world.tick() !== tick)
       throw new Error(`GameServer: the world's tick is not the clock's (${tick})`);
+    this.replication.recording?.capture(); // GameServer.record
   }
 }
 

@@ -12,6 +12,7 @@ import { type Entity, ServerWorld } from '../replication/server-world.js';
 import { SchemaValueError } from '../schema/interpret.js';
 import { type GameDefinition, type GameWiring, wiringOf } from './define-game.js';
 import { EntityHandle, PlayerHandle } from './game-handles.js';
+import type { ClaimedInput } from './game-prediction.js';
 import type {
   AnyGameEntity,
   EmitOptions,
@@ -24,6 +25,7 @@ import type {
 import { RuleErrors } from './rule-errors.js';
 import { fieldOf, schemaError } from './schema-error.js';
 import { checkShape, type Shape, shapeBounds, shapesOverlap } from './shapes.js';
+import { SpawnJudge, type SpawnStats } from './spawn-judge.js';
 
 export interface GameSimulationOptions {
   /** Player slots: indices are in [0, maxPlayers). */
@@ -35,7 +37,7 @@ export interface GameSimulationOptions {
 }
 
 /** What the simulation counts (`stats()`; GameServer.stats sums them with its own). */
-export interface GameSimulationStats {
+export interface GameSimulationStats extends SpawnStats {
   ticks: number;
   inputsTaken: number;
   inputsRefused: number;
@@ -64,7 +66,7 @@ export class GameSimulation {
   readonly inputs: InputReceiver<unknown>;
   readonly lags = new Map<AnyEntityType, LagCompensation<unknown>>();
   readonly data: Record<string, unknown> = {};
-  private readonly counters: Omit<GameSimulationStats, 'hookErrors' | 'stepErrors'> = {
+  private readonly counters: Omit<GameSimulationStats, 'hookErrors' | 'stepErrors' | keyof SpawnStats> = {
     ticks: 0,
     inputsTaken: 0,
     inputsRefused: 0,
@@ -80,6 +82,8 @@ export class GameSimulation {
   private readonly entityList: EntityHandle[] = [];
   private entitiesShown: readonly EntityHandle[] | null = null;
   private readonly errors: RuleErrors;
+  /** Moves and spawns (the game's `move`s and `spawns`), and the clients' claims judged. */
+  private readonly judge: SpawnJudge;
   private readonly box = new Float64Array(6);
   /** @internal The tick hooks see is the world's + this (1 while simulating the next; a zone's catch-up sets others). */
   protected simulating = 0;
@@ -106,13 +110,34 @@ export class GameSimulation {
     this.replication = options.replicate({ world: this.world, events: this.wiring.events });
     this.bySlot = new Array(maxPlayers).fill(null);
     this.handles = new Array(game.maxEntities).fill(null);
+    const claimed = this.wiring.prediction.wireInput !== null;
+    this.judge = new SpawnJudge(
+      {
+        world: this.world,
+        replication: this.replication,
+        game: this.game,
+        hooks: this.hooks,
+        errors: this.errors,
+        get tick() {
+          return self.tick;
+        },
+        create: (where, type, state) => this.create(where, type, state),
+        entityHandles: () => this.entities as EntityHandle[],
+      },
+      this.wiring.prediction,
+    );
+    const self = this;
     this.inputs = new InputReceiver<unknown>({
-      schema: game.input,
+      // With spawns, inputs carry the client's claims: the rules see the game's input only.
+      schema: this.wiring.prediction.wireInput ?? game.input,
       tickRate: game.tickRate,
       maxClients: maxPlayers,
       ...(this.hooks.validateInput === undefined
         ? {}
-        : { validate: (input, slot) => this.validateInput(input, slot) }),
+        : {
+            validate: (input, slot) =>
+              this.validateInput(claimed ? (input as ClaimedInput).input : input, slot),
+          }),
       onRefusal: () => this.counters.inputsRefused++,
     });
     for (const [type, hitbox] of this.wiring.hitboxes) {
@@ -205,6 +230,7 @@ export class GameSimulation {
     if (at < 0) return;
     this.errors.call('onLeave', () => this.hooks.onLeave?.(this.game, player));
     this.playerList.splice(at, 1);
+    this.judge.forget(player);
     if (player.index >= 0 && this.bySlot[player.index] === player) this.bySlot[player.index] = null;
     const entity = player.entity as EntityHandle | null;
     if (entity?.alive) entity.destroy();
@@ -213,7 +239,12 @@ export class GameSimulation {
 
   /** What the simulation counted (a new object). */
   stats(): GameSimulationStats {
-    return { ...this.counters, hookErrors: this.errors.hookErrors, stepErrors: this.errors.stepErrors };
+    return {
+      ...this.counters,
+      ...this.judge.stats(),
+      hookErrors: this.errors.hookErrors,
+      stepErrors: this.errors.stepErrors,
+    };
   }
 
   /** @internal A message from a player: onMessage. */
@@ -231,6 +262,7 @@ export class GameSimulation {
     this.recordHistory();
     this.simulating = 1;
     try {
+      this.judge.moveAll();
       for (const player of this.playerList) {
         if (player.index < 0) continue; // dropped: its entity waits for its return
         this.stepPlayer(player, tick);
@@ -247,12 +279,23 @@ export class GameSimulation {
    * onInput. @internal (a zone also runs it for ticks an arriving player missed).
    */
   stepPlayer(player: PlayerHandle, tick: number): void {
-    const input = this.takeInput(player.index, tick);
-    if (input === null) return;
+    const taken = this.takeInput(player.index, tick);
+    if (taken === null) return;
     this.counters.inputsTaken++;
+    const claimed = this.wiring.prediction.wireInput !== null && this.inputs.lastInputTick(player.index) >= 0;
+    const input = claimed ? (taken as ClaimedInput).input : taken;
     player.input = input;
     const entity = player.entityHandle;
     if (entity?.alive) this.applyStep(entity, input);
+    if (claimed)
+      this.judge.spawn(
+        player,
+        input,
+        (taken as ClaimedInput).claims ?? 0,
+        this.inputs.lastInputTick(player.index),
+      );
+    // A zone's inputs come without claims or input ticks: its spawns run on each input, unanswered.
+    else if (this.wiring.prediction.spawns !== null) this.judge.spawn(player, input, 0, -1);
     this.errors.call('onInput', () => this.hooks.onInput?.(this.game, player, input));
   }
 

@@ -27,6 +27,13 @@ export {
   type RewindOutcome,
 } from './lag-compensation.js';
 export { LatencyClient, type LatencyClientOptions } from './latency-client.js';
+export {
+  type PredictedTypeOptions,
+  PredictedWorld,
+  type PredictedWorldOptions,
+  type PredictedWorldStats,
+} from './predicted-world.js';
 export { Predictor, type PredictorOptions, type PredictorStats } from './predictor.js';
 export { compileQuantizer, type Quantizer } from './quantizer.js';
+export { ReplayPlayer, type ReplayPlayerOptions } from './replay-player.js';
 export { TickClock, type TickClockOptions } from './tick-clock.js';

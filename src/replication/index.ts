@@ -68,6 +68,15 @@ export {
   type PriorityOptions,
 } from './priority-accumulator.js';
 export { DEFAULT_MAX_MISFITS, PrioritySelection } from './priority-selection.js';
+export type { ReplayChunk, ReplayHeader } from './recording/gwr-format.js';
+export { Recorder, type RecorderOptions } from './recording/recorder.js';
+export { ReplayError } from './recording/replay-error.js';
+export {
+  ReplayFile,
+  type ReplayFileLimits,
+  type ReplayFrames,
+  type ReplayMirrorOptions,
+} from './recording/replay-file.js';
 export {
   type ReplicationInterestOptions,
   ReplicationServer,

@@ -18,6 +18,7 @@ import type { InterestView } from './interest-view.js';
 import { PartAudience } from './part-audience.js';
 import { PriorityAccumulator, type PriorityOptions } from './priority-accumulator.js';
 import { PrioritySelection } from './priority-selection.js';
+import { Recorder, type RecorderOptions } from './recording/recorder.js';
 import type { ServerWorld } from './server-world.js';
 import { SharedDeltas } from './shared-deltas.js';
 import type { SpatialGridOptions } from './spatial-grid.js';
@@ -95,6 +96,9 @@ export class ReplicationServer {
   private readonly radius: number;
   private readonly leaveFactor: number | undefined;
   private refreshedTick = -1;
+  /** The recorder's virtual client sits at index maxClients, after every real client. */
+  private readonly recorderIndex: number;
+  private recorder: Recorder | null = null;
 
   constructor(options: ReplicationServerOptions) {
     const world = options.world;
@@ -108,7 +112,11 @@ export class ReplicationServer {
         ? 1
         : checkPositive('ReplicationServer', 'interest.radius', options.interest.radius);
     this.leaveFactor = options.interest?.leaveFactor;
-    this.interest = new InterestManager({ world: { ...grid, capacity: world.capacity }, maxClients });
+    this.recorderIndex = maxClients;
+    this.interest = new InterestManager({
+      world: { ...grid, capacity: world.capacity },
+      maxClients: maxClients + 1,
+    });
     const accumulator = new PriorityAccumulator(this.interest, options.priorityOptions);
     this.audience = new PartAudience(world, this.interest, maxClients);
     const resendInterval = options.resendInterval ?? 0.1;
@@ -119,7 +127,7 @@ export class ReplicationServer {
     if (options.flow !== undefined) new FlowControl({ goodKbps: budget.kbps, ...options.flow });
     checkSectionRoom(world, options.events ?? [], budget, options.budgetBytes);
     this.commands = new CommandRouter({ ...options.commands, world, maxClients });
-    this.senders = new Array(maxClients).fill(null);
+    this.senders = new Array(maxClients + 1).fill(null);
     this.eventHub = new EventHub(world, maxClients, options.events ?? [], options.eventLimits);
     this.counters = { events: this.eventHub.stats, commands: this.commands.stats() };
     this.shared = {
@@ -206,6 +214,8 @@ export class ReplicationServer {
 
   /** A client's interest view (to set its center, or add always-relevant entities); null when not connected. */
   view(clientIndex: number): InterestView | null {
+    // The recorder's virtual client (index maxClients) is not a client's.
+    checkIndex('ReplicationServer.view', 'clientIndex', clientIndex, this.recorderIndex);
     return this.interest.view(clientIndex) ?? null;
   }
 
@@ -270,7 +280,7 @@ export class ReplicationServer {
    */
   flowStats(clientIndex: number): { mode: FlowMode; kbps: number; penalty: number; drops: number } | null {
     const flow =
-      this.senders[checkIndex('ReplicationServer.flowStats', 'clientIndex', clientIndex, this.senders.length)]
+      this.senders[checkIndex('ReplicationServer.flowStats', 'clientIndex', clientIndex, this.recorderIndex)]
         ?.flow;
     if (flow === null || flow === undefined) return null;
     return { mode: flow.mode, kbps: flow.kbps, penalty: flow.penalty, drops: flow.drops };
@@ -283,6 +293,48 @@ export class ReplicationServer {
   clientByteLength(clientIndex: number): number {
     const sender = this.senders[clientIndex];
     return sender === null || sender === undefined ? 0 : sender.byteLength + sender.view.byteLength;
+  }
+
+  /**
+   * Starts recording this world (one recording per server): a virtual client that sees every
+   * entity, has no budget and acks at once, so the world is encoded once per tick whatever the
+   * number of viewers. Call the recorder's `capture()` right after each `world.tick()`; `save`
+   * gives a .gwr file (docs/replay-format.md). Records the public audience only.
+   */
+  record(options: RecorderOptions): Recorder {
+    if (this.recorder !== null) throw new Error('ReplicationServer.record: this server is already recording');
+    const index = this.recorderIndex;
+    const recorder = new Recorder(
+      {
+        world: this.world,
+        configuration: this.shared.configuration,
+        restart: () => {
+          this.interest.removeView(index);
+          // A radius past any coordinate: the grid clamps the query to its cells.
+          const view = this.interest.addView(index, { enterRadius: 1e100, follow: -1 });
+          view.setCenter(0, 0, 0);
+          const sender = new GhostSender(
+            { ...this.shared, bandwidth: undefined, flow: undefined, closed: () => {} },
+            view,
+          );
+          this.senders[index] = sender;
+          this.refreshedTick = -1; // the new view fills at the next refresh
+          return sender;
+        },
+        stop: () => {
+          this.removeClient(index);
+          this.recorder = null;
+        },
+      },
+      options,
+    );
+    this.recorder = recorder;
+    return recorder;
+  }
+
+  /** The recording `record` started (null when none, or once it stopped): what a host captures after each tick. */
+  get recording(): Recorder | null {
+    return this.recorder;
   }
 
   /** Forgets a client (done when its connection ends; a new connection in its slot starts afresh). */

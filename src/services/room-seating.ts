@@ -128,7 +128,11 @@ export class RoomSeating {
           this.countHookError(room, 'onTick', error);
         }
         try {
-          if (!hosted.failed) for (const replication of room.replications) replication.world.tick();
+          if (!hosted.failed)
+            for (const replication of room.replications) {
+              replication.world.tick();
+              replication.recording?.capture(); // a room's recording (ReplicationServer.record)
+            }
         } catch (error) {
           this.o.fail(room, 'replication', error);
         }

@@ -185,7 +185,8 @@ export abstract class Room<M extends AnyMessageType = AnyMessageType> {
   /**
    * Gives the room a replicated world: a ReplicationServer over the process's MessageServer for
    * this room's clients only, at the process's slot `channel` (default 'replication'). The world is
-   * stamped (`world.tick()`) after each onTick. Call it in onCreate.
+   * stamped (`world.tick()`) after each onTick, and captured by its recording when it has one
+   * (`replication.record({ tickRate })`, docs/replication.md "Recording and replays"). Call it in onCreate.
    */
   replicate(
     options: Omit<ReplicationServerOptions, 'maxClients'>,

@@ -14,6 +14,7 @@
  */
 import { wiringOf } from '../game/define-game.js';
 import type { HostedGame } from '../game/game-host.js';
+import { type ClaimedInput, refuseClaims } from '../game/game-prediction.js';
 import { InputReceiver } from '../latency/input-receiver.js';
 import { ReplicationServer } from '../replication/replication-server.js';
 import { ServerWorld } from '../replication/server-world.js';
@@ -45,6 +46,8 @@ interface Seat {
   /** By world tick (mod INPUT_RING): the tick taken, and the input tick its take consumed. */
   takenTicks: Float64Array;
   inputTicks: Float64Array;
+  /** The newest input tick whose spawn claims were answered (refused: zones do not judge them). */
+  claimTick: number;
 }
 
 /** World ticks a seat remembers the consumed input of: more than a stamp can lag its zone. */
@@ -54,6 +57,8 @@ export class ZoneGateway implements HostedGame {
   readonly world: ServerWorld;
   readonly replication: ReplicationServer;
   readonly inputs: InputReceiver<unknown>;
+  /** Inputs carry spawn claims (the game has spawns): taken off before the zones get them. */
+  private readonly claimed: boolean;
   readonly startTick: number;
   readonly mirror: ZoneMirror;
   private readonly seats: (Seat | null)[];
@@ -145,8 +150,11 @@ export class ZoneGateway implements HostedGame {
         radius: options.radius,
       },
     });
+    // A game with spawns: clients send claims with each input. Zones do not judge them (yet): the
+    // claims stop here and the zones get the game's input.
+    this.claimed = wiringOf('ZoneGateway', game).prediction.wireInput !== null;
     this.inputs = new InputReceiver<unknown>({
-      schema: game.input,
+      schema: wiringOf('ZoneGateway', game).prediction.wireInput ?? game.input,
       tickRate: game.tickRate,
       maxClients: maxPlayers,
       onRefusal: () => this.counts.inputsRefused++,
@@ -194,6 +202,7 @@ export class ZoneGateway implements HostedGame {
       toldMirrorId: -1,
       takenTicks: new Float64Array(INPUT_RING).fill(-1),
       inputTicks: new Float64Array(INPUT_RING).fill(-1),
+      claimTick: -1,
     };
     this.slotList.push(index);
     this.joins[this.spawnZone].push(playerId);
@@ -401,8 +410,15 @@ export class ZoneGateway implements HostedGame {
     const inputs: ZoneInput[][] = Array.from({ length: this.zoneCount }, () => []);
     for (const slot of this.slotList) {
       const seat = this.seats[slot]!;
-      const input = this.inputs.take(slot, tick);
-      if (input === null) continue;
+      const taken = this.inputs.take(slot, tick);
+      if (taken === null) continue;
+      const input = this.claimed ? (taken as ClaimedInput).input : taken;
+      const inputTick = this.inputs.lastInputTick(slot);
+      if (this.claimed && inputTick > seat.claimTick) {
+        seat.claimTick = inputTick;
+        const claims = (taken as ClaimedInput).claims ?? 0;
+        refuseClaims(this.replication, this.wiring.prediction, slot, inputTick, claims);
+      }
       seat.takenTicks[tick & (INPUT_RING - 1)] = tick;
       seat.inputTicks[tick & (INPUT_RING - 1)] = this.inputs.lastInputTick(slot);
       inputs[seat.zone].push({ playerId: seat.playerId, tick, viewTick: this.inputs.viewTick(slot), input });

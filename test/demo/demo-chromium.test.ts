@@ -95,6 +95,11 @@ describe('the demo game in real Chromium over WebRTC and the WebSocket fallback'
     const moved = Math.hypot(player.place.x - ARENA / 2, player.place.y - ARENA / 2);
     assert.ok(status.zapsSeen > 0, 'zaps hit orbs, and every page hears of them');
     assert.equal(status.zapsMisnamed, 0, "a zap's orb reference never names an avatar");
+    // Its zaps launch bolts: predicted on this page at once, then matched with the server's.
+    assert.ok(status.boltsPredicted > 0, `bolts predicted: ${status.boltsPredicted}`);
+    assert.ok(status.boltsMatched > 0, `bolts matched: ${status.boltsMatched}`);
+    // The demo vetoes none: a refusal is only a misprediction of the avatar at the tick it fired.
+    assert.ok(status.boltsRefused * 4 <= status.boltsPredicted, `bolts refused: ${status.boltsRefused}`);
     assert.ok(moved > 5, `the avatar walked ${moved.toFixed(1)} m from the centre by the page's inputs`);
 
     const screenshot = join(shots, `${name}.png`);

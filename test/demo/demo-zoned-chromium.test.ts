@@ -59,6 +59,11 @@ describe('the zoned demo in real Chromium', { skip: chromiumSkip(), timeout: 45_
     assert.ok(status.ghostsMax > 20, `ghosts mirrored at most: ${status.ghostsMax}`);
     assert.ok(status.framesDrawn > 30, `frames drawn: ${status.framesDrawn}`);
     assert.equal(status.zapsMisnamed, 0, "a zap's orb reference never names an avatar");
+    // Zones do not judge spawn claims: the gateway refuses them, so predicted bolts go and the zones' come.
+    assert.ok(
+      status.boltsRefused > 0 && status.boltsMatched === 0,
+      `bolts: ${status.boltsRefused} refused, ${status.boltsMatched} matched`,
+    );
 
     const screenshot = join(mkdtempSync(join(tmpdir(), 'ghostwire-zoned-demo-')), 'zoned.png');
     await page.screenshot({ path: screenshot });

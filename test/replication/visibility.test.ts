@@ -142,7 +142,8 @@ function scriptedRun(secret: (tick: number) => number, drops: (tick: number) => 
     if (tick === 25) assert.equal(s.mirrors[0].holds(theirs!.id, 'plan'), true, 'the grant at 20 arrived');
     if (tick === 33 || tick === 40 || tick === 60)
       assert.equal(s.mirrors[0].holds(theirs!.id, 'plan'), false, `tick ${tick}: plan still held`);
-    if (tick === 60) assert.equal(s.mirrors[0].holds(mine!.id, 'secret'), true, 'its own secret, after the reconnect');
+    if (tick === 60)
+      assert.equal(s.mirrors[0].holds(mine!.id, 'secret'), true, 'its own secret, after the reconnect');
     // Client 0 never reads what it may not see.
     for (const ghost of s.mirrors[0].ghosts()) {
       const v = ghost.value as AvatarValue;
@@ -367,7 +368,7 @@ describe('per-field visibility', () => {
     world.setOwner(w, 0);
     step();
     step();
-    assert.equal((mirror.ghost(w.id)?.value as { secret?: number }).secret, 5);
+    assert.equal((mirror.ghost(w.id)!.value as { secret?: number }).secret, 5);
     world.set(w, { x: 900, secret: 6 });
     step();
     step();
@@ -377,7 +378,7 @@ describe('per-field visibility', () => {
     step();
     step();
     assert.equal(
-      (mirror.ghost(w.id)?.value as { secret?: number }).secret,
+      (mirror.ghost(w.id)!.value as { secret?: number }).secret,
       6,
       'back, with the current secret',
     );
