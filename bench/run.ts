@@ -46,6 +46,7 @@ import { runReject } from './suites/reject.js';
 import { runReplay } from './suites/replay.js';
 import { runRollback } from './suites/rollback.js';
 import { runServerLoad } from './suites/server-load.js';
+import { runSpectators } from './suites/spectators.js';
 import { runTransports } from './suites/transports.js';
 import { runUdp } from './suites/udp.js';
 import { runW1 } from './suites/w1.js';
@@ -87,6 +88,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   p2p: runP2p,
   capacity: runCapacity,
   zones: runZones,
+  spectators: runSpectators,
   replay: runReplay,
 };
 

@@ -4,7 +4,8 @@
  * default auto), through a simulated link the network panel controls, and plays: the keys (arrows or
  * WASD) steer the player's avatar, predicted; space (or a click) zaps the orb shown nearest and
  * launches a bolt, shown at once (a predicted spawn); `?bot=1` lets the page
- * steer itself as the server's bots do. `window.ghostwire` holds the page's status for tests and the curious.
+ * steer itself as the server's bots do; `?spectate` watches without an avatar (demo/spectator.ts).
+ * `window.ghostwire` holds the page's status for tests and the curious.
  */
 import type { GameJoinAnswer } from '../src/game/game-join.js';
 import { GameClient } from '../src/index.js';
@@ -18,6 +19,7 @@ import { drawScene, type Scene } from './draw.js';
 import { type ArenaInput, arena } from './game.js';
 import { installNetworkPanel, type LinkControl } from './network-panel.js';
 import { installReplayView } from './replay-view.js';
+import { SpectatorCamera } from './spectator.js';
 import { aim, botInput, nearest } from './steer.js';
 import { type DemoZoneGrid, readZoneGrid } from './zone-grid.js';
 
@@ -29,6 +31,8 @@ declare global {
 
 const params = new URLSearchParams(location.search);
 const asked = params.get('transport');
+const spectate = params.has('spectate');
+let spectator: SpectatorCamera | null = null;
 /** What the page reports about itself (read by test/demo/demo-chromium.test.ts). */
 const status = {
   /** The transport's state, what `?transport=` asked for, and what the page runs over (null while connecting). */
@@ -45,6 +49,9 @@ const status = {
   /** Its avatar's entity id (-1 until the server said which is its own). */
   avatar: -1,
   botMode: params.get('bot') === '1',
+  /** Whether the page watches as a spectator (`?spectate`), and the avatar it follows (-1: free camera). */
+  spectating: spectate,
+  following: -1,
   /** Datagrams received, replication sections applied, ghosts mirrored now and at most. */
   datagramsReceived: 0,
   sections: 0,
@@ -89,6 +96,7 @@ const KEYS: Record<string, [number, number]> = {
   KeyS: [0, 1],
 };
 window.addEventListener('keydown', (event) => {
+  if (event.code === 'KeyF') spectator?.followNext();
   if (event.code === 'Space') zapUntil = performance.now() + 150;
   else if (!(event.code in KEYS)) return;
   held.add(event.code);
@@ -121,7 +129,9 @@ async function fetchZoneGrid(): Promise<DemoZoneGrid | null> {
 async function main(): Promise<void> {
   const zones = await fetchZoneGrid();
   status.zones = zones === null ? null : { columns: zones.columns, rows: zones.rows };
-  const join = (await (await fetch(new URL('/ghostwire/join', location.href))).json()) as GameJoinAnswer;
+  const join = (await (
+    await fetch(new URL(spectate ? '/ghostwire/join?spectate' : '/ghostwire/join', location.href))
+  ).json()) as GameJoinAnswer;
   const websocket = new URL(join.websocket ?? '/', location.href);
   websocket.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
   status.socket = 'connecting';
@@ -142,7 +152,8 @@ async function main(): Promise<void> {
   // The network panel's sliders act on this simulated link around the real one (demo/network-panel.ts).
   const link = new NetworkSimulator(opened.transport, { seed: (Math.random() * 2 ** 32) >>> 0 });
   const token = Uint8Array.from(atob(join.token), (c) => c.charCodeAt(0));
-  const client = await GameClient.connect(arena, { token, transport: link });
+  const client = await GameClient.connect(arena, { token, transport: link }, { spectate });
+  if (spectate) spectator = new SpectatorCamera(client);
   status.handshakeMs = performance.now();
   installNetworkPanel(
     link,
@@ -180,9 +191,15 @@ async function main(): Promise<void> {
       } else if (e.type === 'bolt') bolts.push({ x: e.state.x, y: e.state.y, predicted: e.predicted });
       else others.push({ x: e.state.x, y: e.state.y, id: e.id });
     const me = client.me?.state ?? { x: 0, y: 0 };
-    client.update(
-      status.botMode ? botInput(7, (performance.now() - started) / 1000, me, orbs) : keyInput(me, orbs),
-    );
+    if (spectator !== null) {
+      const { dx, dy } = keyInput(me, orbs);
+      spectator.frame(dx, dy);
+      client.update();
+      status.following = spectator.following;
+    } else
+      client.update(
+        status.botMode ? botInput(7, (performance.now() - started) / 1000, me, orbs) : keyInput(me, orbs),
+      );
     const { mirror, inputs } = client.expert;
     Object.assign(status, {
       socket: opened.transport.state,
@@ -208,9 +225,14 @@ async function main(): Promise<void> {
       orbs,
       flashes,
       others,
+      camera: spectator === null ? null : { x: spectator.x, y: spectator.y },
       bolts,
       overlay: [
-        `ghostwire demo · ${opened.kind === 'webrtc' ? 'WebRTC' : 'WebSocket'}${status.botMode ? ' · bot' : ''}`,
+        `ghostwire demo · ${opened.kind === 'webrtc' ? 'WebRTC' : 'WebSocket'}${status.botMode ? ' · bot' : ''}${
+          spectator === null
+            ? ''
+            : ` · spectating ${spectator.following < 0 ? 'free camera (arrows)' : `avatar ${spectator.following}`} · F: follow`
+        }`,
         client.status === 'connected'
           ? `RTT ${(stats.rtt * 1000).toFixed(0)} ms  loss ${stats.packetLoss.toFixed(1)}%`
           : `${client.status}… (${opened.transport.state})`,

@@ -19,6 +19,8 @@ export interface Scene {
   flashes: { x: number; y: number }[];
   /** Other avatars: places and entity ids. */
   others: { x: number; y: number; id: number }[];
+  /** A spectator's camera: the view centres there (null: on the player). */
+  camera?: { x: number; y: number } | null;
   /** Bolts: places, and whether predicted (this page's own, ahead of the server). */
   bolts: { x: number; y: number; predicted: boolean }[];
   /** Lines of the overlay. */
@@ -34,8 +36,8 @@ export interface Scene {
 export function drawScene(context: CanvasRenderingContext2D, scene: Scene): number {
   const { width, height } = context.canvas;
   const scale = Math.min(width, height) / VIEW_METRES;
-  const cx = scene.me?.x ?? ARENA / 2;
-  const cy = scene.me?.y ?? ARENA / 2;
+  const cx = scene.camera?.x ?? scene.me?.x ?? ARENA / 2;
+  const cy = scene.camera?.y ?? scene.me?.y ?? ARENA / 2;
   const px = (x: number) => width / 2 + (x - cx) * scale;
   const py = (y: number) => height / 2 + (y - cy) * scale;
 

@@ -79,6 +79,8 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   const count = Math.min(16, Math.max(0, options.bots ?? 4));
   const game = await GameServer.start(rules, {
     ...demoServeOptions(options, count),
+    // The page with ?spectate watches without an avatar (demo/spectator.ts).
+    spectators: { max: 32 },
     http,
   });
   recording = game.record({ keepSeconds: REPLAY_KEEP_SECONDS });

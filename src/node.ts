@@ -15,10 +15,17 @@ export { loadWasmAead } from './connection/aead-wasm.js';
 // game API: the server (its helpers' types too)
 export type { GameHostStats } from './game/game-host.js';
 export { GameInspector, type GamePacketTrace } from './game/game-inspector.js';
-export { GameServer, type GameServerOptions, type GameServerStats } from './game/game-server.js';
+export {
+  GameServer,
+  type GameServerOptions,
+  type GameServerStats,
+  type RelevancyOptions,
+} from './game/game-server.js';
 export type { GameSimulation, GameSimulationStats } from './game/game-simulation.js';
 export type { GameTransportKind } from './game/server-transports.js';
 export type { SpawnStats } from './game/spawn-judge.js';
+export type { SpectatorDelayStats } from './game/spectator-delay.js';
+export type { SpectatorOptions, SpectatorStats } from './game/spectator-seats.js';
 export {
   type AnyGameEntity,
   type Box,

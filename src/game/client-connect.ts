@@ -40,6 +40,11 @@ export interface GameClientOptions {
   RTCPeerConnection?: RtcPeerConnectionConstructor;
   /** Default globalThis.fetch. */
   fetch?: FetchLike;
+  /**
+   * Join as a spectator (a GameServer with `spectators`): no player, no entity, no inputs; choose
+   * what to watch with `follow(id)` or `camera(x, y)`, and call `update()` with no input.
+   */
+  spectate?: boolean;
 }
 
 /** What a token-and-transport connection is (an expert's own backend, a test's in-memory network). */
@@ -117,11 +122,15 @@ async function open(
   const udp = registeredUdpOpener();
   if (choice === 'udp' && udp === null)
     throw new RangeError(`${where}: no UDP here (in Node, import 'ghostwire/node' to register it)`);
-  if (options.room !== undefined || options.pool !== undefined)
+  if (options.room !== undefined || options.pool !== undefined) {
+    if (options.spectate === true)
+      throw new TypeError(`${where}: spectate is for a GameServer's URL, not rooms`);
     return viaBackend(target, options, fetch, timeout);
+  }
 
   const base = target.endsWith('/') ? target.slice(0, -1) : target;
-  const response = await fetch(`${base}${JOIN_PATH}`, { method: 'GET', signal }).catch((error) => {
+  const query = options.spectate === true ? '?spectate' : '';
+  const response = await fetch(`${base}${JOIN_PATH}${query}`, { method: 'GET', signal }).catch((error) => {
     throw new Error(`${where}: ${base} could not be asked to join: ${signal.aborted ? 'timed out' : error}`);
   });
   const text = await readBounded(response, MAX_JOIN_ANSWER_BYTES);

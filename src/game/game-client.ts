@@ -10,7 +10,7 @@ import type { ChannelConfig } from '../channels/config.js';
 import { Block } from '../channels/message.js';
 import { MessageClient } from '../channels/message-endpoints.js';
 import { ClientState, describeClientState } from '../connection/client.js';
-import { InputSender } from '../latency/input-sender.js';
+import type { InputSender } from '../latency/input-sender.js';
 import { LatencyClient } from '../latency/latency-client.js';
 import { PredictedWorld, type PredictedWorldStats } from '../latency/predicted-world.js';
 import { Predictor } from '../latency/predictor.js';
@@ -33,6 +33,8 @@ import type { EventOf, InputOf, MessageOf, StateOf } from './game-types.js';
 import { decodeKillcam } from './killcam-wire.js';
 import { fieldOf, schemaError } from './schema-error.js';
 import { SpawnPredictor } from './spawn-predictor.js';
+import { MAX_CAMERA_COORDINATE, type SpectatorRequestSender } from './spectator-channels.js';
+import { spectatorChannels } from './spectator-client.js';
 
 /** connecting: the handshake (or a reconnection) is under way · connected · disconnected: over (see statusReason). */
 export type GameClientStatus = 'connecting' | 'connected' | 'disconnected';
@@ -105,6 +107,7 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
   private reconnecting = false;
   private eventCount = 0;
   private reconnections = 0;
+  private readonly watch: SpectatorRequestSender;
   /** The clock `update` reads, seconds (a test on a simulated link sets its own). */
   private clock: () => number = now;
 
@@ -112,6 +115,8 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
     /** The game this client plays. */
     readonly game: G,
     private readonly opened: Opened,
+    /** Whether this client is a spectator: no player, no entity, no inputs (`follow` / `camera`). */
+    readonly spectating: boolean,
   ) {
     const wiring = wiringOf('GameClient', game);
     this.wiring = wiring;
@@ -131,12 +136,19 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
         } else this.pending.push(event);
       },
     });
-    // With spawns, each input carries the keys of the spawns predicted with it (the claims).
-    const claimed = wiring.prediction.wireInput !== null;
-    const inputs = new InputSender<InputOf<G>>({
-      schema: (wiring.prediction.wireInput ?? game.input) as never,
-    });
-    const channels: ChannelConfig[] = [mirror.channel, inputs.channel, { kind: 'reliable-ordered' }];
+    // With spawns, each input carries the keys of the spawns predicted with it (the claims); a
+    // spectator sends no input (spectator-client.ts).
+    const claimed = !spectating && wiring.prediction.wireInput !== null;
+    const spectator = spectatorChannels((wiring.prediction.wireInput ?? game.input) as never, spectating);
+    const inputs = spectator.inputs as InputSender<InputOf<G>>;
+    this.watch = spectator.requests;
+    if (spectating) this.input = spectator.noInput as InputOf<G>;
+    const channels: ChannelConfig[] = [
+      mirror.channel,
+      spectator.inputsChannel,
+      { kind: 'reliable-ordered' },
+      spectator.requestsChannel,
+    ];
     const messages = new MessageClient({
       transport: opened.transport,
       factory: wiring.factory,
@@ -162,7 +174,7 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
       rttSampleMs: () => messages.client.endpoint?.rttSampleMs ?? 0,
     });
     const predicted =
-      wiring.prediction.types.size === 0
+      spectating || wiring.prediction.types.size === 0
         ? null
         : new PredictedWorld({
             mirror,
@@ -195,7 +207,7 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
     // One deadline for the whole: the join request, the transport, the handshake.
     const deadline = now() + timeout;
     const opened = await openConnection(game, target, options, timeout);
-    const client = new GameClient(game, opened);
+    const client = new GameClient(game, opened, options.spectate === true);
     client.expert.messages.connect(opened.token, now());
     // Until connected the client drives its own handshake; then the caller's update() does.
     await new Promise<void>((resolve, reject) => {
@@ -260,17 +272,25 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
    * One frame: `input` is this player's input from now on (sent once per tick, and predicted);
    * receives the server's packets, moves the prediction and the others' interpolation, sends,
    * then calls the event handlers. Throws (RangeError naming the field) for an input outside the
-   * game's input schema.
+   * game's input schema. A spectator calls `update()` with no input (and a player always gives one).
    */
-  update(input: InputOf<G>): void {
-    try {
-      this.codec.encode(input);
-    } catch (error) {
-      throw new RangeError(
-        `GameClient.update: input does not fit the game's input schema: ${(error as Error).message}`,
-      );
+  update(): void;
+  update(input: InputOf<G>): void;
+  update(input?: InputOf<G>): void {
+    if (this.spectating) {
+      if (input !== undefined)
+        throw new TypeError('GameClient.update: a spectator sends no input: call update()');
+    } else {
+      if (input === undefined) throw new TypeError("GameClient.update: give this frame's input");
+      try {
+        this.codec.encode(input);
+      } catch (error) {
+        throw new RangeError(
+          `GameClient.update: input does not fit the game's input schema: ${(error as Error).message}`,
+        );
+      }
+      this.input = input;
     }
-    this.input = input;
     if (this.closed) return;
     const time = this.clock();
     const { messages, latency } = this.expert;
@@ -295,6 +315,35 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
   }
 
   /**
+   * A spectator follows entity `id` (a player's, usually): the server's relevancy moves with it.
+   * Sent until the server has it; the server takes 10 requests a second at most. Throws for a
+   * player's client or an id outside the game's entities.
+   */
+  follow(id: number): void {
+    this.checkSpectating('follow');
+    if (!(Number.isInteger(id) && id >= 0 && id < this.game.maxEntities))
+      throw new RangeError(
+        `GameClient.follow: id must be an entity id in [0, ${this.game.maxEntities}), got ${id}`,
+      );
+    this.watch.set({ follow: id });
+  }
+
+  /** A spectator's free camera at (x, y): the server's relevancy is centred there. Throws for a player's client. */
+  camera(x: number, y: number): void {
+    this.checkSpectating('camera');
+    if (!(Math.abs(x) <= MAX_CAMERA_COORDINATE && Math.abs(y) <= MAX_CAMERA_COORDINATE))
+      throw new RangeError(`GameClient.camera: x and y must be finite, within ±1e9, got ${x}, ${y}`);
+    this.watch.set({ camera: { x, y } });
+  }
+
+  private checkSpectating(where: string): void {
+    if (!this.spectating)
+      throw new Error(
+        `GameClient.${where}: only a spectator chooses what it watches (connect with { spectate: true })`,
+      );
+  }
+
+  /**
    * Sends one of the game's messages to the server (reliable, in order; its rules' onMessage gets
    * it). Throws for a name not in the game's `messages`, a value outside its schema, or while not
    * connected.
@@ -306,6 +355,7 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
     if (type === undefined)
       throw new RangeError(`GameClient.send: ${JSON.stringify(name)} is not one of the game's messages`);
     const where = `GameClient.send('${name}')`;
+    if (this.spectating) throw new Error(`${where}: a spectator sends no game messages`);
     if (!this.expert.messages.connected) throw new Error(`${where}: not connected (${this.status})`);
     try {
       this.expert.messages.send(MESSAGE_CHANNEL, type as never, value as never);

@@ -19,7 +19,10 @@ import { JOIN_PATH } from './game-join.js';
 import type { GameServerOptions } from './game-server.js';
 import { MAX_MESSAGES_PER_TICK } from './game-simulation.js';
 import { JoinEndpoint } from './join-endpoint.js';
+import { interestOf } from './relevancy.js';
 import { type GameTransportKind, openServedTransports, type ServedTransports } from './server-transports.js';
+import { SpectatorDelay } from './spectator-delay.js';
+import { SpectatorSeats, type SpectatorStats } from './spectator-seats.js';
 
 /** The game's message channel: after the ghost section (0) and the inputs (1). */
 const MESSAGE_CHANNEL = 2;
@@ -48,8 +51,8 @@ export interface HostedGame {
   readonly playerCount: number;
 }
 
-/** What a served game counts of its players, joins and datagrams (GameServer's stats add the simulation's). */
-export interface GameHostStats {
+/** What a served game counts of its players, spectators, joins and datagrams (GameServer's stats add the simulation's). */
+export interface GameHostStats extends SpectatorStats {
   players: number;
   tokensIssued: number;
   /** Join requests refused with 429: over their address's joinRate. */
@@ -70,9 +73,9 @@ export interface GameHostStats {
   datagramsReceived: number;
 }
 
-/** What makes the hosted game, once the host knows its player slots. @internal */
+/** What makes the hosted game, once the host knows its connection slots (players' and spectators'). @internal */
 export type HostedGameFactory<H extends HostedGame> = (
-  maxPlayers: number,
+  slots: number,
   onError: ((error: unknown, where: string) => void) | undefined,
 ) => H;
 
@@ -89,6 +92,10 @@ export class GameHost<H extends HostedGame = HostedGame> {
   private connectsOverAddressCap = 0;
   private readonly reportError: (error: unknown, where: string) => void;
   private readonly messageNames: ReturnType<typeof wiringOf>['messageNames'];
+  /** The spectators' slots and counts (none unless `spectators` is given). */
+  readonly spectators: SpectatorSeats;
+  /** The delayed world spectators are served with `spectators.delaySeconds`, else null. */
+  readonly delay: SpectatorDelay | null;
   private closing: Promise<void> | null = null;
 
   private constructor(
@@ -104,8 +111,29 @@ export class GameHost<H extends HostedGame = HostedGame> {
     this.reportError =
       onError ?? ((error, at) => console.error(`ghostwire game ${game.name}: ${at} threw`, error));
     const wiring = wiringOf(where, game);
-    this.hosted = make(maxPlayers, onError);
+    this.spectators = new SpectatorSeats(where, options.spectators, maxPlayers);
+    const slots = this.spectators.slots;
+    this.hosted = make(slots, onError);
     const hosted = this.hosted;
+    // Read when a connection's channels are made, just before onConnect: its token says what it is.
+    const isSpectator = (index: number) => SpectatorSeats.isSpectator(this.messages.server.clientId(index));
+    const live = hosted.replication;
+    const delay =
+      this.spectators.delaySeconds > 0 && this.spectators.max > 0
+        ? new SpectatorDelay(
+            live.world,
+            wiring.types,
+            wiring.events,
+            slots,
+            Math.round(this.spectators.delaySeconds * game.tickRate),
+            this.spectators.delayMaxBytes,
+            interestOf(where, options.relevancy).interest,
+            { priority: live.channel.priority, budgetBytes: live.channel.budgetBytes },
+          )
+        : null;
+    this.delay = delay;
+    // With a delay, spectators' ghost sections come from the delayed world.
+    const watched = delay?.replication ?? live;
     this.messageNames = wiring.messageNames;
     const address = toAddress(served.publicAddress);
     this.messages = new MessageServer({
@@ -113,18 +141,46 @@ export class GameHost<H extends HostedGame = HostedGame> {
       privateKey,
       publicAddresses: served.transports.map(() => address),
       transports: served.transports,
-      maxClients: maxPlayers,
+      maxClients: slots,
       factory: wiring.factory,
-      channels: [hosted.replication.channel, hosted.inputs.channel, { kind: 'reliable-ordered' }],
+      channels: [
+        delay === null
+          ? live.channel
+          : {
+              ...live.channel,
+              create: (index) =>
+                isSpectator(index) ? delay.replication.channel.create(index) : live.channel.create(index),
+            },
+        this.spectators.inputsChannel(hosted.inputs.channel, isSpectator),
+        { kind: 'reliable-ordered' },
+        this.spectators.controlChannel(watched, isSpectator, () => this.now()),
+      ],
       onConnect: (index, clientId) => {
-        if (!this.join.seats.connected(clientId, this.now())) {
+        const spectator = SpectatorSeats.isSpectator(clientId);
+        const seats = spectator ? this.join.spectatorSeats : this.join.seats;
+        if (!seats.connected(clientId, this.now())) {
           this.connectsOverAddressCap++;
+          this.messages.server.disconnect(index);
+          return;
+        }
+        if (spectator) {
+          if (!this.spectators.join(index)) this.messages.server.disconnect(index);
+          return;
+        }
+        // The slots beyond maxPlayers are the spectators': a player never takes one.
+        if (hosted.playerCount >= maxPlayers) {
           this.messages.server.disconnect(index);
           return;
         }
         hosted.join(index);
       },
       onDisconnect: (index, clientId) => {
+        if (SpectatorSeats.isSpectator(clientId)) {
+          this.join.spectatorSeats.disconnected(clientId, this.now());
+          this.spectators.leave(index);
+          delay?.replication.removeClient(index);
+          return;
+        }
         this.join.seats.disconnected(clientId, this.now());
         hosted.leave(index);
       },
@@ -142,6 +198,7 @@ export class GameHost<H extends HostedGame = HostedGame> {
       auth: options.auth,
       clientAddress: options.clientAddress ?? ((request) => request.socket.remoteAddress ?? ''),
       now: () => this.now(),
+      maxSpectatorsPerAddress: this.spectators.max === 0 ? 0 : this.spectators.maxPerAddress,
     });
     this.clock = new TickClock({ tickRate: game.tickRate, startTick: hosted.startTick });
     this.port = served.port;
@@ -248,6 +305,7 @@ export class GameHost<H extends HostedGame = HostedGame> {
     }
     return {
       players: this.hosted.playerCount,
+      ...this.spectators.counts,
       ...this.join.counts,
       connectsOverAddressCap: this.connectsOverAddressCap,
       transports: [...this.served.kinds],
@@ -282,6 +340,12 @@ export class GameHost<H extends HostedGame = HostedGame> {
         if (name !== undefined && hosted.plays(index)) hosted.deliver(index, name, message.value);
       }
     }
+    // A spectator's messages are never read: dropped and counted, so its queue stays empty.
+    for (const index of this.spectators.indices)
+      for (let n = 0; n < MAX_MESSAGES_PER_TICK; n++) {
+        if (this.messages.receive(index, MESSAGE_CHANNEL) === null) break;
+        this.spectators.counts.spectatorMessagesRefused++;
+      }
   }
 
   /** Seconds since start: the host's clock. */
@@ -292,6 +356,7 @@ export class GameHost<H extends HostedGame = HostedGame> {
   private readonly onTick = (tick: number): void => {
     this.takeMessages();
     this.hosted.tick(tick);
+    this.delay?.tick(tick);
     this.messages.update(this.now());
   };
 

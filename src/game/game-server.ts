@@ -16,7 +16,10 @@ import { GameInspector } from './game-inspector.js';
 import type { GameEntity, GamePlayer, GameRules } from './game-rules.js';
 import { GameSimulation, type GameSimulationStats } from './game-simulation.js';
 import { encodeKillcam } from './killcam-wire.js';
+import { interestOf, type RelevancyOptions } from './relevancy.js';
 import type { GameTransportKind } from './server-transports.js';
+import type { SpectatorDelayStats } from './spectator-delay.js';
+import type { SpectatorOptions } from './spectator-seats.js';
 
 export interface GameServerOptions {
   /** TCP port of HTTP + WebSocket, and UDP port of netcode; WebRTC takes UDP port + 1 (default 8080; 0: a free one). */
@@ -27,6 +30,17 @@ export interface GameServerOptions {
   publicAddress?: string;
   /** Players at once at most (default 16). */
   maxPlayers?: number;
+  /**
+   * Spectators: their own seats, beside the players' (default none). A spectator joins with
+   * `GameClient.connect(game, url, { spectate: true })`: no player, no entity, no inputs.
+   */
+  spectators?: SpectatorOptions;
+  /**
+   * Relevancy by distance (default none: every client is sent every entity): entity types with a
+   * `position` are sent to a client within `radius` of its view, which follows the player's entity,
+   * or a spectator's choice (`follow` / `camera`). `bounds` is the world's [minX, minY, maxX, maxY].
+   */
+  relevancy?: RelevancyOptions;
   /**
    * Players one client address (an IPv4 address, or an IPv6 /64) may hold at once: its connected
    * players plus the join tokens it was given that have not expired (30 s). More joins get 429
@@ -88,11 +102,17 @@ export class GameServer {
     const host = await GameHost.start(
       where,
       rules.game,
-      (maxPlayers, onError) =>
+      (slots, onError) =>
         new HostedSimulation(
+          options.relevancy !== undefined,
           new GameSimulation(rules, {
-            maxPlayers,
-            replicate: (replicate) => new ReplicationServer({ ...replicate, maxClients: maxPlayers }),
+            maxPlayers: slots,
+            replicate: (replicate) =>
+              new ReplicationServer({
+                ...replicate,
+                maxClients: slots,
+                ...interestOf(where, options.relevancy),
+              }),
             ...(onError === undefined ? {} : { onError }),
           }),
         ),
@@ -107,6 +127,11 @@ export class GameServer {
     const h = this.host.stats();
     return {
       players: h.players,
+      spectators: h.spectators,
+      spectatorsOverMax: h.spectatorsOverMax,
+      spectatorInputsRefused: h.spectatorInputsRefused,
+      spectatorMessagesRefused: h.spectatorMessagesRefused,
+      spectatorRequestsRefused: h.spectatorRequestsRefused,
       ticks: c.ticks,
       inputsTaken: c.inputsTaken,
       inputsRefused: c.inputsRefused,
@@ -130,6 +155,14 @@ export class GameServer {
       datagramsSent: h.datagramsSent,
       datagramsReceived: h.datagramsReceived,
     };
+  }
+
+  /**
+   * The spectator delay's held stream (with `spectators.delaySeconds`; else null): ticks and bytes
+   * held, the byte bound, ticks applied early because of it, the delayed world's newest tick.
+   */
+  spectatorDelay(): SpectatorDelayStats | null {
+    return this.host.delay?.stats() ?? null;
   }
 
   /**
@@ -192,7 +225,12 @@ class HostedSimulation implements HostedGame {
   readonly replication: ReplicationServer;
   readonly inputs: GameSimulation['inputs'];
   readonly startTick: number;
-  constructor(readonly simulation: GameSimulation) {
+
+  constructor(
+    /** Whether relevancy is by distance: each player's view then follows its entity. */
+    private readonly spatial: boolean,
+    readonly simulation: GameSimulation,
+  ) {
     this.replication = simulation.replication;
     this.inputs = simulation.inputs;
     this.startTick = simulation.world.serverTick;
@@ -224,10 +262,23 @@ class HostedSimulation implements HostedGame {
     if (player !== null) this.simulation.deliver(player, name, value);
   }
 
+  /** Each player's interest view follows its entity (O(players) a tick). */
+  private followPlayers(): void {
+    for (const player of this.simulation.players) {
+      const entity = player.entity;
+      if (player.index < 0 || entity === null || !entity.alive) continue;
+      const view = this.replication.view(player.index);
+      if (view !== null && view.follow !== entity.id) view.follow = entity.id;
+    }
+  }
+
   tick(tick: number): void {
     this.simulation.simulate();
+    if (this.spatial) this.followPlayers();
     if (this.simulation.world.tick() !== tick)
       throw new Error(`GameServer: the world's tick is not the clock's (${tick})`);
     this.replication.recording?.capture(); // GameServer.record
   }
 }
+
+export type { RelevancyOptions };

@@ -13,6 +13,7 @@ import { type GameJoinAnswer, WEBRTC_PATH, WEBSOCKET_PATH } from './game-join.js
 import { JoinRate } from './join-rate.js';
 import { JoinSeats } from './join-seats.js';
 import type { GameTransportKind } from './server-transports.js';
+import { SPECTATOR_CLIENT_ID_BASE } from './spectator-seats.js';
 
 /** Seconds a minted token can open a connection (netcode's own default). */
 export const TOKEN_EXPIRE_SECONDS = 30;
@@ -32,6 +33,8 @@ export interface JoinEndpointOptions {
   clientAddress: (request: IncomingMessage) => string;
   /** The server's clock, in seconds. */
   now: () => number;
+  /** Spectator seats per address (GET ?spectate asks for one); 0: the server takes no spectators. */
+  maxSpectatorsPerAddress: number;
 }
 
 export interface JoinCounts {
@@ -47,6 +50,8 @@ export interface JoinCounts {
 
 export class JoinEndpoint {
   readonly seats: JoinSeats;
+  /** The spectators' tokens: their own places per address, their own client ids. */
+  readonly spectatorSeats: JoinSeats;
   readonly counts: JoinCounts = {
     tokensIssued: 0,
     joinsRateLimited: 0,
@@ -59,6 +64,10 @@ export class JoinEndpoint {
 
   constructor(private readonly options: JoinEndpointOptions) {
     this.seats = new JoinSeats(options.maxPlayersPerAddress);
+    this.spectatorSeats = new JoinSeats(
+      Math.max(1, options.maxSpectatorsPerAddress),
+      SPECTATOR_CLIENT_ID_BASE,
+    );
     this.rate = new JoinRate(options.joinRate.perSecond, options.joinRate.burst);
   }
 
@@ -76,6 +85,12 @@ export class JoinEndpoint {
       } else cors['access-control-allow-origin'] = origin;
       cors.vary = 'origin';
     }
+    const spectate = new URL(request.url ?? '/', 'http://x').searchParams.has('spectate');
+    if (spectate && options.maxSpectatorsPerAddress === 0) {
+      refuse(response, 403, 'this server takes no spectators', cors);
+      return;
+    }
+    const seats = spectate ? this.spectatorSeats : this.seats;
     const address = options.clientAddress(request);
     const wait = this.rate.take(address, now);
     if (wait > 0) {
@@ -91,20 +106,25 @@ export class JoinEndpoint {
     }
     // The server's clock may have moved during auth.
     const issuedAt = options.now();
-    this.seats.expire(issuedAt);
-    if (this.seats.size >= options.maxTokens) {
+    seats.expire(issuedAt);
+    if (seats.size >= options.maxTokens) {
       this.counts.joinsServerBusy++;
       refuse(response, 503, 'too many players joining; try again', { 'retry-after': '5', ...cors });
       return;
     }
     // A second's margin: netcode checks the token's expiry in whole unix seconds.
-    const clientId = this.seats.issue(address, issuedAt, issuedAt + TOKEN_EXPIRE_SECONDS + 1);
+    const clientId = seats.issue(address, issuedAt, issuedAt + TOKEN_EXPIRE_SECONDS + 1);
     if (clientId === null) {
       this.counts.joinsOverAddressCap++;
-      refuse(response, 429, `this address already holds ${options.maxPlayersPerAddress} players`, {
-        'retry-after': String(TOKEN_EXPIRE_SECONDS),
-        ...cors,
-      });
+      refuse(
+        response,
+        429,
+        `this address already holds ${seats.perAddress} ${spectate ? 'spectators' : 'players'}`,
+        {
+          'retry-after': String(TOKEN_EXPIRE_SECONDS),
+          ...cors,
+        },
+      );
       return;
     }
     const token = generateConnectToken({

@@ -23,9 +23,15 @@ interface Seat {
 export class JoinSeats {
   private readonly seats = new Map<bigint, Seat>();
   private readonly held = new Map<string, number>();
-  private nextId = 1n;
+  private nextId: bigint;
 
-  constructor(readonly perAddress: number) {}
+  /** `firstId`: the first client id issued (spectators' seats count from their own base). */
+  constructor(
+    readonly perAddress: number,
+    firstId = 1n,
+  ) {
+    this.nextId = firstId;
+  }
 
   /** Places `address` (an IP address, any form) holds now. */
   holding(address: string): number {

@@ -4,6 +4,7 @@
  */
 
 export type { GameHostStats } from '../game/game-host.js';
+export type { SpectatorStats } from '../game/spectator-seats.js';
 export type { ZoneCommitStats } from './zone-commits.js';
 export type { FeedRefusal, ZoneGatewayStats } from './zone-gateway.js';
 export { ZoneMap } from './zone-map.js';
