@@ -24,7 +24,8 @@ export class PartAudience {
   constructor(
     private readonly world: ServerWorld,
     private readonly interest: InterestManager,
-    maxClients: number,
+    /** Real clients are [0, maxClients): a recorder's virtual client after them is never a holder. */
+    private readonly maxClients: number,
   ) {
     this.groups = new Uint32Array(maxClients);
     this.entityQueued = new Uint8Array(world.capacity);
@@ -62,7 +63,8 @@ export class PartAudience {
     const parent = world.parentOf[companion];
     const type = world.types[world.typeOf[companion]];
     const audience = type?.partOf?.part.audience;
-    if (parent < 0 || audience === undefined) return false;
+    // A recording is the public audience: no part for the recorder, and no predicate call for it.
+    if (parent < 0 || audience === undefined || client >= this.maxClients) return false;
     switch (audience.kind) {
       case 'owner':
         return world.ownsId(client, parent);

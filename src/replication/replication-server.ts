@@ -248,7 +248,7 @@ export class ReplicationServer {
    * client's reconnects; cleared when its connection ends.
    */
   setGroups(clientIndex: number, mask: number): void {
-    checkIndex('ReplicationServer.setGroups', 'clientIndex', clientIndex, this.senders.length);
+    checkIndex('ReplicationServer.setGroups', 'clientIndex', clientIndex, this.recorderIndex);
     if (!(Number.isInteger(mask) && mask >= 0 && mask <= 0xffffffff))
       throw new RangeError(
         `ReplicationServer.setGroups: mask must be a 32-bit unsigned integer, got ${mask}`,
@@ -259,14 +259,14 @@ export class ReplicationServer {
   /** The groups a client belongs to (a mask). */
   groupsOf(clientIndex: number): number {
     return this.audience.groupsOf(
-      checkIndex('ReplicationServer.groupsOf', 'clientIndex', clientIndex, this.senders.length),
+      checkIndex('ReplicationServer.groupsOf', 'clientIndex', clientIndex, this.recorderIndex),
     );
   }
 
   /** Asks the `when(test)` private fields again for one client (what its tests read changed). */
   revisitClient(clientIndex: number): void {
     this.audience.clientChanged(
-      checkIndex('ReplicationServer.revisitClient', 'clientIndex', clientIndex, this.senders.length),
+      checkIndex('ReplicationServer.revisitClient', 'clientIndex', clientIndex, this.recorderIndex),
     );
   }
 
