@@ -10,7 +10,7 @@ import { defineGame } from '../../src/game/define-game.js';
 import { GameClient } from '../../src/game/game-client.js';
 import { GameServer } from '../../src/game/game-server.js';
 import { t } from '../../src/schema/schema.js';
-import { until } from '../support/until.js';
+import { pumpClients as pump } from '../support/pump-clients.js';
 
 const TICK_RATE = 30;
 const clockGame = defineGame({
@@ -44,20 +44,6 @@ function clockOf(client: GameClient): number {
     if (ghost !== null && ghost.type.name === 'clock') return (ghost.value as { at: number }).at;
   }
   return -1;
-}
-
-async function pump(clients: GameClient[], what: string, ms: number, check: () => boolean): Promise<void> {
-  const timer = setInterval(() => {
-    for (const client of clients) {
-      if (client.spectating) client.update();
-      else client.update({ dx: 0 });
-    }
-  }, 1000 / 60);
-  try {
-    await until(what, ms, check);
-  } finally {
-    clearInterval(timer);
-  }
 }
 
 describe('spectator delay', () => {

@@ -16,6 +16,7 @@ import { registeredUdpOpener } from '../../src/game/transport-openers.js';
 import { InputSender } from '../../src/latency/input-sender.js';
 import { ClientMirror } from '../../src/replication/client-mirror.js';
 import { t } from '../../src/schema/schema.js';
+import { pumpClients as pump } from '../support/pump-clients.js';
 import { until } from '../support/until.js';
 
 const coord = t.float(-256, 256, 1 / 16);
@@ -53,20 +54,6 @@ function fieldRules(log: { joins: number; leaves: number; chat: number; inputs: 
       log.inputs++;
     },
   });
-}
-
-async function pump(clients: GameClient[], what: string, ms: number, check: () => boolean): Promise<void> {
-  const timer = setInterval(() => {
-    for (const client of clients) {
-      if (client.spectating) client.update();
-      else client.update({ dx: 0 });
-    }
-  }, 1000 / 60);
-  try {
-    await until(what, ms, check);
-  } finally {
-    clearInterval(timer);
-  }
 }
 
 /** Marker ids a client holds now, by where they stand. */
