@@ -30,7 +30,7 @@ import {
 import { type GameDefinition, type GameWiring, wiringOf } from './define-game.js';
 import { EntityView, type ShownEntity } from './entity-view.js';
 import type { EventOf, InputOf, MessageOf, StateOf } from './game-types.js';
-import { decodeKillcam } from './killcam-wire.js';
+import { decodeKillcam, MAX_VIEW_DELAY_TICKS } from './killcam-wire.js';
 import { fieldOf, schemaError } from './schema-error.js';
 import { SpawnPredictor } from './spawn-predictor.js';
 import { MAX_CAMERA_COORDINATE, type SpectatorRequestSender } from './spectator-channels.js';
@@ -451,7 +451,9 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
 
   /**
    * Calls `handler` with each kill-cam the server sends (GameServer.killcam), opened in its own
-   * player, paused at its start, and the entity it follows (-1: none); during `update`. A clip
+   * player, paused at its start, and the entity it follows (-1: none); during `update`. The others
+   * are shown as the followed player saw them: `replay.viewDelayTicks` behind it (its
+   * interpolation delay when the clip was cut). A clip
    * that is refused is dropped (counted in `stats().killcamsRefused`). Returns a function that stops it.
    */
   onKillcam(handler: (replay: ReplayPlayer, follow: number) => void): () => void {
@@ -464,10 +466,16 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
   private receiveKillcam(block: Uint8Array): void {
     const killcam = decodeKillcam(block);
     if (killcam === null) return;
+    const delay = killcam.viewDelayTicks;
+    if (!(delay >= 0 && delay <= MAX_VIEW_DELAY_TICKS)) {
+      this.killcamRefusals++;
+      return;
+    }
     try {
       const replay = this.openReplay(killcam.clip);
       const follow = killcam.follow >= 0 && killcam.follow < replay.mirror.capacity ? killcam.follow : -1;
       replay.follow(follow);
+      replay.viewDelayTicks = follow >= 0 ? Math.min(delay, replay.mirror.historyLength - 1) : 0;
       this.killcams.push({ replay, follow });
     } catch (error) {
       if (!(error instanceof ReplayError)) throw error;

@@ -183,7 +183,8 @@ export class GameServer {
   /**
    * Sends `viewer` a kill-cam: the last `seconds` (default 5) of the recording (`record()` first),
    * following `follow` (the killer's entity), as a reliable block its GameClient plays in a second
-   * mirror (`onKillcam`). Returns the bytes sent. Throws when not recording, when the viewer is not
+   * mirror (`onKillcam`). When a player owns `follow`, the others are shown as that player saw
+   * them: its interpolation delay behind it (`ReplayPlayer.viewDelayTicks`). Returns the bytes sent. Throws when not recording, when the viewer is not
    * connected, or when the clip is larger than a block (256 KiB): shorten `seconds`.
    */
   killcam(viewer: GamePlayer, options: { seconds?: number; follow?: GameEntity | null } = {}): number {
@@ -191,7 +192,15 @@ export class GameServer {
     if (recorder === null) throw new Error('GameServer.killcam: not recording: call record() first');
     if (!(viewer instanceof PlayerHandle) || viewer.index < 0)
       throw new RangeError('GameServer.killcam: viewer must be a connected player');
-    const block = encodeKillcam(options.follow?.id ?? -1, recorder.save({ seconds: options.seconds ?? 5 }));
+    // What the killer saw: its own entity now, the others its interpolation delay behind.
+    const killer = options.follow?.owner;
+    const viewDelay =
+      killer instanceof PlayerHandle && killer.index >= 0 ? this.simulation.viewDelayTicks(killer.index) : 0;
+    const block = encodeKillcam(
+      options.follow?.id ?? -1,
+      recorder.save({ seconds: options.seconds ?? 5 }),
+      viewDelay,
+    );
     if (block.length > KILLCAM_MAX_BYTES)
       throw new RangeError(
         `GameServer.killcam: the clip takes ${block.length} bytes, more than a block's ${KILLCAM_MAX_BYTES}: give fewer seconds`,

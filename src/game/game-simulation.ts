@@ -427,6 +427,16 @@ export class GameSimulation {
     return this.inputs.take(index, tick);
   }
 
+  /**
+   * @internal How far behind the present the player saw the others with its newest input: the
+   * present tick minus its view tick, in ticks, in [0, 255] (0 before it has shown anything).
+   */
+  viewDelayTicks(index: number): number {
+    const view = this.viewTickOf(index);
+    if (!Number.isFinite(view)) return 0;
+    return Math.min(255, Math.max(0, this.world.serverTick - view));
+  }
+
   /** @internal The render tick the player's client showed with its input (NaN: none yet). */
   protected viewTickOf(index: number): number {
     return this.inputs.viewTick(index);

@@ -48,6 +48,7 @@ export class ReplayPlayer {
   private chunk = -1;
   private frame = 0;
   private followId = -1;
+  private viewDelay = 0;
   /** While a seek catches up to its target from a keyframe: events of the frames passed are not dispatched. */
   private muted = false;
   private readonly samplers = new Map<number, GhostSampler<unknown>>();
@@ -144,12 +145,31 @@ export class ReplayPlayer {
     return this.followId;
   }
 
+  /**
+   * Ticks behind the render tick at which every entity but the followed one is shown (default 0):
+   * a kill-cam sets the killer's interpolation delay, so the others are where the killer saw them.
+   */
+  get viewDelayTicks(): number {
+    return this.viewDelay;
+  }
+
+  set viewDelayTicks(ticks: number) {
+    if (!(Number.isFinite(ticks) && ticks >= 0 && ticks < this.mirror.historyLength))
+      throw new RangeError(
+        `ReplayPlayer.viewDelayTicks: must be in [0, historyLength ${this.mirror.historyLength}), got ${ticks}`,
+      );
+    this.viewDelay = ticks;
+  }
+
   /** The followed entity's sample (null when none is followed or it is not there). */
   followed(): unknown {
     return this.followId < 0 ? null : this.sample(this.followId);
   }
 
-  /** Ghost `id` interpolated at the render tick, as a live client shows it (null when absent). */
+  /**
+   * Ghost `id` interpolated at the render tick as a live client shows it (null when absent); an
+   * entity other than the followed one `viewDelayTicks` earlier.
+   */
   sample(id: number): unknown {
     const ghost: Ghost | null = this.mirror.ghost(id);
     const history = this.mirror.history(id);
@@ -160,13 +180,14 @@ export class ReplayPlayer {
       if (interpolator === undefined) {
         interpolator =
           this.options.interpolator?.(ghost.type) ??
-          (compileInterpolator(ghost.type.schema) as Interpolator<unknown>);
+          (compileInterpolator(ghost.type.layout.schema) as Interpolator<unknown>);
         this.interpolators.set(ghost.type, interpolator);
       }
       sampler = new GhostSampler(interpolator);
       this.samplers.set(id, sampler);
     }
-    return sampler.sample(history, this.render, this.mirror.newestTick);
+    const at = id === this.followId ? this.render : Math.max(this.startTick, this.render - this.viewDelay);
+    return sampler.sample(history, at, this.mirror.newestTick);
   }
 
   /** Applies frames until the mirror holds `tick` (the last frame at or before it). */

@@ -67,6 +67,11 @@ describe('game recording and kill-cams', () => {
       assert.equal(follow, id);
       assert.equal(cam.following, id);
       assert.equal(cam.endTick - cam.startTick + 1, 30);
+      // The others as the killer saw them: its interpolation delay behind its own entity.
+      assert.ok(
+        cam.viewDelayTicks > 0 && cam.viewDelayTicks < 15,
+        `view delay ${cam.viewDelayTicks} ticks (the client's interpolation delay)`,
+      );
       cam.play(2);
       cam.advance(0.25);
       assert.equal(cam.renderTick, cam.startTick + 15);
@@ -85,6 +90,16 @@ describe('game recording and kill-cams', () => {
         'the corrupt kill-cam to be refused',
         5000,
         () => client.stats().killcamsRefused === 1,
+      );
+      // A view delay that is not one (NaN, negative, past 255 ticks) is refused too.
+      for (const delay of [Number.NaN, -1, 256])
+        server.messages.sendBlock(player.index, 2, encodeKillcam(id, file, delay));
+      await play(
+        [client],
+        () => STILL,
+        'the kill-cams with bad view delays to be refused',
+        5000,
+        () => client.stats().killcamsRefused === 4,
       );
       assert.equal(killcams.length, 1);
     } finally {

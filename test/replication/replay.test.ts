@@ -185,6 +185,41 @@ describe('replays', () => {
     assert.ok(compared > 0);
   });
 
+  it("shows the others viewDelayTicks behind the followed entity (a kill-cam: the killer's view)", () => {
+    const run = record(60, { live: true });
+    const delayed = ReplayPlayer.open(run.recorder.save(), CONFIG);
+    const plain = ReplayPlayer.open(run.recorder.save(), CONFIG);
+    const tick = run.live.newestTick - 2.25;
+    const delay = 1.5;
+    const ids = [...run.live.ghosts()].map((g) => g.id);
+    assert.ok(ids.length >= 2);
+    delayed.follow(ids[0]);
+    delayed.viewDelayTicks = delay;
+    assert.equal(delayed.viewDelayTicks, delay);
+    delayed.seek(tick);
+    plain.seek(tick);
+    assert.deepEqual(delayed.sample(ids[0]), plain.sample(ids[0]), 'the followed entity at the render tick');
+    let moved = 0;
+    for (const id of ids.slice(1)) {
+      const history = run.live.history(id);
+      if (history === null || history.oldestTick > tick - delay - 1) continue;
+      const expected = new GhostSampler(compileInterpolator(Cube.schema)).sample(
+        history,
+        tick - delay,
+        run.live.newestTick,
+      );
+      assert.deepEqual(delayed.sample(id), expected, `ghost ${id} where the killer saw it`);
+      if (JSON.stringify(expected) !== JSON.stringify(plain.sample(id))) moved++;
+    }
+    assert.ok(moved > 0, 'some of the others were elsewhere at the delayed tick');
+    assert.throws(() => {
+      delayed.viewDelayTicks = -1;
+    }, /viewDelayTicks/);
+    assert.throws(() => {
+      delayed.viewDelayTicks = Number.NaN;
+    }, /viewDelayTicks/);
+  });
+
   it('a save of the last N seconds starts at the keyframe before and shows only those seconds', () => {
     const clip = recorder.save({ seconds: 2 });
     const file = ReplayFile.open(clip, CONFIG);
