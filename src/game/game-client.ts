@@ -17,7 +17,6 @@ import { Predictor } from '../latency/predictor.js';
 import { ReplayPlayer } from '../latency/replay-player.js';
 import { ClientMirror } from '../replication/client-mirror.js';
 import type { ReceivedEvent } from '../replication/event.js';
-import { ReplayError } from '../replication/recording/replay-error.js';
 import { type Codec, compile } from '../schema/codec.js';
 import { SchemaValueError } from '../schema/interpret.js';
 import type { DatagramTransport } from '../transport/transport.js';
@@ -30,7 +29,7 @@ import {
 import { type GameDefinition, type GameWiring, wiringOf } from './define-game.js';
 import { EntityView, type ShownEntity } from './entity-view.js';
 import type { EventOf, InputOf, MessageOf, StateOf } from './game-types.js';
-import { decodeKillcam, MAX_VIEW_DELAY_TICKS } from './killcam-wire.js';
+import { KillcamInbox } from './killcam-inbox.js';
 import { fieldOf, schemaError } from './schema-error.js';
 import { SpawnPredictor } from './spawn-predictor.js';
 import { MAX_CAMERA_COORDINATE, type SpectatorRequestSender } from './spectator-channels.js';
@@ -94,10 +93,7 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
   private readonly view: EntityView;
   private readonly handlers = new Map<string, Set<Handler>>();
   private readonly pending: ReceivedEvent[] = [];
-  private readonly killcamHandlers = new Set<(replay: ReplayPlayer, follow: number) => void>();
-  private readonly killcams: { replay: ReplayPlayer; follow: number }[] = [];
-  /** Kill-cam clips refused (ReplayError). */
-  private killcamRefusals = 0;
+  private readonly killcams = new KillcamInbox((clip) => this.openReplay(clip));
   private input: InputOf<G> | undefined = undefined;
   private readonly spawning: SpawnPredictor | null;
   private readonly produce = (tick: number): InputOf<G> =>
@@ -296,7 +292,7 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
     const { messages, latency } = this.expert;
     messages.update(time);
     for (let m = messages.receive(MESSAGE_CHANNEL); m !== null; m = messages.receive(MESSAGE_CHANNEL))
-      if (m.is(Block)) this.receiveKillcam(m.value);
+      if (m.is(Block)) this.killcams.receive(m.value);
     if (messages.connected) {
       try {
         latency.frame(time, this.produce);
@@ -379,7 +375,7 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
       events: this.eventCount,
       reconnections: this.reconnections,
       predicted: this.expert.predicted === null ? null : { ...this.expert.predicted.stats() },
-      killcamsRefused: this.killcamRefusals,
+      killcamsRefused: this.killcams.refused,
     };
   }
 
@@ -453,39 +449,17 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
    * Calls `handler` with each kill-cam the server sends (GameServer.killcam), opened in its own
    * player, paused at its start, and the entity it follows (-1: none); during `update`. The others
    * are shown as the followed player saw them: `replay.viewDelayTicks` behind it (its
-   * interpolation delay when the clip was cut). A clip
-   * that is refused is dropped (counted in `stats().killcamsRefused`). Returns a function that stops it.
+   * interpolation delay when the clip was cut). A clip that is refused is dropped (counted in
+   * `stats().killcamsRefused`). Returns a function that stops it.
    */
   onKillcam(handler: (replay: ReplayPlayer, follow: number) => void): () => void {
     if (typeof handler !== 'function')
       throw new TypeError('GameClient.onKillcam: handler must be a function');
-    this.killcamHandlers.add(handler);
-    return () => this.killcamHandlers.delete(handler);
-  }
-
-  private receiveKillcam(block: Uint8Array): void {
-    const killcam = decodeKillcam(block);
-    if (killcam === null) return;
-    const delay = killcam.viewDelayTicks;
-    if (!(delay >= 0 && delay <= MAX_VIEW_DELAY_TICKS)) {
-      this.killcamRefusals++;
-      return;
-    }
-    try {
-      const replay = this.openReplay(killcam.clip);
-      const follow = killcam.follow >= 0 && killcam.follow < replay.mirror.capacity ? killcam.follow : -1;
-      replay.follow(follow);
-      replay.viewDelayTicks = follow >= 0 ? Math.min(delay, replay.mirror.historyLength - 1) : 0;
-      this.killcams.push({ replay, follow });
-    } catch (error) {
-      if (!(error instanceof ReplayError)) throw error;
-      this.killcamRefusals++;
-    }
+    return this.killcams.add(handler);
   }
 
   private dispatch(): void {
-    for (const { replay, follow } of this.killcams.splice(0))
-      for (const handler of this.killcamHandlers) handler(replay, follow);
+    this.killcams.dispatch();
     // Handlers run after the packets are read: a throw from one reaches the caller with the frame done.
     const events = this.pending.splice(0);
     for (const event of events) {
