@@ -4,7 +4,7 @@
  * GameServer drives it with a clock and a MessageServer; the room type with its room's ticks.
  */
 import { InputReceiver } from '../latency/input-receiver.js';
-import { LagCompensation } from '../latency/lag-compensation.js';
+import type { LagCompensation } from '../latency/lag-compensation.js';
 import type { AnyEntityType } from '../replication/entity-type.js';
 import type { AnyEventType } from '../replication/event.js';
 import type { ReplicationServer, ReplicationServerOptions } from '../replication/replication-server.js';
@@ -22,6 +22,7 @@ import type {
   GameRules,
   ServerGame,
 } from './game-rules.js';
+import { makeLagRecords, recordLags } from './lag-records.js';
 import { RuleErrors } from './rule-errors.js';
 import { fieldOf, schemaError } from './schema-error.js';
 import { checkShape, type Shape, shapeBounds, shapesOverlap } from './shapes.js';
@@ -64,7 +65,7 @@ export class GameSimulation {
   private readonly hasParts: boolean;
   readonly replication: ReplicationServer;
   readonly inputs: InputReceiver<unknown>;
-  readonly lags = new Map<AnyEntityType, LagCompensation<unknown>>();
+  readonly lags: Map<AnyEntityType, LagCompensation<unknown>>;
   readonly data: Record<string, unknown> = {};
   private readonly counters: Omit<GameSimulationStats, 'hookErrors' | 'stepErrors' | keyof SpawnStats> = {
     ticks: 0,
@@ -140,19 +141,7 @@ export class GameSimulation {
           }),
       onRefusal: () => this.counters.inputsRefused++,
     });
-    for (const [type, hitbox] of this.wiring.hitboxes) {
-      this.lags.set(
-        type,
-        new LagCompensation<unknown>({
-          interpolator: this.wiring.interpolators.get(type)!,
-          layout: type.layout,
-          tickRate: game.tickRate,
-          capacity: game.maxEntities,
-          maxClients: maxPlayers,
-          bounds: (state, out) => shapeBounds(hitbox(state), out),
-        }),
-      );
-    }
+    this.lags = makeLagRecords(this.wiring, game.tickRate, game.maxEntities, maxPlayers);
   }
 
   get players(): readonly GamePlayer[] {
@@ -259,7 +248,8 @@ export class GameSimulation {
    */
   simulate(): void {
     const tick = this.world.serverTick + 1;
-    this.recordHistory();
+    // The game's hitbox threw or gave a shape that is not finite: that tick goes unrecorded.
+    recordLags(this.lags, this.world, this.handles, (error) => this.errors.hitboxFailed(error, this.tick));
     this.simulating = 1;
     try {
       this.judge.moveAll();
@@ -502,30 +492,5 @@ export class GameSimulation {
     if (type === undefined || !Object.hasOwn(this.definition.entityTypes, name))
       throw new RangeError(`game.${where}: ${JSON.stringify(name)} is not one of the game's entity types`);
     return type;
-  }
-
-  /** Every entity with a hitbox, as stamped at the world's tick (entities made since are not stamped yet). */
-  private recordHistory(): void {
-    const world = this.world;
-    if (this.lags.size === 0 || world.serverTick === 0) return;
-    for (const handle of this.handles) {
-      if (handle === null) continue;
-      const entity: Entity<unknown> = handle.entity;
-      const lag = this.lags.get(entity.type);
-      const id = entity.id;
-      if (
-        lag === undefined ||
-        world.tickedType[id] < 0 ||
-        world.tickedGeneration[id] !== entity.generation ||
-        world.latestTicks[id] < 0
-      )
-        continue;
-      try {
-        lag.recordFrom(world, entity);
-      } catch (error) {
-        // The game's hitbox threw or gave a shape that is not finite: this tick goes unrecorded.
-        this.errors.hitboxFailed(error, this.tick);
-      }
-    }
   }
 }
