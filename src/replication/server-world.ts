@@ -4,7 +4,7 @@ import type { EntityLayout } from './entity-layout.js';
 import { type AnyEntityType, checkTypes, type EntityType, expandTypes } from './entity-type.js';
 import { IdList } from './id-list.js';
 import { copyState, type LaneState, sameState } from './lane-state.js';
-import { PART_GENERATION, PART_OF } from './visibility.js';
+import { checkParts, PartScratch, partValue, readParts } from './part-scratch.js';
 
 /** A handle to a live entity: its id (reused after a destroy) and the generation that tells uses apart. */
 export interface Entity<T = unknown> {
@@ -102,8 +102,8 @@ export class ServerWorld {
   readonly groupOfId: Int8Array;
   /** Per companion id: the value its quantizer reads (its entity's id, generation and field). */
   private readonly partValues: (Record<string, unknown> | null)[];
-  /** Per part layout: a state `set` quantizes a part into before comparing it with the current one. */
-  private readonly partScratch = new Map<EntityLayout<unknown>, LaneState>();
+  /** The states `set` quantizes parts into before comparing them with the current ones. */
+  private readonly partScratch = new PartScratch();
   /** @internal Told of each entity whose audience may have changed (owner, group, revisit). */
   onAudience: ((id: number) => void) | undefined;
 
@@ -175,32 +175,17 @@ export class ServerWorld {
     const parts = type.parts ?? [];
     if (this.free.length < 1 + parts.length)
       throw new RangeError(`ServerWorld.create: the world is full (capacity ${this.capacity})`);
-    if (parts.length > 0) {
-      // Every part's value is checked before anything changes.
-      for (const part of parts)
-        part.type.layout.quantize(
-          {
-            [PART_OF]: 0,
-            [PART_GENERATION]: 0,
-            [part.field]: (value as Record<string, unknown>)?.[part.field],
-          },
-          part.type.layout.createState(),
-        );
-    }
+    checkParts(parts, value); // every part's value, before anything changes
     const entity = this.createOne(index, type, value);
     if (parts.length > 0) {
       const ids = new Int32Array(parts.length);
       for (let i = 0; i < parts.length; i++) {
         const partType = parts[i].type;
-        const partValue: Record<string, unknown> = {
-          [PART_OF]: entity.id,
-          [PART_GENERATION]: entity.generation,
-        };
-        partValue[parts[i].field] = (value as Record<string, unknown>)[parts[i].field];
-        const companion = this.createOne(this.typeIndex.get(partType)!, partType, partValue);
+        const tagged = partValue(parts[i], entity.id, entity.generation, value);
+        const companion = this.createOne(this.typeIndex.get(partType)!, partType, tagged);
         ids[i] = companion.id;
         this.parentOf[companion.id] = entity.id;
-        this.partValues[companion.id] = partValue;
+        this.partValues[companion.id] = tagged;
         this.copyPosition(entity.id, companion.id);
       }
       this.partIds[entity.id] = ids;
@@ -245,23 +230,12 @@ export class ServerWorld {
     const parts = entity.type.parts!;
     for (let i = 0; i < ids.length; i++) {
       const companion = ids[i];
-      const partValue = this.partValues[companion]!;
+      const tagged = this.partValues[companion]!;
       const field = parts[i].field;
-      partValue[field] = (value as Record<string, unknown>)[field];
+      tagged[field] = (value as Record<string, unknown>)[field];
       this.copyPosition(id, companion);
-      // Into a scratch state first: a part that did not change is not even marked (the usual
-      // case, as most sets change public fields), so it costs the tick nothing.
-      const layout = parts[i].type.layout;
-      let scratch = this.partScratch.get(layout);
-      if (scratch === undefined) {
-        scratch = layout.createState();
-        this.partScratch.set(layout, scratch);
-      }
-      layout.quantize(partValue, scratch);
-      const current = this.current[companion]!;
-      if (sameState(scratch, current)) continue;
-      copyState(scratch, current);
-      this.markDirty(companion);
+      if (this.partScratch.update(parts[i].type.layout, tagged, this.current[companion]!))
+        this.markDirty(companion);
     }
   }
 
@@ -271,11 +245,11 @@ export class ServerWorld {
     const value = entity.type.layout.dequantize(this.current[id]!);
     const ids = this.partIds[id];
     if (ids === null) return value;
-    const parts = entity.type.parts!;
-    for (let i = 0; i < ids.length; i++) {
-      const part = parts[i].type.layout.dequantize(this.current[ids[i]]!) as Record<string, unknown>;
-      (value as Record<string, unknown>)[parts[i].field] = part[parts[i].field];
-    }
+    readParts(
+      value,
+      entity.type.parts!,
+      Array.from(ids, (companion) => this.current[companion]!),
+    );
     return value;
   }
 
