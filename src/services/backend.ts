@@ -32,6 +32,8 @@ import { DEFAULT_SEAT_LIMITS, SeatIssuer } from './backend-seat-issuer.js';
 import { SessionSigner } from './backend-session-signer.js';
 import { type Directory, PROCESS_GONE, type SeatLimits, type Unsubscribe } from './directory.js';
 import { checkSeatLimits } from './directory-checks.js';
+import { type GamerServices, mountGamerRoutes } from './gamer/gamer-services.js';
+import { unavailableRefusal } from './gamer/gamer-unavailable.js';
 import { GoneRooms } from './gone-rooms.js';
 import { PeerTokenMinter, type RendezvousOptions } from './peer-sessions.js';
 import { DEFAULT_CREATE_TIMEOUT_MS, RoomPlacer } from './room-placer.js';
@@ -86,6 +88,8 @@ export interface BackendOptions<S extends z.ZodType = typeof guestAuthSchema> {
   createTimeoutMs?: number;
   /** Enables the /matchmake routes. */
   matchmaker?: MatchmakingQueue;
+  /** Enables the gamer services' routes (accounts, stats, leaderboards, friends, storage): openGamerServices(). */
+  gamer?: GamerServices;
   /**
    * The rendezvous peer-to-peer players are sent to, and the key it shares: a peer pool's matched
    * player's poll answers its peer token (peer-sessions.ts; without it, 503), and the /peers
@@ -221,6 +225,7 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
       now,
     });
   if (peers !== null) addPeerRoutes(app, { directory, peers, session: requireSession(ctx) });
+  if (options.gamer !== undefined) mountGamerRoutes(options.gamer, app, requireSession(ctx));
   methodNotAllowed(app);
 
   app.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path.slice(0, 100)}` }, 404));
@@ -228,6 +233,8 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
     if (error instanceof Refusal) return c.json({ error: error.reason }, error.status);
     if (error instanceof HTTPException)
       return c.json({ error: error.message || 'bad request' }, error.status);
+    const unavailable = unavailableRefusal(error);
+    if (unavailable !== null) return c.json({ error: unavailable.reason }, unavailable.status);
     onError(error);
     return c.json({ error: 'internal error' }, 500);
   });

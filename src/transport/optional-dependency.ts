@@ -14,6 +14,9 @@ export const OPTIONAL_PACKAGES = {
   zod: '4',
   '@hono/zod-validator': '0.9',
   ioredis: '6',
+  kysely: '0.29',
+  pg: '8',
+  '@electric-sql/pglite': '0.5',
 } as const;
 
 export type OptionalPackage = keyof typeof OPTIONAL_PACKAGES;

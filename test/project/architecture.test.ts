@@ -177,7 +177,17 @@ const BROWSER_SAFE_SUBPATHS = [
 ];
 
 /** Packages a user installs only for the entry points that need them (WebSocket, WebRTC, services). */
-const OPTIONAL_PACKAGES = ['ws', 'node-datachannel', 'hono', '@hono/', 'zod', 'ioredis'];
+const OPTIONAL_PACKAGES = [
+  'ws',
+  'node-datachannel',
+  'hono',
+  '@hono/',
+  'zod',
+  'ioredis',
+  'kysely',
+  'pg',
+  '@electric-sql/',
+];
 const isOptional = (spec: string): boolean =>
   OPTIONAL_PACKAGES.some((p) =>
     p.endsWith('/') ? spec.startsWith(p) : spec === p || spec.startsWith(`${p}/`),

@@ -1,0 +1,86 @@
+/**
+ * Gamer services: what a game keeps about its players beside its rooms — accounts, stats and
+ * achievements, leaderboards, friends and presence, player storage — in PostgreSQL (a server, or
+ * embedded in this process by default), with Redis for fast ranks and events across backends.
+ *
+ *   const gamer = await openGamerServices({ stats: { zaps: 'sum' }, leaderboards: { zaps: {} } });
+ *   const backend = createBackend({ directory, privateKey, protocolId, gamer });
+ *   await gamer.stats.update(accountId, { zaps: 1 });   // from game servers only
+ */
+import type { Hono, MiddlewareHandler } from 'hono';
+import type { BackendEnv } from '../backend-routes.js';
+import type { GamerContext } from './gamer-context.js';
+import { type GamerDatabase, type GamerDatabaseOptions, openGamerDatabase } from './gamer-database.js';
+import { type GamerRedisOptions, openGamerRedis } from './gamer-redis.js';
+import { MemoryPlayerEvents } from './memory-player-events.js';
+
+export interface GamerServicesOptions {
+  /** Where the data lives (default: PostgreSQL embedded in this process, in memory). */
+  database?: GamerDatabaseOptions;
+  /** Redis for leaderboard ranks, presence and events shared by several backends (default: none, in process). */
+  redis?: GamerRedisOptions;
+  /** The clock, unix milliseconds (default Date.now). */
+  nowMs?: () => number;
+}
+
+export interface GamerServices {
+  /** Which database holds the data. */
+  readonly databaseKind: 'embedded' | 'postgres';
+  /** Closes the database and Redis connections (after the backend stopped using them). */
+  close(): Promise<void>;
+}
+
+type RouteInstaller = (app: Hono<BackendEnv>, session: MiddlewareHandler<BackendEnv>) => void;
+
+/** Each open services' routes, for the backend that mounts them (not a public method). */
+const installers = new WeakMap<GamerServices, RouteInstaller>();
+
+/** Mounts `gamer`'s routes on a backend's app; throws for an object openGamerServices did not make. */
+export function mountGamerRoutes(
+  gamer: GamerServices,
+  app: Hono<BackendEnv>,
+  session: MiddlewareHandler<BackendEnv>,
+): void {
+  const install = installers.get(gamer);
+  if (install === undefined) throw new TypeError('createBackend: gamer must come from openGamerServices()');
+  install(app, session);
+}
+
+export async function openGamerServices(options: GamerServicesOptions = {}): Promise<GamerServices> {
+  if (options === null || typeof options !== 'object')
+    throw new TypeError('openGamerServices: options must be an object');
+  const database = await openGamerDatabase(options.database);
+  try {
+    return await openGamerServicesOn(database, options);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
+
+/** The services on a database already open (tests share one database across many services). */
+export async function openGamerServicesOn(
+  database: GamerDatabase,
+  options: GamerServicesOptions = {},
+): Promise<GamerServices> {
+  const nowMs = options.nowMs ?? Date.now;
+  if (typeof nowMs !== 'function') throw new TypeError('openGamerServices: nowMs must be a function');
+  const redis = options.redis === undefined ? null : await openGamerRedis(options.redis);
+  const events = new MemoryPlayerEvents();
+  const context: GamerContext = { db: database.db, redis, events, nowMs };
+  void context; // the modules are built on it
+  let closed: Promise<void> | null = null;
+  const gamer: GamerServices = {
+    databaseKind: database.kind,
+    close() {
+      closed ??= (async () => {
+        await events.close();
+        await redis?.close();
+        await database.close();
+      })();
+      return closed;
+    },
+  };
+  installers.set(gamer, () => {});
+  return gamer;
+}
