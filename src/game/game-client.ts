@@ -445,7 +445,7 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
    * Opens a recording (the bytes of GameServer.record().save, or a kill-cam's) in a ReplayPlayer
    * of its own, apart from the live game: a second mirror. Throws ReplayError when refused.
    */
-  openReplay(bytes: Uint8Array): ReplayPlayer {
+  openReplay(bytes: Uint8Array): ReplayPlayer<ClientStateOf<G, keyof G['entityTypes']>> {
     return ReplayPlayer.open(bytes, {
       types: this.wiring.types,
       capacity: this.game.maxEntities,
@@ -460,10 +460,13 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
    * interpolation delay when the clip was cut). A clip that is refused is dropped (counted in
    * `stats().killcamsRefused`). Returns a function that stops it.
    */
-  onKillcam(handler: (replay: ReplayPlayer, follow: number) => void): () => void {
+  onKillcam(
+    handler: (replay: ReplayPlayer<ClientStateOf<G, keyof G['entityTypes']>>, follow: number) => void,
+  ): () => void {
     if (typeof handler !== 'function')
       throw new TypeError('GameClient.onKillcam: handler must be a function');
-    return this.killcams.add(handler);
+    // The inbox opens clips with openReplay: its players are this game's.
+    return this.killcams.add(handler as (replay: ReplayPlayer, follow: number) => void);
   }
 
   private dispatch(): void {

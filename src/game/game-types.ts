@@ -12,12 +12,15 @@ export type StateOf<G extends GameDefinition, K extends keyof G['entityTypes'] =
 /**
  * The state of entity type `K` of game `G` as a client holds it: `StateOf` with each private
  * field (its `visibility`) optional, absent where this client does not hold it. Without
- * `visibility` it is `StateOf` exactly. What `client.me`, `client.entities` and replays show.
+ * `visibility` it is `StateOf` exactly. What `client.me`, `client.entities` and replays show;
+ * several types (`keyof G['entityTypes']`): the union of theirs.
  */
 export type ClientStateOf<
   G extends GameDefinition,
   K extends keyof G['entityTypes'] = G['player'],
-> = PrivateOptional<StateOf<G, K>, G['privateFields'][K & keyof G['privateFields']][number]>;
+> = K extends unknown
+  ? PrivateOptional<StateOf<G, K>, G['privateFields'][K & keyof G['privateFields']][number]>
+  : never;
 
 /** One tick's input of game `G`: `InputOf<typeof tag>`. */
 export type InputOf<G extends GameDefinition> =

@@ -47,6 +47,16 @@ same<Same<Secret['privateFields']['rock'], readonly never[]>>();
 // The client's views: `me`, `entities`, the expert layers' predicted state.
 same<Same<NonNullable<GameClient<Secret>['me']>['state'], ClientStateOf<Secret>>>();
 same<Same<ReturnType<GameClient<Secret>['expert']['latency']['shown']>, ClientStateOf<Secret> | null>>();
+// Replays (and kill-cams) sample any of the game's types as a client holds them.
+type Sampled = ReturnType<ReturnType<GameClient<Secret>['openReplay']>['sample']>;
+same<
+  Same<
+    Sampled,
+    { x: number; ammo?: number; ping?: Ping } | { x: number; loot?: number } | { x: number } | null
+  >
+>();
+type Killcam = Parameters<Parameters<GameClient<Secret>['onKillcam']>[0]>[0];
+same<Same<ReturnType<Killcam['followed']>, Sampled>>();
 // A game without visibility keeps exactly its types on clients.
 type Avatar = { x: number; y: number; score: number };
 same<Same<ClientStateOf<typeof plain>, Avatar>>();
@@ -70,6 +80,13 @@ export function onClient(client: GameClient<Secret>): void {
       // @ts-expect-error another type's private field
       e.state.loot.toFixed();
     } else e.state.x.toFixed();
+  }
+  const replay = client.openReplay(new Uint8Array());
+  const shown = replay.sample(0);
+  if (shown !== null && 'ammo' in shown) {
+    // @ts-expect-error in a replay too
+    shown.ammo.toFixed();
+    shown.ammo?.toFixed();
   }
 }
 
