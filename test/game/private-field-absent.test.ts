@@ -2,8 +2,8 @@
  * A private field this client does not hold is absent — no key, never a key holding undefined —
  * on every client path (the runtime side of the client-side types in private-field-types.test.ts):
  * `me` (predicted), `entities` (interpolated, and predicted near the player), the mirror's ghost
- * values (what its entity callbacks get), a spectator's view, and a replay's mirror and samples;
- * and again after a withdraw (a team change). Over a real GameServer on loopback UDP.
+ * values (what its entity callbacks get), a spectator's view, a predicted spawn (local, then the
+ * server's), a kill-cam and a replay's mirror and samples; and again after a withdraw. Over a real GameServer on loopback UDP.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -31,13 +31,22 @@ const game = defineGame({
       move: (d) => ({ ...d, x: d.x >= 30 ? -30 : d.x + 0.25 }),
       predict: { near: 1000 },
     },
+    // A predicted spawn with a field no one holds (the server's spawns have no owner).
+    shot: {
+      state: t.object({ x: coord, dmg: t.uint8() }),
+      visibility: { dmg: 'owner' },
+      position: (s) => [s.x, 0],
+      move: (s) => (s.x > 60 ? null : { ...s, x: s.x + 0.5 }),
+      predict: 'spawner',
+    },
   },
   player: 'avatar',
-  // The input asks for a team (0: none, 1: team 0).
-  input: t.object({ team: t.int(0, 1) }),
+  // The input asks for a team (0: none, 1: team 0), and fires a shot.
+  input: t.object({ team: t.int(0, 1), fire: t.bool() }),
   step: (a) => a,
+  spawns: (a, input) => (input.fire ? [{ type: 'shot', key: 0, state: { x: a.x, dmg: 5 } }] : []),
 });
-type Input = { team: number };
+type Input = { team: number; fire: boolean };
 
 const rules = game.rules({
   onJoin(g, player) {
@@ -68,6 +77,12 @@ function held(state: object, field: string, where: string): void {
 type Client = GameClient<typeof game>;
 const avatarOf = (c: Client) => c.entities.find((e) => e.type === 'avatar');
 const droneOf = (c: Client) => c.entities.find((e) => e.type === 'drone');
+/** The keys of each shot `b` shows, by whether it is still its local spawn (a negative id). */
+const shotKeys = { local: [] as string[][], server: [] as string[][] };
+function recordShots(c: Client): void {
+  for (const e of c.entities)
+    if (e.type === 'shot') shotKeys[e.id < 0 ? 'local' : 'server'].push(Object.keys(e.state));
+}
 
 describe('a private field not held is absent on every client path', () => {
   it('me, entities (interpolated and predicted), ghost values, a spectator, a replay; and after a withdraw', async () => {
@@ -80,10 +95,22 @@ describe('a private field not held is absent on every client path', () => {
     const a = await GameClient.connect(game, server.url);
     const b = await GameClient.connect(game, server.url);
     const tv = await GameClient.connect(game, server.url, { spectate: true });
-    const inputs: [Input, Input] = [{ team: 1 }, { team: 0 }]; // a on team 0, b on none
+    const inputs: [Input, Input] = [
+      { team: 1, fire: false }, // a on team 0
+      { team: 0, fire: false }, // b on none
+    ];
+    const killcams: { followed: unknown; values: unknown[] }[] = [];
+    a.onKillcam((cam) => {
+      cam.seek(cam.endTick);
+      killcams.push({
+        followed: cam.followed(),
+        values: [...cam.mirror.ghosts()].map((g) => g.value),
+      });
+    });
     const timer = setInterval(() => {
       a.update(inputs[0]);
       b.update(inputs[1]);
+      recordShots(b);
       tv.update();
     }, 1000 / 60);
     try {
@@ -123,7 +150,7 @@ describe('a private field not held is absent on every client path', () => {
         for (const field of game.privateFields[e.type]) absent(e.state, field, `spectator's ${e.type}`);
 
       // A withdraw: a leaves team 0; the fields it held go away as keys, not as undefined.
-      inputs[0] = { team: 0 };
+      inputs[0] = { team: 0, fire: false };
       await until(
         'the withdraw',
         10_000,
@@ -134,7 +161,23 @@ describe('a private field not held is absent on every client path', () => {
       absent(a.expert.mirror.ghost(droneId)!.value as object, 'fuel', "a's drone ghost after the withdraw");
       held(a.me!.state, 'ammo', 'a.me after the withdraw');
 
-      // A replay (and so a kill-cam, opened the same way): the recording holds no private field.
+      // A predicted spawn: b's local shot, then the server's, never with the field no one holds.
+      inputs[1] = { team: 0, fire: true };
+      await until('a local shot', 5_000, () => shotKeys.local.length > 0);
+      inputs[1] = { team: 0, fire: false };
+      await until('the server shot', 5_000, () => shotKeys.server.length > 0);
+      for (const keys of [...shotKeys.local, ...shotKeys.server]) assert.deepEqual(keys, ['x']);
+
+      // A kill-cam: a's own avatar followed, seen as a recording's audience sees it.
+      const mine = server.simulation.players.find((p) => p.entity?.id === a.me!.id)!;
+      server.killcam(mine, { seconds: 1, follow: mine.entity });
+      await until('the kill-cam', 5_000, () => killcams.length === 1);
+      absent(killcams[0].followed as object, 'ammo', 'kill-cam followed');
+      absent(killcams[0].followed as object, 'ping', 'kill-cam followed');
+      for (const value of killcams[0].values)
+        for (const field of ['ammo', 'ping', 'fuel', 'dmg']) absent(value as object, field, 'kill-cam ghost');
+
+      // A replay (opened like a kill-cam): the recording holds no private field.
       const replay = a.openReplay(recording.save({ seconds: 1 }));
       replay.seek(replay.endTick);
       let checked = 0;
@@ -148,7 +191,7 @@ describe('a private field not held is absent on every client path', () => {
           checked++;
         }
       }
-      assert.equal(checked, 2 * 2 + 1, 'two avatars and a drone in the replay');
+      assert.ok(checked >= 2 * 2 + 1, 'two avatars and a drone (and a shot, perhaps) in the replay');
     } finally {
       clearInterval(timer);
       a.close();
