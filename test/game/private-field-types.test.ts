@@ -115,6 +115,15 @@ export function declarationsChecked(): void {
     input: t.object({ dx: t.int(-1, 1) }),
     step: (a) => a,
   });
+  defineGame({
+    name: 'bad-audience',
+    entities: {
+      // @ts-expect-error an audience other than 'owner' or 'team'
+      avatar: { state: t.object({ x: coord }), visibility: { x: 'everyone' } },
+    },
+    input: t.object({ dx: t.int(-1, 1) }),
+    step: (a) => a,
+  });
 }
 
 describe('private field types', () => {
