@@ -76,6 +76,7 @@ export {
   type AnyGameEntity,
   type Box,
   type Circle,
+  type ClientStateOf,
   defineGame,
   type EntitySpec,
   type EventOf,

@@ -29,8 +29,9 @@ export type {
   GameRules,
   ServerGame,
 } from './game/game-rules.js';
-// A game's own types named from its definition: StateOf<typeof tag, 'avatar'>.
-export type { EventOf, InputOf, MessageOf, StateOf } from './game/game-types.js';
+// A game's own types named from its definition: StateOf<typeof tag, 'avatar'>; ClientStateOf: as a
+// client holds it (private fields optional).
+export type { ClientStateOf, EventOf, InputOf, MessageOf, StateOf } from './game/game-types.js';
 export type { Box, Circle, Shape } from './game/shapes.js';
 // Recordings and kill-cams: GameServer.record() gives a Recorder, GameClient.openReplay a ReplayPlayer.
 export type { ReplayPlayer } from './latency/replay-player.js';

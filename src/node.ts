@@ -30,6 +30,7 @@ export {
   type AnyGameEntity,
   type Box,
   type Circle,
+  type ClientStateOf,
   defineGame,
   type EntitySpec,
   type EventOf,

@@ -6,7 +6,8 @@
 import { defineGame, type GameClient, t } from 'ghostwire';
 
 const coord = t.float(-512, 512, 1 / 64);
-declare const enemy: number;
+declare function drawAmmo(ammo: number): void;
+declare function drawPing(ping: { x: number; y: number }): void;
 
 // #region docs
 export const arena = defineGame({
@@ -37,9 +38,11 @@ export const rules = arena.rules({
 });
 
 export function draw(client: GameClient<typeof arena>): void {
-  // A private field reads undefined where this client does not see it.
-  const mine = client.me?.state.ammo;                                  // a number: its own
-  const theirs = client.entities.find((e) => e.id === enemy)?.state.ping; // undefined unless same team
-  console.log(mine, theirs);
+  // On a client a private field is optional (ammo?: number): absent where this client does not hold it.
+  const me = client.me;
+  if (me !== null && me.state.ammo !== undefined) drawAmmo(me.state.ammo); // its own: held once received
+  for (const e of client.entities)
+    if (e.state.ping !== undefined) drawPing(e.state.ping); // a teammate's only
+  // me.state.ammo.toFixed() does not compile here: 'me.state.ammo' is possibly 'undefined'.
 }
 // #endregion

@@ -39,6 +39,6 @@ replication.setGroups(clientIndex, 1 << 1); // ...and so is this client: it sees
 replication.revisitClient(coachIndex);      // a `when` test's inputs changed: ask it again
 replication.emit(Reloaded, { n }, { entity: player, part: 'ammo' }); // to the ammo's holders only
 
-// Client: ghost.value.ammo is a number where this client holds it, undefined elsewhere.
+// Client: ghost.value.ammo is a number where this client holds it; elsewhere there is no ammo key.
 mirror.holds(player.id, 'ammo');
 // #endregion

@@ -11,6 +11,7 @@ import { type Audience, group, owner } from '../replication/visibility.js';
 import { bindEntityRefs, hasEntityRefs } from '../schema/entity-refs.js';
 import type { Schema } from '../schema/schema.js';
 import { t } from '../schema/schema.js';
+import type { PrivateFieldsOf, VisibilityKeys, VisibilityNamesFields } from './client-state.js';
 import { type GamePrediction, type PredictMode, type SpawnOf, wirePrediction } from './game-prediction.js';
 import type { GameHooks, GameRules } from './game-rules.js';
 import type { Shape } from './shapes.js';
@@ -28,8 +29,9 @@ export interface EntitySpec<S> {
   /**
    * Top-level fields only some players see: `'owner'` (the player whose own entity it is) or
    * `'team'` (the players of the entity's team, `player.team` / `entity.team`). The others get
-   * the entity without them (the field reads undefined on their clients) and never their bytes.
-   * `step`, `hitbox` and interpolation see only the public fields on clients.
+   * the entity without them (on their clients the field is absent: no key) and never their
+   * bytes. Client-side types make each of these fields optional (`ammo?: number`); the server's
+   * keep them required. `step`, `hitbox` and interpolation see only the public fields on clients.
    */
   visibility?: { readonly [K in keyof S]?: 'owner' | 'team' };
   /**
@@ -82,9 +84,13 @@ export interface GameSpec<E, P extends keyof E, I, V, M> {
   messages?: { [K in keyof M]: Schema<M[K]> };
 }
 
-/** A declared game: hand it to GameClient.connect, and its `rules(...)` to GameServer or a fleet. */
+/**
+ * A declared game: hand it to GameClient.connect, and its `rules(...)` to GameServer or a fleet.
+ * `H` maps each entity type to the names of its private fields (`{ avatar: 'ammo' | 'ping' }`),
+ * as defineGame read them from `visibility`; any (written by hand): every field may be private.
+ */
 // biome-ignore lint/suspicious/noExplicitAny: any game's types by default (the rules and hooks of one game are typed by defineGame)
-export interface GameDefinition<E = any, P extends keyof E = any, I = any, V = any, M = any> {
+export interface GameDefinition<E = any, P extends keyof E = any, I = any, V = any, M = any, H = any> {
   readonly name: string;
   readonly version: number;
   /** The netcode protocol id (64 bits), derived from name and version. */
@@ -98,9 +104,14 @@ export interface GameDefinition<E = any, P extends keyof E = any, I = any, V = a
   readonly entityTypes: { readonly [K in keyof E]: EntityType<E[K], K & string> };
   /** The event types as the replication layer knows them (for the expert layers). */
   readonly eventTypes: { readonly [K in keyof V]: EventType<V[K], K & string> };
-  /** The server side, written once: run it with GameServer.start or as a fleet's room type. */
   /** The message types as the channels layer knows them (for the expert layers). */
   readonly messageTypes: { readonly [K in keyof M]: MessageType<M[K], K & string> };
+  /**
+   * Per entity type, its private fields (those its `visibility` names; none: empty), in the
+   * order declared. On clients these are optional in the types (`ClientStateOf`).
+   */
+  readonly privateFields: { readonly [K in keyof E]: readonly (K extends keyof H ? H[K] : never)[] };
+  /** The server side, written once: run it with GameServer.start or as a fleet's room type. */
   rules(hooks: GameHooks<E, P, I, V, M>): GameRules<E, P, I, V, M>;
 }
 
@@ -157,7 +168,12 @@ export function defineGame<
   I,
   V = Record<never, never>,
   M = Record<never, never>,
->(spec: GameSpec<E, P, I, V, M>): GameDefinition<E, P, I, V, M> {
+  X = Record<never, never>,
+>(
+  // X: each type's `visibility` as written, inferred for its keys alone (client-state.ts).
+  spec: GameSpec<E, P, I, V, M> & VisibilityKeys<X> & NoInfer<VisibilityNamesFields<E, X>>,
+): GameDefinition<E, P, I, V, M, PrivateFieldsOf<E, X>> {
+  type H = PrivateFieldsOf<E, X>;
   const where = 'defineGame';
   if (typeof spec !== 'object' || spec === null) throw new TypeError(`${where}: give the game's declaration`);
   if (typeof spec.name !== 'string' || !NAME.test(spec.name))
@@ -269,7 +285,10 @@ export function defineGame<
     prediction,
     refsOutsideEvents: hasEntityRefs(spec.input) ? [...refsOutsideEvents, 'input'] : refsOutsideEvents,
   };
-  const game: GameDefinition<E, P, I, V, M> = Object.freeze({
+  const privateFields: Record<string, readonly string[]> = {};
+  for (const [name, entity] of Object.entries(spec.entities) as [string, EntitySpec<unknown>][])
+    privateFields[name] = Object.freeze(Object.keys(entity.visibility ?? {}));
+  const game: GameDefinition<E, P, I, V, M, H> = Object.freeze({
     name: spec.name,
     version,
     protocolId: protocolIdOf(spec.name, version),
@@ -281,6 +300,7 @@ export function defineGame<
     entityTypes: Object.freeze(entityTypes) as GameDefinition<E, P, I, V, M>['entityTypes'],
     eventTypes: Object.freeze(eventTypes) as GameDefinition<E, P, I, V, M>['eventTypes'],
     messageTypes: Object.freeze(messageTypes) as GameDefinition<E, P, I, V, M>['messageTypes'],
+    privateFields: Object.freeze(privateFields) as GameDefinition<E, P, I, V, M, H>['privateFields'],
     rules: (hooks: GameHooks<E, P, I, V, M>): GameRules<E, P, I, V, M> => defineRules(game, hooks),
   });
   wirings.set(game, wiring);

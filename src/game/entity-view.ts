@@ -146,13 +146,19 @@ export class EntityView {
 
 /**
  * A shown state with the ghost's private fields as this client holds them (the received value:
- * histories, prediction and interpolation carry the public fields only); undefined when not held.
+ * histories, prediction and interpolation carry the public fields only). A field not held is
+ * absent, as in the mirror's value (no key, never a key holding undefined): one behaviour on
+ * every client path.
  */
 function withParts(state: unknown, ghost: Ghost): unknown {
   const parts = ghost.type.parts;
   if (parts === undefined || parts.length === 0 || state === ghost.value) return state;
   const shown = state as Record<string, unknown>;
   const received = ghost.value as Record<string, unknown>;
-  for (const part of parts) shown[part.field] = received[part.field];
+  for (const part of parts) {
+    const field = part.field;
+    if (field in received) shown[field] = received[field];
+    else if (field in shown) delete shown[field];
+  }
   return state;
 }

@@ -28,7 +28,7 @@ import {
 } from './client-connect.js';
 import { type GameDefinition, type GameWiring, wiringOf } from './define-game.js';
 import { EntityView, type ShownEntity } from './entity-view.js';
-import type { EventOf, InputOf, MessageOf, StateOf } from './game-types.js';
+import type { ClientStateOf, EventOf, InputOf, MessageOf } from './game-types.js';
 import { KillcamInbox } from './killcam-inbox.js';
 import { fieldOf, schemaError } from './schema-error.js';
 import { SpawnPredictor } from './spawn-predictor.js';
@@ -87,7 +87,7 @@ const RESEAT_SECONDS = 20;
  */
 export class GameClient<G extends GameDefinition = GameDefinition> {
   /** The layers under this client (escape hatch for experts). */
-  readonly expert: GameClientExpert<StateOf<G>, InputOf<G>>;
+  readonly expert: GameClientExpert<ClientStateOf<G>, InputOf<G>>;
   private readonly wiring: GameWiring;
   private readonly codec: Codec<InputOf<G>>;
   private readonly view: EntityView;
@@ -151,18 +151,20 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
       channels,
       onStateChange: (state) => this.stateChanged(state),
     });
-    const predictor = new Predictor<StateOf<G>, InputOf<G>>({
+    const predictor = new Predictor<ClientStateOf<G>, InputOf<G>>({
       // The public fields: private ones (visibility) are shown as received, never predicted.
       schema: wiring.playerType.layout.schema as never,
       inputSchema: (wiring.prediction.wireInput ?? game.input) as never,
       // A step may hand back its input state when nothing moves; the predictor keeps each tick's own.
       simulate: (state, input) => {
-        const next = game.step(state, claimed ? (input as unknown as { input: InputOf<G> }).input : input);
+        // The step is typed with the server's state; on a client the private fields may be absent.
+        const step = game.step as (state: ClientStateOf<G>, input: InputOf<G>) => ClientStateOf<G>;
+        const next = step(state, claimed ? (input as unknown as { input: InputOf<G> }).input : input);
         return next === state ? { ...next } : next;
       },
       tickRate: game.tickRate,
     });
-    const latency = new LatencyClient<StateOf<G>, InputOf<G>>({
+    const latency = new LatencyClient<ClientStateOf<G>, InputOf<G>>({
       tickRate: game.tickRate,
       mirror,
       inputs,
@@ -241,14 +243,20 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
     return (this.expert.messages.client.endpoint?.rttMs ?? 0) / 1000;
   }
 
-  /** This player's own entity, predicted (shown ahead of the server): null before the server spawned it. */
-  get me(): ShownEntity<G['player'] & string, StateOf<G>> | null {
-    return this.view.me as ShownEntity<G['player'] & string, StateOf<G>> | null;
+  /**
+   * This player's own entity, predicted (shown ahead of the server): null before the server
+   * spawned it. A private field (`visibility`) is absent until this client holds it.
+   */
+  get me(): ShownEntity<G['player'] & string, ClientStateOf<G>> | null {
+    return this.view.me as ShownEntity<G['player'] & string, ClientStateOf<G>> | null;
   }
 
-  /** The other entities as shown now (interpolated between the server's states); refreshed by each update. */
+  /**
+   * The other entities as shown now (interpolated between the server's states); refreshed by each
+   * update. A private field (`visibility`) this client does not hold is absent (no key).
+   */
   get entities(): readonly {
-    [K in keyof G['entityTypes'] & string]: ShownEntity<K, StateOf<G, K>>;
+    [K in keyof G['entityTypes'] & string]: ShownEntity<K, ClientStateOf<G, K>>;
   }[keyof G['entityTypes'] & string][] {
     return this.view.others as never;
   }
@@ -437,7 +445,7 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
    * Opens a recording (the bytes of GameServer.record().save, or a kill-cam's) in a ReplayPlayer
    * of its own, apart from the live game: a second mirror. Throws ReplayError when refused.
    */
-  openReplay(bytes: Uint8Array): ReplayPlayer {
+  openReplay(bytes: Uint8Array): ReplayPlayer<ClientStateOf<G, keyof G['entityTypes']>> {
     return ReplayPlayer.open(bytes, {
       types: this.wiring.types,
       capacity: this.game.maxEntities,
@@ -452,10 +460,13 @@ export class GameClient<G extends GameDefinition = GameDefinition> {
    * interpolation delay when the clip was cut). A clip that is refused is dropped (counted in
    * `stats().killcamsRefused`). Returns a function that stops it.
    */
-  onKillcam(handler: (replay: ReplayPlayer, follow: number) => void): () => void {
+  onKillcam(
+    handler: (replay: ReplayPlayer<ClientStateOf<G, keyof G['entityTypes']>>, follow: number) => void,
+  ): () => void {
     if (typeof handler !== 'function')
       throw new TypeError('GameClient.onKillcam: handler must be a function');
-    return this.killcams.add(handler);
+    // The inbox opens clips with openReplay: its players are this game's.
+    return this.killcams.add(handler as (replay: ReplayPlayer, follow: number) => void);
   }
 
   private dispatch(): void {

@@ -32,9 +32,10 @@ export interface ReplayPlayerOptions
  * paused, and forward or backward by seeking (to the keyframe at or before the target, then its
  * frames), with entities interpolated at the render tick by the same GhostSampler a live client
  * uses. Call `advance(seconds)` each frame and draw `sample(id)` for the ghosts of `mirror`.
- * Browser-safe; a refused file throws ReplayError at `open`.
+ * Browser-safe; a refused file throws ReplayError at `open`. `S`: the states `sample` gives (a
+ * GameClient's replays: its entities' client-side states, private fields optional and absent).
  */
-export class ReplayPlayer {
+export class ReplayPlayer<S = unknown> {
   readonly mirror: ClientMirror;
   /** The first tick shown (the header's start tick) and the last. */
   readonly startTick: number;
@@ -85,8 +86,8 @@ export class ReplayPlayer {
   }
 
   /** Reads and checks a recording; throws ReplayError (reason, byte offset) when it is refused. */
-  static open(bytes: Uint8Array, options: ReplayPlayerOptions): ReplayPlayer {
-    return new ReplayPlayer(ReplayFile.open(bytes, options, options.limits), options);
+  static open<S = unknown>(bytes: Uint8Array, options: ReplayPlayerOptions): ReplayPlayer<S> {
+    return new ReplayPlayer<S>(ReplayFile.open(bytes, options, options.limits), options);
   }
 
   /** The fractional tick shown. */
@@ -162,7 +163,7 @@ export class ReplayPlayer {
   }
 
   /** The followed entity's sample (null when none is followed or it is not there). */
-  followed(): unknown {
+  followed(): S | null {
     return this.followId < 0 ? null : this.sample(this.followId);
   }
 
@@ -170,7 +171,7 @@ export class ReplayPlayer {
    * Ghost `id` interpolated at the render tick as a live client shows it (null when absent); an
    * entity other than the followed one `viewDelayTicks` earlier.
    */
-  sample(id: number): unknown {
+  sample(id: number): S | null {
     const ghost: Ghost | null = this.mirror.ghost(id);
     const history = this.mirror.history(id);
     if (ghost === null || history === null) return null;
@@ -187,7 +188,7 @@ export class ReplayPlayer {
       this.samplers.set(id, sampler);
     }
     const at = id === this.followId ? this.render : Math.max(this.startTick, this.render - this.viewDelay);
-    return sampler.sample(history, at, this.mirror.newestTick);
+    return sampler.sample(history, at, this.mirror.newestTick) as S | null;
   }
 
   /** Applies frames until the mirror holds `tick` (the last frame at or before it). */

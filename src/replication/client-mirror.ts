@@ -195,7 +195,7 @@ export class ClientMirror implements CustomChannel, GhostTable {
 
   /**
    * Whether this client holds a private field of a ghost (its audience admits it): then the field
-   * is in the ghost's value; else the value's field is undefined.
+   * is in the ghost's value; else the value has no such key (reading it gives undefined).
    */
   holds(id: number, field: string): boolean {
     return this.values.heldPart(id, field) >= 0;
@@ -286,7 +286,8 @@ class GhostValues implements MirrorListener, GhostLookup {
       this.track(ghost, false);
       const owner = this.partOwner(ghost);
       if (owner !== null) {
-        (owner.value as Record<string, unknown>)[ghost.type.partOf.part.field] = undefined;
+        // Withdrawn: the field is absent again (as on a ghost that never held it).
+        delete (owner.value as Record<string, unknown>)[ghost.type.partOf.part.field];
         this.options.onUpdate?.(owner as Ghost, tick);
       }
       return;
@@ -337,15 +338,26 @@ class GhostValues implements MirrorListener, GhostLookup {
     this.options.onUpdate?.(owner as Ghost, tick);
   }
 
-  /** A ghost with private fields: each held part's value in it, the others undefined. */
+  /**
+   * A ghost with private fields: each held part's value in it; a field not held is absent (no
+   * key: `'ammo' in value` is false, a spread leaves it out), never a key holding undefined.
+   */
   private attachParts(ghost: GhostRecord): void {
     const value = ghost.value as Record<string, unknown>;
-    for (const part of ghost.type.parts!) value[part.field] = undefined;
-    for (const id of this.partsByOwner.get(ghost.id) ?? []) {
-      const companion = this.ghostList[id]!;
-      if (this.partOwner(companion) !== ghost) continue;
-      const field = companion.type.partOf!.part.field;
-      value[field] = (companion.value as Record<string, unknown>)[field];
+    const held = this.partsByOwner.get(ghost.id);
+    for (const part of ghost.type.parts!) {
+      const field = part.field;
+      let companion: GhostRecord | null = null;
+      for (const id of held ?? []) {
+        const candidate = this.ghostList[id]!;
+        if (candidate.type.partOf!.part.field === field && this.partOwner(candidate) === ghost) {
+          companion = candidate;
+          break;
+        }
+      }
+      // Set or removed in place, so a value that keeps its fields keeps its shape.
+      if (companion !== null) value[field] = (companion.value as Record<string, unknown>)[field];
+      else if (field in value) delete value[field];
     }
   }
 
