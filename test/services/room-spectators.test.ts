@@ -381,6 +381,47 @@ describe('spectators of rooms', () => {
   });
 });
 
+describe('spectators of rooms with a delay', () => {
+  it('spectators.delaySeconds: a room serves its spectators the world late, its players live', async () => {
+    const log: Log = { joins: 0, chat: 0, inputs: 0 };
+    const fleet = await startLocalFleet({
+      games: { field: { rules: fieldRules(log), spectators: { max: 1, delaySeconds: 1 } } },
+      port: 0,
+      transports: ['udp'],
+    });
+    const clients: GameClient[] = [];
+    try {
+      const player = await GameClient.connect(field, fleet.url, { room: 'field' });
+      clients.push(player);
+      await pump(clients, 'the player in', 5000, () => player.me !== null);
+      const tv = await GameClient.connect(field, fleet.url, {
+        room: fleet.servers[0].rooms[0].roomId,
+        spectate: true,
+      });
+      clients.push(tv);
+      // The player walks east one unit a tick (30 a second); the spectator sees it a second late.
+      const walk = setInterval(() => {
+        player.update({ dx: 1 });
+        tv.update();
+      }, 1000 / 60);
+      try {
+        await until('the player 60 units out', 8000, () => (player.me?.state.x ?? 0) >= 60);
+        await until('the spectator to see it walk', 3000, () =>
+          tv.entities.some((e) => e.id === player.me?.id && (e.state as { x: number }).x > 5),
+        );
+        const seen = tv.entities.find((e) => e.id === player.me?.id)?.state as { x: number };
+        const lag = (player.me?.state.x ?? 0) - seen.x;
+        assert.ok(lag >= 20 && lag <= 60, `about a second (30 units) behind, with jitter: ${lag}`);
+      } finally {
+        clearInterval(walk);
+      }
+    } finally {
+      for (const client of clients) client.close();
+      await fleet.close();
+    }
+  });
+});
+
 describe('spectators of rooms with a Redis directory', () => {
   it('watches a room by id and a pool’s room as with the embedded directory (skipped without Redis)', {
     skip: redisSkip(),
