@@ -11,6 +11,7 @@ import { interestOf, type RelevancyOptions } from '../game/relevancy.js';
 import { SpectatorDelay } from '../game/spectator-delay.js';
 import { type SpectatorOptions, SpectatorSeats, type SpectatorStats } from '../game/spectator-seats.js';
 import type { ReplicationServer } from '../replication/replication-server.js';
+import { addressKey } from '../transport/address-key.js';
 
 /** What `gameRoom(rules, options)` and a fleet game's entry take besides the rules. */
 export interface GameRoomOptions {
@@ -34,6 +35,9 @@ export class GameRoomSpectators {
   /** The live world's newest tick the delay has held. */
   private held = 0;
   private readonly started = performance.now();
+  /** Spectators per client address (addressKey: an IPv4 address, an IPv6 /64), and each slot's. */
+  private readonly perAddress = new Map<string, number>();
+  private readonly slotAddress = new Map<number, string>();
 
   constructor(
     where: string,
@@ -65,14 +69,30 @@ export class GameRoomSpectators {
     return { ...this.seats.counts };
   }
 
-  /** A spectator asks in at `index`: true, or why not (every spectator seat taken). */
-  join(index: number): true | string {
+  /**
+   * A spectator from `host` (its IP address) asks in at `index`: true, or why not (every
+   * spectator seat taken, or `maxPerAddress` of them held from its address already).
+   */
+  join(index: number, host: string): true | string {
     if (this.seats.max === 0) return 'the room takes no spectators';
-    return this.seats.join(index) ? true : `spectators full (${this.seats.max})`;
+    const key = addressKey(host);
+    const held = this.perAddress.get(key) ?? 0;
+    if (held >= this.seats.maxPerAddress) return `spectators from one address (${this.seats.maxPerAddress})`;
+    if (!this.seats.join(index)) return `spectators full (${this.seats.max})`;
+    this.perAddress.set(key, held + 1);
+    this.slotAddress.set(index, key);
+    return true;
   }
 
   leave(index: number): void {
-    if (this.seats.leave(index)) this.delay?.replication.removeClient(index);
+    if (!this.seats.leave(index)) return;
+    this.delay?.replication.removeClient(index);
+    const key = this.slotAddress.get(index);
+    this.slotAddress.delete(index);
+    if (key === undefined) return;
+    const held = (this.perAddress.get(key) ?? 1) - 1;
+    if (held <= 0) this.perAddress.delete(key);
+    else this.perAddress.set(key, held);
   }
 
   /** The ghost section: the live world's for players, the delayed one's for spectators (with a delay). */

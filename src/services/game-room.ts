@@ -15,6 +15,7 @@ import { GameSimulation } from '../game/game-simulation.js';
 import { interestOf } from '../game/relevancy.js';
 import type { SpectatorStats } from '../game/spectator-seats.js';
 import { ReplicationServer } from '../replication/replication-server.js';
+import { parseAddress } from '../transport/address.js';
 import { type GameRoomOptions, GameRoomSpectators } from './game-room-spectators.js';
 import { Room, type RoomClient, type RoomDefaults, type RoomMessage, type RoomType } from './room.js';
 import { type RoomChannelSlot, roomChannel } from './room-channels.js';
@@ -70,7 +71,10 @@ export function gameRoom(rules: GameRules, options: GameRoomOptions = {}): RoomT
     }
 
     override onSpectatorJoin(index: number): boolean | string {
-      return this.spectators?.join(index) ?? 'the room is not created';
+      const address = this.host?.messages.server.clientAddress(index) ?? '';
+      return (
+        this.spectators?.join(index, parseAddress(address)?.host ?? address) ?? 'the room is not created'
+      );
     }
 
     override onSpectatorLeave(index: number): void {

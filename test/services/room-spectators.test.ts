@@ -82,7 +82,7 @@ function startFleet(log: Log, redis?: string): Promise<LocalFleet> {
       field: {
         rules: fieldRules(log),
         defaults: { maxClients: 1, emptyDisposeMs: 1500 },
-        spectators: { max: 2, requestsPerSecond: 20 },
+        spectators: { max: 2, maxPerAddress: 3, requestsPerSecond: 20 },
         relevancy: { radius: 20, bounds: [-256, -256, 256, 256] },
       },
     },
@@ -382,10 +382,10 @@ describe('spectators of rooms', () => {
 });
 
 describe('spectators of rooms with a delay', () => {
-  it('spectators.delaySeconds: a room serves its spectators the world late, its players live', async () => {
+  it('spectators.delaySeconds: a room serves its spectators the world late, its players live; maxPerAddress holds', async () => {
     const log: Log = { joins: 0, chat: 0, inputs: 0 };
     const fleet = await startLocalFleet({
-      games: { field: { rules: fieldRules(log), spectators: { max: 1, delaySeconds: 1 } } },
+      games: { field: { rules: fieldRules(log), spectators: { max: 2, maxPerAddress: 1, delaySeconds: 1 } } },
       port: 0,
       transports: ['udp'],
     });
@@ -415,6 +415,17 @@ describe('spectators of rooms with a delay', () => {
       } finally {
         clearInterval(walk);
       }
+      // spectators.maxPerAddress = 1: a second spectator from this address is refused, with the reason.
+      await assert.rejects(
+        GameClient.connect(field, fleet.url, {
+          room: fleet.servers[0].rooms[0].roomId,
+          spectate: true,
+          timeout: 3,
+        }),
+        /GameClient.connect/,
+      );
+      assert.equal(fleet.servers[0].stats().refused['spectators from one address (1)'], 1);
+      assert.equal(fleet.servers[0].stats().spectators, 1);
     } finally {
       for (const client of clients) client.close();
       await fleet.close();
