@@ -208,10 +208,21 @@ async function viaBackend(
   const kind: TransportKind = choice !== 'auto' ? choice : udp !== null ? 'udp' : 'websocket';
   const spectate = options.spectate === true;
   const seat: Seated = spectate
-    ? await backend.spectate({
-        ...(options.pool !== undefined ? { pool: options.pool } : { roomId: options.room }),
-        transport: kind,
-      })
+    ? await backend
+        .spectate({
+          ...(options.pool !== undefined ? { pool: options.pool } : { roomId: options.room }),
+          transport: kind,
+        })
+        .catch((error: unknown) => {
+          // `room` names a type to a player, a room's id to a spectator: say so when it is unknown.
+          if (
+            options.room !== undefined &&
+            error instanceof Error &&
+            /no such room|roomId/.test(error.message)
+          )
+            error.message += ` (with spectate, room is the id of a running room, not a room type)`;
+          throw error;
+        })
     : options.pool !== undefined
       ? await backend.matchmake({ pool: options.pool, transport: kind })
       : await backend.joinOrCreate(options.room!, { transport: kind, options: options.roomOptions ?? {} });

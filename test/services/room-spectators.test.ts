@@ -375,6 +375,10 @@ describe('spectators of rooms', () => {
       const response = await post(body, session);
       assert.equal(response.status, 400, JSON.stringify(body));
     }
+    await assert.rejects(
+      GameClient.connect(field, fleet.url, { room: 'field', spectate: true }),
+      /no such room \(with spectate, room is the id of a running room, not a room type\)/,
+    );
     const missing = await post({ roomId: 'no-such-room', transport: 'udp' }, session);
     assert.equal(missing.status, 404);
     assert.match(((await missing.json()) as { error: string }).error, /no such room/);
