@@ -3,7 +3,7 @@
  * a room watched by id or a pool's running room, follow / camera, inputs and messages refused and
  * counted, seats apart (a room full of players still admits spectators up to spectators.max, and
  * no further, with a reason), token kinds that never cross, and a room that ends disconnecting
- * its spectators. The same with a Redis directory (skipped without redis-server).
+ * its spectators. The delay, the per-address cap and a Redis directory: room-spectators-delay-redis.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -11,98 +11,21 @@ import '../../src/node.js';
 import { MessageClient } from '../../src/channels/message-endpoints.js';
 import { nodeDefaultAead } from '../../src/connection/aead-node-default.js';
 import { generateConnectToken } from '../../src/connection/connect-token.js';
-import { defineGame, wiringOf } from '../../src/game/define-game.js';
+import { wiringOf } from '../../src/game/define-game.js';
 import { GameClient } from '../../src/game/game-client.js';
 import { SpectatorRequestSender } from '../../src/game/spectator-channels.js';
 import { registeredUdpOpener } from '../../src/game/transport-openers.js';
 import { BackendClient } from '../../src/join/backend-client.js';
 import { InputSender } from '../../src/latency/input-sender.js';
 import { ClientMirror } from '../../src/replication/client-mirror.js';
-import { t } from '../../src/schema/schema.js';
 import { spectatorStats } from '../../src/services/game-room.js';
-import { type LocalFleet, startLocalFleet } from '../../src/services/local-fleet.js';
+import type { LocalFleet } from '../../src/services/local-fleet.js';
 import type { Room } from '../../src/services/room.js';
 import { encodeSeatUserData } from '../../src/services/seat-token.js';
 import { toAddress } from '../../src/transport/address.js';
 import { pumpClients as pump } from '../support/pump-clients.js';
-import { RedisServer, redisSkip } from '../support/redis.js';
+import { field, type Log, markersSeen, startFleet } from '../support/room-spectate-game.js';
 import { until } from '../support/until.js';
-
-const coord = t.float(-256, 256, 1 / 16);
-const field = defineGame({
-  name: 'room-spectate-field',
-  tickRate: 30,
-  entities: {
-    avatar: { state: t.object({ x: coord, y: coord }), position: (a) => [a.x, a.y] },
-    marker: { state: t.object({ x: coord, y: coord }), position: (m) => [m.x, m.y] },
-  },
-  player: 'avatar',
-  input: t.object({ dx: t.int(-1, 1) }),
-  step: (a, input) => ({ ...a, x: a.x + input.dx }),
-  messages: { chat: t.object({ text: t.string(32) }) },
-});
-
-interface Log {
-  joins: number;
-  chat: number;
-  inputs: number;
-}
-
-/** Markers at x = -100 and x = 100; players spawn at x = 0 (relevancy radius 20 keeps them apart). */
-function fieldRules(log: Log) {
-  return field.rules({
-    onJoin(game, player) {
-      log.joins++;
-      player.spawn({ x: 0, y: 0 });
-      if (game.entities.every((e) => e.type !== 'marker')) {
-        game.spawn('marker', { x: -100, y: 0 });
-        game.spawn('marker', { x: 100, y: 0 });
-      }
-    },
-    onMessage() {
-      log.chat++;
-    },
-    onInput() {
-      log.inputs++;
-    },
-  });
-}
-
-function markersSeen(client: GameClient): string[] {
-  return client.entities
-    .filter((e) => e.type === 'marker')
-    .map((e) => ((e.state as { x: number }).x < 0 ? 'west' : 'east'))
-    .sort();
-}
-
-/** A fleet whose 'field' rooms seat one player and two spectators; pool 'solo' matches one player. */
-function startFleet(log: Log, redis?: string): Promise<LocalFleet> {
-  return startLocalFleet({
-    games: {
-      field: {
-        rules: fieldRules(log),
-        defaults: { maxClients: 1, emptyDisposeMs: 1500 },
-        spectators: { max: 2, maxPerAddress: 3, requestsPerSecond: 20 },
-        relevancy: { radius: 20, bounds: [-256, -256, 256, 256] },
-      },
-    },
-    port: 0,
-    transports: ['udp'],
-    ...(redis === undefined ? {} : { redis }),
-    matchmaking: {
-      room: 'field',
-      pools: {
-        solo: {
-          minPlayers: 1,
-          maxPlayers: 1,
-          fillWaitMs: 0,
-          skillWindow: { initial: 0, perSecond: 0, max: 0 },
-        },
-      },
-      intervalMs: 50,
-    },
-  });
-}
 
 const roomOf = (fleet: LocalFleet, roomId: string): Room => {
   const room = fleet.servers[0].room(roomId);
@@ -382,89 +305,5 @@ describe('spectators of rooms', () => {
     const missing = await post({ roomId: 'no-such-room', transport: 'udp' }, session);
     assert.equal(missing.status, 404);
     assert.match(((await missing.json()) as { error: string }).error, /no such room/);
-  });
-});
-
-describe('spectators of rooms with a delay', () => {
-  it('spectators.delaySeconds: a room serves its spectators the world late, its players live; maxPerAddress holds', async () => {
-    const log: Log = { joins: 0, chat: 0, inputs: 0 };
-    const fleet = await startLocalFleet({
-      games: { field: { rules: fieldRules(log), spectators: { max: 2, maxPerAddress: 1, delaySeconds: 1 } } },
-      port: 0,
-      transports: ['udp'],
-    });
-    const clients: GameClient[] = [];
-    try {
-      const player = await GameClient.connect(field, fleet.url, { room: 'field' });
-      clients.push(player);
-      await pump(clients, 'the player in', 5000, () => player.me !== null);
-      const tv = await GameClient.connect(field, fleet.url, {
-        room: fleet.servers[0].rooms[0].roomId,
-        spectate: true,
-      });
-      clients.push(tv);
-      // The player walks east one unit a tick (30 a second); the spectator sees it a second late.
-      const walk = setInterval(() => {
-        player.update({ dx: 1 });
-        tv.update();
-      }, 1000 / 60);
-      try {
-        await until('the player 60 units out', 8000, () => (player.me?.state.x ?? 0) >= 60);
-        await until('the spectator to see it walk', 3000, () =>
-          tv.entities.some((e) => e.id === player.me?.id && (e.state as { x: number }).x > 5),
-        );
-        const seen = tv.entities.find((e) => e.id === player.me?.id)?.state as { x: number };
-        const lag = (player.me?.state.x ?? 0) - seen.x;
-        assert.ok(lag >= 20 && lag <= 60, `about a second (30 units) behind, with jitter: ${lag}`);
-      } finally {
-        clearInterval(walk);
-      }
-      // spectators.maxPerAddress = 1: a second spectator from this address is refused, with the reason.
-      await assert.rejects(
-        GameClient.connect(field, fleet.url, {
-          room: fleet.servers[0].rooms[0].roomId,
-          spectate: true,
-          timeout: 3,
-        }),
-        /GameClient.connect/,
-      );
-      assert.equal(fleet.servers[0].stats().refused['spectators from one address (1)'], 1);
-      assert.equal(fleet.servers[0].stats().spectators, 1);
-    } finally {
-      for (const client of clients) client.close();
-      await fleet.close();
-    }
-  });
-});
-
-describe('spectators of rooms with a Redis directory', () => {
-  it('watches a room by id and a pool’s room as with the embedded directory (skipped without Redis)', {
-    skip: redisSkip(),
-  }, async () => {
-    const redis = await RedisServer.start();
-    const log: Log = { joins: 0, chat: 0, inputs: 0 };
-    const fleet = await startFleet(log, redis.url);
-    const clients: GameClient[] = [];
-    try {
-      await assert.rejects(
-        GameClient.connect(field, fleet.url, { pool: 'solo', spectate: true }),
-        /no running room in pool solo/,
-      );
-      const player = await GameClient.connect(field, fleet.url, { pool: 'solo', name: 'fay' });
-      clients.push(player);
-      await pump(clients, 'the matched player in', 5000, () => player.me !== null);
-      const roomId = fleet.servers[0].rooms[0].roomId;
-      const byId = await GameClient.connect(field, fleet.url, { room: roomId, spectate: true });
-      const byPool = await GameClient.connect(field, fleet.url, { pool: 'solo', spectate: true });
-      clients.push(byId, byPool);
-      await pump(clients, 'both spectators to see the player', 5000, () =>
-        [byId, byPool].every((tv) => tv.entities.some((e) => e.id === player.me?.id)),
-      );
-      assert.equal((await fleet.directory.getRoom(roomId))?.seats, 1, 'spectators hold no directory seat');
-    } finally {
-      for (const client of clients) client.close();
-      await fleet.close();
-      await redis.stop();
-    }
   });
 });
