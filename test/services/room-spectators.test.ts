@@ -275,7 +275,7 @@ describe('spectators of rooms', () => {
     }
   });
 
-  it('the spectate route checks its body and needs a session', async () => {
+  it('the spectate route checks its body, needs a session and is rate limited', async () => {
     const post = (body: unknown, session?: string) =>
       fetch(`${fleet.url}/spectate`, {
         method: 'POST',
@@ -305,5 +305,15 @@ describe('spectators of rooms', () => {
     const missing = await post({ roomId: 'no-such-room', transport: 'udp' }, session);
     assert.equal(missing.status, 404);
     assert.match(((await missing.json()) as { error: string }).error, /no such room/);
+    // The backend's per-address rate limit (30 at once, then 10 a second) holds here too.
+    const burst = await Promise.all(
+      Array.from({ length: 40 }, () => post({ pool: 'solo', transport: 'udp' }, session)),
+    );
+    const statuses = burst.map((r) => r.status);
+    assert.ok(statuses.includes(429), `some refused with 429: ${statuses.join(' ')}`);
+    assert.ok(
+      statuses.every((status) => status === 429 || status === 404),
+      'the rest answered (no room runs)',
+    );
   });
 });
