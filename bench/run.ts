@@ -45,6 +45,7 @@ import { runPacket } from './suites/packet.js';
 import { runReject } from './suites/reject.js';
 import { runReplay } from './suites/replay.js';
 import { runRollback } from './suites/rollback.js';
+import { runRoomSpectators } from './suites/room-spectators.js';
 import { runServerLoad } from './suites/server-load.js';
 import { runSpectators } from './suites/spectators.js';
 import { runTransports } from './suites/transports.js';
@@ -89,6 +90,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   capacity: runCapacity,
   zones: runZones,
   spectators: runSpectators,
+  'room-spectators': runRoomSpectators,
   replay: runReplay,
 };
 

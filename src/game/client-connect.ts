@@ -22,9 +22,15 @@ import { registeredUdpOpener } from './transport-openers.js';
 
 /** How GameClient.connect reaches the game. Every field is optional. */
 export interface GameClientOptions {
-  /** Join (or create) a room of this type through the services backend at the URL. */
+  /**
+   * Join (or create) a room of this type through the services backend at the URL. With
+   * `spectate`: the id of the room to watch.
+   */
   room?: string;
-  /** Matchmake in this pool through the services backend at the URL (a room of the pool's type). */
+  /**
+   * Matchmake in this pool through the services backend at the URL (a room of the pool's type).
+   * With `spectate`: watch the pool's running room with the most players.
+   */
   pool?: string;
   /** The guest name the backend is told (default 'guest'). */
   name?: string;
@@ -41,8 +47,9 @@ export interface GameClientOptions {
   /** Default globalThis.fetch. */
   fetch?: FetchLike;
   /**
-   * Join as a spectator (a GameServer with `spectators`): no player, no entity, no inputs; choose
-   * what to watch with `follow(id)` or `camera(x, y)`, and call `update()` with no input.
+   * Join as a spectator (a GameServer, or a game room, with `spectators`): no player, no entity,
+   * no inputs; choose what to watch with `follow(id)` or `camera(x, y)`, and call `update()` with
+   * no input. Through a backend, give `room` (a room's id) or `pool`.
    */
   spectate?: boolean;
 }
@@ -122,11 +129,8 @@ async function open(
   const udp = registeredUdpOpener();
   if (choice === 'udp' && udp === null)
     throw new RangeError(`${where}: no UDP here (in Node, import 'ghostwire/node' to register it)`);
-  if (options.room !== undefined || options.pool !== undefined) {
-    if (options.spectate === true)
-      throw new TypeError(`${where}: spectate is for a GameServer's URL, not rooms`);
+  if (options.room !== undefined || options.pool !== undefined)
     return viaBackend(target, options, fetch, timeout);
-  }
 
   const base = target.endsWith('/') ? target.slice(0, -1) : target;
   const query = options.spectate === true ? '?spectate' : '';
@@ -202,12 +206,31 @@ async function viaBackend(
   const udp = registeredUdpOpener();
   const choice = options.transport ?? 'auto';
   const kind: TransportKind = choice !== 'auto' ? choice : udp !== null ? 'udp' : 'websocket';
-  const seat: Seated =
-    options.pool !== undefined
+  const spectate = options.spectate === true;
+  const seat: Seated = spectate
+    ? await backend
+        .spectate({
+          ...(options.pool !== undefined ? { pool: options.pool } : { roomId: options.room }),
+          transport: kind,
+        })
+        .catch((error: unknown) => {
+          // `room` names a type to a player, a room's id to a spectator: say so when it is unknown.
+          if (
+            options.room !== undefined &&
+            error instanceof Error &&
+            /no such room|roomId/.test(error.message)
+          )
+            error.message += ` (with spectate, room is the id of a running room, not a room type)`;
+          throw error;
+        })
+    : options.pool !== undefined
       ? await backend.matchmake({ pool: options.pool, transport: kind })
       : await backend.joinOrCreate(options.room!, { transport: kind, options: options.roomOptions ?? {} });
-  const reseat = async () =>
-    (await backend.reconnect(seat.seatId, { transport: kind, roomId: seat.roomId })).connectToken;
+  // A spectator holds no seat: coming back is watching the same room again.
+  const reseat = spectate
+    ? async () => (await backend.spectate({ roomId: seat.roomId, transport: kind })).connectToken
+    : async () =>
+        (await backend.reconnect(seat.seatId, { transport: kind, roomId: seat.roomId })).connectToken;
   if (kind === 'udp')
     return { token: seat.connectToken, transport: await udp!(seat.serverAddress), kind, reseat };
   if (kind === 'websocket') {

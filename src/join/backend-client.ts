@@ -147,6 +147,18 @@ export class BackendClient {
     return this.seat(`/rooms/${encodeURIComponent(roomId)}/join`, body, signal);
   }
 
+  /**
+   * A spectator's token (no seat: the room's own spectator seats): for the room `roomId`, or for
+   * the running room of `pool` with the most players. Not remembered for reconnect().
+   */
+  async spectate(
+    options: { roomId?: string; pool?: string; transport: TransportKind } & RequestOptions,
+  ): Promise<Seated> {
+    const { signal, ...body } = options;
+    const answer = (await this.call('POST', '/spectate', body, true, signal)) as JoinAnswer;
+    return { ...answer, connectToken: fromBase64(answer.connectToken) };
+  }
+
   /** A fresh token for a seat held after a drop (default: the last seat this client was given). */
   reconnect(
     seatId?: string,

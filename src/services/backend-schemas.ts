@@ -73,6 +73,18 @@ export const matchmakeSchema = z.strictObject({
   properties: propertiesSchema.optional(),
 });
 
+/** POST /spectate: a room by id, or a pool (a running room of it is chosen); strict, one of the two. */
+export const spectateSchema = z
+  .strictObject({
+    roomId: idSchema.optional(),
+    pool: z.string().min(1).max(64).optional(),
+    transport: transportSchema,
+  })
+  .refine(
+    (body) => (body.roomId === undefined) !== (body.pool === undefined),
+    'give roomId or pool, one of them',
+  );
+
 export const roomParamSchema = z.object({ roomId: idSchema });
 export const ticketParamSchema = z.object({ ticketId: idSchema });
 export const transportQuerySchema = z.object({ transport: transportSchema });

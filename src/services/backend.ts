@@ -30,6 +30,8 @@ import {
 import { guestAuthSchema } from './backend-schemas.js';
 import { DEFAULT_SEAT_LIMITS, SeatIssuer } from './backend-seat-issuer.js';
 import { SessionSigner } from './backend-session-signer.js';
+import { addSpectateRoutes } from './backend-spectate-routes.js';
+import { SpectatorIssuer } from './backend-spectator-issuer.js';
 import { type Directory, PROCESS_GONE, type SeatLimits, type Unsubscribe } from './directory.js';
 import { checkSeatLimits } from './directory-checks.js';
 import { type GamerServices, mountGamerRoutes } from './gamer/gamer-services.js';
@@ -96,6 +98,12 @@ export interface BackendOptions<S extends z.ZodType = typeof guestAuthSchema> {
    * routes make sessions joined by id.
    */
   rendezvous?: RendezvousOptions;
+  /**
+   * The room type a pool's matches are hosted in (a map of pool to room type, or a function; null:
+   * not a pool of rooms), for POST /spectate { pool }: a spectator is sent to that type's running
+   * room with the most players. Default none: pools are not watched (a room by id still is).
+   */
+  spectatePools?: Readonly<Record<string, string>> | ((pool: string) => string | null);
   /** Per-address token bucket (default 30 at once, 10 a second, 10000 addresses), or false. */
   rateLimit?: RateLimitOptions | false;
   /** Largest request body, bytes (default 16384; larger: 413). */
@@ -215,6 +223,28 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
     roomTypes: options.roomTypes === undefined ? null : new Set(options.roomTypes),
   };
   addRoomRoutes(app, ctx);
+  const pools = options.spectatePools;
+  if (pools !== undefined && typeof pools !== 'function' && (typeof pools !== 'object' || pools === null))
+    throw new TypeError('createBackend: spectatePools must be { pool: roomType } or a function');
+  addSpectateRoutes(
+    app,
+    new SpectatorIssuer({
+      directory,
+      gone,
+      privateKey: options.privateKey,
+      protocolId: options.protocolId,
+      tokenSeconds,
+      timeoutSeconds,
+      now,
+      poolRoomType:
+        pools === undefined
+          ? null
+          : typeof pools === 'function'
+            ? pools
+            : (pool) => (Object.hasOwn(pools, pool) ? pools[pool] : null),
+    }),
+    requireSession(ctx),
+  );
   if (options.matchmaker !== undefined)
     addMatchmakeRoutes(app, {
       matchmaker: options.matchmaker,

@@ -243,6 +243,17 @@ export async function startLocalFleet<M extends AnyMessageType>(
         privateKey,
         protocolId: options.protocolId,
         ...(matchmaker === null ? {} : { matchmaker }),
+        // A room pool's matches are rooms of matchmaking.room: POST /spectate { pool } watches them.
+        ...(match?.room === undefined || options.backend?.spectatePools !== undefined
+          ? {}
+          : {
+              spectatePools: roomPools(
+                match.room,
+                match.rules !== undefined,
+                match.pools ?? {},
+                match.peerPools ?? {},
+              ),
+            }),
         ...(rendezvous === null || rendezvousKey === null
           ? {}
           : { rendezvous: { address: rendezvous.localAddress, privateKey: rendezvousKey } }),
@@ -254,4 +265,14 @@ export async function startLocalFleet<M extends AnyMessageType>(
     throw error;
   }
   return { url: backend.url, directory, servers, backend, matchmaker, rendezvous, privateKey, close };
+}
+
+/** The room type of each room pool (a named pool, or any pool when default rules are given). */
+function roomPools(
+  room: string,
+  anyPool: boolean,
+  pools: Record<string, unknown>,
+  peerPools: Record<string, unknown>,
+): (pool: string) => string | null {
+  return (pool) => (Object.hasOwn(pools, pool) || (anyPool && !Object.hasOwn(peerPools, pool)) ? room : null);
 }

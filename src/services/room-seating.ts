@@ -15,6 +15,7 @@ import type { Directory } from './directory.js';
 import type { TickTimes } from './process-presence.js';
 import { type Room, RoomClient } from './room.js';
 import type { RoutedChannel } from './room-channels.js';
+import { RoomSpectators } from './room-spectators.js';
 import { SeatReleases } from './seat-releases.js';
 import { decodeSeatUserData } from './seat-token.js';
 
@@ -59,6 +60,12 @@ export interface SeatingCounters {
    * through onError): each costs its client only — refused, or disconnected — never the room.
    */
   clientHookErrors: number;
+  /** Spectators connected now, in every room (room-spectators.ts: they hold no seat). */
+  spectators: number;
+  /** Spectators admitted since start. */
+  spectatorJoins: number;
+  /** Game messages spectators sent, dropped unread. */
+  spectatorMessagesDropped: number;
 }
 
 export interface SeatingOptions {
@@ -85,6 +92,9 @@ export class RoomSeating {
     directoryErrors: 0,
     hookErrors: 0,
     clientHookErrors: 0,
+    spectators: 0,
+    spectatorJoins: 0,
+    spectatorMessagesDropped: 0,
   };
   /** Set by stop(): clients leave without directory calls (the process record goes with its seats). */
   stopping = false;
@@ -94,6 +104,7 @@ export class RoomSeating {
   private readonly slotRooms: (HostedRoom | null)[];
   private readonly releases: SeatReleases;
   private readonly clientHooks: ClientHooks;
+  private readonly spectators: RoomSpectators;
   /** No dropped client's window lapses before this: till then a sweep skips the seats. */
   private nextDeadlineMs = Number.POSITIVE_INFINITY;
 
@@ -105,6 +116,14 @@ export class RoomSeating {
     this.serials = new Uint32Array(slots);
     this.slotClients = new Array(slots).fill(null);
     this.slotRooms = new Array(slots).fill(null);
+    this.spectators = new RoomSpectators({
+      messages: o.messages,
+      routes: o.routes,
+      messageChannels: o.messageChannels,
+      tally: this.counters,
+      report: o.report,
+      fail: o.fail,
+    });
     this.clientHooks = new ClientHooks({
       counters: this.counters,
       report: o.report,
@@ -170,6 +189,7 @@ export class RoomSeating {
   disconnected(index: number, reason: ServerDisconnectReason): void {
     this.serials[index]++;
     for (const perSlot of this.o.routes.values()) perSlot[index] = null;
+    this.spectators.leave(index);
     const client = this.slotClients[index];
     const hosted = this.slotRooms[index];
     this.slotClients[index] = null;
@@ -221,6 +241,7 @@ export class RoomSeating {
     const { messages, messageChannels } = this.o;
     const room = hosted.room;
     if (messageChannels.length === 0 || hosted.failed) return;
+    if (room.spectatorSlots.size > 0) this.spectators.drain(hosted);
     for (const client of room.seats.values()) {
       if (client.state !== 'joined') continue;
       for (const channel of messageChannels) {
@@ -264,6 +285,7 @@ export class RoomSeating {
 
   /** Forgets a room's clients (it is being disposed). */
   endRoom(hosted: HostedRoom): void {
+    this.spectators.endRoom(hosted);
     for (const client of [...hosted.room.seats.values()]) {
       if (client.index >= 0 && this.o.messages.server.isConnected(client.index)) {
         this.slotClients[client.index] = null;
@@ -278,6 +300,12 @@ export class RoomSeating {
     const claim = decodeSeatUserData(userData);
     if (claim === null) return this.refuse(index, serial, 'no seat claim');
     const hosted = this.o.rooms.get(claim.roomId);
+    if (claim.spectator === true) {
+      // No directory seat: the room's own spectator seats (a player's token never gets here).
+      const refused = this.spectators.admit(index, clientId, hosted);
+      if (refused !== null) this.refuse(index, serial, refused);
+      return;
+    }
     if (hosted === undefined || hosted.disposed || hosted.failed)
       return this.refuse(index, serial, 'no such room');
     const taken = await this.directory('consumeSeat', () =>

@@ -113,6 +113,8 @@ export abstract class Room<M extends AnyMessageType = AnyMessageType> {
   host: RoomHost | null = null;
   /** @internal Custom channels this room made, by slot name. */
   readonly channels = new Map<string, CustomChannelConfig>();
+  /** @internal The MessageServer slots of this room's spectators now (room-spectators.ts). */
+  readonly spectatorSlots = new Set<number>();
   /** @internal Worlds stamped after each onTick. */
   readonly replications: ReplicationServer[] = [];
   private isLocked = false;
@@ -142,6 +144,17 @@ export abstract class Room<M extends AnyMessageType = AnyMessageType> {
   onMessage(_client: RoomClient, _message: RoomMessage<M>, _channel: number): void {}
   /** One fixed step of the simulation; the replicated worlds are stamped right after it. A throw fails the room. */
   onTick(_tick: number, _dt: number): void {}
+  /**
+   * A spectator's connection (a backend spectator token for this room) asks in at slot `index`:
+   * true admits it, false or a reason refuses it (so does a throw). Default: refused, 'the room
+   * takes no spectators'. A spectator takes no seat, counts toward no capacity and gets no onJoin;
+   * the room's channels are made for it after this returns (a game room serves it the world).
+   */
+  onSpectatorJoin(_index: number): boolean | string {
+    return 'the room takes no spectators';
+  }
+  /** The spectator at slot `index` left (disconnected, or the room is ending). */
+  onSpectatorLeave(_index: number): void {}
   /** The room is gone (empty past its grace, or the process stopped). */
   onDispose(): void | Promise<void> {}
 
