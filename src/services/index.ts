@@ -52,6 +52,13 @@ export {
   type Unsubscribe,
 } from './directory.js';
 export { EmbeddedDirectory, type EmbeddedDirectoryOptions } from './embedded-directory.js';
+export type { GamerDatabaseOptions } from './gamer/gamer-database.js';
+export type { GamerRedisOptions } from './gamer/gamer-redis.js';
+export {
+  type GamerServices,
+  type GamerServicesOptions,
+  openGamerServices,
+} from './gamer/gamer-services.js';
 export type { FleetTransportOptions } from './fleet-transports.js';
 // game API: a game's rules as a room type (startLocalFleet's `games` does this for you)
 export { type FleetGame, gameRoom, gameRoomChannels, spectatorStats } from './game-room.js';
