@@ -255,6 +255,21 @@ export class BackendClient {
     }
   }
 
+  /**
+   * One request to any route of the backend (the gamer services', or a game's own), sent with the
+   * session when there is one; the answer's JSON, or a BackendError with the status and reason.
+   */
+  request<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+    request: RequestOptions = {},
+  ): Promise<T> {
+    if (typeof path !== 'string' || !path.startsWith('/'))
+      throw new TypeError(`BackendClient.request: path must start with "/", got ${String(path)}`);
+    return this.call(method, path, body, this.session !== null, request.signal) as Promise<T>;
+  }
+
   private async seat(path: string, body: object, signal?: AbortSignal): Promise<Seated> {
     return this.remember((await this.call('POST', path, body, true, signal)) as JoinAnswer);
   }

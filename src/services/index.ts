@@ -52,6 +52,10 @@ export {
   type Unsubscribe,
 } from './directory.js';
 export { EmbeddedDirectory, type EmbeddedDirectoryOptions } from './embedded-directory.js';
+export type { FleetTransportOptions } from './fleet-transports.js';
+// game API: a game's rules as a room type (startLocalFleet's `games` does this for you)
+export { type FleetGame, gameRoom, gameRoomChannels, spectatorStats } from './game-room.js';
+export type { GameRoomOptions } from './game-room-spectators.js';
 export type { GamerDatabaseOptions } from './gamer/gamer-database.js';
 export type { GamerRedisOptions } from './gamer/gamer-redis.js';
 export {
@@ -59,10 +63,6 @@ export {
   type GamerServicesOptions,
   openGamerServices,
 } from './gamer/gamer-services.js';
-export type { FleetTransportOptions } from './fleet-transports.js';
-// game API: a game's rules as a room type (startLocalFleet's `games` does this for you)
-export { type FleetGame, gameRoom, gameRoomChannels, spectatorStats } from './game-room.js';
-export type { GameRoomOptions } from './game-room-spectators.js';
 export { IpcDirectory, type IpcDirectoryOptions } from './ipc-directory.js';
 export type { IpcEndpoint } from './ipc-endpoint.js';
 export { type FleetRoom, type LocalFleet, type LocalFleetOptions, startLocalFleet } from './local-fleet.js';
