@@ -196,11 +196,13 @@ export class GameServer {
     const killer = options.follow?.owner;
     const viewDelay =
       killer instanceof PlayerHandle && killer.index >= 0 ? this.simulation.viewDelayTicks(killer.index) : 0;
-    const block = encodeKillcam(
-      options.follow?.id ?? -1,
-      recorder.save({ seconds: options.seconds ?? 5 }),
-      viewDelay,
-    );
+    // With relevancy, the clip holds only what the followed entity's view held, tick by tick.
+    const follow = options.follow?.id;
+    const clip = recorder.save({
+      seconds: options.seconds ?? 5,
+      ...(follow === undefined ? {} : { viewOf: follow }),
+    });
+    const block = encodeKillcam(follow ?? -1, clip, viewDelay);
     if (block.length > KILLCAM_MAX_BYTES)
       throw new RangeError(
         `GameServer.killcam: the clip takes ${block.length} bytes, more than a block's ${KILLCAM_MAX_BYTES}: give fewer seconds`,
