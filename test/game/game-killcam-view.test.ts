@@ -75,7 +75,7 @@ describe('kill-cams from the killer view', () => {
   after(() => server.close());
 
   it("holds only what the followed entity's view held, tick by tick, and plays with its view delay", async () => {
-    const recording = server.record({ keepSeconds: 10, keyframeSeconds: 1 });
+    server.record({ keepSeconds: 10, keyframeSeconds: 1 });
     const client = await GameClient.connect(field, server.url);
     const killcams: { replay: ReplayPlayer; follow: number }[] = [];
     client.onKillcam((replay, follow) => killcams.push({ replay, follow }));
@@ -92,8 +92,12 @@ describe('kill-cams from the killer view', () => {
         far: entity('far')!.id,
         clock: entity('clock')!.id,
       };
-      server.killcam(player, { seconds: 3, follow: player.entity });
-      server.killcam(player, { seconds: 3 }); // no one followed: the whole public world
+      const viewBytes = server.killcam(player, { seconds: 3, follow: player.entity });
+      const wholeBytes = server.killcam(player, { seconds: 3 }); // no one followed: the whole public world
+      assert.ok(
+        viewBytes < wholeBytes,
+        `the killer's view (${viewBytes} B) is less than the world (${wholeBytes} B)`,
+      );
       await pump([client], 'the kill-cams', 5000, () => killcams.length === 2);
 
       const { replay: cam, follow } = killcams[0];
