@@ -184,7 +184,11 @@ export class GameServer {
    * Sends `viewer` a kill-cam: the last `seconds` (default 5) of the recording (`record()` first),
    * following `follow` (the killer's entity), as a reliable block its GameClient plays in a second
    * mirror (`onKillcam`). When a player owns `follow`, the others are shown as that player saw
-   * them: its interpolation delay behind it (`ReplayPlayer.viewDelayTicks`). Returns the bytes sent. Throws when not recording, when the viewer is not
+   * them: its interpolation delay behind it (`ReplayPlayer.viewDelayTicks`). With `relevancy`,
+   * the clip holds at each tick only what the view following `follow` held then (within the
+   * radius of its recorded position, entering and leaving as live; types without a position and
+   * `follow` itself always): the victim never sees what the killer could not (Recorder.save's
+   * `viewOf`). Returns the bytes sent. Throws when not recording, when the viewer is not
    * connected, or when the clip is larger than a block (256 KiB): shorten `seconds`.
    */
   killcam(viewer: GamePlayer, options: { seconds?: number; follow?: GameEntity | null } = {}): number {

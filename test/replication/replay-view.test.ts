@@ -15,6 +15,7 @@ import {
   defineEntity,
   defineEvent,
   type Entity,
+  owner,
   ReplicationServer,
   ServerWorld,
 } from '../../src/replication/index.js';
@@ -249,6 +250,70 @@ describe(`a recording cut to one entity's view (seed ${SEED})`, () => {
         const { held } = heldByTick(recorder.save({ seconds: 1, viewOf: killer.id }));
         for (const [tick, ids] of held) assert.ok(!ids.has(far.id), `tick ${tick}: the unit's view`);
       }
+    }
+  });
+
+  it('has no center before the followed entity is first seen, and keeps its last one while it is gone', () => {
+    const { world, recorder } = makeServer(true);
+    const score = world.create(Score, { points: 0 });
+    const near = world.create(Unit, { x: 52, y: 50 });
+    let killer: Entity<P> | null = null;
+    let spawned = -1;
+    let died = -1;
+    for (let tick = 1; tick <= 60; tick++) {
+      world.set(near, { x: 52 + (tick % 2), y: 50 });
+      if (tick === 20) killer = world.create(Unit, { x: 50, y: 50 });
+      if (tick === 40) world.destroy(killer!);
+      world.tick();
+      recorder.capture();
+      if (tick === 20) spawned = world.serverTick;
+      if (tick === 40) died = world.serverTick;
+    }
+    const id = killer!.id;
+    const { held, file } = heldByTick(recorder.save({ seconds: 1.9, viewOf: id }));
+    assert.ok(file.header.startTick < spawned && died < file.lastTick);
+    for (const [tick, ids] of held) {
+      assert.ok(ids.has(score.id), `tick ${tick}: the score (no position) always`);
+      assert.equal(
+        ids.has(id),
+        tick >= spawned && tick < died,
+        `tick ${tick}: the followed entity while it lives`,
+      );
+      assert.equal(ids.has(near.id), tick >= spawned, `tick ${tick}: near it once it was seen, and after`);
+    }
+  });
+
+  it('holds no private field: it is cut from the public recording', () => {
+    const Agent = defineEntity('agent', t.object({ x: coord, y: coord, ammo: t.uint16() }), {
+      position: (a) => [a.x, a.y],
+      visibility: { ammo: owner() },
+    });
+    const config = { types: [Agent], capacity: 16, historyLength: 8 };
+    const world = new ServerWorld(config);
+    const replication = new ReplicationServer({
+      world,
+      maxClients: 2,
+      interest: { grid: { min: [0, 0], max: [128, 128], cellSize: 16 }, radius: RADIUS },
+    });
+    const recorder = replication.record({ tickRate: RATE, keyframeSeconds: 1 });
+    const killer = world.create(Agent, { x: 10, y: 10, ammo: 7 });
+    const near = world.create(Agent, { x: 12, y: 10, ammo: 9 });
+    world.setOwner(killer, 0);
+    world.setOwner(near, 1);
+    for (let tick = 1; tick <= 40; tick++) {
+      world.set(killer, { x: 10 + (tick % 3), y: 10, ammo: 7 + tick });
+      world.set(near, { x: 12, y: 10 + (tick % 2), ammo: 9 + tick });
+      world.tick();
+      recorder.capture();
+    }
+    const clip = recorder.save({ seconds: 1, viewOf: killer.id });
+    const player = ReplayPlayer.open(clip, config);
+    player.seek(player.endTick);
+    const shown = [...player.mirror.ghosts()];
+    assert.deepEqual(shown.map((g) => g.id).sort(), [killer.id, near.id].sort());
+    for (const ghost of shown) {
+      assert.equal((ghost.value as { ammo?: number }).ammo, undefined, 'no private field');
+      assert.equal(player.mirror.holds(ghost.id, 'ammo'), false);
     }
   });
 

@@ -177,7 +177,7 @@ export class ViewClip {
         lastEmitted = tick;
       }
     }
-    open ??= this.openChunk(startTick, true);
+    open ??= this.openChunk(startTick, false); // no frame from the start tick on: the events read are older
     open.reach(Math.max(open.lastTick, chunks.at(-1)?.lastTick ?? startTick));
     out.push(open.snapshot());
     return encodeReplay(header, out);
