@@ -49,7 +49,8 @@ export interface ViewClipWorld {
  * leaveFactor, as live); types without a position, and the followed entity itself, are always
  * in. Until the followed entity is first seen the view has no center (only those always in);
  * while it is gone the center stays where it was last; when its type has no position the view
- * holds everything (a recording's whole public world). Entity events about ghosts outside the
+ * holds everything (a recording's whole public world). The view starts empty at the start tick
+ * (no hysteresis from before it). Entity events about ghosts outside the
  * view are dropped, others kept. The clip is an ordinary .gwr file (chunks of `keyframeTicks`
  * from the start tick, each opening with a keyframe), so players need no change.
  *
