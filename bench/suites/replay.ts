@@ -12,6 +12,9 @@
  * keyframes, the bound (every entity sending its widest delta every tick, plus the keyframes'
  * widest creates), and the capture's CPU per tick (median and 95th percentile over the ticks).
  * The saved file is read back (ReplayFile) and its last tick's ghosts checked against the world.
+ * A 5 s kill-cam cut to one entity's view (Recorder.save with viewOf, what GameServer.killcam
+ * sends) is timed in both worlds (W4 with its radius of 150; the demo given a radius of 16 m, which
+ * it does not have live): its CPU per cut and its size beside the whole world's 5 s.
  */
 import { ARENA, arena, SPEED } from '../../demo/game.js';
 import { demoRules } from '../../demo/rules.js';
@@ -49,6 +52,53 @@ export interface RecordingFigures {
   captureP95Us: number;
   /** world.tick() per tick (the server's own work, for scale), microseconds. */
   tickMedianUs: number;
+  /** A 5 s kill-cam from one entity's view (save with viewOf), with relevancy only: its CPU and bytes. */
+  killcam?: KillcamFigures;
+}
+
+/** What a 5 s kill-cam cut to one entity's view costs (Recorder.save({ seconds: 5, viewOf })). */
+export interface KillcamFigures {
+  /** Milliseconds per cut: median and most over the runs. */
+  medianMs: number;
+  maxMs: number;
+  runs: number;
+  /** The clip's bytes, the whole world's 5 s (save({ seconds: 5 })) and the entities in the view at its end. */
+  bytes: number;
+  wholeBytes: number;
+  inView: number;
+  /** The relevancy radius of the view. */
+  radius: number;
+}
+
+const KILLCAM_SECONDS = 5;
+
+/** Times `runs` cuts of the last 5 s from the view of entity `follow` (after one warm-up). */
+function measureKillcam(
+  recorder: { save(options: { seconds?: number; viewOf?: number }): Uint8Array },
+  world: ServerWorld,
+  follow: number,
+  runs: number,
+  radius: number,
+  events: readonly AnyEventType[] = [],
+): KillcamFigures {
+  const times: number[] = [];
+  let clip = recorder.save({ seconds: KILLCAM_SECONDS, viewOf: follow });
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    clip = recorder.save({ seconds: KILLCAM_SECONDS, viewOf: follow });
+    times.push(performance.now() - t0);
+  }
+  const mirror = playLastChunk(clip, world, events);
+  check(mirror.ghost(follow) !== null, 'replay: the kill-cam lost the followed entity');
+  return {
+    medianMs: percentile(times, 0.5),
+    maxMs: Math.max(...times),
+    runs,
+    bytes: clip.length,
+    wholeBytes: recorder.save({ seconds: KILLCAM_SECONDS }).length,
+    inView: mirror.size,
+    radius,
+  };
 }
 
 const KEYFRAME_SECONDS = 5;
@@ -176,6 +226,8 @@ function recordW4(seconds: number): RecordingFigures {
   const file = recorder.save();
   const mirror = playLastChunk(file, world);
   check(mirror.size === W4_ENTITIES, `replay: W4 played back ${mirror.size} ghosts`);
+  collectAllGarbage();
+  const killcam = measureKillcam(recorder, world, entities[0].id, 5, 150);
   for (let id = 0; id < W4_ENTITIES; id += 97) {
     const shown = mirror.ghost(id)?.value as typeof value;
     const server = world.get(entities[id]);
@@ -196,10 +248,13 @@ function recordW4(seconds: number): RecordingFigures {
     captureMedianUs: percentile(capture, 0.5),
     captureP95Us: percentile(capture, 0.95),
     tickMedianUs: percentile(tickTimes, 0.5),
+    killcam,
   };
 }
 
 const BOTS = 8;
+/** The relevancy radius the demo run is given, in metres of its 64 m arena. */
+const DEMO_RADIUS = 16;
 
 function recordDemo(seconds: number): RecordingFigures {
   const tickRate = arena.tickRate;
@@ -207,7 +262,17 @@ function recordDemo(seconds: number): RecordingFigures {
     demoRules(0xdec0, { zaps: 0, hits: 0 }, () => {}),
     {
       maxPlayers: 16,
-      replicate: (options) => new ReplicationServer({ ...options, maxClients: 16 }),
+      // Relevancy as a game server's `relevancy` option (the demo itself has none): the recorder
+      // sees everything whatever it is; the kill-cam below is cut to a bot's view by it.
+      replicate: (options) =>
+        new ReplicationServer({
+          ...options,
+          maxClients: 16,
+          interest: {
+            grid: { min: [0, 0], max: [ARENA, ARENA], cellSize: DEMO_RADIUS },
+            radius: DEMO_RADIUS,
+          },
+        }),
     },
   );
   const players = Array.from({ length: BOTS }, (_, i) => simulation.join(i));
@@ -242,8 +307,10 @@ function recordDemo(seconds: number): RecordingFigures {
     tickTimes.push((t1 - t0) * 1000);
   }
   const file = recorder.save();
-  const mirror = playLastChunk(file, world, wiringOf('bench', arena).events);
+  const events = wiringOf('bench', arena).events;
+  const mirror = playLastChunk(file, world, events);
   check(mirror.size === simulation.entities.length, `replay: the demo played back ${mirror.size} ghosts`);
+  const killcam = measureKillcam(recorder, world, players[0].entity!.id, 20, DEMO_RADIUS, events);
   const scale = 60 / seconds;
   return {
     world: `demo game (60 orbs, ${BOTS} bots)`,
@@ -261,6 +328,7 @@ function recordDemo(seconds: number): RecordingFigures {
     captureMedianUs: percentile(capture, 0.5),
     captureP95Us: percentile(capture, 0.95),
     tickMedianUs: percentile(tickTimes, 0.5),
+    killcam,
   };
 }
 
@@ -286,5 +354,13 @@ export function runReplay(ctx: SuiteContext): void {
         `capture ${r.captureMedianUs.toFixed(0)} µs/tick median, ${r.captureP95Us.toFixed(0)} p95 ` +
         `(world.tick ${r.tickMedianUs.toFixed(0)} µs)`,
     );
+  for (const r of runs)
+    if (r.killcam !== undefined)
+      ctx.note(
+        `  ${r.world}: a ${KILLCAM_SECONDS} s kill-cam from one entity's view (radius ${r.killcam.radius}): ` +
+          `${r.killcam.medianMs.toFixed(0)} ms median, ${r.killcam.maxMs.toFixed(0)} most over ${r.killcam.runs} cuts; ` +
+          `${mb(r.killcam.bytes)} MB holding ${r.killcam.inView} entities at its end ` +
+          `(the whole world's ${KILLCAM_SECONDS} s: ${mb(r.killcam.wholeBytes)} MB)`,
+      );
   ctx.record('replay', runs);
 }

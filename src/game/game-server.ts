@@ -184,7 +184,11 @@ export class GameServer {
    * Sends `viewer` a kill-cam: the last `seconds` (default 5) of the recording (`record()` first),
    * following `follow` (the killer's entity), as a reliable block its GameClient plays in a second
    * mirror (`onKillcam`). When a player owns `follow`, the others are shown as that player saw
-   * them: its interpolation delay behind it (`ReplayPlayer.viewDelayTicks`). Returns the bytes sent. Throws when not recording, when the viewer is not
+   * them: its interpolation delay behind it (`ReplayPlayer.viewDelayTicks`). With `relevancy`,
+   * the clip holds at each tick only what the view following `follow` held then (within the
+   * radius of its recorded position, entering and leaving as live; types without a position and
+   * `follow` itself always): the victim never sees what the killer could not (Recorder.save's
+   * `viewOf`). Returns the bytes sent. Throws when not recording, when the viewer is not
    * connected, or when the clip is larger than a block (256 KiB): shorten `seconds`.
    */
   killcam(viewer: GamePlayer, options: { seconds?: number; follow?: GameEntity | null } = {}): number {
@@ -196,11 +200,13 @@ export class GameServer {
     const killer = options.follow?.owner;
     const viewDelay =
       killer instanceof PlayerHandle && killer.index >= 0 ? this.simulation.viewDelayTicks(killer.index) : 0;
-    const block = encodeKillcam(
-      options.follow?.id ?? -1,
-      recorder.save({ seconds: options.seconds ?? 5 }),
-      viewDelay,
-    );
+    // With relevancy, the clip holds only what the followed entity's view held, tick by tick.
+    const follow = options.follow?.id;
+    const clip = recorder.save({
+      seconds: options.seconds ?? 5,
+      ...(follow === undefined ? {} : { viewOf: follow }),
+    });
+    const block = encodeKillcam(follow ?? -1, clip, viewDelay);
     if (block.length > KILLCAM_MAX_BYTES)
       throw new RangeError(
         `GameServer.killcam: the clip takes ${block.length} bytes, more than a block's ${KILLCAM_MAX_BYTES}: give fewer seconds`,

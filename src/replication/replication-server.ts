@@ -14,11 +14,12 @@ import { GhostPlan } from './ghost-plan.js';
 import { GhostSender, type GhostShared } from './ghost-sender.js';
 import { GENERATION_BITS, idBits, TICK_BITS, updateCountBits } from './ghost-wire.js';
 import { InterestManager } from './interest-manager.js';
-import type { InterestView } from './interest-view.js';
+import { DEFAULT_LEAVE_FACTOR, type InterestView } from './interest-view.js';
 import { PartAudience } from './part-audience.js';
 import { PriorityAccumulator, type PriorityOptions } from './priority-accumulator.js';
 import { PrioritySelection } from './priority-selection.js';
 import { Recorder, type RecorderOptions } from './recording/recorder.js';
+import type { ViewClipInterest } from './recording/view-clip.js';
 import { ReplicationInspector } from './replication-inspector.js';
 import type { ServerWorld } from './server-world.js';
 import { SharedDeltas } from './shared-deltas.js';
@@ -341,6 +342,9 @@ export class ReplicationServer {
           this.removeClient(index);
           this.recorder = null;
         },
+        events: this.eventHub.events,
+        // A kill-cam's view (save with viewOf): the live views' rule.
+        ...(this.spatial ? { view: this.viewRule() } : {}),
       },
       options,
     );
@@ -351,6 +355,15 @@ export class ReplicationServer {
   /** The recording `record` started (null when none, or once it stopped): what a host captures after each tick. */
   get recording(): Recorder | null {
     return this.recorder;
+  }
+
+  /** The live views' relevancy rule (with interest), for a recording's view of one entity. */
+  private viewRule(): ViewClipInterest {
+    return {
+      radius: this.radius,
+      leaveFactor: this.leaveFactor ?? DEFAULT_LEAVE_FACTOR,
+      dimensions: this.interest.grid.dimensions,
+    };
   }
 
   /** Forgets a client (done when its connection ends; a new connection in its slot starts afresh). */

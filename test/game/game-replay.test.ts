@@ -78,6 +78,9 @@ describe('game recording and kill-cams', () => {
       const shown = cam.followed() as { x: number } | null;
       assert.ok(shown !== null && shown.x > 3, 'the followed avatar is shown where it was');
       assert.notEqual(cam.mirror, client.expert.mirror, 'a second mirror: the live game goes on');
+      // Without relevancy the killer's view is the whole public world: the target is in the clip.
+      const target = server.simulation.entities.find((e) => e.type === 'target')!;
+      assert.ok(cam.mirror.ghost(target.id) !== null, 'a game without relevancy: everything');
 
       // A corrupt clip is refused and counted, never thrown out of update().
       const clip = recording.save({ seconds: 1 });

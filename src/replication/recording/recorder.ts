@@ -1,6 +1,7 @@
 import { ScratchList } from '../../channels/scratch-list.js';
 import { WriteStream } from '../../serialize/write-stream.js';
 import { maxDeltaBits } from '../entity-delta.js';
+import type { AnyEventType } from '../event.js';
 import type { GhostSender } from '../ghost-sender.js';
 import type { ServerWorld } from '../server-world.js';
 import { ChunkBuilder } from './chunk-builder.js';
@@ -11,6 +12,7 @@ import {
   type ReplayChunk,
   type ReplayHeader,
 } from './gwr-format.js';
+import { ViewClip, type ViewClipInterest } from './view-clip.js';
 
 export interface RecorderOptions {
   /** The simulation's ticks per second (the file's clock). */
@@ -33,6 +35,10 @@ export interface RecorderSource {
   restart(): GhostSender;
   /** Detaches the virtual client. */
   stop(): void;
+  /** The world's event types (what its sections' events parts carry), for a view's clip. */
+  readonly events?: readonly AnyEventType[];
+  /** The live relevancy rule, when the world has relevancy by distance (else a view holds everything). */
+  readonly view?: ViewClipInterest;
 }
 
 const UNLIMITED_BITS = 0x7fffffff;
@@ -52,6 +58,10 @@ export class Recorder {
   private open: ChunkBuilder | null = null;
   private sender: GhostSender | null = null;
   private readonly ws: WriteStream;
+  /** The most bytes a section may take (the stream's size). */
+  private readonly sectionBytes: number;
+  /** Cuts views (save with `viewOf`), made at the first. */
+  private viewClip: ViewClip | null = null;
   private readonly record = new ScratchList<number>();
   private captured = -1;
   private ended = false;
@@ -88,7 +98,8 @@ export class Recorder {
       name,
     };
     const createBits = Math.max(0, ...world.types.map((t) => maxDeltaBits(t.layout))) + 64;
-    this.ws = new WriteStream(256 * 1024 + world.capacity * Math.ceil(createBits / 8));
+    this.sectionBytes = 256 * 1024 + world.capacity * Math.ceil(createBits / 8);
+    this.ws = new WriteStream(this.sectionBytes);
   }
 
   /** The oldest tick held in memory (-1 before the first capture). */
@@ -146,11 +157,22 @@ export class Recorder {
   /**
    * The bytes of a .gwr file holding the newest `seconds` (default: all held): from the keyframe
    * at or before its start (its header's startTick is where showing starts), to the last tick.
+   *
+   * With `viewOf` (an entity id) and a world with relevancy by distance, the file holds at each
+   * tick only what a client's view following that entity held then: the entities within the
+   * interest radius of its recorded position (with the live enter / leave hysteresis), the types
+   * without a position, and the entity itself; entity events about the others are left out. It
+   * starts with a keyframe at its start tick (see ViewClip for the rules). Without relevancy, or
+   * when the entity's type has no position, it holds the whole public world, as without `viewOf`.
    */
-  save(options: { seconds?: number } = {}): Uint8Array {
-    const seconds = options.seconds;
+  save(options: { seconds?: number; viewOf?: number } = {}): Uint8Array {
+    const { seconds, viewOf } = options;
     if (seconds !== undefined && !(seconds > 0))
       throw new RangeError(`Recorder.save: seconds must be > 0, got ${seconds}`);
+    if (viewOf !== undefined && !(Number.isInteger(viewOf) && viewOf >= 0 && viewOf < this.header.capacity))
+      throw new RangeError(
+        `Recorder.save: viewOf must be an entity id in [0, ${this.header.capacity}), got ${viewOf}`,
+      );
     const all = this.chunks.slice();
     if (this.open !== null && this.open.frames > 0) all.push(this.open.snapshot());
     const last = all.at(-1)?.lastTick ?? 0;
@@ -160,7 +182,21 @@ export class Recorder {
     for (let i = 0; i < all.length; i++) if (all[i].firstTick <= from) first = i;
     const kept = all.slice(first);
     const startTick = Math.max(from, kept[0]?.firstTick ?? 0);
-    return encodeReplay({ ...this.header, startTick }, kept);
+    const view = this.source.view;
+    if (viewOf === undefined || view === undefined || kept.length === 0)
+      return encodeReplay({ ...this.header, startTick }, kept);
+    const world = this.source.world;
+    this.viewClip ??= new ViewClip(
+      {
+        types: world.types,
+        capacity: world.capacity,
+        historyLength: world.historyLength,
+        events: this.source.events ?? [],
+      },
+      view,
+      this.sectionBytes,
+    );
+    return this.viewClip.cut({ ...this.header, startTick }, kept, viewOf);
   }
 
   /** Writes the section of `sender` for `tick` into `chunk` (nothing when it has nothing to say). */

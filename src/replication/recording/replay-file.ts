@@ -198,7 +198,7 @@ export class ReplayFile {
 }
 
 /** A chunk's frames: tick deltas (the first 0, later >= 1) and section lengths inside the body. */
-function readFrames(
+export function readFrames(
   bytes: Uint8Array,
   at: number,
   length: number,
