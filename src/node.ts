@@ -22,6 +22,7 @@ export {
   type RelevancyOptions,
 } from './game/game-server.js';
 export type { GameSimulation, GameSimulationStats } from './game/game-simulation.js';
+export type { JoinVerdict } from './game/join-endpoint.js';
 export type { GameTransportKind } from './game/server-transports.js';
 export type { SpawnStats } from './game/spawn-judge.js';
 export type { SpectatorDelayStats } from './game/spectator-delay.js';

@@ -74,6 +74,7 @@ export class PlayerHandle implements GamePlayer {
   constructor(
     private readonly simulation: GameSimulation,
     public index: number,
+    readonly userId: string | null = null,
   ) {}
 
   get entity(): EntityHandle | null {

@@ -36,7 +36,7 @@ export interface HostedGame {
   /** The tick the clock starts after (its first tick is startTick + 1). */
   readonly startTick: number;
   /** A connection took slot `index`. */
-  join(index: number): void;
+  join(index: number, userId: string | null): void;
   /** The connection in slot `index` ended. */
   leave(index: number): void;
   /** The slots of the players, in the order their messages are taken each tick. */
@@ -172,7 +172,7 @@ export class GameHost<H extends HostedGame = HostedGame> {
           this.messages.server.disconnect(index);
           return;
         }
-        hosted.join(index);
+        hosted.join(index, this.join.seats.userIdOf(clientId));
       },
       onDisconnect: (index, clientId) => {
         if (SpectatorSeats.isSpectator(clientId)) {

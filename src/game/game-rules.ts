@@ -47,6 +47,12 @@ export interface GamePlayer<E = any, P extends keyof E = any, I = any> {
   readonly input: I | null;
   /** The game's own per-player data (free for the rules to use). */
   readonly data: Record<string, unknown>;
+  /**
+   * Who the player signed in as: the user id its seat was issued to (in rooms, the backend
+   * session's; on a GameServer, what its `auth` answered as `{ userId }`), or null when the join
+   * named none. The account id gamer services use (stats, leaderboards, presence).
+   */
+  readonly userId: string | null;
   /** Creates its own entity (destroying the one it had) and tells its client it is its own. */
   spawn(state: E[P]): GameEntity<P & string, E[P]>;
   /**

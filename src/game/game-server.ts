@@ -15,6 +15,7 @@ import { GameHost, type GameHostStats, type HostedGame } from './game-host.js';
 import { GameInspector } from './game-inspector.js';
 import type { GameEntity, GamePlayer, GameRules } from './game-rules.js';
 import { GameSimulation, type GameSimulationStats } from './game-simulation.js';
+import type { JoinVerdict } from './join-endpoint.js';
 import { encodeKillcam } from './killcam-wire.js';
 import { interestOf, type RelevancyOptions } from './relevancy.js';
 import type { GameTransportKind } from './server-transports.js';
@@ -66,8 +67,11 @@ export interface GameServerOptions {
    * missing fails start with a message naming them.
    */
   transports?: GameTransportKind[];
-  /** Whether a client asking to join gets a token (default: everyone). False or a reason: 403. */
-  auth?: (request: IncomingMessage) => boolean | string | Promise<boolean | string>;
+  /**
+   * Whether a client asking to join gets a token (default: everyone). False or a reason: 403.
+   * `{ userId }` lets it in as that user (1 to 128 characters): `player.userId` in the hooks.
+   */
+  auth?: (request: IncomingMessage) => JoinVerdict | Promise<JoinVerdict>;
   /** HTTP requests the server does not answer itself (the game's page, its assets); default 404. */
   http?: (request: IncomingMessage, response: ServerResponse) => void;
   /** A hook threw: reported here, never thrown (default console.error). */
@@ -255,8 +259,8 @@ class HostedSimulation implements HostedGame {
     return this.simulation.players.length;
   }
 
-  join(index: number): void {
-    this.simulation.join(index);
+  join(index: number, userId: string | null): void {
+    this.simulation.join(index, userId);
   }
 
   leave(index: number): void {

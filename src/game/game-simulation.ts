@@ -165,9 +165,9 @@ export class GameSimulation {
   }
 
   /** A connection took slot `index`: its player joins (onJoin). @internal */
-  join(index: number): PlayerHandle {
+  join(index: number, userId: string | null = null): PlayerHandle {
     if (this.bySlot[index] !== null) throw new RangeError(`GameSimulation.join: slot ${index} is taken`);
-    const player = new PlayerHandle(this, index);
+    const player = new PlayerHandle(this, index, userId);
     this.bySlot[index] = player;
     this.playerList.push(player);
     // A new player sees no team's fields until it has a team (a zone's one-slot replication

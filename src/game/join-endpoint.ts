@@ -18,6 +18,12 @@ import { SPECTATOR_CLIENT_ID_BASE } from './spectator-seats.js';
 /** Seconds a minted token can open a connection (netcode's own default). */
 export const TOKEN_EXPIRE_SECONDS = 30;
 
+/** What a GameServer's `auth` answers: let in (true, or as `{ userId }`), or refuse (false, or the reason). */
+export type JoinVerdict = boolean | string | { userId: string };
+
+/** The longest user id a join may carry. */
+const MAX_USER_ID_LENGTH = 128;
+
 export interface JoinEndpointOptions {
   game: GameDefinition;
   privateKey: Uint8Array;
@@ -29,7 +35,7 @@ export interface JoinEndpointOptions {
   joinRate: { perSecond: number; burst: number };
   /** Origins whose pages may read the answer (besides the server's own), or '*' for any. */
   allowOrigins: readonly string[] | '*';
-  auth: ((request: IncomingMessage) => boolean | string | Promise<boolean | string>) | undefined;
+  auth: ((request: IncomingMessage) => JoinVerdict | Promise<JoinVerdict>) | undefined;
   clientAddress: (request: IncomingMessage) => string;
   /** The server's clock, in seconds. */
   now: () => number;
@@ -99,7 +105,8 @@ export class JoinEndpoint {
       return;
     }
     const allowed = options.auth === undefined ? true : await options.auth(request);
-    if (allowed !== true) {
+    const userId = userIdOf(allowed);
+    if (allowed !== true && userId === null) {
       this.counts.joinsDenied++;
       refuse(response, 403, typeof allowed === 'string' ? allowed : 'not allowed', cors);
       return;
@@ -113,7 +120,7 @@ export class JoinEndpoint {
       return;
     }
     // A second's margin: netcode checks the token's expiry in whole unix seconds.
-    const clientId = seats.issue(address, issuedAt, issuedAt + TOKEN_EXPIRE_SECONDS + 1);
+    const clientId = seats.issue(address, issuedAt, issuedAt + TOKEN_EXPIRE_SECONDS + 1, userId);
     if (clientId === null) {
       this.counts.joinsOverAddressCap++;
       refuse(
@@ -148,6 +155,21 @@ export class JoinEndpoint {
       .writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store', ...cors })
       .end(JSON.stringify(answer));
   }
+}
+
+/**
+ * The user id of an auth verdict `{ userId }`, or null. A verdict object whose userId is not a
+ * string of 1 to 128 characters is the game's mistake: thrown, so the host reports it and the
+ * join gets no token.
+ */
+function userIdOf(verdict: JoinVerdict): string | null {
+  if (typeof verdict !== 'object' || verdict === null) return null;
+  const { userId } = verdict;
+  if (typeof userId !== 'string' || userId.length === 0 || userId.length > MAX_USER_ID_LENGTH)
+    throw new TypeError(
+      `GameServer auth: { userId } must be a string of 1 to ${MAX_USER_ID_LENGTH} characters, got ${typeof userId === 'string' ? `${userId.length} characters` : typeof userId}`,
+    );
+  return userId;
 }
 
 /** Whether a page's Origin is the server's own (its Host header, http or https). */

@@ -18,6 +18,8 @@ interface Seat {
   /** Whether it holds one of its address's places now. */
   holding: boolean;
   connected: boolean;
+  /** Who the token was issued to (auth's `{ userId }`), or null. */
+  userId: string | null;
 }
 
 export class JoinSeats {
@@ -47,14 +49,19 @@ export class JoinSeats {
    * A client id for a new token issued to `address`, valid until `expiresAt`; null when the
    * address already holds `perAddress` places.
    */
-  issue(address: string, now: number, expiresAt: number): bigint | null {
+  issue(address: string, now: number, expiresAt: number, userId: string | null = null): bigint | null {
     this.expire(now);
     const key = addressKey(address);
     if ((this.held.get(key) ?? 0) >= this.perAddress) return null;
     const id = this.nextId++;
-    this.seats.set(id, { key, expiresAt, holding: true, connected: false });
+    this.seats.set(id, { key, expiresAt, holding: true, connected: false, userId });
     this.add(key, 1);
     return id;
+  }
+
+  /** Who a token was issued to (null: unknown token, or none named). */
+  userIdOf(clientId: bigint): string | null {
+    return this.seats.get(clientId)?.userId ?? null;
   }
 
   /** A token's connection opened: false when it must be refused (unknown, or its address is full). */

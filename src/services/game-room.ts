@@ -83,7 +83,7 @@ export function gameRoom(rules: GameRules, options: GameRoomOptions = {}): RoomT
 
     override onJoin(client: RoomClient): void {
       const simulation = this.simulation;
-      if (simulation !== null) this.players.set(client, simulation.join(client.index));
+      if (simulation !== null) this.players.set(client, simulation.join(client.index, client.userId));
     }
 
     override onDrop(client: RoomClient): void {

@@ -67,6 +67,13 @@ describe('game rules as a room type', () => {
         5000,
         () => log.chat.some((c) => c.endsWith(': gg')),
       );
+      // Each player is who its backend session says: the user id its seat was issued to.
+      const ids = log.userIds.slice(-2);
+      assert.ok(
+        ids.every((id) => typeof id === 'string' && id.startsWith('guest-')),
+        `${ids}`,
+      );
+      assert.notEqual(ids[0], ids[1]);
     } finally {
       a.close();
       b.close();

@@ -45,6 +45,8 @@ export interface ArenaLog {
   largestStep: number;
   /** Chat lines received, as "<player index>: <text>". */
   chat: string[];
+  /** Each joining player's userId, in joining order. */
+  userIds: (string | null)[];
 }
 
 /** The arena's rules: a target sweeping x at 0.25 m a tick on y = 10; shots judged with hitTest. */
@@ -53,6 +55,7 @@ export function arenaRules(log: ArenaLog, options: { moveTarget?: boolean } = {}
   return arena.rules({
     onJoin(game, player) {
       log.joins++;
+      log.userIds.push(player.userId);
       player.spawn({ x: 0, y: player.index * 2, score: 0 });
       if (game.entities.every((e) => e.type !== 'target')) game.spawn('target', { x: -40, y: 10 });
     },
@@ -83,7 +86,7 @@ export function arenaRules(log: ArenaLog, options: { moveTarget?: boolean } = {}
 }
 
 export function emptyLog(): ArenaLog {
-  return { joins: 0, leaves: 0, shots: [0, 0], hits: [0, 0], largestStep: 0, chat: [] };
+  return { joins: 0, leaves: 0, shots: [0, 0], hits: [0, 0], largestStep: 0, chat: [], userIds: [] };
 }
 
 /** Calls every client's update(input(client)) at 60 Hz until `check` holds (fails after `ms`). */
