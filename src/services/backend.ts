@@ -29,7 +29,7 @@ import {
 } from './backend-routes.js';
 import { guestAuthSchema } from './backend-schemas.js';
 import { DEFAULT_SEAT_LIMITS, SeatIssuer } from './backend-seat-issuer.js';
-import { SessionSigner } from './backend-session-signer.js';
+import { type Session, SessionSigner } from './backend-session-signer.js';
 import { addSpectateRoutes } from './backend-spectate-routes.js';
 import { SpectatorIssuer } from './backend-spectator-issuer.js';
 import { type Directory, PROCESS_GONE, type SeatLimits, type Unsubscribe } from './directory.js';
@@ -125,6 +125,11 @@ export interface BackendOptions<S extends z.ZodType = typeof guestAuthSchema> {
 
 export interface Backend {
   app: Hono<BackendEnv>;
+  /**
+   * The session a token carries (what POST /auth answered), or null when it is forged, expired or
+   * malformed: for a game server outside the fleet (a GameServer's `auth`) to know who joins.
+   */
+  verifySession(token: string): Session | null;
   /** Stops the sweep and the PROCESS_GONE subscription (the directory stays open). */
   close(): Promise<void>;
 }
@@ -315,6 +320,11 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
 
   return {
     app,
+    verifySession(token: string): Session | null {
+      if (typeof token !== 'string') return null;
+      const session = ctx.sessions.verify(token, now());
+      return typeof session === 'string' ? null : session;
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -93,6 +93,18 @@ describe('POST /auth and sessions', () => {
     assert.deepEqual([expired.status, expired.body.error], [401, 'session expired']);
   });
 
+  it('tells a game server who a session is: verifySession answers the user, or null for anything else', async () => {
+    let now = Date.now();
+    const f = await start({ sessionSeconds: 10, nowMs: () => now });
+    const { session, userId } = await guest(f.url);
+    assert.equal(f.backend.verifySession(session)?.userId, userId);
+    assert.equal(f.backend.verifySession(`${session.slice(0, -2)}xx`), null, 'tampered');
+    assert.equal(f.backend.verifySession('v1.abc.def'), null);
+    assert.equal(f.backend.verifySession(42 as unknown as string), null);
+    now += 10_001;
+    assert.equal(f.backend.verifySession(session), null, 'expired');
+  });
+
   it('checks the body with the game’s schema and answers the verifier’s refusal', async () => {
     const { z } = await import('zod');
     const { url } = await start({

@@ -4,7 +4,12 @@
  * stand-in matchmaker (the real one lives in matchmaker.ts).
  */
 import { afterEach } from 'node:test';
-import { type BackendOptions, createBackend, serveBackend } from '../../src/services/backend.js';
+import {
+  type Backend,
+  type BackendOptions,
+  createBackend,
+  serveBackend,
+} from '../../src/services/backend.js';
 import type { MatchmakingQueue } from '../../src/services/backend-matchmake-routes.js';
 import type { Directory, ProcessAddresses, RoomMetadata } from '../../src/services/directory.js';
 import { EmbeddedDirectory } from '../../src/services/embedded-directory.js';
@@ -136,6 +141,7 @@ export class FakeMatchmaker implements MatchmakingQueue {
 
 export interface Fixture {
   url: string;
+  backend: Backend;
   directory: EmbeddedDirectory;
   matchmaker: FakeMatchmaker;
   close(): Promise<void>;
@@ -157,6 +163,7 @@ export async function startBackend(options: Partial<BackendOptions> = {}): Promi
   const served = await serveBackend(backend);
   return {
     url: served.url,
+    backend,
     directory,
     matchmaker,
     async close() {
