@@ -8,9 +8,17 @@ import type { DemoAssets } from './client-bundle.js';
 /** Answers a GET path it knows (true), or leaves the response alone (false). */
 export type DemoRoutes = (path: string, response: ServerResponse, query: URLSearchParams) => boolean;
 
-/** The `http` handler GameServer (and ZonedWorld) takes: the page's routes, then `more`. */
-export function demoHttp(assets: DemoAssets, more: DemoRoutes) {
+/**
+ * The `http` handler GameServer (and ZonedWorld) takes: `api` first (any method: the gamer
+ * services' routes), then the page's routes, then `more`.
+ */
+export function demoHttp(
+  assets: DemoAssets,
+  more: DemoRoutes,
+  api: (request: IncomingMessage, response: ServerResponse) => boolean = () => false,
+) {
   return (request: IncomingMessage, response: ServerResponse): void => {
+    if (api(request, response)) return;
     // A request target no URL parser takes ("//[") is the client's error, not the server's end.
     const url = URL.canParse(request.url ?? '/', 'http://demo') ? new URL(request.url!, 'http://demo') : null;
     const path = url === null ? null : url.pathname;

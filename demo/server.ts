@@ -7,6 +7,8 @@
 import { GameServer, type GameServerStats, type Recorder } from '../src/node.js';
 import { demoServeOptions, joinDemoBots } from './bots.js';
 import { buildDemoAssets } from './client-bundle.js';
+import { arena } from './game.js';
+import { startDemoGamer } from './gamer.js';
 import { serveInspector } from './inspector-routes.js';
 import { demoHttp, sendDemo } from './page-routes.js';
 import { REPLAY_KEEP_SECONDS, serveReplay } from './replay-routes.js';
@@ -61,27 +63,40 @@ export interface DemoServer {
 
 /** Starts the demo (builds the page's scripts first); resolves once listening with its bots connected. */
 export async function startDemoServer(options: DemoServerOptions = {}): Promise<DemoServer> {
-  const [assets, dashboard] = await Promise.all([buildDemoAssets(), buildDashboardAssets()]);
+  // The page's scripts build while the embedded database opens (about 2 s each).
+  const [assets, dashboard, gamer] = await Promise.all([
+    buildDemoAssets(),
+    buildDashboardAssets(),
+    startDemoGamer(arena.protocolId),
+  ]);
   const zaps: ZapCount = { zaps: 0, hits: 0 };
   let stats: DemoStats | null = null;
   let recording: Recorder | null = null;
   const rules = demoRules(options.seed ?? (Math.random() * 2 ** 32) >>> 0, zaps, (ms) => stats?.timed(ms));
   let inspected: GameServer | null = null;
-  const http = demoHttp(assets, (path, response, query) => {
-    // No zones: the page draws no borders (a 404 would be a console error in the page).
-    if (serveReplay(path, response, recording)) return true;
-    if (path === '/zones') sendDemo(response, 'application/json', 'null');
-    else if (path.startsWith('/inspect/'))
-      return inspected !== null && serveInspector(path, query, response, inspected);
-    else return stats !== null && serveStats(path, response, stats, dashboard);
-    return true;
-  });
+  const http = demoHttp(
+    assets,
+    (path, response, query) => {
+      // No zones: the page draws no borders (a 404 would be a console error in the page).
+      if (serveReplay(path, response, recording)) return true;
+      if (path === '/zones') sendDemo(response, 'application/json', 'null');
+      else if (path.startsWith('/inspect/'))
+        return inspected !== null && serveInspector(path, query, response, inspected);
+      else return stats !== null && serveStats(path, response, stats, dashboard);
+      return true;
+    },
+    (request, response) => gamer.serve(request, response),
+  );
   const count = Math.min(16, Math.max(0, options.bots ?? 4));
   const game = await GameServer.start(rules, {
     ...demoServeOptions(options, count),
     // The page with ?spectate watches without an avatar (demo/spectator.ts).
     spectators: { max: 32 },
     http,
+    auth: (request) => gamer.auth(request),
+  }).catch(async (error) => {
+    await gamer.close();
+    throw error;
   });
   recording = game.record({ keepSeconds: REPLAY_KEEP_SECONDS });
   inspected = game;
@@ -114,6 +129,7 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
         stats?.close();
         bots.close();
         await game.close();
+        await gamer.close();
       })();
       return closing;
     },
