@@ -13,6 +13,9 @@ import type { GamerContext } from './gamer-context.js';
 import { type GamerDatabase, type GamerDatabaseOptions, openGamerDatabase } from './gamer-database.js';
 import { type GamerRedisOptions, openGamerRedis } from './gamer-redis.js';
 import { MemoryPlayerEvents } from './memory-player-events.js';
+import { RedisPlayerEvents } from './social/redis-player-events.js';
+import { type GamerFriends, type GamerPresence, openSocial } from './social/social.js';
+import { type SocialLimits, socialLimits } from './social/social-limits.js';
 
 export interface GamerServicesOptions {
   /** Where the data lives (default: PostgreSQL embedded in this process, in memory). */
@@ -21,11 +24,17 @@ export interface GamerServicesOptions {
   redis?: GamerRedisOptions;
   /** The clock, unix milliseconds (default Date.now). */
   nowMs?: () => number;
+  /** Friends, presence and event stream limits (docs/gamer-services.md, Limits). */
+  social?: Partial<SocialLimits>;
 }
 
 export interface GamerServices {
   /** Which database holds the data. */
   readonly databaseKind: 'embedded' | 'postgres';
+  /** Friends, for room code: list(accountId), areFriends(a, b). */
+  readonly friends: GamerFriends;
+  /** Presence, for room code: set(accountId, { state: 'in-match', roomId }), clear, get. */
+  readonly presence: GamerPresence;
   /** Closes the database and Redis connections (after the backend stopped using them). */
   close(): Promise<void>;
 }
@@ -65,15 +74,19 @@ export async function openGamerServicesOn(
 ): Promise<GamerServices> {
   const nowMs = options.nowMs ?? Date.now;
   if (typeof nowMs !== 'function') throw new TypeError('openGamerServices: nowMs must be a function');
+  socialLimits(options.social); // misuse throws before any connection opens
   const redis = options.redis === undefined ? null : await openGamerRedis(options.redis);
-  const events = new MemoryPlayerEvents();
+  const events = redis === null ? new MemoryPlayerEvents() : new RedisPlayerEvents(redis);
   const context: GamerContext = { db: database.db, redis, events, nowMs };
-  void context; // the modules are built on it
+  const social = openSocial(context, options.social);
   let closed: Promise<void> | null = null;
   const gamer: GamerServices = {
     databaseKind: database.kind,
+    friends: social.friends,
+    presence: social.presence,
     close() {
       closed ??= (async () => {
+        await social.close();
         await events.close();
         await redis?.close();
         await database.close();
@@ -81,6 +94,8 @@ export async function openGamerServicesOn(
       return closed;
     },
   };
-  installers.set(gamer, () => {});
+  installers.set(gamer, (app, session) => {
+    social.install(app, session);
+  });
   return gamer;
 }

@@ -16,6 +16,10 @@ export class MemoryPlayerEvents implements PlayerEvents {
     }
   }
 
+  async publishMany(accountIds: readonly string[], event: GamerEvent): Promise<void> {
+    for (const accountId of accountIds) await this.publish(accountId, event);
+  }
+
   subscribe(accountId: string, listener: (event: GamerEvent) => void): Unsubscribe {
     let set = this.listeners.get(accountId);
     if (set === undefined) {

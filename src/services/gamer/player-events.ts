@@ -15,6 +15,8 @@ export type Unsubscribe = () => void;
 export interface PlayerEvents {
   /** Sends `event` to every open stream of `accountId` (none: dropped). Order per recipient kept. */
   publish(accountId: string, event: GamerEvent): Promise<void>;
+  /** Sends `event` to each of `accountIds` as one batch (one round trip across backends). */
+  publishMany(accountIds: readonly string[], event: GamerEvent): Promise<void>;
   /** Listens to `accountId`'s events until the returned function is called. */
   subscribe(accountId: string, listener: (event: GamerEvent) => void): Unsubscribe;
   close(): Promise<void>;
