@@ -146,7 +146,10 @@ export class EventStreams {
       if (!this.byPlayer.has(accountId)) this.presence.disconnect(accountId).catch(this.onError);
     };
     if (this.closed) return;
-    if (this.limits.offlineGraceMs === 0) return offline();
+    if (this.limits.offlineGraceMs === 0) {
+      offline();
+      return;
+    }
     const timer = setTimeout(offline, this.limits.offlineGraceMs);
     timer.unref?.();
     this.grace.set(accountId, timer);
