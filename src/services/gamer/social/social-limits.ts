@@ -16,6 +16,10 @@ export interface SocialLimits {
   requestBurst: number;
   /** …and per minute after the burst (default 30). */
   requestsPerMinute: number;
+  /** Presence changes a player may make at once (default 30)… */
+  presenceBurst: number;
+  /** …and per minute after the burst (default 120). */
+  presencePerMinute: number;
   /** Rows a friends page answers at most (default 100; the page size asked is 1..this). */
   maxPageSize: number;
   /** Event streams one player may hold open on one backend (default 4). */
@@ -43,6 +47,8 @@ export const DEFAULT_SOCIAL_LIMITS: Readonly<SocialLimits> = Object.freeze({
   maxBlocked: 1000,
   requestBurst: 20,
   requestsPerMinute: 30,
+  presenceBurst: 30,
+  presencePerMinute: 120,
   maxPageSize: 100,
   maxStreamsPerPlayer: 4,
   maxStreams: 10_000,

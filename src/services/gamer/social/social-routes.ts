@@ -29,6 +29,7 @@ export interface SocialRouteParts {
   presence: Presence;
   streams: EventStreams;
   rate: PlayerRate;
+  presenceRate: PlayerRate;
   limits: SocialLimits;
 }
 
@@ -37,7 +38,7 @@ export function addSocialRoutes(
   session: MiddlewareHandler<BackendEnv>,
   parts: SocialRouteParts,
 ): void {
-  const { context, friends, presence, streams, rate, limits } = parts;
+  const { context, friends, presence, streams, rate, presenceRate, limits } = parts;
   const otherParam = z.strictObject({ accountId: idSchema });
   const listQuery = z.strictObject({
     state: z.enum(['friends', 'sent', 'received', 'blocked']).default('friends'),
@@ -84,7 +85,8 @@ export function addSocialRoutes(
 
   app.post('/presence', session, validate('json', presenceBody), async (c) => {
     const me = c.get('session').userId;
-    limited(me);
+    const wait = presenceRate.take(me, context.nowMs());
+    if (wait > 0) throw new Refusal(429, `too many presence changes; retry in ${wait} s`);
     return c.json({ presence: await presence.choose(me, c.req.valid('json').state) });
   });
 

@@ -47,11 +47,12 @@ export function openSocial(context: GamerContext, options: Partial<SocialLimits>
   const presence = new Presence(context, store, friends, limits);
   const streams = new EventStreams(context, presence, limits);
   const rate = new PlayerRate(limits.requestBurst, limits.requestsPerMinute);
+  const presenceRate = new PlayerRate(limits.presenceBurst, limits.presencePerMinute);
   return {
     friends,
     presence,
     install(app, session) {
-      addSocialRoutes(app, session, { context, friends, presence, streams, rate, limits });
+      addSocialRoutes(app, session, { context, friends, presence, streams, rate, presenceRate, limits });
     },
     async close() {
       await streams.close();
