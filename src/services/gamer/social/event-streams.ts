@@ -66,7 +66,8 @@ export class EventStreams {
       );
     if (this.total >= this.limits.maxStreams)
       throw new Refusal(503, 'this backend holds the most event streams it may: retry later');
-    const first = set === undefined && !this.grace.has(accountId);
+    // Even within the grace: the lease may be gone (a Redis restart), and renewing it is cheap.
+    const first = set === undefined;
     const pending = this.grace.get(accountId);
     if (pending !== undefined) {
       clearTimeout(pending);

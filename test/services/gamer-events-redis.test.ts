@@ -1,0 +1,108 @@
+/**
+ * Events and presence across backends on Redis: two backends on one PostgreSQL and one Redis, a
+ * player streaming on each; and a Redis restart mid-run (streams end cleanly, their clients
+ * reconnect, presence is re-established). The embedded store has one backend: skipped there.
+ */
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { createBackend } from '../../src/services/backend.js';
+import { EmbeddedDirectory } from '../../src/services/embedded-directory.js';
+import { openGamerServicesOn } from '../../src/services/gamer/gamer-services.js';
+import type { GamerEvent } from '../../src/services/gamer/player-events.js';
+import { PRIVATE_KEY, PROTOCOL_ID } from '../support/backend-fixture.js';
+import { describeOnGamerStores, type GamerHarness } from '../support/gamer-kit.js';
+import { befriend, makePlayers, openEvents, openSocial, signInAsName } from '../support/gamer-social.js';
+
+const presenceOf =
+  (accountId: string, state?: string) =>
+  (e: GamerEvent): boolean =>
+    e.kind === 'presence' && e.accountId === accountId && (state === undefined || e.state === state);
+
+describeOnGamerStores('events across backends', (kit) => {
+  it('a player on one backend hears a friend on another', async (t) => {
+    const redis = kit().redis;
+    if (redis === null) return t.skip('one backend: no Redis');
+    const social = { offlineGraceMs: 0, presenceIntervalMs: 0 };
+    const sessionSecret = new Uint8Array(32).fill(7); // both backends accept each other's sessions
+    const a = await openSocial(kit(), { social }, { sessionSecret });
+    const shared = { kind: kit().database.kind, db: kit().database.db, close: async () => {} };
+    const gamerB = await openGamerServicesOn(shared, { redis: { url: redis.url }, social });
+    const backendB = createBackend({
+      directory: new EmbeddedDirectory(),
+      privateKey: PRIVATE_KEY,
+      protocolId: PROTOCOL_ID,
+      rateLimit: false,
+      sweepIntervalMs: 0,
+      gamer: gamerB,
+      ...signInAsName,
+      sessionSecret,
+    });
+    const b: GamerHarness = { ...a, gamer: gamerB, backend: backendB };
+    try {
+      const [ann, bob] = await makePlayers(a, kit(), 2);
+      await befriend(a, ann, bob);
+      const bobOnB = await openEvents(b, bob);
+      const annOnA = await openEvents(a, ann);
+      await bobOnB.next(presenceOf(ann.id, 'online'));
+      await a.call('POST', '/presence', { session: ann.session, body: { state: 'away' } });
+      await bobOnB.next(presenceOf(ann.id, 'away'));
+      await gamerB.presence.set(ann.id, { state: 'in-match', roomId: 'r1' });
+      await bobOnB.next(presenceOf(ann.id, 'in-match'));
+      // ann holds a stream on B too: closing the one on A keeps them online.
+      const annOnB = await openEvents(b, ann);
+      await gamerB.presence.clear(ann.id);
+      await annOnA.close();
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal((await a.gamer.presence.get(ann.id)).state, 'away');
+      await annOnB.close();
+      await bobOnB.next(presenceOf(ann.id, 'offline'));
+      const seqs = bobOnB.events.filter(presenceOf(ann.id)).map((e) => (e as { seq: number }).seq);
+      assert.deepEqual(
+        seqs,
+        [...seqs].sort((x, y) => x - y),
+      );
+      await bobOnB.close();
+    } finally {
+      await backendB.close();
+      await gamerB.close();
+      await a.close();
+    }
+  });
+
+  it('Redis restarted mid-run: streams end, clients reconnect, presence comes back', async (t) => {
+    const redis = kit().redis;
+    if (redis === null) return t.skip('no Redis in the embedded store');
+    const h = await openSocial(kit(), { social: { presenceIntervalMs: 0 } });
+    try {
+      const [ann, bob] = await makePlayers(h, kit(), 2);
+      await befriend(h, ann, bob);
+      const bobEvents = await openEvents(h, bob);
+      const annEvents = await openEvents(h, ann);
+      await bobEvents.next(presenceOf(ann.id, 'online'));
+      await redis.restart();
+      await Promise.all([bobEvents.end(), annEvents.end()]);
+      const reopen = async (player: typeof ann) => {
+        for (let attempt = 0; attempt < 50; attempt++) {
+          const reader = await openEvents(h, player);
+          if (reader.status === 200) return reader;
+          assert.equal(reader.status, 503, JSON.stringify(reader.body));
+          assert.match(String((reader.body as { error: string }).error), /redis unavailable/);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        throw new Error('no stream after the restart');
+      };
+      const bobAgain = await reopen(bob);
+      const annAgain = await reopen(ann);
+      await bobAgain.next(presenceOf(ann.id, 'online'));
+      const list = await h.call<{ items: { presence: { state: string } }[] }>('GET', '/friends', {
+        session: bob.session,
+      });
+      assert.equal(list.body.items[0].presence.state, 'online');
+      await h.call('POST', '/presence', { session: ann.session, body: { state: 'away' } });
+      await bobAgain.next(presenceOf(ann.id, 'away'));
+      await Promise.all([bobAgain.close(), annAgain.close()]);
+    } finally {
+      await h.close();
+    }
+  });
+});
