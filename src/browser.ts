@@ -120,6 +120,20 @@ export {
   type PeerSeat,
   type Seated,
 } from './join/backend-client.js';
+export { type EventSubscribeOptions, EventsClient } from './join/gamer/events-client.js';
+export { FriendsClient } from './join/gamer/friends-client.js';
+export { PresenceClient } from './join/gamer/presence-client.js';
+export type {
+  Friend,
+  FriendPage,
+  FriendState,
+  GamerEvent,
+  PresenceState,
+  PresenceView,
+  RelationState,
+} from './join/gamer/social-types.js';
+// The gamer services' client (friends, presence and the event stream so far).
+export { GamerClient } from './join/gamer-client.js';
 // `TransportKind` here is the backend's ('udp' | 'websocket' | 'webrtc'), a superset of the one
 // in ghostwire/transport ('websocket' | 'webrtc').
 export { type JoinAnswer, TRANSPORT_KINDS, type TransportKind } from './join/join-answer.js';

@@ -270,6 +270,32 @@ export class BackendClient {
     return this.call(method, path, body, this.session !== null, request.signal) as Promise<T>;
   }
 
+  /**
+   * Opens a long-lived GET (the gamer services' event stream) with the session: the Response,
+   * its body unread, or a BackendError with the status and reason. No timeout: `signal` ends it.
+   */
+  async openStream(path: string, request: RequestOptions = {}): Promise<Response> {
+    if (typeof path !== 'string' || !path.startsWith('/'))
+      throw new TypeError(`BackendClient.openStream: path must start with "/", got ${String(path)}`);
+    if (this.session === null) throw new BackendError(401, 'not authenticated: call auth() first');
+    const init: RequestInit = {
+      method: 'GET',
+      headers: { Authorization: `Bearer ${this.session}`, Accept: 'text/event-stream' },
+    };
+    if (request.signal !== undefined) init.signal = request.signal;
+    const response = await this.fetch(`${this.url}${path}`, init);
+    if (response.ok) return response;
+    let reason = response.statusText;
+    try {
+      const answer = (await response.json()) as { error?: unknown } | null;
+      if (typeof answer?.error === 'string') reason = answer.error;
+    } catch {
+      // the status says enough
+    }
+    const retry = Number(response.headers.get('Retry-After'));
+    throw new BackendError(response.status, reason, Number.isFinite(retry) && retry > 0 ? retry : undefined);
+  }
+
   private async seat(path: string, body: object, signal?: AbortSignal): Promise<Seated> {
     return this.remember((await this.call('POST', path, body, true, signal)) as JoinAnswer);
   }

@@ -7,9 +7,22 @@
  *   const gamer = new GamerClient(backend);
  */
 import { BackendClient } from './backend-client.js';
+import { EventsClient } from './gamer/events-client.js';
+import { FriendsClient } from './gamer/friends-client.js';
+import { PresenceClient } from './gamer/presence-client.js';
 
 export class GamerClient {
+  /** Friend requests, accept, remove, block, and the lists with presence. */
+  readonly friends: FriendsClient;
+  /** The player's own presence (online or away). */
+  readonly presence: PresenceClient;
+  /** The player's event stream: subscribe(listener) -> stop. */
+  readonly events: EventsClient;
+
   constructor(readonly backend: BackendClient) {
     if (!(backend instanceof BackendClient)) throw new TypeError('GamerClient: give it a BackendClient');
+    this.friends = new FriendsClient(backend);
+    this.presence = new PresenceClient(backend);
+    this.events = new EventsClient(backend);
   }
 }

@@ -15,6 +15,11 @@ export {
   type PeerSeat,
   type Seated,
 } from '../join/backend-client.js';
+export { type EventSubscribeOptions, EventsClient } from '../join/gamer/events-client.js';
+export { FriendsClient } from '../join/gamer/friends-client.js';
+export { PresenceClient } from '../join/gamer/presence-client.js';
+export type { Friend } from '../join/gamer/social-types.js';
+export { GamerClient } from '../join/gamer-client.js';
 export type { PeerSessionAnswer } from '../join/peer-session-answer.js';
 export {
   type Backend,
@@ -63,6 +68,12 @@ export {
   type GamerServicesOptions,
   openGamerServices,
 } from './gamer/gamer-services.js';
+export type { GamerEvent } from './gamer/player-events.js';
+export type { FriendPage, FriendRow, FriendState, RelationState } from './gamer/social/friends.js';
+export type { PresenceSetting } from './gamer/social/presence.js';
+export type { PresenceState, PresenceView } from './gamer/social/presence-store.js';
+export type { GamerFriends, GamerPresence } from './gamer/social/social.js';
+export { DEFAULT_SOCIAL_LIMITS, type SocialLimits } from './gamer/social/social-limits.js';
 export { IpcDirectory, type IpcDirectoryOptions } from './ipc-directory.js';
 export type { IpcEndpoint } from './ipc-endpoint.js';
 export { type FleetRoom, type LocalFleet, type LocalFleetOptions, startLocalFleet } from './local-fleet.js';

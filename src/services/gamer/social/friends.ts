@@ -32,7 +32,7 @@ export interface FriendRow {
   displayName: string | null;
   state: FriendState;
   /** Unix ms of the relation's last change. */
-  since: number;
+  sinceMs: number;
 }
 
 export interface FriendPage {
@@ -200,7 +200,7 @@ export class Friends {
     const more = rows.length > limit;
     const items = rows
       .slice(0, limit)
-      .map((r) => ({ accountId: r.id, displayName: r.name, state, since: Number(r.at) }));
+      .map((r) => ({ accountId: r.id, displayName: r.name, state, sinceMs: Number(r.at) }));
     return { items, cursor: more ? items[items.length - 1].accountId : null };
   }
 
