@@ -31,6 +31,7 @@ import { runCapacity } from './suites/capacity.js';
 import { runClientDecode } from './suites/client-decode.js';
 import { runCrc32 } from './suites/crc32.js';
 import { runFloat32 } from './suites/float32.js';
+import { runGamerSocial } from './suites/gamer-social.js';
 import { runHandshake } from './suites/handshake.js';
 import { runInspector } from './suites/inspector.js';
 import { runInterest } from './suites/interest.js';
@@ -92,6 +93,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   spectators: runSpectators,
   'room-spectators': runRoomSpectators,
   replay: runReplay,
+  'gamer-social': runGamerSocial,
 };
 
 function parseCommandLine(): { quick: boolean; only: string | null; json: string | null } {
