@@ -122,7 +122,7 @@ describeOnGamerStores('presence and events', (kit) => {
 
   it('streams are bounded: per player, and a reader that stalls is cut', async () => {
     const h = await openSocial(kit(), {
-      social: { maxStreamsPerPlayer: 2, maxQueuedEvents: 8, presenceIntervalMs: 0 },
+      social: { maxStreamsPerPlayer: 2, maxStreams: 3, maxQueuedEvents: 8, presenceIntervalMs: 0 },
     });
     try {
       const [ann, bob] = await makePlayers(h, kit(), 2);
@@ -134,6 +134,9 @@ describeOnGamerStores('presence and events', (kit) => {
       assert.equal(third.status, 429);
       assert.match(String((third.body as { error: string }).error), /at most 2 event streams/);
       const annEvents = await openEvents(h, ann);
+      const full = await openEvents(h, ann); // a fourth stream on this backend, over maxStreams
+      assert.equal(full.status, 503);
+      assert.match(String((full.body as { error: string }).error), /most event streams/);
       for (let i = 0; i < 12; i++) {
         await h.call('POST', '/presence', {
           session: ann.session,

@@ -1,10 +1,11 @@
 /**
  * A token bucket per player (friend requests): a burst, refilled at a steady rate, in a map of
  * bounded size. A full map first drops buckets that have refilled (absent = full, so nothing
- * changes for them), then the least recently used.
+ * changes for them; a scan at most once a second), then the least recently used.
  */
 export class PlayerRate {
   private readonly buckets = new Map<string, { tokens: number; atMs: number }>();
+  private sweptAtMs = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly burst: number,
@@ -32,8 +33,20 @@ export class PlayerRate {
     return Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000));
   }
 
+  /** Players tracked now. */
+  get size(): number {
+    return this.buckets.size;
+  }
+
   private evict(nowMs: number): void {
     const perMs = this.perMinute / 60_000;
+    // A whole scan at most once a second, so a flood of new players costs O(1) each.
+    if (nowMs - this.sweptAtMs >= 1000) this.sweptAtMs = nowMs;
+    else if (this.buckets.size >= this.maxPlayers) {
+      const oldest = this.buckets.keys().next();
+      if (!oldest.done) this.buckets.delete(oldest.value);
+      return;
+    }
     for (const [id, bucket] of this.buckets)
       if (bucket.tokens + Math.max(0, nowMs - bucket.atMs) * perMs >= this.burst) this.buckets.delete(id);
     if (this.buckets.size < this.maxPlayers) return;
