@@ -154,3 +154,36 @@ describeOnGamerStores('presence and events', (kit) => {
     }
   });
 });
+
+describeOnGamerStores('event stream upkeep', (kit) => {
+  it('an idle stream gets heartbeat comments, and ends when its session expires', async () => {
+    const h = await openSocial(kit(), { social: { heartbeatMs: 40 } }, { sessionSeconds: 0.6 });
+    try {
+      const [ann] = await makePlayers(h, kit(), 1);
+      const response = await h.backend.app.request('/events', {
+        headers: { Authorization: `Bearer ${ann.session}` },
+      });
+      assert.equal(response.status, 200);
+      assert.match(String(response.headers.get('Content-Type')), /^text\/event-stream/);
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      const started = Date.now();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+      }
+      const lasted = Date.now() - started;
+      assert.ok(text.split(': heartbeat\n\n').length - 1 >= 3, text);
+      assert.ok(lasted >= 300 && lasted < 3000, `ended after ${lasted} ms`);
+      // The expired session cannot open another.
+      const again = await h.backend.app.request('/events', {
+        headers: { Authorization: `Bearer ${ann.session}` },
+      });
+      assert.equal(again.status, 401);
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -17,6 +17,8 @@ interface OpenStream {
   readonly accountId: string;
   controller: ReadableStreamDefaultController<Uint8Array> | null;
   unsubscribe: Unsubscribe | null;
+  /** Ends the stream when its session expires. */
+  expiry: ReturnType<typeof setTimeout> | null;
   done: boolean;
 }
 
@@ -52,8 +54,11 @@ export class EventStreams {
     return this.total;
   }
 
-  /** Opens a stream of `accountId`'s events: the Response to answer, or a Refusal (429, 503). */
-  async open(accountId: string): Promise<Response> {
+  /**
+   * Opens a stream of `accountId`'s events until its session expires at `sessionExpiresAtMs`
+   * (unix ms; the client signs in again): the Response to answer, or a Refusal (429, 503).
+   */
+  async open(accountId: string, sessionExpiresAtMs: number): Promise<Response> {
     if (this.closed) throw new Refusal(503, 'event streams are closing');
     const events = this.context.events;
     if (events instanceof RedisPlayerEvents && !events.available())
@@ -77,7 +82,7 @@ export class EventStreams {
       set = new Set();
       this.byPlayer.set(accountId, set);
     }
-    const stream: OpenStream = { accountId, controller: null, unsubscribe: null, done: false };
+    const stream: OpenStream = { accountId, controller: null, unsubscribe: null, expiry: null, done: false };
     set.add(stream);
     this.total++;
     const body = new ReadableStream<Uint8Array>(
@@ -98,6 +103,17 @@ export class EventStreams {
       this.end(stream);
       throw error;
     }
+    // A timer holds at most 2^31-1 ms (24.8 days): a longer session is cut then, and reconnects.
+    const leftMs = Math.min(2 ** 31 - 1, Math.max(0, sessionExpiresAtMs - this.context.nowMs()));
+    stream.expiry = setTimeout(() => {
+      try {
+        stream.controller?.close();
+      } catch {
+        // already ended
+      }
+      this.end(stream);
+    }, leftMs);
+    stream.expiry.unref?.();
     return new Response(body, {
       headers: {
         'Content-Type': 'text/event-stream; charset=utf-8',
@@ -137,6 +153,7 @@ export class EventStreams {
     if (stream.done) return;
     stream.done = true;
     stream.unsubscribe?.();
+    if (stream.expiry !== null) clearTimeout(stream.expiry);
     this.total--;
     const set = this.byPlayer.get(stream.accountId);
     if (set === undefined || !set.delete(stream) || set.size > 0) return;

@@ -91,5 +91,8 @@ export function addSocialRoutes(
   });
 
   // The session in Authorization only: a token in the URL would land in logs and histories.
-  app.get('/events', session, async (c) => streams.open(c.get('session').userId));
+  app.get('/events', session, async (c) => {
+    const { userId, expiresAt } = c.get('session');
+    return streams.open(userId, expiresAt);
+  });
 }
