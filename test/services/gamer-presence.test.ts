@@ -62,7 +62,7 @@ describeOnGamerStores('presence and events', (kit) => {
   });
 
   it('a burst of changes arrives at a friend in order, ending on the last', async () => {
-    const h = await openSocial(kit(), { social: { presenceIntervalMs: 20, presenceBurst: 100 } });
+    const h = await openSocial(kit(), { social: { presenceIntervalMs: 200, presenceBurst: 100 } });
     try {
       const [ann, bob] = await makePlayers(h, kit(), 2);
       await befriend(h, ann, bob);

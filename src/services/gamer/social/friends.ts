@@ -1,7 +1,7 @@
 /**
  * Friends: requests, accept, remove, block. A relation is two rows, one a side, each holding that
  * side's state (0 friends, 1 request sent, 2 request received, 3 blocked), and every change writes
- * both sides in one transaction under both players' advisory locks (taken in id order, so two
+ * both sides in one transaction under both players' advisory locks (taken in key order, so two
  * players acting on each other at once wait rather than deadlock, and the caps count exactly).
  * A blocked player is never told: their request is answered as any request and stays pending on
  * their side only, reaching the blocker not at all.
@@ -263,9 +263,10 @@ export class Friends {
     ) => Promise<{ state: RelationState; notice: Notice }>,
   ): Promise<{ state: RelationState; notice: Notice }> {
     return this.context.db.transaction().execute(async (trx) => {
-      const [first, second] = accountId < otherId ? [accountId, otherId] : [otherId, accountId];
-      await sql`select pg_advisory_xact_lock(hashtext(${`gw-friends:${first}`}))`.execute(trx);
-      await sql`select pg_advisory_xact_lock(hashtext(${`gw-friends:${second}`}))`.execute(trx);
+      // Locks in the order of their keys (not of the ids): two keys that collide are one lock.
+      const keys = [...new Set([lockKey(accountId), lockKey(otherId)])].sort((x, y) => x - y);
+      for (const key of keys)
+        await sql`select pg_advisory_xact_lock(${FRIENDS_LOCKS}::int4, ${key}::int4)`.execute(trx);
       const accounts = await trx
         .selectFrom('accounts')
         .select('id')
@@ -339,6 +340,16 @@ export class Friends {
       .publish(notice.to, { kind: 'friend', accountId: from, state: notice.state, at: this.context.nowMs() })
       .catch(() => {});
   }
+}
+
+/** The advisory locks' first key: friends' own space, apart from any other module's locks. */
+const FRIENDS_LOCKS = 0x67770004;
+
+/** A player's lock key: FNV-1a of the id, as a signed 32-bit integer. */
+function lockKey(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
+  return hash | 0;
 }
 
 function checkId(id: string): void {
