@@ -74,13 +74,14 @@ describeOnGamerStores('events across backends', (kit) => {
     if (redis === null) return t.skip('no Redis in the embedded store');
     const h = await openSocial(kit(), { social: { presenceIntervalMs: 0 } });
     try {
-      const [ann, bob] = await makePlayers(h, kit(), 2);
+      const [ann, bob, cat] = await makePlayers(h, kit(), 3);
       await befriend(h, ann, bob);
       const bobEvents = await openEvents(h, bob);
       const annEvents = await openEvents(h, ann);
+      const catEvents = await openEvents(h, cat); // does not come back
       await bobEvents.next(presenceOf(ann.id, 'online'));
       await redis.restart();
-      await Promise.all([bobEvents.end(), annEvents.end()]);
+      await Promise.all([bobEvents.end(), annEvents.end(), catEvents.end()]);
       const reopen = async (player: typeof ann) => {
         for (let attempt = 0; attempt < 50; attempt++) {
           const reader = await openEvents(h, player);
@@ -101,6 +102,21 @@ describeOnGamerStores('events across backends', (kit) => {
       await h.call('POST', '/presence', { session: ann.session, body: { state: 'away' } });
       await bobAgain.next(presenceOf(ann.id, 'away'));
       await Promise.all([bobAgain.close(), annAgain.close()]);
+      // No subscription is left behind: not bob's nor ann's, nor cat's (subscribed again by the
+      // reconnection though its stream had ended).
+      const { Redis } = await import('ioredis');
+      const probe = new Redis(redis.url, { maxRetriesPerRequest: 0 });
+      try {
+        let channels: string[] = [];
+        for (let i = 0; i < 40; i++) {
+          channels = (await probe.pubsub('CHANNELS', '*events:*')) as string[];
+          if (channels.length === 0) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        assert.deepEqual(channels, []);
+      } finally {
+        probe.disconnect();
+      }
     } finally {
       await h.close();
     }

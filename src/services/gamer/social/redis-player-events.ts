@@ -18,13 +18,17 @@ export class RedisPlayerEvents implements PlayerEvents {
   /** Each subscribed player's SUBSCRIBE, resolved when Redis acknowledged it. */
   private readonly subscribing = new Map<string, Promise<void>>();
   private readonly lostListeners = new Set<() => void>();
+  /** Players whose UNSUBSCRIBE failed (Redis down): ioredis subscribes them again on reconnecting. */
+  private readonly stale = new Set<string>();
   private readonly onMessage = (channel: string, message: string) => this.deliver(channel, message);
   private readonly onClose = () => this.lose();
+  private readonly onReady = () => this.dropStale();
   private closed = false;
 
   constructor(private readonly redis: GamerRedis) {
     redis.subscriber.on('message', this.onMessage);
     redis.subscriber.on('close', this.onClose);
+    redis.subscriber.on('ready', this.onReady);
   }
 
   private channel(accountId: string): string {
@@ -71,7 +75,7 @@ export class RedisPlayerEvents implements PlayerEvents {
       if (current === undefined || !current.delete(listener) || current.size > 0) return;
       this.listeners.delete(accountId);
       this.subscribing.delete(accountId);
-      this.redis.subscriber.unsubscribe(this.channel(accountId)).catch(() => {});
+      this.unsubscribeChannel(accountId);
     };
   }
 
@@ -84,9 +88,28 @@ export class RedisPlayerEvents implements PlayerEvents {
     this.closed = true;
     this.redis.subscriber.off('message', this.onMessage);
     this.redis.subscriber.off('close', this.onClose);
+    this.redis.subscriber.off('ready', this.onReady);
+    this.stale.clear();
     this.listeners.clear();
     this.subscribing.clear();
     this.lostListeners.clear();
+  }
+
+  private unsubscribeChannel(accountId: string): void {
+    this.redis.subscriber.unsubscribe(this.channel(accountId)).then(
+      () => this.stale.delete(accountId),
+      () => {
+        if (!this.closed) this.stale.add(accountId);
+      },
+    );
+  }
+
+  /** After a reconnection: the channels subscribed again with no one listening are let go. */
+  private dropStale(): void {
+    for (const accountId of [...this.stale]) {
+      this.stale.delete(accountId);
+      if (!this.listeners.has(accountId)) this.unsubscribeChannel(accountId);
+    }
   }
 
   private lose(): void {
