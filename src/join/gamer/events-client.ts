@@ -24,6 +24,11 @@ export interface EventSubscribeOptions {
   backoffMs?: number;
   /** The longest wait between attempts, ms (default 30000). */
   maxBackoffMs?: number;
+  /**
+   * A stream silent this long, ms, is taken as dead and opened again (default 45000: the server
+   * sends a heartbeat every 15 s, so a half-open connection is noticed within this).
+   */
+  idleTimeoutMs?: number;
 }
 
 /** A line longer than this (no event is) means the stream is not ours: it is dropped and retried. */
@@ -39,8 +44,10 @@ export class EventsClient {
     if (typeof listener !== 'function') throw new TypeError('events.subscribe: give a listener function');
     const first = options.backoffMs ?? 500;
     const most = options.maxBackoffMs ?? 30_000;
+    const idleMs = options.idleTimeoutMs ?? 45_000;
     if (!(first > 0) || !(most >= first))
       throw new RangeError('events.subscribe: backoffMs must be > 0 and maxBackoffMs >= backoffMs');
+    if (!(idleMs > 0)) throw new RangeError('events.subscribe: idleTimeoutMs must be > 0');
     const controller = new AbortController();
     const lastSeq = new Map<string, number>();
     const deliver = (event: GamerEvent) => {
@@ -59,15 +66,26 @@ export class EventsClient {
     void (async () => {
       let wait = first;
       while (!controller.signal.aborted) {
+        // One attempt: ended by stop(), or by silence (no answer, no byte) for idleMs.
+        const attempt = new AbortController();
+        const onStop = () => attempt.abort();
+        controller.signal.addEventListener('abort', onStop, { once: true });
+        let idle: ReturnType<typeof setTimeout> | undefined;
+        const alive = () => {
+          clearTimeout(idle);
+          idle = setTimeout(() => attempt.abort(new Error(`event stream silent for ${idleMs} ms`)), idleMs);
+        };
         try {
-          const response = await this.backend.openStream('/events', { signal: controller.signal });
+          alive();
+          const response = await this.backend.openStream('/events', { signal: attempt.signal });
           wait = first;
           options.onOpen?.();
-          await readEvents(response, deliver);
+          await readEvents(response, deliver, alive, attempt.signal);
           if (controller.signal.aborted) return;
           throw new Error('event stream ended');
-        } catch (error) {
+        } catch (caught) {
           if (controller.signal.aborted) return;
+          const error = attempt.signal.aborted ? attempt.signal.reason : caught;
           if (error instanceof BackendError && (error.status === 401 || error.status === 403)) {
             options.onError?.(error, null);
             return;
@@ -77,7 +95,11 @@ export class EventsClient {
           const delay = Math.max(retryAfter, wait * (0.75 + Math.random() * 0.5));
           options.onError?.(error, Math.round(delay));
           wait = Math.min(most, wait * 2);
+          clearTimeout(idle);
           await pause(delay, controller.signal);
+        } finally {
+          clearTimeout(idle);
+          controller.signal.removeEventListener('abort', onStop);
         }
       }
     })();
@@ -86,15 +108,24 @@ export class EventsClient {
 }
 
 /** Reads Server-Sent Events until the stream ends: each `data:` line's JSON to `deliver`. */
-async function readEvents(response: Response, deliver: (event: GamerEvent) => void): Promise<void> {
+async function readEvents(
+  response: Response,
+  deliver: (event: GamerEvent) => void,
+  alive: () => void,
+  signal: AbortSignal,
+): Promise<void> {
   if (response.body === null) return;
   const reader = response.body.getReader();
+  // A fetch's body errors when its request is aborted; any other body is cancelled here.
+  const cancel = () => reader.cancel(signal.reason).catch(() => {});
+  signal.addEventListener('abort', cancel, { once: true });
   const decoder = new TextDecoder();
   let pending = '';
   try {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
+      alive();
       pending += decoder.decode(value, { stream: true });
       let cut = pending.indexOf('\n\n');
       while (cut >= 0) {
@@ -113,8 +144,10 @@ async function readEvents(response: Response, deliver: (event: GamerEvent) => vo
       if (pending.length > MAX_PENDING_CHARS) throw new Error('event stream: a line over 64 KiB');
     }
   } finally {
+    signal.removeEventListener('abort', cancel);
     reader.cancel().catch(() => {});
   }
+  if (signal.aborted) throw signal.reason;
 }
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {
