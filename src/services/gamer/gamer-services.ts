@@ -11,12 +11,20 @@ import type { Hono, MiddlewareHandler } from 'hono';
 import type { BackendEnv } from '../backend-routes.js';
 import { addAccountRoutes } from './accounts/account-routes.js';
 import { type AccountSignIn, accountSignIn } from './accounts/account-sign-in.js';
-import { AccountStore, type GamerAccounts, type IdentityVerifier } from './accounts/account-store.js';
+import {
+  AccountStore,
+  checkIdentities,
+  type GamerAccounts,
+  type IdentityVerifier,
+} from './accounts/account-store.js';
 import { banCheckedSession } from './accounts/ban-check.js';
 import type { GamerContext } from './gamer-context.js';
 import { type GamerDatabase, type GamerDatabaseOptions, openGamerDatabase } from './gamer-database.js';
 import { type GamerRedisOptions, openGamerRedis } from './gamer-redis.js';
 import { MemoryPlayerEvents } from './memory-player-events.js';
+import { type GamerStorage, PlayerStorage } from './storage/player-storage.js';
+import { type StorageLimits, storageLimits } from './storage/storage-limits.js';
+import { addStorageRoutes } from './storage/storage-routes.js';
 
 export interface GamerServicesOptions {
   /** Where the data lives (default: PostgreSQL embedded in this process, in memory). */
@@ -30,6 +38,8 @@ export interface GamerServicesOptions {
    * and answers the player's id with that provider, or null to refuse it.
    */
   identities?: Readonly<Record<string, IdentityVerifier>>;
+  /** Player storage's limits over the defaults (16 KiB a value, 256 documents a player …). */
+  storage?: Partial<StorageLimits>;
 }
 
 export interface GamerServices {
@@ -37,6 +47,8 @@ export interface GamerServices {
   readonly databaseKind: 'embedded' | 'postgres';
   /** Accounts: look up, find by display name, ban. */
   readonly accounts: GamerAccounts;
+  /** Player storage: read and write any player's documents, 'server' ones too. */
+  readonly storage: GamerStorage;
   /** Closes the database and Redis connections (after the backend stopped using them). */
   close(): Promise<void>;
 }
@@ -86,14 +98,18 @@ export async function openGamerServicesOn(
 ): Promise<GamerServices> {
   const nowMs = options.nowMs ?? Date.now;
   if (typeof nowMs !== 'function') throw new TypeError('openGamerServices: nowMs must be a function');
+  const identities = checkIdentities(options.identities);
+  const limits = storageLimits(options.storage);
   const redis = options.redis === undefined ? null : await openGamerRedis(options.redis);
   const events = new MemoryPlayerEvents();
   const context: GamerContext = { db: database.db, redis, events, nowMs };
-  const accounts = new AccountStore(context, options.identities);
+  const accounts = new AccountStore(context, identities);
+  const storage = new PlayerStorage(context, limits);
   let closed: Promise<void> | null = null;
   const gamer: GamerServices = {
     databaseKind: database.kind,
     accounts,
+    storage,
     close() {
       closed ??= (async () => {
         await events.close();
@@ -108,6 +124,7 @@ export async function openGamerServicesOn(
   installers.set(gamer, (app, signedIn) => {
     const session = banCheckedSession(signedIn, accounts);
     addAccountRoutes(app, session, accounts);
+    addStorageRoutes(app, session, storage);
   });
   return gamer;
 }

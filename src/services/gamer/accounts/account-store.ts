@@ -66,14 +66,6 @@ export class AccountStore implements GamerAccounts {
   private readonly identities: ReadonlyMap<string, IdentityVerifier>;
 
   constructor(context: GamerContext, identities: Readonly<Record<string, IdentityVerifier>> = {}) {
-    if (identities === null || typeof identities !== 'object')
-      throw new TypeError('openGamerServices: identities must be { provider: async (token) => ... }');
-    for (const [name, verifier] of Object.entries(identities)) {
-      if (!/^[a-z0-9_-]{1,32}$/.test(name))
-        throw new TypeError(`openGamerServices: identity provider "${name}" must be 1-32 of a-z 0-9 _ -`);
-      if (typeof verifier !== 'function')
-        throw new TypeError(`openGamerServices: identities.${name} must be a function`);
-    }
     this.db = context.db;
     this.nowMs = context.nowMs;
     this.identities = new Map(Object.entries(identities));
@@ -386,6 +378,21 @@ export class AccountStore implements GamerAccounts {
       createdAt: row.created_at,
     };
   }
+}
+
+/** The identity verifiers `identities` gives, checked (at openGamerServices: misuse throws there). */
+export function checkIdentities(
+  identities: Readonly<Record<string, IdentityVerifier>> = {},
+): Readonly<Record<string, IdentityVerifier>> {
+  if (identities === null || typeof identities !== 'object')
+    throw new TypeError('openGamerServices: identities must be { provider: async (token) => ... }');
+  for (const [name, verifier] of Object.entries(identities)) {
+    if (!/^[a-z0-9_-]{1,32}$/.test(name))
+      throw new TypeError(`openGamerServices: identity provider "${name}" must be 1-32 of a-z 0-9 _ -`);
+    if (typeof verifier !== 'function')
+      throw new TypeError(`openGamerServices: identities.${name} must be a function`);
+  }
+  return identities;
 }
 
 async function lockAccount(trx: Transaction<GamerTables>, accountId: string): Promise<void> {
