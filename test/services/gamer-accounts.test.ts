@@ -178,6 +178,16 @@ describeOnGamerStores('gamer accounts', (kit) => {
       assert.equal(accepted.status, 200);
       assert.equal((await harness.gamer.accounts.findByDisplayName('ANN lee'))?.id, a.userId);
       assert.equal(await harness.gamer.accounts.findByDisplayName('nobody'), null);
+      assert.equal(
+        (await harness.call('PATCH', '/account', { session: a.session, body: { displayName: 'Straße' } }))
+          .status,
+        200,
+      );
+      const folded = await harness.call('PATCH', '/account', {
+        session: b.session,
+        body: { displayName: 'STRASSE' },
+      });
+      assert.equal(folded.status, 409, 'ß folds as ss');
       // Renaming frees the old name.
       await harness.call('PATCH', '/account', { session: a.session, body: { displayName: 'Ann2' } });
       const freed = await harness.call('PATCH', '/account', {

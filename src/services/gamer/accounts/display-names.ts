@@ -3,7 +3,7 @@
  * is 3–24 characters of letters, digits, marks that follow a letter, space, "_", "-" and "." — no
  * control, format (invisible) or symbol characters, no space at either end nor two in a row. The
  * key is the name in Unicode compatibility form (NFKC: full-width "Ａｎｎ" is "Ann"), case-folded,
- * so "Ann", "ANN" and "Ａｎｎ" are one name.
+ * so "Ann", "ANN" and "Ａｎｎ" are one name, and "Straße" and "STRASSE".
  */
 
 export const DISPLAY_NAME_MIN_CHARS = 3;
@@ -36,7 +36,10 @@ export function normalizeDisplayName(name: string): string {
   return name.normalize('NFC');
 }
 
-/** The key names are unique by: compatibility form, case folded, compatibility form again. */
+/**
+ * The key names are unique by: compatibility form, case folded (upper then lower case, so "ß"
+ * folds as "ss" and a final sigma as any sigma), compatibility form again.
+ */
 export function foldDisplayName(name: string): string {
-  return name.normalize('NFKC').toLowerCase().normalize('NFKC');
+  return name.normalize('NFKC').toUpperCase().toLowerCase().normalize('NFKC');
 }
