@@ -10,6 +10,9 @@ const DEVICE_C = 'deviceCCCCCCCCCCCCCCCC';
 /** Steam stand-in: a token "ok:<id>" is that player; anything else is refused. */
 const identities = {
   steam: async (token: string) => (token.startsWith('ok:') ? { externalId: token.slice(3) } : null),
+  down: async (): Promise<{ externalId: string } | null> => {
+    throw new Error('steam is down');
+  },
 };
 
 async function signIn(harness: GamerHarness, body: unknown) {
@@ -70,6 +73,9 @@ describeOnGamerStores('gamer accounts', (kit) => {
       const refused = await signIn(harness, { provider: 'steam', token: 'forged' });
       assert.equal(refused.status, 401);
       assert.match(String(refused.body.error), /steam refused the token/);
+      const down = await signIn(harness, { provider: 'down', token: 'ok:1' });
+      assert.equal(down.status, 503);
+      assert.match(String(down.body.error), /down could not check the token: steam is down/);
       const unknown = await signIn(harness, { provider: 'epic', token: 'ok:1' });
       assert.equal(unknown.status, 400);
       assert.match(String(unknown.body.error), /no identity provider "epic"/);
@@ -212,6 +218,8 @@ describeOnGamerStores('gamer accounts', (kit) => {
       assert.equal((auth.body as unknown as { until: number }).until, now + 60_000);
       const route = await harness.call('GET', '/account', { session: a.session });
       assert.equal(route.status, 403);
+      const storage = await harness.call('PUT', '/storage/c/k', { session: a.session, body: { value: 1 } });
+      assert.equal(storage.status, 403, 'every gamer route checks the ban');
       assert.equal(route.body.until, now + 60_000);
       assert.deepEqual((await harness.gamer.accounts.get(a.userId))?.ban, {
         untilMs: now + 60_000,

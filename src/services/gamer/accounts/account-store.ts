@@ -268,7 +268,14 @@ export class AccountStore implements GamerAccounts {
   private async verify(provider: string, token: string): Promise<string> {
     const verifier = this.identities.get(provider);
     if (verifier === undefined) throw new Refusal(400, `no identity provider "${provider}"`);
-    const verdict = await verifier(token);
+    let verdict: { externalId: string } | null;
+    try {
+      verdict = await verifier(token);
+    } catch (error) {
+      // The provider could not be asked (its service down, say): retry later, as for a database.
+      const message = error instanceof Error ? error.message : String(error);
+      throw new Refusal(503, `${provider} could not check the token: ${message.slice(0, 120)}`);
+    }
     if (verdict === null) throw new Refusal(401, `${provider} refused the token`);
     const externalId = (verdict as { externalId?: unknown } | undefined)?.externalId;
     if (typeof externalId !== 'string' || externalId.length < 1 || externalId.length > MAX_EXTERNAL_ID_CHARS)
