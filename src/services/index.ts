@@ -60,7 +60,8 @@ export type { FleetTransportOptions } from './fleet-transports.js';
 // game API: a game's rules as a room type (startLocalFleet's `games` does this for you)
 export { type FleetGame, gameRoom, gameRoomChannels, spectatorStats } from './game-room.js';
 export type { GameRoomOptions } from './game-room-spectators.js';
-export type { Account, GamerAccounts, IdentityVerifier } from './gamer/accounts/account-store.js';
+export type { Account, GamerAccounts } from './gamer/accounts/account-store.js';
+export type { IdentityVerifier } from './gamer/accounts/identity-verifiers.js';
 export type { GamerDatabaseOptions } from './gamer/gamer-database.js';
 export type { GamerRedisOptions } from './gamer/gamer-redis.js';
 export {

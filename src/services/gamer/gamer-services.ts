@@ -11,13 +11,9 @@ import type { Hono, MiddlewareHandler } from 'hono';
 import type { BackendEnv } from '../backend-routes.js';
 import { addAccountRoutes } from './accounts/account-routes.js';
 import { type AccountSignIn, accountSignIn } from './accounts/account-sign-in.js';
-import {
-  AccountStore,
-  checkIdentities,
-  type GamerAccounts,
-  type IdentityVerifier,
-} from './accounts/account-store.js';
+import { AccountStore, type GamerAccounts } from './accounts/account-store.js';
 import { banCheckedSession } from './accounts/ban-check.js';
+import { checkIdentities, type IdentityVerifier } from './accounts/identity-verifiers.js';
 import type { GamerContext } from './gamer-context.js';
 import { type GamerDatabase, type GamerDatabaseOptions, openGamerDatabase } from './gamer-database.js';
 import { type GamerRedisOptions, openGamerRedis } from './gamer-redis.js';

@@ -10,9 +10,7 @@ import type { GamerContext } from '../gamer-context.js';
 import type { GamerTables } from '../gamer-tables.js';
 import type { SignInBody, UnlinkBody } from './account-schemas.js';
 import { displayNameProblem, foldDisplayName, normalizeDisplayName } from './display-names.js';
-
-/** Checks an outside identity's token: its id with the provider, or null (refused). */
-export type IdentityVerifier = (token: string) => Promise<{ externalId: string } | null>;
+import { type IdentityVerifier, verifyIdentity } from './identity-verifiers.js';
 
 /** An account as the server sees it (a player sees it without `ban`). */
 export interface Account {
@@ -46,7 +44,6 @@ export interface BanState {
 
 /** Most devices one account may link (a device per browser or console the player uses). */
 export const MAX_DEVICES_PER_ACCOUNT = 16;
-const MAX_EXTERNAL_ID_CHARS = 256;
 const MAX_BAN_REASON_CHARS = 200;
 /** banned_until of a ban without end (the largest time a Date holds). */
 const FOREVER_MS = 8.64e15;
@@ -132,7 +129,10 @@ export class AccountStore implements GamerAccounts {
     const found =
       'device' in body
         ? await this.signInDevice(body.device)
-        : await this.signInIdentity(body.provider, await this.verify(body.provider, body.token));
+        : await this.signInIdentity(
+            body.provider,
+            await verifyIdentity(this.identities, body.provider, body.token),
+          );
     if (found.ban !== null)
       throw new Refusal(403, `banned: ${found.ban.reason}`, { until: found.ban.untilMs });
     return found;
@@ -157,7 +157,8 @@ export class AccountStore implements GamerAccounts {
   }
 
   async link(accountId: string, body: SignInBody): Promise<Account> {
-    const externalId = 'device' in body ? null : await this.verify(body.provider, body.token);
+    const externalId =
+      'device' in body ? null : await verifyIdentity(this.identities, body.provider, body.token);
     await this.db.transaction().execute(async (trx) => {
       await lockAccount(trx, accountId);
       if ('device' in body) {
@@ -265,26 +266,6 @@ export class AccountStore implements GamerAccounts {
     return (await this.get(accountId)) ?? Promise.reject(noAccount());
   }
 
-  private async verify(provider: string, token: string): Promise<string> {
-    const verifier = this.identities.get(provider);
-    if (verifier === undefined) throw new Refusal(400, `no identity provider "${provider}"`);
-    let verdict: { externalId: string } | null;
-    try {
-      verdict = await verifier(token);
-    } catch (error) {
-      // The provider could not be asked (its service down, say): retry later, as for a database.
-      const message = error instanceof Error ? error.message : String(error);
-      throw new Refusal(503, `${provider} could not check the token: ${message.slice(0, 120)}`);
-    }
-    if (verdict === null) throw new Refusal(401, `${provider} refused the token`);
-    const externalId = (verdict as { externalId?: unknown } | undefined)?.externalId;
-    if (typeof externalId !== 'string' || externalId.length < 1 || externalId.length > MAX_EXTERNAL_ID_CHARS)
-      throw new TypeError(
-        `identities.${provider} must answer { externalId: 1-${MAX_EXTERNAL_ID_CHARS} characters } or null`,
-      );
-    return externalId;
-  }
-
   private async signInDevice(device: string): Promise<Account> {
     const existing = await this.byDevice(device);
     if (existing !== null) return existing;
@@ -385,21 +366,6 @@ export class AccountStore implements GamerAccounts {
       createdAt: row.created_at,
     };
   }
-}
-
-/** The identity verifiers `identities` gives, checked (at openGamerServices: misuse throws there). */
-export function checkIdentities(
-  identities: Readonly<Record<string, IdentityVerifier>> = {},
-): Readonly<Record<string, IdentityVerifier>> {
-  if (identities === null || typeof identities !== 'object')
-    throw new TypeError('openGamerServices: identities must be { provider: async (token) => ... }');
-  for (const [name, verifier] of Object.entries(identities)) {
-    if (!/^[a-z0-9_-]{1,32}$/.test(name))
-      throw new TypeError(`openGamerServices: identity provider "${name}" must be 1-32 of a-z 0-9 _ -`);
-    if (typeof verifier !== 'function')
-      throw new TypeError(`openGamerServices: identities.${name} must be a function`);
-  }
-  return identities;
 }
 
 async function lockAccount(trx: Transaction<GamerTables>, accountId: string): Promise<void> {
