@@ -258,6 +258,13 @@ describeOnGamerStores('gamer storage', (kit) => {
         body: '{"value": 1',
       });
       assert.equal(notJson.status, 400);
+      // 8000 levels inside the body limit: refused by the iterative walk, no stack overflow.
+      const veryDeep = await harness.call('PUT', '/storage/c/k', {
+        session: ann.session,
+        body: `{"value":${'['.repeat(8000)}${']'.repeat(8000)}}`,
+      });
+      assert.equal(veryDeep.status, 400);
+      assert.match(String(veryDeep.body.error), /nested deeper than 16/);
       for (const path of ['/storage/c/k%2F..', '/storage/' + 'c'.repeat(65) + '/k', '/storage/c/k%00']) {
         const answer = await harness.call('PUT', path, { session: ann.session, body: { value: 1 } });
         assert.equal(answer.status, 400, path);
