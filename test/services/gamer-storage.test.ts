@@ -265,7 +265,7 @@ describeOnGamerStores('gamer storage', (kit) => {
       });
       assert.equal(veryDeep.status, 400);
       assert.match(String(veryDeep.body.error), /nested deeper than 16/);
-      for (const path of ['/storage/c/k%2F..', '/storage/' + 'c'.repeat(65) + '/k', '/storage/c/k%00']) {
+      for (const path of ['/storage/c/k%2F..', `/storage/${'c'.repeat(65)}/k`, '/storage/c/k%00']) {
         const answer = await harness.call('PUT', path, { session: ann.session, body: { value: 1 } });
         assert.equal(answer.status, 400, path);
       }
