@@ -120,6 +120,8 @@ export {
   type PeerSeat,
   type Seated,
 } from './join/backend-client.js';
+export { AccountsClient, type AccountView, type SignInWith } from './join/gamer/accounts-client.js';
+export { type DeviceIdStore, newDeviceId, storedDeviceId } from './join/gamer/device-id.js';
 export { type EventSubscribeOptions, EventsClient } from './join/gamer/events-client.js';
 export { FriendsClient } from './join/gamer/friends-client.js';
 export { PresenceClient } from './join/gamer/presence-client.js';
@@ -132,7 +134,7 @@ export type {
   PresenceView,
   RelationState,
 } from './join/gamer/social-types.js';
-// The gamer services' client (friends, presence and the event stream so far).
+export { StorageClient, type StoragePutResult, type StoredDocument } from './join/gamer/storage-client.js';
 export { GamerClient } from './join/gamer-client.js';
 // `TransportKind` here is the backend's ('udp' | 'websocket' | 'webrtc'), a superset of the one
 // in ghostwire/transport ('websocket' | 'webrtc').

@@ -5,13 +5,21 @@
  *
  *   const backend = new BackendClient({ url });
  *   const gamer = new GamerClient(backend);
+ *   await gamer.accounts.signIn({ device: storedDeviceId() });
+ *   const save = await gamer.storage.get('saves', 'slot-1');
  */
 import { BackendClient } from './backend-client.js';
+import { AccountsClient } from './gamer/accounts-client.js';
 import { EventsClient } from './gamer/events-client.js';
 import { FriendsClient } from './gamer/friends-client.js';
 import { PresenceClient } from './gamer/presence-client.js';
+import { StorageClient } from './gamer/storage-client.js';
 
 export class GamerClient {
+  /** Sign in, the account, display name, links. */
+  readonly accounts: AccountsClient;
+  /** The player's documents. */
+  readonly storage: StorageClient;
   /** Friend requests, accept, remove, block, and the lists with presence. */
   readonly friends: FriendsClient;
   /** The player's own presence (online or away). */
@@ -21,6 +29,8 @@ export class GamerClient {
 
   constructor(readonly backend: BackendClient) {
     if (!(backend instanceof BackendClient)) throw new TypeError('GamerClient: give it a BackendClient');
+    this.accounts = new AccountsClient(backend);
+    this.storage = new StorageClient(backend);
     this.friends = new FriendsClient(backend);
     this.presence = new PresenceClient(backend);
     this.events = new EventsClient(backend);
