@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { sql } from 'kysely';
 import { BackendClient, BackendError } from '../../src/join/backend-client.js';
+import { newDeviceId } from '../../src/join/gamer/device-id.js';
 import type { GamerEvent } from '../../src/join/gamer/social-types.js';
 import { GamerClient } from '../../src/join/gamer-client.js';
 import { type ServedBackend, serveBackend } from '../../src/services/backend.js';
@@ -130,5 +131,45 @@ describeOnGamerStores('gamer social client', (kit) => {
       forged.events.subscribe(() => {}, { onError: (_e, retryInMs) => resolve(retryInMs) }),
     );
     assert.equal(gaveUp, null);
+  });
+});
+
+describeOnGamerStores('gamer social client, signed in through the accounts', (kit) => {
+  it('players signed in by device befriend by account id, see names and presence, and a ban shuts them out', async () => {
+    const harness = await kit().open({ social: { offlineGraceMs: 0, presenceIntervalMs: 0 } });
+    const served = await serveBackend(harness.backend);
+    try {
+      const player = async (name: string) => {
+        const gamer = new GamerClient(new BackendClient({ url: served.url }));
+        const { accountId } = await gamer.accounts.signIn({ device: newDeviceId() });
+        await gamer.accounts.rename(name);
+        return { gamer, accountId };
+      };
+      const ann = await player('Ann');
+      const bob = await player('Bob');
+      assert.equal(await ann.gamer.friends.request(bob.accountId), 'sent');
+      assert.equal(await bob.gamer.friends.request(ann.accountId), 'friends');
+      const bobHears = collector();
+      const stopBob = bob.gamer.events.subscribe(bobHears.listener);
+      const stopAnn = ann.gamer.events.subscribe(() => {});
+      await bobHears.next(
+        (e) => e.kind === 'presence' && e.accountId === ann.accountId && e.state === 'online',
+      );
+      const list = await bob.gamer.friends.list();
+      assert.deepEqual(
+        list.items.map((f) => [f.accountId, f.displayName, f.presence?.state]),
+        [[ann.accountId, 'Ann', 'online']],
+      );
+      await harness.gamer.accounts.ban(ann.accountId, { reason: 'cheating' });
+      await assert.rejects(
+        ann.gamer.friends.list(),
+        (e: unknown) => e instanceof BackendError && e.status === 403,
+      );
+      stopAnn();
+      stopBob();
+    } finally {
+      await served.close();
+      await harness.close();
+    }
   });
 });
