@@ -136,7 +136,9 @@ describeOnGamerStores('gamer social client', (kit) => {
 
 describeOnGamerStores('gamer social client, signed in through the accounts', (kit) => {
   it('players signed in by device befriend by account id, see names and presence, and a ban shuts them out', async () => {
-    const harness = await kit().open({ social: { offlineGraceMs: 0, presenceIntervalMs: 0 } });
+    const harness = await kit().open({
+      social: { offlineGraceMs: 0, presenceIntervalMs: 0, presenceTtlMs: 3000 },
+    });
     const served = await serveBackend(harness.backend);
     try {
       const player = async (name: string) => {
@@ -151,7 +153,12 @@ describeOnGamerStores('gamer social client, signed in through the accounts', (ki
       assert.equal(await bob.gamer.friends.request(ann.accountId), 'friends');
       const bobHears = collector();
       const stopBob = bob.gamer.events.subscribe(bobHears.listener);
-      const stopAnn = ann.gamer.events.subscribe(() => {});
+      let annOpened = 0;
+      const annErrors: (number | null)[] = [];
+      const stopAnn = ann.gamer.events.subscribe(() => {}, {
+        onOpen: () => annOpened++,
+        onError: (_e, retryInMs) => annErrors.push(retryInMs),
+      });
       await bobHears.next(
         (e) => e.kind === 'presence' && e.accountId === ann.accountId && e.state === 'online',
       );
@@ -165,6 +172,13 @@ describeOnGamerStores('gamer social client, signed in through the accounts', (ki
         ann.gamer.friends.list(),
         (e: unknown) => e instanceof BackendError && e.status === 403,
       );
+      // The open stream ends within a renewal (1 s here), friends see ann offline, and the client
+      // gives up on the refused session.
+      await bobHears.next(
+        (e) => e.kind === 'presence' && e.accountId === ann.accountId && e.state === 'offline',
+      );
+      for (let i = 0; i < 60 && !annErrors.includes(null); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual([annOpened, annErrors.at(-1)], [1, null]);
       stopAnn();
       stopBob();
     } finally {

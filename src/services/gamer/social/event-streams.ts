@@ -3,7 +3,8 @@
  * every heartbeatMs). Bounded: streams per player and per backend, and a queue per stream (a
  * reader that falls behind by maxQueuedEvents is cut, never buffered forever). A player holding a
  * stream is online; when their last stream on this backend closes they go offline after
- * offlineGraceMs (a reload is no flap). Across backends (Redis), every stream ends when the
+ * offlineGraceMs (a reload is no flap). A banned player's streams end within a third of
+ * presenceTtlMs (checked with the presence leases). Across backends (Redis), every stream ends when the
  * subscriber connection drops, since events sent meanwhile are lost: its client reconnects.
  */
 import { Refusal } from '../../backend-refusal.js';
@@ -193,5 +194,29 @@ export class EventStreams {
 
   private renew(): void {
     for (const accountId of this.byPlayer.keys()) this.presence.connect(accountId).catch(this.onError);
+    this.endBanned().catch(this.onError);
+  }
+
+  /** Ends the streams of players banned since they opened them (a query per 1,000 held players). */
+  private async endBanned(): Promise<void> {
+    const held = [...this.byPlayer.keys()];
+    const now = this.context.nowMs();
+    for (let i = 0; i < held.length; i += 1000) {
+      const banned = await this.context.db
+        .selectFrom('accounts')
+        .select('id')
+        .where('id', 'in', held.slice(i, i + 1000))
+        .where('banned_until', '>', now)
+        .execute();
+      for (const { id } of banned)
+        for (const stream of [...(this.byPlayer.get(id) ?? [])]) {
+          try {
+            stream.controller?.close();
+          } catch {
+            // already ended
+          }
+          this.end(stream);
+        }
+    }
   }
 }
