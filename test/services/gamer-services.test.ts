@@ -15,7 +15,7 @@ it('refuses misuse at the call', async () => {
         directory: new EmbeddedDirectory(),
         privateKey: PRIVATE_KEY,
         protocolId: PROTOCOL_ID,
-        gamer: { databaseKind: 'embedded', close: async () => {} },
+        gamer: { databaseKind: 'embedded', close: async () => {} } as never,
       }),
     /gamer must come from openGamerServices/,
   );

@@ -13,6 +13,11 @@ import type { GamerContext } from './gamer-context.js';
 import { type GamerDatabase, type GamerDatabaseOptions, openGamerDatabase } from './gamer-database.js';
 import { type GamerRedisOptions, openGamerRedis } from './gamer-redis.js';
 import { MemoryPlayerEvents } from './memory-player-events.js';
+import { openGamerProgress } from './progress/gamer-progress.js';
+import type { GamerLeaderboards } from './progress/leaderboards.js';
+import type { GamerAchievements } from './progress/player-achievements.js';
+import type { GamerStats } from './progress/player-stats.js';
+import { type ProgressOptions, progressDefinitions } from './progress/progress-definitions.js';
 
 export interface GamerServicesOptions {
   /** Where the data lives (default: PostgreSQL embedded in this process, in memory). */
@@ -21,11 +26,23 @@ export interface GamerServicesOptions {
   redis?: GamerRedisOptions;
   /** The clock, unix milliseconds (default Date.now). */
   nowMs?: () => number;
+  /** The game's stats by name and how each folds updates: { zaps: 'sum', bestLapMs: 'min' }. */
+  stats?: ProgressOptions['stats'];
+  /** Achievements by id: on a stat threshold ({ stat: 'zaps', atLeast: 100 }) or unlocked by a server ({}). */
+  achievements?: ProgressOptions['achievements'];
+  /** Leaderboards by name: fed by a stat or by servers' submit(), with their order and reset. */
+  leaderboards?: ProgressOptions['leaderboards'];
 }
 
 export interface GamerServices {
   /** Which database holds the data. */
   readonly databaseKind: 'embedded' | 'postgres';
+  /** Stats: update (game servers only) and read. */
+  readonly stats: GamerStats;
+  /** Achievements: unlock one explicitly, list a player's. */
+  readonly achievements: GamerAchievements;
+  /** Leaderboards: submit (game servers only), new seasons, queries. */
+  readonly leaderboards: GamerLeaderboards;
   /** Closes the database and Redis connections (after the backend stopped using them). */
   close(): Promise<void>;
 }
@@ -49,6 +66,7 @@ export function mountGamerRoutes(
 export async function openGamerServices(options: GamerServicesOptions = {}): Promise<GamerServices> {
   if (options === null || typeof options !== 'object')
     throw new TypeError('openGamerServices: options must be an object');
+  progressDefinitions(options); // a misdeclared stat throws before a database opens
   const database = await openGamerDatabase(options.database);
   try {
     return await openGamerServicesOn(database, options);
@@ -65,13 +83,18 @@ export async function openGamerServicesOn(
 ): Promise<GamerServices> {
   const nowMs = options.nowMs ?? Date.now;
   if (typeof nowMs !== 'function') throw new TypeError('openGamerServices: nowMs must be a function');
+  const progressDefined = progressDefinitions(options);
   const redis = options.redis === undefined ? null : await openGamerRedis(options.redis);
   const events = new MemoryPlayerEvents();
   const context: GamerContext = { db: database.db, redis, events, nowMs };
   void context; // the modules are built on it
+  const progress = openGamerProgress(context, progressDefined);
   let closed: Promise<void> | null = null;
   const gamer: GamerServices = {
     databaseKind: database.kind,
+    stats: progress.stats,
+    achievements: progress.achievements,
+    leaderboards: progress.leaderboards,
     close() {
       closed ??= (async () => {
         await events.close();
@@ -81,6 +104,8 @@ export async function openGamerServicesOn(
       return closed;
     },
   };
-  installers.set(gamer, () => {});
+  installers.set(gamer, (app, session) => {
+    progress.install(app, session);
+  });
   return gamer;
 }
