@@ -59,7 +59,7 @@ describeOnGamerStores('gamer leaderboards', (kit) => {
           { session: first.session },
         );
         assert.equal(answer.status, 200, JSON.stringify(answer.body));
-        answer.body.records.forEach((r, i) => assert.equal(r.rank, all.length + i + 1));
+        for (const [i, r] of answer.body.records.entries()) assert.equal(r.rank, all.length + i + 1);
         all.push(...ids(answer.body));
         cursor = answer.body.next ?? undefined;
         pages++;
