@@ -21,6 +21,7 @@ import {
   sinkChecksum,
 } from './harness.js';
 import { runDirectory } from './services/directory.js';
+import { runGamerAccounts } from './services/gamer-accounts.js';
 import { runMatchmaking } from './services/matchmaking.js';
 import { runRooms } from './services/rooms.js';
 import { runAead } from './suites/aead.js';
@@ -92,6 +93,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   spectators: runSpectators,
   'room-spectators': runRoomSpectators,
   replay: runReplay,
+  'gamer-accounts': runGamerAccounts,
 };
 
 function parseCommandLine(): { quick: boolean; only: string | null; json: string | null } {

@@ -17,6 +17,7 @@ import {
 } from '../src/transport/index.js';
 import { drawScene, type Scene } from './draw.js';
 import { type ArenaInput, arena } from './game.js';
+import { signInToDemo } from './gamer-panel.js';
 import { installNetworkPanel, type LinkControl } from './network-panel.js';
 import { installReplayView } from './replay-view.js';
 import { SpectatorCamera } from './spectator.js';
@@ -60,6 +61,8 @@ const status = {
   /** The newest input tick sent (-1: none yet). */
   newestInputTick: -1,
   mispredictions: 0,
+  /** The account the page signed in as (null: a guest of the game, or a spectator). */
+  accountId: null as string | null,
   /** `zapped` events received (anyone's hits). */
   zapsSeen: 0,
   /** Of those, the ones whose `orb` named an orb this page shows, and whose `by` named its own avatar. */
@@ -129,8 +132,12 @@ async function fetchZoneGrid(): Promise<DemoZoneGrid | null> {
 async function main(): Promise<void> {
   const zones = await fetchZoneGrid();
   status.zones = zones === null ? null : { columns: zones.columns, rows: zones.rows };
+  // A player signs in first, so the server counts its zaps for its account; a spectator does not.
+  const account = spectate ? null : await signInToDemo(status);
   const join = (await (
-    await fetch(new URL(spectate ? '/ghostwire/join?spectate' : '/ghostwire/join', location.href))
+    await fetch(new URL(spectate ? '/ghostwire/join?spectate' : '/ghostwire/join', location.href), {
+      headers: account === null ? {} : { authorization: `Bearer ${account.session}` },
+    })
   ).json()) as GameJoinAnswer;
   const websocket = new URL(join.websocket ?? '/', location.href);
   websocket.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';

@@ -120,6 +120,11 @@ export {
   type PeerSeat,
   type Seated,
 } from './join/backend-client.js';
+export { AccountsClient, type AccountView, type SignInWith } from './join/gamer/accounts-client.js';
+export { type DeviceIdStore, newDeviceId, storedDeviceId } from './join/gamer/device-id.js';
+export { StorageClient, type StoragePutResult, type StoredDocument } from './join/gamer/storage-client.js';
+// The gamer services' client: accounts and player storage (more sub-clients as modules land).
+export { GamerClient } from './join/gamer-client.js';
 // `TransportKind` here is the backend's ('udp' | 'websocket' | 'webrtc'), a superset of the one
 // in ghostwire/transport ('websocket' | 'webrtc').
 export { type JoinAnswer, TRANSPORT_KINDS, type TransportKind } from './join/join-answer.js';

@@ -32,6 +32,8 @@ export class BackendError extends Error {
     readonly reason: string,
     /** Seconds to wait, from Retry-After (429). */
     readonly retryAfter?: number,
+    /** The answer's other fields beside `error`: a conflict's current `version`, a ban's `until`. */
+    readonly details: Readonly<Record<string, unknown>> = {},
   ) {
     super(`backend answered ${status}: ${reason}`);
     this.name = 'BackendError';
@@ -322,12 +324,16 @@ export class BackendClient {
       deadline.dispose();
     }
     if (!response.ok) {
-      const reason = (answer as { error?: unknown } | null)?.error;
+      const { error: reason, ...details } =
+        answer !== null && typeof answer === 'object' && !Array.isArray(answer)
+          ? (answer as { error?: unknown })
+          : { error: undefined };
       const retry = Number(response.headers.get('Retry-After'));
       throw new BackendError(
         response.status,
         typeof reason === 'string' ? reason : response.statusText,
         Number.isFinite(retry) && retry > 0 ? retry : undefined,
+        details,
       );
     }
     if (answer === null) throw new BackendError(response.status, 'answer is not JSON');

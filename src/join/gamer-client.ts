@@ -5,11 +5,22 @@
  *
  *   const backend = new BackendClient({ url });
  *   const gamer = new GamerClient(backend);
+ *   await gamer.accounts.signIn({ device: storedDeviceId() });
+ *   const save = await gamer.storage.get('saves', 'slot-1');
  */
 import { BackendClient } from './backend-client.js';
+import { AccountsClient } from './gamer/accounts-client.js';
+import { StorageClient } from './gamer/storage-client.js';
 
 export class GamerClient {
+  /** Sign in, the account, display name, links. */
+  readonly accounts: AccountsClient;
+  /** The player's documents. */
+  readonly storage: StorageClient;
+
   constructor(readonly backend: BackendClient) {
     if (!(backend instanceof BackendClient)) throw new TypeError('GamerClient: give it a BackendClient');
+    this.accounts = new AccountsClient(backend);
+    this.storage = new StorageClient(backend);
   }
 }

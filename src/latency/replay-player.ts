@@ -27,6 +27,9 @@ export interface ReplayPlayerOptions
   interpolator?: (type: AnyEntityType) => Interpolator<unknown>;
 }
 
+/** How the player moves: playing forward, playing backward, or a seek (a jump). */
+type Move = 'play' | 'back' | 'seek';
+
 /**
  * Plays a .gwr recording into a ClientMirror, as a live connection would feed it: at any speed,
  * paused, and forward or backward by seeking (to the keyframe at or before the target, then its
@@ -52,6 +55,8 @@ export class ReplayPlayer<S = unknown> {
   private viewDelay = 0;
   /** While a seek catches up to its target from a keyframe: events of the frames passed are not dispatched. */
   private muted = false;
+  /** Backward play applied frames past the render tick without their events: playing on re-applies them. */
+  private quietAhead = false;
   private readonly samplers = new Map<number, GhostSampler<unknown>>();
   private readonly interpolators = new Map<AnyEntityType, Interpolator<unknown>>();
   private readonly rs = new ReadStream(0);
@@ -82,7 +87,7 @@ export class ReplayPlayer<S = unknown> {
     this.endTick = file.lastTick;
     this.tickRate = file.header.tickRate;
     this.render = this.startTick;
-    this.applyThrough(Math.min(this.endTick, this.startTick + ahead));
+    this.applyThrough(Math.min(this.endTick, this.startTick + ahead), 'seek');
   }
 
   /** Reads and checks a recording; throws ReplayError (reason, byte offset) when it is refused. */
@@ -121,7 +126,7 @@ export class ReplayPlayer<S = unknown> {
       throw new RangeError(`ReplayPlayer.advance: seconds must be finite and >= 0, got ${seconds}`);
     if (this.paused || this.rate === 0) return;
     const target = this.render + seconds * this.rate * this.tickRate;
-    this.seek(Math.min(this.endTick, Math.max(this.startTick, target)));
+    this.moveTo(Math.min(this.endTick, Math.max(this.startTick, target)), this.rate > 0 ? 'play' : 'back');
     if ((this.rate > 0 && this.render === this.endTick) || (this.rate < 0 && this.render === this.startTick))
       this.paused = true;
   }
@@ -129,10 +134,15 @@ export class ReplayPlayer<S = unknown> {
   /** Shows `tick` (fractional; clamped to the recording): forward applies frames, backward restarts at a keyframe. */
   seek(tick: number): void {
     if (!Number.isFinite(tick)) throw new RangeError(`ReplayPlayer.seek: tick must be finite, got ${tick}`);
-    const t = Math.min(this.endTick, Math.max(this.startTick, tick));
-    if (t < this.render) for (const s of this.samplers.values()) s.reset();
+    this.moveTo(Math.min(this.endTick, Math.max(this.startTick, tick)), 'seek');
+  }
+
+  /** Shows `t` (inside the recording), applying frames as `how` moves there. */
+  private moveTo(t: number, how: Move): void {
+    const from = this.render;
+    if (t < from) for (const s of this.samplers.values()) s.reset();
     this.render = t;
-    this.applyThrough(Math.min(this.endTick, Math.floor(t) + this.ahead));
+    this.applyThrough(Math.min(this.endTick, Math.floor(t) + this.ahead), how, from);
   }
 
   /** Follows an entity (its sample is `followed()`), or none with -1. */
@@ -191,24 +201,44 @@ export class ReplayPlayer<S = unknown> {
     return sampler.sample(history, at, this.mirror.newestTick) as S | null;
   }
 
-  /** Applies frames until the mirror holds `tick` (the last frame at or before it). */
-  private applyThrough(tick: number): void {
+  /**
+   * Applies frames until the mirror holds `tick` (the last frame at or before it). Each event is
+   * dispatched once, when its frame is applied going forward: playing on applies every frame in
+   * order, across any number of chunks; a seek does not dispatch the events of the frames up to
+   * the render tick (a time skipped over, whether it restarts at a keyframe or not); backward play dispatches
+   * none (those of the frames it applies past the render tick are dispatched when play goes
+   * forward again, which restarts at the keyframe to apply them anew).
+   */
+  private applyThrough(tick: number, how: Move, from = this.render): void {
     const chunks = this.file.chunks;
     const target = this.chunkFor(tick);
     const applied = this.mirror.newestTick;
     const forward =
       this.chunk >= 0 &&
       applied <= tick &&
+      !(this.quietAhead && how !== 'back') &&
       (target === this.chunk ||
+        (how === 'play' && target > this.chunk) ||
         (target === this.chunk + 1 && chunks[target].firstTick === chunks[this.chunk].lastTick));
-    // Catching up from a keyframe (a seek), the events of frames up to the render tick are not
-    // dispatched: they belong to a time skipped over, not to what is shown from now on.
-    const quietThrough = forward ? -1 : Math.floor(this.render);
+    // Play dispatches the events of the frames after the tick it moved from, a seek those after its
+    // target, backward play none.
+    const quietThrough =
+      how === 'back'
+        ? Number.POSITIVE_INFINITY
+        : how === 'seek'
+          ? Math.floor(this.render)
+          : forward
+            ? -1
+            : Math.floor(from);
     if (!forward) {
       this.mirror.reset();
       for (const s of this.samplers.values()) s.reset();
-      this.chunk = target;
+      // From the chunk of the render tick, even when the frames ahead reach into the next: a
+      // chunk's last tick is the next one's keyframe, whose events are in the last frame only.
+      // Play (forward again after backward play) restarts where it moved from.
+      this.chunk = this.chunkFor(Math.floor(how === 'play' ? from : this.render));
       this.frame = 0;
+      this.quietAhead = how === 'back';
     }
     for (;;) {
       let c: ReplayFrames = chunks[this.chunk];
@@ -217,11 +247,13 @@ export class ReplayPlayer<S = unknown> {
         if (next === undefined || next.firstTick > tick) return;
         // Chunks overlap by a tick: when the mirror holds that tick, the keyframe repeats it, so go
         // on past it; when that tick had no frame (nothing changed), the keyframe is applied on
-        // top (its creates add states to the ghosts held). Not contiguous: start afresh.
+        // top (its creates add states to the ghosts held). Not contiguous: start afresh. Either
+        // way the chunk's event numbers are its own (a chunk decodes alone): start them again.
         const contiguous = next.firstTick === c.lastTick;
         this.chunk++;
         this.frame = contiguous && this.mirror.newestTick === next.firstTick ? 1 : 0;
         if (!contiguous) this.mirror.reset();
+        else this.mirror.restartEvents();
         c = next;
         continue;
       }

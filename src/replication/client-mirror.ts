@@ -212,6 +212,14 @@ export class ClientMirror implements CustomChannel, GhostTable {
     return this;
   }
 
+  /**
+   * @internal Starts the event sequences again, keeping the ghosts: a ReplayPlayer entering a
+   * recording's next chunk, whose events are numbered afresh (docs/replay-format.md).
+   */
+  restartEvents(): void {
+    this.states.eventReceiver.reset();
+  }
+
   // CustomChannel: the client only reads the section.
   select(): number {
     return 0;

@@ -3,6 +3,8 @@ export class Refusal extends Error {
   constructor(
     readonly status: 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 429 | 503,
     readonly reason: string,
+    /** More fields of the answer beside `error` (a ban's `until`, a conflict's current `version`). */
+    readonly details?: Readonly<Record<string, unknown>>,
   ) {
     super(reason);
     this.name = 'Refusal';

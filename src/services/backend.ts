@@ -34,7 +34,7 @@ import { addSpectateRoutes } from './backend-spectate-routes.js';
 import { SpectatorIssuer } from './backend-spectator-issuer.js';
 import { type Directory, PROCESS_GONE, type SeatLimits, type Unsubscribe } from './directory.js';
 import { checkSeatLimits } from './directory-checks.js';
-import { type GamerServices, mountGamerRoutes } from './gamer/gamer-services.js';
+import { type GamerServices, gamerSignIn, mountGamerRoutes } from './gamer/gamer-services.js';
 import { unavailableRefusal } from './gamer/gamer-unavailable.js';
 import { GoneRooms } from './gone-rooms.js';
 import { PeerTokenMinter, type RendezvousOptions } from './peer-sessions.js';
@@ -70,7 +70,8 @@ export interface BackendOptions<S extends z.ZodType = typeof guestAuthSchema> {
   authSchema?: S;
   /**
    * Who the player is (a password check, an OAuth token lookup…). Default: every guest is let in
-   * as a fresh `guest-<random>` with data { name }.
+   * as a fresh `guest-<random>` with data { name }; with `gamer`, a sign-in through its accounts
+   * ({ device } or { provider, token }: docs/gamer-services.md).
    */
   verify?: (body: z.output<S>, request: RequestInfo) => Promise<VerifyResult>;
   /** Signs session tokens; backends sharing it accept each other's sessions (default: random). */
@@ -217,13 +218,21 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
       onError: (c) => c.json({ error: `body over ${maxBodyBytes} bytes` }, 413),
     }),
   );
+  // With gamer services and no verify of its own, POST /auth signs in through the accounts.
+  const signIn =
+    options.gamer !== undefined && options.verify === undefined ? gamerSignIn(options.gamer) : null;
+  if (signIn !== null && options.authSchema !== undefined)
+    throw new TypeError('createBackend: an authSchema needs its verify (with gamer, /auth takes accounts)');
   const ctx = {
     sessions: new SessionSigner(secret),
     seats,
     now,
     sessionSeconds,
-    authSchema: options.authSchema ?? guestAuthSchema,
-    verify: (options.verify ?? guestVerify) as (body: unknown, request: RequestInfo) => Promise<VerifyResult>,
+    authSchema: options.authSchema ?? signIn?.schema ?? guestAuthSchema,
+    verify: (options.verify ?? signIn?.verify ?? guestVerify) as (
+      body: unknown,
+      request: RequestInfo,
+    ) => Promise<VerifyResult>,
     remoteIp,
     roomTypes: options.roomTypes === undefined ? null : new Set(options.roomTypes),
   };
@@ -265,7 +274,7 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
 
   app.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path.slice(0, 100)}` }, 404));
   app.onError((error, c) => {
-    if (error instanceof Refusal) return c.json({ error: error.reason }, error.status);
+    if (error instanceof Refusal) return c.json({ ...error.details, error: error.reason }, error.status);
     if (error instanceof HTTPException)
       return c.json({ error: error.message || 'bad request' }, error.status);
     const unavailable = unavailableRefusal(error);

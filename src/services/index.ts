@@ -15,6 +15,10 @@ export {
   type PeerSeat,
   type Seated,
 } from '../join/backend-client.js';
+export { AccountsClient, type AccountView, type SignInWith } from '../join/gamer/accounts-client.js';
+export { type DeviceIdStore, newDeviceId, storedDeviceId } from '../join/gamer/device-id.js';
+export { StorageClient, type StoragePutResult, type StoredDocument } from '../join/gamer/storage-client.js';
+export { GamerClient } from '../join/gamer-client.js';
 export type { PeerSessionAnswer } from '../join/peer-session-answer.js';
 export {
   type Backend,
@@ -56,6 +60,8 @@ export type { FleetTransportOptions } from './fleet-transports.js';
 // game API: a game's rules as a room type (startLocalFleet's `games` does this for you)
 export { type FleetGame, gameRoom, gameRoomChannels, spectatorStats } from './game-room.js';
 export type { GameRoomOptions } from './game-room-spectators.js';
+export type { Account, GamerAccounts } from './gamer/accounts/account-store.js';
+export type { IdentityVerifier } from './gamer/accounts/identity-verifiers.js';
 export type { GamerDatabaseOptions } from './gamer/gamer-database.js';
 export type { GamerRedisOptions } from './gamer/gamer-redis.js';
 export {
@@ -63,6 +69,14 @@ export {
   type GamerServicesOptions,
   openGamerServices,
 } from './gamer/gamer-services.js';
+export type {
+  GamerStorage,
+  StorageDocument,
+  StoragePage,
+  StorageWriteOptions,
+  StorageWriteResult,
+} from './gamer/storage/player-storage.js';
+export { DEFAULT_STORAGE_LIMITS, type StorageLimits } from './gamer/storage/storage-limits.js';
 export { IpcDirectory, type IpcDirectoryOptions } from './ipc-directory.js';
 export type { IpcEndpoint } from './ipc-endpoint.js';
 export { type FleetRoom, type LocalFleet, type LocalFleetOptions, startLocalFleet } from './local-fleet.js';

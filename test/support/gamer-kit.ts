@@ -128,10 +128,14 @@ function kitOn(
 
 /**
  * Runs `body` as two suites, `<title> (embedded)` and `<title> (postgres+redis)`; `kit()` gives the
- * suite's kit inside its tests. The second is skipped with the reason where PostgreSQL or Redis is
+ * suite's kit inside its tests, and `store` which suite it is (a test that stops a server is
+ * declared for the postgres+redis store only, rather than skipped on the other). The second is skipped with the reason where PostgreSQL or Redis is
  * not installed (and fails where they are required: CI).
  */
-export function describeOnGamerStores(title: string, body: (kit: () => GamerKit) => void): void {
+export function describeOnGamerStores(
+  title: string,
+  body: (kit: () => GamerKit, store: GamerKit['name']) => void,
+): void {
   describe(`${title} (embedded)`, () => {
     let kit: GamerKit | null = null;
     before(async () => {
@@ -143,7 +147,7 @@ export function describeOnGamerStores(title: string, body: (kit: () => GamerKit)
     body(() => {
       if (kit === null) throw new Error('the embedded store did not open');
       return kit;
-    });
+    }, 'embedded');
   });
   const skip = postgresSkip() || redisSkip();
   describe(`${title} (postgres+redis)`, { skip }, () => {
@@ -161,6 +165,6 @@ export function describeOnGamerStores(title: string, body: (kit: () => GamerKit)
     body(() => {
       if (kit === null) throw new Error('PostgreSQL and Redis did not start');
       return kit;
-    });
+    }, 'postgres+redis');
   });
 }

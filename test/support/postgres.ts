@@ -1,8 +1,9 @@
 /**
  * A real PostgreSQL server for the tests: a fresh cluster (initdb) in its own temporary directory,
  * started on a free loopback port with its socket in that directory, stopped at the end, and
- * restartable on the same port and data (the restart tests). Durability is traded for speed
- * (fsync off): a test cluster never outlives its run. PostgreSQL refuses to run as root, so as root
+ * restartable on the same port and data (the restart tests). fsync is off (a test cluster never
+ * outlives its run, and only a machine's crash needs it); every commit is written before it is
+ * answered, so what was committed survives the server being killed. PostgreSQL refuses to run as root, so as root
  * (CI) the cluster belongs to the `postgres` user Debian's package creates and both initdb and the
  * server are spawned with that user's uid and gid. Where the binaries are absent the tests report themselves skipped
  * with {@link noPostgresReason}, except where they are required — CI=true or
@@ -188,8 +189,6 @@ export class PostgresServer {
       this.dir,
       '-c',
       'fsync=off',
-      '-c',
-      'synchronous_commit=off',
       '-c',
       'full_page_writes=off',
       '-c',

@@ -101,7 +101,10 @@ export class ReplayFile {
       startTick: v.getUint32(20, true),
       name,
     };
-    const scratch = new ClientMirror({ ...mirror });
+    // Checking only: the scratch mirror gets the world's shape and none of the caller's callbacks
+    // (a ReplayPlayer's onEvent / onCreate must not fire while the file is merely read).
+    const { types, capacity, historyLength, events } = mirror;
+    const scratch = new ClientMirror({ types, capacity, historyLength, events });
     if (header.configuration !== scratch.configuration)
       throw new ReplayError('configuration fingerprint differs from this game', 8);
     if (header.capacity !== scratch.capacity)

@@ -1,21 +1,15 @@
 import type { ReadStream } from '../../serialize/read-stream.js';
 import type { WriteStream } from '../../serialize/write-stream.js';
 import type { AnyEventType } from '../event.js';
-import {
-  RELIABLE_WINDOW,
-  readEventTick,
-  SEQUENCE_BITS,
-  SEQUENCE_MASK,
-  writeEventTick,
-} from '../event-wire.js';
+import { readEventTick, SEQUENCE_BITS, SEQUENCE_MASK, writeEventTick } from '../event-wire.js';
 
 /**
  * The events part of a recorded ghost section (docs/replication.md, "Wire format: events"), read
  * as bits and written again with only the events a view keeps: a kill-cam's clip (ViewClip) drops
  * the entity events about ghosts its viewer does not hold. Payloads are copied bit for bit, never
- * decoded. Sequence numbers are the clip's own, counting on through the clip (so a player that
- * crosses from one chunk to the next delivers every event), with each keyframe cancelling the
- * reliable ones before it (so one that starts at a keyframe does too).
+ * decoded. Sequence numbers are the clip's own and, as in every recording, start again at each
+ * keyframe (a chunk decodes alone: a player restarts its numbering when it enters a chunk, by a
+ * seek or by playing on; docs/replay-format.md).
  */
 export class SectionEvents {
   /** Per event read: 1 reliable, 0 unreliable; its type, entity (-1: none), tick, payload. */
@@ -28,7 +22,7 @@ export class SectionEvents {
   private readonly payloadAt: number[] = [];
   private readonly payloadBits: number[] = [];
   private readonly words: number[] = [];
-  /** The next reliable sequence of the chunk written, and the next unreliable one of the clip. */
+  /** The next reliable and unreliable sequences of the chunk written. */
   reliableSeq = 0;
   unreliableSeq = 0;
 
@@ -95,9 +89,7 @@ export class SectionEvents {
   /**
    * Writes the events part for a section of `sectionTick`: with `events`, the events read whose
    * entity is none or one `holds` says the viewer has after the section. A keyframe (`keyframe`)
-   * first lists the sequences the clip used before it as cancelled, so a player that starts at
-   * this keyframe (a seek, from a reset mirror) expects the same numbers as one that played on to
-   * it; past the reliable window it numbers from 0 again. Returns how many events were written.
+   * opens a chunk: its numbers start from 0. Returns how many events were written.
    */
   write(
     ws: WriteStream,
@@ -113,25 +105,17 @@ export class SectionEvents {
       kept++;
       if (this.reliable[i] === 0) unreliable++;
     }
-    let cancelled = 0;
     if (keyframe) {
-      if (this.reliableSeq + kept - unreliable >= RELIABLE_WINDOW) this.reliableSeq = 0;
-      cancelled = this.reliableSeq;
+      this.reliableSeq = 0;
+      this.unreliableSeq = 0;
     }
-    if (kept + cancelled === 0) {
+    if (kept === 0) {
       ws.bits(0, 1);
       return 0;
     }
     ws.bits(1, 1);
     const count = this.events.length;
     let previous = -1;
-    for (let seq = 0; seq < cancelled; seq++) {
-      ws.bits(1, 1);
-      if (previous < 0) ws.bits(seq, SEQUENCE_BITS);
-      else ws.sequenceRelative(previous, seq);
-      previous = seq;
-      ws.int(count, 0, count);
-    }
     for (let i = 0; events && i < this.type.length; i++) {
       if (this.reliable[i] === 0 || (this.entity[i] >= 0 && !holds(this.entity[i]))) continue;
       const seq = this.reliableSeq;

@@ -66,6 +66,10 @@ export async function openGamerDatabase(
     // An idle client whose server went away emits 'error' on the pool: without a listener Node
     // would end the process. The next query gets a fresh connection or a 503.
     pool.on('error', () => {});
+    // A client checked out between two statements of a transaction when the server goes away
+    // emits 'error' on itself, where the pool listens no more: without this the process would end
+    // too. Its next statement rejects (503) and the transaction is rolled back by the server.
+    pool.on('connect', (client) => client.on('error', () => {}));
     database = {
       kind: 'postgres',
       db: new Kysely<GamerTables>({ dialect: new PostgresDialect({ pool }) }),

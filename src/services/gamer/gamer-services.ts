@@ -9,6 +9,11 @@
  */
 import type { Hono, MiddlewareHandler } from 'hono';
 import type { BackendEnv } from '../backend-routes.js';
+import { addAccountRoutes } from './accounts/account-routes.js';
+import { type AccountSignIn, accountSignIn } from './accounts/account-sign-in.js';
+import { AccountStore, type GamerAccounts } from './accounts/account-store.js';
+import { banCheckedSession } from './accounts/ban-check.js';
+import { checkIdentities, type IdentityVerifier } from './accounts/identity-verifiers.js';
 import type { GamerContext } from './gamer-context.js';
 import { type GamerDatabase, type GamerDatabaseOptions, openGamerDatabase } from './gamer-database.js';
 import { type GamerRedisOptions, openGamerRedis } from './gamer-redis.js';
@@ -18,6 +23,9 @@ import type { GamerLeaderboards } from './progress/leaderboards.js';
 import type { GamerAchievements } from './progress/player-achievements.js';
 import type { GamerStats } from './progress/player-stats.js';
 import { type ProgressOptions, progressDefinitions } from './progress/progress-definitions.js';
+import { type GamerStorage, PlayerStorage } from './storage/player-storage.js';
+import { type StorageLimits, storageLimits } from './storage/storage-limits.js';
+import { addStorageRoutes } from './storage/storage-routes.js';
 
 export interface GamerServicesOptions {
   /** Where the data lives (default: PostgreSQL embedded in this process, in memory). */
@@ -26,6 +34,13 @@ export interface GamerServicesOptions {
   redis?: GamerRedisOptions;
   /** The clock, unix milliseconds (default Date.now). */
   nowMs?: () => number;
+  /**
+   * Outside identities players sign in with (POST /auth { provider, token }): each checks a token
+   * and answers the player's id with that provider, or null to refuse it.
+   */
+  identities?: Readonly<Record<string, IdentityVerifier>>;
+  /** Player storage's limits over the defaults (16 KiB a value, 256 documents a player …). */
+  storage?: Partial<StorageLimits>;
   /** The game's stats by name and how each folds updates: { zaps: 'sum', bestLapMs: 'min' }. */
   stats?: ProgressOptions['stats'];
   /** Achievements by id: on a stat threshold ({ stat: 'zaps', atLeast: 100 }) or unlocked by a server ({}). */
@@ -37,6 +52,10 @@ export interface GamerServicesOptions {
 export interface GamerServices {
   /** Which database holds the data. */
   readonly databaseKind: 'embedded' | 'postgres';
+  /** Accounts: look up, find by display name, ban. */
+  readonly accounts: GamerAccounts;
+  /** Player storage: read and write any player's documents, 'server' ones too. */
+  readonly storage: GamerStorage;
   /** Stats: update (game servers only) and read. */
   readonly stats: GamerStats;
   /** Achievements: unlock one explicitly, list a player's. */
@@ -51,6 +70,16 @@ type RouteInstaller = (app: Hono<BackendEnv>, session: MiddlewareHandler<Backend
 
 /** Each open services' routes, for the backend that mounts them (not a public method). */
 const installers = new WeakMap<GamerServices, RouteInstaller>();
+
+/** Each open services' sign-in, for a backend's POST /auth without a verify of its own. */
+const signIns = new WeakMap<GamerServices, AccountSignIn>();
+
+/** The sign-in through `gamer`'s accounts; throws for an object openGamerServices did not make. */
+export function gamerSignIn(gamer: GamerServices): AccountSignIn {
+  const signIn = signIns.get(gamer);
+  if (signIn === undefined) throw new TypeError('createBackend: gamer must come from openGamerServices()');
+  return signIn;
+}
 
 /** Mounts `gamer`'s routes on a backend's app; throws for an object openGamerServices did not make. */
 export function mountGamerRoutes(
@@ -84,14 +113,19 @@ export async function openGamerServicesOn(
   const nowMs = options.nowMs ?? Date.now;
   if (typeof nowMs !== 'function') throw new TypeError('openGamerServices: nowMs must be a function');
   const progressDefined = progressDefinitions(options);
+  const identities = checkIdentities(options.identities);
+  const limits = storageLimits(options.storage);
   const redis = options.redis === undefined ? null : await openGamerRedis(options.redis);
   const events = new MemoryPlayerEvents();
   const context: GamerContext = { db: database.db, redis, events, nowMs };
-  void context; // the modules are built on it
+  const accounts = new AccountStore(context, identities);
+  const storage = new PlayerStorage(context, limits);
   const progress = openGamerProgress(context, progressDefined);
   let closed: Promise<void> | null = null;
   const gamer: GamerServices = {
     databaseKind: database.kind,
+    accounts,
+    storage,
     stats: progress.stats,
     achievements: progress.achievements,
     leaderboards: progress.leaderboards,
@@ -104,7 +138,12 @@ export async function openGamerServicesOn(
       return closed;
     },
   };
-  installers.set(gamer, (app, session) => {
+  signIns.set(gamer, accountSignIn(accounts));
+  // Every gamer route's session check refuses banned accounts too.
+  installers.set(gamer, (app, signedIn) => {
+    const session = banCheckedSession(signedIn, accounts);
+    addAccountRoutes(app, session, accounts);
+    addStorageRoutes(app, session, storage);
     progress.install(app, session);
   });
   return gamer;
