@@ -121,7 +121,15 @@ export {
   type Seated,
 } from './join/backend-client.js';
 export { AccountsClient, type AccountView, type SignInWith } from './join/gamer/accounts-client.js';
+export { AchievementsClient, type UnlockedAchievement } from './join/gamer/achievements-client.js';
 export { type DeviceIdStore, newDeviceId, storedDeviceId } from './join/gamer/device-id.js';
+export {
+  type LeaderboardEntry,
+  type LeaderboardPage,
+  type LeaderboardPeriod,
+  LeaderboardsClient,
+} from './join/gamer/leaderboards-client.js';
+export { StatsClient } from './join/gamer/stats-client.js';
 export { StorageClient, type StoragePutResult, type StoredDocument } from './join/gamer/storage-client.js';
 // The gamer services' client: accounts and player storage (more sub-clients as modules land).
 export { GamerClient } from './join/gamer-client.js';

@@ -7,9 +7,13 @@
  *   const gamer = new GamerClient(backend);
  *   await gamer.accounts.signIn({ device: storedDeviceId() });
  *   const save = await gamer.storage.get('saves', 'slot-1');
+ *   const best = await gamer.leaderboards.top('zaps');
  */
 import { BackendClient } from './backend-client.js';
 import { AccountsClient } from './gamer/accounts-client.js';
+import { AchievementsClient } from './gamer/achievements-client.js';
+import { LeaderboardsClient } from './gamer/leaderboards-client.js';
+import { StatsClient } from './gamer/stats-client.js';
 import { StorageClient } from './gamer/storage-client.js';
 
 export class GamerClient {
@@ -17,10 +21,19 @@ export class GamerClient {
   readonly accounts: AccountsClient;
   /** The player's documents. */
   readonly storage: StorageClient;
+  /** The player's stats, and others' (read only). */
+  readonly stats: StatsClient;
+  /** The player's unlocked achievements. */
+  readonly achievements: AchievementsClient;
+  /** Top, around the player, friends; current and archived periods. */
+  readonly leaderboards: LeaderboardsClient;
 
   constructor(readonly backend: BackendClient) {
     if (!(backend instanceof BackendClient)) throw new TypeError('GamerClient: give it a BackendClient');
     this.accounts = new AccountsClient(backend);
     this.storage = new StorageClient(backend);
+    this.stats = new StatsClient(backend);
+    this.achievements = new AchievementsClient(backend);
+    this.leaderboards = new LeaderboardsClient(backend);
   }
 }

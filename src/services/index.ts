@@ -16,7 +16,15 @@ export {
   type Seated,
 } from '../join/backend-client.js';
 export { AccountsClient, type AccountView, type SignInWith } from '../join/gamer/accounts-client.js';
+export { AchievementsClient, type UnlockedAchievement } from '../join/gamer/achievements-client.js';
 export { type DeviceIdStore, newDeviceId, storedDeviceId } from '../join/gamer/device-id.js';
+export {
+  type LeaderboardEntry,
+  type LeaderboardPage,
+  type LeaderboardPeriod,
+  LeaderboardsClient,
+} from '../join/gamer/leaderboards-client.js';
+export { StatsClient } from '../join/gamer/stats-client.js';
 export { StorageClient, type StoragePutResult, type StoredDocument } from '../join/gamer/storage-client.js';
 export { GamerClient } from '../join/gamer-client.js';
 export type { PeerSessionAnswer } from '../join/peer-session-answer.js';
@@ -69,6 +77,20 @@ export {
   type GamerServicesOptions,
   openGamerServices,
 } from './gamer/gamer-services.js';
+export type {
+  GamerLeaderboards,
+  LeaderboardQuery,
+  LeaderboardRecord,
+  LeaderboardRecords,
+} from './gamer/progress/leaderboards.js';
+export type { GamerAchievements } from './gamer/progress/player-achievements.js';
+export type { GamerStats, StatUpdate } from './gamer/progress/player-stats.js';
+export type {
+  AchievementDefinition,
+  LeaderboardDefinition,
+  LeaderboardReset,
+  StatKind,
+} from './gamer/progress/progress-definitions.js';
 export type {
   GamerStorage,
   StorageDocument,

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { openGamerServicesOn } from '../../src/services/gamer/gamer-services.js';
-import type { LeaderboardPage } from '../../src/services/gamer/progress/leaderboards.js';
+import type { LeaderboardRecords } from '../../src/services/gamer/progress/leaderboards.js';
 import { describeOnGamerStores } from '../support/gamer-kit.js';
 import { addAccounts, players, signIn, TRUSTING_AUTH } from '../support/progress-players.js';
 
@@ -53,7 +53,7 @@ describeOnGamerStores('gamer leaderboards', (kit, store) => {
       let cursor: string | undefined;
       let pages = 0;
       do {
-        const answer = await harness.call<LeaderboardPage>(
+        const answer = await harness.call<LeaderboardRecords>(
           'GET',
           `/leaderboards/zaps?limit=7${cursor === undefined ? '' : `&cursor=${cursor}`}`,
           { session: first.session },
@@ -108,7 +108,7 @@ describeOnGamerStores('gamer leaderboards', (kit, store) => {
       const names = Array.from({ length: 30 }, (_, i) => `q${String(i).padStart(2, '0')}`);
       const [, , , , , , , , , , me] = await players(harness, kit(), names);
       for (const [i, id] of names.entries()) await harness.gamer.leaderboards.submit('weekly', id, 100 - i);
-      const around = await harness.call<LeaderboardPage>('GET', '/leaderboards/weekly?around=me&limit=3', {
+      const around = await harness.call<LeaderboardRecords>('GET', '/leaderboards/weekly?around=me&limit=3', {
         session: me.session,
       });
       assert.equal(around.status, 200);
@@ -116,12 +116,12 @@ describeOnGamerStores('gamer leaderboards', (kit, store) => {
         around.body.records.map((r) => [r.rank, r.accountId]),
         [7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17].slice(0, 7).map((rank) => [rank + 1, names[rank]]),
       );
-      const top = await harness.call<LeaderboardPage>('GET', '/leaderboards/weekly?around=me', {
+      const top = await harness.call<LeaderboardRecords>('GET', '/leaderboards/weekly?around=me', {
         session: (await signIn(harness, 'q00')).session,
       });
       assert.deepEqual(ids(top.body), names.slice(0, 6), 'the first has none above');
       await addAccounts(kit(), ['lonely']);
-      const none = await harness.call<LeaderboardPage>('GET', '/leaderboards/weekly?around=me', {
+      const none = await harness.call<LeaderboardRecords>('GET', '/leaderboards/weekly?around=me', {
         session: (await signIn(harness, 'lonely')).session,
       });
       assert.deepEqual(none.body.records, []);
@@ -138,7 +138,7 @@ describeOnGamerStores('gamer leaderboards', (kit, store) => {
           { account_id: 'q10', other_id: 'lonely', state: 0, updated_at: at },
         ])
         .execute();
-      const friends = await harness.call<LeaderboardPage>('GET', '/leaderboards/weekly?friends=1', {
+      const friends = await harness.call<LeaderboardRecords>('GET', '/leaderboards/weekly?friends=1', {
         session: me.session,
       });
       assert.equal(friends.status, 200);
@@ -177,16 +177,20 @@ describeOnGamerStores('gamer leaderboards', (kit, store) => {
         ],
         "a stat-fed daily board takes the stat's total when it is updated that day",
       );
-      const previous = await harness.call<LeaderboardPage>('GET', '/leaderboards/dailyZaps?period=previous', {
-        session: ann.session,
-      });
+      const previous = await harness.call<LeaderboardRecords>(
+        'GET',
+        '/leaderboards/dailyZaps?period=previous',
+        {
+          session: ann.session,
+        },
+      );
       assert.equal(previous.status, 200);
       assert.equal(previous.body.period, thursday);
       assert.deepEqual(
         previous.body.records.map((r) => [r.rank, r.accountId, r.score]),
         [[1, 'ann', 5]],
       );
-      const byNumber = await harness.call<LeaderboardPage>(
+      const byNumber = await harness.call<LeaderboardRecords>(
         'GET',
         `/leaderboards/dailyZaps?period=${thursday}`,
         {
@@ -306,12 +310,12 @@ describeOnGamerStores('gamer leaderboards', (kit, store) => {
         // A stat update while Redis is down: written to SQL, the index catches up later.
         await harness.gamer.stats.update('r00', { zaps: 100 });
         await redis.restart(); // empty: every key lost
-        let answer = await harness.call<LeaderboardPage>('GET', '/leaderboards/zaps?limit=100', {
+        let answer = await harness.call<LeaderboardRecords>('GET', '/leaderboards/zaps?limit=100', {
           session: ann.session,
         });
         for (let i = 0; i < 50 && answer.status === 503; i++) {
           await new Promise((resolve) => setTimeout(resolve, 100));
-          answer = await harness.call<LeaderboardPage>('GET', '/leaderboards/zaps?limit=100', {
+          answer = await harness.call<LeaderboardRecords>('GET', '/leaderboards/zaps?limit=100', {
             session: ann.session,
           });
         }

@@ -126,7 +126,7 @@ export async function openGamerServicesOn(
     databaseKind: database.kind,
     accounts,
     storage,
-    stats: progress.stats,
+    stats: progress.playerStats,
     achievements: progress.achievements,
     leaderboards: progress.leaderboards,
     close() {

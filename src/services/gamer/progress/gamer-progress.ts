@@ -11,7 +11,7 @@ import { addProgressRoutes } from './progress-routes.js';
 import { RedisRankIndex } from './redis-rank-index.js';
 
 export interface GamerProgress {
-  readonly stats: PlayerStats;
+  readonly playerStats: PlayerStats;
   readonly achievements: PlayerAchievements;
   readonly leaderboards: Leaderboards;
   install(app: Hono<BackendEnv>, session: MiddlewareHandler<BackendEnv>): void;
@@ -23,9 +23,10 @@ export function openGamerProgress(context: GamerContext, definitions: ProgressDe
   const achievements = new PlayerAchievements(context, definitions);
   const stats = new PlayerStats(context, definitions, achievements, leaderboards);
   return {
-    stats,
+    playerStats: stats,
     achievements,
     leaderboards,
-    install: (app, session) => addProgressRoutes(app, session, { stats, achievements, leaderboards }),
+    install: (app, session) =>
+      addProgressRoutes(app, session, { playerStats: stats, achievements, leaderboards }),
   };
 }

@@ -30,7 +30,7 @@ export interface LeaderboardRecord {
   at: number;
 }
 
-export interface LeaderboardPage {
+export interface LeaderboardRecords {
   board: string;
   period: number;
   records: LeaderboardRecord[];
@@ -54,11 +54,11 @@ export interface GamerLeaderboards {
   newSeason(board: string): Promise<{ ended: number; started: number }>;
   /** The board's current period. */
   currentPeriod(board: string): Promise<number>;
-  top(board: string, query?: LeaderboardQuery): Promise<LeaderboardPage>;
+  top(board: string, query?: LeaderboardQuery): Promise<LeaderboardRecords>;
   /** The player and `limit` records above and below it (no records when it has none). */
-  around(board: string, accountId: string, query?: LeaderboardQuery): Promise<LeaderboardPage>;
+  around(board: string, accountId: string, query?: LeaderboardQuery): Promise<LeaderboardRecords>;
   /** The player's and its friends' records, best first, with their ranks on the whole board. */
-  friends(board: string, accountId: string, query?: LeaderboardQuery): Promise<LeaderboardPage>;
+  friends(board: string, accountId: string, query?: LeaderboardQuery): Promise<LeaderboardRecords>;
 }
 
 /** One index update, applied after its transaction commits. */
@@ -186,7 +186,7 @@ export class Leaderboards implements GamerLeaderboards {
     return { period, current: period === current };
   }
 
-  async top(boardName: string, query: LeaderboardQuery = {}): Promise<LeaderboardPage> {
+  async top(boardName: string, query: LeaderboardQuery = {}): Promise<LeaderboardRecords> {
     const board = this.board(boardName, 'leaderboards.top');
     const limit = checkLimit(query.limit, 10, 100, 'leaderboards.top');
     const after = query.cursor === undefined ? null : cursorRecord(board, query.cursor);
@@ -210,7 +210,11 @@ export class Leaderboards implements GamerLeaderboards {
     return page;
   }
 
-  async around(boardName: string, accountId: string, query: LeaderboardQuery = {}): Promise<LeaderboardPage> {
+  async around(
+    boardName: string,
+    accountId: string,
+    query: LeaderboardQuery = {},
+  ): Promise<LeaderboardRecords> {
     const board = this.board(boardName, 'leaderboards.around');
     checkAccountId(accountId, 'leaderboards.around');
     const each = checkLimit(query.limit, 5, 50, 'leaderboards.around');
@@ -248,7 +252,7 @@ export class Leaderboards implements GamerLeaderboards {
     boardName: string,
     accountId: string,
     query: LeaderboardQuery = {},
-  ): Promise<LeaderboardPage> {
+  ): Promise<LeaderboardRecords> {
     const board = this.board(boardName, 'leaderboards.friends');
     checkAccountId(accountId, 'leaderboards.friends');
     const { period, current } = await this.resolvePeriod(board, query.period);
@@ -310,7 +314,7 @@ export class Leaderboards implements GamerLeaderboards {
     period: number,
     records: readonly RankRecord[],
     rankAt: (i: number) => number,
-  ): Promise<LeaderboardPage> {
+  ): Promise<LeaderboardRecords> {
     const names = await displayNames(
       this.context.db,
       records.map((r) => r.accountId),

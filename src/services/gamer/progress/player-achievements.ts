@@ -4,16 +4,11 @@
  * transaction, or explicitly by a server. The unlock event goes to the player after commit.
  */
 import type { Kysely, Transaction } from 'kysely';
+import type { UnlockedAchievement } from '../../../join/gamer/achievements-client.js';
 import type { GamerContext } from '../gamer-context.js';
 import type { GamerTables } from '../gamer-tables.js';
 import { checkAccountId, rethrowMissingAccount } from './leaderboards.js';
 import type { ProgressDefinitions } from './progress-definitions.js';
-
-export interface UnlockedAchievement {
-  id: string;
-  /** Unix ms. */
-  at: number;
-}
 
 export interface GamerAchievements {
   /** Unlocks `id` for the player; true when this call unlocked it (false: it already was). */

@@ -28,7 +28,7 @@ const boardQuerySchema = z.strictObject({
 });
 
 export interface ProgressRouteModules {
-  readonly stats: PlayerStats;
+  readonly playerStats: PlayerStats;
   readonly achievements: PlayerAchievements;
   readonly leaderboards: Leaderboards;
 }
@@ -36,7 +36,7 @@ export interface ProgressRouteModules {
 export function addProgressRoutes(
   app: Hono<BackendEnv>,
   session: MiddlewareHandler<BackendEnv>,
-  { stats, achievements, leaderboards }: ProgressRouteModules,
+  { playerStats: stats, achievements, leaderboards }: ProgressRouteModules,
 ): void {
   app.get('/stats', session, async (c) => {
     const accountId = c.get('session').userId;
