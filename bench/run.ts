@@ -32,6 +32,7 @@ import { runCapacity } from './suites/capacity.js';
 import { runClientDecode } from './suites/client-decode.js';
 import { runCrc32 } from './suites/crc32.js';
 import { runFloat32 } from './suites/float32.js';
+import { runGamerProgress } from './suites/gamer-progress.js';
 import { runHandshake } from './suites/handshake.js';
 import { runInspector } from './suites/inspector.js';
 import { runInterest } from './suites/interest.js';
@@ -94,6 +95,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   'room-spectators': runRoomSpectators,
   replay: runReplay,
   'gamer-accounts': runGamerAccounts,
+  'gamer-progress': runGamerProgress,
 };
 
 function parseCommandLine(): { quick: boolean; only: string | null; json: string | null } {
