@@ -5,7 +5,8 @@
  *   - leaderboard submissions (gamer.leaderboards.submit: best-of upsert, then the rank index),
  *   - around-me queries through the route (GET /leaderboards/:board?around=me, 5 each side),
  *   - stat updates (gamer.stats.update, one 'sum' stat),
- * each by 16 callers at once; rates and p50/p99 latencies. On the embedded default (PGlite in this
+ * each by one caller (the latency of one request alone) and by 16 at once (the rate under load);
+ * rates and p50/p99 latencies. On the embedded default (PGlite in this
  * process, one connection; the rank index in memory) and on PostgreSQL + Redis on loopback
  * (10 connections; the rank index in a sorted set); where either is absent its rows are skipped
  * with the reason.
@@ -32,12 +33,16 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 }
 
-/** `CALLERS` loops at once, `each` operations each; the rate over all and the latencies. */
-async function run(each: number, op: (caller: number, i: number) => Promise<void>): Promise<Figures> {
+/** `callers` loops at once, `each` operations each; the rate over all and the latencies. */
+async function run(
+  callers: number,
+  each: number,
+  op: (caller: number, i: number) => Promise<void>,
+): Promise<Figures> {
   const latencies: number[] = [];
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: CALLERS }, async (_, caller) => {
+    Array.from({ length: callers }, async (_, caller) => {
       for (let i = 0; i < each; i++) {
         const t = performance.now();
         await op(caller, i);
@@ -108,9 +113,9 @@ async function measureOn(
       random = (Math.imul(random, 1103515245) + 12345) >>> 0;
       return random;
     };
-    const submit = await run(each, async () => {
+    const submitOne = async () => {
       await gamer.leaderboards.submit('score', accountId(next() % entries), next() % 1_100_000);
-    });
+    };
     const sessions: string[] = [];
     for (let caller = 0; caller < CALLERS * 4; caller++) {
       const response = await backend.app.request('/auth', {
@@ -120,32 +125,35 @@ async function measureOn(
       });
       sessions.push(((await response.json()) as { session: string }).session);
     }
-    const around = await run(each, async (caller, i) => {
+    const aroundOne = async (caller: number, i: number) => {
       const response = await backend.app.request('/leaderboards/score?around=me', {
         headers: { Authorization: `Bearer ${sessions[(caller * 7 + i) % sessions.length]}` },
       });
       const body = (await response.json()) as { records: unknown[] };
       check(response.status === 200 && body.records.length >= 6, `around-me answered ${response.status}`);
-    });
-    const stats = await run(each, async () => {
+    };
+    const statOne = async () => {
       await gamer.stats.update(accountId(next() % entries), { zaps: 1 });
-    });
-    ctx.note(`  rank index rebuilt from SQL     ${fmt(rebuildSeconds)} s (${fmt(entries)} records)`);
+    };
     const rows: [string, string, Figures][] = [
-      ['leaderboard submit', 'submit', submit],
-      ['around-me query (route)', 'around', around],
-      ['stat update', 'stat', stats],
+      ['leaderboard submit, 1 at a time', 'submit1', await run(1, each, submitOne)],
+      [`leaderboard submit, ${CALLERS} at once`, 'submit', await run(CALLERS, each, submitOne)],
+      ['around-me (route), 1 at a time', 'around1', await run(1, each, aroundOne)],
+      [`around-me (route), ${CALLERS} at once`, 'around', await run(CALLERS, each, aroundOne)],
+      ['stat update, 1 at a time', 'stat1', await run(1, each, statOne)],
+      [`stat update, ${CALLERS} at once`, 'stat', await run(CALLERS, each, statOne)],
     ];
+    ctx.note(`  rank index rebuilt from SQL          ${fmt(rebuildSeconds)} s (${fmt(entries)} records)`);
     for (const [name, key, f] of rows) {
       ctx.note(
-        `  ${name.padEnd(30)} ${fmt(f.perSecond).padStart(8)} /s   p50 ${fmt(f.p50)} ms   p99 ${fmt(f.p99)} ms`,
+        `  ${name.padEnd(36)} ${fmt(f.perSecond).padStart(8)} /s   p50 ${fmt(f.p50)} ms   p99 ${fmt(f.p99)} ms`,
       );
       ctx.record(`${label} ${key} per second`, f.perSecond);
       ctx.record(`${label} ${key} p50 ms`, f.p50);
       ctx.record(`${label} ${key} p99 ms`, f.p99);
     }
     ctx.record(`${label} rebuild seconds`, rebuildSeconds);
-    ctx.note(`  (${CALLERS} callers at once, ${each} operations each)`);
+    ctx.note(`  (${each} operations each caller)`);
   } finally {
     await backend.close();
     await gamer.close();

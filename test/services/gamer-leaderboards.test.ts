@@ -264,6 +264,17 @@ describeOnGamerStores('gamer leaderboards', (kit, store) => {
       assert.equal(current.period, 2);
       assert.equal(current.records.length, 100);
       assert.ok(current.records.every((r) => r.score === 5000));
+      // Friends in the archive: ranked on the whole archived season, as its top ranks them.
+      await kit()
+        .database.db.insertInto('friends')
+        .values(
+          ['s3', 's50', 's99'].map((other_id) => ({ account_id: 's7', other_id, state: 0, updated_at: 1 })),
+        )
+        .execute();
+      const archivedRanks = new Map(archived.records.map((r) => [r.accountId, r.rank]));
+      const friends = await leaderboards.friends('season', 's7', { period: 1 });
+      assert.ok(friends.records.length >= 1);
+      for (const r of friends.records) assert.equal(r.rank, archivedRanks.get(r.accountId), r.accountId);
       assert.deepEqual(await leaderboards.newSeason('season'), { ended: 2, started: 3 });
     } finally {
       await harness.close();

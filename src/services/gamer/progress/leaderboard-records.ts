@@ -162,3 +162,36 @@ export async function displayNames(
   for (const row of rows) names.set(row.id, row.display_name);
   return names;
 }
+
+/** The 1-based ranks of some accounts in an archived period, in one pass over it. */
+export async function ranksOf(
+  db: Db,
+  board: Board,
+  period: number,
+  accountIds: readonly string[],
+): Promise<Map<string, number>> {
+  const ranks = new Map<string, number>();
+  if (accountIds.length === 0) return ranks;
+  const rows = await db
+    .selectFrom((qb) =>
+      qb
+        .selectFrom('leaderboard_records')
+        .select((eb) => [
+          'account_id',
+          eb.fn
+            .agg<number>('row_number')
+            .over((ob) =>
+              ob.orderBy('score', board.order).orderBy('updated_at', 'asc').orderBy('account_id', 'asc'),
+            )
+            .as('rank'),
+        ])
+        .where('board', '=', board.name)
+        .where('period', '=', period)
+        .as('ranked'),
+    )
+    .select(['account_id', 'rank'])
+    .where('account_id', 'in', accountIds)
+    .execute();
+  for (const row of rows) ranks.set(row.account_id, Number(row.rank));
+  return ranks;
+}

@@ -11,6 +11,7 @@ import {
   countRankedBefore,
   displayNames,
   friendIds,
+  ranksOf,
   recordsByAccount,
   recordsInRankOrder,
   recordsOf,
@@ -260,15 +261,23 @@ export class Leaderboards implements GamerLeaderboards {
     const records = (await recordsOf(this.context.db, board.name, period, ids))
       .map((record) => ({ record, key: encodeRankKey(board.order, record) }))
       .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    const ranks: number[] = [];
     const name = current ? await this.ready(board, period) : null;
-    for (const { record, key } of records)
-      ranks.push(
-        1 +
-          (name === null
-            ? await countRankedBefore(this.context.db, board, period, record)
-            : await this.index.countBefore(name, key, false)),
+    const ranks: number[] = [];
+    if (name !== null)
+      for (const before of await this.index.countsBefore(
+        name,
+        records.map((r) => r.key),
+      ))
+        ranks.push(before + 1);
+    else {
+      const archived = await ranksOf(
+        this.context.db,
+        board,
+        period,
+        records.map((r) => r.record.accountId),
       );
+      for (const { record } of records) ranks.push(archived.get(record.accountId) ?? 0);
+    }
     return this.page(
       board,
       period,

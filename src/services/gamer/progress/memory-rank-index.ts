@@ -50,6 +50,11 @@ export class MemoryRankIndex implements RankIndex {
     return this.indexes.get(index)?.list.countBefore(key, orEqual) ?? 0;
   }
 
+  async countsBefore(index: string, keys: readonly string[]): Promise<number[]> {
+    const list = this.indexes.get(index)?.list;
+    return keys.map((key) => list?.countBefore(key) ?? 0);
+  }
+
   async range(index: string, start: number, count: number): Promise<string[]> {
     return this.indexes.get(index)?.list.range(start, count) ?? [];
   }

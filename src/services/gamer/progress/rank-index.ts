@@ -15,6 +15,8 @@ export interface RankIndex {
   rankOf(index: string, accountId: string): Promise<{ rank: number; key: string } | null>;
   /** How many keys sort before `key`, or up to and with it (`orEqual`). */
   countBefore(index: string, key: string, orEqual: boolean): Promise<number>;
+  /** countBefore (not orEqual) of each key, in one round trip. */
+  countsBefore(index: string, keys: readonly string[]): Promise<number[]>;
   /** Up to `count` keys from 0-based rank `start`. */
   range(index: string, start: number, count: number): Promise<string[]>;
   size(index: string): Promise<number>;

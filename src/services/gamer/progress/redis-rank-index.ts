@@ -61,6 +61,18 @@ export class RedisRankIndex implements RankIndex {
     return this.redis.commands.zlexcount(this.keys(index).set, '-', `${orEqual ? '[' : '('}${key}`);
   }
 
+  async countsBefore(index: string, keys: readonly string[]): Promise<number[]> {
+    if (keys.length === 0) return [];
+    const set = this.keys(index).set;
+    const pipeline = this.redis.commands.pipeline();
+    for (const key of keys) pipeline.zlexcount(set, '-', `(${key}`);
+    const answers = (await pipeline.exec()) ?? [];
+    return answers.map(([error, count]) => {
+      if (error !== null) throw error;
+      return Number(count);
+    });
+  }
+
   async range(index: string, start: number, count: number): Promise<string[]> {
     if (count <= 0) return [];
     return this.redis.commands.zrange(this.keys(index).set, String(start), String(start + count - 1));
