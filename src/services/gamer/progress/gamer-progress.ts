@@ -22,6 +22,8 @@ export function openGamerProgress(context: GamerContext, definitions: ProgressDe
   const leaderboards = new Leaderboards(context, definitions, index);
   const achievements = new PlayerAchievements(context, definitions);
   const stats = new PlayerStats(context, definitions, achievements, leaderboards);
+  // Rank indexes load from SQL at start, in the background: queries meanwhile wait for their board.
+  void leaderboards.warm();
   return {
     playerStats: stats,
     achievements,

@@ -286,6 +286,20 @@ export class Leaderboards implements GamerLeaderboards {
     );
   }
 
+  /**
+   * Loads every board's current period into the rank index when it is missing (at start), one
+   * board after another; a board that fails is loaded again by its next query.
+   */
+  async warm(): Promise<void> {
+    for (const board of this.definitions.boards.values()) {
+      try {
+        await this.ready(board, await this.currentPeriod(board.name));
+      } catch {
+        // a store down at start: the first query of the board rebuilds it, or answers 503
+      }
+    }
+  }
+
   /** The index of a board's current period, rebuilt from SQL first when missing or suspect. */
   private async ready(board: Board, period: number): Promise<string> {
     const name = `${board.name}:${period}`;
