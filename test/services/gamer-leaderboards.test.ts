@@ -264,6 +264,19 @@ describeOnGamerStores('gamer leaderboards', (kit, store) => {
       assert.equal(current.period, 2);
       assert.equal(current.records.length, 100);
       assert.ok(current.records.every((r) => r.score === 5000));
+      // The archive by pages: the same records and ranks as one page.
+      const paged: [number, string][] = [];
+      let cursor: string | undefined;
+      for (let i = 0; i < 30; i++) {
+        const page = await leaderboards.top('season', { period: 1, limit: 7, cursor });
+        paged.push(...page.records.map((r): [number, string] => [r.rank, r.accountId]));
+        if (page.next === null) break;
+        cursor = page.next;
+      }
+      assert.deepEqual(
+        paged,
+        archived.records.map((r) => [r.rank, r.accountId]),
+      );
       // Friends in the archive: ranked on the whole archived season, as its top ranks them.
       await kit()
         .database.db.insertInto('friends')

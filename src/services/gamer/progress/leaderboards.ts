@@ -200,14 +200,16 @@ export class Leaderboards implements GamerLeaderboards {
         after === null ? 0 : await this.index.countBefore(name, encodeRankKey(board.order, after), true);
       records = (await this.index.range(name, start, limit)).map((key) => decodeRankKey(board.order, key));
     } else {
-      start = after === null ? 0 : await countRankedBefore(this.context.db, board, period, after);
-      if (after !== null) start += 1;
+      // An archived period is final: the rank the cursor carries is still the record's, no count needed.
+      start = after === null ? 0 : after.rank;
       records = await recordsInRankOrder(this.context.db, board, period, after, limit);
     }
     const page = await this.page(board, period, records, (i) => start + i + 1);
     const last = records.at(-1);
     page.next =
-      records.length === limit && last !== undefined ? makeCursor(encodeRankKey(board.order, last)) : null;
+      records.length === limit && last !== undefined
+        ? makeCursor(start + records.length, encodeRankKey(board.order, last))
+        : null;
     return page;
   }
 
@@ -369,20 +371,31 @@ function checkLimit(limit: number | undefined, fallback: number, most: number, c
   return limit;
 }
 
-function makeCursor(key: string): string {
-  return Buffer.from(key, 'utf8').toString('base64url');
+/** A page's cursor: how many records came before the next page, and the last record's rank key. */
+function makeCursor(rank: number, key: string): string {
+  return Buffer.from(`${rank}.${key}`, 'utf8').toString('base64url');
 }
 
-/** The record a cursor names; RangeError for one this board could not have made. */
-function cursorRecord(board: Board, cursor: string): RankRecord {
-  const key =
+/** The record a cursor names and its rank; RangeError for one this board could not have made. */
+function cursorRecord(board: Board, cursor: string): RankRecord & { rank: number } {
+  const text =
     typeof cursor === 'string' && cursor.length <= 400
       ? Buffer.from(cursor, 'base64url').toString('utf8')
       : '';
-  if (!isRankKey(key)) throw new RangeError('leaderboards: the cursor is not one a page gave');
+  const dot = text.indexOf('.');
+  const rank = Number(text.slice(0, dot));
+  const key = text.slice(dot + 1);
+  if (
+    dot < 1 ||
+    dot > 16 ||
+    !/^\d+$/.test(text.slice(0, dot)) ||
+    !Number.isSafeInteger(rank) ||
+    !isRankKey(key)
+  )
+    throw new RangeError('leaderboards: the cursor is not one a page gave');
   const record = decodeRankKey(board.order, key);
   if (!Number.isFinite(record.score)) throw new RangeError('leaderboards: the cursor is not one a page gave');
-  return record;
+  return { ...record, rank };
 }
 
 /** A missing account (foreign key) named as such; any other error as it is. */
