@@ -1,9 +1,8 @@
 /** Stats and achievements on both stores: folds, atomic parallel updates, unlocks once, reads only for players. */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { openGamerServices } from '../../src/services/gamer/gamer-services.js';
-import { MemoryPlayerEvents } from '../../src/services/gamer/memory-player-events.js';
-import type { GamerEvent } from '../../src/services/gamer/player-events.js';
+import { type GamerServices, openGamerServices } from '../../src/services/gamer/gamer-services.js';
+import type { GamerEvent, PlayerEvents } from '../../src/services/gamer/player-events.js';
 import { describeOnGamerStores } from '../support/gamer-kit.js';
 import { players, TRUSTING_AUTH } from '../support/progress-players.js';
 
@@ -16,18 +15,25 @@ const OPTIONS = {
   },
 } as const;
 
-/** Every event published in this process while `body` runs. */
-async function recordingEvents<T>(body: (events: [string, GamerEvent][]) => Promise<T>): Promise<T> {
+/**
+ * Every event the services publish while `body` runs, whatever bus carries them (in memory, or
+ * Redis once several backends share one): the services' own bus, wrapped for the test.
+ */
+async function recordingEvents<T>(
+  gamer: GamerServices,
+  body: (events: [string, GamerEvent][]) => Promise<T>,
+): Promise<T> {
   const events: [string, GamerEvent][] = [];
-  const original = MemoryPlayerEvents.prototype.publish;
-  MemoryPlayerEvents.prototype.publish = async function (this: MemoryPlayerEvents, accountId, event) {
+  const bus = (gamer.achievements as unknown as { context: { events: PlayerEvents } }).context.events;
+  const original = bus.publish;
+  bus.publish = async (accountId, event) => {
     events.push([accountId, event]);
-    return original.call(this, accountId, event);
+    return original.call(bus, accountId, event);
   };
   try {
     return await body(events);
   } finally {
-    MemoryPlayerEvents.prototype.publish = original;
+    bus.publish = original;
   }
 }
 
@@ -120,7 +126,7 @@ describeOnGamerStores('gamer stats', (kit, store) => {
     const harness = await kit().open(OPTIONS, TRUSTING_AUTH);
     try {
       const [ann] = await players(harness, kit(), ['ann']);
-      const results = await recordingEvents(async (events) => {
+      const results = await recordingEvents(harness.gamer, async (events) => {
         const updates = await Promise.all(
           Array.from({ length: 100 }, () => harness.gamer.stats.update('ann', { zaps: 1 })),
         );
@@ -161,7 +167,7 @@ describeOnGamerStores('gamer stats', (kit, store) => {
     const harness = await kit().open({ ...OPTIONS, nowMs: () => now }, TRUSTING_AUTH);
     try {
       const [ann, bob] = await players(harness, kit(), ['ann', 'bob']);
-      await recordingEvents(async (events) => {
+      await recordingEvents(harness.gamer, async (events) => {
         assert.equal(await harness.gamer.achievements.unlock('ann', 'secret'), true);
         now = 2_000;
         assert.equal(await harness.gamer.achievements.unlock('ann', 'secret'), false, 'once');
