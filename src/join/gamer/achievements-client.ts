@@ -5,12 +5,14 @@
  */
 import type { BackendClient, RequestOptions } from '../backend-client.js';
 
+/** An achievement the player has. */
 export interface UnlockedAchievement {
   id: string;
   /** When it was unlocked, unix ms. */
   at: number;
 }
 
+/** GamerClient's `achievements`: the player's unlocked achievements. */
 export class AchievementsClient {
   constructor(private readonly backend: BackendClient) {}
 

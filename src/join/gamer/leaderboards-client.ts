@@ -10,16 +10,20 @@
  */
 import type { BackendClient, RequestOptions } from '../backend-client.js';
 
+/** One player's record on a board. */
 export interface LeaderboardEntry {
   /** 1 is first; equal scores rank by who reached the score first. */
   rank: number;
   accountId: string;
+  /** The player's display name (null until it picks one). */
   displayName: string | null;
+  /** The player's best score of the period, by the board's order. */
   score: number;
   /** When this score was reached, unix ms. */
   at: number;
 }
 
+/** A query's answer: the period answered and its records in rank order. */
 export interface LeaderboardPage {
   board: string;
   /** The period answered: 0 for a board that never resets, else its day, week, month or season number. */
@@ -32,6 +36,7 @@ export interface LeaderboardPage {
 /** Which period: the current (default), the one before it, or a period's number. */
 export type LeaderboardPeriod = 'current' | 'previous' | number;
 
+/** GamerClient's `leaderboards`: top, around the player, friends. */
 export class LeaderboardsClient {
   constructor(private readonly backend: BackendClient) {}
 

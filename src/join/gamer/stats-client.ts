@@ -7,6 +7,7 @@
  */
 import type { BackendClient, RequestOptions } from '../backend-client.js';
 
+/** GamerClient's `stats`: the player's and others' stats, read only. */
 export class StatsClient {
   constructor(private readonly backend: BackendClient) {}
 

@@ -22,7 +22,12 @@ import { openGamerProgress } from './progress/gamer-progress.js';
 import type { GamerLeaderboards } from './progress/leaderboards.js';
 import type { GamerAchievements } from './progress/player-achievements.js';
 import type { GamerStats } from './progress/player-stats.js';
-import { type ProgressOptions, progressDefinitions } from './progress/progress-definitions.js';
+import {
+  type AchievementDefinition,
+  type LeaderboardDefinition,
+  progressDefinitions,
+  type StatKind,
+} from './progress/progress-definitions.js';
 import { type GamerStorage, PlayerStorage } from './storage/player-storage.js';
 import { type StorageLimits, storageLimits } from './storage/storage-limits.js';
 import { addStorageRoutes } from './storage/storage-routes.js';
@@ -42,11 +47,11 @@ export interface GamerServicesOptions {
   /** Player storage's limits over the defaults (16 KiB a value, 256 documents a player …). */
   storage?: Partial<StorageLimits>;
   /** The game's stats by name and how each folds updates: { zaps: 'sum', bestLapMs: 'min' }. */
-  stats?: ProgressOptions['stats'];
+  stats?: Readonly<Record<string, StatKind>>;
   /** Achievements by id: on a stat threshold ({ stat: 'zaps', atLeast: 100 }) or unlocked by a server ({}). */
-  achievements?: ProgressOptions['achievements'];
+  achievements?: Readonly<Record<string, AchievementDefinition>>;
   /** Leaderboards by name: fed by a stat or by servers' submit(), with their order and reset. */
-  leaderboards?: ProgressOptions['leaderboards'];
+  leaderboards?: Readonly<Record<string, LeaderboardDefinition>>;
 }
 
 export interface GamerServices {

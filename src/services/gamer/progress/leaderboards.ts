@@ -21,24 +21,30 @@ import type { Board, ProgressDefinitions } from './progress-definitions.js';
 import type { RankIndex } from './rank-index.js';
 import { decodeRankKey, encodeRankKey, isRankKey, type RankRecord } from './rank-key.js';
 
+/** One player's record on a board, as queries answer it. */
 export interface LeaderboardRecord {
   /** 1 is first; ties rank by who reached the score first. */
   rank: number;
   accountId: string;
+  /** The account's display name (null until it picks one). */
   displayName: string | null;
+  /** The player's best score of the period, by the board's order. */
   score: number;
   /** When this score was reached, unix ms. */
   at: number;
 }
 
+/** What a query answers: the board, the period answered, its records in rank order. */
 export interface LeaderboardRecords {
   board: string;
+  /** 0 for a board that never resets, else its day, week, month or season number. */
   period: number;
   records: LeaderboardRecord[];
   /** For the next page of top(), or null at the end. */
   next: string | null;
 }
 
+/** Which records a query answers. */
 export interface LeaderboardQuery {
   /** The current period (default), the one before it, or a period's number. */
   period?: 'current' | 'previous' | number;
@@ -48,6 +54,7 @@ export interface LeaderboardQuery {
   cursor?: string;
 }
 
+/** The leaderboards' server-side API (gamer.leaderboards): scores from game servers only. */
 export interface GamerLeaderboards {
   /** Keeps `score` when it beats the player's record of the board's current period. */
   submit(board: string, accountId: string, score: number): Promise<{ period: number; improved: boolean }>;
@@ -55,6 +62,7 @@ export interface GamerLeaderboards {
   newSeason(board: string): Promise<{ ended: number; started: number }>;
   /** The board's current period. */
   currentPeriod(board: string): Promise<number>;
+  /** The best records, a page at a time (`cursor` from the last page's `next`). */
   top(board: string, query?: LeaderboardQuery): Promise<LeaderboardRecords>;
   /** The player and `limit` records above and below it (no records when it has none). */
   around(board: string, accountId: string, query?: LeaderboardQuery): Promise<LeaderboardRecords>;

@@ -10,6 +10,7 @@ import type { GamerTables } from '../gamer-tables.js';
 import { checkAccountId, rethrowMissingAccount } from './leaderboards.js';
 import type { ProgressDefinitions } from './progress-definitions.js';
 
+/** The achievements' server-side API (gamer.achievements). */
 export interface GamerAchievements {
   /** Unlocks `id` for the player; true when this call unlocked it (false: it already was). */
   unlock(accountId: string, id: string): Promise<boolean>;

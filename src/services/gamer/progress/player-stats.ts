@@ -10,6 +10,7 @@ import { checkAccountId, type Leaderboards, type RankOffer, rethrowMissingAccoun
 import { type PlayerAchievements, unlockIn } from './player-achievements.js';
 import type { ProgressDefinitions, StatKind } from './progress-definitions.js';
 
+/** What a stats update answers. */
 export interface StatUpdate {
   /** Each updated stat's value after the update. */
   values: Record<string, number>;
@@ -17,6 +18,7 @@ export interface StatUpdate {
   unlocked: string[];
 }
 
+/** The stats' server-side API (gamer.stats): updates from game servers only. */
 export interface GamerStats {
   /** Folds `changes` into the player's stats by their kinds, atomically (from game servers only). */
   update(accountId: string, changes: Readonly<Record<string, number>>): Promise<StatUpdate>;

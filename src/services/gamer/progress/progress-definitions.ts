@@ -9,7 +9,9 @@ export type StatKind = 'sum' | 'max' | 'min' | 'last';
 
 /** Unlocked when `stat` reaches `atLeast` (in the update that crosses it), or, without `stat`, by unlock(). */
 export interface AchievementDefinition {
+  /** The stat whose value unlocks it (omitted: unlocked by achievements.unlock() only). */
   stat?: string;
+  /** The value of `stat` that unlocks it (needed with `stat`). */
   atLeast?: number;
 }
 
@@ -21,6 +23,7 @@ export interface LeaderboardDefinition {
   stat?: string;
   /** 'desc': highest first (default; 'asc' for a 'min' stat), 'asc': lowest first. */
   order?: 'asc' | 'desc';
+  /** When the board starts over (default 'never'); old periods stay readable. */
   reset?: LeaderboardReset;
 }
 
