@@ -32,6 +32,7 @@ import { runCapacity } from './suites/capacity.js';
 import { runClientDecode } from './suites/client-decode.js';
 import { runCrc32 } from './suites/crc32.js';
 import { runFloat32 } from './suites/float32.js';
+import { runGamerProgress } from './suites/gamer-progress.js';
 import { runGamerSocial } from './suites/gamer-social.js';
 import { runHandshake } from './suites/handshake.js';
 import { runInspector } from './suites/inspector.js';
@@ -95,6 +96,7 @@ const SUITES: Record<string, (ctx: SuiteContext) => void | Promise<void>> = {
   'room-spectators': runRoomSpectators,
   replay: runReplay,
   'gamer-accounts': runGamerAccounts,
+  'gamer-progress': runGamerProgress,
   'gamer-social': runGamerSocial,
 };
 

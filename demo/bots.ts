@@ -9,8 +9,18 @@ import { arena } from './game.js';
 import { botInput } from './steer.js';
 
 type ArenaClient = Awaited<ReturnType<typeof join>>;
-const join = (url: string, transport: 'udp' | 'websocket') =>
-  GameClient.connect(arena, url, { transport, WebSocket });
+/** Joins as a guest of the game, or with a backend session (the bot's account) when given one. */
+const join = (url: string, transport: 'udp' | 'websocket', session: string | null) =>
+  GameClient.connect(arena, url, {
+    transport,
+    WebSocket,
+    ...(session === null
+      ? {}
+      : {
+          fetch: (input: string, init?: RequestInit) =>
+            fetch(input, { ...init, headers: { authorization: `Bearer ${session}` } }),
+        }),
+  });
 
 export class DemoBots {
   private readonly timer: ReturnType<typeof setInterval>;
@@ -29,9 +39,16 @@ export class DemoBots {
     }, 1000 / 60);
   }
 
-  /** `count` bots joined to the game server at `url` over `transport`. */
-  static async join(url: string, count: number, transport: 'udp' | 'websocket'): Promise<DemoBots> {
-    return new DemoBots(await Promise.all(Array.from({ length: count }, () => join(url, transport))));
+  /** `count` bots joined to the game server at `url` over `transport`, with `sessions[n]` when given. */
+  static async join(
+    url: string,
+    count: number,
+    transport: 'udp' | 'websocket',
+    sessions: readonly string[] = [],
+  ): Promise<DemoBots> {
+    return new DemoBots(
+      await Promise.all(Array.from({ length: count }, (_, n) => join(url, transport, sessions[n] ?? null))),
+    );
   }
 
   /** Bots connected now. */
@@ -84,12 +101,13 @@ export function joinDemoBots(
   count: number,
   options: DemoServeOptions,
   close: () => Promise<void>,
+  sessions: readonly string[] = [],
 ): Promise<DemoBots> {
   // A server on 0.0.0.0 with no public address names 0.0.0.0 in its tokens: a UDP reply comes from
   // another address than that, which a netcode client drops; WebSocket peers are named apart.
   const unspecified =
     (options.host === '0.0.0.0' || options.host === '::') && options.publicAddress === undefined;
-  return DemoBots.join(url, count, unspecified ? 'websocket' : 'udp').catch(async (error) => {
+  return DemoBots.join(url, count, unspecified ? 'websocket' : 'udp', sessions).catch(async (error) => {
     await close();
     throw error;
   });

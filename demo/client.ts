@@ -17,7 +17,7 @@ import {
 } from '../src/transport/index.js';
 import { drawScene, type Scene } from './draw.js';
 import { type ArenaInput, arena } from './game.js';
-import { signInToDemo } from './gamer-panel.js';
+import { installGamerPanel, signInToDemo } from './gamer-panel.js';
 import { installNetworkPanel, type LinkControl } from './network-panel.js';
 import { installReplayView } from './replay-view.js';
 import { SpectatorCamera } from './spectator.js';
@@ -169,6 +169,8 @@ async function main(): Promise<void> {
   );
   const replayView = installReplayView(client, document.querySelector('main')!);
   Object.assign(window, { ghostwireReplay: replayView.status });
+  if (account !== null)
+    Object.assign(window, { ghostwireGamer: installGamerPanel(account, document.querySelector('main')!) });
   /** Zapped orbs, by entity id: when their ring stops being drawn. */
   const flashing = new Map<number, number>();
   client.on('zapped', ({ by, orb }) => {

@@ -16,6 +16,7 @@ import {
   type GamerServices,
   openGamerServices,
 } from '../src/services/index.js';
+import type { DemoAccountHooks } from './rules.js';
 
 /** Where the demo's API lives on its port. */
 export const DEMO_API_PREFIX = '/api';
@@ -23,6 +24,12 @@ export const DEMO_API_PREFIX = '/api';
 export interface DemoGamer {
   readonly gamer: GamerServices;
   readonly backend: Backend;
+  /** For the rules: a signed-in player's hits count on the zaps leaderboard. */
+  readonly hooks: DemoAccountHooks;
+  /** Calls to the services that failed (logged once each kind; the game plays on). */
+  readonly failures: number;
+  /** Sessions for `count` bots, each its own account named "Bot n" (the same accounts at each start). */
+  botSessions(count: number): Promise<string[]>;
   /** Answers a request under /api (true), or leaves it alone (false). */
   serve(request: IncomingMessage, response: ServerResponse): boolean;
   /** GameServer's auth: a Bearer session makes the player that account; without one, a guest of the game. */
@@ -30,8 +37,22 @@ export interface DemoGamer {
   close(): Promise<void>;
 }
 
+/** The demo's stat and its leaderboard: orbs zapped, all time. */
+export const DEMO_GAMER_OPTIONS = {
+  stats: { zaps: 'sum' },
+  leaderboards: { zaps: { stat: 'zaps', order: 'desc', reset: 'never' } },
+} as const;
+
 export async function startDemoGamer(protocolId: bigint): Promise<DemoGamer> {
-  const gamer = await openGamerServices();
+  const gamer = await openGamerServices(DEMO_GAMER_OPTIONS);
+  let failures = 0;
+  const seen = new Set<string>();
+  const failed = (what: string) => (error: unknown) => {
+    failures++;
+    if (seen.has(what)) return;
+    seen.add(what);
+    console.error(`demo: gamer services: ${what} failed (the game plays on):`, error);
+  };
   const directory = new EmbeddedDirectory();
   const backend = createBackend({
     directory,
@@ -43,9 +64,40 @@ export async function startDemoGamer(protocolId: bigint): Promise<DemoGamer> {
   const root = new Hono();
   root.route(DEMO_API_PREFIX, backend.app);
   const listener = getRequestListener(root.fetch);
+  const call = async (path: string, body: unknown, session?: string) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (session !== undefined) headers.authorization = `Bearer ${session}`;
+    const response = await backend.app.request(path, {
+      method: path === '/account' ? 'PATCH' : 'POST',
+      headers,
+      body: JSON.stringify(body),
+    });
+    const answer = (await response.json()) as { session?: string; error?: string };
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${answer.error}`);
+    return answer;
+  };
   return {
     gamer,
     backend,
+    get failures() {
+      return failures;
+    },
+    hooks: {
+      joined() {},
+      left() {},
+      hit(userId) {
+        gamer.stats.update(userId, { zaps: 1 }).catch(failed('a zap on the leaderboard'));
+      },
+    },
+    async botSessions(count) {
+      return Promise.all(
+        Array.from({ length: count }, async (_, n) => {
+          const { session } = await call('/auth', { device: `demo-bot-${String(n + 1).padStart(8, '0')}` });
+          await call('/account', { displayName: `Bot ${n + 1}` }, session).catch(() => {});
+          return session!;
+        }),
+      );
+    },
     serve(request, response) {
       const path = request.url ?? '';
       if (path !== DEMO_API_PREFIX && !path.startsWith(`${DEMO_API_PREFIX}/`)) return false;

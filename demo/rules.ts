@@ -56,19 +56,40 @@ export function wanderOrbs(game: OnInput[0], random: () => number): void {
   }
 }
 
-/** The rules, with a seed for the orbs, the zaps counted into `zaps` and each onTick's milliseconds to `timed`. */
-export function demoRules(seed: number, zaps: ZapCount, timed: (ms: number) => void) {
+/** What the rules tell the demo's gamer services of each signed-in player (demo/gamer.ts). */
+export interface DemoAccountHooks {
+  joined(userId: string): void;
+  left(userId: string): void;
+  /** Its zap hit an orb: one more on the zaps leaderboard. */
+  hit(userId: string): void;
+}
+
+/**
+ * The rules, with a seed for the orbs, the zaps counted into `zaps`, each onTick's milliseconds to
+ * `timed`, and signed-in players' joins, leaves and hits to `accounts`.
+ */
+export function demoRules(
+  seed: number,
+  zaps: ZapCount,
+  timed: (ms: number) => void,
+  accounts: DemoAccountHooks | null = null,
+) {
   const random = prng(seed);
   const somewhere = () => ({ x: random() * ARENA, y: random() * ARENA });
   return arena.rules({
     onJoin(_game, player) {
       player.spawn({ x: ARENA / 2, y: ARENA / 2, score: 0, cooldown: 0 });
+      if (player.userId !== null) accounts?.joined(player.userId);
+    },
+    onLeave(_game, player) {
+      if (player.userId !== null) accounts?.left(player.userId);
     },
     onInput(game, player, input) {
       const hit = zap(game, player, input, somewhere);
       if (hit === null) return;
       zaps.zaps++;
       if (hit) zaps.hits++;
+      if (hit && player.userId !== null) accounts?.hit(player.userId);
     },
     onTick(game) {
       const started = performance.now();

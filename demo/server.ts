@@ -72,7 +72,12 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   const zaps: ZapCount = { zaps: 0, hits: 0 };
   let stats: DemoStats | null = null;
   let recording: Recorder | null = null;
-  const rules = demoRules(options.seed ?? (Math.random() * 2 ** 32) >>> 0, zaps, (ms) => stats?.timed(ms));
+  const rules = demoRules(
+    options.seed ?? (Math.random() * 2 ** 32) >>> 0,
+    zaps,
+    (ms) => stats?.timed(ms),
+    gamer.hooks,
+  );
   let inspected: GameServer | null = null;
   const http = demoHttp(
     assets,
@@ -100,7 +105,12 @@ export async function startDemoServer(options: DemoServerOptions = {}): Promise<
   });
   recording = game.record({ keepSeconds: REPLAY_KEEP_SECONDS });
   inspected = game;
-  const bots = await joinDemoBots(game.url, count, options, () => game.close());
+  // Each bot is an account of its own ("Bot n"), so the leaderboard has players from the start.
+  const sessions = await gamer.botSessions(count).catch(async (error) => {
+    await Promise.all([game.close(), gamer.close()]);
+    throw error;
+  });
+  const bots = await joinDemoBots(game.url, count, options, () => game.close(), sessions);
   stats = new DemoStats({ server: game, bots: () => bots.numbers() });
   let closing: Promise<void> | null = null;
   return {

@@ -121,9 +121,16 @@ export {
   type Seated,
 } from './join/backend-client.js';
 export { AccountsClient, type AccountView, type SignInWith } from './join/gamer/accounts-client.js';
+export { AchievementsClient, type UnlockedAchievement } from './join/gamer/achievements-client.js';
 export { type DeviceIdStore, newDeviceId, storedDeviceId } from './join/gamer/device-id.js';
 export { type EventSubscribeOptions, EventsClient } from './join/gamer/events-client.js';
 export { FriendsClient } from './join/gamer/friends-client.js';
+export {
+  type LeaderboardEntry,
+  type LeaderboardPage,
+  type LeaderboardPeriod,
+  LeaderboardsClient,
+} from './join/gamer/leaderboards-client.js';
 export { PresenceClient } from './join/gamer/presence-client.js';
 export type {
   Friend,
@@ -134,6 +141,7 @@ export type {
   PresenceView,
   RelationState,
 } from './join/gamer/social-types.js';
+export { StatsClient } from './join/gamer/stats-client.js';
 export { StorageClient, type StoragePutResult, type StoredDocument } from './join/gamer/storage-client.js';
 export { GamerClient } from './join/gamer-client.js';
 // `TransportKind` here is the backend's ('udp' | 'websocket' | 'webrtc'), a superset of the one

@@ -16,11 +16,19 @@ export {
   type Seated,
 } from '../join/backend-client.js';
 export { AccountsClient, type AccountView, type SignInWith } from '../join/gamer/accounts-client.js';
+export { AchievementsClient, type UnlockedAchievement } from '../join/gamer/achievements-client.js';
 export { type DeviceIdStore, newDeviceId, storedDeviceId } from '../join/gamer/device-id.js';
 export { type EventSubscribeOptions, EventsClient } from '../join/gamer/events-client.js';
 export { FriendsClient } from '../join/gamer/friends-client.js';
+export {
+  type LeaderboardEntry,
+  type LeaderboardPage,
+  type LeaderboardPeriod,
+  LeaderboardsClient,
+} from '../join/gamer/leaderboards-client.js';
 export { PresenceClient } from '../join/gamer/presence-client.js';
 export type { Friend } from '../join/gamer/social-types.js';
+export { StatsClient } from '../join/gamer/stats-client.js';
 export { StorageClient, type StoragePutResult, type StoredDocument } from '../join/gamer/storage-client.js';
 export { GamerClient } from '../join/gamer-client.js';
 export type { PeerSessionAnswer } from '../join/peer-session-answer.js';
@@ -74,6 +82,20 @@ export {
   openGamerServices,
 } from './gamer/gamer-services.js';
 export type { GamerEvent } from './gamer/player-events.js';
+export type {
+  GamerLeaderboards,
+  LeaderboardQuery,
+  LeaderboardRecord,
+  LeaderboardRecords,
+} from './gamer/progress/leaderboards.js';
+export type { GamerAchievements } from './gamer/progress/player-achievements.js';
+export type { GamerStats, StatUpdate } from './gamer/progress/player-stats.js';
+export type {
+  AchievementDefinition,
+  LeaderboardDefinition,
+  LeaderboardReset,
+  StatKind,
+} from './gamer/progress/progress-definitions.js';
 export type { FriendPage, FriendRow, FriendState, RelationState } from './gamer/social/friends.js';
 export type { PresenceSetting } from './gamer/social/presence.js';
 export type { PresenceState, PresenceView } from './gamer/social/presence-store.js';

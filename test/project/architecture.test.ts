@@ -109,6 +109,10 @@ function kebab(name: string): string {
  */
 const MS_NAME_EXCEPTIONS: Record<string, string> = {
   'replication/replication-server.ts flow': 'the flow-mode options object; its fields carry the unit',
+  // The gamer services' records and events name their point in time `at` (unix ms), as GamerEvent does.
+  'join/gamer/achievements-client.ts at': 'a point in time, unix ms, like ...At',
+  'join/gamer/leaderboards-client.ts at': 'a point in time, unix ms, like ...At',
+  'services/gamer/progress/leaderboards.ts at': 'a point in time, unix ms, like ...At',
 };
 
 /**
@@ -135,6 +139,10 @@ const COUNTER_FIELD_EXCEPTIONS = new Set([
   'replication/event-hub.ts',
   'transport/network-simulator.ts',
   'latency/input-buffer.ts',
+  // The gamer services' players' stats (game statistics, not counters): gamer.stats, openGamerServices({ stats }).
+  'join/gamer-client.ts',
+  'services/gamer/gamer-services.ts',
+  'services/gamer/progress/progress-definitions.ts',
 ]);
 
 const files = sources(src).map((path) => {

@@ -18,6 +18,16 @@ import type { GamerContext } from './gamer-context.js';
 import { type GamerDatabase, type GamerDatabaseOptions, openGamerDatabase } from './gamer-database.js';
 import { type GamerRedisOptions, openGamerRedis } from './gamer-redis.js';
 import { MemoryPlayerEvents } from './memory-player-events.js';
+import { openGamerProgress } from './progress/gamer-progress.js';
+import type { GamerLeaderboards } from './progress/leaderboards.js';
+import type { GamerAchievements } from './progress/player-achievements.js';
+import type { GamerStats } from './progress/player-stats.js';
+import {
+  type AchievementDefinition,
+  type LeaderboardDefinition,
+  progressDefinitions,
+  type StatKind,
+} from './progress/progress-definitions.js';
 import { RedisPlayerEvents } from './social/redis-player-events.js';
 import { type GamerFriends, type GamerPresence, openSocial } from './social/social.js';
 import { type SocialLimits, socialLimits } from './social/social-limits.js';
@@ -39,6 +49,12 @@ export interface GamerServicesOptions {
   identities?: Readonly<Record<string, IdentityVerifier>>;
   /** Player storage's limits over the defaults (16 KiB a value, 256 documents a player …). */
   storage?: Partial<StorageLimits>;
+  /** The game's stats by name and how each folds updates: { zaps: 'sum', bestLapMs: 'min' }. */
+  stats?: Readonly<Record<string, StatKind>>;
+  /** Achievements by id: on a stat threshold ({ stat: 'zaps', atLeast: 100 }) or unlocked by a server ({}). */
+  achievements?: Readonly<Record<string, AchievementDefinition>>;
+  /** Leaderboards by name: fed by a stat or by servers' submit(), with their order and reset. */
+  leaderboards?: Readonly<Record<string, LeaderboardDefinition>>;
   /** Friends, presence and event stream limits (docs/gamer-services.md, Limits). */
   social?: Partial<SocialLimits>;
 }
@@ -50,6 +66,12 @@ export interface GamerServices {
   readonly accounts: GamerAccounts;
   /** Player storage: read and write any player's documents, 'server' ones too. */
   readonly storage: GamerStorage;
+  /** Stats: update (game servers only) and read. */
+  readonly stats: GamerStats;
+  /** Achievements: unlock one explicitly, list a player's. */
+  readonly achievements: GamerAchievements;
+  /** Leaderboards: submit (game servers only), new seasons, queries. */
+  readonly leaderboards: GamerLeaderboards;
   /** Friends, for room code: list(accountId), areFriends(a, b). */
   readonly friends: GamerFriends;
   /** Presence, for room code: set(accountId, { state: 'in-match', roomId }), clear, get. */
@@ -87,6 +109,7 @@ export function mountGamerRoutes(
 export async function openGamerServices(options: GamerServicesOptions = {}): Promise<GamerServices> {
   if (options === null || typeof options !== 'object')
     throw new TypeError('openGamerServices: options must be an object');
+  progressDefinitions(options); // a misdeclared stat throws before a database opens
   const database = await openGamerDatabase(options.database);
   try {
     return await openGamerServicesOn(database, options);
@@ -103,6 +126,7 @@ export async function openGamerServicesOn(
 ): Promise<GamerServices> {
   const nowMs = options.nowMs ?? Date.now;
   if (typeof nowMs !== 'function') throw new TypeError('openGamerServices: nowMs must be a function');
+  const progressDefined = progressDefinitions(options);
   const identities = checkIdentities(options.identities);
   const limits = storageLimits(options.storage);
   socialLimits(options.social); // misuse throws before any connection opens
@@ -111,12 +135,16 @@ export async function openGamerServicesOn(
   const context: GamerContext = { db: database.db, redis, events, nowMs };
   const accounts = new AccountStore(context, identities);
   const storage = new PlayerStorage(context, limits);
+  const progress = openGamerProgress(context, progressDefined);
   const social = openSocial(context, options.social);
   let closed: Promise<void> | null = null;
   const gamer: GamerServices = {
     databaseKind: database.kind,
     accounts,
     storage,
+    stats: progress.playerStats,
+    achievements: progress.achievements,
+    leaderboards: progress.leaderboards,
     friends: social.friends,
     presence: social.presence,
     close() {
@@ -135,6 +163,7 @@ export async function openGamerServicesOn(
     const session = banCheckedSession(signedIn, accounts);
     addAccountRoutes(app, session, accounts);
     addStorageRoutes(app, session, storage);
+    progress.install(app, session);
     social.install(app, session);
   });
   return gamer;
