@@ -18,6 +18,9 @@ import {
 } from '../src/services/index.js';
 import type { DemoAccountHooks } from './rules.js';
 
+/** How often the bots accept the friend requests they were sent. */
+const BOT_ACCEPT_MS = 2000;
+
 /** Where the demo's API lives on its port. */
 export const DEMO_API_PREFIX = '/api';
 
@@ -76,6 +79,15 @@ export async function startDemoGamer(protocolId: bigint): Promise<DemoGamer> {
     if (!response.ok) throw new Error(`${path}: ${response.status} ${answer.error}`);
     return answer;
   };
+  const acceptRequests = async (session: string) => {
+    const headers = { authorization: `Bearer ${session}` };
+    const page = await backend.app.request('/friends?state=received&limit=50', { headers });
+    if (!page.ok) throw new Error(`/friends: ${page.status}`);
+    const { items } = (await page.json()) as { items: { accountId: string }[] };
+    for (const { accountId } of items)
+      await backend.app.request(`/friends/${accountId}`, { method: 'POST', headers });
+  };
+  let befriending: ReturnType<typeof setInterval> | null = null;
   return {
     gamer,
     backend,
@@ -83,20 +95,34 @@ export async function startDemoGamer(protocolId: bigint): Promise<DemoGamer> {
       return failures;
     },
     hooks: {
-      joined() {},
-      left() {},
+      // In the arena: friends see "in match"; leaving ends it (online while the page is open).
+      joined(userId) {
+        gamer.presence.set(userId, { state: 'in-match', roomId: 'arena' }).catch(failed('presence'));
+      },
+      left(userId) {
+        gamer.presence.clear(userId).catch(failed('presence'));
+      },
       hit(userId) {
         gamer.stats.update(userId, { zaps: 1 }).catch(failed('a zap on the leaderboard'));
       },
     },
     async botSessions(count) {
-      return Promise.all(
+      const sessions = await Promise.all(
         Array.from({ length: count }, async (_, n) => {
-          const { session } = await call('/auth', { device: `demo-bot-${String(n + 1).padStart(8, '0')}` });
+          // A device id of this start only: the data is in memory, new at each start.
+          const { session } = await call('/auth', {
+            device: `demo-bot-${randomBytes(12).toString('base64url')}`,
+          });
           await call('/account', { displayName: `Bot ${n + 1}` }, session).catch(() => {});
           return session!;
         }),
       );
+      // The bots accept every friend request, so a lone visitor can have friends to see in the arena.
+      befriending = setInterval(() => {
+        for (const session of sessions) acceptRequests(session).catch(failed('a bot accepting friends'));
+      }, BOT_ACCEPT_MS);
+      befriending.unref();
+      return sessions;
     },
     serve(request, response) {
       const path = request.url ?? '';
@@ -111,6 +137,7 @@ export async function startDemoGamer(protocolId: bigint): Promise<DemoGamer> {
       return session === null ? 'session refused: sign in again' : { userId: session.userId };
     },
     async close() {
+      if (befriending !== null) clearInterval(befriending);
       await backend.close();
       await directory.close();
       await gamer.close();
