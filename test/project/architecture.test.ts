@@ -208,6 +208,13 @@ const isOptional = (spec: string): boolean =>
 const LAZY_IMPORTS = new Map([
   // GameServer loads the browser transports' modules only to serve them.
   ['game/server-transports.ts', 'test/game/game-optional-packages.test.ts'],
+  // The gamer services load their store's packages when opened, not with ghostwire/services.
+  ['services/gamer/gamer-database.ts', 'test/services/gamer-optional-packages.test.ts'],
+  ['services/gamer/gamer-migrations.ts', 'test/services/gamer-optional-packages.test.ts'],
+  ['services/gamer/social/friends.ts', 'test/services/gamer-optional-packages.test.ts'],
+  ['services/gamer/gamer-redis.ts', 'test/services/gamer-optional-packages.test.ts'],
+  // ioredis loads when a RedisDirectory is made.
+  ['services/redis-directory.ts', 'test/services/gamer-optional-packages.test.ts'],
 ]);
 
 /** Every source an entry loads at run time (following relative imports) and the packages they import. */
@@ -396,6 +403,13 @@ describe('architecture', () => {
     );
     const optional = [...packages].filter(isOptional);
     assert.deepEqual(optional, [], `ghostwire/node loads ${optional.join(', ')}`);
+  });
+
+  it("ghostwire/services loads the gamer services' stores only when they are opened (no kysely, pg, PGlite or ioredis at import)", () => {
+    const { visited, packages } = moduleGraph('services/index.ts');
+    assert.ok(visited.has('services/gamer/social/friends.ts'), 'the walk reaches the gamer services');
+    const stores = [...packages].filter((p) => /^(kysely|pg|@electric-sql\/|ioredis)(\/|$)/.test(p));
+    assert.deepEqual(stores, [], `ghostwire/services loads ${stores.join(', ')} at import`);
   });
 
   it('the check can fail: the walk finds ws under ghostwire/websocket and hono under ghostwire/webrtc', () => {

@@ -6,7 +6,7 @@
  * A blocked player is never told: their request is answered as any request and stays pending on
  * their side only, reaching the blocker not at all.
  */
-import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { Refusal } from '../../backend-refusal.js';
 import type { GamerContext } from '../gamer-context.js';
 import type { GamerTables } from '../gamer-tables.js';
@@ -262,6 +262,8 @@ export class Friends {
       theirs: number | null,
     ) => Promise<{ state: RelationState; notice: Notice }>,
   ): Promise<{ state: RelationState; notice: Notice }> {
+    // kysely is an optional package, loaded with the database (never when ghostwire/services is imported).
+    const { sql } = await import('kysely');
     return this.context.db.transaction().execute(async (trx) => {
       // Locks in the order of their keys (not of the ids): two keys that collide are one lock.
       const keys = [...new Set([lockKey(accountId), lockKey(otherId)])].sort((x, y) => x - y);
