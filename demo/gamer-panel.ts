@@ -24,7 +24,8 @@ export async function signInToDemo(status: { accountId: string | null }): Promis
     if ((await gamer.accounts.get()).displayName === null)
       for (let attempt = 0; attempt < 3; attempt++) {
         const name = `Player ${1000 + Math.floor(Math.random() * 9000)}`;
-        if (await gamer.accounts.rename(name).then(() => true, () => false)) break;
+        const renamed = await gamer.accounts.rename(name).catch(() => null);
+        if (renamed !== null) break;
       }
     return { gamer, accountId, session };
   } catch {
