@@ -132,8 +132,9 @@ async function fetchZoneGrid(): Promise<DemoZoneGrid | null> {
 async function main(): Promise<void> {
   const zones = await fetchZoneGrid();
   status.zones = zones === null ? null : { columns: zones.columns, rows: zones.rows };
-  // A player signs in first, so the server counts its zaps for its account; a spectator does not.
-  const account = spectate ? null : await signInToDemo(status);
+  // A player signs in first, so the server counts its zaps for its account; a spectator does not,
+  // nor a page of the zoned demo (it has no gamer services).
+  const account = spectate || zones !== null ? null : await signInToDemo(status);
   const join = (await (
     await fetch(new URL(spectate ? '/ghostwire/join?spectate' : '/ghostwire/join', location.href), {
       headers: account === null ? {} : { authorization: `Bearer ${account.session}` },

@@ -1,7 +1,8 @@
 /**
  * The page's side of the demo's gamer services: it signs in with the device id it keeps in
  * localStorage (the same account after a reload), so its zaps count for that account. A server
- * without them (the zoned demo) answers 404: the page then plays as a guest of the game.
+ * without them (the zoned demo: the page knows it by its zone grid) is not asked: the page plays as
+ * a guest of the game.
  */
 import { BackendClient, GamerClient, storedDeviceId } from '../src/browser.js';
 
