@@ -19,8 +19,10 @@ export {
   GameServer,
   type GameServerOptions,
   type GameServerStats,
+  type KillcamResult,
   type RelevancyOptions,
 } from './game/game-server.js';
+export type { KillcamStats } from './game/killcam-queue.js';
 export type { GameSimulation, GameSimulationStats } from './game/game-simulation.js';
 export type { JoinVerdict } from './game/join-endpoint.js';
 export type { GameTransportKind } from './game/server-transports.js';
