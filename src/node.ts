@@ -22,9 +22,9 @@ export {
   type KillcamResult,
   type RelevancyOptions,
 } from './game/game-server.js';
-export type { KillcamStats } from './game/killcam-queue.js';
 export type { GameSimulation, GameSimulationStats } from './game/game-simulation.js';
 export type { JoinVerdict } from './game/join-endpoint.js';
+export type { KillcamStats } from './game/killcam-queue.js';
 export type { GameTransportKind } from './game/server-transports.js';
 export type { SpawnStats } from './game/spawn-judge.js';
 export type { SpectatorDelayStats } from './game/spectator-delay.js';

@@ -124,7 +124,9 @@ export class GameServer {
       throw new TypeError(`${where}: rules must be what game.rules(...) returned`);
     const killcamBudgetMs = options.killcamBudgetMs ?? 2;
     if (!(Number.isFinite(killcamBudgetMs) && killcamBudgetMs >= 0))
-      throw new RangeError(`${where}: killcamBudgetMs must be a number of milliseconds >= 0, got ${killcamBudgetMs}`);
+      throw new RangeError(
+        `${where}: killcamBudgetMs must be a number of milliseconds >= 0, got ${killcamBudgetMs}`,
+      );
     const host = await GameHost.start(
       where,
       rules.game,

@@ -34,7 +34,9 @@ export class RecordingCut {
   /** The clip's .gwr bytes; throws until `done`. */
   get bytes(): Uint8Array {
     if (this.output === null)
-      throw new Error(`RecordingCut.bytes: ${this.cancelled ? 'the cut was cancelled' : 'the cut is not done: step() on'}`);
+      throw new Error(
+        `RecordingCut.bytes: ${this.cancelled ? 'the cut was cancelled' : 'the cut is not done: step() on'}`,
+      );
     return this.output;
   }
 
