@@ -205,12 +205,7 @@ export class Recorder {
     const header = { ...this.header, startTick };
     const view = this.source.view;
     if (viewOf === undefined || view === undefined || kept.length === 0) {
-      return new RecordingCut(
-        (function* whole(): Generator<void, Uint8Array> {
-          return encodeReplay(header, kept);
-        })(),
-        () => {},
-      );
+      return new RecordingCut({ next: () => ({ done: true, value: encodeReplay(header, kept) }) }, () => {});
     }
     // The ViewClip (as big as the world) is taken at the first step, so pending cuts hold only chunks.
     let clip: ViewClip | null = null;
