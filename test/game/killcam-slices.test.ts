@@ -7,11 +7,16 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import '../../src/node.js';
+import { GameClient } from '../../src/game/game-client.js';
+import { GameServer } from '../../src/game/game-server.js';
 import { KillcamQueue, type KillcamResult } from '../../src/game/killcam-queue.js';
+import { KILLCAM_HEAD_BYTES } from '../../src/game/killcam-wire.js';
 import { prng } from '../../src/random/prng.js';
 import { defineEntity, type Entity, ReplicationServer, ServerWorld } from '../../src/replication/index.js';
 import { t } from '../../src/schema/schema.js';
 import { testSeed } from '../support/seed.js';
+import { arena, arenaRules, emptyLog, play, STILL } from '../support/test-game.js';
 
 type P = { x: number; y: number };
 const coord = t.float(0, 512, 1 / 64);
@@ -183,5 +188,69 @@ describe('kill-cams cut in slices', () => {
       sent: false,
       reason: 'closed',
     });
+  });
+
+  it('GameServer: one slice a tick with a budget of 0, the clip the one-shot cut, a leaving viewer cancels', async () => {
+    await assert.rejects(
+      GameServer.start(arenaRules(emptyLog()), { port: 0, transports: ['udp'], killcamBudgetMs: -1 }),
+      /killcamBudgetMs must be a number of milliseconds >= 0/,
+    );
+    const server = await GameServer.start(arenaRules(emptyLog()), {
+      port: 0,
+      transports: ['udp'],
+      killcamBudgetMs: 0,
+      relevancy: { radius: 50, bounds: [-256, -256, 256, 256] }, // a view to cut: slices
+    });
+    const recording = server.record({ keepSeconds: 4, keyframeSeconds: 1 });
+    const client = await GameClient.connect(arena, server.url);
+    const blocks: Uint8Array[] = [];
+    const sendBlock = server.messages.sendBlock.bind(server.messages);
+    server.messages.sendBlock = (index, channel, block) => {
+      blocks.push(block);
+      return sendBlock(index, channel, block);
+    };
+    try {
+      await play(
+        [client],
+        () => STILL,
+        'a second recorded',
+        10000,
+        () => recording.lastTick > 40,
+      );
+      const player = server.simulation.players[0];
+      const oneShot = recording.save({ seconds: 1, viewOf: player.entity!.id });
+      const before = server.stats();
+      const pending = server.killcam(player, { seconds: 1, follow: player.entity });
+      assert.equal(server.stats().killcamsPending, 1);
+      let result: KillcamResult | null = null;
+      void pending.then((r) => {
+        result = r;
+      });
+      await play(
+        [client],
+        () => STILL,
+        'the kill-cam sent',
+        10000,
+        () => result !== null,
+      );
+      const sent = result as KillcamResult | null;
+      assert.ok(sent?.sent === true, `sent: ${JSON.stringify(sent)}`);
+      const after = server.stats();
+      const slices = after.killcamSlices - before.killcamSlices;
+      assert.equal(after.killcamTicks - before.killcamTicks, slices, 'one slice a tick');
+      assert.ok(slices > 30 && sent.ticks >= slices, `${slices} slices over ${sent.ticks} ticks`);
+      assert.deepEqual(blocks.at(-1)!.subarray(KILLCAM_HEAD_BYTES), oneShot, 'the one-shot clip');
+      assert.equal(sent.bytes, blocks.at(-1)!.length);
+
+      const cancelled = server.killcam(player, { seconds: 1, follow: player.entity });
+      const sentBefore = server.stats().killcamsSent;
+      client.close();
+      assert.deepEqual(await cancelled, { sent: false, reason: 'viewer-left' });
+      assert.equal(server.stats().killcamsSent, sentBefore, 'nothing sent to the viewer who left');
+      assert.equal(server.stats().killcamsPending, 0);
+    } finally {
+      client.close();
+      await server.close();
+    }
   });
 });
