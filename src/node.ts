@@ -56,6 +56,7 @@ export {
   type MessageOf,
   type PredictMode,
   type Recorder,
+  type RecordingCut,
   ReplayError,
   type ReplayPlayer,
   type Schema,
