@@ -112,7 +112,15 @@ export class KillcamQueue {
     do {
       const job = this.jobs[0];
       const t0 = now();
-      const done = job.cut.step();
+      let done: boolean;
+      try {
+        done = job.cut.step();
+      } catch (error) {
+        // A bug, never input (the recording is the server's own): the job goes, so it cannot
+        // block the queue, and the host reports the error.
+        this.drop(0, 'closed');
+        throw error;
+      }
       const t1 = now();
       this.sliceMs = t1 - t0;
       elapsed = t1 - start;
