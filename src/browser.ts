@@ -315,6 +315,7 @@ export {
   type ReceivedEvent,
   Recorder,
   type RecorderOptions,
+  RecordingCut,
   type RelevanceFilter,
   type ReplayChunk,
   ReplayError,

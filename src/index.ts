@@ -36,6 +36,7 @@ export type { Box, Circle, Shape } from './game/shapes.js';
 // Recordings and kill-cams: GameServer.record() gives a Recorder, GameClient.openReplay a ReplayPlayer.
 export type { ReplayPlayer } from './latency/replay-player.js';
 export type { Recorder } from './replication/recording/recorder.js';
+export type { RecordingCut } from './replication/recording/recording-cut.js';
 export { ReplayError } from './replication/recording/replay-error.js';
 // The schema builder: a game declares its entity states and inputs with it.
 export { type Infer, type Schema, SchemaValueError, t } from './schema/index.js';

@@ -19,10 +19,12 @@ export {
   GameServer,
   type GameServerOptions,
   type GameServerStats,
+  type KillcamResult,
   type RelevancyOptions,
 } from './game/game-server.js';
 export type { GameSimulation, GameSimulationStats } from './game/game-simulation.js';
 export type { JoinVerdict } from './game/join-endpoint.js';
+export type { KillcamStats } from './game/killcam-queue.js';
 export type { GameTransportKind } from './game/server-transports.js';
 export type { SpawnStats } from './game/spawn-judge.js';
 export type { SpectatorDelayStats } from './game/spectator-delay.js';
@@ -54,6 +56,7 @@ export {
   type MessageOf,
   type PredictMode,
   type Recorder,
+  type RecordingCut,
   ReplayError,
   type ReplayPlayer,
   type Schema,

@@ -14,19 +14,24 @@
  * The saved file is read back (ReplayFile) and its last tick's ghosts checked against the world.
  * A 5 s kill-cam cut to one entity's view (Recorder.save with viewOf, what GameServer.killcam
  * sends) is timed in both worlds (W4 with its radius of 150; the demo given a radius of 16 m, which
- * it does not have live): its CPU per cut and its size beside the whole world's 5 s.
+ * it does not have live): its CPU per cut and its size beside the whole world's 5 s; and the same cut
+ * as GameServer.killcam makes it, in slices within its default 2 ms a tick (KillcamQueue): its CPU
+ * in all, each tick's cut work (median, p95, worst: a slice is never split, so one slice over the
+ * budget makes its tick so) and the ticks it took; its clip is checked byte-equal to the one-shot's.
  */
 import { ARENA, arena, SPEED } from '../../demo/game.js';
 import { demoRules } from '../../demo/rules.js';
 import { ScratchList } from '../../src/channels/scratch-list.js';
 import { wiringOf } from '../../src/game/define-game.js';
 import { GameSimulation } from '../../src/game/game-simulation.js';
+import { KillcamQueue } from '../../src/game/killcam-queue.js';
 import { prng } from '../../src/random/prng.js';
 import { ClientMirror } from '../../src/replication/client-mirror.js';
 import { maxDeltaBits } from '../../src/replication/entity-delta.js';
 import type { EntityLayout } from '../../src/replication/entity-layout.js';
 import type { AnyEventType } from '../../src/replication/event.js';
 import { GENERATION_BITS, idBits, TICK_BITS } from '../../src/replication/ghost-wire.js';
+import type { Recorder } from '../../src/replication/recording/recorder.js';
 import { ReplayFile } from '../../src/replication/recording/replay-file.js';
 import { ReplicationServer } from '../../src/replication/replication-server.js';
 import { type Entity, ServerWorld } from '../../src/replication/server-world.js';
@@ -68,13 +73,72 @@ export interface KillcamFigures {
   inView: number;
   /** The relevancy radius of the view. */
   radius: number;
+  /**
+   * The same cut as GameServer.killcam makes it (KillcamQueue, SLICE_BUDGET_MS a tick): its
+   * CPU in all, the most one tick spent, the ticks it took and its slices.
+   */
+  slicedTotalMs: number;
+  slicedWorstTickMs: number;
+  /** The median and 95th percentile of the ticks' cut work. */
+  slicedMedianTickMs: number;
+  slicedP95TickMs: number;
+  slicedTicks: number;
+  slices: number;
+}
+
+/** GameServer's default killcamBudgetMs. */
+const SLICE_BUDGET_MS = 2;
+
+/** One kill-cam through a KillcamQueue, tick after tick, until sent; asserts the clip is the one-shot's. */
+function measureSliced(
+  recorder: Recorder,
+  follow: number,
+  expected: Uint8Array,
+): Pick<
+  KillcamFigures,
+  'slicedTotalMs' | 'slicedWorstTickMs' | 'slicedMedianTickMs' | 'slicedP95TickMs' | 'slicedTicks' | 'slices'
+> {
+  let clip: Uint8Array | null = null;
+  let total = 0;
+  const queue = new KillcamQueue({
+    budgetMs: SLICE_BUDGET_MS,
+    maxPending: 8,
+    maxBlockBytes: 1 << 30,
+    now: () => performance.now(),
+    send: (_viewer, block) => {
+      clip = block;
+    },
+  });
+  void queue.add(0, recorder.cut({ seconds: KILLCAM_SECONDS, viewOf: follow }), (c) => c, 0);
+  let tick = 0;
+  const tickMs: number[] = [];
+  while (queue.stats().killcamsPending > 0) {
+    const t0 = performance.now();
+    queue.run(tick++);
+    tickMs.push(performance.now() - t0);
+    total += tickMs[tickMs.length - 1];
+  }
+  const sent = clip as Uint8Array | null;
+  check(
+    sent !== null && sent.length === expected.length && sent.every((b, i) => b === expected[i]),
+    'replay: the sliced kill-cam differs from the one-shot cut',
+  );
+  const stats = queue.stats();
+  return {
+    slicedTotalMs: total,
+    slicedWorstTickMs: stats.killcamWorstTickMs,
+    slicedMedianTickMs: percentile(tickMs, 0.5),
+    slicedP95TickMs: percentile(tickMs, 0.95),
+    slicedTicks: stats.killcamTicks,
+    slices: stats.killcamSlices,
+  };
 }
 
 const KILLCAM_SECONDS = 5;
 
 /** Times `runs` cuts of the last 5 s from the view of entity `follow` (after one warm-up). */
 function measureKillcam(
-  recorder: { save(options: { seconds?: number; viewOf?: number }): Uint8Array },
+  recorder: Recorder,
   world: ServerWorld,
   follow: number,
   runs: number,
@@ -90,7 +154,9 @@ function measureKillcam(
   }
   const mirror = playLastChunk(clip, world, events);
   check(mirror.ghost(follow) !== null, 'replay: the kill-cam lost the followed entity');
+  const sliced = measureSliced(recorder, follow, clip);
   return {
+    ...sliced,
     medianMs: percentile(times, 0.5),
     maxMs: Math.max(...times),
     runs,
@@ -360,7 +426,10 @@ export function runReplay(ctx: SuiteContext): void {
         `  ${r.world}: a ${KILLCAM_SECONDS} s kill-cam from one entity's view (radius ${r.killcam.radius}): ` +
           `${r.killcam.medianMs.toFixed(0)} ms median, ${r.killcam.maxMs.toFixed(0)} most over ${r.killcam.runs} cuts; ` +
           `${mb(r.killcam.bytes)} MB holding ${r.killcam.inView} entities at its end ` +
-          `(the whole world's ${KILLCAM_SECONDS} s: ${mb(r.killcam.wholeBytes)} MB)`,
+          `(the whole world's ${KILLCAM_SECONDS} s: ${mb(r.killcam.wholeBytes)} MB); ` +
+          `sliced at ${SLICE_BUDGET_MS} ms a tick: ${r.killcam.slicedTotalMs.toFixed(0)} ms CPU in all, ` +
+          `ticks ${r.killcam.slicedMedianTickMs.toFixed(2)} ms median, ${r.killcam.slicedP95TickMs.toFixed(2)} p95, ` +
+          `${r.killcam.slicedWorstTickMs.toFixed(2)} worst, over ${r.killcam.slicedTicks} ticks (${r.killcam.slices} slices)`,
       );
   ctx.record('replay', runs);
 }

@@ -31,7 +31,12 @@ writeFileSync('last-minute.gwr', recording.save({ seconds: 60 })); // a .gwr fil
 // #region docs
 // in a hook, when `killer` killed `victim`:
 function onKill(victim: GamePlayer, killer: GamePlayer): void {
-  server.killcam(victim, { seconds: 5, follow: killer.entity });
+  server.killcam(victim, { seconds: 5, follow: killer.entity }); // no need to await
+}
+// or, to know what became of it (the promise never rejects):
+async function onKillReported(victim: GamePlayer, killer: GamePlayer): Promise<void> {
+  const result = await server.killcam(victim, { follow: killer.entity });
+  if (!result.sent) console.log(`no kill-cam: ${result.reason}`); // 'busy', 'viewer-left', 'too-large', 'closed'
 }
 // #endregion
 
@@ -60,4 +65,4 @@ replay.follow(id);
 for (const ghost of replay.mirror.ghosts()) draw(replay.sample(ghost.id)); // interpolated as live
 // #endregion
 
-export { clip, onKill };
+export { clip, onKill, onKillReported };

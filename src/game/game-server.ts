@@ -16,6 +16,7 @@ import { GameInspector } from './game-inspector.js';
 import type { GameEntity, GamePlayer, GameRules } from './game-rules.js';
 import { GameSimulation, type GameSimulationStats } from './game-simulation.js';
 import type { JoinVerdict } from './join-endpoint.js';
+import { KillcamQueue, type KillcamResult, type KillcamStats } from './killcam-queue.js';
 import { encodeKillcam } from './killcam-wire.js';
 import { interestOf, type RelevancyOptions } from './relevancy.js';
 import type { GameTransportKind } from './server-transports.js';
@@ -76,10 +77,16 @@ export interface GameServerOptions {
   http?: (request: IncomingMessage, response: ServerResponse) => void;
   /** A hook threw: reported here, never thrown (default console.error). */
   onError?: (error: unknown, where: string) => void;
+  /**
+   * Milliseconds of kill-cam cutting per tick at most (default 2): `killcam` cuts its clip in
+   * slices within this budget each tick, oldest kill-cam first, so a large cut never stalls the
+   * game. At least one slice runs each tick whatever it is (0: one slice a tick).
+   */
+  killcamBudgetMs?: number;
 }
 
-/** The simulation's counts (ticks, inputs, hit tests, hook and step errors, messages) and the server's own. */
-export interface GameServerStats extends GameSimulationStats, GameHostStats {}
+/** The simulation's counts (ticks, inputs, hit tests, hook and step errors, messages), the server's own and its kill-cams'. */
+export interface GameServerStats extends GameSimulationStats, GameHostStats, KillcamStats {}
 
 export class GameServer {
   /** The simulation under the server (world, replication, inputs, lag compensation): the expert's way in. */
@@ -90,12 +97,24 @@ export class GameServer {
   /** The port number (TCP for HTTP and WebSocket, UDP for netcode; WebRTC is on UDP port + 1). */
   readonly port: number;
   private inspectorMade: GameInspector | null = null;
+  private readonly killcams: KillcamQueue;
 
-  private constructor(private readonly host: GameHost<HostedSimulation>) {
+  private constructor(
+    private readonly host: GameHost<HostedSimulation>,
+    killcamBudgetMs: number,
+  ) {
     this.simulation = host.hosted.simulation;
     this.messages = host.messages;
     this.url = host.url;
     this.port = host.port;
+    this.killcams = new KillcamQueue({
+      budgetMs: killcamBudgetMs,
+      maxPending: KILLCAM_MAX_PENDING,
+      maxBlockBytes: KILLCAM_MAX_BYTES,
+      now: () => performance.now(),
+      send: (viewer, block) => this.messages.sendBlock(viewer, MESSAGE_CHANNEL, block),
+    });
+    host.hosted.killcams = this.killcams;
   }
 
   /** Opens the transports and starts the clock; rejects when a port is taken or a listed transport's package is missing. */
@@ -103,6 +122,11 @@ export class GameServer {
     const where = 'GameServer.start';
     if (typeof rules !== 'object' || rules === null || typeof rules.hooks !== 'object')
       throw new TypeError(`${where}: rules must be what game.rules(...) returned`);
+    const killcamBudgetMs = options.killcamBudgetMs ?? 2;
+    if (!(Number.isFinite(killcamBudgetMs) && killcamBudgetMs >= 0))
+      throw new RangeError(
+        `${where}: killcamBudgetMs must be a number of milliseconds >= 0, got ${killcamBudgetMs}`,
+      );
     const host = await GameHost.start(
       where,
       rules.game,
@@ -122,13 +146,14 @@ export class GameServer {
         ),
       options,
     );
-    return new GameServer(host);
+    return new GameServer(host, killcamBudgetMs);
   }
 
   /** What the server counts. */
   stats(): GameServerStats {
     const c = this.simulation.stats();
     const h = this.host.stats();
+    const k = this.killcams.stats();
     return {
       players: h.players,
       spectators: h.spectators,
@@ -158,6 +183,12 @@ export class GameServer {
       transports: h.transports,
       datagramsSent: h.datagramsSent,
       datagramsReceived: h.datagramsReceived,
+      killcamsPending: k.killcamsPending,
+      killcamsSent: k.killcamsSent,
+      killcamsDropped: k.killcamsDropped,
+      killcamSlices: k.killcamSlices,
+      killcamTicks: k.killcamTicks,
+      killcamWorstTickMs: k.killcamWorstTickMs,
     };
   }
 
@@ -192,10 +223,19 @@ export class GameServer {
    * the clip holds at each tick only what the view following `follow` held then (within the
    * radius of its recorded position, entering and leaving as live; types without a position and
    * `follow` itself always): the victim never sees what the killer could not (Recorder.save's
-   * `viewOf`). Returns the bytes sent. Throws when not recording, when the viewer is not
-   * connected, or when the clip is larger than a block (256 KiB): shorten `seconds`.
+   * `viewOf`).
+   *
+   * The span is fixed at the call (the recording up to its newest tick); the clip is cut in
+   * slices, `killcamBudgetMs` a tick at most, oldest kill-cam first, and sent when done: on the
+   * tick of the call when it fits. Resolves with what became of it, never rejects: sent (its
+   * bytes, the ticks it took), or not: 'busy' (8 kill-cams already pending: refused at once),
+   * 'viewer-left' (cancelled), 'too-large' (over a block's 256 KiB: give fewer seconds),
+   * 'closed'. Throws at the call when not recording or when the viewer is not connected.
    */
-  killcam(viewer: GamePlayer, options: { seconds?: number; follow?: GameEntity | null } = {}): number {
+  killcam(
+    viewer: GamePlayer,
+    options: { seconds?: number; follow?: GameEntity | null } = {},
+  ): Promise<KillcamResult> {
     const recorder = this.simulation.replication.recording;
     if (recorder === null) throw new Error('GameServer.killcam: not recording: call record() first');
     if (!(viewer instanceof PlayerHandle) || viewer.index < 0)
@@ -206,17 +246,15 @@ export class GameServer {
       killer instanceof PlayerHandle && killer.index >= 0 ? this.simulation.viewDelayTicks(killer.index) : 0;
     // With relevancy, the clip holds only what the followed entity's view held, tick by tick.
     const follow = options.follow?.id;
-    const clip = recorder.save({
-      seconds: options.seconds ?? 5,
-      ...(follow === undefined ? {} : { viewOf: follow }),
-    });
-    const block = encodeKillcam(follow ?? -1, clip, viewDelay);
-    if (block.length > KILLCAM_MAX_BYTES)
-      throw new RangeError(
-        `GameServer.killcam: the clip takes ${block.length} bytes, more than a block's ${KILLCAM_MAX_BYTES}: give fewer seconds`,
-      );
-    this.messages.sendBlock(viewer.index, MESSAGE_CHANNEL, block);
-    return block.length;
+    const seconds = options.seconds ?? 5;
+    if (!(seconds > 0)) throw new RangeError(`GameServer.killcam: seconds must be > 0, got ${seconds}`);
+    const cut = recorder.cut({ seconds, ...(follow === undefined ? {} : { viewOf: follow }) });
+    return this.killcams.add(
+      viewer.index,
+      cut,
+      (clip) => encodeKillcam(follow ?? -1, clip, viewDelay),
+      this.host.hosted.clockTick,
+    );
   }
 
   /**
@@ -228,8 +266,9 @@ export class GameServer {
     return this.inspectorMade;
   }
 
-  /** Tells every client, stops the clock and closes the transports. Idempotent. */
+  /** Tells every client, stops the clock and closes the transports (pending kill-cams resolve 'closed'). Idempotent. */
   close(): Promise<void> {
+    this.killcams.close();
     return this.host.close();
   }
 }
@@ -238,12 +277,18 @@ export class GameServer {
 const MESSAGE_CHANNEL = 2;
 /** The channel's default most bytes a block. */
 const KILLCAM_MAX_BYTES = 256 * 1024;
+/** Kill-cams pending at most (each holds its span's chunks; the open one's bytes copied). */
+const KILLCAM_MAX_PENDING = 8;
 
 /** A GameSimulation as GameHost drives it: each tick simulated, then stamped (and recorded). */
 class HostedSimulation implements HostedGame {
   readonly replication: ReplicationServer;
   readonly inputs: GameSimulation['inputs'];
   readonly startTick: number;
+  /** The kill-cams being cut (GameServer's): sliced after each tick's capture. */
+  killcams: KillcamQueue | null = null;
+  /** The clock's tick being run, or the last one run. */
+  clockTick: number;
 
   constructor(
     /** Whether relevancy is by distance: each player's view then follows its entity. */
@@ -253,6 +298,7 @@ class HostedSimulation implements HostedGame {
     this.replication = simulation.replication;
     this.inputs = simulation.inputs;
     this.startTick = simulation.world.serverTick;
+    this.clockTick = this.startTick;
   }
 
   get playerCount(): number {
@@ -266,6 +312,7 @@ class HostedSimulation implements HostedGame {
   leave(index: number): void {
     const player = this.simulation.playerAt(index);
     if (player !== null) this.simulation.leave(player);
+    this.killcams?.leave(index);
   }
 
   *playerSlots(): Iterable<number> {
@@ -292,12 +339,14 @@ class HostedSimulation implements HostedGame {
   }
 
   tick(tick: number): void {
+    this.clockTick = tick;
     this.simulation.simulate();
     if (this.spatial) this.followPlayers();
     if (this.simulation.world.tick() !== tick)
       throw new Error(`GameServer: the world's tick is not the clock's (${tick})`);
     this.replication.recording?.capture(); // GameServer.record
+    this.killcams?.run(tick); // GameServer.killcam: this tick's slices, after the capture
   }
 }
 
-export type { RelevancyOptions };
+export type { KillcamResult, RelevancyOptions };

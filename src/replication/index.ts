@@ -72,6 +72,7 @@ export {
 export { DEFAULT_MAX_MISFITS, PrioritySelection } from './priority-selection.js';
 export type { ReplayChunk, ReplayHeader } from './recording/gwr-format.js';
 export { Recorder, type RecorderOptions } from './recording/recorder.js';
+export { RecordingCut } from './recording/recording-cut.js';
 export { ReplayError } from './recording/replay-error.js';
 export {
   ReplayFile,

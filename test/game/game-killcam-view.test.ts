@@ -92,13 +92,16 @@ describe('kill-cams from the killer view', () => {
         far: entity('far')!.id,
         clock: entity('clock')!.id,
       };
-      const viewBytes = server.killcam(player, { seconds: 3, follow: player.entity });
-      const wholeBytes = server.killcam(player, { seconds: 3 }); // no one followed: the whole public world
+      const viewSent = server.killcam(player, { seconds: 3, follow: player.entity });
+      const wholeSent = server.killcam(player, { seconds: 3 }); // no one followed: the whole public world
+      await pump([client], 'the kill-cams', 5000, () => killcams.length === 2);
+      const [viewCam, wholeCam] = [await viewSent, await wholeSent];
+      assert.ok(viewCam.sent && wholeCam.sent, 'both kill-cams are sent');
+      const [viewBytes, wholeBytes] = [viewCam.bytes, wholeCam.bytes];
       assert.ok(
         viewBytes < wholeBytes,
         `the killer's view (${viewBytes} B) is less than the world (${wholeBytes} B)`,
       );
-      await pump([client], 'the kill-cams', 5000, () => killcams.length === 2);
 
       const { replay: cam, follow } = killcams[0];
       assert.equal(follow, ids.avatar);

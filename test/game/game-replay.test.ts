@@ -54,8 +54,7 @@ describe('game recording and kill-cams', () => {
       assert.ok(replay.mirror.ghost(id) !== null, "the player's avatar is in the recording");
       assert.equal(client.expert.mirror.ghost(id)?.type, replay.mirror.ghost(id)?.type);
 
-      const bytes = server.killcam(player, { seconds: 1, follow: player.entity });
-      assert.ok(bytes > 8);
+      const sent = server.killcam(player, { seconds: 1, follow: player.entity });
       await play(
         [client],
         () => STILL,
@@ -63,6 +62,8 @@ describe('game recording and kill-cams', () => {
         5000,
         () => killcams.length === 1,
       );
+      const result = await sent;
+      assert.ok(result.sent && result.bytes > 8, `sent: ${JSON.stringify(result)}`);
       const { replay: cam, follow } = killcams[0];
       assert.equal(follow, id);
       assert.equal(cam.following, id);

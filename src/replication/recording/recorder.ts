@@ -12,6 +12,7 @@ import {
   type ReplayChunk,
   type ReplayHeader,
 } from './gwr-format.js';
+import { RecordingCut } from './recording-cut.js';
 import { ViewClip, type ViewClipInterest } from './view-clip.js';
 
 export interface RecorderOptions {
@@ -60,8 +61,8 @@ export class Recorder {
   private readonly ws: WriteStream;
   /** The most bytes a section may take (the stream's size). */
   private readonly sectionBytes: number;
-  /** Cuts views (save with `viewOf`), made at the first. */
-  private viewClip: ViewClip | null = null;
+  /** A ViewClip no cut is using (cuts with `viewOf` take one, or make one when none is spare). */
+  private readonly spareClip: ViewClip[] = [];
   private readonly record = new ScratchList<number>();
   private captured = -1;
   private ended = false;
@@ -166,12 +167,31 @@ export class Recorder {
    * when the entity's type has no position, it holds the whole public world, as without `viewOf`.
    */
   save(options: { seconds?: number; viewOf?: number } = {}): Uint8Array {
+    const cut = this.cutAt('Recorder.save', options);
+    while (!cut.step()) {}
+    return cut.bytes;
+  }
+
+  /**
+   * The clip `save` would give now, cut in slices: its span is fixed at this call (the cut holds
+   * the chunks it needs, so later captures and the ring's trimming do not change it), and each
+   * `step()` does a bounded slice of the work (one recorded section decoded, or 1,024 entity ids
+   * of the view planned, or one section of the clip written; without a view, the whole file at
+   * once). The bytes are equal to `save`'s with the same options at the same moment. Cuts do not
+   * share state: any number may be pending, stepped in any order, each holding its span's chunks
+   * (the open chunk's bytes copied) until done or cancelled.
+   */
+  cut(options: { seconds?: number; viewOf?: number } = {}): RecordingCut {
+    return this.cutAt('Recorder.cut', options);
+  }
+
+  private cutAt(where: string, options: { seconds?: number; viewOf?: number }): RecordingCut {
     const { seconds, viewOf } = options;
     if (seconds !== undefined && !(seconds > 0))
-      throw new RangeError(`Recorder.save: seconds must be > 0, got ${seconds}`);
+      throw new RangeError(`${where}: seconds must be > 0, got ${seconds}`);
     if (viewOf !== undefined && !(Number.isInteger(viewOf) && viewOf >= 0 && viewOf < this.header.capacity))
       throw new RangeError(
-        `Recorder.save: viewOf must be an entity id in [0, ${this.header.capacity}), got ${viewOf}`,
+        `${where}: viewOf must be an entity id in [0, ${this.header.capacity}), got ${viewOf}`,
       );
     const all = this.chunks.slice();
     if (this.open !== null && this.open.frames > 0) all.push(this.open.snapshot());
@@ -182,21 +202,35 @@ export class Recorder {
     for (let i = 0; i < all.length; i++) if (all[i].firstTick <= from) first = i;
     const kept = all.slice(first);
     const startTick = Math.max(from, kept[0]?.firstTick ?? 0);
+    const header = { ...this.header, startTick };
     const view = this.source.view;
-    if (viewOf === undefined || view === undefined || kept.length === 0)
-      return encodeReplay({ ...this.header, startTick }, kept);
+    if (viewOf === undefined || view === undefined || kept.length === 0) {
+      return new RecordingCut({ next: () => ({ done: true, value: encodeReplay(header, kept) }) }, () => {});
+    }
+    // The ViewClip (as big as the world) is taken at the first step, so pending cuts hold only chunks.
+    let clip: ViewClip | null = null;
+    const work = function* (this: Recorder): Generator<void, Uint8Array> {
+      clip = this.spareClip.pop() ?? this.makeViewClip();
+      return yield* clip.steps(header, kept, viewOf);
+    }.call(this);
+    return new RecordingCut(work, () => {
+      if (clip !== null && this.spareClip.length === 0) this.spareClip.push(clip);
+      clip = null;
+    });
+  }
+
+  private makeViewClip(): ViewClip {
     const world = this.source.world;
-    this.viewClip ??= new ViewClip(
+    return new ViewClip(
       {
         types: world.types,
         capacity: world.capacity,
         historyLength: world.historyLength,
         events: this.source.events ?? [],
       },
-      view,
+      this.source.view!,
       this.sectionBytes,
     );
-    return this.viewClip.cut({ ...this.header, startTick }, kept, viewOf);
   }
 
   /** Writes the section of `sender` for `tick` into `chunk` (nothing when it has nothing to say). */

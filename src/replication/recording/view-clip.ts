@@ -22,6 +22,9 @@ import { encodeReplay, type ReplayChunk, type ReplayHeader } from './gwr-format.
 import { readFrames } from './replay-file.js';
 import { SectionEvents } from './section-events.js';
 
+/** Ids of the view planned in one slice of a cut (ViewClip.steps): W4's 10,000 take ten. */
+export const PLAN_SLICE = 1024;
+
 /** The live relevancy rule a clip's view follows (ReplicationServer's interest). */
 export interface ViewClipInterest {
   /** An entity enters the view within this distance of its center. */
@@ -124,6 +127,20 @@ export class ViewClip {
    * `header.startTick`) from the start tick on, as the view following entity `follow` held them.
    */
   cut(header: ReplayHeader, chunks: readonly ReplayChunk[], follow: number): Uint8Array {
+    const steps = this.steps(header, chunks, follow);
+    for (;;) {
+      const next = steps.next();
+      if (next.done === true) return next.value;
+    }
+  }
+
+  /**
+   * The same cut as steps: each `next()` does one slice of it (a recorded section decoded, or
+   * PLAN_SLICE ids of the view planned, or a section of the clip written) and the last returns
+   * the bytes. The clip is byte-equal to `cut`'s. One cut at a time per ViewClip: another begun
+   * before this one returned leaves it meaningless.
+   */
+  *steps(header: ReplayHeader, chunks: readonly ReplayChunk[], follow: number): Generator<void, Uint8Array> {
     const startTick = header.startTick;
     this.follow = follow;
     this.centerKnown = false;
@@ -156,7 +173,7 @@ export class ViewClip {
       for (; f < frames.ticks.length; f++) {
         const tick = frames.ticks[f];
         if (tick > startTick && open === null) {
-          open = this.openChunk(startTick, false); // the state at the start tick: no frame there
+          open = yield* this.openChunk(startTick, false); // the state at the start tick: no frame there
           lastEmitted = startTick;
         }
         this.rs.reset(chunk.body, frames.offsets[f], frames.lengths[f]);
@@ -164,43 +181,44 @@ export class ViewClip {
         if (!receiver.read(this.rs, this.states) || !this.events.read(this.rs, receiver.tick))
           throw new Error(`ViewClip: a recorded section was refused: ${this.rs.error}`);
         this.states.apply();
+        yield;
         if (tick < startTick || tick <= lastEmitted) continue;
-        if (open === null) open = this.openChunk(tick, true);
+        if (open === null) open = yield* this.openChunk(tick, true);
         else if (tick - open.firstTick >= header.keyframeTicks) {
           // As the recorder: the chunk ends with this tick and the next opens with it as a keyframe.
           // The frame is written even when empty, so a player crossing over holds the tick and
           // goes on past the keyframe.
-          this.emit(open, tick, false, true, true);
+          yield* this.emit(open, tick, false, true, true);
           open.reach(tick);
           out.push(open.snapshot());
-          open = this.openChunk(tick, false);
-        } else this.emit(open, tick, false, true);
+          open = yield* this.openChunk(tick, false);
+        } else yield* this.emit(open, tick, false, true);
         lastEmitted = tick;
       }
     }
-    open ??= this.openChunk(startTick, false); // no frame from the start tick on: the events read are older
+    open ??= yield* this.openChunk(startTick, false); // no frame from the start tick on: the events read are older
     open.reach(Math.max(open.lastTick, chunks.at(-1)?.lastTick ?? startTick));
     out.push(open.snapshot());
     return encodeReplay(header, out);
   }
 
   /** A new chunk opening at `tick` with a keyframe: the viewer starts empty. */
-  private openChunk(tick: number, withEvents: boolean): ChunkBuilder {
+  private *openChunk(tick: number, withEvents: boolean): Generator<void, ChunkBuilder> {
     const chunk = new ChunkBuilder(tick);
     this.shownType.fill(-1);
-    this.emit(chunk, tick, true, withEvents);
+    yield* this.emit(chunk, tick, true, withEvents);
     return chunk;
   }
 
   /** Writes the viewer's section of `tick` into `chunk` (nothing when it has nothing to say, unless a keyframe). */
-  private emit(
+  private *emit(
     chunk: ChunkBuilder,
     tick: number,
     keyframe: boolean,
     withEvents: boolean,
     always = keyframe,
-  ): void {
-    this.plan();
+  ): Generator<void, void> {
+    yield* this.plan();
     const { ws, destroys, creates, updates, states, world } = this;
     const capacity = world.capacity;
     const types = world.types;
@@ -264,7 +282,7 @@ export class ViewClip {
   }
 
   /** The view at the decoded tick, and what the viewer must be sent: destroys, creates, updates. */
-  private plan(): void {
+  private *plan(): Generator<void, void> {
     const { states, destroys, destroyGone, creates, updates, shownType, inView } = this;
     destroys.clear();
     destroyGone.clear();
@@ -277,6 +295,7 @@ export class ViewClip {
     const flat = this.interest.dimensions === 2;
     const types = this.world.types;
     for (let id = 0; id < this.world.capacity; id++) {
+      if (id > 0 && id % PLAN_SLICE === 0) yield;
       const typeIndex = states.typeOf[id];
       let visible = 0;
       if (typeIndex >= 0) {
