@@ -38,6 +38,8 @@ export interface RouteContext {
   remoteIp: (c: Context) => string;
   /** When set, only these room types are created (others: 400 without asking a process). */
   roomTypes: ReadonlySet<string> | null;
+  /** The session check of the room routes (default requireSession: with gamer services, bans too). */
+  session?: MiddlewareHandler<BackendEnv>;
 }
 
 /** Puts the caller's session on the context, or answers 401. */
@@ -69,7 +71,7 @@ export function addRoomRoutes(app: Hono<BackendEnv>, ctx: RouteContext): void {
     return c.json({ session, userId: verdict.userId, expiresAt });
   });
 
-  const session = requireSession(ctx);
+  const session = ctx.session ?? requireSession(ctx);
 
   app.post('/rooms/join-or-create', session, validate('json', joinOrCreateSchema), async (c) => {
     const { name, options, transport } = c.req.valid('json');

@@ -34,7 +34,7 @@ import { addSpectateRoutes } from './backend-spectate-routes.js';
 import { SpectatorIssuer } from './backend-spectator-issuer.js';
 import { type Directory, PROCESS_GONE, type SeatLimits, type Unsubscribe } from './directory.js';
 import { checkSeatLimits } from './directory-checks.js';
-import { type GamerServices, gamerSignIn, mountGamerRoutes } from './gamer/gamer-services.js';
+import { type GamerServices, gamerBanCheck, gamerSignIn, mountGamerRoutes } from './gamer/gamer-services.js';
 import { unavailableRefusal } from './gamer/gamer-unavailable.js';
 import { GoneRooms } from './gone-rooms.js';
 import { PeerTokenMinter, type RendezvousOptions } from './peer-sessions.js';
@@ -236,7 +236,10 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
     remoteIp,
     roomTypes: options.roomTypes === undefined ? null : new Set(options.roomTypes),
   };
-  addRoomRoutes(app, ctx);
+  // With gamer services, a banned account is refused on every route that takes a session.
+  const signedIn = requireSession(ctx);
+  const session = options.gamer === undefined ? signedIn : gamerBanCheck(options.gamer, signedIn);
+  addRoomRoutes(app, { ...ctx, session });
   const pools = options.spectatePools;
   if (pools !== undefined && typeof pools !== 'function' && (typeof pools !== 'object' || pools === null))
     throw new TypeError('createBackend: spectatePools must be { pool: roomType } or a function');
@@ -257,19 +260,20 @@ export function createBackend<S extends z.ZodType = typeof guestAuthSchema>(
             ? pools
             : (pool) => (Object.hasOwn(pools, pool) ? pools[pool] : null),
     }),
-    requireSession(ctx),
+    session,
   );
   if (options.matchmaker !== undefined)
     addMatchmakeRoutes(app, {
       matchmaker: options.matchmaker,
       seats,
-      session: requireSession(ctx),
+      session,
       secret,
       peers,
       now,
     });
-  if (peers !== null) addPeerRoutes(app, { directory, peers, session: requireSession(ctx) });
-  if (options.gamer !== undefined) mountGamerRoutes(options.gamer, app, requireSession(ctx));
+  if (peers !== null) addPeerRoutes(app, { directory, peers, session });
+  // The gamer routes add the ban check themselves.
+  if (options.gamer !== undefined) mountGamerRoutes(options.gamer, app, signedIn);
   methodNotAllowed(app);
 
   app.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path.slice(0, 100)}` }, 404));

@@ -206,7 +206,7 @@ describeOnGamerStores('gamer accounts', (kit) => {
     }
   });
 
-  it('refuses a banned account at /auth and on every gamer route, until unbanned or lapsed', async () => {
+  it('refuses a banned account at /auth and on every route, until unbanned or lapsed', async () => {
     let now = 1_000_000;
     const harness = await kit().open({ identities, nowMs: () => now }, { nowMs: () => now });
     try {
@@ -221,6 +221,16 @@ describeOnGamerStores('gamer accounts', (kit) => {
       const storage = await harness.call('PUT', '/storage/c/k', { session: a.session, body: { value: 1 } });
       assert.equal(storage.status, 403, 'every gamer route checks the ban');
       assert.equal(route.body.until, now + 60_000);
+      // A session already held cannot take a seat, a ticket or a spectator's place either.
+      for (const [path, body] of [
+        ['/rooms/join-or-create', { name: 'arena', transport: 'udp' }],
+        ['/rooms/some-room/join', { transport: 'udp' }],
+        ['/spectate', { roomId: 'some-room', transport: 'udp' }],
+      ] as const) {
+        const seat = await harness.call('POST', path, { session: a.session, body });
+        assert.equal(seat.status, 403, `${path}: ${JSON.stringify(seat.body)}`);
+        assert.match(String(seat.body.error), /banned: cheating/);
+      }
       assert.deepEqual((await harness.gamer.accounts.get(a.userId))?.ban, {
         untilMs: now + 60_000,
         reason: 'cheating',

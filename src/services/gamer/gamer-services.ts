@@ -88,6 +88,25 @@ const installers = new WeakMap<GamerServices, RouteInstaller>();
 /** Each open services' sign-in, for a backend's POST /auth without a verify of its own. */
 const signIns = new WeakMap<GamerServices, AccountSignIn>();
 
+/** Each open services' ban check, wrapped around a backend's session check. */
+const banChecks = new WeakMap<
+  GamerServices,
+  (session: MiddlewareHandler<BackendEnv>) => MiddlewareHandler<BackendEnv>
+>();
+
+/**
+ * `session` with `gamer`'s ban check after it: the backend's room, matchmaking, spectate and peer
+ * routes refuse a banned account as the gamer routes do.
+ */
+export function gamerBanCheck(
+  gamer: GamerServices,
+  session: MiddlewareHandler<BackendEnv>,
+): MiddlewareHandler<BackendEnv> {
+  const check = banChecks.get(gamer);
+  if (check === undefined) throw new TypeError('createBackend: gamer must come from openGamerServices()');
+  return check(session);
+}
+
 /** The sign-in through `gamer`'s accounts; throws for an object openGamerServices did not make. */
 export function gamerSignIn(gamer: GamerServices): AccountSignIn {
   const signIn = signIns.get(gamer);
@@ -158,6 +177,7 @@ export async function openGamerServicesOn(
     },
   };
   signIns.set(gamer, accountSignIn(accounts));
+  banChecks.set(gamer, (session) => banCheckedSession(session, accounts));
   // Every gamer route's session check refuses banned accounts too.
   installers.set(gamer, (app, signedIn) => {
     const session = banCheckedSession(signedIn, accounts);
