@@ -15,12 +15,9 @@ import { type GamerServices, openGamerServicesOn } from '../../src/services/game
 import { PRIVATE_KEY, PROTOCOL_ID } from '../../test/support/backend-fixture.js';
 import { findPostgresBin, noPostgresReason, PostgresServer } from '../../test/support/postgres.js';
 import { check, fmt, median, type SuiteContext } from '../harness.js';
+import { type CallerFigures, runCallers } from '../support/callers.js';
 
 const PLAYERS = 16;
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
-}
 
 async function call(
   app: Backend['app'],
@@ -40,33 +37,10 @@ async function call(
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-interface Figures {
-  perSecond: number;
-  p50: number;
-  p99: number;
-}
+type Figures = CallerFigures;
 
-/** `PLAYERS` loops at once, each doing `each` operations; the rate over all and the latencies. */
-async function run(each: number, op: (player: number, i: number) => Promise<void>): Promise<Figures> {
-  const latencies: number[] = [];
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: PLAYERS }, async (_, player) => {
-      for (let i = 0; i < each; i++) {
-        const t = performance.now();
-        await op(player, i);
-        latencies.push(performance.now() - t);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return {
-    perSecond: latencies.length / seconds,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-  };
-}
+/** `PLAYERS` callers at once, `each` operations each. */
+const run = (each: number, op: (player: number, i: number) => Promise<void>) => runCallers(PLAYERS, each, op);
 
 async function measureOn(ctx: SuiteContext, label: string, database: GamerDatabase): Promise<void> {
   const rounds = ctx.options.quick ? 2 : 5;

@@ -20,44 +20,13 @@ import { PRIVATE_KEY, PROTOCOL_ID } from '../../test/support/backend-fixture.js'
 import { findPostgresBin, noPostgresReason, PostgresServer } from '../../test/support/postgres.js';
 import { findRedisServer, noRedisReason, RedisServer } from '../../test/support/redis.js';
 import { check, fmt, type SuiteContext } from '../harness.js';
+import { type CallerFigures, runCallers } from '../support/callers.js';
 
 const CALLERS = 16;
 
-interface Figures {
-  perSecond: number;
-  p50: number;
-  p99: number;
-}
+type Figures = CallerFigures;
 
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
-}
-
-/** `callers` loops at once, `each` operations each; the rate over all and the latencies. */
-async function run(
-  callers: number,
-  each: number,
-  op: (caller: number, i: number) => Promise<void>,
-): Promise<Figures> {
-  const latencies: number[] = [];
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: callers }, async (_, caller) => {
-      for (let i = 0; i < each; i++) {
-        const t = performance.now();
-        await op(caller, i);
-        latencies.push(performance.now() - t);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return {
-    perSecond: latencies.length / seconds,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-  };
-}
+const run = runCallers;
 
 const accountId = (n: number) => `b${String(n).padStart(7, '0')}`;
 

@@ -11,9 +11,10 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { freePort } from './free-port.js';
 
 export const POSTGRES_BIN_ENV = 'POSTGRES_BIN_DIR';
 export const REQUIRE_POSTGRES_ENV = 'GHOSTWIRE_REQUIRE_POSTGRES';
@@ -55,19 +56,6 @@ export function postgresRequired(): boolean {
 export function postgresSkip(): string | false {
   if (findPostgresBin() !== null || postgresRequired()) return false;
   return noPostgresReason();
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address !== null ? resolve(address.port) : reject(),
-      );
-    });
-  });
 }
 
 function accepts(port: number): Promise<boolean> {

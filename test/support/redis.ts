@@ -10,9 +10,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { freePort } from './free-port.js';
 
 export const REDIS_SERVER_PATH_ENV = 'REDIS_SERVER_PATH';
 export const REQUIRE_REDIS_ENV = 'GHOSTWIRE_REQUIRE_REDIS';
@@ -49,20 +50,6 @@ export function redisRequired(): boolean {
 export function redisSkip(): string | false {
   if (findRedisServer() !== null || redisRequired()) return false;
   return noRedisReason();
-}
-
-/** A free TCP port on 127.0.0.1 (free when asked; redis-server takes it right after). */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address !== null ? resolve(address.port) : reject(),
-      );
-    });
-  });
 }
 
 /** One PING; true when the server answers PONG within a short time. */
