@@ -113,17 +113,9 @@ export class Friends {
     checkPair(accountId, otherId);
     const { notice } = await this.change(accountId, otherId, async (trx, mine, theirs) => {
       if (mine === null || mine === BLOCKED) return { state: 'none', notice: null };
-      await trx
-        .deleteFrom('friends')
-        .where('account_id', '=', accountId)
-        .where('other_id', '=', otherId)
-        .execute();
+      await this.deleteRow(trx, accountId, otherId);
       if (theirs === null || theirs === BLOCKED) return { state: 'none', notice: null };
-      await trx
-        .deleteFrom('friends')
-        .where('account_id', '=', otherId)
-        .where('other_id', '=', accountId)
-        .execute();
+      await this.deleteRow(trx, otherId, accountId);
       return { state: 'none', notice: { to: otherId, state: 'none' } };
     });
     await this.tell(accountId, notice);
@@ -144,11 +136,7 @@ export class Friends {
       );
       await this.setRow(trx, accountId, otherId, BLOCKED);
       if (theirs === null || theirs === BLOCKED) return { state: 'blocked', notice: null };
-      await trx
-        .deleteFrom('friends')
-        .where('account_id', '=', otherId)
-        .where('other_id', '=', accountId)
-        .execute();
+      await this.deleteRow(trx, otherId, accountId);
       // Told as a removal, which a block must look like from their side.
       return { state: 'blocked', notice: { to: otherId, state: 'none' } };
     });
@@ -161,18 +149,9 @@ export class Friends {
     checkPair(accountId, otherId);
     await this.change(accountId, otherId, async (trx, mine, theirs) => {
       if (mine !== BLOCKED) return { state: 'none', notice: null };
-      await trx
-        .deleteFrom('friends')
-        .where('account_id', '=', accountId)
-        .where('other_id', '=', otherId)
-        .execute();
+      await this.deleteRow(trx, accountId, otherId);
       // A request they sent while blocked never reached us: it goes, as if declined.
-      if (theirs === SENT)
-        await trx
-          .deleteFrom('friends')
-          .where('account_id', '=', otherId)
-          .where('other_id', '=', accountId)
-          .execute();
+      if (theirs === SENT) await this.deleteRow(trx, otherId, accountId);
       return { state: 'none', notice: null };
     });
     return 'none';
@@ -308,6 +287,15 @@ export class Friends {
       .limit(most)
       .execute();
     if (rows.length >= most) throw new Refusal(409, `${reason} (${most})`);
+  }
+
+  /** Removes `accountId`'s row about `otherId` (its side of the relation). */
+  private async deleteRow(trx: Transaction<GamerTables>, accountId: string, otherId: string): Promise<void> {
+    await trx
+      .deleteFrom('friends')
+      .where('account_id', '=', accountId)
+      .where('other_id', '=', otherId)
+      .execute();
   }
 
   private async setRow(
