@@ -162,3 +162,26 @@ export function routeChannels(
     return config;
   });
 }
+
+/**
+ * Gives slot `index` its room's channel of each routed name (a player's or a spectator's slot); a
+ * channel whose creation or use throws is told to `fail`, naming it.
+ */
+export function attachRoomChannels(
+  routes: ReadonlyMap<string, readonly (RoutedChannel | null)[]>,
+  channels: ReadonlyMap<string, CustomChannelConfig>,
+  index: number,
+  fail: (where: string, error: unknown) => void,
+): void {
+  for (const [name, perSlot] of routes) {
+    const config = channels.get(name);
+    const routed = perSlot[index];
+    if (config === undefined || routed === null) continue;
+    const where = `channel ${name}`;
+    try {
+      routed.attach(config.create(index), (error) => fail(where, error));
+    } catch (error) {
+      fail(where, error);
+    }
+  }
+}

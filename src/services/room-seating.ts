@@ -14,7 +14,7 @@ import { ClientHooks, isThenable } from './client-hooks.js';
 import type { Directory } from './directory.js';
 import type { TickTimes } from './process-presence.js';
 import { type Room, RoomClient } from './room.js';
-import type { RoutedChannel } from './room-channels.js';
+import { attachRoomChannels, type RoutedChannel } from './room-channels.js';
 import { RoomSpectators } from './room-spectators.js';
 import { SeatReleases } from './seat-releases.js';
 import { decodeSeatUserData } from './seat-token.js';
@@ -393,17 +393,9 @@ export class RoomSeating {
     this.slotRooms[index] = hosted;
     hosted.emptySinceMs = -1;
     const room = hosted.room;
-    for (const [name, perSlot] of this.o.routes) {
-      const config = room.channels.get(name);
-      const routed = perSlot[index];
-      if (config === undefined || routed === null) continue;
-      const where = `channel ${name}`;
-      try {
-        routed.attach(config.create(index), (error) => this.o.fail(room, where, error));
-      } catch (error) {
-        this.o.fail(room, where, error);
-      }
-    }
+    attachRoomChannels(this.o.routes, room.channels, index, (where, error) =>
+      this.o.fail(room, where, error),
+    );
   }
 
   private refuse(index: number, serial: number, reason: string): void {

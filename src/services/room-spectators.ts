@@ -10,7 +10,7 @@
 import type { AnyMessageType } from '../channels/message.js';
 import type { MessageServer } from '../channels/message-endpoints.js';
 import { SpectatorSeats } from '../game/spectator-seats.js';
-import type { RoutedChannel } from './room-channels.js';
+import { attachRoomChannels, type RoutedChannel } from './room-channels.js';
 import type { HostedRoom, SeatingCounters } from './room-seating.js';
 
 /** The most messages read (and dropped) per spectator and channel a frame. */
@@ -60,17 +60,9 @@ export class RoomSpectators {
     room.spectatorSlots.add(index);
     this.o.tally.spectators++;
     this.o.tally.spectatorJoins++;
-    for (const [name, perSlot] of this.o.routes) {
-      const config = room.channels.get(name);
-      const routed = perSlot[index];
-      if (config === undefined || routed === null) continue;
-      const where = `channel ${name}`;
-      try {
-        routed.attach(config.create(index), (error) => this.o.fail(room, where, error));
-      } catch (error) {
-        this.o.fail(room, where, error);
-      }
-    }
+    attachRoomChannels(this.o.routes, room.channels, index, (where, error) =>
+      this.o.fail(room, where, error),
+    );
     return null;
   }
 
