@@ -10,43 +10,11 @@
  * the ratio is what to read.
  */
 import '../../src/node.js';
-import { defineGame } from '../../src/game/define-game.js';
 import { GameClient } from '../../src/game/game-client.js';
-import { t } from '../../src/schema/schema.js';
 import { spectatorStats } from '../../src/services/game-room.js';
 import { startLocalFleet } from '../../src/services/local-fleet.js';
 import { check, fmt, type SuiteContext } from '../harness.js';
-
-const MARKERS = 300;
-const TICK_RATE = 30;
-const coord = t.float(-256, 256, 1 / 16);
-
-const field = defineGame({
-  name: 'bench-room-spectators',
-  tickRate: TICK_RATE,
-  maxEntities: 1024,
-  entities: {
-    avatar: { state: t.object({ x: coord, y: coord }), position: (a) => [a.x, a.y] },
-    marker: { state: t.object({ x: coord, y: coord }), position: (m) => [m.x, m.y] },
-  },
-  player: 'avatar',
-  input: t.object({ dx: t.int(-1, 1) }),
-  step: (a, input) => ({ ...a, x: Math.max(-200, Math.min(200, a.x + input.dx)) }),
-});
-
-const rules = field.rules({
-  onJoin(game, player) {
-    player.spawn({ x: 0, y: player.index });
-    if (game.entities.length === 1)
-      for (let i = 0; i < MARKERS; i++)
-        game.spawn('marker', { x: (i % 40) * 5 - 100, y: Math.floor(i / 40) * 5 });
-  },
-  onTick(game) {
-    const phase = game.tick * 0.05;
-    for (const e of game.entities)
-      if (e.type === 'marker') e.state = { x: e.state.x, y: (e.id * 7 + Math.sin(phase + e.id) * 4) % 200 };
-  },
-});
+import { field, MARKERS, rules, TICK_RATE } from '../support/marker-field.js';
 
 export async function runRoomSpectators(ctx: SuiteContext): Promise<void> {
   const players = ctx.options.quick ? 4 : 8;

@@ -9,44 +9,13 @@
  * this process and the machine, so the figures are rough; the ratio is what to read.
  */
 import '../../src/node.js';
-import { defineGame, wiringOf } from '../../src/game/define-game.js';
+import { wiringOf } from '../../src/game/define-game.js';
 import { GameClient } from '../../src/game/game-client.js';
 import { GameServer } from '../../src/game/game-server.js';
 import { SpectatorDelay } from '../../src/game/spectator-delay.js';
 import { ServerWorld } from '../../src/replication/server-world.js';
-import { t } from '../../src/schema/schema.js';
 import { check, fmt, type SuiteContext } from '../harness.js';
-
-const MARKERS = 300;
-const TICK_RATE = 30;
-const coord = t.float(-256, 256, 1 / 16);
-
-const field = defineGame({
-  name: 'bench-spectators',
-  tickRate: TICK_RATE,
-  maxEntities: 1024,
-  entities: {
-    avatar: { state: t.object({ x: coord, y: coord }), position: (a) => [a.x, a.y] },
-    marker: { state: t.object({ x: coord, y: coord }), position: (m) => [m.x, m.y] },
-  },
-  player: 'avatar',
-  input: t.object({ dx: t.int(-1, 1) }),
-  step: (a, input) => ({ ...a, x: Math.max(-200, Math.min(200, a.x + input.dx)) }),
-});
-
-const rules = field.rules({
-  onJoin(game, player) {
-    player.spawn({ x: 0, y: player.index });
-    if (game.entities.length === 1)
-      for (let i = 0; i < MARKERS; i++)
-        game.spawn('marker', { x: (i % 40) * 5 - 100, y: Math.floor(i / 40) * 5 });
-  },
-  onTick(game) {
-    const phase = game.tick * 0.05;
-    for (const e of game.entities)
-      if (e.type === 'marker') e.state = { x: e.state.x, y: (e.id * 7 + Math.sin(phase + e.id) * 4) % 200 };
-  },
-});
+import { field, MARKERS, rules, TICK_RATE } from '../support/marker-field.js';
 
 interface HostInside {
   host: { onTick: (tick: number) => void };
